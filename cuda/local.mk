@@ -1,0 +1,20 @@
+# CUDA engine (built when configure finds a working nvcc). .cu files go through
+# libtool with cuda/nvcc-libtool.sh so they become PIC objects of the module.
+EXTRA_DIST += cuda/nvcc-libtool.sh
+SP_NVCC_FLAGS = $(NVCC_GENCODE) -O3 -std=c++17 -I$(top_srcdir)/include -I$(top_srcdir)/plugin \
+  -I$(top_srcdir)/cuda -I$(top_builddir) -DHAVE_CONFIG_H -Xcompiler -fvisibility=hidden \
+  --expt-relaxed-constexpr -lineinfo
+AM_V_NVCC = $(am__v_NVCC_$(V))
+am__v_NVCC_ = $(am__v_NVCC_$(AM_DEFAULT_VERBOSITY))
+am__v_NVCC_0 = @echo "  NVCC    " $@;
+am__v_NVCC_1 =
+SUFFIXES = .cu .lo
+.cu.lo:
+	$(AM_V_NVCC)$(LIBTOOL) --quiet --tag=CC --mode=compile $(SHELL) $(top_srcdir)/cuda/nvcc-libtool.sh \
+	  $(NVCC) $(SP_NVCC_FLAGS) -c -o $@ $<
+
+if HAVE_CUDA
+noinst_LTLIBRARIES += cuda/libsealprov_cuda.la
+cuda_libsealprov_cuda_la_SOURCES =
+endif
+EXTRA_DIST +=

@@ -1,0 +1,14 @@
+# The provider module: internals in a convenience library (tests link it), and the
+# loadable module that exports exactly one symbol.
+noinst_LTLIBRARIES += plugin/libsealprov_core.la
+plugin_libsealprov_core_la_CPPFLAGS = $(AM_CPPFLAGS) $(INIH_CFLAGS) $(CUDA_CFLAGS)
+plugin_libsealprov_core_la_CFLAGS = $(AM_CFLAGS) -fvisibility=hidden -O2
+plugin_libsealprov_core_la_SOURCES = \
+  plugin/engine.h
+
+pkglib_LTLIBRARIES += plugin/sealprov.la
+plugin_sealprov_la_SOURCES =
+plugin_sealprov_la_LDFLAGS = $(AM_LDFLAGS) -module -avoid-version -shared \
+  -export-symbols-regex '^sealprov_provider_init$$' -no-undefined
+plugin_sealprov_la_LIBADD = $(SP_INTERNAL_LIBS) $(SP_EXTERNAL_LIBS)
+# dummy C++ source so libtool links with the C++ driver when CUDA objects are in.
