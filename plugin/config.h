@@ -1,0 +1,73 @@
+/* config.h -- the INI file (inih) as a device table and provider settings.
+ * See docs/configuration.md for every key. */
+#ifndef SEALPROV_CONFIG_H
+#define SEALPROV_CONFIG_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define SP_MAX_DEVICES 64
+
+typedef enum sp_device_type { SP_DEVICE_CPU = 0, SP_DEVICE_CUDA = 1 } sp_device_type;
+typedef enum sp_selector_kind {
+  SP_SELECT_NONE = 0,      /* cpu devices */
+  SP_SELECT_ORDINAL = 1,   /* device = 0 */
+  SP_SELECT_UUID = 2,      /* device = uuid=GPU-... */
+  SP_SELECT_PCI = 3        /* device = pci=0000:65:00.0 */
+} sp_selector_kind;
+
+typedef struct sp_device_cfg {
+  unsigned index;            /* position among device sections, INI order */
+  char section[64];          /* section name */
+  int line;                  /* line of the section header */
+  sp_device_type type;
+  sp_selector_kind selector_kind;
+  char selector[80];         /* the selector text as written (after the kind= prefix) */
+  int selector_line;
+  int selector_ordinal;      /* for SP_SELECT_ORDINAL */
+  unsigned workers;          /* default: 2 for cuda, 1 for cpu */
+  unsigned threads;          /* host threads per task (cpu engine work); 0 = auto */
+  uint64_t memory_limit;     /* bytes; 0 = no limit */
+  /* Filled by sp_config_resolve_devices(): */
+  int ordinal;               /* CUDA runtime ordinal; -1 for cpu devices */
+  char name[96];
+  char uuid[48];             /* "GPU-...", "" for cpu */
+  char pci_bus_id[24];       /* "0000:65:00.0", "" for cpu */
+  /* [testing] fault injection aimed at this device (0 = none), SP_INJECT_* bits. */
+  uint32_t inject;
+  uint32_t inject_count;     /* inject on this many tasks, 0 = every task */
+} sp_device_cfg;
+
+typedef struct sp_config {
+  char path[4096];
+  int log_level;             /* sealprov_log_level; [provider] log_level */
+  bool verify_proofs;        /* [provider] verify_proofs (default true) */
+  bool params_subgroup_check;/* [provider] params_subgroup_check (default true) */
+  unsigned max_jobs;         /* [provider] max_jobs: jobs queued or running (default 64) */
+  unsigned max_partitions;   /* [provider] max_partitions queued (default 1024) */
+  unsigned quarantine_after; /* [provider] quarantine_after failures (default 3) */
+  unsigned max_attempts;     /* [provider] max_attempts per partition (default 3) */
+  unsigned timeline_events;  /* [provider] timeline_events kept (default 4096) */
+  unsigned load_threads;     /* [provider] load_threads for .params decoding (0 = auto) */
+  sp_device_cfg devices[SP_MAX_DEVICES];
+  size_t ndevices;
+} sp_config;
+
+/* Parses path into *out (zeroed first, defaults applied). Returns a sealprov_status:
+ * OK, IO (cannot open), CONFIG (err: "file:line: [section] key = value: why"). */
+int sp_config_load(const char *path, sp_config *out, char *err, size_t errlen);
+/* Resolves every cuda device's selector to a runtime ordinal and fills name/uuid/pci;
+ * rejects GPUs that are not present, two sections resolving to one GPU, and cuda
+ * devices in a build without CUDA (UNSUPPORTED). Does not change any thread's
+ * current device and never sets CUDA_VISIBLE_DEVICES. */
+int sp_config_resolve_devices(sp_config *cfg, char *err, size_t errlen);
+
+#ifdef __cplusplus
+}
+#endif
+#endif
