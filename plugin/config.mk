@@ -1,0 +1,1 @@
+# plugin/config.mk (fragment)

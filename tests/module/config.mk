@@ -1,0 +1,1 @@
+# tests/module/config.mk (fragment)

@@ -1,0 +1,1 @@
+# tools/groth16.mk (fragment)
