@@ -1,1 +1,1 @@
-# docs
+EXTRA_DIST += docs/abi.md docs/configuration.md docs/formats.md docs/PERFORMANCE.md
