@@ -3,6 +3,7 @@ noinst_LTLIBRARIES += plugin/bls12_381/libbls12_381.la
 plugin_bls12_381_libbls12_381_la_CFLAGS = $(AM_CFLAGS) -O3
 plugin_bls12_381_libbls12_381_la_SOURCES = \
   plugin/bls12_381/bls12_381.h \
+  plugin/bls12_381/field_impl.h \
   plugin/bls12_381/fp.c \
   plugin/bls12_381/fr.c \
   plugin/bls12_381/fp2.c \
