@@ -1,0 +1,85 @@
+/* engine_cpu.c -- the CPU engine: N virtual devices, each proving whole partitions with
+ * the BLS12-381 CPU library. It is the reference the CUDA engine must match byte for
+ * byte, it runs CI's scheduler tests, and it proves on hosts without GPUs. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "config.h" /* plugin/config.h: sp_device_cfg */
+#include "engine.h"
+#include "groth16.h"
+#include "srs.h"
+
+typedef struct cpu_device {
+  unsigned index;
+  char section[64];
+} cpu_device;
+
+static int cpu_device_open(const struct sp_device_cfg *cfg, void **dev, char *err, size_t errlen)
+{
+  cpu_device *d = calloc(1, sizeof *d);
+  if (!d) {
+    snprintf(err, errlen, "out of memory opening cpu device");
+    return SEALPROV_ERR_NO_MEMORY;
+  }
+  if (cfg) {
+    d->index = cfg->index;
+    snprintf(d->section, sizeof d->section, "%s", cfg->section);
+  }
+  *dev = d;
+  return SEALPROV_OK;
+}
+
+static void cpu_device_close(void *dev)
+{
+  free(dev);
+}
+
+static int cpu_worker_bind(void *dev, unsigned worker, int *confirmed_ordinal, char *err,
+                           size_t errlen)
+{
+  (void)dev;
+  (void)worker;
+  (void)err;
+  (void)errlen;
+  /* nothing to bind: a CPU device is a share of the host's threads */
+  if (confirmed_ordinal)
+    *confirmed_ordinal = -1;
+  return SEALPROV_OK;
+}
+
+static void cpu_worker_unbind(void *dev, unsigned worker)
+{
+  (void)dev;
+  (void)worker;
+}
+
+static int cpu_execute(void *dev, const sp_task *t, void *prep, uint8_t proof[192], char *err,
+                       size_t errlen)
+{
+  (void)prep;
+  cpu_device *d = dev;
+  if (t->inject & SP_INJECT_FAIL_KERNEL) {
+    snprintf(err, errlen, "cpu device %u [%s]: injected kernel failure (job %llu partition %u)",
+             d->index, d->section, (unsigned long long)t->job_id, t->partition);
+    return SEALPROV_ERR_DEVICE;
+  }
+  int rc = sp_groth16_prove(t->srs, t->asg, t->scalar_encoding, &t->r, &t->s, t->cpu_threads,
+                            proof, err, errlen);
+  if (rc == SEALPROV_OK && (t->inject & SP_INJECT_CORRUPT_PROOF))
+    proof[191] ^= 0x01; /* C's last byte: the self-check must catch it */
+  return rc;
+}
+
+const sp_engine_ops sp_engine_cpu = {
+    .name = "cpu",
+    .device_open = cpu_device_open,
+    .device_close = cpu_device_close,
+    .worker_bind = cpu_worker_bind,
+    .worker_unbind = cpu_worker_unbind,
+    .prepare = NULL,
+    .execute = cpu_execute,
+    .release = NULL,
+    .srs_evict = NULL,
+    .memory_in_use = NULL,
+};
