@@ -1,1 +1,27 @@
-# tests/groth16
+# tests/groth16: .spa / .params / .vk files, proving and verification on the CPU, the
+# @noble/curves oracle, and proving through the dlopen'ed module on two CPU devices.
+if HAVE_CHECK
+G16_TEST_CFLAGS = $(AM_CFLAGS) $(CHECK_CFLAGS)
+G16_TEST_LDADD = $(SP_INTERNAL_LIBS) $(SP_EXTERNAL_LIBS) $(CHECK_LIBS)
+
+check_PROGRAMS += tests/groth16/test_groth16 tests/groth16/test_groth16_oracle \
+  tests/groth16/test_groth16_module
+TESTS += tests/groth16/test_groth16 tests/groth16/test_groth16_oracle \
+  tests/groth16/test_groth16_module
+
+tests_groth16_test_groth16_SOURCES = tests/groth16/test_groth16.c
+tests_groth16_test_groth16_CFLAGS = $(G16_TEST_CFLAGS)
+tests_groth16_test_groth16_LDADD = $(G16_TEST_LDADD)
+
+tests_groth16_test_groth16_oracle_SOURCES = tests/groth16/test_groth16_oracle.c
+tests_groth16_test_groth16_oracle_CFLAGS = $(G16_TEST_CFLAGS)
+tests_groth16_test_groth16_oracle_LDADD = $(G16_TEST_LDADD)
+
+# loads the built module (SEALPROV_PLUGIN), so it must exist first
+tests_groth16_test_groth16_module_SOURCES = tests/groth16/test_groth16_module.c
+tests_groth16_test_groth16_module_CFLAGS = $(G16_TEST_CFLAGS)
+tests_groth16_test_groth16_module_LDADD = $(G16_TEST_LDADD)
+EXTRA_tests_groth16_test_groth16_module_DEPENDENCIES = plugin/sealprov.la
+endif
+
+EXTRA_DIST += tests/oracle/verify_groth16.mjs
