@@ -1,8 +1,10 @@
 # CUDA engine (built when configure finds a working nvcc). .cu files go through
 # libtool with cuda/nvcc-libtool.sh so they become PIC objects of the module.
 EXTRA_DIST += cuda/nvcc-libtool.sh
-SP_NVCC_FLAGS = $(NVCC_GENCODE) -O3 -std=c++17 -I$(top_srcdir)/include -I$(top_srcdir)/plugin \
-  -I$(top_srcdir)/cuda -I$(top_builddir) -DHAVE_CONFIG_H -Xcompiler -fvisibility=hidden \
+# -I$(top_builddir) first: autoconf's config.h, not plugin/config.h. libtool eats a bare
+# -Xcompiler, hence the -Xcompiler=FLAG form.
+SP_NVCC_FLAGS = $(NVCC_GENCODE) -O3 -std=c++17 -I$(top_builddir) -I$(top_srcdir)/include \
+  -I$(top_srcdir)/plugin -I$(top_srcdir)/cuda -DHAVE_CONFIG_H -Xcompiler=-fvisibility=hidden \
   --expt-relaxed-constexpr -lineinfo
 AM_V_NVCC = $(am__v_NVCC_$(V))
 am__v_NVCC_ = $(am__v_NVCC_$(AM_DEFAULT_VERBOSITY))

@@ -47,7 +47,8 @@ extern const uint64_t BLS_P[6];   /* base field modulus p */
 extern const uint64_t BLS_R[4];   /* scalar field modulus r (group order) */
 
 /* ---- Fp ---- */
-extern const fp_t FP_ZERO;
+/* Not FP_ZERO: <math.h> defines that name (fpclassify). */
+extern const fp_t BLS_FP_ZERO;
 extern const fp_t FP_ONE;          /* Montgomery form of 1 */
 void fp_add(fp_t *r, const fp_t *a, const fp_t *b);
 void fp_sub(fp_t *r, const fp_t *a, const fp_t *b);

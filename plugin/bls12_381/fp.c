@@ -11,9 +11,28 @@
 
 #include "field_impl.h"
 
+#ifdef BLS_ADX_PATH
+#include <cpuid.h>
+#include <stdlib.h>
+
+/* Read by fp_mul_i / fr_mul_i (field_impl.h). Written once, by the constructor,
+ * before any thread of the host can call into this library. */
+int bls_cpu_has_adx = 0;
+
+__attribute__((constructor)) static void bls_detect_adx(void) {
+  unsigned eax, ebx, ecx, edx;
+  const char *off = getenv("SEALPROV_BLS_NO_ASM");
+  if (off != NULL && off[0] != '\0' && strcmp(off, "0") != 0)
+    return; /* forced portable path (tests compare both) */
+  if (!__get_cpuid_count(7, 0, &eax, &ebx, &ecx, &edx))
+    return;
+  bls_cpu_has_adx = ((ebx >> 8) & 1u) && ((ebx >> 19) & 1u); /* BMI2 and ADX */
+}
+#endif
+
 const uint64_t BLS_P[6] = {FP_P0, FP_P1, FP_P2, FP_P3, FP_P4, FP_P5};
 
-const fp_t FP_ZERO = {{0, 0, 0, 0, 0, 0}};
+const fp_t BLS_FP_ZERO = {{0, 0, 0, 0, 0, 0}};
 
 /* R mod p = 2**384 % p. */
 const fp_t FP_ONE = {{0x760900000002fffdULL, 0xebf4000bc40c0002ULL, 0x5f48985753c758baULL,
@@ -94,7 +113,7 @@ void fp_pow(fp_t *r, const fp_t *a, const uint64_t *e, size_t nlimbs) {
 
 bool fp_inv(fp_t *r, const fp_t *a) {
   if (fp_is_zero_i(a)) {
-    *r = FP_ZERO;
+    *r = BLS_FP_ZERO;
     return false;
   }
   /* Fermat: a^(p-2) = a^-1. Montgomery form is preserved by fp_pow. */
