@@ -35,12 +35,6 @@
 #include "engine.h"
 #include "sealprov.h"
 
-/* Matches the cuda devices of cfg against a GPU list (what sp_cuda_enumerate returned)
- * and fills ordinal/name/uuid/pci_bus_id. Split out of sp_config_resolve_devices so the
- * selector rules are tested without a GPU; not part of the module's interface. */
-int sp_config_resolve_with_gpus(sp_config *cfg, const sp_gpu_info *gpus, int ngpus,
-                                char *err, size_t errlen);
-
 #define CFG_MAX_FILE_BYTES (1u << 20) /* a device table is a few KiB; refuse anything odd */
 #define CFG_MAX_SECTION_NAME 48       /* inih keeps 49 characters of a section name */
 #define CFG_MAX_ORDINAL 1023

@@ -67,6 +67,12 @@ int sp_config_load(const char *path, sp_config *out, char *err, size_t errlen);
  * current device and never sets CUDA_VISIBLE_DEVICES. */
 int sp_config_resolve_devices(sp_config *cfg, char *err, size_t errlen);
 
+struct sp_gpu_info;
+/* The matching step of sp_config_resolve_devices against a given GPU list (what
+ * sp_cuda_enumerate reported); lets tests check resolution without a GPU. */
+int sp_config_resolve_with_gpus(sp_config *cfg, const struct sp_gpu_info *gpus, int ngpus,
+                                char *err, size_t errlen);
+
 #ifdef __cplusplus
 }
 #endif

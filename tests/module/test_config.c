@@ -23,17 +23,7 @@
 #include "../../plugin/cuda_api.h"
 #include "sealprov.h"
 
-/* The SP_INJECT_* bits of plugin/engine.h. That header cannot be included next to
- * <check.h> today: check.h pulls in <math.h>, whose FP_ZERO macro collides with
- * bls12_381.h's FP_ZERO constant. */
-#ifndef SP_INJECT_FAIL_KERNEL
-#define SP_INJECT_FAIL_KERNEL 0x1u
-#define SP_INJECT_CORRUPT_PROOF 0x2u
-#endif
-
-/* In plugin/config.c; not in config.h because only tests need it. */
-int sp_config_resolve_with_gpus(sp_config *cfg, const sp_gpu_info *gpus, int ngpus,
-                                char *err, size_t errlen);
+#include "../../plugin/engine.h" /* SP_INJECT_* */
 
 static char tmpdir[512];
 static char ini_path[600];
