@@ -2,12 +2,7 @@
  *
  * Small circuits (2^8 .. 2^10 constraints) from the synthetic generator; the
  * independent @noble/curves verifier is exercised by test_groth16_oracle. */
-/* check.h pulls in math.h, whose FP_ZERO (a float classification constant) clashes
- * with the BLS library's FP_ZERO; this file uses neither, so the library's is renamed
- * while its header is read. */
-#define FP_ZERO sp_unused_fp_zero_
 #include "bls12_381/bls12_381.h"
-#undef FP_ZERO
 #include "circuit.h"
 #include "groth16.h"
 #include "spa.h"

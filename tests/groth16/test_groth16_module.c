@@ -5,9 +5,7 @@
  * byte-identical whichever device ran them (and equal to proving in-process), that
  * injected device faults are retried on the other device, and that a partition that
  * does not fit the parameters is refused at submit with the size message. */
-#define FP_ZERO sp_unused_fp_zero_ /* see test_groth16.c: math.h's FP_ZERO */
 #include "bls12_381/bls12_381.h"
-#undef FP_ZERO
 #include "circuit.h"
 #include "groth16.h"
 #include "sealprov.h"

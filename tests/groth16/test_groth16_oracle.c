@@ -4,9 +4,7 @@
  * parsing, its own pairing). This program makes small setups, proves with the CPU
  * prover, writes proof files and runs the script on good and bad inputs. Exits 77
  * (skipped) when node or tests/oracle/node_modules is missing. */
-#define FP_ZERO sp_unused_fp_zero_ /* see test_groth16.c: math.h's FP_ZERO */
 #include "bls12_381/bls12_381.h"
-#undef FP_ZERO
 #include "circuit.h"
 #include "groth16.h"
 #include "spa.h"
