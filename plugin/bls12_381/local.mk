@@ -9,9 +9,11 @@ plugin_bls12_381_libbls12_381_la_SOURCES = \
   plugin/bls12_381/fp2.c \
   plugin/bls12_381/fp12.c \
   plugin/bls12_381/pairing.c \
+  plugin/bls12_381/curve_impl.h \
   plugin/bls12_381/g1.c \
   plugin/bls12_381/g2.c \
   plugin/bls12_381/serialize.c \
+  plugin/bls12_381/msm_impl.h \
   plugin/bls12_381/msm.c \
   plugin/bls12_381/parallel.c \
   plugin/bls12_381/ntt.c
