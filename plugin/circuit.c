@@ -1339,8 +1339,8 @@ void sp_partition_name(char *buf, size_t len, uint32_t p, uint32_t nparts)
   int digits = 0;
   for (uint32_t n = nparts > 1 ? nparts - 1 : 0; n; n /= 10)
     digits++;
-  if (digits < 2)
-    digits = 2;
+  /* a uint32_t has at most 10 digits; bounded so the compiler can see it */
+  digits = digits < 2 ? 2 : digits > 10 ? 10 : digits;
   snprintf(buf, len, "partition-%0*u.spa", digits, p);
 }
 

@@ -92,11 +92,6 @@ static bool scalar_decode_plain(scalar_t *out, const uint8_t *p, uint32_t enc)
   return true;
 }
 
-static bool scalar_is_zero(const scalar_t *s)
-{
-  return (s->l[0] | s->l[1] | s->l[2] | s->l[3]) == 0;
-}
-
 static bool scalar_is_one(const scalar_t *s)
 {
   return s->l[0] == 1 && (s->l[1] | s->l[2] | s->l[3]) == 0;
