@@ -1,0 +1,273 @@
+/* cmd_bench.c -- `sealprov bench`: setup, parameter loading, proving and verification
+ * times of sealing-shaped partitions on the CPU prover (plugin/groth16.c called
+ * directly, so the figures are the prover's, not the scheduler's). */
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/utsname.h>
+
+#include "circuit.h"
+#include "cli.h"
+#include "g16_util.h"
+#include "groth16.h"
+#include "spa.h"
+#include "srs.h"
+
+#define BENCH_MAX_SIZES 16
+
+static void bench_usage(FILE *f)
+{
+  fprintf(f,
+          "usage: sealprov bench [--sizes 10,14,16] [--inputs K] [--repeat R] [--threads T]\n"
+          "                      [--json]\n"
+          "  For each size 2^S: a sealing-shaped setup with one partition (insecure, in a\n"
+          "  temporary directory), then parameter loading, R proofs (median reported, with\n"
+          "  the per-stage breakdown of the median run) and R verifications on the CPU.\n");
+}
+
+static int cmp_double(const void *a, const void *b)
+{
+  double x = *(const double *)a, y = *(const double *)b;
+  return x < y ? -1 : x > y;
+}
+
+static void machine(char *cpu, size_t cpulen, unsigned long long *mem_kib)
+{
+  snprintf(cpu, cpulen, "unknown");
+  *mem_kib = 0;
+  FILE *f = fopen("/proc/cpuinfo", "r");
+  char line[512];
+  if (f) {
+    while (fgets(line, sizeof line, f))
+      if (!strncmp(line, "model name", 10)) {
+        char *v = strchr(line, ':');
+        if (v) {
+          v += 1 + (v[1] == ' ');
+          v[strcspn(v, "\n")] = 0;
+          snprintf(cpu, cpulen, "%s", v);
+        }
+        break;
+      }
+    fclose(f);
+  }
+  f = fopen("/proc/meminfo", "r");
+  if (f) {
+    while (fgets(line, sizeof line, f))
+      if (sscanf(line, "MemTotal: %llu kB", mem_kib) == 1)
+        break;
+    fclose(f);
+  }
+}
+
+typedef struct bench_row {
+  unsigned log;
+  sp_circuit_info info;
+  double setup_ms, load_ms, prove_ms, verify_ms;
+  sp_prove_timings stages;
+} bench_row;
+
+static int bench_one(unsigned log, uint32_t inputs, unsigned repeat, unsigned threads,
+                     bench_row *row)
+{
+  const char *tmp = getenv("TMPDIR");
+  char dirbuf[512];
+  snprintf(dirbuf, sizeof dirbuf, "%s/sealprov-bench-XXXXXX", tmp && *tmp ? tmp : "/tmp");
+  if (!mkdtemp(dirbuf)) {
+    perror("sealprov bench: mkdtemp");
+    return 1;
+  }
+  int ret = 1;
+  char err[1024] = "", path[600];
+  sp_srs *srs = NULL;
+  sp_spa *spa = NULL;
+  double *prove = calloc(repeat, sizeof(double)), *verify = calloc(repeat, sizeof(double));
+  sp_prove_timings *st = calloc(repeat, sizeof *st);
+  if (!prove || !verify || !st)
+    goto out;
+  row->log = log;
+  sp_setup_opts o = {.constraints = UINT64_C(1) << log, .inputs = inputs, .partitions = 1,
+                     .shape = SP_SHAPE_SEALING, .seed = 1000 + log, .out_dir = dirbuf,
+                     .nthreads = threads};
+  sp_setup_result sr;
+  double t0 = g16_now_ms();
+  if (sp_setup_run(&o, &sr, err, sizeof err) != SEALPROV_OK)
+    goto fail;
+  row->setup_ms = g16_now_ms() - t0;
+  row->info = sr.info;
+  snprintf(path, sizeof path, "%s/circuit.params", dirbuf);
+  t0 = g16_now_ms();
+  if (sp_srs_load(path, false, true, threads, &srs, err, sizeof err) != SEALPROV_OK)
+    goto fail;
+  row->load_ms = g16_now_ms() - t0;
+  snprintf(path, sizeof path, "%s/partition-00.spa", dirbuf);
+  if (sp_spa_read(path, &spa, err, sizeof err) != SEALPROV_OK)
+    goto fail;
+  for (unsigned i = 0; i < repeat; i++) {
+    fr_t r, s;
+    fr_from_u64(&r, 3 + i);
+    fr_from_u64(&s, 5 + i);
+    fr_pow_u64(&r, &r, 0xFFFFFFFFFFFFull); /* full-width blinding */
+    fr_pow_u64(&s, &s, 0xFFFFFFFFFFFFull);
+    uint8_t proof[192];
+    t0 = g16_now_ms();
+    if (sp_groth16_prove(srs, &spa->asg, SEALPROV_SCALAR_CANONICAL_LE, &r, &s, threads, proof,
+                         err, sizeof err) != SEALPROV_OK)
+      goto fail;
+    prove[i] = g16_now_ms() - t0;
+    sp_groth16_last_timings(&st[i]);
+    bool valid = false;
+    t0 = g16_now_ms();
+    if (sp_groth16_verify(srs, &spa->asg, SEALPROV_SCALAR_CANONICAL_LE, proof, &valid, err,
+                          sizeof err) != SEALPROV_OK)
+      goto fail;
+    verify[i] = g16_now_ms() - t0;
+    if (!valid) {
+      snprintf(err, sizeof err, "the proof of the 2^%u partition does not verify", log);
+      goto fail;
+    }
+  }
+  /* median prove, and the stage breakdown of that very run */
+  double *sorted = calloc(repeat, sizeof(double));
+  if (!sorted)
+    goto out;
+  memcpy(sorted, prove, repeat * sizeof(double));
+  qsort(sorted, repeat, sizeof(double), cmp_double);
+  row->prove_ms = sorted[repeat / 2];
+  for (unsigned i = 0; i < repeat; i++)
+    if (prove[i] == row->prove_ms) {
+      row->stages = st[i];
+      break;
+    }
+  qsort(verify, repeat, sizeof(double), cmp_double);
+  row->verify_ms = verify[repeat / 2];
+  free(sorted);
+  ret = 0;
+  goto out;
+fail:
+  fprintf(stderr, "sealprov bench: 2^%u: %s\n", log, err);
+out:
+  sp_spa_free(spa);
+  sp_srs_release(srs);
+  free(prove);
+  free(verify);
+  free(st);
+  g16_remove_tree(dirbuf);
+  return ret;
+}
+
+int cmd_bench(int argc, char **argv)
+{
+  static const struct option opts[] = {
+      {"sizes", required_argument, NULL, 's'},   {"inputs", required_argument, NULL, 'k'},
+      {"repeat", required_argument, NULL, 'r'},  {"threads", required_argument, NULL, 't'},
+      {"json", no_argument, NULL, 'j'},          {"help", no_argument, NULL, 'h'},
+      {NULL, 0, NULL, 0},
+  };
+  unsigned sizes[BENCH_MAX_SIZES] = {10, 14, 16}, nsizes = 3;
+  uint64_t inputs = 16, repeat = 3, threads = 0;
+  bool json = false;
+  optind = 0;
+  int c;
+  while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
+    switch (c) {
+    case 's': {
+      nsizes = 0;
+      char *copy = strdup(optarg), *save = NULL;
+      for (char *t = strtok_r(copy, ",", &save); t; t = strtok_r(NULL, ",", &save)) {
+        uint64_t v;
+        if (nsizes == BENCH_MAX_SIZES || !g16_parse_u64("--sizes", t, 24, &v) || v < 6) {
+          fprintf(stderr, "sealprov bench: --sizes takes up to %d exponents between 6 and 24\n",
+                  BENCH_MAX_SIZES);
+          free(copy);
+          return 2;
+        }
+        sizes[nsizes++] = (unsigned)v;
+      }
+      free(copy);
+      break;
+    }
+    case 'k':
+      if (!g16_parse_u64("--inputs", optarg, 1000, &inputs))
+        return 2;
+      break;
+    case 'r':
+      if (!g16_parse_u64("--repeat", optarg, 100, &repeat) || repeat == 0)
+        return 2;
+      break;
+    case 't':
+      if (!g16_parse_u64("--threads", optarg, 1024, &threads))
+        return 2;
+      break;
+    case 'j':
+      json = true;
+      break;
+    case 'h':
+      bench_usage(stdout);
+      return 0;
+    default:
+      bench_usage(stderr);
+      return 2;
+    }
+  }
+  if (optind < argc) {
+    fprintf(stderr, "sealprov bench: unexpected argument \"%s\"\n", argv[optind]);
+    return 2;
+  }
+  unsigned nt = threads ? (unsigned)threads : g16_ncpus();
+  char cpu[256];
+  unsigned long long mem_kib;
+  machine(cpu, sizeof cpu, &mem_kib);
+  struct utsname un;
+  if (uname(&un) != 0)
+    memset(&un, 0, sizeof un);
+  if (json) {
+    printf("{\"machine\": {\"cpu\": ");
+    g16_json_str(stdout, cpu);
+    printf(", \"online_cpus\": %u, \"threads\": %u, \"mem_gib\": %.1f, \"kernel\": ", g16_ncpus(),
+           nt, (double)mem_kib / (1024.0 * 1024.0));
+    g16_json_str(stdout, un.release);
+    printf("}, \"repeat\": %llu, \"inputs\": %llu, \"results\": [", (unsigned long long)repeat,
+           (unsigned long long)inputs);
+  } else {
+    printf("machine: %s, %u online CPUs, %.1f GiB; %u prover threads; median of %llu\n", cpu,
+           g16_ncpus(), (double)mem_kib / (1024.0 * 1024.0), nt, (unsigned long long)repeat);
+    printf("%-6s %9s %9s %10s %9s %10s %9s | %8s %8s %8s %8s %8s %8s\n", "size", "aux",
+           "setup_ms", "load_ms", "prove_ms", "verify_ms", "a-dens", "ntt", "h_msm", "l_msm",
+           "a_msm", "b1_msm", "b2_msm");
+  }
+  fflush(stdout);
+  int rc = 0;
+  for (unsigned i = 0; i < nsizes; i++) {
+    bench_row row = {0};
+    if (bench_one(sizes[i], (uint32_t)inputs, (unsigned)repeat, nt, &row) != 0) {
+      rc = 1;
+      break;
+    }
+    double ad = (double)row.info.a_aux_popcount / (double)row.info.aux_size;
+    const sp_prove_timings *s = &row.stages;
+    if (json) {
+      printf("%s{\"log_constraints\": %u, \"constraints\": %llu, \"aux\": %llu, "
+             "\"a_aux_density\": %.4f, \"b_aux_density\": %.4f, \"setup_ms\": %.1f, "
+             "\"load_ms\": %.1f, \"prove_ms\": %.1f, \"verify_ms\": %.2f, \"prove_stages_ms\": "
+             "{\"convert\": %.1f, \"ntt\": %.1f, \"h_msm\": %.1f, \"l_msm\": %.1f, \"a_msm\": "
+             "%.1f, \"b_g1_msm\": %.1f, \"b_g2_msm\": %.1f, \"assemble\": %.1f}}",
+             i ? ", " : "", row.log, (unsigned long long)row.info.abc_size,
+             (unsigned long long)row.info.aux_size, ad,
+             (double)row.info.b_aux_popcount / (double)row.info.aux_size, row.setup_ms,
+             row.load_ms, row.prove_ms, row.verify_ms, s->convert_ms, s->ntt_ms, s->h_msm_ms,
+             s->l_msm_ms, s->a_msm_ms, s->b_g1_msm_ms, s->b_g2_msm_ms, s->assemble_ms);
+    } else {
+      char sz[16];
+      snprintf(sz, sizeof sz, "2^%u", row.log);
+      printf("%-6s %9llu %9.0f %10.0f %9.1f %10.2f %8.1f%% | %8.1f %8.1f %8.1f %8.1f %8.1f %8.1f\n",
+             sz, (unsigned long long)row.info.aux_size, row.setup_ms, row.load_ms, row.prove_ms,
+             row.verify_ms, 100 * ad, s->ntt_ms, s->h_msm_ms, s->l_msm_ms, s->a_msm_ms,
+             s->b_g1_msm_ms, s->b_g2_msm_ms);
+    }
+    fflush(stdout);
+  }
+  if (json)
+    printf("]}\n");
+  return rc;
+}

@@ -1,0 +1,170 @@
+/* cmd_setup.c -- `sealprov setup`: a synthetic circuit, an INSECURE Groth16 setup and
+ * one assignment file per partition (plugin/circuit.c does the work). */
+#include <errno.h>
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "circuit.h"
+#include "cli.h"
+#include "g16_util.h"
+
+static void setup_usage(FILE *f)
+{
+  fprintf(f,
+          "usage: sealprov setup --constraints N --inputs K --partitions P --out DIR\n"
+          "                      [--shape sealing|random] [--seed S] [--threads T] [--json]\n"
+          "  Generates an R1CS with N constraints (bellperson's input constraints included;\n"
+          "  the FFT domain is the next power of two) and K public inputs besides ONE, runs\n"
+          "  a Groth16 setup with toxic waste derived from the seed, and writes\n"
+          "  DIR/circuit.params, DIR/circuit.vk and DIR/partition-NN.spa (P partitions with\n"
+          "  different witnesses and inputs). N may be written 2^K.\n"
+          "  --shape sealing (default): mostly bits, a-density ~99 %%, b-density ~25 %%;\n"
+          "  random: uniformly random sparse rows. Without --seed a random seed is used\n"
+          "  (and printed).\n"
+          "  INSECURE: whoever knows the seed can forge proofs. Testing and benchmarks only.\n");
+}
+
+int cmd_setup(int argc, char **argv)
+{
+  static const struct option opts[] = {
+      {"constraints", required_argument, NULL, 'n'},
+      {"inputs", required_argument, NULL, 'k'},
+      {"partitions", required_argument, NULL, 'p'},
+      {"shape", required_argument, NULL, 's'},
+      {"seed", required_argument, NULL, 'S'},
+      {"threads", required_argument, NULL, 't'},
+      {"out", required_argument, NULL, 'o'},
+      {"json", no_argument, NULL, 'j'},
+      {"help", no_argument, NULL, 'h'},
+      {NULL, 0, NULL, 0},
+  };
+  uint64_t n = 0, k = 0, parts = 0, seed = 0, threads = 0;
+  bool have_n = false, have_k = false, have_p = false, have_seed = false, json = false;
+  sp_shape shape = SP_SHAPE_SEALING;
+  const char *out = NULL;
+  optind = 0;
+  int c;
+  while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
+    switch (c) {
+    case 'n':
+      if (!g16_parse_u64("--constraints", optarg, UINT64_C(1) << 28, &n))
+        return 2;
+      have_n = true;
+      break;
+    case 'k':
+      if (!g16_parse_u64("--inputs", optarg, UINT32_MAX - 1, &k))
+        return 2;
+      have_k = true;
+      break;
+    case 'p':
+      if (!g16_parse_u64("--partitions", optarg, 100000, &parts))
+        return 2;
+      have_p = true;
+      break;
+    case 's':
+      if (!strcmp(optarg, "sealing"))
+        shape = SP_SHAPE_SEALING;
+      else if (!strcmp(optarg, "random"))
+        shape = SP_SHAPE_RANDOM;
+      else {
+        fprintf(stderr, "sealprov setup: --shape \"%s\": expected sealing or random\n", optarg);
+        return 2;
+      }
+      break;
+    case 'S':
+      if (!g16_parse_u64("--seed", optarg, UINT64_MAX, &seed))
+        return 2;
+      have_seed = true;
+      break;
+    case 't':
+      if (!g16_parse_u64("--threads", optarg, 1024, &threads))
+        return 2;
+      break;
+    case 'o':
+      out = optarg;
+      break;
+    case 'j':
+      json = true;
+      break;
+    case 'h':
+      setup_usage(stdout);
+      return 0;
+    default:
+      setup_usage(stderr);
+      return 2;
+    }
+  }
+  if (optind < argc) {
+    fprintf(stderr, "sealprov setup: unexpected argument \"%s\"\n", argv[optind]);
+    return 2;
+  }
+  if (!have_n || !have_k || !have_p || !out) {
+    fprintf(stderr, "sealprov setup: missing %s\n",
+            !have_n ? "--constraints" : !have_k ? "--inputs" : !have_p ? "--partitions" : "--out");
+    setup_usage(stderr);
+    return 2;
+  }
+  if (parts == 0) {
+    fprintf(stderr, "sealprov setup: --partitions must be at least 1\n");
+    return 2;
+  }
+  if (mkdir(out, 0755) != 0 && errno != EEXIST) {
+    fprintf(stderr, "sealprov setup: cannot create %s: %s\n", out, strerror(errno));
+    return 1;
+  }
+  if (!have_seed)
+    seed = sp_random_seed();
+  fprintf(stderr,
+          "sealprov setup: WARNING: INSECURE parameters, for testing and benchmarks only: the\n"
+          "  toxic waste comes from seed %llu; anyone who knows it can forge proofs.\n",
+          (unsigned long long)seed);
+
+  sp_setup_opts o = {.constraints = n,
+                     .inputs = (uint32_t)k,
+                     .partitions = (uint32_t)parts,
+                     .shape = shape,
+                     .seed = seed,
+                     .out_dir = out,
+                     .nthreads = threads ? (unsigned)threads : g16_ncpus()};
+  sp_setup_result r;
+  char err[1024] = "";
+  int rc = sp_setup_run(&o, &r, err, sizeof err);
+  if (rc != SEALPROV_OK) {
+    fprintf(stderr, "sealprov setup: %s\n", err);
+    return 1;
+  }
+  const sp_circuit_info *in = &r.info;
+  double ad = in->aux_size ? (double)in->a_aux_popcount / (double)in->aux_size : 0;
+  double bd = in->aux_size ? (double)in->b_aux_popcount / (double)in->aux_size : 0;
+  double bits = in->aux_size ? (double)in->bit_vars / (double)in->aux_size : 0;
+  if (json) {
+    printf("{\"out\": ");
+    g16_json_str(stdout, out);
+    printf(", \"shape\": \"%s\", \"seed\": %llu, \"insecure\": true, \"constraints\": %llu, "
+           "\"domain\": %llu, \"inp_size\": %llu, \"aux_size\": %llu, \"a_aux_density\": %.4f, "
+           "\"b_aux_density\": %.4f, \"b_inp_popcount\": %llu, \"bit_fraction\": %.4f, "
+           "\"partitions\": %llu, \"circuit_ms\": %.1f, \"params_ms\": %.1f, "
+           "\"partitions_ms\": %.1f}\n",
+           shape == SP_SHAPE_SEALING ? "sealing" : "random", (unsigned long long)seed,
+           (unsigned long long)in->abc_size, (unsigned long long)in->domain,
+           (unsigned long long)in->inp_size, (unsigned long long)in->aux_size, ad, bd,
+           (unsigned long long)in->b_inp_popcount, bits, (unsigned long long)parts,
+           r.circuit_ms, r.params_ms, r.partitions_ms);
+  } else {
+    char last[64];
+    sp_partition_name(last, sizeof last, (uint32_t)parts - 1, (uint32_t)parts);
+    printf("circuit      %s shape, %llu constraints (domain 2^%u), %llu inputs + ONE, %llu aux\n",
+           shape == SP_SHAPE_SEALING ? "sealing" : "random", (unsigned long long)in->abc_size,
+           in->log_domain, (unsigned long long)in->inp_size - 1, (unsigned long long)in->aux_size);
+    printf("density      a %.1f %%, b %.1f %% of aux; %.1f %% of aux are bits\n", 100 * ad,
+           100 * bd, 100 * bits);
+    printf("wrote        %s/circuit.params, %s/circuit.vk, %llu partition files (%s)\n", out, out,
+           (unsigned long long)parts, last);
+    printf("time         circuit %.0f ms, parameters %.0f ms, partitions %.0f ms\n", r.circuit_ms,
+           r.params_ms, r.partitions_ms);
+  }
+  return 0;
+}

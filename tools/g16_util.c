@@ -1,0 +1,158 @@
+/* g16_util.c -- helpers of the Groth16 commands of the CLI. */
+#include "g16_util.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+double g16_now_ms(void)
+{
+  struct timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec / 1e6;
+}
+
+bool g16_parse_u64(const char *opt, const char *value, uint64_t max, uint64_t *out)
+{
+  uint64_t v = 0;
+  const char *p = value;
+  if (p && p[0] == '2' && p[1] == '^') {
+    char *end = NULL;
+    errno = 0;
+    unsigned long e = strtoul(p + 2, &end, 10);
+    if (errno == 0 && end != p + 2 && *end == 0 && e < 64) {
+      v = UINT64_C(1) << e;
+      goto range;
+    }
+  } else if (p && *p >= '0' && *p <= '9') {
+    char *end = NULL;
+    errno = 0;
+    unsigned long long x = strtoull(p, &end, 10);
+    if (errno == 0 && *end == 0) {
+      v = x;
+      goto range;
+    }
+  }
+  fprintf(stderr, "sealprov: %s: \"%s\" is not a number (decimal or 2^K)\n", opt,
+          value ? value : "");
+  return false;
+range:
+  if (v > max) {
+    fprintf(stderr, "sealprov: %s: %llu is larger than the maximum %llu\n", opt,
+            (unsigned long long)v, (unsigned long long)max);
+    return false;
+  }
+  *out = v;
+  return true;
+}
+
+void g16_json_str(FILE *f, const char *s)
+{
+  fputc('"', f);
+  for (const unsigned char *p = (const unsigned char *)(s ? s : ""); *p; p++) {
+    if (*p == '"' || *p == '\\')
+      fprintf(f, "\\%c", *p);
+    else if (*p < 0x20)
+      fprintf(f, "\\u%04x", *p);
+    else
+      fputc(*p, f);
+  }
+  fputc('"', f);
+}
+
+unsigned g16_ncpus(void)
+{
+  long n = sysconf(_SC_NPROCESSORS_ONLN);
+  return n > 0 ? (unsigned)n : 1;
+}
+
+bool g16_read_proofs(const char *path, size_t n, uint8_t **out)
+{
+  FILE *f = fopen(path, "rb");
+  if (!f) {
+    fprintf(stderr, "sealprov: %s: cannot open: %s\n", path, strerror(errno));
+    return false;
+  }
+  struct stat st;
+  if (fstat(fileno(f), &st) != 0 || (uint64_t)st.st_size != (uint64_t)n * 192) {
+    fprintf(stderr,
+            "sealprov: %s: %lld bytes, expected %zu proofs of 192 bytes (%zu bytes) for the %zu "
+            "partition files given\n",
+            path, (long long)st.st_size, n, n * 192, n);
+    fclose(f);
+    return false;
+  }
+  uint8_t *b = malloc(n * 192 + 1);
+  if (!b || fread(b, 1, n * 192, f) != n * 192) {
+    fprintf(stderr, "sealprov: %s: read failed\n", path);
+    free(b);
+    fclose(f);
+    return false;
+  }
+  fclose(f);
+  *out = b;
+  return true;
+}
+
+bool g16_write_file(const char *path, const uint8_t *data, size_t len)
+{
+  size_t pl = strlen(path) + 32;
+  char *tmp = malloc(pl);
+  if (!tmp)
+    return false;
+  snprintf(tmp, pl, "%s.tmp%ld", path, (long)getpid());
+  FILE *f = fopen(tmp, "wb");
+  bool ok = f && fwrite(data, 1, len, f) == len;
+  if (f && fclose(f) != 0)
+    ok = false;
+  if (ok && rename(tmp, path) != 0)
+    ok = false;
+  if (!ok) {
+    fprintf(stderr, "sealprov: %s: cannot write: %s\n", path, strerror(errno));
+    unlink(tmp);
+  }
+  free(tmp);
+  return ok;
+}
+
+void g16_remove_tree(const char *dir)
+{
+  DIR *d = opendir(dir);
+  if (d) {
+    struct dirent *e;
+    while ((e = readdir(d)) != NULL) {
+      if (!strcmp(e->d_name, ".") || !strcmp(e->d_name, ".."))
+        continue;
+      size_t l = strlen(dir) + strlen(e->d_name) + 2;
+      char *p = malloc(l);
+      if (!p)
+        continue;
+      snprintf(p, l, "%s/%s", dir, e->d_name);
+      struct stat st;
+      if (lstat(p, &st) == 0 && S_ISDIR(st.st_mode))
+        g16_remove_tree(p);
+      else
+        unlink(p);
+      free(p);
+    }
+    closedir(d);
+  }
+  rmdir(dir);
+}
+
+const char *g16_status_name(int status)
+{
+  static const char *names[] = {
+      "ok",           "invalid argument", "ABI version",  "out of memory",   "configuration",
+      "device",       "no device",        "I/O",          "parameters",      "assignment",
+      "verify failed", "cancelled",       "timeout",      "shutdown",        "queue full",
+      "not found",    "internal",         "unsupported",  "device memory",
+  };
+  if (status >= 0 && (size_t)status < sizeof names / sizeof names[0])
+    return names[status];
+  return "unknown status";
+}

@@ -1,0 +1,67 @@
+/* g16_util.h -- small helpers shared by the setup, prove, verify, demo and bench
+ * commands of the sealprov CLI. */
+#ifndef SEALPROV_TOOLS_G16_UTIL_H
+#define SEALPROV_TOOLS_G16_UTIL_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "sealprov.h"
+
+/* Milliseconds on a monotonic clock. */
+double g16_now_ms(void);
+
+/* Parses a decimal (or 2^K) unsigned number for option `opt`; prints an error naming
+ * the option and value and returns false if it is not one or exceeds max. */
+bool g16_parse_u64(const char *opt, const char *value, uint64_t max, uint64_t *out);
+
+/* Writes s as a JSON string literal (quotes included). */
+void g16_json_str(FILE *f, const char *s);
+
+/* Number of online CPUs (at least 1). */
+unsigned g16_ncpus(void);
+
+/* Proof file helpers: reads exactly n * 192 bytes (false and a message otherwise). */
+bool g16_read_proofs(const char *path, size_t n, uint8_t **out);
+bool g16_write_file(const char *path, const uint8_t *data, size_t len);
+
+/* Removes a directory tree made by the CLI (temporary setups); best effort. */
+void g16_remove_tree(const char *dir);
+
+/* Human-readable status text for statuses of the module or of internal calls. */
+const char *g16_status_name(int status);
+
+/* ---- proving through the module (prove, demo) ------------------------------------ */
+
+/* A module opened as a host opens it: dlopen, the entry symbol, open(ini). */
+typedef struct g16_host {
+  void *dl;
+  const sealprov_vtable *vt;
+  sealprov_provider *p;
+} g16_host;
+/* plugin NULL: $SEALPROV_PLUGIN, else the installed module. Messages go to stderr.
+ * Returns 0 or a non-zero exit code. */
+int g16_host_open(g16_host *h, const char *plugin, const char *ini);
+void g16_host_close(g16_host *h);
+
+typedef struct g16_prove_report {
+  double load_ms;                      /* srs_load */
+  double prove_ms;                     /* submit -> wait returned */
+  int status;                          /* the job's status */
+  char detail[1024];                   /* last_error() of a failed call */
+  sealprov_partition_result *results;  /* n entries (caller's array) */
+  char (*device_names)[64];            /* n entries: section of results[i].device */
+  size_t devices_used;                 /* distinct devices among the results */
+} g16_prove_report;
+
+/* srs_load(params), one job with every partition (zero r and s if zero_rs: no
+ * zero-knowledge, for tests), progress on stderr when it is a terminal, wait.
+ * proofs gets 192 * n bytes. Returns 0 when the job succeeded, 1 otherwise (the
+ * report says why). */
+int g16_prove_partitions(g16_host *h, const char *params, const sealprov_assignment *asg,
+                         size_t n, bool zero_rs, bool progress, uint8_t *proofs,
+                         g16_prove_report *rep);
+
+#endif
