@@ -1,10 +1,17 @@
-# The provider module: internals in a convenience library (tests link it), and the
-# loadable module that exports exactly one symbol.
+# The provider module: internals in a convenience library (tests and the CLI link
+# it), and the loadable module that exports exactly one symbol.
 noinst_LTLIBRARIES += plugin/libsealprov_core.la
 plugin_libsealprov_core_la_CPPFLAGS = $(AM_CPPFLAGS) $(INIH_CFLAGS) $(CUDA_CFLAGS)
 plugin_libsealprov_core_la_CFLAGS = $(AM_CFLAGS) -fvisibility=hidden -O2
 plugin_libsealprov_core_la_SOURCES = \
-  plugin/engine.h
+  plugin/engine.h \
+  plugin/internal.h \
+  plugin/log.h \
+  plugin/log.c \
+  plugin/sp_sched.h \
+  plugin/sched.c \
+  plugin/pool.c \
+  plugin/module.c
 
 pkglib_LTLIBRARIES += plugin/sealprov.la
 plugin_sealprov_la_SOURCES =

@@ -1,0 +1,357 @@
+/* module.c -- the exported entry point and the vtable.
+ *
+ * Every vtable function: clears the calling thread's error detail, checks its
+ * arguments, calls into the scheduler / parameter reader / verifier, and returns a
+ * status with the detail in the thread's buffer. Nothing here aborts or exits: the
+ * module lives in someone else's process.
+ */
+#include <config.h>
+
+#include <inttypes.h>
+#include <pthread.h>
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "groth16.h"
+#include "internal.h"
+#include "log.h"
+#include "srs.h"
+
+/* ---- per-thread error detail ------------------------------------------------------ */
+
+static _Thread_local char tls_err[SP_ERR_DETAIL_MAX];
+
+char *sp_err_buf(void) { return tls_err; }
+void sp_err_clear(void) { tls_err[0] = '\0'; }
+
+int sp_err(int status, const char *fmt, ...) {
+  va_list ap;
+  va_start(ap, fmt);
+  vsnprintf(tls_err, sizeof tls_err, fmt, ap);
+  va_end(ap);
+  return status;
+}
+
+/* A status from a layer that wrote its own detail into tls_err: keep the detail on
+ * failure, clear it on success. */
+static int settle(int status) {
+  if (status == SEALPROV_OK) tls_err[0] = '\0';
+  return status;
+}
+
+/* ---- open providers (for parameter eviction) --------------------------------------
+ * A parameter set is not tied to one provider: a host may load it through one and
+ * prove with it on another. When its last reference goes, every open provider's
+ * engines must drop their device copies, or a later allocation at the same address
+ * could be mistaken for it. */
+static pthread_mutex_t providers_mu = PTHREAD_MUTEX_INITIALIZER;
+static sealprov_provider *providers;
+
+static void srs_on_free(sp_srs *srs, void *user) {
+  (void)user;
+  pthread_mutex_lock(&providers_mu);
+  for (sealprov_provider *p = providers; p != NULL; p = p->next) sp_sched_srs_evict(p->sched, srs);
+  pthread_mutex_unlock(&providers_mu);
+}
+
+static sealprov_provider *live(sealprov_provider *p) {
+  return p != NULL && p->magic == SP_PROVIDER_MAGIC ? p : NULL;
+}
+
+/* ---- vtable ------------------------------------------------------------------------ */
+
+static const char *vt_version(void) { return PACKAGE_VERSION; }
+static const char *vt_strerror(int status) { return sp_status_str(status); }
+static const char *vt_last_error(void) { return tls_err; }
+
+int sp_provider_create(const sp_config *cfg, const sp_engine_ops *const *engines,
+                       const sp_sched_hooks *hooks, sealprov_provider **out, char *err,
+                       size_t errlen) {
+  if (out == NULL || cfg == NULL) {
+    snprintf(err, errlen, "provider: NULL %s", out == NULL ? "out" : "config");
+    return SEALPROV_ERR_INVALID_ARGUMENT;
+  }
+  *out = NULL;
+  sealprov_provider *p = calloc(1, sizeof *p);
+  sp_config *copy = p ? malloc(sizeof *copy) : NULL;
+  if (copy == NULL) {
+    free(p);
+    snprintf(err, errlen, "provider: out of memory");
+    return SEALPROV_ERR_NO_MEMORY;
+  }
+  *copy = *cfg;
+  int st = sp_sched_create(copy, engines, hooks, &p->sched, err, errlen);
+  if (st != SEALPROV_OK) {
+    free(copy);
+    free(p);
+    return st;
+  }
+  p->cfg = copy;
+  p->magic = SP_PROVIDER_MAGIC;
+  pthread_mutex_lock(&providers_mu);
+  p->next = providers;
+  providers = p;
+  pthread_mutex_unlock(&providers_mu);
+  *out = p;
+  return SEALPROV_OK;
+}
+
+static const sp_engine_ops *engine_for(const sp_device_cfg *d, char *err, size_t errlen) {
+  switch (d->type) {
+    case SP_DEVICE_CPU:
+      return &sp_engine_cpu;
+    case SP_DEVICE_CUDA:
+#ifdef HAVE_CUDA
+      return &sp_engine_cuda;
+#else
+      snprintf(err, errlen, "[%s] type = cuda (line %d), but this module was built without CUDA",
+               d->section, d->line);
+      return NULL;
+#endif
+  }
+  snprintf(err, errlen, "[%s]: unknown device type %d", d->section, (int)d->type);
+  return NULL;
+}
+
+static int vt_open(const char *ini_path, sealprov_provider **out) {
+  sp_err_clear();
+  if (out != NULL) *out = NULL;
+  if (ini_path == NULL || out == NULL)
+    return sp_err(SEALPROV_ERR_INVALID_ARGUMENT, "open: NULL %s",
+                  ini_path == NULL ? "ini_path" : "out");
+  sp_config *cfg = malloc(sizeof *cfg);
+  if (cfg == NULL) return sp_err(SEALPROV_ERR_NO_MEMORY, "open: out of memory");
+  int st = sp_config_load(ini_path, cfg, tls_err, sizeof tls_err);
+  if (st == SEALPROV_OK) st = sp_config_resolve_devices(cfg, tls_err, sizeof tls_err);
+  const sp_engine_ops *engines[SP_MAX_DEVICES];
+  for (size_t i = 0; st == SEALPROV_OK && i < cfg->ndevices; i++) {
+    engines[i] = engine_for(&cfg->devices[i], tls_err, sizeof tls_err);
+    if (engines[i] == NULL) st = SEALPROV_ERR_UNSUPPORTED;
+  }
+  if (st == SEALPROV_OK) {
+    const sp_sched_hooks hooks = {
+        .verify_proof = sp_groth16_verify,
+        .check_assignment = sp_groth16_check_assignment,
+        .srs_retain = sp_srs_retain,
+        .srs_release = sp_srs_release,
+    };
+    st = sp_provider_create(cfg, engines, &hooks, out, tls_err, sizeof tls_err);
+  }
+  if (st == SEALPROV_OK)
+    sp_log(SEALPROV_LOG_INFO, "opened %s: %zu device(s), self-check %s", ini_path, cfg->ndevices,
+           cfg->verify_proofs ? "on" : "off");
+  else /* the host gets status and detail; the log only helps when debugging hosts */
+    sp_log(SEALPROV_LOG_DEBUG, "open %s failed: %s: %s", ini_path, sp_status_name(st), tls_err);
+  free(cfg);
+  return settle(st);
+}
+
+static int vt_close(sealprov_provider *p) {
+  sp_err_clear();
+  if (live(p) == NULL) return sp_err(SEALPROV_ERR_INVALID_ARGUMENT, "close: not an open provider");
+  pthread_mutex_lock(&providers_mu);
+  for (sealprov_provider **pp = &providers; *pp != NULL; pp = &(*pp)->next) {
+    if (*pp == p) {
+      *pp = p->next;
+      break;
+    }
+  }
+  pthread_mutex_unlock(&providers_mu);
+  sp_sched_destroy(p->sched);
+  p->magic = 0;
+  free(p->cfg);
+  free(p);
+  return SEALPROV_OK;
+}
+
+static int load(sealprov_provider *p, const char *path, bool vk_only, sealprov_srs **out) {
+  const char *what = vk_only ? "vk_load" : "srs_load";
+  sp_err_clear();
+  if (out != NULL) *out = NULL;
+  if (live(p) == NULL) return sp_err(SEALPROV_ERR_INVALID_ARGUMENT, "%s: not an open provider", what);
+  if (path == NULL || out == NULL)
+    return sp_err(SEALPROV_ERR_INVALID_ARGUMENT, "%s: NULL %s", what, path == NULL ? "path" : "out");
+  unsigned threads = p->cfg->load_threads;
+  if (threads == 0) {
+    long n = sysconf(_SC_NPROCESSORS_ONLN);
+    threads = n > 0 ? (unsigned)n : 1;
+  }
+  sp_srs *srs = NULL;
+  int st = sp_srs_load(path, vk_only, p->cfg->params_subgroup_check, threads, &srs, tls_err,
+                       sizeof tls_err);
+  if (st != SEALPROV_OK) return st;
+  srs->on_free = srs_on_free;
+  srs->on_free_user = NULL;
+  *out = (sealprov_srs *)srs;
+  return settle(SEALPROV_OK);
+}
+
+static int vt_srs_load(sealprov_provider *p, const char *path, sealprov_srs **out) {
+  return load(p, path, false, out);
+}
+static int vt_vk_load(sealprov_provider *p, const char *path, sealprov_srs **out) {
+  return load(p, path, true, out);
+}
+static void vt_srs_release(sealprov_srs *srs) {
+  sp_err_clear();
+  if (srs != NULL) sp_srs_release((sp_srs *)srs);
+}
+
+static int vt_submit(sealprov_provider *p, const sealprov_job *job, sealprov_job_id *id) {
+  sp_err_clear();
+  if (live(p) == NULL) return sp_err(SEALPROV_ERR_INVALID_ARGUMENT, "submit: not an open provider");
+  return settle(sp_sched_submit(p->sched, job, id, tls_err, sizeof tls_err));
+}
+
+static int vt_wait(sealprov_provider *p, sealprov_job_id id, int64_t timeout_ms) {
+  sp_err_clear();
+  if (live(p) == NULL) return sp_err(SEALPROV_ERR_INVALID_ARGUMENT, "wait: not an open provider");
+  return settle(sp_sched_wait(p->sched, id, timeout_ms, tls_err, sizeof tls_err));
+}
+
+static int vt_cancel(sealprov_provider *p, sealprov_job_id id) {
+  sp_err_clear();
+  if (live(p) == NULL) return sp_err(SEALPROV_ERR_INVALID_ARGUMENT, "cancel: not an open provider");
+  return settle(sp_sched_cancel(p->sched, id, tls_err, sizeof tls_err));
+}
+
+static int vt_prove(sealprov_provider *p, const sealprov_job *job) {
+  sp_err_clear();
+  if (live(p) == NULL) return sp_err(SEALPROV_ERR_INVALID_ARGUMENT, "prove: not an open provider");
+  if (job != NULL && job->struct_size >= offsetof(sealprov_job, flags) + sizeof job->flags &&
+      (job->flags & SEALPROV_JOB_DETACHED))
+    return sp_err(SEALPROV_ERR_INVALID_ARGUMENT,
+                  "prove: a DETACHED job cannot be waited on; use submit()");
+  sealprov_job_id id = 0;
+  int st = sp_sched_submit(p->sched, job, &id, tls_err, sizeof tls_err);
+  if (st != SEALPROV_OK) return st;
+  return settle(sp_sched_wait(p->sched, id, -1, tls_err, sizeof tls_err));
+}
+
+static int vt_verify(sealprov_provider *p, const sealprov_srs *vk, const void *inputs,
+                     uint64_t num_inputs, uint32_t scalar_encoding, const uint8_t *proof,
+                     int *valid) {
+  sp_err_clear();
+  if (valid != NULL) *valid = 0;
+  if (live(p) == NULL) return sp_err(SEALPROV_ERR_INVALID_ARGUMENT, "verify: not an open provider");
+  if (vk == NULL || proof == NULL || valid == NULL || (inputs == NULL && num_inputs > 0))
+    return sp_err(SEALPROV_ERR_INVALID_ARGUMENT, "verify: NULL %s",
+                  vk == NULL ? "vk" : proof == NULL ? "proof" : valid == NULL ? "valid" : "inputs");
+  if (scalar_encoding != SEALPROV_SCALAR_CANONICAL_LE && scalar_encoding != SEALPROV_SCALAR_MONTGOMERY)
+    return sp_err(SEALPROV_ERR_INVALID_ARGUMENT,
+                  "verify: scalar_encoding %" PRIu32 " is neither CANONICAL_LE (0) nor MONTGOMERY (1)",
+                  scalar_encoding);
+  const sp_srs *srs = (const sp_srs *)vk;
+  if (srs->vk.ic_len == 0 || num_inputs != srs->vk.ic_len - 1)
+    return sp_err(SEALPROV_ERR_INVALID_ARGUMENT,
+                  "verify: num_inputs %" PRIu64 " does not match the verifying key (%zu public "
+                  "inputs, file %s)",
+                  num_inputs, srs->vk.ic_len ? srs->vk.ic_len - 1 : 0,
+                  srs->path ? srs->path : "?");
+  fr_t *in = num_inputs ? malloc((size_t)num_inputs * sizeof *in) : NULL;
+  if (num_inputs > 0 && in == NULL) return sp_err(SEALPROV_ERR_NO_MEMORY, "verify: out of memory");
+  for (uint64_t i = 0; i < num_inputs; i++) {
+    if (!sp_scalar_decode(&in[i], (const uint8_t *)inputs + i * 32, scalar_encoding)) {
+      free(in);
+      return sp_err(SEALPROV_ERR_INVALID_ARGUMENT,
+                    "verify: input %" PRIu64 " is not a scalar below the group order r", i);
+    }
+  }
+  bool ok = false;
+  int st = sp_groth16_verify_inputs(&srs->vk, in, (size_t)num_inputs, proof, &ok, tls_err,
+                                    sizeof tls_err);
+  free(in);
+  *valid = st == SEALPROV_OK && ok;
+  return settle(st);
+}
+
+static int vt_devices(sealprov_provider *p, sealprov_device_info *out, size_t cap, size_t *count) {
+  sp_err_clear();
+  if (live(p) == NULL) return sp_err(SEALPROV_ERR_INVALID_ARGUMENT, "devices: not an open provider");
+  if (count == NULL || (out == NULL && cap > 0))
+    return sp_err(SEALPROV_ERR_INVALID_ARGUMENT, "devices: NULL %s", count == NULL ? "count" : "out");
+  return sp_sched_devices(p->sched, out, cap, count);
+}
+
+static int text_call(const char *what, int (*fn)(sp_sched *, char *, size_t, size_t *),
+                     sealprov_provider *p, char *buf, size_t cap, size_t *len) {
+  sp_err_clear();
+  if (live(p) == NULL) return sp_err(SEALPROV_ERR_INVALID_ARGUMENT, "%s: not an open provider", what);
+  if (len == NULL || (buf == NULL && cap > 0))
+    return sp_err(SEALPROV_ERR_INVALID_ARGUMENT, "%s: NULL %s", what, len == NULL ? "len" : "buf");
+  int st = fn(p->sched, buf, cap, len);
+  if (st != SEALPROV_OK) return sp_err(st, "%s: out of memory formatting the text", what);
+  return SEALPROV_OK;
+}
+
+static int vt_stats(sealprov_provider *p, char *buf, size_t cap, size_t *len) {
+  return text_call("stats", sp_sched_stats, p, buf, cap, len);
+}
+static int vt_timeline(sealprov_provider *p, char *buf, size_t cap, size_t *len) {
+  return text_call("timeline", sp_sched_timeline, p, buf, cap, len);
+}
+
+static const sealprov_vtable vtable = {
+    .abi_major = SEALPROV_ABI_MAJOR,
+    .abi_minor = SEALPROV_ABI_MINOR,
+    .struct_size = (uint32_t)sizeof(sealprov_vtable),
+    .version = vt_version,
+    .strerror = vt_strerror,
+    .last_error = vt_last_error,
+    .open = vt_open,
+    .close = vt_close,
+    .srs_load = vt_srs_load,
+    .vk_load = vt_vk_load,
+    .srs_release = vt_srs_release,
+    .submit = vt_submit,
+    .wait = vt_wait,
+    .cancel = vt_cancel,
+    .prove = vt_prove,
+    .verify = vt_verify,
+    .devices = vt_devices,
+    .stats = vt_stats,
+    .timeline = vt_timeline,
+};
+
+const sealprov_vtable *sp_module_vtable(void) { return &vtable; }
+
+/* ---- the one exported symbol ------------------------------------------------------- */
+
+__attribute__((visibility("default"))) int sealprov_provider_init(uint32_t abi_major,
+                                                                  uint32_t abi_minor,
+                                                                  const sealprov_host *host,
+                                                                  const sealprov_vtable **out);
+
+/* Unlike the vtable calls, init does not clear the thread's detail when it succeeds:
+ * a host refused once has no vtable to read last_error() with, so the refusal stays
+ * readable through the table a later, compatible init hands out. */
+int sealprov_provider_init(uint32_t abi_major, uint32_t abi_minor, const sealprov_host *host,
+                           const sealprov_vtable **out) {
+  if (out != NULL) *out = NULL;
+  if (abi_major != SEALPROV_ABI_MAJOR) {
+    int st = sp_err(SEALPROV_ERR_ABI_VERSION,
+                    "incompatible ABI version: the host was built for sealprov ABI %" PRIu32
+                    ".%" PRIu32 ", this module (sealprov %s) implements ABI %d.%d; the major "
+                    "versions must match",
+                    abi_major, abi_minor, PACKAGE_VERSION, SEALPROV_ABI_MAJOR, SEALPROV_ABI_MINOR);
+    /* Tell the refused host through its own logger, without adopting it: it will not
+     * use this module, and an earlier compatible host's logger stays in place. */
+    if (host != NULL && host->struct_size >= offsetof(sealprov_host, log_user) + sizeof(void *) &&
+        host->log != NULL && host->log_level >= SEALPROV_LOG_ERROR)
+      host->log(host->log_user, SEALPROV_LOG_ERROR, tls_err);
+    return st;
+  }
+  if (out == NULL) return sp_err(SEALPROV_ERR_INVALID_ARGUMENT, "sealprov_provider_init: NULL out");
+  sp_log_set_host(host);
+  if (abi_minor > SEALPROV_ABI_MINOR)
+    sp_log(SEALPROV_LOG_DEBUG,
+           "host ABI %" PRIu32 ".%" PRIu32 " is newer than the module's %d.%d: the host must "
+           "check vtable->struct_size before using later fields",
+           abi_major, abi_minor, SEALPROV_ABI_MAJOR, SEALPROV_ABI_MINOR);
+  *out = &vtable;
+  return SEALPROV_OK;
+}

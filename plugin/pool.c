@@ -1,0 +1,232 @@
+/* pool.c -- the worker threads: start, bind, run attempts, stop.
+ *
+ * Each worker belongs to one device for its whole life. Its first act is the
+ * engine's worker_bind (for CUDA: cudaSetDevice, then cudaGetDevice to confirm);
+ * only after every worker has reported does open() return. Nothing here, or
+ * anywhere in the module, sets CUDA_VISIBLE_DEVICES or CUDA_DEVICE_ORDER: the
+ * runtime reads them once per process, and changing them from a worker is exactly
+ * the bug that put every worker of the field's prover on GPU 0 (DESIGN.md).
+ */
+#include <config.h>
+
+#include <inttypes.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "log.h"
+#include "sp_sched.h"
+
+int sp_thread_start(pthread_t *t, void *(*fn)(void *), void *arg, const char *name) {
+  sigset_t all, old;
+  sigfillset(&all);
+  /* The new thread inherits the creator's mask: block everything around the create. */
+  pthread_sigmask(SIG_SETMASK, &all, &old);
+  int rc = pthread_create(t, NULL, fn, arg);
+  pthread_sigmask(SIG_SETMASK, &old, NULL);
+#ifdef HAVE_PTHREAD_SETNAME_NP
+  if (rc == 0 && name != NULL) {
+    char n[16];
+    snprintf(n, sizeof n, "%.15s", name);
+    pthread_setname_np(*t, n); /* cosmetic: a failure changes nothing */
+  }
+#else
+  (void)name;
+#endif
+  return rc;
+}
+
+static void terminate(char *s, size_t cap) { s[cap - 1] = '\0'; }
+
+/* One attempt of one partition on w's device. */
+static void run_attempt(sp_sched *s, sp_worker *w, const sp_task *task, sp_attempt *a) {
+  sp_device_rt *d = w->dev;
+  const sp_engine_ops *eng = d->eng;
+  int dev = (int)d->index, wk = (int)w->index;
+  memset(a, 0, sizeof *a);
+  void *prep = NULL;
+  int st = SEALPROV_OK;
+
+  if (eng->prepare != NULL) {
+    double t0 = sp_now();
+    st = eng->prepare(d->handle, task, &prep, a->err, sizeof a->err);
+    terminate(a->err, sizeof a->err);
+    a->prepare_s = sp_now() - t0;
+    sp_sched_timeline_add(s, SP_TL_PREPARE, task->job_id, task->partition, dev, wk, a->prepare_s,
+                          st);
+  }
+  if (st == SEALPROV_OK) {
+    /* The device lock covers device work only: prepare above and verify below run
+     * unlocked, so the device's other worker can use it meanwhile. */
+    double l0 = sp_now();
+    pthread_mutex_lock(&d->lock);
+    double l1 = sp_now();
+    atomic_fetch_add(&d->executing, 1);
+    st = eng->execute(d->handle, task, prep, a->proof, a->err, sizeof a->err);
+    atomic_fetch_sub(&d->executing, 1);
+    double l2 = sp_now();
+    pthread_mutex_unlock(&d->lock);
+    terminate(a->err, sizeof a->err);
+    a->lock_wait_s = l1 - l0;
+    a->execute_s = l2 - l1;
+    sp_sched_timeline_add(s, SP_TL_LOCK_WAIT, task->job_id, task->partition, dev, wk,
+                          a->lock_wait_s, SEALPROV_OK);
+    sp_sched_timeline_add(s, SP_TL_EXECUTE, task->job_id, task->partition, dev, wk, a->execute_s,
+                          st);
+  }
+  /* Whatever prepare made goes, also when prepare itself failed half-way. */
+  if (prep != NULL && eng->release != NULL) eng->release(d->handle, prep);
+
+  sp_proof_verify_fn verify = sp_sched_verifier(s);
+  if (st == SEALPROV_OK && verify != NULL) {
+    bool valid = false;
+    char msg[200] = "";
+    double v0 = sp_now();
+    int vst = verify(task->srs, task->asg, task->scalar_encoding, a->proof, &valid, msg,
+                     sizeof msg);
+    terminate(msg, sizeof msg);
+    a->verify_s = sp_now() - v0;
+    if (vst != SEALPROV_OK || !valid) {
+      a->self_check_failed = true;
+      st = SEALPROV_ERR_VERIFY_FAILED;
+      if (vst != SEALPROV_OK)
+        snprintf(a->err, sizeof a->err, "self-check failed: the proof does not decode (%s: %s)",
+                 sp_status_name(vst), msg);
+      else
+        snprintf(a->err, sizeof a->err, "self-check failed: the proof does not verify");
+    }
+    sp_sched_timeline_add(s, SP_TL_VERIFY, task->job_id, task->partition, dev, wk, a->verify_s,
+                          st);
+  }
+  a->status = st;
+}
+
+static void *worker_main(void *arg) {
+  sp_worker *w = arg;
+  sp_device_rt *d = w->dev;
+  sp_pool *pool = w->pool;
+
+  /* First thing on this thread: bind to the device. */
+  char msg[256] = "";
+  int confirmed = -1;
+  int st = d->eng->worker_bind(d->handle, w->local, &confirmed, msg, sizeof msg);
+  terminate(msg, sizeof msg);
+  pthread_mutex_lock(&pool->mu);
+  w->bind_status = st;
+  w->confirmed_ordinal = confirmed;
+  snprintf(w->bind_err, sizeof w->bind_err, "%s", msg);
+  pool->binding--;
+  pthread_cond_broadcast(&pool->cv);
+  pthread_mutex_unlock(&pool->mu);
+  if (st != SEALPROV_OK) return NULL;
+
+  sp_task task;
+  sp_task_rec *t;
+  while ((t = sp_sched_take(w->sched, w, &task)) != NULL) {
+    sp_attempt a;
+    run_attempt(w->sched, w, &task, &a);
+    explicit_bzero(&task.r, sizeof task.r);
+    explicit_bzero(&task.s, sizeof task.s);
+    sp_sched_finish(w->sched, w, t, &a);
+  }
+  if (d->eng->worker_unbind != NULL) d->eng->worker_unbind(d->handle, w->local);
+  return NULL;
+}
+
+void sp_pool_join(sp_pool *pool) {
+  if (pool->workers == NULL) return;
+  for (unsigned i = 0; i < pool->nworkers; i++)
+    if (pool->workers[i].started) pthread_join(pool->workers[i].thread, NULL);
+  free(pool->workers);
+  pool->workers = NULL;
+  pthread_mutex_destroy(&pool->mu);
+  pthread_cond_destroy(&pool->cv);
+}
+
+static int fail_start(sp_pool *pool, sp_sched *s, int st) {
+  sp_sched_stop_workers(s);
+  sp_pool_join(pool);
+  return st;
+}
+
+int sp_pool_start(sp_pool *pool, sp_sched *s, sp_device_rt *devs, unsigned ndev, char *err,
+                  size_t errlen) {
+  unsigned total = 0;
+  for (unsigned i = 0; i < ndev; i++) total += devs[i].cfg.workers;
+  memset(pool, 0, sizeof *pool);
+  pool->workers = calloc(total, sizeof *pool->workers);
+  if (pool->workers == NULL) {
+    snprintf(err, errlen, "no memory for %u workers", total);
+    return SEALPROV_ERR_NO_MEMORY;
+  }
+  pool->nworkers = total;
+  pthread_mutex_init(&pool->mu, NULL);
+  pthread_cond_init(&pool->cv, NULL);
+
+  int st = SEALPROV_OK;
+  unsigned k = 0;
+  for (unsigned i = 0; i < ndev && st == SEALPROV_OK; i++) {
+    sp_device_rt *d = &devs[i];
+    d->workers = &pool->workers[k];
+    d->nworkers = d->cfg.workers;
+    for (unsigned j = 0; j < d->cfg.workers; j++, k++) {
+      sp_worker *w = &pool->workers[k];
+      w->sched = s;
+      w->pool = pool;
+      w->dev = d;
+      w->index = k;
+      w->local = j;
+      w->bind_status = -1;
+      w->confirmed_ordinal = -1;
+      pthread_mutex_lock(&pool->mu);
+      pool->binding++;
+      pthread_mutex_unlock(&pool->mu);
+      char name[96]; /* sp_thread_start keeps the first 15 characters */
+      snprintf(name, sizeof name, "sp-%.8s-%u", d->cfg.section, j);
+      int rc = sp_thread_start(&w->thread, worker_main, w, name);
+      if (rc != 0) {
+        pthread_mutex_lock(&pool->mu);
+        pool->binding--;
+        pthread_mutex_unlock(&pool->mu);
+        snprintf(err, errlen, "device %u (%s): cannot start worker %u: %s", i, d->cfg.section, j,
+                 strerror(rc));
+        st = SEALPROV_ERR_INTERNAL;
+        break;
+      }
+      w->started = true;
+    }
+  }
+
+  pthread_mutex_lock(&pool->mu);
+  while (pool->binding > 0) pthread_cond_wait(&pool->cv, &pool->mu);
+  pthread_mutex_unlock(&pool->mu);
+  if (st != SEALPROV_OK) return fail_start(pool, s, st);
+
+  for (unsigned k2 = 0; k2 < total; k2++) {
+    const sp_worker *w = &pool->workers[k2];
+    if (w->bind_status != SEALPROV_OK) {
+      snprintf(err, errlen, "device %u (%s): worker %u failed to bind: %s", w->dev->index,
+               w->dev->cfg.section, w->local, w->bind_err[0] ? w->bind_err : "no detail");
+      return fail_start(pool, s, w->bind_status);
+    }
+  }
+  /* Rule 2 of DESIGN.md: every worker of a device confirmed the same ordinal, and for
+   * a GPU it is the one its selector resolved to. */
+  for (unsigned i = 0; i < ndev; i++) {
+    sp_device_rt *d = &devs[i];
+    int want = d->cfg.type == SP_DEVICE_CUDA ? d->cfg.ordinal : d->workers[0].confirmed_ordinal;
+    for (unsigned j = 0; j < d->nworkers; j++) {
+      if (d->workers[j].confirmed_ordinal != want) {
+        snprintf(err, errlen,
+                 "device %u (%s): worker %u confirmed ordinal %d, expected %d: a worker is bound "
+                 "to the wrong device",
+                 i, d->cfg.section, j, d->workers[j].confirmed_ordinal, want);
+        return fail_start(pool, s, SEALPROV_ERR_DEVICE);
+      }
+    }
+    d->confirmed_ordinal = want;
+  }
+  return SEALPROV_OK;
+}

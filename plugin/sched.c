@@ -1,0 +1,1205 @@
+/* sched.c -- jobs -> partition tasks; priorities, retries, quarantine, callbacks,
+ * timeline and counters. The worker threads themselves are in pool.c.
+ *
+ * Locking: one mutex (s->mu) guards the queue, the jobs, the tasks and the device
+ * counters; the timeline has its own mutex so that formatting it never stalls the
+ * workers; each device has its device lock (pool.c holds it around execute). Order,
+ * where two are held: device lock -> s->mu is never needed (executing is atomic), and
+ * s->mu is never held while calling an engine or a host callback.
+ *
+ * Host callbacks run on one notifier thread, in the order their causes happened, so
+ * that (a) no worker ever blocks in host code, (b) cancel() and close() never call the
+ * host back from inside the host's own call, and (c) every on_inputs_released of a job
+ * has returned before its on_complete starts, and on_complete has returned before
+ * wait() returns.
+ */
+#include <config.h>
+
+#include <errno.h>
+#include <inttypes.h>
+#include <pthread.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/random.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "log.h"
+#include "sp_sched.h"
+
+struct sp_job {
+  sealprov_job_id id;
+  sealprov_job desc;        /* the host's description, zero-extended to our size */
+  sp_srs *srs;
+  sp_task_rec *tasks;       /* desc.num_partitions entries */
+  uint32_t remaining;       /* partitions not ended */
+  uint64_t seq;             /* submission order: FIFO among equal priorities */
+  bool cancelled;
+  bool ended;               /* every partition ended; status final */
+  bool notified;            /* its callbacks have returned: wait() may return */
+  bool reaped;              /* a wait() took it */
+  unsigned waiters;
+  int status;
+  double t_submit;
+  sp_job *prev, *next;      /* s->jobs */
+  sp_notice completion;
+  char err[512];
+};
+
+typedef struct tl_entry {
+  double t, duration;
+  uint64_t job;
+  uint32_t partition;
+  int16_t device, worker;
+  uint8_t event;
+  uint8_t status;
+} tl_entry;
+
+struct sp_sched {
+  sp_config cfg;
+  sp_sched_hooks hooks;
+  double t0;
+  sp_device_rt *devs;
+  unsigned ndev;
+  sp_pool pool;
+
+  pthread_mutex_t mu;
+  pthread_cond_t work_cv;    /* workers: tasks queued, device state changed, stop */
+  pthread_cond_t job_cv;     /* wait(): a job was notified (CLOCK_MONOTONIC) */
+  pthread_cond_t notify_cv;  /* notifier: notices queued, stop */
+  bool closing;              /* no new jobs */
+  bool stopping;             /* workers leave */
+  bool notify_stop;
+  sp_task_rec *qhead, *qtail;
+  size_t queued;
+  sp_job *jobs;
+  size_t active_jobs;        /* submitted, not ended */
+  uint64_t next_id, next_seq;
+  unsigned wait_calls;       /* threads inside sp_sched_wait */
+  sp_notice *nhead, *ntail;
+  pthread_t notifier;
+  bool notifier_started;
+  uint64_t jobs_submitted, jobs_ok, jobs_failed, requeues;
+
+  pthread_mutex_t tl_mu;
+  tl_entry *tl;
+  size_t tl_cap, tl_head, tl_count;
+};
+
+static const char *const tl_names[SP_TL_EVENT_COUNT_] = {
+    [SP_TL_QUEUED] = "queued",   [SP_TL_START] = "start",     [SP_TL_PREPARE] = "prepare",
+    [SP_TL_LOCK_WAIT] = "lock_wait", [SP_TL_EXECUTE] = "execute", [SP_TL_VERIFY] = "verify",
+    [SP_TL_DONE] = "done",       [SP_TL_FAILED] = "failed",   [SP_TL_REQUEUED] = "requeued",
+};
+
+/* Logs only what both the host's level and this provider's INI log_level allow. */
+#define SLOG(s, level, ...)                                                   \
+  do {                                                                        \
+    if ((level) <= (s)->cfg.log_level) sp_log((level), __VA_ARGS__);          \
+  } while (0)
+
+double sp_now(void) {
+  struct timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
+static int fail(char *err, size_t errlen, int status, const char *fmt, ...)
+    __attribute__((format(printf, 4, 5)));
+static int fail(char *err, size_t errlen, int status, const char *fmt, ...) {
+  if (err != NULL && errlen > 0) {
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(err, errlen, fmt, ap);
+    va_end(ap);
+  }
+  return status;
+}
+
+static const char *dev_name(const sp_device_rt *d) { return d->cfg.section; }
+
+/* ---- timeline ------------------------------------------------------------------ */
+
+void sp_sched_timeline_add(sp_sched *s, enum sp_tl_event ev, uint64_t job, uint32_t partition,
+                           int device, int worker, double duration_s, int status) {
+  if (s->tl_cap == 0) return;
+  tl_entry e = {
+      .t = sp_now() - s->t0,
+      .duration = duration_s,
+      .job = job,
+      .partition = partition,
+      .device = (int16_t)device,
+      .worker = (int16_t)worker,
+      .event = (uint8_t)ev,
+      .status = (uint8_t)(status < 0 || status > 255 ? SEALPROV_ERR_INTERNAL : status),
+  };
+  pthread_mutex_lock(&s->tl_mu);
+  size_t slot = (s->tl_head + s->tl_count) % s->tl_cap;
+  s->tl[slot] = e;
+  if (s->tl_count < s->tl_cap)
+    s->tl_count++;
+  else
+    s->tl_head = (s->tl_head + 1) % s->tl_cap; /* full: the oldest event goes */
+  pthread_mutex_unlock(&s->tl_mu);
+}
+
+/* ---- a growing text buffer for stats/timeline ---------------------------------- */
+
+typedef struct sbuf {
+  char *p;
+  size_t len, cap;
+  bool oom;
+} sbuf;
+
+static void sb_printf(sbuf *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void sb_printf(sbuf *b, const char *fmt, ...) {
+  if (b->oom) return;
+  for (;;) {
+    size_t room = b->cap - b->len;
+    va_list ap;
+    va_start(ap, fmt);
+    int n = vsnprintf(b->p ? b->p + b->len : NULL, room, fmt, ap);
+    va_end(ap);
+    if (n < 0) {
+      b->oom = true;
+      return;
+    }
+    if ((size_t)n < room) {
+      b->len += (size_t)n;
+      return;
+    }
+    size_t ncap = b->cap ? b->cap * 2 : 4096;
+    while (ncap - b->len <= (size_t)n) ncap *= 2;
+    char *np = realloc(b->p, ncap);
+    if (np == NULL) {
+      b->oom = true;
+      return;
+    }
+    b->p = np;
+    b->cap = ncap;
+  }
+}
+
+/* Copies the text out with the ABI's convention: at most cap bytes including the
+ * NUL, *len = the full length. */
+static int sb_deliver(sbuf *b, char *buf, size_t cap, size_t *len) {
+  if (b->oom) {
+    free(b->p);
+    return SEALPROV_ERR_NO_MEMORY;
+  }
+  if (len != NULL) *len = b->len;
+  if (buf != NULL && cap > 0) {
+    size_t n = b->len < cap - 1 ? b->len : cap - 1;
+    if (n > 0) memcpy(buf, b->p, n);
+    buf[n] = '\0';
+  }
+  free(b->p);
+  return SEALPROV_OK;
+}
+
+int sp_sched_timeline(sp_sched *s, char *buf, size_t cap, size_t *len) {
+  if (s == NULL || (buf == NULL && cap > 0)) return SEALPROV_ERR_INVALID_ARGUMENT;
+  sbuf b = {0};
+  pthread_mutex_lock(&s->tl_mu);
+  for (size_t i = 0; i < s->tl_count; i++) {
+    const tl_entry *e = &s->tl[(s->tl_head + i) % s->tl_cap];
+    sb_printf(&b, "t=%.6f event=%s job=%" PRIu64 " partition=%" PRIu32
+                  " device=%d worker=%d duration=%.6f",
+              e->t, e->event < SP_TL_EVENT_COUNT_ ? tl_names[e->event] : "?", e->job,
+              e->partition, e->device, e->worker, e->duration);
+    if (e->event == SP_TL_FAILED || e->event == SP_TL_REQUEUED ||
+        (e->event == SP_TL_VERIFY && e->status != SEALPROV_OK))
+      sb_printf(&b, " status=%s", sp_status_name(e->status));
+    sb_printf(&b, "\n");
+  }
+  pthread_mutex_unlock(&s->tl_mu);
+  if (b.p == NULL && !b.oom) sb_printf(&b, "%s", "");
+  return sb_deliver(&b, buf, cap, len);
+}
+
+/* ---- queue (under s->mu) ---------------------------------------------------------
+ * One list ordered by (priority desc, job submission asc, partition asc). A requeued
+ * task goes back to where its key puts it, ahead of younger work. Lists stay short
+ * (max_partitions), so linear insertion is fine and keeps the order obvious. */
+
+static bool task_before(const sp_task_rec *a, const sp_task_rec *b) {
+  if (a->job->desc.priority != b->job->desc.priority)
+    return a->job->desc.priority > b->job->desc.priority;
+  if (a->job->seq != b->job->seq) return a->job->seq < b->job->seq;
+  return a->partition < b->partition;
+}
+
+static void queue_insert(sp_sched *s, sp_task_rec *t) {
+  /* Walk from the tail: fresh submissions of the lowest priority land there at once. */
+  sp_task_rec *after = s->qtail;
+  while (after != NULL && task_before(t, after)) after = after->prev;
+  t->prev = after;
+  t->next = after ? after->next : s->qhead;
+  if (t->next)
+    t->next->prev = t;
+  else
+    s->qtail = t;
+  if (after)
+    after->next = t;
+  else
+    s->qhead = t;
+  t->queued = true;
+  s->queued++;
+}
+
+static void queue_remove(sp_sched *s, sp_task_rec *t) {
+  if (t->prev)
+    t->prev->next = t->next;
+  else
+    s->qhead = t->next;
+  if (t->next)
+    t->next->prev = t->prev;
+  else
+    s->qtail = t->prev;
+  t->prev = t->next = NULL;
+  t->queued = false;
+  s->queued--;
+}
+
+static unsigned healthy_devices(const sp_sched *s) {
+  unsigned n = 0;
+  for (unsigned i = 0; i < s->ndev; i++) n += !s->devs[i].quarantined;
+  return n;
+}
+
+/* May device d run t? Not if d already failed t while some other healthy device has
+ * not: a retry must land on ANOTHER device whenever one exists. */
+static bool eligible(const sp_sched *s, const sp_task_rec *t, const sp_device_rt *d) {
+  if (!(t->failed_devices & (UINT64_C(1) << d->index))) return true;
+  for (unsigned i = 0; i < s->ndev; i++) {
+    const sp_device_rt *e = &s->devs[i];
+    if (e != d && !e->quarantined && !(t->failed_devices & (UINT64_C(1) << i))) return false;
+  }
+  return true;
+}
+
+/* ---- notices (under s->mu) ------------------------------------------------------ */
+
+static void notice_push(sp_sched *s, sp_notice *n) {
+  n->next = NULL;
+  if (s->ntail)
+    s->ntail->next = n;
+  else
+    s->nhead = n;
+  s->ntail = n;
+  pthread_cond_signal(&s->notify_cv);
+}
+
+static void job_unlink(sp_sched *s, sp_job *j) {
+  if (j->prev)
+    j->prev->next = j->next;
+  else if (s->jobs == j)
+    s->jobs = j->next;
+  if (j->next) j->next->prev = j->prev;
+  j->prev = j->next = NULL;
+}
+
+static void job_free(sp_job *j) {
+  if (j == NULL) return;
+  if (j->tasks != NULL) {
+    /* r and s are blinding secrets of the proofs: do not leave them in freed memory. */
+    for (uint32_t i = 0; i < j->desc.num_partitions; i++) {
+      explicit_bzero(&j->tasks[i].r, sizeof j->tasks[i].r);
+      explicit_bzero(&j->tasks[i].s, sizeof j->tasks[i].s);
+    }
+  }
+  free(j->tasks);
+  free(j);
+}
+
+/* Every partition ended: settle the job's status and hand it to the notifier. */
+static void job_end(sp_sched *s, sp_job *j) {
+  int status = SEALPROV_OK;
+  const sp_task_rec *first_bad = NULL;
+  uint32_t not_run = 0;
+  for (uint32_t i = 0; i < j->desc.num_partitions; i++) {
+    const sp_task_rec *t = &j->tasks[i];
+    if (t->status != SEALPROV_OK && first_bad == NULL) first_bad = t;
+    if (t->status == SEALPROV_ERR_CANCELLED) not_run++;
+  }
+  if (first_bad != NULL && j->cancelled) {
+    status = SEALPROV_ERR_CANCELLED;
+    snprintf(j->err, sizeof j->err, "job %" PRIu64 " cancelled: %" PRIu32 " of %" PRIu32
+             " partitions did not run (first problem: %s)",
+             j->id, not_run, j->desc.num_partitions, first_bad->err);
+  } else if (first_bad != NULL) {
+    status = first_bad->status;
+    snprintf(j->err, sizeof j->err, "%s", first_bad->err);
+  } else {
+    j->err[0] = '\0';
+  }
+  j->status = status;
+  j->ended = true;
+  s->active_jobs--;
+  if (status == SEALPROV_OK)
+    s->jobs_ok++;
+  else
+    s->jobs_failed++;
+  j->completion.job = j;
+  j->completion.partition = -1;
+  notice_push(s, &j->completion);
+  if (status != SEALPROV_OK) SLOG(s, SEALPROV_LOG_WARN, "job %" PRIu64 " ended: %s: %s", j->id,
+                                  sp_status_name(status), j->err);
+}
+
+/* Ends one partition for good (under s->mu). The proof, if any, is already in
+ * proofs_out. */
+static void end_task(sp_sched *s, sp_task_rec *t, int status, const char *fmt, ...)
+    __attribute__((format(printf, 4, 5)));
+static void end_task(sp_sched *s, sp_task_rec *t, int status, const char *fmt, ...) {
+  sp_job *j = t->job;
+  t->ended = true;
+  t->running = false;
+  t->status = status;
+  t->t_end = sp_now();
+  va_list ap;
+  va_start(ap, fmt);
+  vsnprintf(t->err, sizeof t->err, fmt, ap);
+  va_end(ap);
+  if (j->desc.results != NULL) {
+    sealprov_partition_result *r = &j->desc.results[t->partition];
+    r->status = status;
+    r->device = status == SEALPROV_OK ? t->device : -1;
+    r->attempts = t->attempts;
+    r->reserved = 0;
+    if (t->attempts > 0) {
+      r->queued_ms = (t->t_start - j->t_submit) * 1e3;
+      r->run_ms = (t->t_end - t->t_start) * 1e3;
+    } else {
+      r->queued_ms = (t->t_end - j->t_submit) * 1e3;
+      r->run_ms = 0;
+    }
+  }
+  if (status != SEALPROV_OK)
+    sp_sched_timeline_add(s, SP_TL_FAILED, j->id, t->partition, t->device,
+                          t->attempts ? (int)t->worker : -1, t->t_end - j->t_submit, status);
+  if (j->desc.on_inputs_released != NULL) {
+    t->released.job = j;
+    t->released.partition = t->partition;
+    notice_push(s, &t->released);
+  }
+  if (--j->remaining == 0) job_end(s, j);
+}
+
+/* Message for NO_DEVICE: which devices there were and why each was quarantined. */
+static void no_device_detail(const sp_sched *s, char *out, size_t len) {
+  size_t off = (size_t)snprintf(out, len, "no healthy device left to run it:");
+  for (unsigned i = 0; i < s->ndev && off < len; i++) {
+    const sp_device_rt *d = &s->devs[i];
+    off += (size_t)snprintf(out + off, len - off, "%s device %u (%s) quarantined after %" PRIu64
+                            " failures (last: %s)",
+                            i ? ";" : "", i, dev_name(d), d->failures,
+                            d->last_error[0] ? d->last_error : "none");
+  }
+}
+
+static void fail_queued_no_device(sp_sched *s) {
+  char why[1024];
+  no_device_detail(s, why, sizeof why);
+  while (s->qhead != NULL) {
+    sp_task_rec *t = s->qhead;
+    queue_remove(s, t);
+    end_task(s, t, SEALPROV_ERR_NO_DEVICE, "partition %" PRIu32 " of job %" PRIu64 ": %s",
+             t->partition, t->job->id, why);
+  }
+}
+
+/* ---- workers' side ------------------------------------------------------------------ */
+
+sp_task_rec *sp_sched_take(sp_sched *s, sp_worker *w, sp_task *out) {
+  sp_device_rt *d = w->dev;
+  sp_task_rec *t = NULL;
+  pthread_mutex_lock(&s->mu);
+  for (;;) {
+    if (s->stopping) {
+      pthread_mutex_unlock(&s->mu);
+      return NULL;
+    }
+    /* A quarantined device's workers stay parked until close. */
+    if (!d->quarantined) {
+      for (t = s->qhead; t != NULL; t = t->next)
+        if (eligible(s, t, d)) break;
+      if (t != NULL) break;
+    }
+    pthread_cond_wait(&s->work_cv, &s->mu);
+  }
+  queue_remove(s, t);
+  sp_job *j = t->job;
+  t->running = true;
+  t->attempts++;
+  t->device = (int)d->index;
+  t->worker = w->index;
+  t->t_start = sp_now();
+  memset(out, 0, sizeof *out);
+  out->job_id = j->id;
+  out->partition = t->partition;
+  out->srs = j->srs;
+  out->asg = &j->desc.partitions[t->partition];
+  out->scalar_encoding = j->desc.scalar_encoding;
+  out->r = t->r;
+  out->s = t->s;
+  out->cpu_threads = d->cpu_threads;
+  if (d->cfg.inject != 0) {
+    if (d->cfg.inject_count == 0) {
+      out->inject = d->cfg.inject;
+    } else if (d->inject_left > 0) {
+      d->inject_left--;
+      out->inject = d->cfg.inject;
+    }
+  }
+  double waited = t->t_start - j->t_submit;
+  pthread_mutex_unlock(&s->mu);
+  sp_sched_timeline_add(s, SP_TL_START, j->id, t->partition, (int)d->index, (int)w->index,
+                        waited, SEALPROV_OK);
+  return t;
+}
+
+static bool device_failure(int status) {
+  return status == SEALPROV_ERR_DEVICE || status == SEALPROV_ERR_DEVICE_MEMORY;
+}
+
+void sp_sched_finish(sp_sched *s, sp_worker *w, sp_task_rec *t, const sp_attempt *a) {
+  sp_device_rt *d = w->dev;
+  sp_job *j = t->job;
+  pthread_mutex_lock(&s->mu);
+  d->busy_s += a->execute_s;
+  d->lock_wait_s += a->lock_wait_s;
+  double now = sp_now();
+  if (a->status == SEALPROV_OK) {
+    memcpy(j->desc.proofs_out + (size_t)t->partition * SEALPROV_PROOF_BYTES, a->proof,
+           SEALPROV_PROOF_BYTES);
+    d->tasks_done++;
+    sp_sched_timeline_add(s, SP_TL_DONE, j->id, t->partition, (int)d->index, (int)w->index,
+                          now - t->t_start, SEALPROV_OK);
+    end_task(s, t, SEALPROV_OK, "%s", "");
+  } else if (a->self_check_failed || device_failure(a->status)) {
+    int status = a->self_check_failed ? SEALPROV_ERR_VERIFY_FAILED : a->status;
+    d->failures++;
+    snprintf(d->last_error, sizeof d->last_error, "%s", a->err);
+    t->failed_devices |= UINT64_C(1) << d->index;
+    if (s->cfg.quarantine_after > 0 && d->failures >= s->cfg.quarantine_after &&
+        !d->quarantined) {
+      d->quarantined = true;
+      SLOG(s, SEALPROV_LOG_WARN,
+           "device %u (%s) quarantined after %" PRIu64 " failures (quarantine_after = %u); "
+           "last: %s; %u healthy device(s) left",
+           d->index, dev_name(d), d->failures, s->cfg.quarantine_after, a->err,
+           healthy_devices(s));
+      /* Tasks that avoided other devices only because of this one may now run there. */
+      pthread_cond_broadcast(&s->work_cv);
+    }
+    unsigned max_attempts = s->cfg.max_attempts ? s->cfg.max_attempts : 1;
+    if (j->cancelled) {
+      end_task(s, t, SEALPROV_ERR_CANCELLED,
+               "partition %" PRIu32 " of job %" PRIu64 ": cancelled; its last attempt failed on "
+               "device %u (%s): %s",
+               t->partition, j->id, d->index, dev_name(d), a->err);
+    } else if (s->closing) {
+      end_task(s, t, SEALPROV_ERR_SHUTDOWN,
+               "partition %" PRIu32 " of job %" PRIu64 ": not retried because the provider is "
+               "closing; its attempt failed on device %u (%s): %s",
+               t->partition, j->id, d->index, dev_name(d), a->err);
+    } else if (healthy_devices(s) == 0) {
+      char why[1024];
+      no_device_detail(s, why, sizeof why);
+      end_task(s, t, SEALPROV_ERR_NO_DEVICE, "partition %" PRIu32 " of job %" PRIu64 ": %s",
+               t->partition, j->id, why);
+      fail_queued_no_device(s);
+    } else if (t->attempts >= max_attempts) {
+      end_task(s, t, status,
+               "partition %" PRIu32 " of job %" PRIu64 ": gave up after %" PRIu32
+               " attempts (max_attempts = %u); last on device %u (%s): %s",
+               t->partition, j->id, t->attempts, max_attempts, d->index, dev_name(d), a->err);
+    } else {
+      t->running = false;
+      queue_insert(s, t);
+      s->requeues++;
+      sp_sched_timeline_add(s, SP_TL_REQUEUED, j->id, t->partition, (int)d->index,
+                            (int)w->index, now - t->t_start, status);
+      SLOG(s, SEALPROV_LOG_INFO,
+           "job %" PRIu64 " partition %" PRIu32 ": attempt %" PRIu32 " failed on device %u (%s): "
+           "%s; requeued for another device",
+           j->id, t->partition, t->attempts, d->index, dev_name(d), a->err);
+      pthread_cond_broadcast(&s->work_cv);
+    }
+  } else {
+    /* Bad input or host memory: another device would fail the same way. */
+    end_task(s, t, a->status, "partition %" PRIu32 " of job %" PRIu64 ": %s", t->partition,
+             j->id, a->err);
+  }
+  pthread_mutex_unlock(&s->mu);
+}
+
+/* ---- notifier thread -------------------------------------------------------------- */
+
+static void *notifier_main(void *arg) {
+  sp_sched *s = arg;
+  pthread_mutex_lock(&s->mu);
+  for (;;) {
+    while (s->nhead == NULL && !s->notify_stop) pthread_cond_wait(&s->notify_cv, &s->mu);
+    sp_notice *n = s->nhead;
+    if (n == NULL) break; /* stopping and drained */
+    s->nhead = n->next;
+    if (s->nhead == NULL) s->ntail = NULL;
+    pthread_mutex_unlock(&s->mu);
+
+    sp_job *j = n->job;
+    if (n->partition >= 0) {
+      j->desc.on_inputs_released(j->desc.user, j->id, (uint32_t)n->partition);
+    } else {
+      /* The parameters outlive the job only if the host still holds them. */
+      if (s->hooks.srs_release != NULL && j->srs != NULL) s->hooks.srs_release(j->srs);
+      if (j->desc.on_complete != NULL) j->desc.on_complete(j->desc.user, j->id, j->status);
+    }
+
+    pthread_mutex_lock(&s->mu);
+    if (n->partition < 0) {
+      j->notified = true;
+      if (j->desc.flags & SEALPROV_JOB_DETACHED) {
+        job_unlink(s, j);
+        job_free(j);
+      } else {
+        pthread_cond_broadcast(&s->job_cv);
+      }
+    }
+  }
+  pthread_mutex_unlock(&s->mu);
+  return NULL;
+}
+
+/* ---- create / destroy ---------------------------------------------------------------- */
+
+static void close_devices(sp_sched *s) {
+  for (unsigned i = 0; i < s->ndev; i++) {
+    sp_device_rt *d = &s->devs[i];
+    if (d->opened && d->eng->device_close != NULL) d->eng->device_close(d->handle);
+    d->opened = false;
+  }
+}
+
+static void free_sched(sp_sched *s) {
+  if (s->devs != NULL)
+    for (unsigned i = 0; i < s->ndev; i++) pthread_mutex_destroy(&s->devs[i].lock);
+  pthread_mutex_destroy(&s->mu);
+  pthread_mutex_destroy(&s->tl_mu);
+  pthread_cond_destroy(&s->work_cv);
+  pthread_cond_destroy(&s->job_cv);
+  pthread_cond_destroy(&s->notify_cv);
+  free(s->tl);
+  free(s->devs);
+  free(s);
+}
+
+static void stop_notifier(sp_sched *s) {
+  if (!s->notifier_started) return;
+  pthread_mutex_lock(&s->mu);
+  s->notify_stop = true;
+  pthread_cond_broadcast(&s->notify_cv);
+  pthread_mutex_unlock(&s->mu);
+  pthread_join(s->notifier, NULL);
+  s->notifier_started = false;
+}
+
+void sp_sched_stop_workers(sp_sched *s) {
+  pthread_mutex_lock(&s->mu);
+  s->stopping = true;
+  pthread_cond_broadcast(&s->work_cv);
+  pthread_mutex_unlock(&s->mu);
+}
+
+sp_proof_verify_fn sp_sched_verifier(const sp_sched *s) {
+  return s->cfg.verify_proofs ? s->hooks.verify_proof : NULL;
+}
+
+int sp_sched_create(const sp_config *cfg, const sp_engine_ops *const *engines,
+                    const sp_sched_hooks *hooks, sp_sched **out, char *err, size_t errlen) {
+  if (out != NULL) *out = NULL;
+  if (cfg == NULL || engines == NULL || out == NULL)
+    return fail(err, errlen, SEALPROV_ERR_INVALID_ARGUMENT,
+                "scheduler: NULL %s", cfg == NULL ? "config" : engines == NULL ? "engines" : "out");
+  if (cfg->ndevices == 0)
+    return fail(err, errlen, SEALPROV_ERR_NO_DEVICE, "%s: no device sections: nothing to run on",
+                cfg->path[0] ? cfg->path : "configuration");
+  if (cfg->ndevices > SP_MAX_DEVICES)
+    return fail(err, errlen, SEALPROV_ERR_INVALID_ARGUMENT, "%zu devices (at most %d)",
+                cfg->ndevices, SP_MAX_DEVICES);
+  for (size_t i = 0; i < cfg->ndevices; i++) {
+    const sp_engine_ops *e = engines[i];
+    if (e == NULL || e->device_open == NULL || e->worker_bind == NULL || e->execute == NULL)
+      return fail(err, errlen, SEALPROV_ERR_INTERNAL,
+                  "device %zu (%s): no engine, or an engine without device_open/worker_bind/"
+                  "execute",
+                  i, cfg->devices[i].section);
+    if (cfg->devices[i].workers == 0)
+      return fail(err, errlen, SEALPROV_ERR_INVALID_ARGUMENT,
+                  "device %zu (%s): 0 workers: a device needs at least one", i,
+                  cfg->devices[i].section);
+  }
+
+  sp_sched *s = calloc(1, sizeof *s);
+  if (s == NULL) return fail(err, errlen, SEALPROV_ERR_NO_MEMORY, "scheduler: out of memory");
+  s->cfg = *cfg;
+  if (hooks != NULL) s->hooks = *hooks;
+  s->t0 = sp_now();
+  s->next_id = 1;
+  s->ndev = (unsigned)cfg->ndevices;
+  pthread_mutex_init(&s->mu, NULL);
+  pthread_mutex_init(&s->tl_mu, NULL);
+  pthread_cond_init(&s->work_cv, NULL);
+  pthread_cond_init(&s->notify_cv, NULL);
+  pthread_condattr_t ca;
+  pthread_condattr_init(&ca);
+  pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
+  pthread_cond_init(&s->job_cv, &ca);
+  pthread_condattr_destroy(&ca);
+
+  s->tl_cap = cfg->timeline_events;
+  if (s->tl_cap > 0 && (s->tl = calloc(s->tl_cap, sizeof *s->tl)) == NULL) {
+    free_sched(s);
+    return fail(err, errlen, SEALPROV_ERR_NO_MEMORY, "timeline of %zu events: out of memory",
+                (size_t)cfg->timeline_events);
+  }
+  s->devs = calloc(s->ndev, sizeof *s->devs);
+  if (s->devs == NULL) {
+    free_sched(s);
+    return fail(err, errlen, SEALPROV_ERR_NO_MEMORY, "scheduler: out of memory");
+  }
+  unsigned total_workers = 0;
+  for (unsigned i = 0; i < s->ndev; i++) total_workers += cfg->devices[i].workers;
+  long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
+  if (ncpu < 1) ncpu = 1;
+  for (unsigned i = 0; i < s->ndev; i++) {
+    sp_device_rt *d = &s->devs[i];
+    d->index = i;
+    d->cfg = cfg->devices[i];
+    d->eng = engines[i];
+    d->confirmed_ordinal = -1;
+    d->inject_left = d->cfg.inject_count;
+    atomic_init(&d->executing, 0);
+    /* Host threads per task: as configured, else an equal share of the machine so
+     * that all workers preparing at once do not oversubscribe it. */
+    d->cpu_threads = d->cfg.threads ? d->cfg.threads
+                                    : (unsigned)(ncpu / total_workers ? ncpu / total_workers : 1);
+    pthread_mutex_init(&d->lock, NULL);
+  }
+
+  /* device_open runs on this thread; engines must not change its current device. */
+  for (unsigned i = 0; i < s->ndev; i++) {
+    sp_device_rt *d = &s->devs[i];
+    char msg[256] = "";
+    int st = d->eng->device_open(&d->cfg, &d->handle, msg, sizeof msg);
+    if (st != SEALPROV_OK) {
+      fail(err, errlen, st, "device %u (%s, %s engine): cannot open: %s", i, d->cfg.section,
+           d->eng->name ? d->eng->name : "?", msg);
+      close_devices(s);
+      free_sched(s);
+      return st;
+    }
+    d->opened = true;
+  }
+
+  int rc = sp_thread_start(&s->notifier, notifier_main, s, "sp-notify");
+  if (rc != 0) {
+    close_devices(s);
+    free_sched(s);
+    return fail(err, errlen, SEALPROV_ERR_INTERNAL, "cannot start the notifier thread: %s",
+                strerror(rc));
+  }
+  s->notifier_started = true;
+
+  int st = sp_pool_start(&s->pool, s, s->devs, s->ndev, err, errlen);
+  if (st != SEALPROV_OK) {
+    stop_notifier(s);
+    close_devices(s);
+    free_sched(s);
+    return st;
+  }
+  /* Rule 1 of DESIGN.md: the selector -> device mapping is logged at open. */
+  for (unsigned i = 0; i < s->ndev; i++) {
+    const sp_device_rt *d = &s->devs[i];
+    if (d->cfg.type == SP_DEVICE_CUDA)
+      SLOG(s, SEALPROV_LOG_INFO,
+           "device %u [%s] cuda: device = %s%s -> ordinal %d '%s' uuid %s pci %s; %u worker(s) "
+           "bound, confirmed ordinal %d; %u host thread(s) per task",
+           i, d->cfg.section,
+           d->cfg.selector_kind == SP_SELECT_UUID  ? "uuid="
+           : d->cfg.selector_kind == SP_SELECT_PCI ? "pci="
+                                                   : "",
+           d->cfg.selector, d->cfg.ordinal, d->cfg.name, d->cfg.uuid,
+           d->cfg.pci_bus_id, d->nworkers, d->confirmed_ordinal, d->cpu_threads);
+    else
+      SLOG(s, SEALPROV_LOG_INFO,
+           "device %u [%s] %s '%s': %u worker(s) bound; %u host thread(s) per task", i,
+           d->cfg.section, d->eng->name ? d->eng->name : "cpu", d->cfg.name, d->nworkers,
+           d->cpu_threads);
+  }
+  *out = s;
+  return SEALPROV_OK;
+}
+
+void sp_sched_destroy(sp_sched *s) {
+  if (s == NULL) return;
+  pthread_mutex_lock(&s->mu);
+  s->closing = true;
+  size_t dropped = s->queued;
+  while (s->qhead != NULL) {
+    sp_task_rec *t = s->qhead;
+    queue_remove(s, t);
+    end_task(s, t, SEALPROV_ERR_SHUTDOWN,
+             "partition %" PRIu32 " of job %" PRIu64 ": not started: the provider is closing",
+             t->partition, t->job->id);
+  }
+  s->stopping = true;
+  pthread_cond_broadcast(&s->work_cv);
+  pthread_mutex_unlock(&s->mu);
+  if (dropped) SLOG(s, SEALPROV_LOG_INFO, "close: %zu queued partition(s) failed with SHUTDOWN",
+                    dropped);
+
+  /* Running tasks finish (their outcome stands; failures are not retried). */
+  sp_pool_join(&s->pool);
+  /* Every job has ended by now; the notifier drains its queue before it leaves. */
+  stop_notifier(s);
+
+  pthread_mutex_lock(&s->mu);
+  while (s->wait_calls > 0) pthread_cond_wait(&s->job_cv, &s->mu);
+  sp_job *j = s->jobs;
+  s->jobs = NULL;
+  pthread_mutex_unlock(&s->mu);
+  while (j != NULL) {
+    sp_job *next = j->next;
+    if (!j->notified)
+      sp_log(SEALPROV_LOG_ERROR, "internal: job %" PRIu64 " had not ended at close", j->id);
+    job_free(j);
+    j = next;
+  }
+  close_devices(s);
+  free_sched(s);
+}
+
+/* ---- host calls ------------------------------------------------------------------------ */
+
+static sp_job *job_find(sp_sched *s, sealprov_job_id id) {
+  for (sp_job *j = s->jobs; j != NULL; j = j->next)
+    if (j->id == id) return j;
+  return NULL;
+}
+
+static int fill_random(void *buf, size_t len, char *err, size_t errlen) {
+  uint8_t *p = buf;
+  while (len > 0) {
+    ssize_t n = getrandom(p, len, 0);
+    if (n < 0) {
+      if (errno == EINTR) continue;
+      return fail(err, errlen, SEALPROV_ERR_INTERNAL, "getrandom failed: %s", strerror(errno));
+    }
+    p += n;
+    len -= (size_t)n;
+  }
+  return SEALPROV_OK;
+}
+
+static bool decode_scalar(fr_t *out, const uint8_t *in, uint32_t encoding) {
+  if (encoding == SEALPROV_SCALAR_CANONICAL_LE) return fr_from_le32(out, in);
+  uint64_t limbs[4];
+  memcpy(limbs, in, sizeof limbs); /* host bytes need not be 8-byte aligned */
+  return fr_from_blst_mont(out, limbs);
+}
+
+/* Blinding factors: the host's (FIXED_RS) or fresh from getrandom, 64 bytes reduced
+ * mod r per value so that the bias is negligible. */
+static int draw_rs(const sealprov_job *job, sp_task_rec *tasks, char *err, size_t errlen) {
+  uint32_t n = job->num_partitions;
+  if (job->flags & SEALPROV_JOB_FIXED_RS) {
+    for (uint32_t i = 0; i < n; i++) {
+      if (!decode_scalar(&tasks[i].r, job->r + (size_t)i * 32, job->scalar_encoding))
+        return fail(err, errlen, SEALPROV_ERR_INVALID_ARGUMENT,
+                    "job->r of partition %" PRIu32 " is not a scalar below the group order r", i);
+      if (!decode_scalar(&tasks[i].s, job->s + (size_t)i * 32, job->scalar_encoding))
+        return fail(err, errlen, SEALPROV_ERR_INVALID_ARGUMENT,
+                    "job->s of partition %" PRIu32 " is not a scalar below the group order r", i);
+    }
+    return SEALPROV_OK;
+  }
+  uint8_t wide[128];
+  for (uint32_t i = 0; i < n; i++) {
+    int st = fill_random(wide, sizeof wide, err, errlen);
+    if (st != SEALPROV_OK) return st;
+    fr_from_bytes_wide(&tasks[i].r, wide);
+    fr_from_bytes_wide(&tasks[i].s, wide + 64);
+  }
+  explicit_bzero(wide, sizeof wide);
+  return SEALPROV_OK;
+}
+
+/* Smallest job struct a host may pass: everything up to and including proofs_out
+ * (the trailing results/callbacks/user read as absent when not covered). */
+#define SP_JOB_MIN_SIZE (offsetof(sealprov_job, proofs_out) + sizeof(((sealprov_job *)0)->proofs_out))
+
+int sp_sched_submit(sp_sched *s, const sealprov_job *job, sealprov_job_id *id, char *err,
+                    size_t errlen) {
+  if (s == NULL || job == NULL || id == NULL)
+    return fail(err, errlen, SEALPROV_ERR_INVALID_ARGUMENT, "submit: NULL %s",
+                s == NULL ? "provider" : job == NULL ? "job" : "id");
+  *id = 0;
+  if (job->struct_size < SP_JOB_MIN_SIZE)
+    return fail(err, errlen, SEALPROV_ERR_INVALID_ARGUMENT,
+                "job->struct_size %" PRIu32 " is smaller than the smallest job (%zu bytes, "
+                "up to proofs_out): set it to sizeof(sealprov_job)",
+                job->struct_size, (size_t)SP_JOB_MIN_SIZE);
+  sealprov_job d;
+  memset(&d, 0, sizeof d);
+  memcpy(&d, job, job->struct_size < sizeof d ? job->struct_size : sizeof d);
+
+  const uint32_t known = SEALPROV_JOB_FIXED_RS | SEALPROV_JOB_DETACHED;
+  if (d.flags & ~known)
+    return fail(err, errlen, SEALPROV_ERR_INVALID_ARGUMENT,
+                "job->flags 0x%" PRIx32 " has unknown bits 0x%" PRIx32, d.flags, d.flags & ~known);
+  if (d.srs == NULL)
+    return fail(err, errlen, SEALPROV_ERR_INVALID_ARGUMENT,
+                "job->srs is NULL: load parameters with srs_load() first");
+  sp_srs *srs = (sp_srs *)d.srs;
+  if (srs->vk_only)
+    return fail(err, errlen, SEALPROV_ERR_INVALID_ARGUMENT,
+                "job->srs (%s) is a verifying key from vk_load(): proving needs srs_load()",
+                srs->path ? srs->path : "?");
+  if (d.num_partitions == 0)
+    return fail(err, errlen, SEALPROV_ERR_INVALID_ARGUMENT, "job->num_partitions is 0");
+  if (s->cfg.max_partitions > 0 && d.num_partitions > s->cfg.max_partitions)
+    return fail(err, errlen, SEALPROV_ERR_INVALID_ARGUMENT,
+                "job->num_partitions %" PRIu32 " exceeds max_partitions %u of %s",
+                d.num_partitions, s->cfg.max_partitions, s->cfg.path);
+  if (d.partitions == NULL)
+    return fail(err, errlen, SEALPROV_ERR_INVALID_ARGUMENT, "job->partitions is NULL");
+  if (d.proofs_out == NULL)
+    return fail(err, errlen, SEALPROV_ERR_INVALID_ARGUMENT,
+                "job->proofs_out is NULL (needs 192 x %" PRIu32 " bytes)", d.num_partitions);
+  if (d.scalar_encoding != SEALPROV_SCALAR_CANONICAL_LE &&
+      d.scalar_encoding != SEALPROV_SCALAR_MONTGOMERY)
+    return fail(err, errlen, SEALPROV_ERR_INVALID_ARGUMENT,
+                "job->scalar_encoding %" PRIu32 " is neither CANONICAL_LE (0) nor MONTGOMERY (1)",
+                d.scalar_encoding);
+  if (d.flags & SEALPROV_JOB_FIXED_RS) {
+    if (d.r == NULL || d.s == NULL)
+      return fail(err, errlen, SEALPROV_ERR_INVALID_ARGUMENT,
+                  "job->flags has FIXED_RS but job->%s is NULL", d.r == NULL ? "r" : "s");
+  } else if (d.r != NULL || d.s != NULL) {
+    return fail(err, errlen, SEALPROV_ERR_INVALID_ARGUMENT,
+                "job->%s is set without SEALPROV_JOB_FIXED_RS: fixed r/s remove the proofs' "
+                "zero-knowledge, so they need the explicit flag",
+                d.r != NULL ? "r" : "s");
+  }
+  if (s->hooks.check_assignment != NULL) {
+    for (uint32_t i = 0; i < d.num_partitions; i++) {
+      char msg[384] = "";
+      int st = s->hooks.check_assignment(srs, &d.partitions[i], msg, sizeof msg);
+      if (st != SEALPROV_OK)
+        return fail(err, errlen, st, "partition %" PRIu32 ": %s", i, msg);
+    }
+  }
+
+  sp_job *j = calloc(1, sizeof *j);
+  sp_task_rec *tasks = j ? calloc(d.num_partitions, sizeof *tasks) : NULL;
+  if (tasks == NULL) {
+    free(j);
+    return fail(err, errlen, SEALPROV_ERR_NO_MEMORY, "submit: no memory for %" PRIu32 " tasks",
+                d.num_partitions);
+  }
+  j->desc = d;
+  j->srs = srs;
+  j->tasks = tasks;
+  int st = draw_rs(&d, tasks, err, errlen);
+  if (st != SEALPROV_OK) {
+    job_free(j);
+    return st;
+  }
+  /* The caller's r/s no longer matter: the job keeps its decoded copies only. */
+  j->desc.r = j->desc.s = NULL;
+  for (uint32_t i = 0; i < d.num_partitions; i++) {
+    tasks[i].job = j;
+    tasks[i].partition = i;
+    tasks[i].device = -1;
+    tasks[i].status = -1;
+  }
+
+  pthread_mutex_lock(&s->mu);
+  if (s->closing) {
+    st = fail(err, errlen, SEALPROV_ERR_SHUTDOWN, "submit: the provider is closing");
+  } else if (healthy_devices(s) == 0) {
+    char why[1024];
+    no_device_detail(s, why, sizeof why);
+    st = fail(err, errlen, SEALPROV_ERR_NO_DEVICE, "submit: %s", why);
+  } else if (s->cfg.max_jobs > 0 && s->active_jobs >= s->cfg.max_jobs) {
+    st = fail(err, errlen, SEALPROV_ERR_QUEUE_FULL,
+              "submit: %zu jobs are queued or running (max_jobs = %u in %s)", s->active_jobs,
+              s->cfg.max_jobs, s->cfg.path);
+  } else if (s->cfg.max_partitions > 0 && s->queued + d.num_partitions > s->cfg.max_partitions) {
+    st = fail(err, errlen, SEALPROV_ERR_QUEUE_FULL,
+              "submit: %zu partitions queued + %" PRIu32 " would exceed max_partitions = %u in %s",
+              s->queued, d.num_partitions, s->cfg.max_partitions, s->cfg.path);
+  }
+  if (st != SEALPROV_OK) {
+    pthread_mutex_unlock(&s->mu);
+    job_free(j);
+    return st;
+  }
+  if (s->hooks.srs_retain != NULL) s->hooks.srs_retain(srs);
+  j->id = s->next_id++;
+  j->seq = s->next_seq++;
+  j->t_submit = sp_now();
+  j->remaining = d.num_partitions;
+  j->next = s->jobs;
+  if (s->jobs) s->jobs->prev = j;
+  s->jobs = j;
+  s->active_jobs++;
+  s->jobs_submitted++;
+  for (uint32_t i = 0; i < d.num_partitions; i++) {
+    queue_insert(s, &tasks[i]);
+    sp_sched_timeline_add(s, SP_TL_QUEUED, j->id, i, -1, -1, 0, SEALPROV_OK);
+  }
+  *id = j->id;
+  pthread_cond_broadcast(&s->work_cv);
+  pthread_mutex_unlock(&s->mu);
+  return SEALPROV_OK;
+}
+
+int sp_sched_wait(sp_sched *s, sealprov_job_id id, int64_t timeout_ms, char *err, size_t errlen) {
+  if (s == NULL) return fail(err, errlen, SEALPROV_ERR_INVALID_ARGUMENT, "wait: NULL provider");
+  if (s->notifier_started && pthread_equal(pthread_self(), s->notifier))
+    return fail(err, errlen, SEALPROV_ERR_INVALID_ARGUMENT,
+                "wait() called from an on_complete/on_inputs_released callback: callbacks "
+                "must not wait (the job would wait for its own callback)");
+  struct timespec deadline;
+  if (timeout_ms >= 0) {
+    clock_gettime(CLOCK_MONOTONIC, &deadline);
+    deadline.tv_sec += (time_t)(timeout_ms / 1000);
+    deadline.tv_nsec += (long)(timeout_ms % 1000) * 1000000L;
+    if (deadline.tv_nsec >= 1000000000L) {
+      deadline.tv_sec++;
+      deadline.tv_nsec -= 1000000000L;
+    }
+  }
+  pthread_mutex_lock(&s->mu);
+  sp_job *j = job_find(s, id);
+  if (j == NULL || j->reaped) {
+    pthread_mutex_unlock(&s->mu);
+    return fail(err, errlen, SEALPROV_ERR_NOT_FOUND,
+                "wait: no job %" PRIu64 " (never submitted, already waited on, or detached "
+                "and finished)",
+                id);
+  }
+  if (j->desc.flags & SEALPROV_JOB_DETACHED) {
+    pthread_mutex_unlock(&s->mu);
+    return fail(err, errlen, SEALPROV_ERR_NOT_FOUND,
+                "wait: job %" PRIu64 " was submitted DETACHED: it cannot be waited on", id);
+  }
+  j->waiters++;
+  s->wait_calls++;
+  while (!j->notified && !j->reaped) {
+    if (timeout_ms < 0) {
+      pthread_cond_wait(&s->job_cv, &s->mu);
+    } else if (pthread_cond_timedwait(&s->job_cv, &s->mu, &deadline) == ETIMEDOUT) {
+      break;
+    }
+  }
+  int st;
+  if (j->reaped) {
+    st = fail(err, errlen, SEALPROV_ERR_NOT_FOUND,
+              "wait: job %" PRIu64 " was collected by another wait() call", id);
+  } else if (!j->notified) {
+    st = fail(err, errlen, SEALPROV_ERR_TIMEOUT,
+              "wait: job %" PRIu64 " still running after %" PRId64 " ms (%" PRIu32 " of %" PRIu32
+              " partitions left); it goes on",
+              id, timeout_ms, j->remaining, j->desc.num_partitions);
+  } else {
+    j->reaped = true;
+    job_unlink(s, j);
+    st = j->status;
+    if (st != SEALPROV_OK) fail(err, errlen, st, "%s", j->err);
+  }
+  j->waiters--;
+  if (j->reaped && j->waiters == 0) job_free(j);
+  s->wait_calls--;
+  if (s->wait_calls == 0 && s->closing) pthread_cond_broadcast(&s->job_cv);
+  pthread_mutex_unlock(&s->mu);
+  return st;
+}
+
+int sp_sched_cancel(sp_sched *s, sealprov_job_id id, char *err, size_t errlen) {
+  if (s == NULL) return fail(err, errlen, SEALPROV_ERR_INVALID_ARGUMENT, "cancel: NULL provider");
+  pthread_mutex_lock(&s->mu);
+  sp_job *j = job_find(s, id);
+  if (j == NULL || j->reaped) {
+    pthread_mutex_unlock(&s->mu);
+    return fail(err, errlen, SEALPROV_ERR_NOT_FOUND,
+                "cancel: no job %" PRIu64 " (never submitted, or already waited on)", id);
+  }
+  if (!j->ended) {
+    j->cancelled = true;
+    for (uint32_t i = 0; i < j->desc.num_partitions && !j->ended; i++) {
+      sp_task_rec *t = &j->tasks[i];
+      if (!t->queued) continue;
+      queue_remove(s, t);
+      end_task(s, t, SEALPROV_ERR_CANCELLED,
+               "partition %" PRIu32 " of job %" PRIu64 ": cancelled before it ran", i, j->id);
+    }
+  }
+  pthread_mutex_unlock(&s->mu);
+  return SEALPROV_OK;
+}
+
+/* ---- device table, stats ---------------------------------------------------------- */
+
+static int device_state(const sp_sched *s, const sp_device_rt *d) {
+  if (d->quarantined) return SEALPROV_DEVICE_QUARANTINED;
+  if (s->stopping) return SEALPROV_DEVICE_STOPPED;
+  return atomic_load(&d->executing) > 0 ? SEALPROV_DEVICE_BUSY : SEALPROV_DEVICE_READY;
+}
+
+static void copy_str(char *dst, size_t cap, const char *src) {
+  snprintf(dst, cap, "%s", src ? src : "");
+}
+
+int sp_sched_devices(sp_sched *s, sealprov_device_info *out, size_t cap, size_t *count) {
+  if (s == NULL || count == NULL || (out == NULL && cap > 0)) return SEALPROV_ERR_INVALID_ARGUMENT;
+  size_t stride = sizeof(sealprov_device_info);
+  /* An older host may have a smaller entry; it says so in out[0].struct_size. */
+  if (cap > 0 && out[0].struct_size > 0 && out[0].struct_size < stride)
+    stride = out[0].struct_size;
+  pthread_mutex_lock(&s->mu);
+  *count = s->ndev;
+  for (size_t i = 0; i < cap && i < s->ndev; i++) {
+    const sp_device_rt *d = &s->devs[i];
+    sealprov_device_info e;
+    memset(&e, 0, sizeof e);
+    e.struct_size = (uint32_t)stride;
+    e.index = (int32_t)i;
+    copy_str(e.section, sizeof e.section, d->cfg.section);
+    copy_str(e.type, sizeof e.type, d->cfg.type == SP_DEVICE_CUDA ? "cuda" : "cpu");
+    copy_str(e.name, sizeof e.name, d->cfg.name[0] ? d->cfg.name : d->eng->name);
+    copy_str(e.uuid, sizeof e.uuid, d->cfg.uuid);
+    copy_str(e.pci_bus_id, sizeof e.pci_bus_id, d->cfg.pci_bus_id);
+    e.ordinal = d->cfg.type == SP_DEVICE_CUDA ? d->cfg.ordinal : -1;
+    e.confirmed_ordinal = d->confirmed_ordinal;
+    e.workers = d->nworkers;
+    e.state = device_state(s, d);
+    e.tasks_done = d->tasks_done;
+    e.tasks_failed = d->failures;
+    e.memory_limit = d->cfg.memory_limit;
+    e.busy_seconds = d->busy_s;
+    e.lock_wait_seconds = d->lock_wait_s;
+    memcpy((char *)out + i * stride, &e, stride);
+  }
+  pthread_mutex_unlock(&s->mu);
+  return SEALPROV_OK;
+}
+
+/* Prometheus label values escape backslash, quote and newline. */
+static void sb_label(sbuf *b, const char *v) {
+  for (; *v; v++) {
+    if (*v == '\\' || *v == '"')
+      sb_printf(b, "\\%c", *v);
+    else if (*v == '\n')
+      sb_printf(b, "\\n");
+    else
+      sb_printf(b, "%c", *v);
+  }
+}
+
+typedef struct dev_snapshot {
+  uint64_t tasks_done, failures, memory;
+  double busy_s, lock_wait_s;
+  int state;
+  unsigned workers;
+} dev_snapshot;
+
+int sp_sched_stats(sp_sched *s, char *buf, size_t cap, size_t *len) {
+  if (s == NULL || (buf == NULL && cap > 0)) return SEALPROV_ERR_INVALID_ARGUMENT;
+  dev_snapshot snap[SP_MAX_DEVICES];
+  pthread_mutex_lock(&s->mu);
+  for (unsigned i = 0; i < s->ndev; i++) {
+    const sp_device_rt *d = &s->devs[i];
+    snap[i] = (dev_snapshot){d->tasks_done, d->failures, 0, d->busy_s, d->lock_wait_s,
+                             device_state(s, d), d->nworkers};
+  }
+  size_t queued = s->queued, active = s->active_jobs;
+  uint64_t submitted = s->jobs_submitted, ok = s->jobs_ok, failed = s->jobs_failed,
+           requeues = s->requeues;
+  pthread_mutex_unlock(&s->mu);
+  /* Engines keep their own memory counters; asking them outside s->mu keeps a slow
+   * engine from stalling the workers. */
+  for (unsigned i = 0; i < s->ndev; i++) {
+    const sp_device_rt *d = &s->devs[i];
+    snap[i].memory = d->eng->memory_in_use ? d->eng->memory_in_use(d->handle) : 0;
+  }
+
+  static const struct {
+    const char *name, *type, *help;
+  } m[] = {
+      {"sealprov_device_tasks_total", "counter", "Partitions proved on the device."},
+      {"sealprov_device_failures_total", "counter",
+       "Failed attempts on the device (device errors and failed self-checks)."},
+      {"sealprov_device_busy_seconds_total", "counter",
+       "Time spent in the device section (device lock held)."},
+      {"sealprov_device_lock_wait_seconds_total", "counter",
+       "Time workers waited for the device lock."},
+      {"sealprov_device_quarantined", "gauge", "1 if the device is quarantined."},
+      {"sealprov_device_memory_bytes", "gauge", "Device memory in use by the engine."},
+      {"sealprov_device_workers", "gauge", "Worker threads bound to the device."},
+      {"sealprov_device_state", "gauge",
+       "Device state: 0 ready, 1 busy, 2 quarantined, 3 stopped."},
+  };
+  sbuf b = {0};
+  for (size_t k = 0; k < sizeof m / sizeof m[0]; k++) {
+    sb_printf(&b, "# HELP %s %s\n# TYPE %s %s\n", m[k].name, m[k].help, m[k].name, m[k].type);
+    for (unsigned i = 0; i < s->ndev; i++) {
+      const sp_device_rt *d = &s->devs[i];
+      sb_printf(&b, "%s{device=\"%u\",section=\"", m[k].name, i);
+      sb_label(&b, d->cfg.section);
+      sb_printf(&b, "\",type=\"%s\"} ", d->cfg.type == SP_DEVICE_CUDA ? "cuda" : "cpu");
+      switch (k) {
+        case 0: sb_printf(&b, "%" PRIu64 "\n", snap[i].tasks_done); break;
+        case 1: sb_printf(&b, "%" PRIu64 "\n", snap[i].failures); break;
+        case 2: sb_printf(&b, "%.6f\n", snap[i].busy_s); break;
+        case 3: sb_printf(&b, "%.6f\n", snap[i].lock_wait_s); break;
+        case 4: sb_printf(&b, "%d\n", snap[i].state == SEALPROV_DEVICE_QUARANTINED); break;
+        case 5: sb_printf(&b, "%" PRIu64 "\n", snap[i].memory); break;
+        case 6: sb_printf(&b, "%u\n", snap[i].workers); break;
+        default: sb_printf(&b, "%d\n", snap[i].state); break;
+      }
+    }
+  }
+  sb_printf(&b,
+            "# HELP sealprov_queue_depth Partitions waiting for a worker.\n"
+            "# TYPE sealprov_queue_depth gauge\nsealprov_queue_depth %zu\n"
+            "# HELP sealprov_jobs_active Jobs queued or running.\n"
+            "# TYPE sealprov_jobs_active gauge\nsealprov_jobs_active %zu\n"
+            "# HELP sealprov_jobs_submitted_total Jobs accepted by submit.\n"
+            "# TYPE sealprov_jobs_submitted_total counter\nsealprov_jobs_submitted_total %" PRIu64 "\n"
+            "# HELP sealprov_jobs_completed_total Jobs ended, by outcome.\n"
+            "# TYPE sealprov_jobs_completed_total counter\n"
+            "sealprov_jobs_completed_total{outcome=\"ok\"} %" PRIu64 "\n"
+            "sealprov_jobs_completed_total{outcome=\"failed\"} %" PRIu64 "\n"
+            "# HELP sealprov_partitions_requeued_total Attempts requeued after a device failure.\n"
+            "# TYPE sealprov_partitions_requeued_total counter\n"
+            "sealprov_partitions_requeued_total %" PRIu64 "\n",
+            queued, active, submitted, ok, failed, requeues);
+  return sb_deliver(&b, buf, cap, len);
+}
+
+void sp_sched_srs_evict(sp_sched *s, const sp_srs *srs) {
+  if (s == NULL || srs == NULL) return;
+  for (unsigned i = 0; i < s->ndev; i++) {
+    sp_device_rt *d = &s->devs[i];
+    if (!d->opened || d->eng->srs_evict == NULL) continue;
+    pthread_mutex_lock(&d->lock);
+    d->eng->srs_evict(d->handle, srs);
+    pthread_mutex_unlock(&d->lock);
+  }
+}

@@ -1,0 +1,180 @@
+/* cmd_devices.c -- `sealprov devices` and `sealprov check-config`: open the module
+ * with an INI file, as a daemon would, and show what every device resolved and bound
+ * to. Opening is the check: the module parses, resolves every selector, opens every
+ * device and binds every worker before open() returns. */
+#include <config.h>
+
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli.h"
+
+static const char *state_name(int s) {
+  switch (s) {
+    case SEALPROV_DEVICE_READY: return "ready";
+    case SEALPROV_DEVICE_BUSY: return "busy";
+    case SEALPROV_DEVICE_QUARANTINED: return "quarantined";
+    case SEALPROV_DEVICE_STOPPED: return "stopped";
+    default: return "?";
+  }
+}
+
+static const char *or_dash(const char *s) { return s[0] ? s : "-"; }
+
+static void print_table(FILE *f, const sealprov_device_info *d, size_t n) {
+  fprintf(f, "%-5s %-12s %-5s %-24s %-42s %-13s %7s %9s %7s %s\n", "index", "section", "type",
+          "name", "uuid", "pci", "ordinal", "confirmed", "workers", "state");
+  for (size_t i = 0; i < n; i++) {
+    char ord[16], conf[16];
+    snprintf(ord, sizeof ord, "%d", d[i].ordinal);
+    snprintf(conf, sizeof conf, "%d", d[i].confirmed_ordinal);
+    fprintf(f, "%-5d %-12s %-5s %-24s %-42s %-13s %7s %9s %7u %s\n", d[i].index, d[i].section,
+            d[i].type, d[i].name, or_dash(d[i].uuid), or_dash(d[i].pci_bus_id),
+            d[i].ordinal < 0 ? "-" : ord, d[i].confirmed_ordinal < 0 ? "-" : conf, d[i].workers,
+            state_name(d[i].state));
+  }
+}
+
+static void print_json(const sp_cli_host *h, const char *ini, const sealprov_device_info *d,
+                       size_t n) {
+  printf("{\"module\": ");
+  sp_cli_json_str(stdout, h->path);
+  printf(", \"version\": ");
+  sp_cli_json_str(stdout, h->vt->version());
+  printf(", \"config\": ");
+  sp_cli_json_str(stdout, ini);
+  printf(", \"devices\": [");
+  for (size_t i = 0; i < n; i++) {
+    printf("%s{\"index\": %d, \"section\": ", i ? ", " : "", d[i].index);
+    sp_cli_json_str(stdout, d[i].section);
+    printf(", \"type\": ");
+    sp_cli_json_str(stdout, d[i].type);
+    printf(", \"name\": ");
+    sp_cli_json_str(stdout, d[i].name);
+    printf(", \"uuid\": ");
+    sp_cli_json_str(stdout, d[i].uuid);
+    printf(", \"pci_bus_id\": ");
+    sp_cli_json_str(stdout, d[i].pci_bus_id);
+    printf(", \"ordinal\": %d, \"confirmed_ordinal\": %d, \"workers\": %u, \"state\": \"%s\", "
+           "\"memory_limit\": %llu}",
+           d[i].ordinal, d[i].confirmed_ordinal, d[i].workers, state_name(d[i].state),
+           (unsigned long long)d[i].memory_limit);
+  }
+  printf("]}\n");
+}
+
+/* Opens the module with ini and fetches the device table; 0 or an exit status. */
+static int open_and_list(sp_cli_host *h, const char *plugin, const char *ini,
+                         sealprov_device_info **out, size_t *n) {
+  if (!sp_cli_host_open(h, plugin, ini)) return 1;
+  size_t count = 0;
+  int st = h->vt->devices(h->p, NULL, 0, &count);
+  sealprov_device_info *d = calloc(count ? count : 1, sizeof *d);
+  if (st == SEALPROV_OK && d != NULL) st = h->vt->devices(h->p, d, count, &count);
+  if (st != SEALPROV_OK || d == NULL) {
+    fprintf(stderr, "sealprov: devices: %s: %s\n", h->vt->strerror(st ? st : SEALPROV_ERR_NO_MEMORY),
+            h->vt->last_error());
+    free(d);
+    sp_cli_host_close(h);
+    return 1;
+  }
+  *out = d;
+  *n = count;
+  return 0;
+}
+
+static void devices_usage(FILE *f) {
+  fprintf(f,
+          "usage: sealprov devices [--plugin MODULE] [-c INI] [--json]\n"
+          "  Opens the module with INI (default $SEALPROV_CONFIG, else " SP_DEFAULT_CONFIG ")\n"
+          "  and prints each device: index, INI section, type, name, UUID, PCI bus id, the\n"
+          "  CUDA ordinal its selector resolved to, the ordinal its workers confirmed with\n"
+          "  cudaGetDevice, workers and state.\n");
+}
+
+int cmd_devices(int argc, char **argv) {
+  static const struct option opts[] = {
+      {"plugin", required_argument, NULL, 'P'}, {"config", required_argument, NULL, 'c'},
+      {"json", no_argument, NULL, 'j'},         {"help", no_argument, NULL, 'h'},
+      {NULL, 0, NULL, 0},
+  };
+  const char *plugin = NULL, *ini = NULL;
+  int json = 0, c;
+  optind = 0;
+  while ((c = getopt_long(argc, argv, "c:h", opts, NULL)) != -1) {
+    switch (c) {
+      case 'P': plugin = optarg; break;
+      case 'c': ini = optarg; break;
+      case 'j': json = 1; break;
+      case 'h': devices_usage(stdout); return 0;
+      default: devices_usage(stderr); return 2;
+    }
+  }
+  if (optind < argc) {
+    fprintf(stderr, "sealprov devices: unexpected argument '%s'\n", argv[optind]);
+    devices_usage(stderr);
+    return 2;
+  }
+  ini = sp_cli_config_path(ini);
+  sp_cli_host h;
+  sealprov_device_info *d = NULL;
+  size_t n = 0;
+  int rc = open_and_list(&h, plugin, ini, &d, &n);
+  if (rc != 0) return rc;
+  if (json)
+    print_json(&h, ini, d, n);
+  else
+    print_table(stdout, d, n);
+  free(d);
+  sp_cli_host_close(&h);
+  return 0;
+}
+
+static void check_usage(FILE *f) {
+  fprintf(f,
+          "usage: sealprov check-config [--plugin MODULE] [-q] INI\n"
+          "  Opens the module with INI exactly as a host would (parse, resolve every\n"
+          "  device, open the devices, bind every worker), prints the device table and\n"
+          "  closes. Exit status 0 if the module accepts the file, 1 with the module's\n"
+          "  message (file, line, key and value) if not.\n");
+}
+
+int cmd_check_config(int argc, char **argv) {
+  static const struct option opts[] = {
+      {"plugin", required_argument, NULL, 'P'},
+      {"quiet", no_argument, NULL, 'q'},
+      {"help", no_argument, NULL, 'h'},
+      {NULL, 0, NULL, 0},
+  };
+  const char *plugin = NULL;
+  int quiet = 0, c;
+  optind = 0;
+  while ((c = getopt_long(argc, argv, "qh", opts, NULL)) != -1) {
+    switch (c) {
+      case 'P': plugin = optarg; break;
+      case 'q': quiet = 1; break;
+      case 'h': check_usage(stdout); return 0;
+      default: check_usage(stderr); return 2;
+    }
+  }
+  if (argc - optind != 1) {
+    fprintf(stderr, "sealprov check-config: expected one INI file\n");
+    check_usage(stderr);
+    return 2;
+  }
+  const char *ini = argv[optind];
+  sp_cli_host h;
+  sealprov_device_info *d = NULL;
+  size_t n = 0;
+  int rc = open_and_list(&h, plugin, ini, &d, &n);
+  if (rc != 0) return rc;
+  if (!quiet) {
+    printf("%s: OK, %zu device(s)\n", ini, n);
+    print_table(stdout, d, n);
+  }
+  free(d);
+  sp_cli_host_close(&h);
+  return 0;
+}
