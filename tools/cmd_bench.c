@@ -1,6 +1,8 @@
 /* cmd_bench.c -- `sealprov bench`: setup, parameter loading, proving and verification
  * times of sealing-shaped partitions on the CPU prover (plugin/groth16.c called
  * directly, so the figures are the prover's, not the scheduler's). */
+#include <config.h>
+
 #include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -223,10 +225,10 @@ int cmd_bench(int argc, char **argv)
     memset(&un, 0, sizeof un);
   if (json) {
     printf("{\"machine\": {\"cpu\": ");
-    g16_json_str(stdout, cpu);
+    sp_cli_json_str(stdout, cpu);
     printf(", \"online_cpus\": %u, \"threads\": %u, \"mem_gib\": %.1f, \"kernel\": ", g16_ncpus(),
            nt, (double)mem_kib / (1024.0 * 1024.0));
-    g16_json_str(stdout, un.release);
+    sp_cli_json_str(stdout, un.release);
     printf("}, \"repeat\": %llu, \"inputs\": %llu, \"results\": [", (unsigned long long)repeat,
            (unsigned long long)inputs);
   } else {

@@ -1,6 +1,8 @@
 /* cmd_demo.c -- `sealprov demo`: the whole path on one screen. A small insecure
  * setup of a 10-partition job in a temporary directory, proving through the module on
  * the configured devices, verification of every proof, and a summary. */
+#include <config.h>
+
 #include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -13,10 +15,6 @@
 #include "groth16.h"
 #include "spa.h"
 #include "srs.h"
-
-#ifndef SP_SYSCONFDIR
-#define SP_SYSCONFDIR "/usr/local/etc"
-#endif
 
 /* Used when neither -c nor the installed sample exists: two CPU devices, so even a
  * bare machine shows a job spread over devices. */
@@ -33,9 +31,9 @@ static void demo_usage(FILE *f)
           "                     [--keep] [--json]\n"
           "  Sets up a sealing-shaped job (default 10 partitions of 2^12 constraints; insecure\n"
           "  parameters) in a temporary directory, proves it through the module on the\n"
-          "  devices of INI (default " SP_SYSCONFDIR "/sealprov/sealprov.ini if it exists,\n"
-          "  else two CPU devices), verifies every proof and prints a summary. --keep leaves\n"
-          "  the directory. Exit status 0 only if every proof verifies.\n");
+          "  devices of INI (default $SEALPROV_CONFIG, else " SP_DEFAULT_CONFIG " if it\n"
+          "  exists, else two CPU devices), verifies every proof and prints a summary. --keep\n"
+          "  leaves the directory. Exit status 0 only if every proof verifies.\n");
 }
 
 int cmd_demo(int argc, char **argv)
@@ -93,9 +91,10 @@ int cmd_demo(int argc, char **argv)
     return 1;
   }
   /* which device configuration */
-  const char *ini_source = "given with -c";
-  if (!ini) {
-    snprintf(ini_path, sizeof ini_path, "%s/sealprov/sealprov.ini", SP_SYSCONFDIR);
+  const char *ini_source = ini ? "given with -c" : "$SEALPROV_CONFIG";
+  const char *env = getenv("SEALPROV_CONFIG");
+  if (!ini && !(env && *env)) {
+    snprintf(ini_path, sizeof ini_path, "%s", sp_cli_config_path(NULL));
     if (access(ini_path, R_OK) == 0) {
       ini_source = "installed";
     } else {
@@ -110,6 +109,7 @@ int cmd_demo(int argc, char **argv)
     }
     ini = ini_path;
   }
+  ini = sp_cli_config_path(ini);
   int ret = 1;
   size_t n = (size_t)parts;
   sp_spa **spa = calloc(n, sizeof *spa);
@@ -118,7 +118,7 @@ int cmd_demo(int argc, char **argv)
   bool *ok = calloc(n, sizeof *ok);
   g16_prove_report rep = {.results = calloc(n, sizeof(sealprov_partition_result)),
                           .device_names = calloc(n, 64)};
-  g16_host h = {0};
+  sp_cli_host h = {0};
   sp_srs *vk = NULL;
   char err[1024] = "";
   if (!spa || !asg || !proofs || !ok || !rep.results || !rep.device_names) {
@@ -158,7 +158,7 @@ int cmd_demo(int argc, char **argv)
     }
     asg[i] = spa[i]->asg;
   }
-  if (g16_host_open(&h, plugin, ini) != 0)
+  if (!sp_cli_host_open(&h, plugin, ini))
     goto out;
   snprintf(path, sizeof path, "%s/circuit.params", dir);
   int prc = g16_prove_partitions(&h, path, asg, n, false, !json && isatty(STDERR_FILENO), proofs,
@@ -193,9 +193,9 @@ int cmd_demo(int argc, char **argv)
 
   if (json) {
     printf("{\"dir\": ");
-    g16_json_str(stdout, dir);
+    sp_cli_json_str(stdout, dir);
     printf(", \"kept\": %s, \"ini\": ", keep ? "true" : "false");
-    g16_json_str(stdout, ini);
+    sp_cli_json_str(stdout, ini);
     printf(", \"constraints\": %llu, \"partitions\": %zu, \"setup_ms\": %.1f, \"load_ms\": %.1f, "
            "\"prove_ms\": %.1f, \"verify_ms\": %.1f, \"devices_used\": %zu, \"verified\": %zu, "
            "\"results\": [",
@@ -204,7 +204,7 @@ int cmd_demo(int argc, char **argv)
     for (size_t i = 0; i < n; i++) {
       printf("%s{\"index\": %zu, \"device\": %d, \"device_name\": ", i ? ", " : "", i,
              rep.results[i].device);
-      g16_json_str(stdout, rep.device_names[i]);
+      sp_cli_json_str(stdout, rep.device_names[i]);
       printf(", \"attempts\": %u, \"run_ms\": %.1f, \"valid\": %s}", rep.results[i].attempts,
              rep.results[i].run_ms, ok[i] ? "true" : "false");
     }
@@ -221,7 +221,7 @@ int cmd_demo(int argc, char **argv)
   }
 out:
   sp_srs_release(vk);
-  g16_host_close(&h);
+  sp_cli_host_close(&h);
   for (size_t i = 0; spa && i < n; i++)
     sp_spa_free(spa[i]);
   free(spa);

@@ -1,6 +1,8 @@
 /* cmd_prove.c -- `sealprov prove`: proves partition files through the module, exactly
  * as a host would (dlopen, open(ini), srs_load, one job, wait), and writes the proofs
  * in partition order. */
+#include <config.h>
+
 #include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -11,17 +13,13 @@
 #include "g16_util.h"
 #include "spa.h"
 
-#ifndef SP_SYSCONFDIR
-#define SP_SYSCONFDIR "/usr/local/etc"
-#endif
-
 static void prove_usage(FILE *f)
 {
   fprintf(f,
           "usage: sealprov prove [--plugin MODULE] [-c INI] --params FILE --out PROOFS\n"
           "                      [--zero-rs] [--json] PARTITION.spa...\n"
           "  Proves every partition file in one job on the devices of the INI file\n"
-          "  (default " SP_SYSCONFDIR "/sealprov/sealprov.ini) and writes 192 bytes per\n"
+          "  (default $SEALPROV_CONFIG, else " SP_DEFAULT_CONFIG ") and writes 192 bytes per\n"
           "  partition, in the order given, to PROOFS. --zero-rs uses r = s = 0: the\n"
           "  proofs are deterministic but NOT zero-knowledge (tests only).\n");
 }
@@ -32,23 +30,23 @@ static void report(bool json, const char *params, const char *out, char **files,
 {
   if (json) {
     printf("{\"params\": ");
-    g16_json_str(stdout, params);
+    sp_cli_json_str(stdout, params);
     printf(", \"proofs\": ");
-    g16_json_str(stdout, out);
+    sp_cli_json_str(stdout, out);
     printf(", \"status\": \"%s\", \"load_ms\": %.1f, \"prove_ms\": %.1f, \"devices_used\": %zu",
            g16_status_name(rep->status), rep->load_ms, rep->prove_ms, rep->devices_used);
     if (rep->status != SEALPROV_OK) {
       printf(", \"error\": ");
-      g16_json_str(stdout, rep->detail);
+      sp_cli_json_str(stdout, rep->detail);
     }
     printf(", \"partitions\": [");
     for (size_t i = 0; i < n; i++) {
       const sealprov_partition_result *r = &rep->results[i];
       printf("%s{\"index\": %zu, \"file\": ", i ? ", " : "", i);
-      g16_json_str(stdout, files[i]);
+      sp_cli_json_str(stdout, files[i]);
       printf(", \"status\": \"%s\", \"device\": %d, \"device_name\": ", g16_status_name(r->status),
              r->device);
-      g16_json_str(stdout, rep->device_names[i]);
+      sp_cli_json_str(stdout, rep->device_names[i]);
       printf(", \"attempts\": %u, \"queued_ms\": %.1f, \"run_ms\": %.1f}", r->attempts,
              r->queued_ms, r->run_ms);
     }
@@ -76,8 +74,7 @@ int cmd_prove(int argc, char **argv)
       {"zero-rs", no_argument, NULL, 'z'},      {"json", no_argument, NULL, 'j'},
       {"help", no_argument, NULL, 'h'},         {NULL, 0, NULL, 0},
   };
-  const char *plugin = NULL, *ini = SP_SYSCONFDIR "/sealprov/sealprov.ini", *params = NULL,
-             *out = NULL;
+  const char *plugin = NULL, *ini = NULL, *params = NULL, *out = NULL;
   bool zero_rs = false, json = false;
   optind = 0;
   int c;
@@ -123,7 +120,7 @@ int cmd_prove(int argc, char **argv)
   g16_prove_report rep = {.results = calloc(n, sizeof(sealprov_partition_result)),
                           .device_names = calloc(n, 64)};
   int ret = 2;
-  g16_host h = {0};
+  sp_cli_host h = {0};
   if (!spa || !asg || !proofs || !rep.results || !rep.device_names) {
     fprintf(stderr, "sealprov prove: out of memory\n");
     goto out;
@@ -138,8 +135,10 @@ int cmd_prove(int argc, char **argv)
   }
   if (zero_rs)
     fprintf(stderr, "sealprov prove: --zero-rs: proofs are deterministic and NOT zero-knowledge\n");
-  if ((ret = g16_host_open(&h, plugin, ini)) != 0)
+  if (!sp_cli_host_open(&h, plugin, sp_cli_config_path(ini))) {
+    ret = 1;
     goto out;
+  }
   ret = g16_prove_partitions(&h, params, asg, n, zero_rs, !json && isatty(STDERR_FILENO), proofs,
                              &rep);
   if (ret == 0 && !g16_write_file(out, proofs, 192 * n))
@@ -148,7 +147,7 @@ int cmd_prove(int argc, char **argv)
   if (rep.status != SEALPROV_OK)
     fprintf(stderr, "sealprov prove: %s: %s\n", g16_status_name(rep.status), rep.detail);
 out:
-  g16_host_close(&h);
+  sp_cli_host_close(&h);
   for (size_t i = 0; spa && i < n; i++)
     sp_spa_free(spa[i]);
   free(spa);

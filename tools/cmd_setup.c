@@ -1,5 +1,7 @@
 /* cmd_setup.c -- `sealprov setup`: a synthetic circuit, an INSECURE Groth16 setup and
  * one assignment file per partition (plugin/circuit.c does the work). */
+#include <config.h>
+
 #include <errno.h>
 #include <getopt.h>
 #include <stdio.h>
@@ -142,7 +144,7 @@ int cmd_setup(int argc, char **argv)
   double bits = in->aux_size ? (double)in->bit_vars / (double)in->aux_size : 0;
   if (json) {
     printf("{\"out\": ");
-    g16_json_str(stdout, out);
+    sp_cli_json_str(stdout, out);
     printf(", \"shape\": \"%s\", \"seed\": %llu, \"insecure\": true, \"constraints\": %llu, "
            "\"domain\": %llu, \"inp_size\": %llu, \"aux_size\": %llu, \"a_aux_density\": %.4f, "
            "\"b_aux_density\": %.4f, \"b_inp_popcount\": %llu, \"bit_fraction\": %.4f, "

@@ -1,6 +1,8 @@
 /* cmd_verify.c -- `sealprov verify`: checks a proof file against a verifying key and
  * the public inputs of the partition files, with the module's verifier code (no
  * device configuration needed). Exit 0 only if every proof verifies. */
+#include <config.h>
+
 #include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -64,6 +66,9 @@ int cmd_verify(int argc, char **argv)
   int rc = sp_srs_load(vk_path, true, true, 1, &vk, err, sizeof err);
   if (rc != SEALPROV_OK) {
     fprintf(stderr, "sealprov verify: %s\n", err);
+    if (strstr(err, "trailing bytes"))
+      fprintf(stderr, "sealprov verify: (is %s a .params file? --vk takes the .vk file that "
+                      "`sealprov setup` writes next to it)\n", vk_path);
     return 2;
   }
   uint8_t *proofs = NULL;
@@ -76,9 +81,9 @@ int cmd_verify(int argc, char **argv)
   double t0 = g16_now_ms();
   if (json) {
     printf("{\"vk\": ");
-    g16_json_str(stdout, vk_path);
+    sp_cli_json_str(stdout, vk_path);
     printf(", \"proofs\": ");
-    g16_json_str(stdout, proofs_path);
+    sp_cli_json_str(stdout, proofs_path);
     printf(", \"results\": [");
   }
   for (size_t i = 0; i < n; i++) {
@@ -103,11 +108,11 @@ int cmd_verify(int argc, char **argv)
     const char *verdict = valid ? "valid" : unreadable ? "error" : "invalid";
     if (json) {
       printf("%s{\"index\": %zu, \"file\": ", i ? ", " : "", i);
-      g16_json_str(stdout, path);
+      sp_cli_json_str(stdout, path);
       printf(", \"result\": \"%s\", \"ms\": %.2f", verdict, ms);
       if (!valid) {
         printf(", \"reason\": ");
-        g16_json_str(stdout, err[0] ? err : "pairing check failed");
+        sp_cli_json_str(stdout, err[0] ? err : "pairing check failed");
       }
       printf("}");
     } else {

@@ -1,68 +1,14 @@
 /* g16_prove.c -- proving partitions through the loaded module, the way a host does:
- * srs_load, one job with every partition, wait; shared by `prove` and `demo`. */
-#include <dlfcn.h>
+ * srs_load, one job with every partition, wait; shared by `prove` and `demo`. The
+ * module itself is opened by tools/host.c. */
+#include <config.h>
+
 #include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
 #include "g16_util.h"
-
-#ifndef SP_PKGLIBDIR
-#define SP_PKGLIBDIR "/usr/local/lib/sealprov"
-#endif
-
-static void host_log(void *user, int level, const char *msg)
-{
-  (void)user;
-  static const char *names[] = {"error", "warn", "info", "debug"};
-  fprintf(stderr, "sealprov [%s] %s\n", level >= 0 && level <= 3 ? names[level] : "?", msg);
-}
-
-int g16_host_open(g16_host *h, const char *plugin, const char *ini)
-{
-  memset(h, 0, sizeof *h);
-  const char *env = getenv("SEALPROV_PLUGIN");
-  const char *path = plugin ? plugin : env && *env ? env : SP_PKGLIBDIR "/sealprov.so";
-  h->dl = dlopen(path, RTLD_NOW | RTLD_LOCAL);
-  if (!h->dl) {
-    fprintf(stderr, "sealprov: cannot load the module %s: %s\n", path, dlerror());
-    return 1;
-  }
-  sealprov_provider_init_fn init = (sealprov_provider_init_fn)dlsym(h->dl, SEALPROV_ENTRY_SYMBOL);
-  if (!init) {
-    fprintf(stderr, "sealprov: %s has no %s\n", path, SEALPROV_ENTRY_SYMBOL);
-    g16_host_close(h);
-    return 1;
-  }
-  static const sealprov_host host = {.struct_size = sizeof(sealprov_host),
-                                     .log_level = SEALPROV_LOG_WARN,
-                                     .log = host_log};
-  int rc = init(SEALPROV_ABI_MAJOR, SEALPROV_ABI_MINOR, &host, &h->vt);
-  if (rc != SEALPROV_OK || !h->vt) {
-    fprintf(stderr, "sealprov: %s refused ABI %d.%d (status %d)\n", path, SEALPROV_ABI_MAJOR,
-            SEALPROV_ABI_MINOR, rc);
-    g16_host_close(h);
-    return 1;
-  }
-  rc = h->vt->open(ini, &h->p);
-  if (rc != SEALPROV_OK) {
-    fprintf(stderr, "sealprov: open %s: %s: %s\n", ini, h->vt->strerror(rc), h->vt->last_error());
-    g16_host_close(h);
-    return 1;
-  }
-  return 0;
-}
-
-void g16_host_close(g16_host *h)
-{
-  if (h->p && h->vt)
-    h->vt->close(h->p);
-  if (h->dl)
-    dlclose(h->dl);
-  memset(h, 0, sizeof *h);
-}
 
 static void on_released(void *user, sealprov_job_id id, uint32_t partition)
 {
@@ -71,7 +17,7 @@ static void on_released(void *user, sealprov_job_id id, uint32_t partition)
   atomic_fetch_add((atomic_uint *)user, 1);
 }
 
-int g16_prove_partitions(g16_host *h, const char *params, const sealprov_assignment *asg,
+int g16_prove_partitions(sp_cli_host *h, const char *params, const sealprov_assignment *asg,
                          size_t n, bool zero_rs, bool progress, uint8_t *proofs,
                          g16_prove_report *rep)
 {

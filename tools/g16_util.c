@@ -1,4 +1,6 @@
 /* g16_util.c -- helpers of the Groth16 commands of the CLI. */
+#include <config.h>
+
 #include "g16_util.h"
 
 #include <dirent.h>
@@ -48,20 +50,6 @@ range:
   }
   *out = v;
   return true;
-}
-
-void g16_json_str(FILE *f, const char *s)
-{
-  fputc('"', f);
-  for (const unsigned char *p = (const unsigned char *)(s ? s : ""); *p; p++) {
-    if (*p == '"' || *p == '\\')
-      fprintf(f, "\\%c", *p);
-    else if (*p < 0x20)
-      fprintf(f, "\\u%04x", *p);
-    else
-      fputc(*p, f);
-  }
-  fputc('"', f);
 }
 
 unsigned g16_ncpus(void)

@@ -8,6 +8,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include "cli.h"
 #include "sealprov.h"
 
 /* Milliseconds on a monotonic clock. */
@@ -16,9 +17,6 @@ double g16_now_ms(void);
 /* Parses a decimal (or 2^K) unsigned number for option `opt`; prints an error naming
  * the option and value and returns false if it is not one or exceeds max. */
 bool g16_parse_u64(const char *opt, const char *value, uint64_t max, uint64_t *out);
-
-/* Writes s as a JSON string literal (quotes included). */
-void g16_json_str(FILE *f, const char *s);
 
 /* Number of online CPUs (at least 1). */
 unsigned g16_ncpus(void);
@@ -35,17 +33,6 @@ const char *g16_status_name(int status);
 
 /* ---- proving through the module (prove, demo) ------------------------------------ */
 
-/* A module opened as a host opens it: dlopen, the entry symbol, open(ini). */
-typedef struct g16_host {
-  void *dl;
-  const sealprov_vtable *vt;
-  sealprov_provider *p;
-} g16_host;
-/* plugin NULL: $SEALPROV_PLUGIN, else the installed module. Messages go to stderr.
- * Returns 0 or a non-zero exit code. */
-int g16_host_open(g16_host *h, const char *plugin, const char *ini);
-void g16_host_close(g16_host *h);
-
 typedef struct g16_prove_report {
   double load_ms;                      /* srs_load */
   double prove_ms;                     /* submit -> wait returned */
@@ -56,11 +43,11 @@ typedef struct g16_prove_report {
   size_t devices_used;                 /* distinct devices among the results */
 } g16_prove_report;
 
-/* srs_load(params), one job with every partition (zero r and s if zero_rs: no
+/* On a module opened with sp_cli_host_open (tools/cli.h): srs_load(params), one job with every partition (zero r and s if zero_rs: no
  * zero-knowledge, for tests), progress on stderr when it is a terminal, wait.
  * proofs gets 192 * n bytes. Returns 0 when the job succeeded, 1 otherwise (the
  * report says why). */
-int g16_prove_partitions(g16_host *h, const char *params, const sealprov_assignment *asg,
+int g16_prove_partitions(sp_cli_host *h, const char *params, const sealprov_assignment *asg,
                          size_t n, bool zero_rs, bool progress, uint8_t *proofs,
                          g16_prove_report *rep);
 

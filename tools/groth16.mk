@@ -1,1 +1,10 @@
-# tools/groth16.mk (fragment)
+# tools/groth16.mk -- the Groth16 commands of the CLI: setup, prove, verify, demo, bench.
+tools_sealprov_SOURCES += \
+  tools/g16_util.h \
+  tools/g16_util.c \
+  tools/g16_prove.c \
+  tools/cmd_setup.c \
+  tools/cmd_prove.c \
+  tools/cmd_verify.c \
+  tools/cmd_demo.c \
+  tools/cmd_bench.c
