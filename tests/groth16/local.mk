@@ -25,3 +25,7 @@ EXTRA_tests_groth16_test_groth16_module_DEPENDENCIES = plugin/sealprov.la
 endif
 
 EXTRA_DIST += tests/oracle/verify_groth16.mjs
+
+# the CLI's Groth16 commands, end to end (needs only the built tools/sealprov)
+TESTS += tests/groth16/test_cli.sh
+EXTRA_DIST += tests/groth16/test_cli.sh

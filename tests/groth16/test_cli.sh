@@ -1,0 +1,136 @@
+#!/bin/sh
+# test_cli.sh -- the Groth16 commands of the `sealprov` CLI: setup, prove (through the
+# module on two CPU devices), verify, demo; their exit codes and error messages on bad
+# input; and, when node and @noble/curves are installed, the independent verifier on
+# the CLI's proof file.
+set -u
+
+: "${top_builddir:?run through make check}"
+: "${top_srcdir:?run through make check}"
+SP="$top_builddir/tools/sealprov"
+test -x "$SP" || { echo "SKIP: $SP not built"; exit 77; }
+
+T=$(mktemp -d "${TMPDIR:-/tmp}/sp_cli_XXXXXX") || exit 1
+trap 'rm -rf "$T"' EXIT INT TERM
+fails=0
+fail() { echo "FAIL: $*"; fails=$((fails + 1)); }
+# expect CODE DESCRIPTION -- CMD...: runs CMD, keeps its output in $T/out
+expect() {
+  want=$1; what=$2; shift 3
+  "$@" >"$T/out" 2>&1
+  got=$?
+  if [ "$got" -ne "$want" ]; then
+    fail "$what: exit $got, expected $want"
+    sed 's/^/    /' "$T/out"
+  fi
+}
+has() { grep -q -- "$1" "$T/out" || { fail "$2: output lacks '$1'"; sed 's/^/    /' "$T/out"; }; }
+
+cat >"$T/two.ini" <<EOF
+[provider]
+log_level = warn
+[cpu0]
+type = cpu
+threads = 1
+[cpu1]
+type = cpu
+threads = 1
+EOF
+
+# ---- setup -------------------------------------------------------------------------
+expect 0 "setup" -- "$SP" setup --constraints 500 --inputs 3 --partitions 4 --seed 7 --out "$T/a"
+has "INSECURE" "setup warns"
+has "500 constraints (domain 2^9)" "setup summary"
+for f in circuit.params circuit.vk partition-00.spa partition-03.spa; do
+  test -s "$T/a/$f" || fail "setup did not write $f"
+done
+expect 0 "setup other seed" -- "$SP" setup --constraints 500 --inputs 3 --partitions 1 --seed 8 --out "$T/b"
+expect 0 "setup random shape" -- "$SP" setup --constraints 300 --inputs 3 --partitions 1 --shape random --seed 9 --out "$T/c" --json
+has '"shape": "random"' "setup --json"
+expect 2 "setup without --out" -- "$SP" setup --constraints 500 --inputs 3 --partitions 1
+has "missing --out" "setup usage error"
+expect 2 "setup bad number" -- "$SP" setup --constraints 12x --inputs 3 --partitions 1 --out "$T/x"
+has '"12x" is not a number' "setup number error"
+expect 1 "setup too small" -- "$SP" setup --constraints 20 --inputs 8 --partitions 1 --out "$T/x"
+has "too small for 8 inputs" "setup size error"
+
+# ---- prove -------------------------------------------------------------------------
+P="$T/a/partition-00.spa $T/a/partition-01.spa $T/a/partition-02.spa $T/a/partition-03.spa"
+# shellcheck disable=SC2086
+expect 0 "prove" -- "$SP" prove -c "$T/two.ini" --params "$T/a/circuit.params" --out "$T/a.proofs" $P
+has "4 proofs on" "prove summary"
+test "$(wc -c <"$T/a.proofs")" -eq 768 || fail "proof file is not 4 x 192 bytes"
+# shellcheck disable=SC2086
+expect 0 "prove --json --zero-rs" -- "$SP" prove -c "$T/two.ini" --params "$T/a/circuit.params" --out "$T/z1.proofs" --zero-rs --json $P
+has '"status": "ok"' "prove --json"
+has '"device_name": "cpu' "prove --json devices"
+# shellcheck disable=SC2086
+expect 0 "prove --zero-rs again" -- "$SP" prove -c "$T/two.ini" --params "$T/a/circuit.params" --out "$T/z2.proofs" --zero-rs $P
+cmp -s "$T/z1.proofs" "$T/z2.proofs" || fail "r = s = 0 proofs differ between runs"
+cmp -s "$T/a.proofs" "$T/z1.proofs" && fail "random r, s gave the deterministic proof"
+
+head -c 1000 "$T/a/partition-01.spa" >"$T/trunc.spa"
+expect 2 "prove truncated partition" -- "$SP" prove -c "$T/two.ini" --params "$T/a/circuit.params" --out "$T/x.proofs" "$T/a/partition-00.spa" "$T/trunc.spa"
+has "trunc.spa: sizes in the header" "prove names the bad partition file"
+expect 1 "prove partition of another circuit" -- "$SP" prove -c "$T/two.ini" --params "$T/c/circuit.params" --out "$T/x.proofs" "$T/a/partition-00.spa"
+has "does not match parameter file" "prove size mismatch message"
+test -e "$T/x.proofs" && fail "a failed prove wrote a proof file"
+head -c 5000 "$T/a/circuit.params" >"$T/trunc.params"
+expect 1 "prove truncated params" -- "$SP" prove -c "$T/two.ini" --params "$T/trunc.params" --out "$T/x.proofs" "$T/a/partition-00.spa"
+has "truncated" "prove params error"
+
+# ---- verify ------------------------------------------------------------------------
+# shellcheck disable=SC2086
+expect 0 "verify" -- "$SP" verify --vk "$T/a/circuit.vk" --proofs "$T/a.proofs" $P
+has "4 of 4 proofs verify" "verify summary"
+# inputs of other partitions: proofs 0 and 1 swapped
+expect 1 "verify swapped inputs" -- "$SP" verify --vk "$T/a/circuit.vk" --proofs "$T/a.proofs" "$T/a/partition-01.spa" "$T/a/partition-00.spa" "$T/a/partition-02.spa" "$T/a/partition-03.spa"
+has "proof 0  invalid" "verify names proof 0"
+has "proof 1  invalid" "verify names proof 1"
+has "2 of 4 proofs verify" "verify count"
+# shellcheck disable=SC2086
+expect 1 "verify with another key" -- "$SP" verify --vk "$T/b/circuit.vk" --proofs "$T/a.proofs" $P
+has "0 of 4 proofs verify" "verify wrong key"
+# one bit of proof 2 flipped (its C point)
+cp "$T/a.proofs" "$T/bad.proofs"
+off=$((2 * 192 + 150))
+byte=$(od -An -tu1 -j "$off" -N1 "$T/a.proofs" | tr -d ' ')
+# shellcheck disable=SC2059
+printf "\\$(printf %03o $((byte ^ 1)))" | dd of="$T/bad.proofs" bs=1 seek="$off" conv=notrunc 2>/dev/null
+cmp -s "$T/a.proofs" "$T/bad.proofs" && fail "tampering did not change the proof file"
+# shellcheck disable=SC2086
+expect 1 "verify tampered" -- "$SP" verify --vk "$T/a/circuit.vk" --proofs "$T/bad.proofs" $P --json
+has '"result": "invalid"' "verify --json"
+has '"valid": 3' "verify --json count"
+head -c 700 "$T/a.proofs" >"$T/short.proofs"
+# shellcheck disable=SC2086
+expect 2 "verify short proof file" -- "$SP" verify --vk "$T/a/circuit.vk" --proofs "$T/short.proofs" $P
+has "expected 4 proofs" "verify proof-count message"
+# shellcheck disable=SC2086
+expect 2 "verify .params as --vk" -- "$SP" verify --vk "$T/a/circuit.params" --proofs "$T/a.proofs" $P
+has "trailing bytes" "verify vk error"
+
+# ---- the independent verifier on the CLI's files -----------------------------------
+if command -v node >/dev/null 2>&1 && test -d "$top_srcdir/tests/oracle/node_modules/@noble/curves"; then
+  # shellcheck disable=SC2086
+  expect 0 "noble verifies the CLI's proofs" -- node "$top_srcdir/tests/oracle/verify_groth16.mjs" --vk "$T/a/circuit.vk" --proofs "$T/a.proofs" $P
+  # shellcheck disable=SC2086
+  expect 1 "noble rejects the tampered proof" -- node "$top_srcdir/tests/oracle/verify_groth16.mjs" --vk "$T/a/circuit.vk" --proofs "$T/bad.proofs" $P
+  has "proof 2: invalid" "noble names proof 2"
+else
+  echo "note: node or tests/oracle/node_modules missing: oracle part skipped"
+fi
+
+# ---- demo --------------------------------------------------------------------------
+expect 0 "demo" -- "$SP" demo -c "$T/two.ini" --constraints 300 --partitions 4
+has "demo OK" "demo summary"
+has "4 of 4 proofs verify" "demo verification"
+expect 0 "demo --json" -- "$SP" demo -c "$T/two.ini" --constraints 300 --partitions 3 --json
+has '"verified": 3' "demo --json"
+
+if [ "$fails" -ne 0 ]; then
+  echo "$fails check(s) failed"
+  exit 1
+fi
+echo "all CLI checks passed"
+exit 0
