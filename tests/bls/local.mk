@@ -28,7 +28,8 @@ BLS_TEST_CFLAGS = $(AM_CFLAGS) $(CHECK_CFLAGS)
 BLS_TEST_LDADD = tests/bls/libblstest.la plugin/bls12_381/libbls12_381.la $(CHECK_LIBS) \
   $(PTHREAD_LIBS) -lm
 
-BLS_TESTS = tests/bls/test_fields tests/bls/test_ntt
+BLS_TESTS = tests/bls/test_fields tests/bls/test_curves tests/bls/test_pairing \
+  tests/bls/test_msm tests/bls/test_ntt
 check_PROGRAMS += $(BLS_TESTS)
 TESTS += $(BLS_TESTS)
 SAN_TESTS += $(BLS_TESTS)
@@ -36,6 +37,18 @@ SAN_TESTS += $(BLS_TESTS)
 tests_bls_test_fields_SOURCES = tests/bls/test_fields.c
 tests_bls_test_fields_CFLAGS = $(BLS_TEST_CFLAGS)
 tests_bls_test_fields_LDADD = $(BLS_TEST_LDADD)
+
+tests_bls_test_curves_SOURCES = tests/bls/test_curves.c
+tests_bls_test_curves_CFLAGS = $(BLS_TEST_CFLAGS)
+tests_bls_test_curves_LDADD = $(BLS_TEST_LDADD)
+
+tests_bls_test_pairing_SOURCES = tests/bls/test_pairing.c
+tests_bls_test_pairing_CFLAGS = $(BLS_TEST_CFLAGS)
+tests_bls_test_pairing_LDADD = $(BLS_TEST_LDADD)
+
+tests_bls_test_msm_SOURCES = tests/bls/test_msm.c
+tests_bls_test_msm_CFLAGS = $(BLS_TEST_CFLAGS)
+tests_bls_test_msm_LDADD = $(BLS_TEST_LDADD)
 
 tests_bls_test_ntt_SOURCES = tests/bls/test_ntt.c
 tests_bls_test_ntt_CFLAGS = $(BLS_TEST_CFLAGS)
