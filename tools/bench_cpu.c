@@ -1,0 +1,381 @@
+/* bench_cpu.c -- `sealprov bench cpu`: how fast the CPU curve library is.
+ *
+ * Prints one JSON object: field multiplications and G1 mixed additions per second
+ * (one thread, a dependent chain, so latency-bound as in the real inner loops), the
+ * pairing in ms (one thread), MSMs of 2^16 and 2^18 G1 points and 2^16 G2 points and a
+ * 2^20 NTT in ms with --threads threads. Each timed figure is the median of --repeat
+ * runs; the minimum is printed alongside.
+ *
+ * The inputs are random (fixed seed): scalars uniform below r, points a random walk
+ * of the generator (each point the previous one plus one of eight random steps), which
+ * costs one addition per point instead of one scalar multiplication and is as random
+ * as an MSM cares about. Results are not checked here: tests/bls/test_msm and
+ * test_ntt do that; a benchmark only measures. */
+#include "bench_cpu.h"
+
+#include <getopt.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "bls12_381/bls12_381.h"
+
+#define MAX_REPEAT 100
+
+static double now_s(void) {
+  struct timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
+static int cmp_double(const void *a, const void *b) {
+  double x = *(const double *)a, y = *(const double *)b;
+  return x < y ? -1 : x > y;
+}
+
+typedef struct {
+  double median, min;
+} timing;
+
+static timing summarize(double *t, unsigned n) {
+  qsort(t, n, sizeof *t, cmp_double);
+  timing r = {n % 2 ? t[n / 2] : (t[n / 2 - 1] + t[n / 2]) / 2, t[0]};
+  return r;
+}
+
+/* splitmix64: deterministic inputs, so runs compare like with like */
+static uint64_t next_u64(uint64_t *state) {
+  uint64_t z = (*state += 0x9e3779b97f4a7c15ULL);
+  z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
+  z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
+  return z ^ (z >> 31);
+}
+
+static void random_fr(fr_t *r, uint64_t *state) {
+  uint8_t wide[64];
+  for (int i = 0; i < 8; i++) {
+    uint64_t w = next_u64(state);
+    memcpy(wide + 8 * i, &w, 8);
+  }
+  fr_from_bytes_wide(r, wide);
+}
+
+static void random_scalars(scalar_t *s, size_t n, uint64_t *state) {
+  for (size_t i = 0; i < n; i++) {
+    fr_t x;
+    random_fr(&x, state);
+    fr_to_scalar(&s[i], &x);
+  }
+}
+
+static void random_fp(fp_t *r, uint64_t *state) {
+  uint64_t c[6];
+  for (int i = 0; i < 6; i++)
+    c[i] = next_u64(state);
+  c[5] &= 0x0fffffffffffffffULL; /* < 2^380 < p */
+  fp_from_canonical(r, c);
+}
+
+#define RANDOM_WALK(G)                                                                         \
+  static G##_affine_t *G##_random_points(size_t n, uint64_t *state) {                          \
+    G##_affine_t gen;                                                                          \
+    G##_jac_t gj, steps[8], cur;                                                               \
+    G##_generator(&gen);                                                                       \
+    G##_jac_from_affine(&gj, &gen);                                                            \
+    for (int k = 0; k < 8; k++) {                                                              \
+      scalar_t s;                                                                              \
+      random_scalars(&s, 1, state);                                                            \
+      G##_jac_mul(&steps[k], &gj, &s);                                                         \
+    }                                                                                          \
+    G##_jac_t *jac = malloc(n * sizeof *jac);                                                  \
+    G##_affine_t *pts = malloc(n * sizeof *pts);                                               \
+    if (jac == NULL || pts == NULL) {                                                          \
+      free(jac);                                                                               \
+      free(pts);                                                                               \
+      return NULL;                                                                             \
+    }                                                                                          \
+    cur = steps[0];                                                                            \
+    for (size_t i = 0; i < n; i++) {                                                           \
+      G##_jac_add(&cur, &cur, &steps[next_u64(state) % 8]);                                    \
+      jac[i] = cur;                                                                            \
+    }                                                                                          \
+    G##_jac_batch_to_affine(pts, jac, n);                                                      \
+    free(jac);                                                                                 \
+    return pts;                                                                                \
+  }
+
+RANDOM_WALK(g1)
+RANDOM_WALK(g2)
+
+/* Operations per second of a dependent chain, run for at least min_s seconds. */
+static double fp_mul_rate(double min_s, uint64_t *state) {
+  fp_t x, y;
+  random_fp(&x, state);
+  random_fp(&y, state);
+  size_t iters = 1u << 16, total = 0;
+  double t0 = now_s(), t;
+  do {
+    for (size_t i = 0; i < iters; i++)
+      fp_mul(&x, &x, &y);
+    total += iters;
+    t = now_s() - t0;
+  } while (t < min_s);
+  /* keep x alive so the loop cannot be dropped */
+  if (fp_is_zero(&x))
+    fprintf(stderr, "bench cpu: unexpected zero\n");
+  return (double)total / t;
+}
+
+static double g1_mixed_add_rate(double min_s, uint64_t *state) {
+  enum { NPTS = 1024 };
+  g1_affine_t *pts = g1_random_points(NPTS, state);
+  if (pts == NULL)
+    return -1;
+  g1_jac_t acc;
+  g1_jac_from_affine(&acc, &pts[0]);
+  g1_jac_dbl(&acc, &acc); /* Z != 1, as in a running sum */
+  size_t total = 0;
+  double t0 = now_s(), t;
+  do {
+    for (size_t i = 0; i < NPTS; i++)
+      g1_jac_add_affine(&acc, &acc, &pts[i]);
+    total += NPTS;
+    t = now_s() - t0;
+  } while (t < min_s);
+  if (g1_jac_is_inf(&acc))
+    fprintf(stderr, "bench cpu: unexpected infinity\n");
+  free(pts);
+  return (double)total / t;
+}
+
+static void json_str(const char *s) {
+  putchar('"');
+  for (; *s; s++) {
+    unsigned char c = (unsigned char)*s;
+    if (c == '"' || c == '\\')
+      printf("\\%c", c);
+    else if (c < 0x20)
+      printf("\\u%04x", c);
+    else
+      putchar(c);
+  }
+  putchar('"');
+}
+
+static void cpu_model(char *out, size_t len) {
+  snprintf(out, len, "unknown");
+  FILE *f = fopen("/proc/cpuinfo", "r");
+  if (f == NULL)
+    return;
+  char line[512];
+  while (fgets(line, sizeof line, f)) {
+    if (strncmp(line, "model name", 10) == 0) {
+      char *v = strchr(line, ':');
+      if (v != NULL) {
+        v += 1 + (v[1] == ' ');
+        v[strcspn(v, "\n")] = '\0';
+        snprintf(out, len, "%s", v);
+      }
+      break;
+    }
+  }
+  fclose(f);
+}
+
+static void print_timing(const char *key, timing t, bool last) {
+  printf("  \"%s\": %.3f,\n  \"%s_min\": %.3f%s\n", key, t.median * 1e3, key, t.min * 1e3,
+         last ? "" : ",");
+}
+
+static void usage(FILE *f) {
+  fprintf(f,
+          "usage: sealprov bench cpu [--threads N] [--repeat R] [--quick]\n"
+          "  Throughput of the CPU curve library as JSON on stdout:\n"
+          "  Fp mul/s and G1 mixed add/s (one thread), pairing ms (one thread),\n"
+          "  G1 MSM 2^16 and 2^18, G2 MSM 2^16 and NTT 2^20 in ms with N threads.\n"
+          "  --threads N  threads for MSM and NTT (default: online CPUs)\n"
+          "  --repeat R   runs per timed figure, median reported (default 3, max %d)\n"
+          "  --quick      sizes divided by 64 (MSM 2^10/2^12, NTT 2^14): a smoke run\n",
+          MAX_REPEAT);
+}
+
+int sp_cmd_bench_cpu(int argc, char **argv) {
+  static const struct option opts[] = {{"threads", required_argument, NULL, 't'},
+                                       {"repeat", required_argument, NULL, 'r'},
+                                       {"quick", no_argument, NULL, 'q'},
+                                       {"help", no_argument, NULL, 'h'},
+                                       {NULL, 0, NULL, 0}};
+  long nproc = sysconf(_SC_NPROCESSORS_ONLN);
+  unsigned threads = nproc > 0 ? (unsigned)nproc : 1;
+  unsigned repeat = 3;
+  bool quick = false;
+  optind = 0;
+  for (int c; (c = getopt_long(argc, argv, "t:r:qh", opts, NULL)) != -1;) {
+    char *end = NULL;
+    unsigned long v;
+    switch (c) {
+    case 't':
+      v = strtoul(optarg, &end, 10);
+      if (end == optarg || *end != '\0' || v == 0 || v > 1024) {
+        fprintf(stderr, "sealprov bench cpu: --threads %s: expected 1..1024\n", optarg);
+        return 2;
+      }
+      threads = (unsigned)v;
+      break;
+    case 'r':
+      v = strtoul(optarg, &end, 10);
+      if (end == optarg || *end != '\0' || v == 0 || v > MAX_REPEAT) {
+        fprintf(stderr, "sealprov bench cpu: --repeat %s: expected 1..%d\n", optarg, MAX_REPEAT);
+        return 2;
+      }
+      repeat = (unsigned)v;
+      break;
+    case 'q':
+      quick = true;
+      break;
+    case 'h':
+      usage(stdout);
+      return 0;
+    default:
+      usage(stderr);
+      return 2;
+    }
+  }
+  if (optind < argc) {
+    fprintf(stderr, "sealprov bench cpu: unexpected argument '%s'\n", argv[optind]);
+    usage(stderr);
+    return 2;
+  }
+
+  const unsigned shrink = quick ? 6 : 0;
+  const unsigned log_g1_small = 16 - shrink, log_g1_big = 18 - shrink, log_g2 = 16 - shrink,
+                 log_ntt = 20 - shrink;
+  const double rate_s = quick ? 0.05 : 0.5;
+  uint64_t seed = 0x5ea1c0deULL;
+  double t[MAX_REPEAT];
+
+  /* ---- single-thread primitives */
+  double fp_rate = fp_mul_rate(rate_s, &seed);
+  double add_rate = g1_mixed_add_rate(rate_s, &seed);
+  if (add_rate < 0)
+    goto oom;
+
+  g1_affine_t p1;
+  g2_affine_t q2;
+  g1_generator(&p1);
+  g2_generator(&q2);
+  fp12_t gt;
+  unsigned pair_runs = quick ? 3 : 5 * repeat;
+  double pt[5 * MAX_REPEAT];
+  for (unsigned i = 0; i < pair_runs; i++) {
+    double t0 = now_s();
+    bls_pairing(&gt, &p1, &q2);
+    pt[i] = now_s() - t0;
+  }
+  timing pairing = summarize(pt, pair_runs);
+
+  /* ---- MSMs */
+  size_t n_big = (size_t)1 << log_g1_big;
+  g1_affine_t *g1pts = g1_random_points(n_big, &seed);
+  scalar_t *sc = malloc(n_big * sizeof *sc);
+  if (g1pts == NULL || sc == NULL) {
+    free(g1pts);
+    free(sc);
+    goto oom;
+  }
+  random_scalars(sc, n_big, &seed);
+  g1_jac_t r1;
+  for (unsigned i = 0; i < repeat; i++) {
+    double t0 = now_s();
+    if (!msm_g1(&r1, g1pts, sc, (size_t)1 << log_g1_small, threads))
+      goto oom_g1;
+    t[i] = now_s() - t0;
+  }
+  timing g1_small = summarize(t, repeat);
+  for (unsigned i = 0; i < repeat; i++) {
+    double t0 = now_s();
+    if (!msm_g1(&r1, g1pts, sc, n_big, threads))
+      goto oom_g1;
+    t[i] = now_s() - t0;
+  }
+  timing g1_big = summarize(t, repeat);
+  free(g1pts);
+
+  size_t n_g2 = (size_t)1 << log_g2;
+  g2_affine_t *g2pts = g2_random_points(n_g2, &seed);
+  if (g2pts == NULL) {
+    free(sc);
+    goto oom;
+  }
+  g2_jac_t r2;
+  for (unsigned i = 0; i < repeat; i++) {
+    double t0 = now_s();
+    if (!msm_g2(&r2, g2pts, sc, n_g2, threads)) {
+      free(g2pts);
+      free(sc);
+      goto oom;
+    }
+    t[i] = now_s() - t0;
+  }
+  timing g2_msm = summarize(t, repeat);
+  free(g2pts);
+  free(sc);
+
+  /* ---- NTT (forward; the coset forward is what the prover runs three times) */
+  size_t n_ntt = (size_t)1 << log_ntt;
+  fr_t *a = malloc(n_ntt * sizeof *a);
+  if (a == NULL)
+    goto oom;
+  for (size_t i = 0; i < n_ntt; i++)
+    random_fr(&a[i], &seed);
+  for (unsigned i = 0; i < repeat; i++) {
+    double t0 = now_s();
+    if (!ntt_forward(a, log_ntt, threads)) {
+      free(a);
+      goto oom;
+    }
+    t[i] = now_s() - t0;
+  }
+  timing ntt_fwd = summarize(t, repeat);
+  for (unsigned i = 0; i < repeat; i++) {
+    double t0 = now_s();
+    if (!ntt_coset_forward(a, log_ntt, threads)) {
+      free(a);
+      goto oom;
+    }
+    t[i] = now_s() - t0;
+  }
+  timing ntt_coset = summarize(t, repeat);
+  free(a);
+
+  char cpu[256], key[64];
+  cpu_model(cpu, sizeof cpu);
+  printf("{\n  \"benchmark\": \"cpu\",\n  \"cpu\": ");
+  json_str(cpu);
+  printf(",\n  \"online_cpus\": %ld,\n  \"threads\": %u,\n  \"repeat\": %u,\n  \"quick\": %s,\n",
+         nproc, threads, repeat, quick ? "true" : "false");
+  printf("  \"fp_mul_per_s\": %.0f,\n  \"g1_mixed_add_per_s\": %.0f,\n", fp_rate, add_rate);
+  print_timing("pairing_ms", pairing, false);
+  snprintf(key, sizeof key, "g1_msm_2_%u_ms", log_g1_small);
+  print_timing(key, g1_small, false);
+  snprintf(key, sizeof key, "g1_msm_2_%u_ms", log_g1_big);
+  print_timing(key, g1_big, false);
+  snprintf(key, sizeof key, "g2_msm_2_%u_ms", log_g2);
+  print_timing(key, g2_msm, false);
+  snprintf(key, sizeof key, "ntt_2_%u_ms", log_ntt);
+  print_timing(key, ntt_fwd, false);
+  snprintf(key, sizeof key, "ntt_coset_2_%u_ms", log_ntt);
+  print_timing(key, ntt_coset, true);
+  printf("}\n");
+  return 0;
+
+oom_g1:
+  free(g1pts);
+  free(sc);
+oom:
+  fprintf(stderr, "sealprov bench cpu: out of memory\n");
+  return 1;
+}
