@@ -26,7 +26,7 @@ typedef struct setup {
   sp_setup_result res;
 } setup;
 
-static char tmp_root[256];
+static char tmp_root[200];
 static setup S1;   /* sealing shape, 250 constraints, 4 inputs, 3 partitions, seed 11 */
 static setup S1b;  /* same circuit, other toxic waste (seed 12 -> different everything) */
 static setup S2;   /* 500 constraints, 4 inputs: other sizes */
@@ -843,7 +843,7 @@ END_TEST
 
 START_TEST(test_mismatched_sizes)
 {
-  char err[ERRLEN], want[200];
+  char err[ERRLEN], want[512];
   sp_srs *s1 = load_params(S1.params, true), *s2 = load_params(S2.params, true);
   sp_spa *p1 = load_part(&S1, 0), *p2 = load_part(&S2, 0), *p3 = load_part(&S3, 0);
   uint8_t proof[192];
