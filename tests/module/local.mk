@@ -9,4 +9,23 @@ tests_module_test_pool_SOURCES = tests/module/test_pool.c tests/module/test_engi
   tests/module/test_engine.h
 tests_module_test_pool_CFLAGS = $(AM_CFLAGS) $(CHECK_CFLAGS)
 tests_module_test_pool_LDADD = $(SP_INTERNAL_LIBS) $(SP_EXTERNAL_LIBS) $(CHECK_LIBS)
+
+# The built module through dlopen, as a host sees it ($SEALPROV_PLUGIN from
+# AM_TESTS_ENVIRONMENT). Links nothing of the module.
+check_PROGRAMS += tests/module/test_dlopen
+TESTS += tests/module/test_dlopen
+SAN_TESTS += tests/module/test_dlopen
+tests_module_test_dlopen_SOURCES = tests/module/test_dlopen.c
+tests_module_test_dlopen_CFLAGS = $(AM_CFLAGS) $(CHECK_CFLAGS)
+tests_module_test_dlopen_LDADD = $(CHECK_LIBS) $(DL_LIBS) $(PTHREAD_LIBS)
 endif
+
+# Shell tests: exported symbols (nm -D), no environment writes in the module's
+# sources, the CLI, and the ABI example of docs/abi.md run against the module.
+TESTS += tests/module/exported_symbols.sh tests/module/no_env_writes.sh \
+  tests/module/cli.sh tests/module/minimal_host.sh
+EXTRA_DIST += tests/module/exported_symbols.sh tests/module/no_env_writes.sh \
+  tests/module/cli.sh tests/module/minimal_host.sh docs/abi.md
+check_PROGRAMS += tests/module/minimal_host
+tests_module_minimal_host_SOURCES = docs/examples/minimal_host.c
+tests_module_minimal_host_LDADD = $(DL_LIBS)

@@ -1,0 +1,65 @@
+#!/bin/sh
+# The `sealprov` CLI as a reference host: devices, check-config, dispatch and usage.
+set -eu
+: "${SEALPROV_PLUGIN:?SEALPROV_PLUGIN is not set (make check sets it)}"
+sealprov=${top_builddir:?}/tools/sealprov
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+fail() { echo "FAIL: $*"; exit 1; }
+
+cat > "$tmp/three.ini" <<'INI'
+[provider]
+log_level = warn
+[c0]
+type = cpu
+[c1]
+type = cpu
+workers = 2
+[c2]
+type = cpu
+INI
+
+# devices: one row per section, in INI order, with the columns the issue names.
+out=$("$sealprov" --plugin "$SEALPROV_PLUGIN" devices -c "$tmp/three.ini")
+echo "$out"
+echo "$out" | head -1 | grep -q '^index  *section  *type  *name  *uuid  *pci  *ordinal  *confirmed  *workers  *state$' \
+  || fail "header"
+[ "$(echo "$out" | sed 1d | awk '{ print $1 ":" $2 ":" $3 }' | tr '\n' ' ')" = "0:c0:cpu 1:c1:cpu 2:c2:cpu " ] \
+  || fail "rows"
+echo "$out" | grep -q '^1  *c1  *cpu .* 2 ready$' || fail "workers/state of c1"
+
+# $SEALPROV_PLUGIN is the default module; --plugin after the command works too.
+"$sealprov" devices -c "$tmp/three.ini" > "$tmp/env.out" || fail "env default"
+[ "$(cat "$tmp/env.out")" = "$out" ] || fail "env default differs from --plugin"
+"$sealprov" devices --plugin "$SEALPROV_PLUGIN" -c "$tmp/three.ini" --json > "$tmp/json.out"
+cat "$tmp/json.out"
+grep -q '"devices": \[{"index": 0, "section": "c0", "type": "cpu"' "$tmp/json.out" || fail "json"
+grep -q '"section": "c2"' "$tmp/json.out" || fail "json c2"
+
+# The sample configuration names CPU devices only and works on any machine.
+"$sealprov" devices -c "$top_srcdir/conf/sealprov.ini" > "$tmp/sample.out" || fail "sample config"
+cat "$tmp/sample.out"
+sed 1d "$tmp/sample.out" | grep -q ' cpu ' || fail "sample config lists no cpu device"
+
+# check-config: 0 and the table for a good file; 1 with file:line for a bad one.
+"$sealprov" check-config "$tmp/three.ini" > "$tmp/check.out" || fail "check-config good"
+grep -q "three.ini: OK, 3 device(s)" "$tmp/check.out" || fail "check-config summary"
+printf '[provider]\nmax_jobs = 4\n[c0]\ntype = gpu-ish\n' > "$tmp/bad.ini"
+rc=0
+"$sealprov" check-config "$tmp/bad.ini" > "$tmp/bad.out" 2>&1 || rc=$?
+cat "$tmp/bad.out"
+[ "$rc" -eq 1 ] || fail "check-config bad: exit $rc, expected 1"
+grep -q "bad.ini:4" "$tmp/bad.out" || fail "check-config message lacks file:line"
+rc=0; "$sealprov" check-config "$tmp/missing.ini" 2> "$tmp/missing.out" || rc=$?
+[ "$rc" -eq 1 ] && grep -q "missing.ini" "$tmp/missing.out" || fail "missing file"
+
+# Usage errors exit 2; a module that is not there exits 1 and says where it looked.
+rc=0; "$sealprov" check-config >/dev/null 2>&1 || rc=$?; [ "$rc" -eq 2 ] || fail "check-config without file: $rc"
+rc=0; "$sealprov" no-such-command >/dev/null 2>&1 || rc=$?; [ "$rc" -eq 2 ] || fail "unknown command: $rc"
+rc=0; "$sealprov" > "$tmp/usage.out" 2>&1 || rc=$?; [ "$rc" -eq 2 ] || fail "no command: $rc"
+grep -q '^  devices ' "$tmp/usage.out" && grep -q '^  check-config ' "$tmp/usage.out" || fail "usage lists commands"
+"$sealprov" --help | grep -q '^usage: sealprov' || fail "--help"
+"$sealprov" --version | grep -q '^sealprov [0-9]' || fail "--version"
+rc=0; "$sealprov" --plugin "$tmp/none.so" devices -c "$tmp/three.ini" 2> "$tmp/noplugin.out" || rc=$?
+[ "$rc" -eq 1 ] && grep -q "cannot load the module $tmp/none.so" "$tmp/noplugin.out" || fail "missing module"
+echo "cli: all checks passed"
