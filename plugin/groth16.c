@@ -189,7 +189,8 @@ int sp_groth16_check_assignment(const sp_srs *srs, const sealprov_assignment *as
     return SEALPROV_ERR_UNSUPPORTED;
   }
   if (asg->abc_size == 0 || asg->abc_size > domain) {
-    set_err(err, errlen, "abc_size %llu does not fit parameter file domain %llu (h_len %zu) (file %s)",
+    set_err(err, errlen,
+            "abc_size %llu does not fit parameter file domain %llu (h_len %zu) (file %s)",
             (unsigned long long)asg->abc_size, (unsigned long long)domain, srs->h_len, file);
     return SEALPROV_ERR_ASSIGNMENT;
   }

@@ -462,9 +462,10 @@ int sp_spa_read(const char *path, sp_spa **out, char *err, size_t errlen)
     if (rem) {
       uint64_t mask = (UINT64_C(1) << rem) - 1;
       if (d[k].w[full] & ~mask) {
-        set_err(err, errlen, "%s: %s_density word %llu (byte offset %llu) has bits past bit_len %llu",
-                path, d[k].name, (unsigned long long)full,
-                (unsigned long long)(d[k].off + 8 * full), (unsigned long long)d[k].bits);
+        set_err(err, errlen,
+                "%s: %s_density word %llu (byte offset %llu) has bits past bit_len %llu", path,
+                d[k].name, (unsigned long long)full, (unsigned long long)(d[k].off + 8 * full),
+                (unsigned long long)d[k].bits);
         goto fail;
       }
       n += (uint64_t)__builtin_popcountll(d[k].w[full]);

@@ -43,10 +43,10 @@ typedef struct g16_prove_report {
   size_t devices_used;                 /* distinct devices among the results */
 } g16_prove_report;
 
-/* On a module opened with sp_cli_host_open (tools/cli.h): srs_load(params), one job with every partition (zero r and s if zero_rs: no
- * zero-knowledge, for tests), progress on stderr when it is a terminal, wait.
- * proofs gets 192 * n bytes. Returns 0 when the job succeeded, 1 otherwise (the
- * report says why). */
+/* On a module opened with sp_cli_host_open (tools/cli.h): srs_load(params), one job
+ * with every partition (zero r and s if zero_rs: no zero-knowledge, for tests),
+ * progress on stderr when it is a terminal, wait. proofs gets 192 * n bytes. Returns 0
+ * when the job succeeded, 1 otherwise (the report says why). */
 int g16_prove_partitions(sp_cli_host *h, const char *params, const sealprov_assignment *asg,
                          size_t n, bool zero_rs, bool progress, uint8_t *proofs,
                          g16_prove_report *rep);

@@ -851,8 +851,8 @@ START_TEST(test_mismatched_sizes)
   ck_assert_int_eq(sp_groth16_prove(s1, &p2->asg, 0, &FR_ZERO, &FR_ZERO, 1, proof, err,
                                     sizeof err),
                    SEALPROV_ERR_ASSIGNMENT);
-  snprintf(want, sizeof want, "abc_size 500 does not fit parameter file domain 256 (h_len 255) (file %s)",
-           S1.params);
+  snprintf(want, sizeof want,
+           "abc_size 500 does not fit parameter file domain 256 (h_len 255) (file %s)", S1.params);
   ck_assert_msg(strstr(err, want), "%s", err);
   /* smaller partition with larger parameters: aux_size */
   ck_assert_int_eq(sp_groth16_check_assignment(s2, &p1->asg, err, sizeof err),
