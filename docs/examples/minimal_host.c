@@ -69,10 +69,11 @@ static int verify_one(const sealprov_vtable *vt, sealprov_provider *p, const cha
   st = got == sizeof proof ? vt->verify(p, vk, inputs, n, SEALPROV_SCALAR_CANONICAL_LE, proof, &valid)
                            : SEALPROV_ERR_IO;
   free(inputs);
+  /* Report before the next call: last_error() describes this thread's latest call. */
+  int rc = st != SEALPROV_OK ? fail(vt, "verify", st) : valid ? 0 : 1;
+  if (st == SEALPROV_OK) printf("proof %s: %s\n", proof_path, valid ? "valid" : "INVALID");
   vt->srs_release(vk); /* the module frees it when nothing else holds it */
-  if (st != SEALPROV_OK) return fail(vt, "verify", st);
-  printf("proof %s: %s\n", proof_path, valid ? "valid" : "INVALID");
-  return valid ? 0 : 1;
+  return rc;
 }
 
 int main(int argc, char **argv) {
