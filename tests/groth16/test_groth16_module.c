@@ -199,6 +199,27 @@ START_TEST(test_submit_refuses_mismatched_partition)
 }
 END_TEST
 
+/* The host may drop its reference as soon as the job is submitted: the job holds one. */
+START_TEST(test_release_params_while_proving)
+{
+  sealprov_provider *p = open_with(NULL);
+  sealprov_srs *srs = NULL;
+  ck_assert_int_eq(vt->srs_load(p, params, &srs), SEALPROV_OK);
+  uint8_t out[NPART * 192];
+  sealprov_partition_result res[NPART];
+  sealprov_job job;
+  make_job(&job, srs, out, res);
+  sealprov_job_id id = 0;
+  ck_assert_int_eq(vt->submit(p, &job, &id), SEALPROV_OK);
+  vt->srs_release(srs);
+  int rc = vt->wait(p, id, -1);
+  ck_assert_msg(rc == SEALPROV_OK, "wait: %s: %s", vt->strerror(rc), vt->last_error());
+  int per_device[2] = {0, 0};
+  check_proofs(out, res, per_device);
+  ck_assert_int_eq(vt->close(p), SEALPROV_OK);
+}
+END_TEST
+
 static Suite *module_suite(void)
 {
   Suite *s = suite_create("groth16_module");
@@ -207,6 +228,7 @@ static Suite *module_suite(void)
   tcase_add_test(tc, test_two_devices_identical_proofs);
   tcase_add_test(tc, test_faulty_device_retried);
   tcase_add_test(tc, test_submit_refuses_mismatched_partition);
+  tcase_add_test(tc, test_release_params_while_proving);
   suite_add_tcase(s, tc);
   return s;
 }
