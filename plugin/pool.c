@@ -111,12 +111,17 @@ static void *worker_main(void *arg) {
   /* First thing on this thread: bind to the device. */
   char msg[256] = "";
   int confirmed = -1;
+  double b0 = sp_now();
   int st = d->eng->worker_bind(d->handle, w->local, &confirmed, msg, sizeof msg);
+  double bind_s = sp_now() - b0;
   terminate(msg, sizeof msg);
   pthread_mutex_lock(&pool->mu);
   w->bind_status = st;
   w->confirmed_ordinal = confirmed;
   snprintf(w->bind_err, sizeof w->bind_err, "%s", msg);
+  /* Recorded before reporting in, so that open() returns with every bind on record. */
+  if (st == SEALPROV_OK)
+    sp_sched_timeline_add(w->sched, SP_TL_BOUND, 0, 0, (int)d->index, (int)w->index, bind_s, st);
   pool->binding--;
   pthread_cond_broadcast(&pool->cv);
   pthread_mutex_unlock(&pool->mu);

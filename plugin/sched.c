@@ -53,6 +53,7 @@ typedef struct tl_entry {
   uint64_t job;
   uint32_t partition;
   int16_t device, worker;
+  int16_t ordinal; /* bound/execute: what the worker confirmed (-1 for CPU devices) */
   uint8_t event;
   uint8_t status;
 } tl_entry;
@@ -92,6 +93,7 @@ static const char *const tl_names[SP_TL_EVENT_COUNT_] = {
     [SP_TL_QUEUED] = "queued",   [SP_TL_START] = "start",     [SP_TL_PREPARE] = "prepare",
     [SP_TL_LOCK_WAIT] = "lock_wait", [SP_TL_EXECUTE] = "execute", [SP_TL_VERIFY] = "verify",
     [SP_TL_DONE] = "done",       [SP_TL_FAILED] = "failed",   [SP_TL_REQUEUED] = "requeued",
+    [SP_TL_BOUND] = "bound",
 };
 
 /* Logs only what both the host's level and this provider's INI log_level allow. */
@@ -125,7 +127,12 @@ static const char *dev_name(const sp_device_rt *d) { return d->cfg.section; }
 void sp_sched_timeline_add(sp_sched *s, enum sp_tl_event ev, uint64_t job, uint32_t partition,
                            int device, int worker, double duration_s, int status) {
   if (s->tl_cap == 0) return;
+  int ordinal = -1;
+  if ((ev == SP_TL_BOUND || ev == SP_TL_EXECUTE) && worker >= 0 &&
+      (unsigned)worker < s->pool.nworkers)
+    ordinal = s->pool.workers[worker].confirmed_ordinal;
   tl_entry e = {
+      .ordinal = (int16_t)ordinal,
       .t = sp_now() - s->t0,
       .duration = duration_s,
       .job = job,
@@ -209,6 +216,8 @@ int sp_sched_timeline(sp_sched *s, char *buf, size_t cap, size_t *len) {
                   " device=%d worker=%d duration=%.6f",
               e->t, e->event < SP_TL_EVENT_COUNT_ ? tl_names[e->event] : "?", e->job,
               e->partition, e->device, e->worker, e->duration);
+    if (e->event == SP_TL_BOUND || e->event == SP_TL_EXECUTE)
+      sb_printf(&b, " ordinal=%d", e->ordinal);
     if (e->event == SP_TL_FAILED || e->event == SP_TL_REQUEUED ||
         (e->event == SP_TL_VERIFY && e->status != SEALPROV_OK))
       sb_printf(&b, " status=%s", sp_status_name(e->status));
@@ -1174,6 +1183,24 @@ int sp_sched_stats(sp_sched *s, char *buf, size_t cap, size_t *len) {
         default: sb_printf(&b, "%d\n", snap[i].state); break;
       }
     }
+  }
+  /* The binding itself, as an info metric: what each selector resolved to and what
+   * every worker of the device confirmed with cudaGetDevice. */
+  sb_printf(&b, "# HELP sealprov_device_info Device binding (value 1): the ordinal the selector "
+                "resolved to and the ordinal its workers confirmed.\n"
+                "# TYPE sealprov_device_info gauge\n");
+  for (unsigned i = 0; i < s->ndev; i++) {
+    const sp_device_rt *d = &s->devs[i];
+    sb_printf(&b, "sealprov_device_info{device=\"%u\",section=\"", i);
+    sb_label(&b, d->cfg.section);
+    sb_printf(&b, "\",type=\"%s\",name=\"", d->cfg.type == SP_DEVICE_CUDA ? "cuda" : "cpu");
+    sb_label(&b, d->cfg.name);
+    sb_printf(&b, "\",uuid=\"");
+    sb_label(&b, d->cfg.uuid);
+    sb_printf(&b, "\",pci_bus_id=\"");
+    sb_label(&b, d->cfg.pci_bus_id);
+    sb_printf(&b, "\",ordinal=\"%d\",confirmed_ordinal=\"%d\"} 1\n",
+              d->cfg.type == SP_DEVICE_CUDA ? d->cfg.ordinal : -1, d->confirmed_ordinal);
   }
   sb_printf(&b,
             "# HELP sealprov_queue_depth Partitions waiting for a worker.\n"

@@ -222,8 +222,11 @@ enum sp_tl_event {
   SP_TL_DONE,
   SP_TL_FAILED,
   SP_TL_REQUEUED,
+  SP_TL_BOUND,     /* a worker bound to its device at open (job 0; duration: the bind) */
   SP_TL_EVENT_COUNT_
 };
+/* bound and execute events also record the ordinal the worker confirmed at bind
+ * (they are added by that worker itself, after its bind). */
 void sp_sched_timeline_add(sp_sched *s, enum sp_tl_event ev, uint64_t job, uint32_t partition,
                            int device, int worker, double duration_s, int status);
 

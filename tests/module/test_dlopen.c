@@ -244,10 +244,20 @@ START_TEST(test_cpu_provider) {
   ck_assert_ptr_nonnull(strstr(stats, "sealprov_device_tasks_total{device=\"1\",section=\"beta\",type=\"cpu\"} 0\n"));
   ck_assert_ptr_nonnull(strstr(stats, "sealprov_device_workers{device=\"0\",section=\"alpha\",type=\"cpu\"} 2\n"));
   free(stats);
-  char tl[8] = "x";
-  ck_assert_int_eq(vt->timeline(p, tl, sizeof tl, &len), SEALPROV_OK);
-  ck_assert_uint_eq(len, 0);
-  ck_assert_str_eq(tl, "");
+  /* Before any job, the timeline holds one "bound" line per worker (3). */
+  char small[8];
+  ck_assert_int_eq(vt->timeline(p, small, sizeof small, &len), SEALPROV_OK);
+  ck_assert_uint_eq(strlen(small), 7); /* cut to cap - 1, NUL-terminated */
+  char *tl = malloc(len + 1);
+  size_t len2 = 0;
+  ck_assert_int_eq(vt->timeline(p, tl, len + 1, &len2), SEALPROV_OK);
+  ck_assert_uint_eq(len2, len);
+  unsigned bound = 0;
+  for (const char *at = tl; (at = strstr(at, "event=bound ")) != NULL; at++) bound++;
+  ck_assert_uint_eq(bound, 3);
+  ck_assert_ptr_nonnull(strstr(tl, "event=bound job=0 partition=0 device=0 worker=1 "));
+  ck_assert_ptr_nonnull(strstr(tl, "event=bound job=0 partition=0 device=1 worker=2 "));
+  free(tl);
 
   sealprov_job job;
   memset(&job, 0, sizeof job);

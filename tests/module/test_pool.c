@@ -950,6 +950,15 @@ START_TEST(test_wrong_ordinal) {
     ck_assert_int_eq(info[i].ordinal, i);
     ck_assert_int_eq(info[i].confirmed_ordinal, i);
   }
+  char text[8192];
+  size_t tlen;
+  ck_assert_int_eq(sp_sched_timeline(s, text, sizeof text, &tlen), SEALPROV_OK);
+  ck_assert_msg(strstr(text, "event=bound job=0 partition=0 device=1 worker=3 ") &&
+                    strstr(text, "ordinal=1\n"),
+                "%s", text);
+  ck_assert_int_eq(sp_sched_stats(s, text, sizeof text, &tlen), SEALPROV_OK);
+  ck_assert_ptr_nonnull(strstr(text, "uuid=\"GPU-test-1\",pci_bus_id=\"0000:01:00.0\",ordinal=\"1\","
+                                     "confirmed_ordinal=\"1\"} 1\n"));
   ck_assert(log_has("device 1 [cpu1] cuda: device = uuid=GPU-test-1 -> ordinal 1 "
                     "'virtual cpu 1' uuid GPU-test-1 pci 0000:01:00.0; 2 worker(s) bound, "
                     "confirmed ordinal 1"));
@@ -1172,7 +1181,7 @@ START_TEST(test_timeline_and_stats) {
    * execute -> verify -> done, on the device and worker the engine saw. */
   static const char *const order[] = {"queued", "start", "prepare", "lock_wait",
                                       "execute", "verify", "done"};
-  unsigned seen[4] = {0};
+  unsigned seen[4] = {0}, bound = 0;
   double last_t = 0;
   char *save = NULL;
   for (char *line = strtok_r(tl, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
@@ -1187,7 +1196,15 @@ START_TEST(test_timeline_and_stats) {
                   "bad line: %s", line);
     ck_assert(t >= last_t);
     last_t = t;
+    if (!strcmp(ev, "bound")) { /* one per worker, at open, before any task */
+      ck_assert_uint_eq(job, 0);
+      ck_assert_ptr_nonnull(strstr(line, " ordinal=-1"));
+      ck_assert_uint_eq(seen[0] + seen[1] + seen[2] + seen[3], 0);
+      bound++;
+      continue;
+    }
     ck_assert_uint_eq(job, j->id);
+    if (!strcmp(ev, "execute")) ck_assert_ptr_nonnull(strstr(line, " ordinal=-1"));
     ck_assert_uint_lt(part, 4);
     ck_assert_msg(seen[part] < 7 && !strcmp(ev, order[seen[part]]),
                   "partition %u: event %s out of order (line: %s)", part, ev, line);
@@ -1201,6 +1218,7 @@ START_TEST(test_timeline_and_stats) {
     seen[part]++;
   }
   for (int p = 0; p < 4; p++) ck_assert_uint_eq(seen[p], 7);
+  ck_assert_uint_eq(bound, 2);
   free(tl);
 
   char small[10];
@@ -1228,6 +1246,9 @@ START_TEST(test_timeline_and_stats) {
   ck_assert_ptr_nonnull(strstr(st, "# TYPE sealprov_device_busy_seconds_total counter\n"));
   ck_assert_ptr_nonnull(strstr(st, "sealprov_device_lock_wait_seconds_total{device=\"0\""));
   ck_assert_ptr_nonnull(strstr(st, "sealprov_queue_depth 0\n"));
+  ck_assert_ptr_nonnull(strstr(st, "sealprov_device_info{device=\"1\",section=\"cpu1\",type=\"cpu\","
+                                   "name=\"virtual cpu 1\",uuid=\"\",pci_bus_id=\"\",ordinal=\"-1\","
+                                   "confirmed_ordinal=\"-1\"} 1\n"));
   ck_assert_ptr_nonnull(strstr(st, "sealprov_jobs_completed_total{outcome=\"ok\"} 1\n"));
   free(st);
   sp_sched_destroy(s);
