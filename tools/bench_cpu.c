@@ -31,20 +31,57 @@ static double now_s(void) {
   return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
 }
 
+/* CPU time of the whole process (all threads). On a shared machine wall time also
+ * counts the time other processes held the cores; CPU time does not, so both are
+ * printed: wall time is what a caller waits, CPU time what the work costs. */
+static double cpu_s(void) {
+  struct timespec ts;
+  clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
+  return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
+static double load_average(void) {
+  double l = -1;
+  FILE *f = fopen("/proc/loadavg", "r");
+  if (f != NULL) {
+    if (fscanf(f, "%lf", &l) != 1)
+      l = -1;
+    fclose(f);
+  }
+  return l;
+}
+
 static int cmp_double(const void *a, const void *b) {
   double x = *(const double *)a, y = *(const double *)b;
   return x < y ? -1 : x > y;
 }
 
 typedef struct {
-  double median, min;
+  double median, min, cpu_median;
 } timing;
 
-static timing summarize(double *t, unsigned n) {
+static double median(double *t, unsigned n) {
   qsort(t, n, sizeof *t, cmp_double);
-  timing r = {n % 2 ? t[n / 2] : (t[n / 2 - 1] + t[n / 2]) / 2, t[0]};
+  return n % 2 ? t[n / 2] : (t[n / 2 - 1] + t[n / 2]) / 2;
+}
+
+/* t: wall seconds of n runs, c: CPU seconds of the same runs (both reordered) */
+static timing summarize(double *t, double *c, unsigned n) {
+  timing r;
+  r.median = median(t, n);
+  r.min = t[0];
+  r.cpu_median = median(c, n);
   return r;
 }
+
+/* A timed run: wall and CPU seconds into t[i], c[i]. */
+#define TIMED(i, stmt)                                                                         \
+  do {                                                                                         \
+    double w0_ = now_s(), c0_ = cpu_s();                                                       \
+    stmt;                                                                                      \
+    t[i] = now_s() - w0_;                                                                      \
+    c[i] = cpu_s() - c0_;                                                                      \
+  } while (0)
 
 /* splitmix64: deterministic inputs, so runs compare like with like */
 static uint64_t next_u64(uint64_t *state) {
@@ -110,45 +147,49 @@ static void random_fp(fp_t *r, uint64_t *state) {
 RANDOM_WALK(g1)
 RANDOM_WALK(g2)
 
-/* Operations per second of a dependent chain, run for at least min_s seconds. */
-static double fp_mul_rate(double min_s, uint64_t *state) {
+/* Operations per second of a dependent chain, run for at least min_s seconds of wall
+ * time; rate[0] per wall second, rate[1] per CPU second. */
+static void fp_mul_rate(double rate[2], double min_s, uint64_t *state) {
   fp_t x, y;
   random_fp(&x, state);
   random_fp(&y, state);
   size_t iters = 1u << 16, total = 0;
-  double t0 = now_s(), t;
+  double t0 = now_s(), c0 = cpu_s(), t;
   do {
     for (size_t i = 0; i < iters; i++)
       fp_mul(&x, &x, &y);
     total += iters;
     t = now_s() - t0;
   } while (t < min_s);
+  rate[0] = (double)total / t;
+  rate[1] = (double)total / (cpu_s() - c0);
   /* keep x alive so the loop cannot be dropped */
   if (fp_is_zero(&x))
     fprintf(stderr, "bench cpu: unexpected zero\n");
-  return (double)total / t;
 }
 
-static double g1_mixed_add_rate(double min_s, uint64_t *state) {
+static bool g1_mixed_add_rate(double rate[2], double min_s, uint64_t *state) {
   enum { NPTS = 1024 };
   g1_affine_t *pts = g1_random_points(NPTS, state);
   if (pts == NULL)
-    return -1;
+    return false;
   g1_jac_t acc;
   g1_jac_from_affine(&acc, &pts[0]);
   g1_jac_dbl(&acc, &acc); /* Z != 1, as in a running sum */
   size_t total = 0;
-  double t0 = now_s(), t;
+  double t0 = now_s(), c0 = cpu_s(), t;
   do {
     for (size_t i = 0; i < NPTS; i++)
       g1_jac_add_affine(&acc, &acc, &pts[i]);
     total += NPTS;
     t = now_s() - t0;
   } while (t < min_s);
+  rate[0] = (double)total / t;
+  rate[1] = (double)total / (cpu_s() - c0);
   if (g1_jac_is_inf(&acc))
     fprintf(stderr, "bench cpu: unexpected infinity\n");
   free(pts);
-  return (double)total / t;
+  return true;
 }
 
 static void json_str(const char *s) {
@@ -186,8 +227,8 @@ static void cpu_model(char *out, size_t len) {
 }
 
 static void print_timing(const char *key, timing t, bool last) {
-  printf("  \"%s\": %.3f,\n  \"%s_min\": %.3f%s\n", key, t.median * 1e3, key, t.min * 1e3,
-         last ? "" : ",");
+  printf("  \"%s\": %.3f,\n  \"%s_min\": %.3f,\n  \"%s_cpu\": %.3f%s\n", key, t.median * 1e3,
+         key, t.min * 1e3, key, t.cpu_median * 1e3, last ? "" : ",");
 }
 
 static void usage(FILE *f) {
@@ -255,12 +296,14 @@ int sp_cmd_bench_cpu(int argc, char **argv) {
                  log_ntt = 20 - shrink;
   const double rate_s = quick ? 0.05 : 0.5;
   uint64_t seed = 0x5ea1c0deULL;
-  double t[MAX_REPEAT];
+  /* wall and CPU seconds of the runs of one figure (the pairing runs 5x repeat) */
+  double t[5 * MAX_REPEAT], c[5 * MAX_REPEAT];
 
   /* ---- single-thread primitives */
-  double fp_rate = fp_mul_rate(rate_s, &seed);
-  double add_rate = g1_mixed_add_rate(rate_s, &seed);
-  if (add_rate < 0)
+  double load_before = load_average();
+  double fp_rate[2], add_rate[2];
+  fp_mul_rate(fp_rate, rate_s, &seed);
+  if (!g1_mixed_add_rate(add_rate, rate_s, &seed))
     goto oom;
 
   g1_affine_t p1;
@@ -269,60 +312,43 @@ int sp_cmd_bench_cpu(int argc, char **argv) {
   g2_generator(&q2);
   fp12_t gt;
   unsigned pair_runs = quick ? 3 : 5 * repeat;
-  double pt[5 * MAX_REPEAT];
-  for (unsigned i = 0; i < pair_runs; i++) {
-    double t0 = now_s();
-    bls_pairing(&gt, &p1, &q2);
-    pt[i] = now_s() - t0;
-  }
-  timing pairing = summarize(pt, pair_runs);
+  for (unsigned i = 0; i < pair_runs; i++)
+    TIMED(i, bls_pairing(&gt, &p1, &q2));
+  timing pairing = summarize(t, c, pair_runs);
 
   /* ---- MSMs */
   size_t n_big = (size_t)1 << log_g1_big;
   g1_affine_t *g1pts = g1_random_points(n_big, &seed);
   scalar_t *sc = malloc(n_big * sizeof *sc);
-  if (g1pts == NULL || sc == NULL) {
-    free(g1pts);
-    free(sc);
-    goto oom;
-  }
+  bool ok = true;
+  if (g1pts == NULL || sc == NULL)
+    goto oom_g1;
   random_scalars(sc, n_big, &seed);
   g1_jac_t r1;
-  for (unsigned i = 0; i < repeat; i++) {
-    double t0 = now_s();
-    if (!msm_g1(&r1, g1pts, sc, (size_t)1 << log_g1_small, threads))
-      goto oom_g1;
-    t[i] = now_s() - t0;
-  }
-  timing g1_small = summarize(t, repeat);
-  for (unsigned i = 0; i < repeat; i++) {
-    double t0 = now_s();
-    if (!msm_g1(&r1, g1pts, sc, n_big, threads))
-      goto oom_g1;
-    t[i] = now_s() - t0;
-  }
-  timing g1_big = summarize(t, repeat);
+  for (unsigned i = 0; i < repeat; i++)
+    TIMED(i, ok &= msm_g1(&r1, g1pts, sc, (size_t)1 << log_g1_small, threads));
+  timing g1_small = summarize(t, c, repeat);
+  for (unsigned i = 0; i < repeat; i++)
+    TIMED(i, ok &= msm_g1(&r1, g1pts, sc, n_big, threads));
+  timing g1_big = summarize(t, c, repeat);
   free(g1pts);
+  g1pts = NULL;
+  if (!ok)
+    goto oom_g1;
 
   size_t n_g2 = (size_t)1 << log_g2;
   g2_affine_t *g2pts = g2_random_points(n_g2, &seed);
-  if (g2pts == NULL) {
-    free(sc);
-    goto oom;
-  }
+  if (g2pts == NULL)
+    goto oom_g1;
   g2_jac_t r2;
-  for (unsigned i = 0; i < repeat; i++) {
-    double t0 = now_s();
-    if (!msm_g2(&r2, g2pts, sc, n_g2, threads)) {
-      free(g2pts);
-      free(sc);
-      goto oom;
-    }
-    t[i] = now_s() - t0;
-  }
-  timing g2_msm = summarize(t, repeat);
+  for (unsigned i = 0; i < repeat; i++)
+    TIMED(i, ok &= msm_g2(&r2, g2pts, sc, n_g2, threads));
+  timing g2_msm = summarize(t, c, repeat);
   free(g2pts);
+  if (!ok)
+    goto oom_g1;
   free(sc);
+  sc = NULL;
 
   /* ---- NTT (forward; the coset forward is what the prover runs three times) */
   size_t n_ntt = (size_t)1 << log_ntt;
@@ -331,25 +357,15 @@ int sp_cmd_bench_cpu(int argc, char **argv) {
     goto oom;
   for (size_t i = 0; i < n_ntt; i++)
     random_fr(&a[i], &seed);
-  for (unsigned i = 0; i < repeat; i++) {
-    double t0 = now_s();
-    if (!ntt_forward(a, log_ntt, threads)) {
-      free(a);
-      goto oom;
-    }
-    t[i] = now_s() - t0;
-  }
-  timing ntt_fwd = summarize(t, repeat);
-  for (unsigned i = 0; i < repeat; i++) {
-    double t0 = now_s();
-    if (!ntt_coset_forward(a, log_ntt, threads)) {
-      free(a);
-      goto oom;
-    }
-    t[i] = now_s() - t0;
-  }
-  timing ntt_coset = summarize(t, repeat);
+  for (unsigned i = 0; i < repeat; i++)
+    TIMED(i, ok &= ntt_forward(a, log_ntt, threads));
+  timing ntt_fwd = summarize(t, c, repeat);
+  for (unsigned i = 0; i < repeat; i++)
+    TIMED(i, ok &= ntt_coset_forward(a, log_ntt, threads));
+  timing ntt_coset = summarize(t, c, repeat);
   free(a);
+  if (!ok)
+    goto oom;
 
   char cpu[256], key[64];
   cpu_model(cpu, sizeof cpu);
@@ -357,7 +373,11 @@ int sp_cmd_bench_cpu(int argc, char **argv) {
   json_str(cpu);
   printf(",\n  \"online_cpus\": %ld,\n  \"threads\": %u,\n  \"repeat\": %u,\n  \"quick\": %s,\n",
          nproc, threads, repeat, quick ? "true" : "false");
-  printf("  \"fp_mul_per_s\": %.0f,\n  \"g1_mixed_add_per_s\": %.0f,\n", fp_rate, add_rate);
+  printf("  \"load_average_before\": %.2f,\n  \"load_average_after\": %.2f,\n", load_before,
+         load_average());
+  printf("  \"fp_mul_per_s\": %.0f,\n  \"fp_mul_per_cpu_s\": %.0f,\n", fp_rate[0], fp_rate[1]);
+  printf("  \"g1_mixed_add_per_s\": %.0f,\n  \"g1_mixed_add_per_cpu_s\": %.0f,\n", add_rate[0],
+         add_rate[1]);
   print_timing("pairing_ms", pairing, false);
   snprintf(key, sizeof key, "g1_msm_2_%u_ms", log_g1_small);
   print_timing(key, g1_small, false);
