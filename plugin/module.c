@@ -153,6 +153,10 @@ static int vt_open(const char *ini_path, sealprov_provider **out) {
 static int vt_close(sealprov_provider *p) {
   sp_err_clear();
   if (live(p) == NULL) return sp_err(SEALPROV_ERR_INVALID_ARGUMENT, "close: not an open provider");
+  if (sp_sched_on_callback_thread(p->sched))
+    return sp_err(SEALPROV_ERR_INVALID_ARGUMENT,
+                  "close() called from an on_complete/on_inputs_released callback: close joins "
+                  "the thread that runs the callbacks; close from another thread");
   pthread_mutex_lock(&providers_mu);
   for (sealprov_provider **pp = &providers; *pp != NULL; pp = &(*pp)->next) {
     if (*pp == p) {

@@ -133,7 +133,6 @@ void sp_sched_timeline_add(sp_sched *s, enum sp_tl_event ev, uint64_t job, uint3
     ordinal = s->pool.workers[worker].confirmed_ordinal;
   tl_entry e = {
       .ordinal = (int16_t)ordinal,
-      .t = sp_now() - s->t0,
       .duration = duration_s,
       .job = job,
       .partition = partition,
@@ -143,6 +142,7 @@ void sp_sched_timeline_add(sp_sched *s, enum sp_tl_event ev, uint64_t job, uint3
       .status = (uint8_t)(status < 0 || status > 255 ? SEALPROV_ERR_INTERNAL : status),
   };
   pthread_mutex_lock(&s->tl_mu);
+  e.t = sp_now() - s->t0; /* under the lock, so that the ring is in time order */
   size_t slot = (s->tl_head + s->tl_count) % s->tl_cap;
   s->tl[slot] = e;
   if (s->tl_count < s->tl_cap)
@@ -354,8 +354,6 @@ static void job_end(sp_sched *s, sp_job *j) {
   j->completion.job = j;
   j->completion.partition = -1;
   notice_push(s, &j->completion);
-  if (status != SEALPROV_OK) SLOG(s, SEALPROV_LOG_WARN, "job %" PRIu64 " ended: %s: %s", j->id,
-                                  sp_status_name(status), j->err);
 }
 
 /* Ends one partition for good (under s->mu). The proof, if any, is already in
@@ -477,6 +475,9 @@ static bool device_failure(int status) {
 void sp_sched_finish(sp_sched *s, sp_worker *w, sp_task_rec *t, const sp_attempt *a) {
   sp_device_rt *d = w->dev;
   sp_job *j = t->job;
+  /* Messages are formatted under s->mu but logged after it: the host's logger is
+   * never called with a scheduler lock held (it may be slow, or call back in). */
+  char quarantine_msg[600] = "", requeue_msg[600] = "";
   pthread_mutex_lock(&s->mu);
   d->busy_s += a->execute_s;
   d->lock_wait_s += a->lock_wait_s;
@@ -496,11 +497,11 @@ void sp_sched_finish(sp_sched *s, sp_worker *w, sp_task_rec *t, const sp_attempt
     if (s->cfg.quarantine_after > 0 && d->failures >= s->cfg.quarantine_after &&
         !d->quarantined) {
       d->quarantined = true;
-      SLOG(s, SEALPROV_LOG_WARN,
-           "device %u (%s) quarantined after %" PRIu64 " failures (quarantine_after = %u); "
-           "last: %s; %u healthy device(s) left",
-           d->index, dev_name(d), d->failures, s->cfg.quarantine_after, a->err,
-           healthy_devices(s));
+      snprintf(quarantine_msg, sizeof quarantine_msg,
+               "device %u (%s) quarantined after %" PRIu64 " failures (quarantine_after = %u); "
+               "last: %s; %u healthy device(s) left",
+               d->index, dev_name(d), d->failures, s->cfg.quarantine_after, a->err,
+               healthy_devices(s));
       /* Tasks that avoided other devices only because of this one may now run there. */
       pthread_cond_broadcast(&s->work_cv);
     }
@@ -532,10 +533,10 @@ void sp_sched_finish(sp_sched *s, sp_worker *w, sp_task_rec *t, const sp_attempt
       s->requeues++;
       sp_sched_timeline_add(s, SP_TL_REQUEUED, j->id, t->partition, (int)d->index,
                             (int)w->index, now - t->t_start, status);
-      SLOG(s, SEALPROV_LOG_INFO,
-           "job %" PRIu64 " partition %" PRIu32 ": attempt %" PRIu32 " failed on device %u (%s): "
-           "%s; requeued for another device",
-           j->id, t->partition, t->attempts, d->index, dev_name(d), a->err);
+      snprintf(requeue_msg, sizeof requeue_msg,
+               "job %" PRIu64 " partition %" PRIu32 ": attempt %" PRIu32 " failed on device %u "
+               "(%s): %s; requeued for another device",
+               j->id, t->partition, t->attempts, d->index, dev_name(d), a->err);
       pthread_cond_broadcast(&s->work_cv);
     }
   } else {
@@ -544,6 +545,9 @@ void sp_sched_finish(sp_sched *s, sp_worker *w, sp_task_rec *t, const sp_attempt
              j->id, a->err);
   }
   pthread_mutex_unlock(&s->mu);
+  /* t and j may be gone now (the job can end and be reaped): only the copies. */
+  if (quarantine_msg[0]) SLOG(s, SEALPROV_LOG_WARN, "%s", quarantine_msg);
+  if (requeue_msg[0]) SLOG(s, SEALPROV_LOG_INFO, "%s", requeue_msg);
 }
 
 /* ---- notifier thread -------------------------------------------------------------- */
@@ -563,6 +567,9 @@ static void *notifier_main(void *arg) {
     if (n->partition >= 0) {
       j->desc.on_inputs_released(j->desc.user, j->id, (uint32_t)n->partition);
     } else {
+      if (j->status != SEALPROV_OK)
+        SLOG(s, SEALPROV_LOG_WARN, "job %" PRIu64 " ended: %s: %s", j->id,
+             sp_status_name(j->status), j->err);
       /* The parameters outlive the job only if the host still holds them. */
       if (s->hooks.srs_release != NULL && j->srs != NULL) s->hooks.srs_release(j->srs);
       if (j->desc.on_complete != NULL) j->desc.on_complete(j->desc.user, j->id, j->status);
@@ -621,6 +628,10 @@ void sp_sched_stop_workers(sp_sched *s) {
   s->stopping = true;
   pthread_cond_broadcast(&s->work_cv);
   pthread_mutex_unlock(&s->mu);
+}
+
+bool sp_sched_on_callback_thread(const sp_sched *s) {
+  return s != NULL && s->notifier_started && pthread_equal(pthread_self(), s->notifier);
 }
 
 sp_proof_verify_fn sp_sched_verifier(const sp_sched *s) {
@@ -980,7 +991,7 @@ int sp_sched_submit(sp_sched *s, const sealprov_job *job, sealprov_job_id *id, c
 
 int sp_sched_wait(sp_sched *s, sealprov_job_id id, int64_t timeout_ms, char *err, size_t errlen) {
   if (s == NULL) return fail(err, errlen, SEALPROV_ERR_INVALID_ARGUMENT, "wait: NULL provider");
-  if (s->notifier_started && pthread_equal(pthread_self(), s->notifier))
+  if (sp_sched_on_callback_thread(s))
     return fail(err, errlen, SEALPROV_ERR_INVALID_ARGUMENT,
                 "wait() called from an on_complete/on_inputs_released callback: callbacks "
                 "must not wait (the job would wait for its own callback)");

@@ -103,6 +103,10 @@ int sp_sched_devices(sp_sched *s, sealprov_device_info *out, size_t cap, size_t 
 int sp_sched_stats(sp_sched *s, char *buf, size_t cap, size_t *len);
 int sp_sched_timeline(sp_sched *s, char *buf, size_t cap, size_t *len);
 
+/* true on the thread that runs s's host callbacks (close() and wait() from there
+ * would wait for that thread itself). */
+bool sp_sched_on_callback_thread(const sp_sched *s);
+
 /* Tells every device's engine to drop its copy of srs (engine srs_evict, under the
  * device lock so no kernel of that device is running). Thread-safe. */
 void sp_sched_srs_evict(sp_sched *s, const sp_srs *srs);

@@ -61,9 +61,19 @@ static const sp_sched_hooks hooks = {
 
 static pthread_mutex_t log_mu = PTHREAD_MUTEX_INITIALIZER;
 static char log_text[1 << 16];
+/* When set, every log message also calls back into this scheduler, as a host's
+ * logger may: the module must never log while holding its locks. */
+static sp_sched *_Atomic log_reenter;
+static atomic_int log_reentered;
 static void capture_log(void *user, int level, const char *msg) {
   (void)user;
   (void)level;
+  sp_sched *re = atomic_load(&log_reenter);
+  if (re != NULL) {
+    char buf[64];
+    size_t len;
+    if (sp_sched_stats(re, buf, sizeof buf, &len) == SEALPROV_OK) atomic_fetch_add(&log_reentered, 1);
+  }
   pthread_mutex_lock(&log_mu);
   size_t n = strlen(log_text);
   if (n + strlen(msg) + 2 < sizeof log_text) {
@@ -78,9 +88,20 @@ static bool log_has(const char *needle) {
   pthread_mutex_unlock(&log_mu);
   return r;
 }
+/* A worker logs right after it releases the scheduler lock: give it a moment. */
+static bool log_soon(const char *needle) {
+  for (int i = 0; i < 5000; i++) {
+    if (log_has(needle)) return true;
+    struct timespec ts = {0, 1000000};
+    nanosleep(&ts, NULL);
+  }
+  return false;
+}
 
 static void setup(void) {
   te_reset();
+  atomic_store(&log_reenter, NULL);
+  atomic_store(&log_reentered, 0);
   atomic_store(&srs_refs, 0);
   test_srs.path = "test.params";
   test_vk_only.path = "test.vk";
@@ -347,6 +368,7 @@ START_TEST(test_failover_quarantine) {
   sp_config *c = mkcfg(3, 1);
   c->quarantine_after = 2;
   sp_sched *s = mksched(c);
+  atomic_store(&log_reenter, s); /* the requeue/quarantine logs call back in */
   te_set_mode(1, TE_FAIL_DEVICE, -1);
   atomic_store(&te.execute_us, 5000);
   sealprov_device_info info[3];
@@ -380,7 +402,9 @@ START_TEST(test_failover_quarantine) {
   ck_assert_uint_eq(info[1].tasks_done, 0);
   ck_assert_int_ne(info[0].state, SEALPROV_DEVICE_QUARANTINED);
   ck_assert_int_ne(info[2].state, SEALPROV_DEVICE_QUARANTINED);
-  ck_assert(log_has("device 1 (cpu1) quarantined after 2 failures"));
+  ck_assert(log_soon("device 1 (cpu1) quarantined after 2 failures"));
+  ck_assert(log_soon("requeued for another device"));
+  ck_assert_int_gt(atomic_load(&log_reentered), 0);
 
   /* A quarantined device takes no more work. */
   int executes_before = atomic_load(&te.executes);
@@ -406,6 +430,7 @@ START_TEST(test_failover_quarantine) {
       strstr(text, "sealprov_device_quarantined{device=\"0\",section=\"cpu0\",type=\"cpu\"} 0\n"));
   free(text);
   ck_assert_int_eq(te_violations(), 0);
+  atomic_store(&log_reenter, NULL);
   sp_sched_destroy(s);
   free(c);
 }
@@ -540,6 +565,7 @@ START_TEST(test_all_devices_fail) {
   c->quarantine_after = 2;
   c->max_attempts = 10;
   sp_sched *s = mksched(c);
+  atomic_store(&log_reenter, s);
   te_set_mode(0, TE_FAIL_DEVICE, -1);
   te_set_mode(1, TE_FAIL_DEVICE, -1);
   tjob *j = mkjob(10, 0, 0);
@@ -562,6 +588,8 @@ START_TEST(test_all_devices_fail) {
   ck_assert_int_eq(sp_sched_submit(s, &j->job, &id, err, sizeof err), SEALPROV_ERR_NO_DEVICE);
   ck_assert_ptr_nonnull(strstr(err, "no healthy device left"));
   ck_assert_uint_eq(id, 0);
+  ck_assert(log_soon("ended: NO_DEVICE: partition 0 of job 1: no healthy device left"));
+  atomic_store(&log_reenter, NULL);
   sp_sched_destroy(s);
   ck_assert_int_eq(atomic_load(&srs_refs), 0);
   free(j);
@@ -848,11 +876,13 @@ typedef struct reentrant {
   int wait_status;
   int submit_status;
   tjob *extra; /* submitted from the callback; alive until close */
+  bool on_callback_thread;
 } reentrant;
 
 static void reentrant_complete(void *user, sealprov_job_id id, int status) {
   reentrant *r = user;
   char err[512];
+  r->on_callback_thread = sp_sched_on_callback_thread(r->s);
   r->wait_status = sp_sched_wait(r->s, r->other, -1, err, sizeof err);
   tjob *x = mkjob(1, 0, SEALPROV_JOB_DETACHED);
   x->job.on_complete = NULL;
@@ -891,6 +921,8 @@ START_TEST(test_callback_reentry) {
   char err[512];
   ck_assert_int_eq(wait_job(s, &r->base, err, sizeof err), SEALPROV_OK);
   ck_assert_int_eq(r->wait_status, SEALPROV_ERR_INVALID_ARGUMENT);
+  ck_assert(r->on_callback_thread);          /* close() refuses there (module.c) */
+  ck_assert(!sp_sched_on_callback_thread(s)); /* and only there */
   ck_assert_int_eq(r->submit_status, SEALPROV_OK);
   ck_assert_int_eq(wait_job(s, other, err, sizeof err), SEALPROV_OK);
   sp_sched_destroy(s);
