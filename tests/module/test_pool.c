@@ -312,6 +312,41 @@ START_TEST(test_lock_exclusive) {
 }
 END_TEST
 
+/* Two workers on one device: while one holds the device lock (held at the gate inside
+ * execute), the other prepares the next partition; the lock covers device work only. */
+START_TEST(test_prepare_overlaps_execute) {
+  sp_config *c = mkcfg(1, 2);
+  sp_sched *s = mksched(c);
+  te_gate_close();
+  tjob *j = mkjob(2, 0, 0);
+  submit_ok(s, j);
+  ck_assert(te_gate_wait_blocked(1));
+  /* The second worker finishes its prepare while the first is inside execute. */
+  for (int i = 0; i < 10000 && atomic_load(&te.prepares) < 2; i++) {
+    struct timespec ts = {0, 1000000};
+    nanosleep(&ts, NULL);
+  }
+  ck_assert_int_eq(atomic_load(&te.prepares), 2);
+  ck_assert_int_eq(atomic_load(&te.in_execute[0]), 1);
+  ck_assert_int_eq(atomic_load(&te.executes), 1); /* the second waits for the lock */
+  sealprov_device_info info[1];
+  size_t count;
+  device_table(s, info, 1, &count);
+  ck_assert_int_eq(info[0].state, SEALPROV_DEVICE_BUSY);
+  te_gate_open();
+  char err[512];
+  ck_assert_int_eq(wait_job(s, j, err, sizeof err), SEALPROV_OK);
+  assert_proofs(j);
+  ck_assert_int_eq(atomic_load(&te.max_in_execute[0]), 1);
+  device_table(s, info, 1, &count);
+  ck_assert_int_eq(info[0].state, SEALPROV_DEVICE_READY);
+  ck_assert(info[0].lock_wait_seconds > 0); /* the second worker waited for the lock */
+  sp_sched_destroy(s);
+  free(j);
+  free(c);
+}
+END_TEST
+
 typedef struct submitter_arg {
   sp_sched *s;
   int ok;
@@ -1342,6 +1377,7 @@ static Suite *pool_suite(void) {
   tcase_set_timeout(tc, 120);
   tcase_add_loop_test(tc, test_spread, 2, 4);
   tcase_add_test(tc, test_lock_exclusive);
+  tcase_add_test(tc, test_prepare_overlaps_execute);
   tcase_add_test(tc, test_concurrent_submitters);
   suite_add_tcase(s, tc);
 
