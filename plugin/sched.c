@@ -401,8 +401,8 @@ static void no_device_detail(const sp_sched *s, char *out, size_t len) {
   for (unsigned i = 0; i < s->ndev && off < len; i++) {
     const sp_device_rt *d = &s->devs[i];
     off += (size_t)snprintf(out + off, len - off, "%s device %u (%s) quarantined after %" PRIu64
-                            " failures (last: %s)",
-                            i ? ";" : "", i, dev_name(d), d->failures,
+                            " failure%s (last: %s)",
+                            i ? ";" : "", i, dev_name(d), d->failures, d->failures == 1 ? "" : "s",
                             d->last_error[0] ? d->last_error : "none");
   }
 }
@@ -498,10 +498,10 @@ void sp_sched_finish(sp_sched *s, sp_worker *w, sp_task_rec *t, const sp_attempt
         !d->quarantined) {
       d->quarantined = true;
       snprintf(quarantine_msg, sizeof quarantine_msg,
-               "device %u (%s) quarantined after %" PRIu64 " failures (quarantine_after = %u); "
+               "device %u (%s) quarantined after %" PRIu64 " failure%s (quarantine_after = %u); "
                "last: %s; %u healthy device(s) left",
-               d->index, dev_name(d), d->failures, s->cfg.quarantine_after, a->err,
-               healthy_devices(s));
+               d->index, dev_name(d), d->failures, d->failures == 1 ? "" : "s",
+               s->cfg.quarantine_after, a->err, healthy_devices(s));
       /* Tasks that avoided other devices only because of this one may now run there. */
       pthread_cond_broadcast(&s->work_cv);
     }

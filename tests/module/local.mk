@@ -21,11 +21,12 @@ tests_module_test_dlopen_LDADD = $(CHECK_LIBS) $(DL_LIBS) $(PTHREAD_LIBS)
 endif
 
 # Shell tests: exported symbols (nm -D), no environment writes in the module's
-# sources, the CLI, and the ABI example of docs/abi.md run against the module.
+# sources, the CLI, the ABI example of docs/abi.md run against the module, and
+# [testing] fault injection on CPU devices with real proofs.
 TESTS += tests/module/exported_symbols.sh tests/module/no_env_writes.sh \
-  tests/module/cli.sh tests/module/minimal_host.sh
+  tests/module/cli.sh tests/module/minimal_host.sh tests/module/fault_injection.sh
 EXTRA_DIST += tests/module/exported_symbols.sh tests/module/no_env_writes.sh \
-  tests/module/cli.sh tests/module/minimal_host.sh docs/abi.md
+  tests/module/cli.sh tests/module/minimal_host.sh tests/module/fault_injection.sh docs/abi.md
 check_PROGRAMS += tests/module/minimal_host
 tests_module_minimal_host_SOURCES = docs/examples/minimal_host.c
 tests_module_minimal_host_LDADD = $(DL_LIBS)

@@ -1,0 +1,71 @@
+#!/bin/sh
+# Faults on CPU devices through the real module ([testing] in the INI): a device that
+# corrupts proofs or fails kernels has its partitions redone on the other device and
+# is quarantined; every proof returned verifies; with no healthy device left the job
+# fails with NO_DEVICE and a message that says so. Uses the CLI's setup/prove/verify.
+set -eu
+: "${SEALPROV_PLUGIN:?SEALPROV_PLUGIN is not set (make check sets it)}"
+sealprov=${top_builddir:?}/tools/sealprov
+if ! "$sealprov" setup --help >/dev/null 2>&1 || ! "$sealprov" prove --help >/dev/null 2>&1; then
+  echo "no setup/prove commands in this build: skipping"
+  exit 77
+fi
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+fail() { echo "FAIL: $*"; exit 1; }
+
+"$sealprov" setup --constraints 256 --inputs 2 --partitions 6 --seed 11 --out "$tmp/s" >/dev/null
+parts=$(ls "$tmp"/s/partition-*.spa)
+
+ini() { # ini FILE INJECT
+  cat > "$1" <<INI
+[provider]
+quarantine_after = 2
+max_attempts = 4
+[good]
+type = cpu
+[bad]
+type = cpu
+[testing]
+inject_device = bad
+inject = $2
+INI
+}
+
+for mode in corrupt_proof fail_kernel; do
+  ini "$tmp/$mode.ini" "$mode"
+  # shellcheck disable=SC2086
+  "$sealprov" prove --plugin "$SEALPROV_PLUGIN" -c "$tmp/$mode.ini" --params "$tmp/s/circuit.params" \
+    --out "$tmp/$mode.proofs" --json $parts > "$tmp/$mode.json" || fail "$mode: prove failed"
+  cat "$tmp/$mode.json"; echo
+  grep -q '"proofs": "[^"]*", "status": "ok"' "$tmp/$mode.json" || fail "$mode: job status"
+  # Every partition's proof came from the healthy device...
+  [ "$(grep -o '"device_name": "[a-z]*"' "$tmp/$mode.json" | sort -u)" = '"device_name": "good"' ] \
+    || fail "$mode: a proof came from the faulty device"
+  # ... and the faulty one did get work: some partition needed a second attempt.
+  grep -q '"attempts": 2' "$tmp/$mode.json" || fail "$mode: no partition was retried"
+  # shellcheck disable=SC2086
+  "$sealprov" verify --vk "$tmp/s/circuit.vk" --proofs "$tmp/$mode.proofs" $parts >/dev/null \
+    || fail "$mode: a returned proof does not verify"
+done
+
+# Only faulty devices: the job ends NO_DEVICE, with the reason.
+cat > "$tmp/none.ini" <<INI
+[provider]
+quarantine_after = 1
+max_attempts = 5
+[bad]
+type = cpu
+[testing]
+inject_device = bad
+inject = fail_kernel
+INI
+rc=0
+# shellcheck disable=SC2086
+"$sealprov" prove --plugin "$SEALPROV_PLUGIN" -c "$tmp/none.ini" --params "$tmp/s/circuit.params" \
+  --out "$tmp/none.proofs" --json $parts > "$tmp/none.json" 2>&1 || rc=$?
+cat "$tmp/none.json"; echo
+[ "$rc" -eq 1 ] || fail "all-faulty: exit $rc, expected 1"
+grep -q 'no healthy device left' "$tmp/none.json" || fail "all-faulty: message"
+grep -q 'injected kernel failure' "$tmp/none.json" || fail "all-faulty: the device's error"
+echo "fault_injection: all checks passed"
