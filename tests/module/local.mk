@@ -25,6 +25,8 @@ endif
 # [testing] fault injection on CPU devices with real proofs.
 TESTS += tests/module/exported_symbols.sh tests/module/no_env_writes.sh \
   tests/module/cli.sh tests/module/minimal_host.sh tests/module/fault_injection.sh
+# The two that run the module's threads with real proofs also run under the sanitizers.
+SAN_TESTS += tests/module/minimal_host.sh tests/module/fault_injection.sh
 EXTRA_DIST += tests/module/exported_symbols.sh tests/module/no_env_writes.sh \
   tests/module/cli.sh tests/module/minimal_host.sh tests/module/fault_injection.sh docs/abi.md
 check_PROGRAMS += tests/module/minimal_host
