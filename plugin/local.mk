@@ -2,7 +2,7 @@
 # it), and the loadable module that exports exactly one symbol.
 noinst_LTLIBRARIES += plugin/libsealprov_core.la
 plugin_libsealprov_core_la_CPPFLAGS = $(AM_CPPFLAGS) $(INIH_CFLAGS) $(CUDA_CFLAGS)
-plugin_libsealprov_core_la_CFLAGS = $(AM_CFLAGS) -fvisibility=hidden -O2
+plugin_libsealprov_core_la_CFLAGS = $(AM_CFLAGS) -fvisibility=hidden
 plugin_libsealprov_core_la_SOURCES = \
   plugin/engine.h \
   plugin/internal.h \
