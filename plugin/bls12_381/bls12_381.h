@@ -178,7 +178,7 @@ bool g1_affine_is_inf(const g1_affine_t *p);
 bool g1_affine_eq(const g1_affine_t *a, const g1_affine_t *b);
 void g1_affine_neg(g1_affine_t *r, const g1_affine_t *p);
 bool g1_affine_on_curve(const g1_affine_t *p);       /* infinity -> true */
-bool g1_affine_in_subgroup(const g1_affine_t *p);    /* fast endomorphism check */
+bool g1_affine_in_subgroup(const g1_affine_t *p);    /* fast endomorphism check; false if off-curve */
 void g1_jac_set_inf(g1_jac_t *r);
 bool g1_jac_is_inf(const g1_jac_t *p);
 void g1_jac_from_affine(g1_jac_t *r, const g1_affine_t *p);
@@ -302,7 +302,8 @@ bool groth16_pairing_check(const groth16_pvk_t *pvk, const g1_affine_t *a,
  *                    (a_i scaled by g^i, then ntt_forward).
  * ntt_coset_inverse: evaluations at g * omega^i -> coefficients
  *                    (ntt_inverse, then a_i scaled by g^-i).
- * nthreads == 0 means one thread. Returns false only on allocation failure. */
+ * nthreads == 0 means one thread. Returns false (data untouched) when log_n is out of
+ * range or memory runs out. */
 bool ntt_forward(fr_t *a, unsigned log_n, unsigned nthreads);
 bool ntt_inverse(fr_t *a, unsigned log_n, unsigned nthreads);
 bool ntt_coset_forward(fr_t *a, unsigned log_n, unsigned nthreads);
@@ -311,7 +312,8 @@ bool ntt_coset_inverse(fr_t *a, unsigned log_n, unsigned nthreads);
 /* ======================================================================== */
 /* MSM and batch addition                                                     */
 /* ======================================================================== */
-/* out = sum_i scalars[i] * points[i]. Pippenger with signed windows and XYZZ
+/* out = sum_i scalars[i] * points[i] (scalars are taken as plain 256-bit integers, so an
+ * unreduced value still gives the right multiple). Pippenger with signed windows and XYZZ
  * buckets; scalars 0 are skipped, scalars 1 are added directly; infinity points
  * are allowed. nthreads == 0 means one thread. Returns false only on allocation
  * failure (out is then set to infinity). */
@@ -327,7 +329,9 @@ bool batch_add_g2(g2_jac_t *out, const g2_affine_t *points, const uint64_t *bitm
                   unsigned nthreads);
 
 /* Runs fn(ctx, begin, end) over [0, n) split into at most nthreads contiguous
- * chunks on pthreads (the calling thread takes one chunk). Used by NTT/MSM. */
+ * chunks on pthreads (the calling thread takes one chunk). Every chunk runs exactly
+ * once even when a thread cannot be created (the caller runs it instead); the return
+ * is false in that case, for callers that want to log it, but the work is complete. */
 typedef void (*bls_range_fn)(void *ctx, size_t begin, size_t end, unsigned chunk);
 bool bls_parallel_for(size_t n, unsigned nthreads, bls_range_fn fn, void *ctx);
 
