@@ -8,14 +8,9 @@
  */
 #include <config.h>
 
-/* <check.h> includes <math.h>, whose FP_ZERO (an fpclassify enumerator in glibc)
- * collides with bls12_381.h's FP_ZERO constant. This file never uses the constant:
- * declare it under another name, and let math.h have the identifier. */
-#define FP_ZERO bls_fp_zero_unused_in_test_pool
 #include "log.h"
 #include "sp_sched.h"
 #include "test_engine.h"
-#undef FP_ZERO
 
 #include <check.h>
 #include <inttypes.h>
