@@ -17,6 +17,10 @@ SUFFIXES = .cu .lo
 
 if HAVE_CUDA
 noinst_LTLIBRARIES += cuda/libsealprov_cuda.la
-cuda_libsealprov_cuda_la_SOURCES =
+# Kernels (.cu, CUDA C++ kept C-like) behind the C boundary sp_gpu.h; the engine
+# itself is C11 on top of it (srs.h's C11 atomics have no C++ equivalent).
+cuda_libsealprov_cuda_la_SOURCES = \
+  cuda/ff.cuh cuda/ec.cuh cuda/gpu_internal.cuh cuda/sp_gpu.h cuda/engine_cuda.h \
+  cuda/gpu.cu cuda/ntt.cu cuda/msm.cu cuda/prove.cu cuda/engine_cuda.c
 endif
-EXTRA_DIST +=
+EXTRA_DIST += cuda/NOTES.md

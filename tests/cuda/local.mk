@@ -1,1 +1,18 @@
-# tests/cuda
+# tests/cuda -- the CUDA engine against the CPU library and the CPU prover. Plain
+# programs (no libcheck: the GPU machine has none); each exits 77 (SKIP) when no GPU
+# is visible, so CI, which has nvcc but no GPU, builds them and skips them.
+# tests/cuda/standalone.sh builds the same programs without autotools.
+EXTRA_DIST += tests/cuda/standalone.sh tests/cuda/bench_gpu_main.c
+if HAVE_CUDA
+check_PROGRAMS += tests/cuda/test_cuda_kernels tests/cuda/test_cuda_engine
+TESTS += tests/cuda/test_cuda_kernels tests/cuda/test_cuda_engine
+tests_cuda_test_cuda_kernels_SOURCES = tests/cuda/test_cuda_kernels.c
+tests_cuda_test_cuda_kernels_LDADD = $(SP_INTERNAL_LIBS) $(SP_EXTERNAL_LIBS)
+tests_cuda_test_cuda_engine_SOURCES = tests/cuda/test_cuda_engine.c
+tests_cuda_test_cuda_engine_LDADD = $(SP_INTERNAL_LIBS) $(SP_EXTERNAL_LIBS)
+
+# `sealprov bench gpu` (tools/main.c dispatches to it through a weak reference).
+# Added here because this fragment is included after tools/local.mk, which assigns
+# tools_sealprov_SOURCES.
+tools_sealprov_SOURCES += tools/bench_gpu.c
+endif

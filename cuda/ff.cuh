@@ -1,0 +1,272 @@
+/* ff.cuh -- BLS12-381 Fp and Fr Montgomery arithmetic on the GPU, and Fp2.
+ *
+ * Representation: exactly the CPU library's (plugin/bls12_381/bls12_381.h): Fp is
+ * Montgomery with R = 2^384, Fr with R = 2^256, limbs little-endian. The GPU works on
+ * 32-bit limbs: on a little-endian machine 12 x u32 and 6 x u64 are the same bytes,
+ * so device memory is a byte copy of host fp_t / fr_t / g1_affine_t arrays, and the
+ * Montgomery constant -p^-1 mod 2^32 gives the same reduction as the CPU's 64-bit one
+ * (both compute a*b/R mod p, fully reduced below p).
+ *
+ * Every carry-chain instruction is its own `asm volatile`: the carry flag is invisible
+ * to the compiler, and without `volatile` it reordered and merged the statements (all
+ * products were wrong on the first GPU run).
+ * Multiplication is CIOS with PTX carry chains (mad.lo.cc / madc.hi.cc). Why this
+ * bounds hold without a (N+2)-th word: p < 2^381 and r < 2^255 leave spare bits, so
+ * t + a*b_i + m*p < 2^(32(N+1)) in every row (t < 2p, a < p, b_i, m < 2^32).
+ * The one template serves Fp and Fr (STYLE: templates only where the fields share
+ * code); the modulus lives in __constant__ memory, which the multiply instructions
+ * read directly as operands.
+ */
+#ifndef SEALPROV_CUDA_FF_CUH
+#define SEALPROV_CUDA_FF_CUH
+
+#include <stdint.h>
+
+static __constant__ uint32_t SPC_FP_P[12] = {
+  0xffffaaabu, 0xb9feffffu, 0xb153ffffu, 0x1eabfffeu, 0xf6b0f624u, 0x6730d2a0u,
+  0xf38512bfu, 0x64774b84u, 0x434bacd7u, 0x4b1ba7b6u, 0x397fe69au, 0x1a0111eau};
+static __constant__ uint32_t SPC_FP_ONE[12] = { /* 2^384 mod p */
+  0x0002fffdu, 0x76090000u, 0xc40c0002u, 0xebf4000bu, 0x53c758bau, 0x5f489857u,
+  0x70525745u, 0x77ce5853u, 0xa256ec6du, 0x5c071a97u, 0xfa80e493u, 0x15f65ec3u};
+static __constant__ uint32_t SPC_FP_R2[12] = { /* 2^768 mod p */
+  0x1c341746u, 0xf4df1f34u, 0x09d104f1u, 0x0a76e6a6u, 0x4c95b6d5u, 0x8de5476cu,
+  0x939d83c0u, 0x67eb88a9u, 0xb519952du, 0x9a793e85u, 0x92cae3aau, 0x11988fe5u};
+static __constant__ uint32_t SPC_FR_P[8] = {
+  0x00000001u, 0xffffffffu, 0xfffe5bfeu, 0x53bda402u, 0x09a1d805u, 0x3339d808u,
+  0x299d7d48u, 0x73eda753u};
+static __constant__ uint32_t SPC_FR_ONE[8] = { /* 2^256 mod r */
+  0xfffffffeu, 0x00000001u, 0x00034802u, 0x5884b7fau, 0xecbc4ff5u, 0x998c4fefu,
+  0xacc5056fu, 0x1824b159u};
+static __constant__ uint32_t SPC_FR_R2[8] = { /* 2^512 mod r */
+  0xf3f29c6du, 0xc999e990u, 0x87925c23u, 0x2b6cedcbu, 0x7254398fu, 0x05d31496u,
+  0x9f59ff11u, 0x0748d9d9u};
+
+struct spc_fp_cfg {
+  static const int N = 12;
+  static const uint32_t M0 = 0xfffcfffdu; /* -p^-1 mod 2^32 */
+  __device__ __forceinline__ static uint32_t mod(int i) { return SPC_FP_P[i]; }
+  __device__ __forceinline__ static uint32_t one(int i) { return SPC_FP_ONE[i]; }
+  __device__ __forceinline__ static uint32_t r2(int i) { return SPC_FP_R2[i]; }
+};
+struct spc_fr_cfg {
+  static const int N = 8;
+  static const uint32_t M0 = 0xffffffffu; /* -r^-1 mod 2^32 */
+  __device__ __forceinline__ static uint32_t mod(int i) { return SPC_FR_P[i]; }
+  __device__ __forceinline__ static uint32_t one(int i) { return SPC_FR_ONE[i]; }
+  __device__ __forceinline__ static uint32_t r2(int i) { return SPC_FR_R2[i]; }
+};
+
+/* 16-byte alignment lets global loads and stores of elements use 128-bit accesses
+ * (32 and 48 bytes are multiples of 16, so the layout is unchanged). */
+template <class C>
+struct __align__(16) spc_mont {
+  static const int N = C::N;
+  uint32_t v[C::N];
+
+  __device__ __forceinline__ static spc_mont zero() {
+    spc_mont r;
+#pragma unroll
+    for (int i = 0; i < N; i++) r.v[i] = 0;
+    return r;
+  }
+  __device__ __forceinline__ static spc_mont one() {
+    spc_mont r;
+#pragma unroll
+    for (int i = 0; i < N; i++) r.v[i] = C::one(i);
+    return r;
+  }
+  __device__ __forceinline__ bool is_zero() const {
+    uint32_t acc = 0;
+#pragma unroll
+    for (int i = 0; i < N; i++) acc |= v[i];
+    return acc == 0;
+  }
+  __device__ __forceinline__ bool eq(const spc_mont &b) const {
+    uint32_t acc = 0;
+#pragma unroll
+    for (int i = 0; i < N; i++) acc |= v[i] ^ b.v[i];
+    return acc == 0;
+  }
+
+  /* r = a + b mod p. Inputs < p; a + b < 2^(32N) since p has spare top bits. */
+  __device__ __forceinline__ static spc_mont add(const spc_mont &a, const spc_mont &b) {
+    uint32_t s[N], d[N], brw;
+    asm volatile("add.cc.u32 %0, %1, %2;" : "=r"(s[0]) : "r"(a.v[0]), "r"(b.v[0]));
+#pragma unroll
+    for (int i = 1; i < N - 1; i++)
+      asm volatile("addc.cc.u32 %0, %1, %2;" : "=r"(s[i]) : "r"(a.v[i]), "r"(b.v[i]));
+    asm volatile("addc.u32 %0, %1, %2;" : "=r"(s[N - 1]) : "r"(a.v[N - 1]), "r"(b.v[N - 1]));
+    asm volatile("sub.cc.u32 %0, %1, %2;" : "=r"(d[0]) : "r"(s[0]), "r"(C::mod(0)));
+#pragma unroll
+    for (int i = 1; i < N; i++)
+      asm volatile("subc.cc.u32 %0, %1, %2;" : "=r"(d[i]) : "r"(s[i]), "r"(C::mod(i)));
+    asm volatile("subc.u32 %0, 0, 0;" : "=r"(brw));
+    spc_mont r;
+#pragma unroll
+    for (int i = 0; i < N; i++) r.v[i] = brw ? s[i] : d[i];
+    return r;
+  }
+
+  /* r = a - b mod p. */
+  __device__ __forceinline__ static spc_mont sub(const spc_mont &a, const spc_mont &b) {
+    uint32_t d[N], brw;
+    asm volatile("sub.cc.u32 %0, %1, %2;" : "=r"(d[0]) : "r"(a.v[0]), "r"(b.v[0]));
+#pragma unroll
+    for (int i = 1; i < N; i++)
+      asm volatile("subc.cc.u32 %0, %1, %2;" : "=r"(d[i]) : "r"(a.v[i]), "r"(b.v[i]));
+    asm volatile("subc.u32 %0, 0, 0;" : "=r"(brw));
+    spc_mont r;
+    asm volatile("add.cc.u32 %0, %1, %2;" : "=r"(r.v[0]) : "r"(d[0]), "r"(C::mod(0) & brw));
+#pragma unroll
+    for (int i = 1; i < N - 1; i++)
+      asm volatile("addc.cc.u32 %0, %1, %2;" : "=r"(r.v[i]) : "r"(d[i]), "r"(C::mod(i) & brw));
+    asm volatile("addc.u32 %0, %1, %2;" : "=r"(r.v[N - 1]) : "r"(d[N - 1]), "r"(C::mod(N - 1) & brw));
+    return r;
+  }
+
+  __device__ __forceinline__ static spc_mont dbl(const spc_mont &a) { return add(a, a); }
+
+  __device__ __forceinline__ static spc_mont neg(const spc_mont &a) {
+    spc_mont z = zero();
+    return sub(z, a);
+  }
+
+  /* Montgomery product a*b/2^(32N) mod p, fully reduced (< p). */
+  __device__ __forceinline__ static spc_mont mul(const spc_mont &a, const spc_mont &b) {
+    uint32_t t[N + 1];
+#pragma unroll
+    for (int j = 0; j <= N; j++) t[j] = 0;
+#pragma unroll
+    for (int i = 0; i < N; i++) {
+      const uint32_t bi = b.v[i];
+      /* t[0..N] += lo(a[j]*bi) at j */
+      asm volatile("mad.lo.cc.u32 %0, %1, %2, %0;" : "+r"(t[0]) : "r"(a.v[0]), "r"(bi));
+#pragma unroll
+      for (int j = 1; j < N; j++)
+        asm volatile("madc.lo.cc.u32 %0, %1, %2, %0;" : "+r"(t[j]) : "r"(a.v[j]), "r"(bi));
+      asm volatile("addc.u32 %0, %0, 0;" : "+r"(t[N]));
+      /* t[1..N] += hi(a[j]*bi) at j+1 */
+      asm volatile("mad.hi.cc.u32 %0, %1, %2, %0;" : "+r"(t[1]) : "r"(a.v[0]), "r"(bi));
+#pragma unroll
+      for (int j = 1; j < N - 1; j++)
+        asm volatile("madc.hi.cc.u32 %0, %1, %2, %0;" : "+r"(t[j + 1]) : "r"(a.v[j]), "r"(bi));
+      asm volatile("madc.hi.u32 %0, %1, %2, %0;" : "+r"(t[N]) : "r"(a.v[N - 1]), "r"(bi));
+      /* reduction: t += m*p makes t[0] zero */
+      const uint32_t m = t[0] * C::M0;
+      asm volatile("mad.lo.cc.u32 %0, %1, %2, %0;" : "+r"(t[0]) : "r"(C::mod(0)), "r"(m));
+#pragma unroll
+      for (int j = 1; j < N; j++)
+        asm volatile("madc.lo.cc.u32 %0, %1, %2, %0;" : "+r"(t[j]) : "r"(C::mod(j)), "r"(m));
+      asm volatile("addc.u32 %0, %0, 0;" : "+r"(t[N]));
+      asm volatile("mad.hi.cc.u32 %0, %1, %2, %0;" : "+r"(t[1]) : "r"(C::mod(0)), "r"(m));
+#pragma unroll
+      for (int j = 1; j < N - 1; j++)
+        asm volatile("madc.hi.cc.u32 %0, %1, %2, %0;" : "+r"(t[j + 1]) : "r"(C::mod(j)), "r"(m));
+      asm volatile("madc.hi.u32 %0, %1, %2, %0;" : "+r"(t[N]) : "r"(C::mod(N - 1)), "r"(m));
+      /* divide by 2^32: register renaming once unrolled */
+#pragma unroll
+      for (int j = 0; j < N; j++) t[j] = t[j + 1];
+      t[N] = 0;
+    }
+    /* t < 2p: one conditional subtraction */
+    uint32_t d[N], brw;
+    asm volatile("sub.cc.u32 %0, %1, %2;" : "=r"(d[0]) : "r"(t[0]), "r"(C::mod(0)));
+#pragma unroll
+    for (int i = 1; i < N; i++)
+      asm volatile("subc.cc.u32 %0, %1, %2;" : "=r"(d[i]) : "r"(t[i]), "r"(C::mod(i)));
+    asm volatile("subc.u32 %0, 0, 0;" : "=r"(brw));
+    spc_mont r;
+#pragma unroll
+    for (int i = 0; i < N; i++) r.v[i] = brw ? t[i] : d[i];
+    return r;
+  }
+
+  __device__ __forceinline__ static spc_mont sqr(const spc_mont &a) { return mul(a, a); }
+
+  /* Montgomery form of a canonical value (x < p): x * R^2 / R. */
+  __device__ __forceinline__ static spc_mont to_mont(const spc_mont &x) {
+    spc_mont r2;
+#pragma unroll
+    for (int i = 0; i < N; i++) r2.v[i] = C::r2(i);
+    return mul(x, r2);
+  }
+  /* Canonical value of a Montgomery element: a * 1 / R. */
+  __device__ __forceinline__ static spc_mont from_mont(const spc_mont &a) {
+    spc_mont o = zero();
+    o.v[0] = 1;
+    return mul(a, o);
+  }
+  /* True if x (taken as a plain integer) is < p. */
+  __device__ __forceinline__ static bool lt_mod(const spc_mont &x) {
+    uint32_t d, brw;
+    asm volatile("sub.cc.u32 %0, %1, %2;" : "=r"(d) : "r"(x.v[0]), "r"(C::mod(0)));
+#pragma unroll
+    for (int i = 1; i < N; i++)
+      asm volatile("subc.cc.u32 %0, %1, %2;" : "=r"(d) : "r"(x.v[i]), "r"(C::mod(i)));
+    asm volatile("subc.u32 %0, 0, 0;" : "=r"(brw));
+    (void)d;
+    return brw != 0;
+  }
+};
+
+typedef spc_mont<spc_fp_cfg> spc_fp;
+typedef spc_mont<spc_fr_cfg> spc_fr;
+
+/* Fp2 = Fp[u]/(u^2 + 1), same layout as the CPU's fp2_t (c0 then c1). */
+struct spc_fp2 {
+  spc_fp c0, c1;
+
+  __device__ __forceinline__ static spc_fp2 zero() {
+    spc_fp2 r;
+    r.c0 = spc_fp::zero();
+    r.c1 = spc_fp::zero();
+    return r;
+  }
+  __device__ __forceinline__ static spc_fp2 one() {
+    spc_fp2 r;
+    r.c0 = spc_fp::one();
+    r.c1 = spc_fp::zero();
+    return r;
+  }
+  __device__ __forceinline__ bool is_zero() const { return c0.is_zero() && c1.is_zero(); }
+  __device__ __forceinline__ bool eq(const spc_fp2 &b) const { return c0.eq(b.c0) && c1.eq(b.c1); }
+  __device__ __forceinline__ static spc_fp2 add(const spc_fp2 &a, const spc_fp2 &b) {
+    spc_fp2 r;
+    r.c0 = spc_fp::add(a.c0, b.c0);
+    r.c1 = spc_fp::add(a.c1, b.c1);
+    return r;
+  }
+  __device__ __forceinline__ static spc_fp2 sub(const spc_fp2 &a, const spc_fp2 &b) {
+    spc_fp2 r;
+    r.c0 = spc_fp::sub(a.c0, b.c0);
+    r.c1 = spc_fp::sub(a.c1, b.c1);
+    return r;
+  }
+  __device__ __forceinline__ static spc_fp2 dbl(const spc_fp2 &a) { return add(a, a); }
+  __device__ __forceinline__ static spc_fp2 neg(const spc_fp2 &a) {
+    spc_fp2 r;
+    r.c0 = spc_fp::neg(a.c0);
+    r.c1 = spc_fp::neg(a.c1);
+    return r;
+  }
+  /* Karatsuba: three Fp products. */
+  __device__ __forceinline__ static spc_fp2 mul(const spc_fp2 &a, const spc_fp2 &b) {
+    spc_fp t0 = spc_fp::mul(a.c0, b.c0);
+    spc_fp t1 = spc_fp::mul(a.c1, b.c1);
+    spc_fp s = spc_fp::mul(spc_fp::add(a.c0, a.c1), spc_fp::add(b.c0, b.c1));
+    spc_fp2 r;
+    r.c0 = spc_fp::sub(t0, t1);
+    r.c1 = spc_fp::sub(spc_fp::sub(s, t0), t1);
+    return r;
+  }
+  /* (c0 + c1 u)^2 = (c0 + c1)(c0 - c1) + 2 c0 c1 u: two Fp products. */
+  __device__ __forceinline__ static spc_fp2 sqr(const spc_fp2 &a) {
+    spc_fp2 r;
+    spc_fp t = spc_fp::mul(a.c0, a.c1);
+    r.c0 = spc_fp::mul(spc_fp::add(a.c0, a.c1), spc_fp::sub(a.c0, a.c1));
+    r.c1 = spc_fp::dbl(t);
+    return r;
+  }
+};
+
+#endif

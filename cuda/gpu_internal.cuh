@@ -1,0 +1,92 @@
+/* gpu_internal.cuh -- what the .cu files of cuda/ share: the context struct, the two
+ * CUDA check macros, launch helpers. Not part of any C interface. */
+#ifndef SEALPROV_CUDA_GPU_INTERNAL_CUH
+#define SEALPROV_CUDA_GPU_INTERNAL_CUH
+
+#include <cuda_runtime.h>
+#include <stdio.h>
+#include <stdint.h>
+
+#include "sp_gpu.h"
+#include "ff.cuh"
+#include "ec.cuh"
+
+/* Status for a CUDA error: allocation failures are the scheduler's "out of memory"
+ * (it retries smaller or elsewhere), everything else a device failure. */
+static inline int sp_cuda_status(cudaError_t e) {
+  return e == cudaErrorMemoryAllocation ? SEALPROV_ERR_DEVICE_MEMORY : SEALPROV_ERR_DEVICE;
+}
+
+/* Both macros write "file:line: call: error string" into err/errlen (which must be in
+ * scope) and read cudaGetLastError() to clear a non-sticky error, so the next call on
+ * this thread does not see a stale one. A sticky error (illegal address, ...) cannot
+ * be cleared: the context is lost and the scheduler quarantines the device. */
+#define SP_CUDA_CHECK(call)                                                                    \
+  do {                                                                                         \
+    cudaError_t sp_e_ = (call);                                                                \
+    if (sp_e_ != cudaSuccess) {                                                                \
+      (void)cudaGetLastError();                                                                \
+      snprintf(err, errlen, "%s:%d: %s: %s", __FILE__, __LINE__, #call,                        \
+               cudaGetErrorString(sp_e_));                                                     \
+      return sp_cuda_status(sp_e_);                                                            \
+    }                                                                                          \
+  } while (0)
+
+/* Goto form: sets `status` (an int in scope) and jumps to label. */
+#define SP_CUDA_CHECK_GOTO(call, status, label)                                                \
+  do {                                                                                         \
+    cudaError_t sp_e_ = (call);                                                                \
+    if (sp_e_ != cudaSuccess) {                                                                \
+      (void)cudaGetLastError();                                                                \
+      snprintf(err, errlen, "%s:%d: %s: %s", __FILE__, __LINE__, #call,                        \
+               cudaGetErrorString(sp_e_));                                                     \
+      (status) = sp_cuda_status(sp_e_);                                                        \
+      goto label;                                                                              \
+    }                                                                                          \
+  } while (0)
+
+/* After a kernel launch: launch configuration errors show up here. */
+#define SP_CUDA_LAUNCH_CHECK() SP_CUDA_CHECK(cudaGetLastError())
+#define SP_CUDA_LAUNCH_CHECK_GOTO(status, label) SP_CUDA_CHECK_GOTO(cudaGetLastError(), status, label)
+
+/* A status-returning call inside a function that cleans up at `label`. */
+#define SP_TRY_GOTO(expr, status, label)                                                       \
+  do {                                                                                         \
+    (status) = (expr);                                                                         \
+    if ((status) != SEALPROV_OK) goto label;                                                   \
+  } while (0)
+
+/* NTT tables for one size 2^log_n (forward and inverse roots). omega^e for e < 2^log_n
+ * is hi[e >> split] * lo[e & (2^split - 1)]; small[x] = omega_{2^slog}^x, x < 2^(slog-1)
+ * with omega_{2^slog} = omega^(2^(log_n - slog)). */
+struct sp_ntt_tab {
+  spc_fr *hi, *lo, *small;
+  unsigned split, slog;
+  size_t nhi, nlo, nsmall;
+};
+
+#define SP_COSET_SPLIT 14u /* g^e = ghi[e >> 14] * glo[e & 16383], e < 2^28 */
+
+struct sp_gpu {
+  int ordinal;
+  cudaStream_t stream;
+  cudaMemPool_t pool;
+  uint64_t memory_limit;
+  uint64_t in_use;
+  int sm_count;
+  /* NTT tables by log_n, [0] forward, [1] inverse; built on first use */
+  sp_ntt_tab ntt[29][2];
+  /* coset powers g^e and g^-e, e < 2^28 */
+  spc_fr *g_hi, *g_lo, *ginv_hi, *ginv_lo;
+};
+
+/* Tables for a size (built on first use). */
+int sp_gpu_ntt_tables(sp_gpu *g, unsigned log_n, const sp_ntt_tab **fwd, const sp_ntt_tab **inv,
+                      char *err, size_t errlen);
+void sp_gpu_ntt_tables_free(sp_gpu *g);
+
+static inline unsigned sp_blocks(size_t n, unsigned threads) {
+  return (unsigned)((n + threads - 1) / threads);
+}
+
+#endif

@@ -1,0 +1,506 @@
+/* msm.cu -- Pippenger MSM and batch addition for G1 and G2 on the GPU.
+ *
+ * Per window of c bits every scalar gets a signed digit d in [-2^(c-1), 2^(c-1)]
+ * (the carry goes to the next window; ceil(256/c) windows leave the top one free of
+ * carries since r < 2^255). Pairs (|d|, point index | sign << 31) are sorted by |d|
+ * with CUB's radix sort, so each bucket's points are one run of the sorted array.
+ *
+ * Bucket accumulation is load balanced whatever the distribution of digits (sealing
+ * scalars repeat a lot): thread t sums the fixed chunk [tL, tL + L) of the sorted
+ * array. A run entirely inside a chunk is a whole bucket and is written directly; a
+ * run cut by a chunk boundary leaves its pieces in two records per chunk (head, tail),
+ * which are again sorted by bucket, so the same procedure runs on the records, level
+ * after level, until one chunk holds everything. No atomics, no dependence on bucket
+ * sizes, and the sum order is fixed (results are exact anyway).
+ *
+ * Window reduction: each window's 2^(c-1) buckets are split in S segments; a thread
+ * computes its segment's sum of (b - lo + 1) B_b with the running-sum trick and adds
+ * lo * (sum B_b) by double-and-add; segments are summed pairwise on the GPU. The
+ * host combines the per-window sums (ceil(256/c) points) by Horner with the CPU
+ * library: a few hundred doublings, microseconds.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include <cub/device/device_radix_sort.cuh>
+
+#include "gpu_internal.cuh"
+
+#define SP_KEY_NONE 0xffffffffu
+
+/* Host side of each curve: the CPU library's XYZZ for the final Horner step. */
+struct sp_host_g1 {
+  typedef spc_fp F;
+  typedef g1_xyzz_t xyzz;
+  typedef g1_jac_t jac;
+  typedef g1_affine_t affine;
+  static const unsigned max_window = 20;
+  static void set_inf(xyzz *r) { g1_xyzz_set_inf(r); }
+  static void dbl(xyzz *r, const xyzz *a) { g1_xyzz_dbl(r, a); }
+  static void add(xyzz *r, const xyzz *a, const xyzz *b) { g1_xyzz_add(r, a, b); }
+  static void to_jac(jac *r, const xyzz *a) { g1_xyzz_to_jac(r, a); }
+};
+struct sp_host_g2 {
+  typedef spc_fp2 F;
+  typedef g2_xyzz_t xyzz;
+  typedef g2_jac_t jac;
+  typedef g2_affine_t affine;
+  static const unsigned max_window = 17;
+  static void set_inf(xyzz *r) { g2_xyzz_set_inf(r); }
+  static void dbl(xyzz *r, const xyzz *a) { g2_xyzz_dbl(r, a); }
+  static void add(xyzz *r, const xyzz *a, const xyzz *b) { g2_xyzz_add(r, a, b); }
+  static void to_jac(jac *r, const xyzz *a) { g2_xyzz_to_jac(r, a); }
+};
+
+/* ---- kernels ------------------------------------------------------------------------- */
+
+__device__ __forceinline__ uint32_t sp_brev32(uint32_t x, unsigned bits) {
+  return bits ? __brev(x) >> (32 - bits) : 0;
+}
+
+/* Signed digits of windows [w0, w1) for every scalar. Zero digits get key 0, which
+ * sorts first and is skipped by the accumulation. */
+__global__ void k_msm_digits(const spc_fr *scalars, size_t n, unsigned c, unsigned w0, unsigned w1,
+                             uint32_t *keys, uint32_t *vals, const uint32_t *index,
+                             unsigned bitrev_log, unsigned flags) {
+  size_t i = (size_t)blockIdx.x * blockDim.x + threadIdx.x;
+  if (i >= n) return;
+  spc_fr s = scalars[i];
+  uint32_t pidx = index ? index[i]
+                        : ((flags & SP_MSM_BITREV_POINTS) ? sp_brev32((uint32_t)i, bitrev_log)
+                                                          : (uint32_t)i);
+  const uint32_t mask = (1u << c) - 1, half = 1u << (c - 1);
+  uint32_t carry = 0;
+  for (unsigned w = 0; w < w1; w++) {
+    unsigned bit = w * c, word = bit >> 5, sh = bit & 31;
+    uint32_t v = 0;
+    if (word < 8) {
+      v = s.v[word] >> sh;
+      if (sh + c > 32 && word + 1 < 8) v |= s.v[word + 1] << (32 - sh);
+    }
+    v &= mask;
+    uint32_t d = v + carry, neg = 0;
+    if (d > half) {
+      d = (1u << c) - d;
+      neg = 1;
+      carry = 1;
+    } else {
+      carry = 0;
+    }
+    if (w >= w0) {
+      size_t o = (size_t)(w - w0) * n + i;
+      keys[o] = d;
+      vals[o] = pidx | (neg << 31);
+    }
+  }
+}
+
+template <class X>
+__device__ __forceinline__ void sp_emit(uint32_t k, const X &acc, bool cross_start, bool cross_end,
+                                        X *buckets, uint32_t *rkey, X *rpt, size_t t) {
+  if (!cross_start && !cross_end) {
+    buckets[k] = acc;
+  } else if (cross_start) {
+    rkey[2 * t] = k;
+    rpt[2 * t] = acc;
+    if (cross_end) { /* the chunk is one piece of a longer run: keep the chain unbroken */
+      rkey[2 * t + 1] = k;
+      rpt[2 * t + 1] = X::inf();
+    }
+  } else {
+    rkey[2 * t + 1] = k;
+    rpt[2 * t + 1] = acc;
+  }
+}
+
+/* Level 0: sorted (digit, point) pairs of a window batch -> buckets and records. */
+template <class F>
+__global__ void k_msm_accum0(const uint32_t *keys, const uint32_t *vals, size_t n, size_t T,
+                             unsigned c, const spc_affine<F> *points, spc_xyzz<F> *buckets,
+                             unsigned L, uint32_t *rkey, spc_xyzz<F> *rpt) {
+  typedef spc_xyzz<F> X;
+  size_t t = (size_t)blockIdx.x * blockDim.x + threadIdx.x;
+  size_t start = t * L;
+  if (start >= T) return;
+  size_t end = start + L < T ? start + L : T;
+  rkey[2 * t] = SP_KEY_NONE;
+  rkey[2 * t + 1] = SP_KEY_NONE;
+#define SP_CK(pos) (keys[pos] == 0 ? SP_KEY_NONE : ((uint32_t)((pos) / n) << (c - 1)) | (keys[pos] - 1))
+  const uint32_t kprev = start > 0 ? SP_CK(start - 1) : SP_KEY_NONE;
+  const uint32_t knext = end < T ? SP_CK(end) : SP_KEY_NONE;
+  uint32_t cur = SP_KEY_NONE;
+  size_t run_start = start;
+  X acc = X::inf();
+  for (size_t pos = start; pos < end; pos++) {
+    uint32_t k = SP_CK(pos);
+    if (k != cur) {
+      if (cur != SP_KEY_NONE)
+        sp_emit(cur, acc, run_start == start && kprev == cur, false, buckets, rkey, rpt, t);
+      cur = k;
+      run_start = pos;
+      acc = X::inf();
+    }
+    if (k != SP_KEY_NONE) {
+      uint32_t v = vals[pos];
+      spc_affine<F> p = points[v & 0x7fffffffu];
+      acc = (v >> 31) ? X::sub_affine(acc, p) : X::add_affine(acc, p);
+    }
+  }
+  if (cur != SP_KEY_NONE)
+    sp_emit(cur, acc, run_start == start && kprev == cur, knext == cur, buckets, rkey, rpt, t);
+#undef SP_CK
+}
+
+/* Level >= 1: records (bucket, partial sum) -> buckets and fewer records. */
+template <class F>
+__global__ void k_msm_accumN(const uint32_t *ikey, const spc_xyzz<F> *ipt, size_t T,
+                             spc_xyzz<F> *buckets, unsigned L, uint32_t *rkey, spc_xyzz<F> *rpt) {
+  typedef spc_xyzz<F> X;
+  size_t t = (size_t)blockIdx.x * blockDim.x + threadIdx.x;
+  size_t start = t * L;
+  if (start >= T) return;
+  size_t end = start + L < T ? start + L : T;
+  rkey[2 * t] = SP_KEY_NONE;
+  rkey[2 * t + 1] = SP_KEY_NONE;
+  const uint32_t kprev = start > 0 ? ikey[start - 1] : SP_KEY_NONE;
+  const uint32_t knext = end < T ? ikey[end] : SP_KEY_NONE;
+  uint32_t cur = SP_KEY_NONE;
+  size_t run_start = start;
+  X acc = X::inf();
+  for (size_t pos = start; pos < end; pos++) {
+    uint32_t k = ikey[pos];
+    if (k != cur) {
+      if (cur != SP_KEY_NONE)
+        sp_emit(cur, acc, run_start == start && kprev == cur, false, buckets, rkey, rpt, t);
+      cur = k;
+      run_start = pos;
+      acc = X::inf();
+    }
+    if (k != SP_KEY_NONE) acc = X::add(acc, ipt[pos]);
+  }
+  if (cur != SP_KEY_NONE)
+    sp_emit(cur, acc, run_start == start && kprev == cur, knext == cur, buckets, rkey, rpt, t);
+}
+
+template <class X>
+__device__ X sp_mul_u32(const X &p, uint32_t k) {
+  X r = X::inf();
+  for (int bit = 31 - __clz(k); bit >= 0; bit--) {
+    r = X::dbl(r);
+    if ((k >> bit) & 1u) r = X::add(r, p);
+  }
+  return r;
+}
+
+/* out[w*S + s] = sum_{b in segment s} (b + 1) B_b of window w. */
+template <class F>
+__global__ void k_msm_bucket_reduce(const spc_xyzz<F> *buckets, unsigned nwin, unsigned nb,
+                                    unsigned S, spc_xyzz<F> *out) {
+  typedef spc_xyzz<F> X;
+  size_t t = (size_t)blockIdx.x * blockDim.x + threadIdx.x;
+  if (t >= (size_t)nwin * S) return;
+  unsigned w = (unsigned)(t / S), s = (unsigned)(t % S), Z = nb / S, lo = s * Z;
+  const X *B = buckets + (size_t)w * nb;
+  X run = X::inf(), acc = X::inf();
+  for (unsigned b = lo + Z; b-- > lo;) {
+    run = X::add(run, B[b]);
+    acc = X::add(acc, run);
+  }
+  if (lo) acc = X::add(acc, sp_mul_u32(run, lo));
+  out[t] = acc;
+}
+
+/* p[w*S + i] += p[w*S + i + half], i < half, for every window w. */
+template <class F>
+__global__ void k_reduce_pairs(spc_xyzz<F> *p, unsigned nwin, unsigned S, unsigned half) {
+  typedef spc_xyzz<F> X;
+  size_t t = (size_t)blockIdx.x * blockDim.x + threadIdx.x;
+  if (t >= (size_t)nwin * half) return;
+  unsigned w = (unsigned)(t / half), i = (unsigned)(t % half);
+  X *q = p + (size_t)w * S;
+  q[i] = X::add(q[i], q[i + half]);
+}
+
+/* Batch addition: partial sums over chunks of K points selected by the bitmap. */
+template <class F>
+__global__ void k_batch_add(const spc_affine<F> *pts, const uint64_t *bitmap, size_t n, unsigned K,
+                            spc_xyzz<F> *out) {
+  typedef spc_xyzz<F> X;
+  size_t t = (size_t)blockIdx.x * blockDim.x + threadIdx.x;
+  size_t start = t * K;
+  if (start >= n) return;
+  size_t end = start + K < n ? start + K : n;
+  X acc = X::inf();
+  for (size_t i = start; i < end; i++)
+    if ((bitmap[i >> 6] >> (i & 63)) & 1u) acc = X::add_affine(acc, pts[i]);
+  out[t] = acc;
+}
+
+/* ---- host drivers ------------------------------------------------------------------- */
+
+static unsigned ilog2_floor(size_t n) {
+  unsigned r = 0;
+  while (n >>= 1) r++;
+  return r;
+}
+
+static unsigned pow2_floor(size_t n) { return n ? 1u << ilog2_floor(n) : 1u; }
+
+/* Sums S partial points of each of nwin windows (S a power of two) in place; the
+ * result of window w is at p[w*S]. */
+template <class F>
+static int reduce_windows(sp_gpu *g, spc_xyzz<F> *p, unsigned nwin, unsigned S, char *err,
+                          size_t errlen) {
+  for (unsigned half = S / 2; half >= 1; half /= 2) {
+    size_t threads = (size_t)nwin * half;
+    k_reduce_pairs<F><<<sp_blocks(threads, 64), 64, 0, g->stream>>>(p, nwin, S, half);
+    SP_CUDA_LAUNCH_CHECK();
+  }
+  return SEALPROV_OK;
+}
+
+/* Choice of window: fewer windows mean fewer point additions and less sorting, more
+ * buckets mean a longer window reduction (about 2 * 2^(c-1) additions per window). */
+static unsigned choose_window(size_t n, unsigned max_window) {
+  unsigned lg = ilog2_floor(n ? n : 1);
+  unsigned c = lg > 3 ? lg - 3 : 2;
+  if (c < 2) c = 2;
+  if (c > max_window) c = max_window;
+  return c;
+}
+
+template <class H>
+static int msm_dev(sp_gpu *g, typename H::jac *out, const sp_msm_args *a, char *err,
+                   size_t errlen) {
+  typedef typename H::F F;
+  typedef spc_xyzz<F> X;
+  typename H::xyzz total;
+  H::set_inf(&total);
+  if (a->n == 0) {
+    H::to_jac(out, &total);
+    return SEALPROV_OK;
+  }
+  if (a->n > 0x7fffffffu) {
+    snprintf(err, errlen, "MSM of %zu points: more than 2^31 - 1", a->n);
+    return SEALPROV_ERR_INVALID_ARGUMENT;
+  }
+  const size_t n = a->n;
+  const unsigned c = a->window_bits ? a->window_bits : choose_window(n, H::max_window);
+  if (c < 2 || c > 24) {
+    snprintf(err, errlen, "MSM window of %u bits outside 2..24", c);
+    return SEALPROV_ERR_INVALID_ARGUMENT;
+  }
+  const unsigned nwin = (256 + c - 1) / c, nb = 1u << (c - 1);
+  /* Windows per batch: keep the sort buffers (16 bytes per pair) near 4 GiB. */
+  size_t per_win = 16 * n;
+  unsigned wb = (unsigned)((4ull << 30) / per_win);
+  if (wb < 1) wb = 1;
+  if (wb > nwin) wb = nwin;
+  const size_t T = (size_t)wb * n;
+  /* Chunk length: enough threads to fill the card, not more records than needed. */
+  size_t target = (size_t)g->sm_count * 1024;
+  unsigned L = (unsigned)pow2_floor(T / (target ? target : 1));
+  if (L < 8) L = 8;
+  if (L > 256) L = 256;
+  const unsigned L1 = 16;
+  const size_t nch0 = (T + L - 1) / L;
+  const size_t recA = 2 * nch0, recB = 2 * ((recA + L1 - 1) / L1);
+  unsigned S = pow2_floor(65536 / wb);
+  if (S > nb) S = nb;
+
+  uint32_t *keys = NULL, *vals = NULL, *keys2 = NULL, *vals2 = NULL, *rkA = NULL, *rkB = NULL;
+  X *buckets = NULL, *rpA = NULL, *rpB = NULL, *part = NULL;
+  void *temp = NULL;
+  size_t temp_bytes = 0;
+  typename H::xyzz *wsum = NULL;
+  int st = SEALPROV_OK;
+  SP_CUDA_CHECK(cub::DeviceRadixSort::SortPairs(NULL, temp_bytes, keys, keys2, vals, vals2, (int)n,
+                                                0, (int)c, g->stream));
+  wsum = (typename H::xyzz *)malloc(nwin * sizeof *wsum);
+  if (!wsum) {
+    snprintf(err, errlen, "MSM: out of host memory");
+    return SEALPROV_ERR_NO_MEMORY;
+  }
+  SP_TRY_GOTO(sp_gpu_alloc(g, (void **)&keys, T * 4, err, errlen), st, done);
+  SP_TRY_GOTO(sp_gpu_alloc(g, (void **)&vals, T * 4, err, errlen), st, done);
+  SP_TRY_GOTO(sp_gpu_alloc(g, (void **)&keys2, T * 4, err, errlen), st, done);
+  SP_TRY_GOTO(sp_gpu_alloc(g, (void **)&vals2, T * 4, err, errlen), st, done);
+  SP_TRY_GOTO(sp_gpu_alloc(g, &temp, temp_bytes, err, errlen), st, done);
+  SP_TRY_GOTO(sp_gpu_alloc(g, (void **)&buckets, (size_t)wb * nb * sizeof(X), err, errlen), st, done);
+  SP_TRY_GOTO(sp_gpu_alloc(g, (void **)&rkA, recA * 4, err, errlen), st, done);
+  SP_TRY_GOTO(sp_gpu_alloc(g, (void **)&rpA, recA * sizeof(X), err, errlen), st, done);
+  SP_TRY_GOTO(sp_gpu_alloc(g, (void **)&rkB, recB * 4, err, errlen), st, done);
+  SP_TRY_GOTO(sp_gpu_alloc(g, (void **)&rpB, recB * sizeof(X), err, errlen), st, done);
+  SP_TRY_GOTO(sp_gpu_alloc(g, (void **)&part, (size_t)wb * S * sizeof(X), err, errlen), st, done);
+
+  for (unsigned w0 = 0; w0 < nwin; w0 += wb) {
+    unsigned w1 = w0 + wb < nwin ? w0 + wb : nwin, nw = w1 - w0;
+    size_t Tb = (size_t)nw * n;
+    k_msm_digits<<<sp_blocks(n, 256), 256, 0, g->stream>>>((const spc_fr *)a->d_scalars, n, c, w0,
+                                                           w1, keys, vals, a->d_index,
+                                                           a->log_bitrev, a->flags);
+    SP_CUDA_LAUNCH_CHECK_GOTO(st, done);
+    for (unsigned w = 0; w < nw; w++) {
+      size_t off = (size_t)w * n;
+      SP_CUDA_CHECK_GOTO(cub::DeviceRadixSort::SortPairs(temp, temp_bytes, keys + off, keys2 + off,
+                                                         vals + off, vals2 + off, (int)n, 0,
+                                                         (int)c, g->stream),
+                         st, done);
+    }
+    SP_CUDA_CHECK_GOTO(cudaMemsetAsync(buckets, 0, (size_t)nw * nb * sizeof(X), g->stream), st,
+                       done);
+    size_t nch = (Tb + L - 1) / L;
+    k_msm_accum0<F><<<sp_blocks(nch, 128), 128, 0, g->stream>>>(
+        keys2, vals2, n, Tb, c, (const spc_affine<F> *)a->d_points, buckets, L, rkA, rpA);
+    SP_CUDA_LAUNCH_CHECK_GOTO(st, done);
+    uint32_t *ik = rkA, *ok = rkB;
+    X *ip = rpA, *op = rpB;
+    while (nch > 1) {
+      size_t Tr = 2 * nch;
+      nch = (Tr + L1 - 1) / L1;
+      k_msm_accumN<F><<<sp_blocks(nch, 128), 128, 0, g->stream>>>(ik, ip, Tr, buckets, L1, ok, op);
+      SP_CUDA_LAUNCH_CHECK_GOTO(st, done);
+      uint32_t *tk = ik; ik = ok; ok = tk;
+      X *tp = ip; ip = op; op = tp;
+    }
+    k_msm_bucket_reduce<F><<<sp_blocks((size_t)nw * S, 64), 64, 0, g->stream>>>(buckets, nw, nb, S,
+                                                                               part);
+    SP_CUDA_LAUNCH_CHECK_GOTO(st, done);
+    SP_TRY_GOTO(reduce_windows<F>(g, part, nw, S, err, errlen), st, done);
+    SP_CUDA_CHECK_GOTO(cudaMemcpy2DAsync(wsum + w0, sizeof(X), part, (size_t)S * sizeof(X), sizeof(X),
+                                         nw, cudaMemcpyDeviceToHost, g->stream),
+                       st, done);
+  }
+  SP_CUDA_CHECK_GOTO(cudaStreamSynchronize(g->stream), st, done);
+  for (unsigned w = nwin; w-- > 0;) {
+    for (unsigned k = 0; k < c; k++) H::dbl(&total, &total);
+    H::add(&total, &total, &wsum[w]);
+  }
+  H::to_jac(out, &total);
+done:
+  sp_gpu_free(g, keys, T * 4);
+  sp_gpu_free(g, vals, T * 4);
+  sp_gpu_free(g, keys2, T * 4);
+  sp_gpu_free(g, vals2, T * 4);
+  sp_gpu_free(g, temp, temp_bytes);
+  sp_gpu_free(g, buckets, (size_t)wb * nb * sizeof(X));
+  sp_gpu_free(g, rkA, recA * 4);
+  sp_gpu_free(g, rpA, recA * sizeof(X));
+  sp_gpu_free(g, rkB, recB * 4);
+  sp_gpu_free(g, rpB, recB * sizeof(X));
+  sp_gpu_free(g, part, (size_t)wb * S * sizeof(X));
+  free(wsum);
+  return st;
+}
+
+template <class H>
+static int batch_add_dev(sp_gpu *g, typename H::jac *out, const void *d_points,
+                         const uint64_t *d_bitmap, size_t n, char *err, size_t errlen) {
+  typedef typename H::F F;
+  typedef spc_xyzz<F> X;
+  typename H::xyzz r;
+  H::set_inf(&r);
+  if (n == 0) {
+    H::to_jac(out, &r);
+    return SEALPROV_OK;
+  }
+  const unsigned K = 64;
+  size_t nt = (n + K - 1) / K;
+  unsigned S = pow2_floor(nt);
+  if (S < nt) S *= 2;
+  X *part = NULL;
+  int st = SEALPROV_OK;
+  SP_TRY_GOTO(sp_gpu_alloc(g, (void **)&part, (size_t)S * sizeof(X), err, errlen), st, done);
+  SP_CUDA_CHECK_GOTO(cudaMemsetAsync(part, 0, (size_t)S * sizeof(X), g->stream), st, done);
+  k_batch_add<F><<<sp_blocks(nt, 64), 64, 0, g->stream>>>((const spc_affine<F> *)d_points, d_bitmap,
+                                                          n, K, part);
+  SP_CUDA_LAUNCH_CHECK_GOTO(st, done);
+  SP_TRY_GOTO(reduce_windows<F>(g, part, 1, S, err, errlen), st, done);
+  static_assert(sizeof(X) == sizeof(typename H::xyzz), "device and host XYZZ layouts differ");
+  SP_TRY_GOTO(sp_gpu_download(g, &r, part, sizeof(X), err, errlen), st, done);
+  H::to_jac(out, &r);
+done:
+  sp_gpu_free(g, part, (size_t)S * sizeof(X));
+  return st;
+}
+
+extern "C" int sp_gpu_msm_g1_dev(sp_gpu *g, g1_jac_t *out, const sp_msm_args *a, char *err,
+                                 size_t errlen) {
+  return msm_dev<sp_host_g1>(g, out, a, err, errlen);
+}
+extern "C" int sp_gpu_msm_g2_dev(sp_gpu *g, g2_jac_t *out, const sp_msm_args *a, char *err,
+                                 size_t errlen) {
+  return msm_dev<sp_host_g2>(g, out, a, err, errlen);
+}
+
+template <class H>
+static int msm_host(sp_gpu *g, typename H::jac *out, const typename H::affine *points,
+                    const scalar_t *scalars, size_t n, char *err, size_t errlen) {
+  void *dp = NULL, *ds = NULL;
+  size_t pb = n * sizeof(typename H::affine), sb = n * sizeof(scalar_t);
+  int st = SEALPROV_OK;
+  sp_msm_args a;
+  memset(&a, 0, sizeof a);
+  SP_TRY_GOTO(sp_gpu_alloc(g, &dp, pb, err, errlen), st, done);
+  SP_TRY_GOTO(sp_gpu_alloc(g, &ds, sb, err, errlen), st, done);
+  if (n) {
+    SP_TRY_GOTO(sp_gpu_upload(g, dp, points, pb, err, errlen), st, done);
+    SP_TRY_GOTO(sp_gpu_upload(g, ds, scalars, sb, err, errlen), st, done);
+  }
+  a.d_points = dp;
+  a.d_scalars = ds;
+  a.n = n;
+  st = msm_dev<H>(g, out, &a, err, errlen);
+done:
+  sp_gpu_free(g, dp, pb);
+  sp_gpu_free(g, ds, sb);
+  return st;
+}
+
+extern "C" int sp_gpu_msm_g1(sp_gpu *g, g1_jac_t *out, const g1_affine_t *points,
+                             const scalar_t *scalars, size_t n, char *err, size_t errlen) {
+  return msm_host<sp_host_g1>(g, out, points, scalars, n, err, errlen);
+}
+extern "C" int sp_gpu_msm_g2(sp_gpu *g, g2_jac_t *out, const g2_affine_t *points,
+                             const scalar_t *scalars, size_t n, char *err, size_t errlen) {
+  return msm_host<sp_host_g2>(g, out, points, scalars, n, err, errlen);
+}
+
+extern "C" int sp_gpu_batch_add_g1_dev(sp_gpu *g, g1_jac_t *out, const void *d_points,
+                                       const uint64_t *d_bitmap, size_t n, char *err,
+                                       size_t errlen) {
+  return batch_add_dev<sp_host_g1>(g, out, d_points, d_bitmap, n, err, errlen);
+}
+extern "C" int sp_gpu_batch_add_g2_dev(sp_gpu *g, g2_jac_t *out, const void *d_points,
+                                       const uint64_t *d_bitmap, size_t n, char *err,
+                                       size_t errlen) {
+  return batch_add_dev<sp_host_g2>(g, out, d_points, d_bitmap, n, err, errlen);
+}
+
+template <class H>
+static int batch_add_host(sp_gpu *g, typename H::jac *out, const typename H::affine *points,
+                          const uint64_t *bitmap, size_t n, char *err, size_t errlen) {
+  void *dp = NULL, *db = NULL;
+  size_t pb = n * sizeof(typename H::affine), bb = ((n + 63) / 64) * 8;
+  int st = SEALPROV_OK;
+  SP_TRY_GOTO(sp_gpu_alloc(g, &dp, pb, err, errlen), st, done);
+  SP_TRY_GOTO(sp_gpu_alloc(g, &db, bb, err, errlen), st, done);
+  if (n) {
+    SP_TRY_GOTO(sp_gpu_upload(g, dp, points, pb, err, errlen), st, done);
+    SP_TRY_GOTO(sp_gpu_upload(g, db, bitmap, bb, err, errlen), st, done);
+  }
+  st = batch_add_dev<H>(g, out, dp, (const uint64_t *)db, n, err, errlen);
+done:
+  sp_gpu_free(g, dp, pb);
+  sp_gpu_free(g, db, bb);
+  return st;
+}
+
+extern "C" int sp_gpu_batch_add_g1(sp_gpu *g, g1_jac_t *out, const g1_affine_t *points,
+                                   const uint64_t *bitmap, size_t n, char *err, size_t errlen) {
+  return batch_add_host<sp_host_g1>(g, out, points, bitmap, n, err, errlen);
+}
+extern "C" int sp_gpu_batch_add_g2(sp_gpu *g, g2_jac_t *out, const g2_affine_t *points,
+                                   const uint64_t *bitmap, size_t n, char *err, size_t errlen) {
+  return batch_add_host<sp_host_g2>(g, out, points, bitmap, n, err, errlen);
+}

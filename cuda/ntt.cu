@@ -1,0 +1,434 @@
+/* ntt.cu -- NTT over Fr on the GPU.
+ *
+ * A transform of size N = 2^log_n runs as a few passes of b <= 10 radix-2 stages each,
+ * fused in shared memory. Pass i works on the sub-blocks of size m = 2^(log_n - t0)
+ * (t0 = bits done by earlier passes) and splits m = 2^b * 2^L: for every column lo
+ * (L bits) a 2^b-point DIF along the b bits above it (natural in, bit-reversed out),
+ * then the twiddle omega_m^(lo * k) with k = bitrev_b(position). This is the
+ * four-step decomposition X[k1 + 2^b k2] = sum_lo omega_S^(lo k2) omega_m^(lo k1)
+ * (sum_j x[j, lo] omega_R^(j k1)); applied recursively it leaves the whole output in
+ * bit-reversed order, so a DIF transform is natural in, bit-reversed out.
+ * The DIT kernel is the transpose of that network (passes reversed, twiddles first,
+ * butterflies transposed): bit-reversed in, natural out, which is what the H pipeline
+ * needs after an inverse DIF, with no permutation pass in between. The natural-order
+ * API (as the CPU ntt_*) adds one bit-reversal permutation.
+ *
+ * Roots come from the CPU library (fr_root_of_unity, fr_coset_generator), so the
+ * device uses exactly the CPU's omega and g. omega^e is read as hi[e >> split] *
+ * lo[e & mask] (two small tables per size: two loads and one product instead of a
+ * 2^27-entry table).
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "gpu_internal.cuh"
+
+#define SP_NTT_MAX_PASS_BITS 10u
+#define SP_NTT_BLOCK_ELEMS 1024u
+
+/* Scale modes for the first (pre) or last (post) pass. */
+enum { SP_SCALE_NONE = 0, SP_SCALE_C = 1, SP_SCALE_C_GPOW = 2, SP_SCALE_C_GPOW_REV = 3 };
+
+struct sp_ntt_pass_args {
+  spc_fr *data;
+  const spc_fr *hi, *lo, *small;
+  unsigned split, slog;
+  unsigned logn, t0, b;
+  int pre, post;
+  spc_fr pre_c, post_c;
+  const spc_fr *pre_ghi, *pre_glo, *post_ghi, *post_glo;
+};
+
+__device__ __forceinline__ spc_fr sp_ldg_fr(const spc_fr *p) {
+  const uint4 *q = (const uint4 *)p;
+  uint4 a = __ldg(q), b = __ldg(q + 1);
+  spc_fr r;
+  r.v[0] = a.x; r.v[1] = a.y; r.v[2] = a.z; r.v[3] = a.w;
+  r.v[4] = b.x; r.v[5] = b.y; r.v[6] = b.z; r.v[7] = b.w;
+  return r;
+}
+
+__device__ __forceinline__ spc_fr sp_pow_tab(const spc_fr *hi, const spc_fr *lo, unsigned split,
+                                             uint32_t e) {
+  return spc_fr::mul(sp_ldg_fr(hi + (e >> split)), sp_ldg_fr(lo + (e & ((1u << split) - 1))));
+}
+
+__device__ __forceinline__ uint32_t sp_brev(uint32_t x, unsigned bits) {
+  return bits ? __brev(x) >> (32 - bits) : 0;
+}
+
+__device__ __forceinline__ spc_fr sp_scale(spc_fr x, int mode, const spc_fr &c, const spc_fr *ghi,
+                                           const spc_fr *glo, size_t idx, unsigned logn) {
+  spc_fr f = c;
+  if (mode >= SP_SCALE_C_GPOW) {
+    uint32_t e = mode == SP_SCALE_C_GPOW ? (uint32_t)idx : sp_brev((uint32_t)idx, logn);
+    f = spc_fr::mul(f, sp_pow_tab(ghi, glo, SP_COSET_SPLIT, e));
+  }
+  return spc_fr::mul(x, f);
+}
+
+template <bool DIT>
+__global__ void __launch_bounds__(SP_NTT_BLOCK_ELEMS / 2) k_ntt_pass(sp_ntt_pass_args a) {
+  /* one 32-bit word plane per limb: conflict-free for consecutive indices */
+  __shared__ uint32_t sh[8][SP_NTT_BLOCK_ELEMS];
+  const unsigned b = a.b, G = 1u << b, L = a.logn - a.t0 - b;
+  const unsigned E = blockDim.x * 2, C = E >> b, logC = __ffs(C) - 1;
+  const size_t g0 = (size_t)blockIdx.x * C;
+  const size_t lomask = ((size_t)1 << L) - 1;
+
+  for (unsigned e = threadIdx.x; e < E; e += blockDim.x) {
+    /* consecutive threads take consecutive addresses: along lo when the columns are
+     * adjacent, along j when L == 0 (groups are contiguous) */
+    unsigned c, j;
+    if (L >= logC) { c = e & (C - 1); j = e >> logC; } else { c = e >> b; j = e & (G - 1); }
+    size_t grp = g0 + c, lo = grp & lomask, hi = grp >> L;
+    size_t idx = (hi << (L + b)) | ((size_t)j << L) | lo;
+    spc_fr x = sp_ldg_fr(a.data + idx);
+    if (a.pre) x = sp_scale(x, a.pre, a.pre_c, a.pre_ghi, a.pre_glo, idx, a.logn);
+    if (DIT && L && lo)
+      x = spc_fr::mul(x, sp_pow_tab(a.hi, a.lo, a.split,
+                                    (uint32_t)((lo * sp_brev(j, b)) << a.t0)));
+    unsigned s = c * G + j;
+#pragma unroll
+    for (int w = 0; w < 8; w++) sh[w][s] = x.v[w];
+  }
+  __syncthreads();
+
+  const unsigned u = threadIdx.x;
+  const unsigned c = u >> (b - 1), v = u & ((G >> 1) - 1);
+  for (unsigned st = 0; st < b; st++) {
+    const unsigned lh = DIT ? st : b - 1 - st; /* log2 of the half size */
+    const unsigned h = 1u << lh;
+    const unsigned i0 = c * G + ((v >> lh) << (lh + 1)) + (v & (h - 1)), i1 = i0 + h;
+    spc_fr x, y;
+#pragma unroll
+    for (int w = 0; w < 8; w++) { x.v[w] = sh[w][i0]; y.v[w] = sh[w][i1]; }
+    if (DIT) {
+      if (h > 1) y = spc_fr::mul(y, sp_ldg_fr(a.small + ((v & (h - 1)) << (a.slog - 1 - lh))));
+      spc_fr s0 = spc_fr::add(x, y), s1 = spc_fr::sub(x, y);
+      x = s0; y = s1;
+    } else {
+      spc_fr s0 = spc_fr::add(x, y), s1 = spc_fr::sub(x, y);
+      if (h > 1) s1 = spc_fr::mul(s1, sp_ldg_fr(a.small + ((v & (h - 1)) << (a.slog - 1 - lh))));
+      x = s0; y = s1;
+    }
+#pragma unroll
+    for (int w = 0; w < 8; w++) { sh[w][i0] = x.v[w]; sh[w][i1] = y.v[w]; }
+    __syncthreads();
+  }
+
+  for (unsigned e = threadIdx.x; e < E; e += blockDim.x) {
+    unsigned c2, j;
+    if (L >= logC) { c2 = e & (C - 1); j = e >> logC; } else { c2 = e >> b; j = e & (G - 1); }
+    size_t grp = g0 + c2, lo = grp & lomask, hi = grp >> L;
+    size_t idx = (hi << (L + b)) | ((size_t)j << L) | lo;
+    unsigned s = c2 * G + j;
+    spc_fr x;
+#pragma unroll
+    for (int w = 0; w < 8; w++) x.v[w] = sh[w][s];
+    if (!DIT && L && lo)
+      x = spc_fr::mul(x, sp_pow_tab(a.hi, a.lo, a.split,
+                                    (uint32_t)((lo * sp_brev(j, b)) << a.t0)));
+    if (a.post) x = sp_scale(x, a.post, a.post_c, a.post_ghi, a.post_glo, idx, a.logn);
+    a.data[idx] = x;
+  }
+}
+
+__global__ void k_bitrev(spc_fr *d, unsigned logn, size_t n) {
+  size_t i = (size_t)blockIdx.x * blockDim.x + threadIdx.x;
+  if (i >= n) return;
+  size_t j = (size_t)(__brevll((unsigned long long)i) >> (64 - logn));
+  if (i < j) {
+    spc_fr x = d[i], y = d[j];
+    d[i] = y;
+    d[j] = x;
+  }
+}
+
+/* a = (a * b - c) * zinv */
+__global__ void k_h_combine(spc_fr *a, const spc_fr *b, const spc_fr *c, size_t n, spc_fr zinv) {
+  size_t i = (size_t)blockIdx.x * blockDim.x + threadIdx.x;
+  if (i >= n) return;
+  a[i] = spc_fr::mul(spc_fr::sub(spc_fr::mul(a[i], b[i]), c[i]), zinv);
+}
+
+/* ---- tables ------------------------------------------------------------------------- */
+
+static void fr_to_spc(spc_fr *d, const fr_t *s) { memcpy(d, s, sizeof *d); }
+
+static int upload_table(sp_gpu *g, spc_fr **d, const fr_t *h, size_t n, char *err, size_t errlen) {
+  int st = sp_gpu_alloc(g, (void **)d, n * sizeof(spc_fr), err, errlen);
+  if (st) return st;
+  st = sp_gpu_upload(g, *d, h, n * sizeof(fr_t), err, errlen);
+  return st;
+}
+
+/* out[e] = base^(e * step), e < n */
+static void pow_table(fr_t *out, const fr_t *base, size_t n) {
+  fr_t acc = FR_ONE;
+  for (size_t e = 0; e < n; e++) {
+    out[e] = acc;
+    fr_mul(&acc, &acc, base);
+  }
+}
+
+static int build_tab(sp_gpu *g, sp_ntt_tab *t, unsigned log_n, const fr_t *omega, char *err,
+                     size_t errlen) {
+  t->split = log_n / 2;
+  t->slog = log_n < SP_NTT_MAX_PASS_BITS ? log_n : SP_NTT_MAX_PASS_BITS;
+  size_t nlo = (size_t)1 << t->split, nhi = (size_t)1 << (log_n - t->split);
+  size_t nsmall = (size_t)1 << (t->slog - 1);
+  fr_t *buf = (fr_t *)malloc((nlo + nhi + nsmall) * sizeof(fr_t));
+  if (!buf) {
+    snprintf(err, errlen, "NTT tables 2^%u: out of host memory", log_n);
+    return SEALPROV_ERR_NO_MEMORY;
+  }
+  t->nlo = nlo;
+  t->nhi = nhi;
+  t->nsmall = nsmall;
+  fr_t w_hi = *omega, w_small = *omega;
+  for (unsigned i = 0; i < t->split; i++) fr_sqr(&w_hi, &w_hi);
+  for (unsigned i = 0; i < log_n - t->slog; i++) fr_sqr(&w_small, &w_small);
+  pow_table(buf, omega, nlo);
+  pow_table(buf + nlo, &w_hi, nhi);
+  pow_table(buf + nlo + nhi, &w_small, nsmall);
+  int st = upload_table(g, &t->lo, buf, nlo, err, errlen);
+  if (!st) st = upload_table(g, &t->hi, buf + nlo, nhi, err, errlen);
+  if (!st) st = upload_table(g, &t->small, buf + nlo + nhi, nsmall, err, errlen);
+  if (!st) st = sp_gpu_sync(g, err, errlen); /* buf is freed next */
+  free(buf);
+  return st;
+}
+
+static void free_tab(sp_gpu *g, sp_ntt_tab *t) {
+  sp_gpu_free(g, t->lo, t->nlo * sizeof(spc_fr));
+  sp_gpu_free(g, t->hi, t->nhi * sizeof(spc_fr));
+  sp_gpu_free(g, t->small, t->nsmall * sizeof(spc_fr));
+  memset(t, 0, sizeof *t);
+}
+
+void sp_gpu_ntt_tables_free(sp_gpu *g) {
+  for (unsigned i = 0; i < 29; i++)
+    for (int k = 0; k < 2; k++)
+      free_tab(g, &g->ntt[i][k]);
+}
+
+static int coset_tables(sp_gpu *g, char *err, size_t errlen) {
+  if (g->g_hi) return SEALPROV_OK;
+  const size_t n = (size_t)1 << SP_COSET_SPLIT;
+  fr_t *buf = (fr_t *)malloc(4 * n * sizeof(fr_t));
+  if (!buf) {
+    snprintf(err, errlen, "coset tables: out of host memory");
+    return SEALPROV_ERR_NO_MEMORY;
+  }
+  fr_t gen, ginv, gh, gih;
+  fr_coset_generator(&gen);
+  fr_inv(&ginv, &gen);
+  fr_pow_u64(&gh, &gen, n);
+  fr_pow_u64(&gih, &ginv, n);
+  pow_table(buf, &gen, n);
+  pow_table(buf + n, &gh, n);
+  pow_table(buf + 2 * n, &ginv, n);
+  pow_table(buf + 3 * n, &gih, n);
+  int st = upload_table(g, &g->g_lo, buf, n, err, errlen);
+  if (!st) st = upload_table(g, &g->g_hi, buf + n, n, err, errlen);
+  if (!st) st = upload_table(g, &g->ginv_lo, buf + 2 * n, n, err, errlen);
+  if (!st) st = upload_table(g, &g->ginv_hi, buf + 3 * n, n, err, errlen);
+  if (!st) st = sp_gpu_sync(g, err, errlen);
+  free(buf);
+  return st;
+}
+
+int sp_gpu_ntt_tables(sp_gpu *g, unsigned log_n, const sp_ntt_tab **fwd, const sp_ntt_tab **inv,
+                      char *err, size_t errlen) {
+  if (log_n < 1 || log_n > 28) {
+    snprintf(err, errlen, "NTT size 2^%u out of range 2^1..2^28", log_n);
+    return SEALPROV_ERR_INVALID_ARGUMENT;
+  }
+  int st = coset_tables(g, err, errlen);
+  if (st) return st;
+  if (!g->ntt[log_n][0].lo) {
+    fr_t w, wi;
+    fr_root_of_unity(&w, log_n);
+    fr_inv(&wi, &w);
+    st = build_tab(g, &g->ntt[log_n][0], log_n, &w, err, errlen);
+    if (!st) st = build_tab(g, &g->ntt[log_n][1], log_n, &wi, err, errlen);
+    if (st) {
+      free_tab(g, &g->ntt[log_n][0]);
+      free_tab(g, &g->ntt[log_n][1]);
+      return st;
+    }
+  }
+  *fwd = &g->ntt[log_n][0];
+  *inv = &g->ntt[log_n][1];
+  return SEALPROV_OK;
+}
+
+/* ---- drivers ------------------------------------------------------------------------- */
+
+struct sp_scale_spec {
+  int mode;
+  fr_t c;
+  const spc_fr *ghi, *glo;
+};
+
+static int run_passes(sp_gpu *g, spc_fr *d, unsigned logn, const sp_ntt_tab *t, bool dit,
+                      const sp_scale_spec *pre, const sp_scale_spec *post, char *err,
+                      size_t errlen) {
+  unsigned npass = (logn + SP_NTT_MAX_PASS_BITS - 1) / SP_NTT_MAX_PASS_BITS;
+  unsigned bits[4], t0s[4], acc = 0;
+  for (unsigned i = 0; i < npass; i++) {
+    bits[i] = logn / npass + (i < logn % npass ? 1u : 0u);
+    t0s[i] = acc;
+    acc += bits[i];
+  }
+  size_t n = (size_t)1 << logn;
+  unsigned E = n < SP_NTT_BLOCK_ELEMS ? (unsigned)n : SP_NTT_BLOCK_ELEMS;
+  for (unsigned k = 0; k < npass; k++) {
+    unsigned i = dit ? npass - 1 - k : k;
+    sp_ntt_pass_args a;
+    memset(&a, 0, sizeof a);
+    a.data = d;
+    a.hi = t->hi;
+    a.lo = t->lo;
+    a.small = t->small;
+    a.split = t->split;
+    a.slog = t->slog;
+    a.logn = logn;
+    a.t0 = t0s[i];
+    a.b = bits[i];
+    if (k == 0 && pre && pre->mode) {
+      a.pre = pre->mode;
+      fr_to_spc(&a.pre_c, &pre->c);
+      a.pre_ghi = pre->ghi;
+      a.pre_glo = pre->glo;
+    }
+    if (k == npass - 1 && post && post->mode) {
+      a.post = post->mode;
+      fr_to_spc(&a.post_c, &post->c);
+      a.post_ghi = post->ghi;
+      a.post_glo = post->glo;
+    }
+    if (dit)
+      k_ntt_pass<true><<<(unsigned)(n / E), E / 2, 0, g->stream>>>(a);
+    else
+      k_ntt_pass<false><<<(unsigned)(n / E), E / 2, 0, g->stream>>>(a);
+    SP_CUDA_LAUNCH_CHECK();
+  }
+  return SEALPROV_OK;
+}
+
+static int bitrev(sp_gpu *g, spc_fr *d, unsigned logn, char *err, size_t errlen) {
+  size_t n = (size_t)1 << logn;
+  k_bitrev<<<sp_blocks(n, 256), 256, 0, g->stream>>>(d, logn, n);
+  SP_CUDA_LAUNCH_CHECK();
+  return SEALPROV_OK;
+}
+
+static void inv_n(fr_t *out, unsigned logn) {
+  fr_t n;
+  fr_from_u64(&n, (uint64_t)1 << logn);
+  fr_inv(out, &n);
+}
+
+extern "C" int sp_gpu_ntt_dev(sp_gpu *g, void *d_a, unsigned log_n, sp_ntt_kind kind, char *err,
+                              size_t errlen) {
+  const sp_ntt_tab *fwd, *inv;
+  int st = sp_gpu_ntt_tables(g, log_n, &fwd, &inv, err, errlen);
+  if (st) return st;
+  spc_fr *d = (spc_fr *)d_a;
+  sp_scale_spec sc;
+  memset(&sc, 0, sizeof sc);
+  switch (kind) {
+    case SP_NTT_FORWARD:
+      st = run_passes(g, d, log_n, fwd, false, NULL, NULL, err, errlen);
+      break;
+    case SP_NTT_INVERSE:
+      sc.mode = SP_SCALE_C;
+      inv_n(&sc.c, log_n);
+      st = run_passes(g, d, log_n, inv, false, NULL, &sc, err, errlen);
+      break;
+    case SP_NTT_COSET_FORWARD:
+      sc.mode = SP_SCALE_C_GPOW;
+      sc.c = FR_ONE;
+      sc.ghi = g->g_hi;
+      sc.glo = g->g_lo;
+      st = run_passes(g, d, log_n, fwd, false, &sc, NULL, err, errlen);
+      break;
+    case SP_NTT_COSET_INVERSE:
+      /* after the DIF, position p holds coefficient bitrev(p): scale by g^-bitrev(p) */
+      sc.mode = SP_SCALE_C_GPOW_REV;
+      inv_n(&sc.c, log_n);
+      sc.ghi = g->ginv_hi;
+      sc.glo = g->ginv_lo;
+      st = run_passes(g, d, log_n, inv, false, NULL, &sc, err, errlen);
+      break;
+    default:
+      snprintf(err, errlen, "unknown NTT kind %d", (int)kind);
+      return SEALPROV_ERR_INVALID_ARGUMENT;
+  }
+  if (st) return st;
+  return bitrev(g, d, log_n, err, errlen);
+}
+
+extern "C" int sp_gpu_ntt(sp_gpu *g, fr_t *a, unsigned log_n, sp_ntt_kind kind, char *err,
+                          size_t errlen) {
+  if (log_n < 1 || log_n > 28) {
+    snprintf(err, errlen, "NTT size 2^%u out of range 2^1..2^28", log_n);
+    return SEALPROV_ERR_INVALID_ARGUMENT;
+  }
+  size_t bytes = ((size_t)1 << log_n) * sizeof(fr_t);
+  void *d = NULL;
+  int st = sp_gpu_alloc(g, &d, bytes, err, errlen);
+  if (st) return st;
+  st = sp_gpu_upload(g, d, a, bytes, err, errlen);
+  if (!st) st = sp_gpu_ntt_dev(g, d, log_n, kind, err, errlen);
+  if (!st) st = sp_gpu_download(g, a, d, bytes, err, errlen);
+  sp_gpu_free(g, d, bytes);
+  return st;
+}
+
+/* Evaluations on the domain -> evaluations on the coset g*omega^i, natural order in and
+ * out, with no permutation: inverse DIF (bit-reversed coefficients, scaled by
+ * g^k / n), then DIT (bit-reversed in, natural out). */
+static int to_coset_evals(sp_gpu *g, spc_fr *d, unsigned logn, const sp_ntt_tab *fwd,
+                          const sp_ntt_tab *inv, char *err, size_t errlen) {
+  sp_scale_spec sc;
+  memset(&sc, 0, sizeof sc);
+  sc.mode = SP_SCALE_C_GPOW_REV;
+  inv_n(&sc.c, logn);
+  sc.ghi = g->g_hi;
+  sc.glo = g->g_lo;
+  int st = run_passes(g, d, logn, inv, false, NULL, &sc, err, errlen);
+  if (st) return st;
+  return run_passes(g, d, logn, fwd, true, NULL, NULL, err, errlen);
+}
+
+extern "C" int sp_gpu_h_poly(sp_gpu *g, void *d_a, void *d_b, void *d_c, unsigned log_n, char *err,
+                             size_t errlen) {
+  const sp_ntt_tab *fwd, *inv;
+  int st = sp_gpu_ntt_tables(g, log_n, &fwd, &inv, err, errlen);
+  if (st) return st;
+  size_t n = (size_t)1 << log_n;
+  spc_fr *a = (spc_fr *)d_a, *b = (spc_fr *)d_b, *c = (spc_fr *)d_c;
+  if ((st = to_coset_evals(g, a, log_n, fwd, inv, err, errlen))) return st;
+  if ((st = to_coset_evals(g, b, log_n, fwd, inv, err, errlen))) return st;
+  if ((st = to_coset_evals(g, c, log_n, fwd, inv, err, errlen))) return st;
+  /* Z(x) = x^n - 1 is g^n - 1 everywhere on the coset */
+  fr_t gen, z, zinv;
+  fr_coset_generator(&gen);
+  fr_pow_u64(&z, &gen, (uint64_t)n);
+  fr_sub(&z, &z, &FR_ONE);
+  fr_inv(&zinv, &z);
+  spc_fr zi;
+  fr_to_spc(&zi, &zinv);
+  k_h_combine<<<sp_blocks(n, 256), 256, 0, g->stream>>>(a, b, c, n, zi);
+  SP_CUDA_LAUNCH_CHECK();
+  sp_scale_spec sc;
+  memset(&sc, 0, sizeof sc);
+  sc.mode = SP_SCALE_C_GPOW_REV;
+  inv_n(&sc.c, log_n);
+  sc.ghi = g->ginv_hi;
+  sc.glo = g->ginv_lo;
+  return run_passes(g, a, log_n, inv, false, NULL, &sc, err, errlen);
+}

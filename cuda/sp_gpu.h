@@ -1,0 +1,185 @@
+/* sp_gpu.h -- C boundary of the CUDA kernels: a per-device context and the NTT, MSM
+ * and batch-addition operations that the CUDA engine, the GPU tests and
+ * `sealprov bench gpu` call.
+ *
+ * Every function returns a sealprov_status: OK, DEVICE (a CUDA error; err names
+ * file:line, the call and cudaGetErrorString), DEVICE_MEMORY (an allocation failed or
+ * would pass the context's memory_limit), INVALID_ARGUMENT. Nothing aborts and no
+ * C++ exception leaves these functions.
+ *
+ * Thread safety: a context belongs to the thread that created it (that thread's
+ * current device is its device); calls on one context must not run concurrently.
+ * Different contexts are independent.
+ *
+ * Data layout: device buffers hold exactly the host types' bytes (fr_t, scalar_t,
+ * g1_affine_t, g2_affine_t), so uploads are plain copies.
+ */
+#ifndef SEALPROV_CUDA_SP_GPU_H
+#define SEALPROV_CUDA_SP_GPU_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "sealprov.h"
+/* <math.h> (pulled in by the CUDA headers) declares FP_ZERO, both as a macro and as
+ * an enumerator (glibc), and bls12_381.h uses that name for a constant: while the
+ * header is read, its FP_ZERO is renamed to an unused identifier. Code that includes
+ * this header uses FP2/fp_ zero helpers instead of FP_ZERO. */
+#ifdef FP_ZERO
+#pragma push_macro("FP_ZERO")
+#undef FP_ZERO
+#define FP_ZERO sp_gpu_hidden_fp_zero_
+#define SP_GPU_RESTORE_FP_ZERO_
+#endif
+#include "bls12_381/bls12_381.h"
+#ifdef SP_GPU_RESTORE_FP_ZERO_
+#pragma pop_macro("FP_ZERO")
+#undef SP_GPU_RESTORE_FP_ZERO_
+#endif
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef struct sp_gpu sp_gpu;
+
+/* Number of CUDA devices this process sees; 0 without a driver or GPU (never an
+ * error). Safe to call before anything else. */
+int sp_gpu_device_count(void);
+/* Binds the calling thread to `ordinal`: cudaSetDevice, then cudaGetDevice must
+ * confirm; *confirmed gets what cudaGetDevice said (-1 if it failed). Never touches
+ * CUDA_VISIBLE_DEVICES. */
+int sp_gpu_bind(int ordinal, int *confirmed, char *err, size_t errlen);
+
+/* Creates a context on the calling thread's CURRENT device, which must already be
+ * `ordinal` (the caller did cudaSetDevice and confirmed it). memory_limit 0 = no limit
+ * beyond the card. */
+int sp_gpu_create(int ordinal, uint64_t memory_limit, sp_gpu **out, char *err, size_t errlen);
+void sp_gpu_destroy(sp_gpu *g);
+uint64_t sp_gpu_memory_in_use(const sp_gpu *g);
+int sp_gpu_ordinal(const sp_gpu *g);
+
+/* Device memory through the context's stream-ordered pool, counted against
+ * memory_limit. sp_gpu_free needs the size that was allocated. */
+int sp_gpu_alloc(sp_gpu *g, void **d, size_t bytes, char *err, size_t errlen);
+void sp_gpu_free(sp_gpu *g, void *d, size_t bytes);
+int sp_gpu_upload(sp_gpu *g, void *d, const void *h, size_t bytes, char *err, size_t errlen);
+int sp_gpu_download(sp_gpu *g, void *h, const void *d, size_t bytes, char *err, size_t errlen);
+/* Long-lived device memory outside the pool (resident parameter points): cudaMalloc
+ * and a copy from the host. Not counted in sp_gpu_memory_in_use (the engine counts
+ * it). sp_gpu_free_persistent may run on any thread: it switches that thread to
+ * `ordinal` for the free and back. */
+int sp_gpu_alloc_upload_persistent(sp_gpu *g, void **d, const void *h, size_t bytes, char *err,
+                                   size_t errlen);
+void sp_gpu_free_persistent(int ordinal, void *d);
+/* Free and total memory of the context's device (cudaMemGetInfo). */
+int sp_gpu_mem_info(sp_gpu *g, uint64_t *free_b, uint64_t *total_b);
+/* Name and multiprocessor count of the context's device (for benchmark reports). */
+void sp_gpu_describe(sp_gpu *g, char *name, size_t len, int *sm_count, uint64_t *total_mem);
+/* Device-to-device copy and zero fill on the context's stream. */
+int sp_gpu_copy(sp_gpu *g, void *dst, const void *src, size_t bytes, char *err, size_t errlen);
+int sp_gpu_zero(sp_gpu *g, void *d, size_t bytes, char *err, size_t errlen);
+/* Waits for all work of the context; reports an asynchronous kernel error. */
+int sp_gpu_sync(sp_gpu *g, char *err, size_t errlen);
+
+typedef enum sp_ntt_kind {
+  SP_NTT_FORWARD = 0,       /* as ntt_forward */
+  SP_NTT_INVERSE = 1,       /* as ntt_inverse */
+  SP_NTT_COSET_FORWARD = 2, /* as ntt_coset_forward */
+  SP_NTT_COSET_INVERSE = 3  /* as ntt_coset_inverse */
+} sp_ntt_kind;
+
+/* In place on a device array of 2^log_n Montgomery fr_t, natural order in and out;
+ * bit-for-bit the CPU's ntt_* result. 1 <= log_n <= 28. */
+int sp_gpu_ntt_dev(sp_gpu *g, void *d_a, unsigned log_n, sp_ntt_kind kind, char *err,
+                   size_t errlen);
+/* Same on a host array (upload, transform, download). */
+int sp_gpu_ntt(sp_gpu *g, fr_t *a, unsigned log_n, sp_ntt_kind kind, char *err, size_t errlen);
+
+/* The H polynomial of Groth16 on device arrays of 2^log_n Montgomery evaluations
+ * a, b, c (all three are overwritten; scratch). On return d_h holds the 2^log_n
+ * coefficients of (a*b - c)/Z in BIT-REVERSED order (coefficient k at position
+ * bitrev(k)): the MSM takes them with SP_MSM_BITREV_POINTS so no permutation pass is
+ * needed. d_h may equal d_a. */
+int sp_gpu_h_poly(sp_gpu *g, void *d_a, void *d_b, void *d_c, unsigned log_n, char *err,
+                  size_t errlen);
+
+/* Converts n scalars on the device in place: Montgomery fr_t -> canonical scalar_t
+ * (to_canonical) or canonical -> Montgomery (to_mont, values must be < r). */
+int sp_gpu_fr_from_mont(sp_gpu *g, void *d, size_t n, char *err, size_t errlen);
+int sp_gpu_fr_to_mont(sp_gpu *g, void *d, size_t n, char *err, size_t errlen);
+
+/* Pippenger MSM, out = sum scalars[i] * points[map(i)]. Scalars are canonical
+ * (scalar_t, < r); 0 contributes nothing; infinity points are allowed.
+ *   flags SP_MSM_BITREV_POINTS: map(i) = bitrev_{log2 npoints_pow2}(i) (H MSM);
+ *   d_index != NULL: map(i) = d_index[i] (compacted scalars).
+ * window_bits 0 = choose. The result is exact (compare with msm_g1 / msm_g2). */
+#define SP_MSM_BITREV_POINTS 0x1u
+typedef struct sp_msm_args {
+  const void *d_points;       /* device g1_affine_t / g2_affine_t */
+  const void *d_scalars;      /* device scalar_t, n of them */
+  const uint32_t *d_index;    /* optional point index per scalar */
+  size_t n;
+  unsigned flags;
+  unsigned log_bitrev;        /* for SP_MSM_BITREV_POINTS */
+  unsigned window_bits;       /* 0 = automatic */
+} sp_msm_args;
+int sp_gpu_msm_g1_dev(sp_gpu *g, g1_jac_t *out, const sp_msm_args *a, char *err, size_t errlen);
+int sp_gpu_msm_g2_dev(sp_gpu *g, g2_jac_t *out, const sp_msm_args *a, char *err, size_t errlen);
+/* Host-array conveniences (upload, MSM, free). */
+int sp_gpu_msm_g1(sp_gpu *g, g1_jac_t *out, const g1_affine_t *points, const scalar_t *scalars,
+                  size_t n, char *err, size_t errlen);
+int sp_gpu_msm_g2(sp_gpu *g, g2_jac_t *out, const g2_affine_t *points, const scalar_t *scalars,
+                  size_t n, char *err, size_t errlen);
+
+/* out = sum of the points whose bit is set in bitmap (bit i in word i/64), as
+ * batch_add_g1 / batch_add_g2. Device variants take device points and bitmap. */
+int sp_gpu_batch_add_g1_dev(sp_gpu *g, g1_jac_t *out, const void *d_points, const uint64_t *d_bitmap,
+                            size_t n, char *err, size_t errlen);
+int sp_gpu_batch_add_g2_dev(sp_gpu *g, g2_jac_t *out, const void *d_points, const uint64_t *d_bitmap,
+                            size_t n, char *err, size_t errlen);
+int sp_gpu_batch_add_g1(sp_gpu *g, g1_jac_t *out, const g1_affine_t *points, const uint64_t *bitmap,
+                        size_t n, char *err, size_t errlen);
+int sp_gpu_batch_add_g2(sp_gpu *g, g2_jac_t *out, const g2_affine_t *points, const uint64_t *bitmap,
+                        size_t n, char *err, size_t errlen);
+
+/* ---- partition preparation on the device ---- */
+/* Decodes n raw 32-byte scalars in place (as the host passed them, in scalar_encoding
+ * enc) into Montgomery form (to_mont) or canonical scalar_t. *first_bad gets the
+ * lowest index of a value >= r, UINT64_MAX if none (those elements become 0). */
+int sp_gpu_decode_scalars(sp_gpu *g, void *d, size_t n, uint32_t enc, bool to_mont,
+                          uint64_t *first_bad, char *err, size_t errlen);
+/* Density filtering: for the k-th set bit i of d_bitmap (n bits), d_out[k] = d_in[i]
+ * (32-byte elements; d_out may be NULL) and d_idx[k] = i (d_idx may be NULL).
+ * *count gets the number of set bits. */
+int sp_gpu_compact(sp_gpu *g, const void *d_in, const uint64_t *d_bitmap, size_t n, void *d_out,
+                   uint32_t *d_idx, size_t *count, char *err, size_t errlen);
+/* The 0 / 1 / rest split of n canonical scalars: d_ones (ceil(n/64) words) gets the
+ * scalars equal to 1; the others >= 2 are compacted into d_rest_scalars with their
+ * index in d_rest_idx; *n_rest counts them. Zeros are dropped. */
+int sp_gpu_split01(sp_gpu *g, const void *d_scalars, size_t n, uint64_t *d_ones,
+                   void *d_rest_scalars, uint32_t *d_rest_idx, size_t *n_rest, char *err,
+                   size_t errlen);
+
+/* Benchmark and test data made on the device (no host work, no transfer):
+ * points[i] = (seed + i) * generator as affine points, scalars uniform below r
+ * (canonical, from a counter-based hash of seed and i). */
+int sp_gpu_gen_points_g1(sp_gpu *g, void *d_points, size_t n, uint64_t seed, char *err, size_t errlen);
+int sp_gpu_gen_points_g2(sp_gpu *g, void *d_points, size_t n, uint64_t seed, char *err, size_t errlen);
+int sp_gpu_gen_scalars(sp_gpu *g, void *d_scalars, size_t n, uint64_t seed, char *err, size_t errlen);
+
+/* Field self-test kernels for the tests: ops[i] applied to a[i], b[i] (n elements):
+ * out gets, per element, add, sub, mul, sqr (4 results). Fp when fp is true, else Fr. */
+int sp_gpu_field_ops(sp_gpu *g, bool fp, const void *a, const void *b, void *out, size_t n,
+                     char *err, size_t errlen);
+/* Curve self-test: for G1 (g2 false) or G2: out[i] = p[i] + q[i] (XYZZ add of the
+ * affine inputs), out[n + i] = 2 p[i], out[2n + i] = (xyzz p[i]) + q[i] mixed; results
+ * as xyzz (host layout g1_xyzz_t / g2_xyzz_t). */
+int sp_gpu_curve_ops(sp_gpu *g, bool g2, const void *p, const void *q, void *out, size_t n,
+                     char *err, size_t errlen);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

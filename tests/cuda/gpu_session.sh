@@ -1,0 +1,72 @@
+#!/bin/sh
+# gpu_session.sh BINDIR OUTDIR STEP... -- one call on the GPU machine: checks that the
+# carried binaries (tests/cuda/standalone.sh) run, else rebuilds them there, then runs
+# the named steps, each under a time limit so one stuck step cannot eat the lease.
+# Everything goes to OUTDIR/session.log (and OUTDIR/bench*.json); a one-line summary
+# per step goes to stdout.
+#   steps: info quick full engine engine-full bench bench-quick bench27 memcheck
+#          racecheck sass
+set -u
+B=${1:?bindir}
+O=${2:?outdir}
+shift 2
+L="$O/session.log"
+export SP_TEST_CPU_THREADS=${SP_TEST_CPU_THREADS:-16}
+
+run() { # run NAME SECONDS CMD...
+  n=$1; t=$2; shift 2
+  echo "==== $n: $*" >>"$L"
+  s=$(date +%s.%N)
+  timeout "$t" "$@" >>"$L" 2>&1
+  rc=$?
+  e=$(date +%s.%N)
+  printf '%-12s rc=%-3s %6.1f s  %s\n' "$n" "$rc" "$(awk "BEGIN{print $e - $s}")" \
+    "$(grep -E 'checks,|FAIL|SKIP|differ|error' "$L" | tail -1)"
+}
+
+if ! "$B/test_cuda_kernels" --only=none >/dev/null 2>&1; then
+  echo "carried binaries do not run here; rebuilding" | tee -a "$L"
+  NVCC=$(command -v nvcc || echo /usr/local/cuda/bin/nvcc) sh tests/cuda/standalone.sh "$B" >>"$L" 2>&1
+fi
+
+for step in "$@"; do
+  case $step in
+    info)
+      nvidia-smi --query-gpu=name,driver_version,memory.total,clocks.sm,clocks.max.sm,power.limit \
+        --format=csv >>"$L" 2>&1
+      nproc >>"$L"; free -g >>"$L" ;;
+    quick) run quick 150 "$B/test_cuda_kernels" ;;
+    full) run full 600 "$B/test_cuda_kernels" --full ;;
+    ntt-full) run ntt-full 300 "$B/test_cuda_kernels" --full --only=ntt ;;
+    msm-full) run msm-full 400 "$B/test_cuda_kernels" --full --only=msm1 ;;
+    engine) run engine 150 "$B/test_cuda_engine" ;;
+    engine-full) run engine-full 500 "$B/test_cuda_engine" --full ;;
+    bench-quick) run bench-quick 120 "$B/bench_gpu" --quick ;;
+    bench)
+      run bench 500 sh -c "'$B/bench_gpu' --json --partition 20,24 >'$O/bench.json'"
+      cat "$O/bench.json" >>"$L" ;;
+    bench27)
+      run bench27 550 sh -c "'$B/bench_gpu' --json --msm-g1 none --msm-g2 none --ntt none \
+        --partition 27 --repeat 3 >'$O/bench27.json'"
+      cat "$O/bench27.json" >>"$L" ;;
+    memcheck)
+      run memcheck 400 compute-sanitizer --tool memcheck --error-exitcode 9 \
+        "$B/test_cuda_kernels" --only=ntt
+      run memcheck-msm 400 compute-sanitizer --tool memcheck --error-exitcode 9 \
+        "$B/test_cuda_kernels" --only=msm1 ;;
+    racecheck)
+      run racecheck 400 compute-sanitizer --tool racecheck --error-exitcode 9 \
+        "$B/test_cuda_kernels" --only=ntt ;;
+    sass) # opcode histogram of a few kernels (the whole dump is too large to bring back)
+      cuobjdump --dump-sass "$B/test_cuda_kernels" >/tmp/sass.txt 2>&1
+      for k in k_field_opsI8spc_montI10spc_fr k_field_opsI8spc_montI10spc_fp k_ntt_passILb0 \
+               k_msm_accum0I8spc 10add_affineERKS3_; do
+        echo "== $k" >>"$O/sass.txt"
+        awk -v k="$k" '/Function : /{f = index($0, k) > 0} f' /tmp/sass.txt |
+          grep -oE '^ +/\*[0-9a-f]+\*/ +[A-Z0-9_.]+' | awk '{print $2}' | sort | uniq -c |
+          sort -rn | head -25 >>"$O/sass.txt"
+      done
+      echo "sass: $(wc -l </tmp/sass.txt) lines dumped" ;;
+    *) echo "unknown step $step" ;;
+  esac
+done

@@ -1,0 +1,49 @@
+#!/bin/sh
+# standalone.sh OUTDIR -- builds the GPU test programs and the GPU benchmark without
+# autotools, for machines that have nvcc and gcc but not libtool, libcheck or libinih
+# (the GPU test machine). Objects are rebuilt only when a source or header is newer.
+#   OUTDIR/test_cuda_kernels [--full]   kernels against the CPU library
+#   OUTDIR/test_cuda_engine [--full]    whole partitions against sp_groth16_prove
+#   OUTDIR/bench_gpu --json ...         `sealprov bench gpu` without the rest of the CLI
+# Run from the top of the source tree. NVCC and CUDA_ARCH (default 90) may be set.
+set -e
+out=${1:-.gpu}
+nvcc=${NVCC:-/usr/local/cuda/bin/nvcc}
+arch=${CUDA_ARCH:-90}
+mkdir -p "$out/obj"
+NV="$nvcc -gencode arch=compute_$arch,code=sm_$arch -O3 -std=c++17 -Iinclude -Iplugin -Icuda \
+ --expt-relaxed-constexpr -lineinfo -Xcompiler -fvisibility=hidden"
+CC="gcc -std=gnu11 -O2 -pthread -D_GNU_SOURCE -DHAVE_CUDA -Iinclude -Iplugin -Icuda -Itools \
+ -Wall -Wextra -Wshadow -Wstrict-prototypes -Wmissing-prototypes"
+cuh="cuda/ff.cuh cuda/ec.cuh cuda/gpu_internal.cuh cuda/sp_gpu.h plugin/bls12_381/bls12_381.h"
+
+newer() { # newer TARGET DEP... : true if TARGET is missing or older than a DEP
+  t=$1; shift
+  [ -f "$t" ] || return 0
+  for d in "$@"; do [ "$d" -nt "$t" ] && return 0; done
+  return 1
+}
+
+objs=""
+for f in gpu ntt msm prove; do
+  o="$out/obj/cu_$f.o" # cu_: the CPU library has msm.c and ntt.c too
+  if newer "$o" "cuda/$f.cu" $cuh; then echo "NVCC $f.cu"; $NV -c "cuda/$f.cu" -o "$o"; fi
+  objs="$objs $o"
+done
+for f in plugin/bls12_381/*.c plugin/groth16.c plugin/srs.c plugin/circuit.c plugin/spa.c \
+         cuda/engine_cuda.c tools/bench_gpu.c tests/cuda/test_cuda_kernels.c \
+         tests/cuda/test_cuda_engine.c tests/cuda/bench_gpu_main.c; do
+  o="$out/obj/$(basename "$f" .c).o"
+  if newer "$o" "$f" plugin/bls12_381/*.h plugin/*.h cuda/*.h include/sealprov.h; then
+    echo "CC   $f"; $CC -c "$f" -o "$o"
+  fi
+done
+lib="$objs"
+for f in plugin/bls12_381/*.c plugin/groth16.c plugin/srs.c plugin/circuit.c plugin/spa.c \
+         cuda/engine_cuda.c; do
+  lib="$lib $out/obj/$(basename "$f" .c).o"
+done
+link() { echo "LINK $1"; $nvcc -o "$out/$1" "$out/obj/$2.o" $3 $lib -lpthread; }
+link test_cuda_kernels test_cuda_kernels
+link test_cuda_engine test_cuda_engine
+link bench_gpu bench_gpu_main "$out/obj/bench_gpu.o"

@@ -1,0 +1,228 @@
+/* test_cuda_engine.c -- whole partitions proved by the CUDA engine (sp_engine_cuda)
+ * against the CPU engine's sp_groth16_prove: with the same r and s the 192 bytes must
+ * be identical, and the proof must verify. Sealing-shaped synthetic circuits
+ * (plugin/circuit.h) with an insecure test setup, at 2^10 and 2^14 constraints by
+ * default, up to 2^20 with --full. Also: fault injection (fail, corrupt), a scalar
+ * >= r reported as ASSIGNMENT, both scalar encodings, residency eviction.
+ *
+ * Plain program (the GPU machine has no libcheck). Exit 77 when no GPU is visible;
+ * the probe is the first CUDA call.
+ */
+#include <config.h> /* autoconf's (first through -I.): HAVE_CUDA declares sp_engine_cuda */
+
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "../../cuda/sp_gpu.h"
+#include "circuit.h"
+#include "../../plugin/config.h" /* sp_device_cfg */
+#include "engine.h"
+#include "../../cuda/engine_cuda.h"
+#include "groth16.h"
+#include "srs.h"
+
+static int failures, checks;
+static unsigned cpu_threads = 8;
+
+#define CHECK(cond, ...)                                                                         \
+  do {                                                                                           \
+    checks++;                                                                                    \
+    if (!(cond)) {                                                                               \
+      failures++;                                                                                \
+      printf("FAIL %s:%d: ", __FILE__, __LINE__);                                                \
+      printf(__VA_ARGS__);                                                                       \
+      printf("\n");                                                                              \
+    }                                                                                            \
+  } while (0)
+
+static double now_ms(void) {
+  struct timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec / 1e6;
+}
+
+static void hex8(const uint8_t *p, char *out) {
+  for (int i = 0; i < 8; i++) sprintf(out + 2 * i, "%02x", p[i]);
+}
+
+/* Converts a canonical-encoded assignment copy to Montgomery limbs in place. */
+static void to_montgomery(uint8_t *p, size_t n) {
+  for (size_t i = 0; i < n; i++) {
+    fr_t f;
+    fr_from_le32(&f, p + 32 * i);
+    memcpy(p + 32 * i, &f, 32);
+  }
+}
+
+static void run_size(void *dev, uint64_t constraints, uint64_t seed, const char *dir) {
+  char err[512] = "", path[600];
+  double t0 = now_ms();
+  sp_circuit *c = NULL;
+  int st = sp_circuit_generate(constraints, 4, SP_SHAPE_SEALING, seed, &c, err, sizeof err);
+  CHECK(st == SEALPROV_OK, "circuit %llu: %s", (unsigned long long)constraints, err);
+  if (st) return;
+  snprintf(path, sizeof path, "%s/c%llu.params", dir, (unsigned long long)constraints);
+  st = sp_circuit_write_params(c, seed ^ 0xabcdef, cpu_threads, path, NULL, err, sizeof err);
+  CHECK(st == SEALPROV_OK, "params: %s", err);
+  sp_srs *srs = NULL;
+  if (!st) st = sp_srs_load(path, false, false, cpu_threads, &srs, err, sizeof err);
+  CHECK(st == SEALPROV_OK, "srs load: %s", err);
+  sp_witness *w = NULL;
+  if (!st) st = sp_circuit_witness(c, seed + 1, &w, err, sizeof err);
+  CHECK(st == SEALPROV_OK, "witness: %s", err);
+  unlink(path);
+  if (st) {
+    if (srs) sp_srs_release(srs);
+    sp_circuit_free(c);
+    return;
+  }
+  double t_setup = now_ms() - t0;
+
+  sp_task t;
+  memset(&t, 0, sizeof t);
+  t.job_id = 1;
+  t.srs = srs;
+  t.asg = &w->asg;
+  t.scalar_encoding = SEALPROV_SCALAR_CANONICAL_LE;
+  t.cpu_threads = cpu_threads;
+  uint8_t rb[64];
+  for (int i = 0; i < 64; i++) rb[i] = (uint8_t)(seed * 31 + (uint64_t)i * 7);
+  fr_from_bytes_wide(&t.r, rb);
+  rb[0] ^= 0x55;
+  fr_from_bytes_wide(&t.s, rb);
+
+  uint8_t cpu_proof[192], gpu_proof[192];
+  t0 = now_ms();
+  st = sp_groth16_prove(srs, &w->asg, t.scalar_encoding, &t.r, &t.s, cpu_threads, cpu_proof, err,
+                        sizeof err);
+  double t_cpu = now_ms() - t0;
+  CHECK(st == SEALPROV_OK, "CPU prove: %s", err);
+  void *prep = NULL;
+  st = sp_engine_cuda.prepare(dev, &t, &prep, err, sizeof err);
+  CHECK(st == SEALPROV_OK, "prepare: %s", err);
+  t0 = now_ms();
+  st = sp_engine_cuda.execute(dev, &t, prep, gpu_proof, err, sizeof err);
+  double t_gpu = now_ms() - t0;
+  CHECK(st == SEALPROV_OK, "GPU execute 2^%u: %s", srs->log_domain, err);
+  char a[17], b[17];
+  hex8(cpu_proof, a);
+  hex8(gpu_proof, b);
+  CHECK(memcmp(cpu_proof, gpu_proof, 192) == 0,
+        "constraints %llu: GPU proof differs from the CPU's (cpu %s.. gpu %s..)",
+        (unsigned long long)constraints, a, b);
+  bool valid = false;
+  st = sp_groth16_verify(srs, &w->asg, t.scalar_encoding, gpu_proof, &valid, err, sizeof err);
+  CHECK(st == SEALPROV_OK && valid, "GPU proof does not verify (%s)", st ? err : "invalid");
+  sp_cuda_timings tm;
+  sp_engine_cuda_last_timings(dev, &tm);
+  printf("partition %llu constraints (2^%u domain): setup %.0f ms, CPU %.1f ms, GPU %.1f ms "
+         "(first run: srs upload %.1f ms) -- bytes %s\n",
+         (unsigned long long)constraints, srs->log_domain, t_setup, t_cpu, t_gpu,
+         tm.srs_upload_ms, memcmp(cpu_proof, gpu_proof, 192) ? "DIFFER" : "equal");
+
+  /* second run: resident parameters, Montgomery encoding of the same witness */
+  size_t nsc = (size_t)(3 * w->asg.abc_size + w->asg.inp_size + w->asg.aux_size);
+  uint8_t *mont = malloc(nsc * 32);
+  if (mont) {
+    memcpy(mont, w->scalars, nsc * 32);
+    to_montgomery(mont, nsc);
+    sealprov_assignment ma = w->asg;
+    size_t abc = (size_t)w->asg.abc_size;
+    ma.a = mont;
+    ma.b = mont + abc * 32;
+    ma.c = mont + 2 * abc * 32;
+    ma.inp_assignment = mont + 3 * abc * 32;
+    ma.aux_assignment = mont + (3 * abc + w->asg.inp_size) * 32;
+    sp_task tm2 = t;
+    tm2.asg = &ma;
+    tm2.scalar_encoding = SEALPROV_SCALAR_MONTGOMERY;
+    uint8_t p2[192];
+    st = sp_engine_cuda.execute(dev, &tm2, NULL, p2, err, sizeof err);
+    CHECK(st == SEALPROV_OK && memcmp(p2, cpu_proof, 192) == 0,
+          "Montgomery-encoded assignment: %s", st ? err : "proof differs");
+    /* a scalar >= r in aux: ASSIGNMENT, naming aux_assignment */
+    uint8_t *bad = (uint8_t *)ma.aux_assignment + 32 * (w->asg.aux_size / 2);
+    memset(bad, 0xff, 32);
+    st = sp_engine_cuda.execute(dev, &tm2, NULL, p2, err, sizeof err);
+    CHECK(st == SEALPROV_ERR_ASSIGNMENT && strstr(err, "aux_assignment["),
+          "bad scalar: status %d, %s", st, err);
+    free(mont);
+  }
+  /* fault injection */
+  sp_task ti = t;
+  ti.inject = SP_INJECT_FAIL_KERNEL;
+  st = sp_engine_cuda.execute(dev, &ti, NULL, gpu_proof, err, sizeof err);
+  CHECK(st == SEALPROV_ERR_DEVICE, "inject fail: status %d", st);
+  ti.inject = SP_INJECT_CORRUPT_PROOF;
+  st = sp_engine_cuda.execute(dev, &ti, NULL, gpu_proof, err, sizeof err);
+  CHECK(st == SEALPROV_OK && memcmp(gpu_proof, cpu_proof, 192) != 0, "inject corrupt");
+  valid = true;
+  sp_groth16_verify(srs, &w->asg, t.scalar_encoding, gpu_proof, &valid, err, sizeof err);
+  CHECK(!valid, "a corrupted proof verified");
+
+  uint64_t before = sp_engine_cuda.memory_in_use(dev);
+  sp_engine_cuda.srs_evict(dev, srs);
+  uint64_t after = sp_engine_cuda.memory_in_use(dev);
+  CHECK(after <= before, "evict did not lower memory in use (%llu -> %llu)",
+        (unsigned long long)before, (unsigned long long)after);
+  sp_witness_free(w);
+  sp_srs_release(srs);
+  sp_circuit_free(c);
+}
+
+int main(int argc, char **argv) {
+  bool full = false;
+  for (int i = 1; i < argc; i++) {
+    if (!strcmp(argv[i], "--full")) full = true;
+    else {
+      fprintf(stderr, "usage: %s [--full]\n", argv[0]);
+      return 2;
+    }
+  }
+  if (sp_gpu_device_count() <= 0) {
+    printf("SKIP: no CUDA device visible\n");
+    return 77;
+  }
+  const char *thr = getenv("SP_TEST_CPU_THREADS");
+  if (thr) cpu_threads = (unsigned)atoi(thr);
+  const char *seed_env = getenv("SP_TEST_SEED");
+  uint64_t seed = seed_env ? strtoull(seed_env, NULL, 0) : (uint64_t)time(NULL);
+  printf("seed %llu (set SP_TEST_SEED to repeat)\n", (unsigned long long)seed);
+  char dir[] = "/tmp/sp_cuda_engine_XXXXXX";
+  if (!mkdtemp(dir)) {
+    printf("FAIL: mkdtemp\n");
+    return 1;
+  }
+  sp_device_cfg cfg;
+  memset(&cfg, 0, sizeof cfg);
+  snprintf(cfg.section, sizeof cfg.section, "gpu0");
+  cfg.type = SP_DEVICE_CUDA;
+  cfg.ordinal = 0;
+  cfg.workers = 1;
+  void *dev = NULL;
+  char err[512];
+  int st = sp_engine_cuda.device_open(&cfg, &dev, err, sizeof err);
+  if (st) {
+    printf("FAIL: device_open: %s\n", err);
+    return 1;
+  }
+  int confirmed = -1;
+  st = sp_engine_cuda.worker_bind(dev, 0, &confirmed, err, sizeof err);
+  CHECK(st == SEALPROV_OK && confirmed == 0, "worker_bind: %s (confirmed %d)", err, confirmed);
+  if (st == SEALPROV_OK) {
+    static const uint64_t quick[] = {1000, 16000};
+    static const uint64_t big[] = {1000, 16000, 250000, 1000000};
+    const uint64_t *sizes = full ? big : quick;
+    size_t ns = full ? 4 : 2;
+    for (size_t i = 0; i < ns; i++) run_size(dev, sizes[i], seed + i * 1000, dir);
+    sp_engine_cuda.worker_unbind(dev, 0);
+  }
+  sp_engine_cuda.device_close(dev);
+  rmdir(dir);
+  printf("%d checks, %d failures\n", checks, failures);
+  return failures ? 1 : 0;
+}
