@@ -1,5 +1,6 @@
 /* circuit.c -- synthetic sealing-shaped R1CS, witnesses, and an INSECURE Groth16 setup
  * writing bellperson files. See circuit.h for the conventions. */
+#include "util.h"
 #include "circuit.h"
 
 #include <errno.h>
@@ -15,24 +16,7 @@
 #include "bls12_381/bls12_381.h"
 #include "spa.h"
 
-static void set_err(char *err, size_t errlen, const char *fmt, ...)
-    __attribute__((format(printf, 3, 4)));
-static void set_err(char *err, size_t errlen, const char *fmt, ...)
-{
-  if (!err || errlen == 0)
-    return;
-  va_list ap;
-  va_start(ap, fmt);
-  vsnprintf(err, errlen, fmt, ap);
-  va_end(ap);
-}
 
-static double now_ms(void)
-{
-  struct timespec ts;
-  clock_gettime(CLOCK_MONOTONIC, &ts);
-  return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec / 1e6;
-}
 
 /* ---- deterministic randomness (xoshiro256**, seeded by splitmix64) --------------- */
 
@@ -575,12 +559,12 @@ int sp_circuit_generate(uint64_t constraints, uint32_t inputs, sp_shape shape, u
 {
   *out = NULL;
   if (shape != SP_SHAPE_SEALING && shape != SP_SHAPE_RANDOM) {
-    set_err(err, errlen, "unknown circuit shape %d", (int)shape);
+    sp_set_err(err, errlen, "unknown circuit shape %d", (int)shape);
     return SEALPROV_ERR_INVALID_ARGUMENT;
   }
   uint64_t inp_size = (uint64_t)inputs + 1;
   if (constraints < 2 * (uint64_t)inputs + 10) {
-    set_err(err, errlen,
+    sp_set_err(err, errlen,
             "constraints %llu is too small for %u inputs: need at least 2 * inputs + 10 = %llu "
             "(one constraint per input binds it, one per input plus ONE is bellperson's input "
             "constraint)",
@@ -589,7 +573,7 @@ int sp_circuit_generate(uint64_t constraints, uint32_t inputs, sp_shape shape, u
   }
   /* variables are 32-bit indices; rows carry one or two new variables each */
   if (constraints > (UINT64_C(1) << 28)) {
-    set_err(err, errlen, "constraints %llu exceeds the supported maximum 2^28",
+    sp_set_err(err, errlen, "constraints %llu exceeds the supported maximum 2^28",
             (unsigned long long)constraints);
     return SEALPROV_ERR_INVALID_ARGUMENT;
   }
@@ -670,7 +654,7 @@ oom:
   free(g.all_fields.v);
   free(g.all_aux.v);
   sp_circuit_free(c);
-  set_err(err, errlen, "out of memory generating a %llu-constraint circuit",
+  sp_set_err(err, errlen, "out of memory generating a %llu-constraint circuit",
           (unsigned long long)constraints);
   return SEALPROV_ERR_NO_MEMORY;
 }
@@ -748,7 +732,7 @@ int sp_circuit_witness(const sp_circuit *c, uint64_t seed, sp_witness **out, cha
       fr_add(&cv, &cv, &tmp);
     }
     if (!fr_eq(&ab, &cv)) {
-      set_err(err, errlen, "internal: constraint %llu is not satisfied by the witness",
+      sp_set_err(err, errlen, "internal: constraint %llu is not satisfied by the witness",
               (unsigned long long)i);
       sp_witness_free(w);
       free(z);
@@ -792,7 +776,7 @@ int sp_circuit_witness(const sp_circuit *c, uint64_t seed, sp_witness **out, cha
 oom:
   sp_witness_free(w);
   free(z);
-  set_err(err, errlen, "out of memory for a witness of %llu variables",
+  sp_set_err(err, errlen, "out of memory for a witness of %llu variables",
           (unsigned long long)nvars);
   return SEALPROV_ERR_NO_MEMORY;
 }
@@ -1142,7 +1126,7 @@ int sp_circuit_write_params(const sp_circuit *c, uint64_t seed, unsigned nthread
   fr_pow_u64(&t_tau, &tau, (uint64_t)m);
   fr_sub(&t_tau, &t_tau, &FR_ONE); /* t(tau) = tau^m - 1 */
   if (fr_is_zero(&t_tau)) {
-    set_err(err, errlen, "degenerate toxic waste (tau is a root of unity); use another seed");
+    sp_set_err(err, errlen, "degenerate toxic waste (tau is a root of unity); use another seed");
     return SEALPROV_ERR_INTERNAL;
   }
 
@@ -1211,7 +1195,7 @@ int sp_circuit_write_params(const sp_circuit *c, uint64_t seed, unsigned nthread
   s.fb2 = &fb2;
   for (int i = 0; i < 2; i++)
     if (s.path[i] && !(s.f[i] = open_tmp(s.path[i], &tmp[i]))) {
-      set_err(err, errlen, "%s: cannot create: %s", s.path[i], strerror(errno));
+      sp_set_err(err, errlen, "%s: cannot create: %s", s.path[i], strerror(errno));
       rc = SEALPROV_ERR_IO;
       goto out;
     }
@@ -1235,7 +1219,7 @@ int sp_circuit_write_params(const sp_circuit *c, uint64_t seed, unsigned nthread
       fr_add(&t1, &t1, &w[x]);
       fr_mul(&k[i], &t1, pass == 0 ? &ginv : &dinv);
       if (fr_is_zero(&k[i])) {
-        set_err(err, errlen, "degenerate toxic waste: %s point %llu would be infinity",
+        sp_set_err(err, errlen, "degenerate toxic waste: %s point %llu would be infinity",
                 pass == 0 ? "ic" : "l", (unsigned long long)i);
         rc = SEALPROV_ERR_INTERNAL;
         goto out;
@@ -1269,7 +1253,7 @@ int sp_circuit_write_params(const sp_circuit *c, uint64_t seed, unsigned nthread
         k[n++] = u[c->inp_size + j];
     for (size_t i = 0; i < n; i++)
       if (fr_is_zero(&k[i])) {
-        set_err(err, errlen, "degenerate toxic waste: a point %zu would be infinity", i);
+        sp_set_err(err, errlen, "degenerate toxic waste: a point %zu would be infinity", i);
         rc = SEALPROV_ERR_INTERNAL;
         goto out;
       }
@@ -1285,7 +1269,7 @@ int sp_circuit_write_params(const sp_circuit *c, uint64_t seed, unsigned nthread
         k[n++] = v[c->inp_size + j];
     for (size_t i = 0; i < n; i++)
       if (fr_is_zero(&k[i])) {
-        set_err(err, errlen, "degenerate toxic waste: b point %zu would be infinity", i);
+        sp_set_err(err, errlen, "degenerate toxic waste: b point %zu would be infinity", i);
         rc = SEALPROV_ERR_INTERNAL;
         goto out;
       }
@@ -1302,20 +1286,20 @@ int sp_circuit_write_params(const sp_circuit *c, uint64_t seed, unsigned nthread
       s.f[i] = NULL;
     }
   if (s.failed) {
-    set_err(err, errlen, "%s: write failed: %s", s.path[s.failed - 1], strerror(s.err_no));
+    sp_set_err(err, errlen, "%s: write failed: %s", s.path[s.failed - 1], strerror(s.err_no));
     rc = SEALPROV_ERR_IO;
     goto out;
   }
   for (int i = 0; i < 2; i++)
     if (tmp[i] && rename(tmp[i], s.path[i]) != 0) {
-      set_err(err, errlen, "%s: cannot rename %s: %s", s.path[i], tmp[i], strerror(errno));
+      sp_set_err(err, errlen, "%s: cannot rename %s: %s", s.path[i], tmp[i], strerror(errno));
       rc = SEALPROV_ERR_IO;
       goto out;
     }
   rc = SEALPROV_OK;
   goto out;
 oom:
-  set_err(err, errlen, "out of memory in the setup of a %llu-constraint circuit",
+  sp_set_err(err, errlen, "out of memory in the setup of a %llu-constraint circuit",
           (unsigned long long)abc);
   rc = SEALPROV_ERR_NO_MEMORY;
 out:
@@ -1356,32 +1340,32 @@ int sp_setup_run(const sp_setup_opts *o, sp_setup_result *res, char *err, size_t
 {
   memset(res, 0, sizeof *res);
   if (!o->out_dir || o->partitions == 0) {
-    set_err(err, errlen, "setup needs an output directory and at least one partition");
+    sp_set_err(err, errlen, "setup needs an output directory and at least one partition");
     return SEALPROV_ERR_INVALID_ARGUMENT;
   }
-  double t0 = now_ms();
+  double t0 = sp_now_ms();
   sp_circuit *c = NULL;
   int rc = sp_circuit_generate(o->constraints, o->inputs, o->shape, o->seed, &c, err, errlen);
   if (rc)
     return rc;
   sp_circuit_info_get(c, &res->info);
-  res->circuit_ms = now_ms() - t0;
+  res->circuit_ms = sp_now_ms() - t0;
 
   size_t dl = strlen(o->out_dir) + 64;
   char *pp = malloc(dl), *vp = malloc(dl);
   if (!pp || !vp) {
-    set_err(err, errlen, "out of memory");
+    sp_set_err(err, errlen, "out of memory");
     rc = SEALPROV_ERR_NO_MEMORY;
     goto out;
   }
   snprintf(pp, dl, "%s/circuit.params", o->out_dir);
   snprintf(vp, dl, "%s/circuit.vk", o->out_dir);
-  t0 = now_ms();
+  t0 = sp_now_ms();
   rc = sp_circuit_write_params(c, o->seed, o->nthreads, pp, vp, err, errlen);
   if (rc)
     goto out;
-  res->params_ms = now_ms() - t0;
-  t0 = now_ms();
+  res->params_ms = sp_now_ms() - t0;
+  t0 = sp_now_ms();
   for (uint32_t p = 0; p < o->partitions; p++) {
     sp_witness *wt = NULL;
     /* a distinct witness stream per partition */
@@ -1398,7 +1382,7 @@ int sp_setup_run(const sp_setup_opts *o, sp_setup_result *res, char *err, size_t
     if (rc)
       goto out;
   }
-  res->partitions_ms = now_ms() - t0;
+  res->partitions_ms = sp_now_ms() - t0;
 out:
   free(pp);
   free(vp);

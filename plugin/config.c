@@ -31,6 +31,7 @@
 #include <ini.h>
 
 #include "config.h" /* plugin/config.h: the quoted form searches this folder first */
+#include "util.h"
 #include "cuda_api.h"
 #include "engine.h"
 #include "sealprov.h"
@@ -112,15 +113,6 @@ typedef struct cfg_parse {
 
 /* ---- small helpers ----------------------------------------------------------- */
 
-static void put_err(char *err, size_t errlen, const char *fmt, ...)
-    __attribute__((format(printf, 3, 4)));
-static void put_err(char *err, size_t errlen, const char *fmt, ...) {
-  if (!err || errlen == 0) return;
-  va_list ap;
-  va_start(ap, fmt);
-  vsnprintf(err, errlen, fmt, ap);
-  va_end(ap);
-}
 
 /* Copies s for an error message: control characters would garble a log line. */
 static void printable(char *dst, size_t cap, const char *s) {
@@ -765,14 +757,14 @@ static void set_defaults(sp_config *c) {
 static int read_file(const char *path, char **out, size_t *outlen, char *err, size_t errlen) {
   FILE *f = fopen(path, "rb");
   if (!f) {
-    put_err(err, errlen, "%s: cannot open: %s", path, strerror(errno));
+    sp_set_err(err, errlen, "%s: cannot open: %s", path, strerror(errno));
     return SEALPROV_ERR_IO;
   }
   size_t cap = 4096, len = 0;
   char *buf = malloc(cap);
   if (!buf) {
     fclose(f);
-    put_err(err, errlen, "%s: out of memory", path);
+    sp_set_err(err, errlen, "%s: out of memory", path);
     return SEALPROV_ERR_NO_MEMORY;
   }
   /* One byte more than allowed tells "too large" from "exactly at the limit". */
@@ -783,7 +775,7 @@ static int read_file(const char *path, char **out, size_t *outlen, char *err, si
       if (!nb) {
         free(buf);
         fclose(f);
-        put_err(err, errlen, "%s: out of memory", path);
+        sp_set_err(err, errlen, "%s: out of memory", path);
         return SEALPROV_ERR_NO_MEMORY;
       }
       buf = nb;
@@ -796,7 +788,7 @@ static int read_file(const char *path, char **out, size_t *outlen, char *err, si
   if (len > CFG_MAX_FILE_BYTES) {
     free(buf);
     fclose(f);
-    put_err(err, errlen, "%s: file larger than %u bytes; is this an INI file?", path,
+    sp_set_err(err, errlen, "%s: file larger than %u bytes; is this an INI file?", path,
             CFG_MAX_FILE_BYTES);
     return SEALPROV_ERR_CONFIG;
   }
@@ -804,7 +796,7 @@ static int read_file(const char *path, char **out, size_t *outlen, char *err, si
     int e = errno;
     free(buf);
     fclose(f);
-    put_err(err, errlen, "%s: cannot read: %s", path, strerror(e));
+    sp_set_err(err, errlen, "%s: cannot read: %s", path, strerror(e));
     return SEALPROV_ERR_IO;
   }
   fclose(f);
@@ -831,13 +823,13 @@ static void quote_line(const char *buf, size_t len, int line, char *dst, size_t 
 int sp_config_load(const char *path, sp_config *out, char *err, size_t errlen) {
   if (err && errlen) err[0] = '\0';
   if (!path || !out) {
-    put_err(err, errlen, "sp_config_load: %s is NULL", path ? "out" : "path");
+    sp_set_err(err, errlen, "sp_config_load: %s is NULL", path ? "out" : "path");
     return SEALPROV_ERR_INVALID_ARGUMENT;
   }
   memset(out, 0, sizeof *out);
   set_defaults(out);
   if (strlen(path) >= sizeof out->path) {
-    put_err(err, errlen, "configuration path longer than %zu bytes", sizeof out->path - 1);
+    sp_set_err(err, errlen, "configuration path longer than %zu bytes", sizeof out->path - 1);
     return SEALPROV_ERR_INVALID_ARGUMENT;
   }
   snprintf(out->path, sizeof out->path, "%s", path);
@@ -850,7 +842,7 @@ int sp_config_load(const char *path, sp_config *out, char *err, size_t errlen) {
   cfg_parse *p = calloc(1, sizeof *p);
   if (!p) {
     free(buf);
-    put_err(err, errlen, "%s: out of memory", path);
+    sp_set_err(err, errlen, "%s: out of memory", path);
     return SEALPROV_ERR_NO_MEMORY;
   }
   p->cfg = out;
@@ -877,7 +869,7 @@ int sp_config_load(const char *path, sp_config *out, char *err, size_t errlen) {
 
   st = p->status;
   if (st != SEALPROV_OK) {
-    put_err(err, errlen, "%s", p->err);
+    sp_set_err(err, errlen, "%s", p->err);
     out->ndevices = 0; /* a half-parsed table must not be used */
   }
   free(p);
@@ -929,7 +921,7 @@ int sp_config_resolve_with_gpus(sp_config *cfg, const sp_gpu_info *gpus, int ngp
                                 size_t errlen) {
   if (err && errlen) err[0] = '\0';
   if (!cfg || ngpus < 0 || (ngpus > 0 && !gpus)) {
-    put_err(err, errlen, "sp_config_resolve_with_gpus: bad argument");
+    sp_set_err(err, errlen, "sp_config_resolve_with_gpus: bad argument");
     return SEALPROV_ERR_INVALID_ARGUMENT;
   }
   for (size_t i = 0; i < cfg->ndevices; i++) {
@@ -942,14 +934,14 @@ int sp_config_resolve_with_gpus(sp_config *cfg, const sp_gpu_info *gpus, int ngp
     if (hit < 0) {
       char seen[1024];
       describe_gpus(gpus, ngpus, seen, sizeof seen);
-      put_err(err, errlen, "%s:%d: [%s] device = \"%s%s\": GPU not present; %s", cfg->path,
+      sp_set_err(err, errlen, "%s:%d: [%s] device = \"%s%s\": GPU not present; %s", cfg->path,
               d->selector_line, d->section, pre, d->selector, seen);
       return SEALPROV_ERR_CONFIG;
     }
     for (size_t j = 0; j < i; j++) {
       const sp_device_cfg *o = &cfg->devices[j];
       if (o->type == SP_DEVICE_CUDA && o->ordinal == gpus[hit].ordinal) {
-        put_err(err, errlen,
+        sp_set_err(err, errlen,
                 "%s:%d: [%s] device = \"%s%s\": the same GPU as [%s] (line %d): ordinal %d, "
                 "%s, pci=%s; one section per GPU (use workers = N for more workers)",
                 cfg->path, d->selector_line, d->section, pre, d->selector, o->section,
@@ -968,7 +960,7 @@ int sp_config_resolve_with_gpus(sp_config *cfg, const sp_gpu_info *gpus, int ngp
 int sp_config_resolve_devices(sp_config *cfg, char *err, size_t errlen) {
   if (err && errlen) err[0] = '\0';
   if (!cfg) {
-    put_err(err, errlen, "sp_config_resolve_devices: cfg is NULL");
+    sp_set_err(err, errlen, "sp_config_resolve_devices: cfg is NULL");
     return SEALPROV_ERR_INVALID_ARGUMENT;
   }
   const sp_device_cfg *first_cuda = NULL;
@@ -986,7 +978,7 @@ int sp_config_resolve_devices(sp_config *cfg, char *err, size_t errlen) {
   }
   if (!first_cuda) return SEALPROV_OK;
 #ifndef HAVE_CUDA
-  put_err(err, errlen,
+  sp_set_err(err, errlen,
           "%s:%d: [%s]: a cuda device (type = cuda), but this build of sealprov has no "
           "CUDA engine (configured --without-cuda or nvcc not found); use type = cpu or a "
           "CUDA build",
@@ -995,14 +987,14 @@ int sp_config_resolve_devices(sp_config *cfg, char *err, size_t errlen) {
 #else
   sp_gpu_info *gpus = calloc(SP_MAX_DEVICES, sizeof *gpus);
   if (!gpus) {
-    put_err(err, errlen, "%s: out of memory", cfg->path);
+    sp_set_err(err, errlen, "%s: out of memory", cfg->path);
     return SEALPROV_ERR_NO_MEMORY;
   }
   int n = 0;
   char why[512] = "";
   int st = sp_cuda_enumerate(gpus, SP_MAX_DEVICES, &n, why, sizeof why);
   if (st != SEALPROV_OK) {
-    put_err(err, errlen, "%s: [%s] and the other cuda devices: cannot list GPUs: %s",
+    sp_set_err(err, errlen, "%s: [%s] and the other cuda devices: cannot list GPUs: %s",
             cfg->path, first_cuda->section, why);
   } else {
     st = sp_config_resolve_with_gpus(cfg, gpus, n, err, errlen);

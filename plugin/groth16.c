@@ -1,5 +1,6 @@
 /* groth16.c -- one Groth16 partition on the CPU: checks, H, MSMs, assembly, verification.
  * See groth16.h for the math and the conventions (bellperson's). */
+#include "util.h"
 #include "groth16.h"
 
 #include <stdarg.h>
@@ -12,24 +13,7 @@
 /* The NTT of the BLS library handles 2^1 .. 2^28 points. */
 #define SP_NTT_MAX_LOG 28u
 
-static void set_err(char *err, size_t errlen, const char *fmt, ...)
-    __attribute__((format(printf, 3, 4)));
-static void set_err(char *err, size_t errlen, const char *fmt, ...)
-{
-  if (!err || errlen == 0)
-    return;
-  va_list ap;
-  va_start(ap, fmt);
-  vsnprintf(err, errlen, fmt, ap);
-  va_end(ap);
-}
 
-static double now_ms(void)
-{
-  struct timespec ts;
-  clock_gettime(CLOCK_MONOTONIC, &ts);
-  return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec / 1e6;
-}
 
 static _Thread_local sp_prove_timings last_timings;
 
@@ -155,12 +139,12 @@ static int convert_scalars(void *out, const void *in, size_t n, bool to_mont, ui
   convert_ctx c = {.in = in, .out = out, .to_mont = to_mont, .enc = enc};
   atomic_init(&c.first_bad, UINT64_MAX);
   if (!bls_parallel_for(n, nthreads, convert_range, &c)) {
-    set_err(err, errlen, "out of memory starting threads to decode %s", what);
+    sp_set_err(err, errlen, "out of memory starting threads to decode %s", what);
     return SEALPROV_ERR_NO_MEMORY;
   }
   uint64_t bad = atomic_load(&c.first_bad);
   if (bad != UINT64_MAX) {
-    set_err(err, errlen, "%s[%llu] is not a valid %s scalar (value >= r)", what,
+    sp_set_err(err, errlen, "%s[%llu] is not a valid %s scalar (value >= r)", what,
             (unsigned long long)bad,
             enc == SEALPROV_SCALAR_MONTGOMERY ? "Montgomery" : "canonical little-endian");
     return SEALPROV_ERR_ASSIGNMENT;
@@ -174,33 +158,33 @@ int sp_groth16_check_assignment(const sp_srs *srs, const sealprov_assignment *as
                                 size_t errlen)
 {
   if (!srs || !asg) {
-    set_err(err, errlen, "NULL %s", !srs ? "parameters" : "assignment");
+    sp_set_err(err, errlen, "NULL %s", !srs ? "parameters" : "assignment");
     return SEALPROV_ERR_INVALID_ARGUMENT;
   }
   const char *file = srs->path ? srs->path : "(unnamed)";
   if (srs->vk_only) {
-    set_err(err, errlen, "parameter set %s is a verifying key only; it cannot prove", file);
+    sp_set_err(err, errlen, "parameter set %s is a verifying key only; it cannot prove", file);
     return SEALPROV_ERR_PARAMS;
   }
   uint64_t domain = (uint64_t)srs->h_len + 1;
   if (srs->log_domain < 1 || srs->log_domain > SP_NTT_MAX_LOG) {
-    set_err(err, errlen, "domain 2^%u of parameter file %s is outside the NTT range 2^1..2^%u",
+    sp_set_err(err, errlen, "domain 2^%u of parameter file %s is outside the NTT range 2^1..2^%u",
             srs->log_domain, file, SP_NTT_MAX_LOG);
     return SEALPROV_ERR_UNSUPPORTED;
   }
   if (asg->abc_size == 0 || asg->abc_size > domain) {
-    set_err(err, errlen,
+    sp_set_err(err, errlen,
             "abc_size %llu does not fit parameter file domain %llu (h_len %zu) (file %s)",
             (unsigned long long)asg->abc_size, (unsigned long long)domain, srs->h_len, file);
     return SEALPROV_ERR_ASSIGNMENT;
   }
   if (asg->inp_size != srs->vk.ic_len) {
-    set_err(err, errlen, "inp_size %llu does not match parameter file ic_len %zu (file %s)",
+    sp_set_err(err, errlen, "inp_size %llu does not match parameter file ic_len %zu (file %s)",
             (unsigned long long)asg->inp_size, srs->vk.ic_len, file);
     return SEALPROV_ERR_ASSIGNMENT;
   }
   if (asg->aux_size != srs->l_len) {
-    set_err(err, errlen, "aux_size %llu does not match parameter file l_len %zu (file %s)",
+    sp_set_err(err, errlen, "aux_size %llu does not match parameter file l_len %zu (file %s)",
             (unsigned long long)asg->aux_size, srs->l_len, file);
     return SEALPROV_ERR_ASSIGNMENT;
   }
@@ -220,7 +204,7 @@ int sp_groth16_check_assignment(const sp_srs *srs, const sealprov_assignment *as
   };
   for (size_t i = 0; i < sizeof vecs / sizeof vecs[0]; i++)
     if (vecs[i].len && !vecs[i].ptr) {
-      set_err(err, errlen, "%s is NULL but its length is %llu", vecs[i].name,
+      sp_set_err(err, errlen, "%s is NULL but its length is %llu", vecs[i].name,
               (unsigned long long)vecs[i].len);
       return SEALPROV_ERR_INVALID_ARGUMENT;
     }
@@ -239,7 +223,7 @@ int sp_groth16_check_assignment(const sp_srs *srs, const sealprov_assignment *as
   };
   for (size_t i = 0; i < 3; i++) {
     if (dens[i].bit_len != dens[i].want_len) {
-      set_err(err, errlen, "%s_bit_len %llu does not match %s %llu", dens[i].name,
+      sp_set_err(err, errlen, "%s_bit_len %llu does not match %s %llu", dens[i].name,
               (unsigned long long)dens[i].bit_len, dens[i].want_name,
               (unsigned long long)dens[i].want_len);
       return SEALPROV_ERR_ASSIGNMENT;
@@ -247,12 +231,12 @@ int sp_groth16_check_assignment(const sp_srs *srs, const sealprov_assignment *as
     bool stray = false;
     uint64_t pc = dens[i].bit_len ? sp_bitmap_popcount(dens[i].bits, dens[i].bit_len, &stray) : 0;
     if (stray) {
-      set_err(err, errlen, "%s_density has bits set past %s_bit_len %llu", dens[i].name,
+      sp_set_err(err, errlen, "%s_density has bits set past %s_bit_len %llu", dens[i].name,
               dens[i].name, (unsigned long long)dens[i].bit_len);
       return SEALPROV_ERR_ASSIGNMENT;
     }
     if (pc != dens[i].popcount) {
-      set_err(err, errlen, "%s_popcount %llu does not match the %llu bits set in %s_density",
+      sp_set_err(err, errlen, "%s_popcount %llu does not match the %llu bits set in %s_density",
               dens[i].name, (unsigned long long)dens[i].popcount, (unsigned long long)pc,
               dens[i].name);
       return SEALPROV_ERR_ASSIGNMENT;
@@ -260,7 +244,7 @@ int sp_groth16_check_assignment(const sp_srs *srs, const sealprov_assignment *as
   }
   uint64_t a_want = asg->inp_size + asg->a_aux_popcount;
   if (a_want != srs->a_len) {
-    set_err(err, errlen,
+    sp_set_err(err, errlen,
             "inp_size %llu + a_aux_popcount %llu = %llu does not match parameter file a_len %zu "
             "(file %s)",
             (unsigned long long)asg->inp_size, (unsigned long long)asg->a_aux_popcount,
@@ -269,7 +253,7 @@ int sp_groth16_check_assignment(const sp_srs *srs, const sealprov_assignment *as
   }
   uint64_t b_want = asg->b_inp_popcount + asg->b_aux_popcount;
   if (b_want != srs->b_g1_len || b_want != srs->b_g2_len) {
-    set_err(err, errlen,
+    sp_set_err(err, errlen,
             "b_inp_popcount %llu + b_aux_popcount %llu = %llu does not match parameter file "
             "%s %zu (file %s)",
             (unsigned long long)asg->b_inp_popcount, (unsigned long long)asg->b_aux_popcount,
@@ -326,11 +310,11 @@ static int compute_h(const sp_srs *srs, const sealprov_assignment *asg, uint32_t
   scalar_t *hs = NULL;
   const void *src[3] = {asg->a, asg->b, asg->c};
   static const char *names[3] = {"a", "b", "c"};
-  double t0 = now_ms();
+  double t0 = sp_now_ms();
   for (int k = 0; k < 3; k++) {
     v[k] = malloc(m * sizeof(fr_t));
     if (!v[k]) {
-      set_err(err, errlen, "out of memory for %s (%zu scalars)", names[k], m);
+      sp_set_err(err, errlen, "out of memory for %s (%zu scalars)", names[k], m);
       rc = SEALPROV_ERR_NO_MEMORY;
       goto out;
     }
@@ -340,10 +324,10 @@ static int compute_h(const sp_srs *srs, const sealprov_assignment *asg, uint32_t
     /* bellperson pads the evaluations with zeros up to the domain size */
     memset(v[k] + n, 0, (m - n) * sizeof(fr_t));
   }
-  *convert_ms += now_ms() - t0;
+  *convert_ms += sp_now_ms() - t0;
   for (int k = 0; k < 3; k++)
     if (!ntt_inverse(v[k], log_m, nthreads) || !ntt_coset_forward(v[k], log_m, nthreads)) {
-      set_err(err, errlen, "out of memory in the NTT of %s (2^%u points)", names[k], log_m);
+      sp_set_err(err, errlen, "out of memory in the NTT of %s (2^%u points)", names[k], log_m);
       rc = SEALPROV_ERR_NO_MEMORY;
       goto out;
     }
@@ -355,7 +339,7 @@ static int compute_h(const sp_srs *srs, const sealprov_assignment *asg, uint32_t
   fr_sub(&zv, &zv, &FR_ONE);
   fr_inv(&pw.zinv, &zv);
   if (!bls_parallel_for(m, nthreads, pointwise_range, &pw)) {
-    set_err(err, errlen, "out of memory starting threads for a*b-c");
+    sp_set_err(err, errlen, "out of memory starting threads for a*b-c");
     rc = SEALPROV_ERR_NO_MEMORY;
     goto out;
   }
@@ -363,19 +347,19 @@ static int compute_h(const sp_srs *srs, const sealprov_assignment *asg, uint32_t
   free(v[2]);
   v[1] = v[2] = NULL;
   if (!ntt_coset_inverse(v[0], log_m, nthreads)) {
-    set_err(err, errlen, "out of memory in the inverse coset NTT (2^%u points)", log_m);
+    sp_set_err(err, errlen, "out of memory in the inverse coset NTT (2^%u points)", log_m);
     rc = SEALPROV_ERR_NO_MEMORY;
     goto out;
   }
   hs = malloc((m - 1) * sizeof(scalar_t) + 1);
   if (!hs) {
-    set_err(err, errlen, "out of memory for the h scalars (%zu)", m - 1);
+    sp_set_err(err, errlen, "out of memory for the h scalars (%zu)", m - 1);
     rc = SEALPROV_ERR_NO_MEMORY;
     goto out;
   }
   to_scalar_ctx ts = {.in = v[0], .out = hs};
   if (!bls_parallel_for(m - 1, nthreads, to_scalar_range, &ts)) {
-    set_err(err, errlen, "out of memory starting threads for the h scalars");
+    sp_set_err(err, errlen, "out of memory starting threads for the h scalars");
     rc = SEALPROV_ERR_NO_MEMORY;
     goto out;
   }
@@ -431,11 +415,11 @@ int sp_groth16_prove(const sp_srs *srs, const sealprov_assignment *asg, uint32_t
                      size_t errlen)
 {
   if (!proof || !r || !s) {
-    set_err(err, errlen, "NULL %s", !proof ? "proof buffer" : "r or s");
+    sp_set_err(err, errlen, "NULL %s", !proof ? "proof buffer" : "r or s");
     return SEALPROV_ERR_INVALID_ARGUMENT;
   }
   if (enc != SEALPROV_SCALAR_CANONICAL_LE && enc != SEALPROV_SCALAR_MONTGOMERY) {
-    set_err(err, errlen, "scalar_encoding %u is neither canonical (0) nor Montgomery (1)", enc);
+    sp_set_err(err, errlen, "scalar_encoding %u is neither canonical (0) nor Montgomery (1)", enc);
     return SEALPROV_ERR_INVALID_ARGUMENT;
   }
   int rc = sp_groth16_check_assignment(srs, asg, err, errlen);
@@ -445,31 +429,31 @@ int sp_groth16_prove(const sp_srs *srs, const sealprov_assignment *asg, uint32_t
     nthreads = 1;
 
   sp_prove_timings tm = {0};
-  double t_start = now_ms(), t0;
+  double t_start = sp_now_ms(), t0;
   scalar_t *hs = NULL, *inp = NULL, *aux = NULL, *as = NULL, *bs = NULL;
   uint64_t *b_ones = NULL;
   size_t ninp = (size_t)asg->inp_size, naux = (size_t)asg->aux_size;
 
   /* H first: its three m-sized vectors are freed before the other scalars exist. */
-  t0 = now_ms();
+  t0 = sp_now_ms();
   double conv_ms = 0;
   rc = compute_h(srs, asg, enc, nthreads, &hs, &conv_ms, err, errlen);
   if (rc)
     goto out;
   tm.convert_ms += conv_ms;
-  tm.ntt_ms = now_ms() - t0 - conv_ms;
+  tm.ntt_ms = sp_now_ms() - t0 - conv_ms;
 
   g1_jac_t h_acc, l_acc, a_acc, b1_acc;
   g2_jac_t b2_acc;
-  t0 = now_ms();
+  t0 = sp_now_ms();
   if (!msm_g1(&h_acc, srs->h, hs, srs->h_len, nthreads))
     goto oom;
   free(hs);
   hs = NULL;
-  tm.h_msm_ms = now_ms() - t0;
+  tm.h_msm_ms = sp_now_ms() - t0;
 
   /* Inputs and aux as plain scalars, then A's and B's scalars in density order. */
-  t0 = now_ms();
+  t0 = sp_now_ms();
   inp = malloc(ninp * sizeof(scalar_t) + 1);
   aux = malloc(naux * sizeof(scalar_t) + 1);
   as = malloc(srs->a_len * sizeof(scalar_t) + 1);
@@ -499,24 +483,24 @@ int sp_groth16_prove(const sp_srs *srs, const sealprov_assignment *asg, uint32_t
       bs[nb++] = aux[j];
   /* check_assignment matched the popcounts to the bitmaps and the vector lengths */
   if (na != srs->a_len || nb != srs->b_g1_len) {
-    set_err(err, errlen, "internal: density filtering gave %zu A / %zu B scalars, want %zu / %zu",
+    sp_set_err(err, errlen, "internal: density filtering gave %zu A / %zu B scalars, want %zu / %zu",
             na, nb, srs->a_len, srs->b_g1_len);
     rc = SEALPROV_ERR_INTERNAL;
     goto out;
   }
-  tm.convert_ms += now_ms() - t0;
+  tm.convert_ms += sp_now_ms() - t0;
 
-  t0 = now_ms();
+  t0 = sp_now_ms();
   if (!msm_g1_split(&l_acc, srs->l, aux, naux, nthreads))
     goto oom;
-  tm.l_msm_ms = now_ms() - t0;
-  t0 = now_ms();
+  tm.l_msm_ms = sp_now_ms() - t0;
+  t0 = sp_now_ms();
   if (!msm_g1_split(&a_acc, srs->a, as, na, nthreads))
     goto oom;
-  tm.a_msm_ms = now_ms() - t0;
+  tm.a_msm_ms = sp_now_ms() - t0;
 
   /* B: one split serves both groups. */
-  t0 = now_ms();
+  t0 = sp_now_ms();
   b_ones = split_ones(bs, nb);
   if (!b_ones)
     goto oom;
@@ -525,17 +509,17 @@ int sp_groth16_prove(const sp_srs *srs, const sealprov_assignment *asg, uint32_t
       !msm_g1(&b1_acc, srs->b_g1, bs, nb, nthreads))
     goto oom;
   g1_jac_add(&b1_acc, &b1_acc, &t1);
-  tm.b_g1_msm_ms = now_ms() - t0;
-  t0 = now_ms();
+  tm.b_g1_msm_ms = sp_now_ms() - t0;
+  t0 = sp_now_ms();
   g2_jac_t t2;
   if (!batch_add_g2(&t2, srs->b_g2, b_ones, nb, nthreads) ||
       !msm_g2(&b2_acc, srs->b_g2, bs, nb, nthreads))
     goto oom;
   g2_jac_add(&b2_acc, &b2_acc, &t2);
-  tm.b_g2_msm_ms = now_ms() - t0;
+  tm.b_g2_msm_ms = sp_now_ms() - t0;
 
   /* Assembly (bellperson's order of terms; the group law makes the order irrelevant). */
-  t0 = now_ms();
+  t0 = sp_now_ms();
   {
     scalar_t rk, sk, rsk;
     fr_t rs;
@@ -582,14 +566,14 @@ int sp_groth16_prove(const sp_srs *srs, const sealprov_assignment *asg, uint32_t
     g2_compress(proof + 48, &pb);
     g1_compress(proof + 144, &pc);
   }
-  tm.assemble_ms = now_ms() - t0;
-  tm.total_ms = now_ms() - t_start;
+  tm.assemble_ms = sp_now_ms() - t0;
+  tm.total_ms = sp_now_ms() - t_start;
   last_timings = tm;
   rc = SEALPROV_OK;
   goto out;
 
 oom:
-  set_err(err, errlen, "out of memory while proving (domain 2^%u, %zu aux)", srs->log_domain,
+  sp_set_err(err, errlen, "out of memory while proving (domain 2^%u, %zu aux)", srs->log_domain,
           naux);
   rc = SEALPROV_ERR_NO_MEMORY;
 out:
@@ -623,7 +607,7 @@ static int decode_proof(const uint8_t proof[192], g1_affine_t *a, g2_affine_t *b
       inf = e == BLS_OK && g1_affine_is_inf(p);
     }
     if (e != BLS_OK || inf) {
-      set_err(err, errlen, "proof point %s (bytes %zu..%zu) does not decode: %s", parts[k].name,
+      sp_set_err(err, errlen, "proof point %s (bytes %zu..%zu) does not decode: %s", parts[k].name,
               parts[k].off, parts[k].off + parts[k].len - 1,
               inf ? "point at infinity" : bls_err_str(e));
       return SEALPROV_ERR_INVALID_ARGUMENT;
@@ -638,11 +622,11 @@ int sp_groth16_verify_inputs(const sp_vk *vk, const fr_t *inputs, size_t n,
   if (valid)
     *valid = false;
   if (!vk || !proof || !valid || (n && !inputs)) {
-    set_err(err, errlen, "NULL argument to verify");
+    sp_set_err(err, errlen, "NULL argument to verify");
     return SEALPROV_ERR_INVALID_ARGUMENT;
   }
   if (vk->ic_len == 0 || n != vk->ic_len - 1) {
-    set_err(err, errlen, "%zu public inputs given, the verifying key expects %zu (ic_len %zu - 1)",
+    sp_set_err(err, errlen, "%zu public inputs given, the verifying key expects %zu (ic_len %zu - 1)",
             n, vk->ic_len ? vk->ic_len - 1 : 0, vk->ic_len);
     return SEALPROV_ERR_INVALID_ARGUMENT;
   }
@@ -654,7 +638,7 @@ int sp_groth16_verify_inputs(const sp_vk *vk, const fr_t *inputs, size_t n,
   /* X = ic[0] + sum inputs[i] ic[i+1] */
   scalar_t *sc = malloc(n * sizeof(scalar_t) + 1);
   if (!sc) {
-    set_err(err, errlen, "out of memory for %zu verifier inputs", n);
+    sp_set_err(err, errlen, "out of memory for %zu verifier inputs", n);
     return SEALPROV_ERR_NO_MEMORY;
   }
   for (size_t i = 0; i < n; i++)
@@ -663,7 +647,7 @@ int sp_groth16_verify_inputs(const sp_vk *vk, const fr_t *inputs, size_t n,
   bool ok = msm_g1(&acc, vk->ic + 1, sc, n, 1);
   free(sc);
   if (!ok) {
-    set_err(err, errlen, "out of memory in the verifier's input MSM");
+    sp_set_err(err, errlen, "out of memory in the verifier's input MSM");
     return SEALPROV_ERR_NO_MEMORY;
   }
   g1_jac_add_affine(&acc, &acc, &vk->ic[0]);
@@ -678,29 +662,29 @@ int sp_groth16_verify(const sp_srs *srs, const sealprov_assignment *asg, uint32_
   if (valid)
     *valid = false;
   if (!srs || !asg || !valid) {
-    set_err(err, errlen, "NULL argument to verify");
+    sp_set_err(err, errlen, "NULL argument to verify");
     return SEALPROV_ERR_INVALID_ARGUMENT;
   }
   if (asg->inp_size == 0 || !asg->inp_assignment) {
-    set_err(err, errlen, "the assignment has no inputs (input 0 must be ONE)");
+    sp_set_err(err, errlen, "the assignment has no inputs (input 0 must be ONE)");
     return SEALPROV_ERR_INVALID_ARGUMENT;
   }
   size_t n = (size_t)asg->inp_size;
   fr_t *in = malloc(n * sizeof(fr_t));
   if (!in) {
-    set_err(err, errlen, "out of memory for %zu inputs", n);
+    sp_set_err(err, errlen, "out of memory for %zu inputs", n);
     return SEALPROV_ERR_NO_MEMORY;
   }
   int rc = SEALPROV_OK;
   const uint8_t *p = asg->inp_assignment;
   for (size_t i = 0; i < n; i++)
     if (!sp_scalar_decode(&in[i], p + 32 * i, enc)) {
-      set_err(err, errlen, "inp_assignment[%zu] is not a valid scalar in encoding %u", i, enc);
+      sp_set_err(err, errlen, "inp_assignment[%zu] is not a valid scalar in encoding %u", i, enc);
       rc = SEALPROV_ERR_INVALID_ARGUMENT;
       goto out;
     }
   if (!fr_is_one(&in[0])) {
-    set_err(err, errlen, "inp_assignment[0] is not ONE");
+    sp_set_err(err, errlen, "inp_assignment[0] is not ONE");
     rc = SEALPROV_ERR_INVALID_ARGUMENT;
     goto out;
   }

@@ -8,6 +8,8 @@ plugin_libsealprov_core_la_SOURCES = \
   plugin/internal.h \
   plugin/log.h \
   plugin/log.c \
+  plugin/util.h \
+  plugin/util.c \
   plugin/sp_sched.h \
   plugin/sched.c \
   plugin/pool.c \

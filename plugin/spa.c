@@ -1,4 +1,5 @@
 /* spa.c -- partition assignment files; the layout is in spa.h and docs/formats.md. */
+#include "util.h"
 #include "spa.h"
 
 #include <errno.h>
@@ -14,17 +15,6 @@
 
 #include "bls12_381/bls12_381.h"
 
-static void set_err(char *err, size_t errlen, const char *fmt, ...)
-    __attribute__((format(printf, 3, 4)));
-static void set_err(char *err, size_t errlen, const char *fmt, ...)
-{
-  if (!err || errlen == 0)
-    return;
-  va_list ap;
-  va_start(ap, fmt);
-  vsnprintf(err, errlen, fmt, ap);
-  va_end(ap);
-}
 
 /* ---- XXH64, written from the xxHash specification (seed 0 only is used) ------- */
 
@@ -250,19 +240,19 @@ int sp_spa_write(const char *path, const sealprov_assignment *a, char *err, size
 {
   spa_layout lay;
   if (!path || !a || !layout_of(a, &lay)) {
-    set_err(err, errlen, "%s: sizes overflow the file format", path ? path : "(null)");
+    sp_set_err(err, errlen, "%s: sizes overflow the file format", path ? path : "(null)");
     return SEALPROV_ERR_INVALID_ARGUMENT;
   }
   size_t plen = strlen(path);
   char *tmp = malloc(plen + 16);
   if (!tmp) {
-    set_err(err, errlen, "%s: out of memory", path);
+    sp_set_err(err, errlen, "%s: out of memory", path);
     return SEALPROV_ERR_NO_MEMORY;
   }
   snprintf(tmp, plen + 16, "%s.tmp%ld", path, (long)getpid());
   spa_writer w = {.f = fopen(tmp, "wb")};
   if (!w.f) {
-    set_err(err, errlen, "%s: cannot create: %s", tmp, strerror(errno));
+    sp_set_err(err, errlen, "%s: cannot create: %s", tmp, strerror(errno));
     free(tmp);
     return SEALPROV_ERR_IO;
   }
@@ -297,7 +287,7 @@ int sp_spa_write(const char *path, const sealprov_assignment *a, char *err, size
   if (w.failed || rename(tmp, path) != 0) {
     if (!w.failed)
       saved = errno;
-    set_err(err, errlen, "%s: cannot write: %s", path, strerror(saved));
+    sp_set_err(err, errlen, "%s: cannot write: %s", path, strerror(saved));
     unlink(tmp);
     free(tmp);
     return SEALPROV_ERR_IO;
@@ -333,24 +323,24 @@ static bool scalar_canonical(const uint8_t *p)
 int sp_spa_read(const char *path, sp_spa **out, char *err, size_t errlen)
 {
   if (!path || !out) {
-    set_err(err, errlen, "NULL path or output");
+    sp_set_err(err, errlen, "NULL path or output");
     return SEALPROV_ERR_INVALID_ARGUMENT;
   }
   *out = NULL;
   int fd = open(path, O_RDONLY | O_CLOEXEC);
   if (fd < 0) {
-    set_err(err, errlen, "%s: cannot open: %s", path, strerror(errno));
+    sp_set_err(err, errlen, "%s: cannot open: %s", path, strerror(errno));
     return SEALPROV_ERR_IO;
   }
   struct stat st;
   if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
-    set_err(err, errlen, "%s: not a regular file", path);
+    sp_set_err(err, errlen, "%s: not a regular file", path);
     close(fd);
     return SEALPROV_ERR_IO;
   }
   size_t size = (size_t)st.st_size;
   if (size < SP_SPA_HEADER_BYTES + 8) {
-    set_err(err, errlen, "%s: truncated: %zu bytes, the header and checksum alone need %u", path,
+    sp_set_err(err, errlen, "%s: truncated: %zu bytes, the header and checksum alone need %u", path,
             size, SP_SPA_HEADER_BYTES + 8);
     close(fd);
     return SEALPROV_ERR_ASSIGNMENT;
@@ -359,31 +349,31 @@ int sp_spa_read(const char *path, sp_spa **out, char *err, size_t errlen)
   int saved = errno;
   close(fd);
   if (map == MAP_FAILED) {
-    set_err(err, errlen, "%s: cannot map: %s", path, strerror(saved));
+    sp_set_err(err, errlen, "%s: cannot map: %s", path, strerror(saved));
     return SEALPROV_ERR_IO;
   }
   sp_spa *s = calloc(1, sizeof *s);
   if (!s || !(s->path = strdup(path))) {
     free(s);
     munmap(map, size);
-    set_err(err, errlen, "%s: out of memory", path);
+    sp_set_err(err, errlen, "%s: out of memory", path);
     return SEALPROV_ERR_NO_MEMORY;
   }
   s->map = map;
   s->map_len = size;
   int rc = SEALPROV_ERR_ASSIGNMENT;
   if (memcmp(map, SP_SPA_MAGIC, 8) != 0) {
-    set_err(err, errlen, "%s: bad magic at byte offset 0 (not a sealprov assignment file)", path);
+    sp_set_err(err, errlen, "%s: bad magic at byte offset 0 (not a sealprov assignment file)", path);
     goto fail;
   }
   uint32_t version = rd32(map + 8), enc = rd32(map + 12);
   if (version != SP_SPA_VERSION) {
-    set_err(err, errlen, "%s: version %u at byte offset 8 is not supported (expected %u)", path,
+    sp_set_err(err, errlen, "%s: version %u at byte offset 8 is not supported (expected %u)", path,
             version, SP_SPA_VERSION);
     goto fail;
   }
   if (enc != SEALPROV_SCALAR_CANONICAL_LE) {
-    set_err(err, errlen, "%s: scalar encoding %u at byte offset 12 is not supported (expected 0)",
+    sp_set_err(err, errlen, "%s: scalar encoding %u at byte offset 12 is not supported (expected 0)",
             path, enc);
     goto fail;
   }
@@ -398,7 +388,7 @@ int sp_spa_read(const char *path, sp_spa **out, char *err, size_t errlen)
   a->b_aux_bit_len = rd64(map + 72);
   a->b_aux_popcount = rd64(map + 80);
   if (rd64(map + 88) != 0) {
-    set_err(err, errlen, "%s: reserved field at byte offset 88 is not zero", path);
+    sp_set_err(err, errlen, "%s: reserved field at byte offset 88 is not zero", path);
     goto fail;
   }
   spa_layout lay;
@@ -409,7 +399,7 @@ int sp_spa_read(const char *path, sp_spa **out, char *err, size_t errlen)
       snprintf(need, sizeof need, "%llu bytes", (unsigned long long)lay.total);
     else
       snprintf(need, sizeof need, "more than 2^64 bytes");
-    set_err(err, errlen,
+    sp_set_err(err, errlen,
             "%s: sizes in the header (abc_size %llu, inp_size %llu, aux_size %llu, density bits "
             "%llu/%llu/%llu) need %s but the file has %zu bytes",
             path, (unsigned long long)a->abc_size, (unsigned long long)a->inp_size,
@@ -419,7 +409,7 @@ int sp_spa_read(const char *path, sp_spa **out, char *err, size_t errlen)
   }
   uint64_t want = rd64(map + lay.off_sum), got = sp_xxh64(map, (size_t)lay.off_sum);
   if (want != got) {
-    set_err(err, errlen,
+    sp_set_err(err, errlen,
             "%s: checksum mismatch: stored %016llx at byte offset %llu, computed %016llx (file "
             "corrupted)",
             path, (unsigned long long)want, (unsigned long long)lay.off_sum,
@@ -428,7 +418,7 @@ int sp_spa_read(const char *path, sp_spa **out, char *err, size_t errlen)
   }
   if (a->a_aux_bit_len != a->aux_size || a->b_aux_bit_len != a->aux_size ||
       a->b_inp_bit_len != a->inp_size) {
-    set_err(err, errlen,
+    sp_set_err(err, errlen,
             "%s: density bit lengths a_aux %llu, b_inp %llu, b_aux %llu do not match aux_size "
             "%llu / inp_size %llu",
             path, (unsigned long long)a->a_aux_bit_len, (unsigned long long)a->b_inp_bit_len,
@@ -462,7 +452,7 @@ int sp_spa_read(const char *path, sp_spa **out, char *err, size_t errlen)
     if (rem) {
       uint64_t mask = (UINT64_C(1) << rem) - 1;
       if (d[k].w[full] & ~mask) {
-        set_err(err, errlen,
+        sp_set_err(err, errlen,
                 "%s: %s_density word %llu (byte offset %llu) has bits past bit_len %llu", path,
                 d[k].name, (unsigned long long)full, (unsigned long long)(d[k].off + 8 * full),
                 (unsigned long long)d[k].bits);
@@ -471,7 +461,7 @@ int sp_spa_read(const char *path, sp_spa **out, char *err, size_t errlen)
       n += (uint64_t)__builtin_popcountll(d[k].w[full]);
     }
     if (n != d[k].pop) {
-      set_err(err, errlen, "%s: %s_popcount %llu does not match the %llu bits set in %s_density",
+      sp_set_err(err, errlen, "%s: %s_popcount %llu does not match the %llu bits set in %s_density",
               path, d[k].name, (unsigned long long)d[k].pop, (unsigned long long)n, d[k].name);
       goto fail;
     }
@@ -487,7 +477,7 @@ int sp_spa_read(const char *path, sp_spa **out, char *err, size_t errlen)
   for (int k = 0; k < 5; k++)
     for (uint64_t i = 0; i < v[k].n; i++)
       if (!scalar_canonical(map + v[k].off + 32 * i)) {
-        set_err(err, errlen, "%s: %s[%llu] (byte offset %llu) is not a canonical scalar (>= r)",
+        sp_set_err(err, errlen, "%s: %s[%llu] (byte offset %llu) is not a canonical scalar (>= r)",
                 path, v[k].name, (unsigned long long)i, (unsigned long long)(v[k].off + 32 * i));
         goto fail;
       }

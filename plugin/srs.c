@@ -8,6 +8,7 @@
  * The file is mapped and every point decoded (on-curve always, subgroup optional) in
  * parallel. Infinity is rejected everywhere: bellperson never writes it (it filters
  * the A/B queries) and an infinite point in a real file means corruption. */
+#include "util.h"
 #include "srs.h"
 
 #include <errno.h>
@@ -27,17 +28,6 @@
 #define G2_BYTES 192u
 #define VK_FIXED_BYTES (3u * G1_BYTES + 3u * G2_BYTES) /* 864 */
 
-static void set_err(char *err, size_t errlen, const char *fmt, ...)
-    __attribute__((format(printf, 3, 4)));
-static void set_err(char *err, size_t errlen, const char *fmt, ...)
-{
-  if (!err || errlen == 0)
-    return;
-  va_list ap;
-  va_start(ap, fmt);
-  vsnprintf(err, errlen, fmt, ap);
-  va_end(ap);
-}
 
 /* ---- parallel point decoding ---------------------------------------------------- */
 
@@ -108,7 +98,7 @@ typedef struct reader {
 static int read_u32be(reader *r, const char *what, uint32_t *v)
 {
   if (r->size - r->off < 4) {
-    set_err(r->err, r->errlen,
+    sp_set_err(r->err, r->errlen,
             "%s: truncated: the length of vector %s needs 4 bytes at byte offset %zu but the "
             "file has %zu bytes",
             r->path, what, r->off, r->size);
@@ -126,7 +116,7 @@ static int read_points(reader *r, const char *what, size_t n, bool g2, void **ou
   size_t each = g2 ? G2_BYTES : G1_BYTES;
   size_t avail = r->size - r->off;
   if (n > avail / each) {
-    set_err(r->err, r->errlen,
+    sp_set_err(r->err, r->errlen,
             "%s: truncated or impossible length: vector %s has %zu points (%llu bytes) at byte "
             "offset %zu but only %zu bytes remain",
             r->path, what, n, (unsigned long long)n * each, r->off, avail);
@@ -135,20 +125,20 @@ static int read_points(reader *r, const char *what, size_t n, bool g2, void **ou
   size_t osize = g2 ? sizeof(g2_affine_t) : sizeof(g1_affine_t);
   void *dst = malloc(n * osize + 1);
   if (!dst) {
-    set_err(r->err, r->errlen, "%s: out of memory for vector %s (%zu points)", r->path, what, n);
+    sp_set_err(r->err, r->errlen, "%s: out of memory for vector %s (%zu points)", r->path, what, n);
     return SEALPROV_ERR_NO_MEMORY;
   }
   decode_ctx c = {.base = r->map + r->off, .out = dst, .g2 = g2, .flags = r->flags};
   atomic_init(&c.first_bad, UINT64_MAX);
   if (n && !bls_parallel_for(n, r->nthreads, decode_range, &c)) {
     free(dst);
-    set_err(r->err, r->errlen, "%s: out of memory starting decoder threads", r->path);
+    sp_set_err(r->err, r->errlen, "%s: out of memory starting decoder threads", r->path);
     return SEALPROV_ERR_NO_MEMORY;
   }
   uint64_t bad = atomic_load(&c.first_bad);
   if (bad != UINT64_MAX) {
     size_t off = r->off + (size_t)bad * each;
-    set_err(r->err, r->errlen, "%s: vector %s index %llu (byte offset %zu): %s", r->path, what,
+    sp_set_err(r->err, r->errlen, "%s: vector %s index %llu (byte offset %zu): %s", r->path, what,
             (unsigned long long)bad, off, point_error(r->map + off, g2, r->flags));
     free(dst);
     return SEALPROV_ERR_PARAMS;
@@ -206,7 +196,7 @@ static int parse(reader *r, sp_srs *s, bool vk_only)
   if ((rc = read_vector(r, "ic", false, (void **)&s->vk.ic, &s->vk.ic_len)))
     return rc;
   if (s->vk.ic_len == 0) {
-    set_err(r->err, r->errlen, "%s: vector ic is empty (byte offset %zu); it needs at least ONE",
+    sp_set_err(r->err, r->errlen, "%s: vector ic is empty (byte offset %zu); it needs at least ONE",
             r->path, r->off - 4);
     return SEALPROV_ERR_PARAMS;
   }
@@ -219,7 +209,7 @@ static int parse(reader *r, sp_srs *s, bool vk_only)
     /* h has domain-1 points and the domain is a power of two >= 2 */
     size_t m = s->h_len + 1;
     if (s->h_len == 0 || (m & (m - 1)) != 0) {
-      set_err(r->err, r->errlen,
+      sp_set_err(r->err, r->errlen,
               "%s: vector h (byte offset %zu) has %zu points; it must have 2^k - 1 (k >= 1)",
               r->path, h_off, s->h_len);
       return SEALPROV_ERR_PARAMS;
@@ -232,14 +222,14 @@ static int parse(reader *r, sp_srs *s, bool vk_only)
       return rc;
     size_t nvars = s->vk.ic_len + s->l_len;
     if (s->a_len < s->vk.ic_len || s->a_len > nvars) {
-      set_err(r->err, r->errlen,
+      sp_set_err(r->err, r->errlen,
               "%s: vector a has %zu points; with ic_len %zu and l_len %zu it must have between "
               "%zu and %zu (every input is in A)",
               r->path, s->a_len, s->vk.ic_len, s->l_len, s->vk.ic_len, nvars);
       return SEALPROV_ERR_PARAMS;
     }
     if (s->b_g1_len != s->b_g2_len || s->b_g1_len > nvars) {
-      set_err(r->err, r->errlen,
+      sp_set_err(r->err, r->errlen,
               "%s: vectors b_g1 (%zu points) and b_g2 (%zu points) must have the same length, at "
               "most ic_len + l_len = %zu",
               r->path, s->b_g1_len, s->b_g2_len, nvars);
@@ -247,7 +237,7 @@ static int parse(reader *r, sp_srs *s, bool vk_only)
     }
   }
   if (r->off != r->size) {
-    set_err(r->err, r->errlen, "%s: %zu trailing bytes after the last vector (byte offset %zu)",
+    sp_set_err(r->err, r->errlen, "%s: %zu trailing bytes after the last vector (byte offset %zu)",
             r->path, r->size - r->off, r->off);
     return SEALPROV_ERR_PARAMS;
   }
@@ -258,24 +248,24 @@ int sp_srs_load(const char *path, bool vk_only, bool subgroup_check, unsigned nt
                 sp_srs **out, char *err, size_t errlen)
 {
   if (!path || !out) {
-    set_err(err, errlen, "NULL path or output handle");
+    sp_set_err(err, errlen, "NULL path or output handle");
     return SEALPROV_ERR_INVALID_ARGUMENT;
   }
   *out = NULL;
   int fd = open(path, O_RDONLY | O_CLOEXEC);
   if (fd < 0) {
-    set_err(err, errlen, "%s: cannot open: %s", path, strerror(errno));
+    sp_set_err(err, errlen, "%s: cannot open: %s", path, strerror(errno));
     return SEALPROV_ERR_IO;
   }
   struct stat st;
   if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
-    set_err(err, errlen, "%s: not a regular file", path);
+    sp_set_err(err, errlen, "%s: not a regular file", path);
     close(fd);
     return SEALPROV_ERR_IO;
   }
   size_t size = (size_t)st.st_size;
   if (size < VK_FIXED_BYTES + 4) {
-    set_err(err, errlen,
+    sp_set_err(err, errlen,
             "%s: truncated: %zu bytes, a verifying key needs at least %u (six points and ic_len)",
             path, size, VK_FIXED_BYTES + 4);
     close(fd);
@@ -285,7 +275,7 @@ int sp_srs_load(const char *path, bool vk_only, bool subgroup_check, unsigned nt
   int mmap_errno = errno;
   close(fd);
   if (map == MAP_FAILED) {
-    set_err(err, errlen, "%s: cannot map %zu bytes: %s", path, size, strerror(mmap_errno));
+    sp_set_err(err, errlen, "%s: cannot map %zu bytes: %s", path, size, strerror(mmap_errno));
     return SEALPROV_ERR_IO;
   }
   /* one sequential pass per vector: tell the kernel to read ahead */
@@ -294,7 +284,7 @@ int sp_srs_load(const char *path, bool vk_only, bool subgroup_check, unsigned nt
   sp_srs *s = calloc(1, sizeof *s);
   int rc = SEALPROV_ERR_NO_MEMORY;
   if (!s || !(s->path = strdup(path))) {
-    set_err(err, errlen, "%s: out of memory", path);
+    sp_set_err(err, errlen, "%s: out of memory", path);
     goto fail;
   }
   atomic_init(&s->refs, 1);
