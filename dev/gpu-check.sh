@@ -1,0 +1,39 @@
+#!/bin/sh
+# Runs on the GPU machine (the `device` tool) from the repository root:
+#   make -C _build dist && mkdir -p .dist && cp _build/sealprov-*.tar.gz .dist/
+#   device run, carry ['.dist', '.deb']:  sh dev/gpu-check.sh [quick|full]
+# Builds the release tarball there (no libtool/libinih/check on that machine: see
+# dev/device-env.sh), runs the test suite (the GPU tests run for real), then a demo on
+# every GPU with the timeline and nvidia-smi utilisation, and the same demo with
+# fault injection on the last GPU. Logs go to $OUT.
+set -u
+mode=${1:-full}
+top=$(pwd)
+OUT=${OUT:-/tmp/out}; mkdir -p "$OUT"
+. dev/device-env.sh
+nvidia-smi -L | tee "$OUT/gpus.txt"
+ngpu=$(nvidia-smi -L | grep -c '^GPU')
+rm -rf /tmp/sp && mkdir -p /tmp/sp && tar xzf .dist/sealprov-*.tar.gz -C /tmp/sp
+cd /tmp/sp/sealprov-* || exit 1
+src=$(pwd)
+( ./configure --with-cuda --enable-werror && make -j"$(nproc)" ) > "$OUT/build.log" 2>&1 \
+  || { tail -50 "$OUT/build.log"; exit 1; }
+echo "build ok"
+if [ "$mode" = full ]; then
+  make -j8 check > "$OUT/check.log" 2>&1; echo "make check rc=$?"
+  grep -E '^(PASS|FAIL|SKIP|ERROR)' "$OUT/check.log"
+  for f in tests/cuda/*.log; do cp "$f" "$OUT/" 2>/dev/null; done
+fi
+ini=/tmp/sp/gpus.ini; : > "$ini"
+i=0; while [ $i -lt "$ngpu" ]; do printf '[gpu%d]\ntype = cuda\ndevice = %d\n\n' $i $i >> "$ini"; i=$((i+1)); done
+cli="$src/tools/sealprov --plugin $src/plugin/.libs/sealprov.so"
+$cli devices -c "$ini" | tee "$OUT/devices.txt"
+nvidia-smi dmon -s u -d 1 > "$OUT/dmon.txt" 2>&1 & dmon=$!
+SEALPROV_TIMELINE="$OUT/timeline.txt" $cli demo -c "$ini" ${DEMO_ARGS:-} 2>&1 | tee "$OUT/demo.txt"
+kill $dmon 2>/dev/null
+if [ "$ngpu" -gt 1 ]; then
+  last=$((ngpu - 1))
+  cp "$ini" /tmp/sp/fault.ini
+  printf '[testing]\ninject_device = gpu%d\ninject = fail_kernel\n' $last >> /tmp/sp/fault.ini
+  $cli demo -c /tmp/sp/fault.ini ${DEMO_ARGS:-} 2>&1 | tee "$OUT/demo-fault.txt"
+fi
