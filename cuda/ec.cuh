@@ -86,8 +86,13 @@ struct spc_xyzz {
     return r;
   }
 
-  /* madd-2008-s: p + q with q affine; complete. */
+  /* madd-2008-s: p + q with q affine; complete. add_affine_inl is the same code for
+   * the one hot loop that may want it inlined (the bucket accumulation). */
   __device__ __noinline__ static spc_xyzz add_affine(const spc_xyzz &p, const spc_affine<F> &q) {
+    return add_affine_inl(p, q);
+  }
+  __device__ __forceinline__ static spc_xyzz add_affine_inl(const spc_xyzz &p,
+                                                            const spc_affine<F> &q) {
     if (q.is_inf()) return p;
     if (p.is_inf()) return from_affine(q);
     F u2 = F::mul(q.x, p.zz);

@@ -54,17 +54,34 @@ extern "C" int sp_gpu_create(int ordinal, uint64_t memory_limit, sp_gpu **out, c
   }
   g->ordinal = ordinal;
   g->memory_limit = memory_limit;
+  {
+    const char *v = getenv("SP_GPU_MSM_VARIANT"), *pr = getenv("SP_GPU_PROFILE");
+    const char *bf = getenv("SP_GPU_NTT_BF");
+    g->msm_variant = v ? atoi(v) : SP_MSM_DEFAULT_VARIANT;
+    g->ntt_bf = bf ? atoi(bf) : SP_NTT_DEFAULT_BF;
+    g->profile = pr && *pr == '1';
+  }
   int status = SEALPROV_OK;
   uint64_t thr = SP_POOL_RELEASE_THRESHOLD;
   SP_CUDA_CHECK_GOTO(cudaDeviceGetAttribute(&g->sm_count, cudaDevAttrMultiProcessorCount, ordinal),
                      status, fail);
   SP_CUDA_CHECK_GOTO(cudaStreamCreateWithFlags(&g->stream, cudaStreamNonBlocking), status, fail);
-  SP_CUDA_CHECK_GOTO(cudaDeviceGetDefaultMemPool(&g->pool, ordinal), status, fail);
+  {
+    /* An own pool rather than the device's default one: its release threshold and
+     * trimming then concern this context only, not the host process's other CUDA use. */
+    cudaMemPoolProps props;
+    memset(&props, 0, sizeof props);
+    props.allocType = cudaMemAllocationTypePinned;
+    props.location.type = cudaMemLocationTypeDevice;
+    props.location.id = ordinal;
+    SP_CUDA_CHECK_GOTO(cudaMemPoolCreate(&g->pool, &props), status, fail);
+  }
   SP_CUDA_CHECK_GOTO(cudaMemPoolSetAttribute(g->pool, cudaMemPoolAttrReleaseThreshold, &thr),
                      status, fail);
   *out = g;
   return SEALPROV_OK;
 fail:
+  if (g->pool) cudaMemPoolDestroy(g->pool);
   if (g->stream) cudaStreamDestroy(g->stream);
   free(g);
   return status;
@@ -85,8 +102,9 @@ extern "C" void sp_gpu_destroy(sp_gpu *g) {
   sp_gpu_free_coset(g);
   cudaStreamSynchronize(g->stream);
   cudaStreamDestroy(g->stream);
-  /* Give cached pool memory back so a closed provider leaves the card as it was. */
-  cudaMemPoolTrimTo(g->pool, 0);
+  /* Everything allocated from the pool was freed above (NTT tables, coset tables) or
+   * by its user; destroying the pool gives its memory back to the driver. */
+  cudaMemPoolDestroy(g->pool);
   (void)cudaGetLastError();
   free(g);
 }
@@ -373,33 +391,45 @@ __device__ __forceinline__ spc_fp2 sp_inv(const spc_fp2 &a) {
 }
 
 /* Each thread makes SP_GEN_CHUNK consecutive multiples of the generator: one 64-bit
- * double-and-add for the first, then one addition and one inversion per point. */
-#define SP_GEN_CHUNK 64
+ * double-and-add for the first, one addition per point, and one inversion per chunk
+ * (Montgomery's batch inversion over the ZZZ coordinates; 1/z = ZZ/ZZZ). */
+#define SP_GEN_CHUNK 32
 template <class F>
 __global__ void k_gen_points(spc_affine<F> *out, size_t n, uint64_t seed, spc_affine<F> gen) {
   typedef spc_xyzz<F> X;
   size_t first = ((size_t)blockIdx.x * blockDim.x + threadIdx.x) * SP_GEN_CHUNK;
   if (first >= n) return;
+  unsigned cnt = n - first < SP_GEN_CHUNK ? (unsigned)(n - first) : SP_GEN_CHUNK;
   uint64_t k = seed + first;
   X acc = X::inf();
   for (int bit = 63; bit >= 0; bit--) {
     acc = X::dbl(acc);
     if ((k >> bit) & 1u) acc = X::add_affine(acc, gen);
   }
-  for (size_t i = first; i < n && i < first + SP_GEN_CHUNK; i++) {
+  X pts[SP_GEN_CHUNK];
+  F pref[SP_GEN_CHUNK];
+  F run = F::one();
+  for (unsigned i = 0; i < cnt; i++) {
+    pts[i] = acc;
+    if (!acc.is_inf()) run = F::mul(run, acc.zzz);
+    pref[i] = run; /* product of the non-infinity ZZZ up to i */
+    acc = X::add_affine(acc, gen);
+  }
+  F inv = sp_inv(run);
+  for (unsigned i = cnt; i-- > 0;) {
     spc_affine<F> a;
-    if (acc.is_inf()) {
+    if (pts[i].is_inf()) {
       a.x = F::zero();
       a.y = F::zero();
     } else {
-      F izzz = sp_inv(acc.zzz);
-      F iz = F::mul(acc.zz, izzz);  /* ZZ/ZZZ = 1/z */
+      F izzz = i ? F::mul(inv, pref[i - 1]) : inv;
+      inv = F::mul(inv, pts[i].zzz);
+      F iz = F::mul(pts[i].zz, izzz); /* ZZ/ZZZ = 1/z */
       F izz = F::sqr(iz);
-      a.x = F::mul(acc.x, izz);
-      a.y = F::mul(acc.y, izzz);
+      a.x = F::mul(pts[i].x, izz);
+      a.y = F::mul(pts[i].y, izzz);
     }
-    out[i] = a;
-    acc = X::add_affine(acc, gen);
+    out[first + i] = a;
   }
 }
 

@@ -65,7 +65,13 @@ struct sp_ntt_tab {
   size_t nhi, nlo, nsmall;
 };
 
-#define SP_COSET_SPLIT 14u /* g^e = ghi[e >> 14] * glo[e & 16383], e < 2^28 */
+#define SP_COSET_SPLIT 14u
+/* Accumulation kernel variant used unless SP_GPU_MSM_VARIANT says otherwise: 4 =
+ * mixed addition inlined, registers capped for 3 blocks of 128 threads per SM
+ * (G1 MSM 2^24 on the H200: 220 ms against 330 ms for variant 0; NOTES.md). */
+#define SP_MSM_DEFAULT_VARIANT 4
+/* NTT butterflies per thread and stage: 2 measured 1-3 % faster than 1 and 4. */
+#define SP_NTT_DEFAULT_BF 2 /* g^e = ghi[e >> 14] * glo[e & 16383], e < 2^28 */
 
 struct sp_gpu {
   int ordinal;
@@ -74,6 +80,12 @@ struct sp_gpu {
   uint64_t memory_limit;
   uint64_t in_use;
   int sm_count;
+  /* Tuning and diagnostics, read once from the environment at creation:
+   * SP_GPU_MSM_VARIANT (accumulation kernel variant, msm.cu) and SP_GPU_PROFILE=1
+   * (phase timings on stderr). Benchmarks use them; production leaves them unset. */
+  int msm_variant;
+  int ntt_bf; /* SP_GPU_NTT_BF: butterflies per thread and stage in the NTT (1, 2, 4) */
+  bool profile;
   /* NTT tables by log_n, [0] forward, [1] inverse; built on first use */
   sp_ntt_tab ntt[29][2];
   /* coset powers g^e and g^-e, e < 2^28 */

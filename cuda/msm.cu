@@ -113,11 +113,16 @@ __device__ __forceinline__ void sp_emit(uint32_t k, const X &acc, bool cross_sta
   }
 }
 
-/* Level 0: sorted (digit, point) pairs of a window batch -> buckets and records. */
-template <class F>
-__global__ void k_msm_accum0(const uint32_t *keys, const uint32_t *vals, size_t n, size_t T,
-                             unsigned c, const spc_affine<F> *points, spc_xyzz<F> *buckets,
-                             unsigned L, uint32_t *rkey, spc_xyzz<F> *rpt) {
+/* Level 0: sorted (digit, point) pairs of a window batch -> buckets and records.
+ * Variants (measured on the H200, see NOTES.md): V selects the register budget
+ * through the minimum blocks per SM (0: none, 3 or 4 blocks of 128 threads), INL
+ * inlines the mixed addition into the loop. */
+#define SP_ACC_THREADS 128
+template <class F, int MINB, bool INL>
+__global__ void __launch_bounds__(SP_ACC_THREADS, MINB)
+    k_msm_accum0(const uint32_t *keys, const uint32_t *vals, size_t n, size_t T, unsigned c,
+                 const spc_affine<F> *points, spc_xyzz<F> *buckets, unsigned L, uint32_t *rkey,
+                 spc_xyzz<F> *rpt) {
   typedef spc_xyzz<F> X;
   size_t t = (size_t)blockIdx.x * blockDim.x + threadIdx.x;
   size_t start = t * L;
@@ -143,7 +148,8 @@ __global__ void k_msm_accum0(const uint32_t *keys, const uint32_t *vals, size_t 
     if (k != SP_KEY_NONE) {
       uint32_t v = vals[pos];
       spc_affine<F> p = points[v & 0x7fffffffu];
-      acc = (v >> 31) ? X::sub_affine(acc, p) : X::add_affine(acc, p);
+      if (v >> 31) p.y = F::neg(p.y); /* -0 = 0: infinity stays infinity */
+      acc = INL ? X::add_affine_inl(acc, p) : X::add_affine(acc, p);
     }
   }
   if (cur != SP_KEY_NONE)
@@ -238,6 +244,80 @@ __global__ void k_batch_add(const spc_affine<F> *pts, const uint64_t *bitmap, si
 
 /* ---- host drivers ------------------------------------------------------------------- */
 
+/* G2 has one variant (its kernels take minutes to compile); G1 has the measured ones. */
+template <class F>
+static cudaError_t launch_accum0(sp_gpu *g, const uint32_t *keys, const uint32_t *vals, size_t n,
+                                 size_t T, unsigned c, const spc_affine<F> *points,
+                                 spc_xyzz<F> *buckets, unsigned L, uint32_t *rkey,
+                                 spc_xyzz<F> *rpt) {
+  size_t nch = (T + L - 1) / L;
+  k_msm_accum0<F, 1, false><<<sp_blocks(nch, SP_ACC_THREADS), SP_ACC_THREADS, 0, g->stream>>>(
+      keys, vals, n, T, c, points, buckets, L, rkey, rpt);
+  return cudaGetLastError();
+}
+
+template <>
+cudaError_t launch_accum0<spc_fp>(sp_gpu *g, const uint32_t *keys, const uint32_t *vals, size_t n,
+                                  size_t T, unsigned c, const spc_g1_affine *points,
+                                  spc_g1_xyzz *buckets, unsigned L, uint32_t *rkey,
+                                  spc_g1_xyzz *rpt) {
+  size_t nch = (T + L - 1) / L;
+  unsigned blocks = sp_blocks(nch, SP_ACC_THREADS);
+#define SP_ACC_LAUNCH(MINB, INL)                                                                 \
+  k_msm_accum0<spc_fp, MINB, INL><<<blocks, SP_ACC_THREADS, 0, g->stream>>>(                    \
+      keys, vals, n, T, c, points, buckets, L, rkey, rpt)
+  switch (g->msm_variant) {
+    case 1: SP_ACC_LAUNCH(3, false); break;
+    case 2: SP_ACC_LAUNCH(4, false); break;
+    case 3: SP_ACC_LAUNCH(1, true); break;
+    case 4: SP_ACC_LAUNCH(3, true); break;
+    case 5: SP_ACC_LAUNCH(4, true); break;
+    default: SP_ACC_LAUNCH(1, false);
+  }
+#undef SP_ACC_LAUNCH
+  return cudaGetLastError();
+}
+
+/* Phase timings of one MSM for `SP_GPU_PROFILE=1` (stderr; benchmarks only): events
+ * at the phase boundaries of every window batch, summed over batches. */
+#define SP_PROF_MARKS 6
+struct sp_prof {
+  bool on;
+  cudaEvent_t ev[SP_PROF_MARKS];
+  double ms[SP_PROF_MARKS];
+  cudaStream_t s;
+};
+static void prof_init(sp_prof *p, sp_gpu *g) {
+  memset(p, 0, sizeof *p);
+  p->on = g->profile;
+  p->s = g->stream;
+  for (int i = 0; p->on && i < SP_PROF_MARKS; i++)
+    if (cudaEventCreate(&p->ev[i]) != cudaSuccess) p->on = false;
+  (void)cudaGetLastError();
+}
+static void prof_mark(sp_prof *p, int i) {
+  if (p->on) cudaEventRecord(p->ev[i], p->s);
+}
+static void prof_batch_end(sp_prof *p) {
+  if (!p->on) return;
+  cudaEventSynchronize(p->ev[SP_PROF_MARKS - 1]);
+  for (int i = 1; i < SP_PROF_MARKS; i++) {
+    float ms = 0;
+    cudaEventElapsedTime(&ms, p->ev[i - 1], p->ev[i]);
+    p->ms[i] += ms;
+  }
+  (void)cudaGetLastError();
+}
+static void prof_done(sp_prof *p, const char *what, size_t n, unsigned c, unsigned wb) {
+  if (!p->on) return;
+  fprintf(stderr,
+          "profile %s n=%zu c=%u windows/batch=%u: digits %.2f sort %.2f accum0 %.2f accumN %.2f "
+          "buckets %.2f ms\n",
+          what, n, c, wb, p->ms[1], p->ms[2], p->ms[3], p->ms[4], p->ms[5]);
+  for (int i = 0; i < SP_PROF_MARKS; i++) cudaEventDestroy(p->ev[i]);
+  (void)cudaGetLastError();
+}
+
 static unsigned ilog2_floor(size_t n) {
   unsigned r = 0;
   while (n >>= 1) r++;
@@ -314,6 +394,8 @@ static int msm_dev(sp_gpu *g, typename H::jac *out, const sp_msm_args *a, char *
   size_t temp_bytes = 0;
   typename H::xyzz *wsum = NULL;
   int st = SEALPROV_OK;
+  sp_prof prof;
+  memset(&prof, 0, sizeof prof);
   SP_CUDA_CHECK(cub::DeviceRadixSort::SortPairs(NULL, temp_bytes, keys, keys2, vals, vals2, (int)n,
                                                 0, (int)c, g->stream));
   wsum = (typename H::xyzz *)malloc(nwin * sizeof *wsum);
@@ -333,13 +415,16 @@ static int msm_dev(sp_gpu *g, typename H::jac *out, const sp_msm_args *a, char *
   SP_TRY_GOTO(sp_gpu_alloc(g, (void **)&rpB, recB * sizeof(X), err, errlen), st, done);
   SP_TRY_GOTO(sp_gpu_alloc(g, (void **)&part, (size_t)wb * S * sizeof(X), err, errlen), st, done);
 
+  prof_init(&prof, g);
   for (unsigned w0 = 0; w0 < nwin; w0 += wb) {
     unsigned w1 = w0 + wb < nwin ? w0 + wb : nwin, nw = w1 - w0;
     size_t Tb = (size_t)nw * n;
+    prof_mark(&prof, 0);
     k_msm_digits<<<sp_blocks(n, 256), 256, 0, g->stream>>>((const spc_fr *)a->d_scalars, n, c, w0,
                                                            w1, keys, vals, a->d_index,
                                                            a->log_bitrev, a->flags);
     SP_CUDA_LAUNCH_CHECK_GOTO(st, done);
+    prof_mark(&prof, 1);
     for (unsigned w = 0; w < nw; w++) {
       size_t off = (size_t)w * n;
       SP_CUDA_CHECK_GOTO(cub::DeviceRadixSort::SortPairs(temp, temp_bytes, keys + off, keys2 + off,
@@ -350,9 +435,11 @@ static int msm_dev(sp_gpu *g, typename H::jac *out, const sp_msm_args *a, char *
     SP_CUDA_CHECK_GOTO(cudaMemsetAsync(buckets, 0, (size_t)nw * nb * sizeof(X), g->stream), st,
                        done);
     size_t nch = (Tb + L - 1) / L;
-    k_msm_accum0<F><<<sp_blocks(nch, 128), 128, 0, g->stream>>>(
-        keys2, vals2, n, Tb, c, (const spc_affine<F> *)a->d_points, buckets, L, rkA, rpA);
-    SP_CUDA_LAUNCH_CHECK_GOTO(st, done);
+    prof_mark(&prof, 2);
+    SP_CUDA_CHECK_GOTO(launch_accum0<F>(g, keys2, vals2, n, Tb, c,
+                                        (const spc_affine<F> *)a->d_points, buckets, L, rkA, rpA),
+                       st, done);
+    prof_mark(&prof, 3);
     uint32_t *ik = rkA, *ok = rkB;
     X *ip = rpA, *op = rpB;
     while (nch > 1) {
@@ -363,15 +450,19 @@ static int msm_dev(sp_gpu *g, typename H::jac *out, const sp_msm_args *a, char *
       uint32_t *tk = ik; ik = ok; ok = tk;
       X *tp = ip; ip = op; op = tp;
     }
+    prof_mark(&prof, 4);
     k_msm_bucket_reduce<F><<<sp_blocks((size_t)nw * S, 64), 64, 0, g->stream>>>(buckets, nw, nb, S,
                                                                                part);
     SP_CUDA_LAUNCH_CHECK_GOTO(st, done);
     SP_TRY_GOTO(reduce_windows<F>(g, part, nw, S, err, errlen), st, done);
+    prof_mark(&prof, 5);
+    prof_batch_end(&prof);
     SP_CUDA_CHECK_GOTO(cudaMemcpy2DAsync(wsum + w0, sizeof(X), part, (size_t)S * sizeof(X), sizeof(X),
                                          nw, cudaMemcpyDeviceToHost, g->stream),
                        st, done);
   }
   SP_CUDA_CHECK_GOTO(cudaStreamSynchronize(g->stream), st, done);
+  prof_done(&prof, sizeof(F) == sizeof(spc_fp) ? "msm_g1" : "msm_g2", n, c, wb);
   for (unsigned w = nwin; w-- > 0;) {
     for (unsigned k = 0; k < c; k++) H::dbl(&total, &total);
     H::add(&total, &total, &wsum[w]);

@@ -67,12 +67,14 @@ __device__ __forceinline__ spc_fr sp_scale(spc_fr x, int mode, const spc_fr &c, 
   return spc_fr::mul(x, f);
 }
 
-template <bool DIT>
-__global__ void __launch_bounds__(SP_NTT_BLOCK_ELEMS / 2) k_ntt_pass(sp_ntt_pass_args a) {
+/* BF butterflies per thread and stage: BF > 1 gives each thread independent products
+ * to interleave (the carry chains of one product are serial). */
+template <bool DIT, int BF>
+__global__ void __launch_bounds__(SP_NTT_BLOCK_ELEMS / 2 / BF) k_ntt_pass(sp_ntt_pass_args a) {
   /* one 32-bit word plane per limb: conflict-free for consecutive indices */
   __shared__ uint32_t sh[8][SP_NTT_BLOCK_ELEMS];
   const unsigned b = a.b, G = 1u << b, L = a.logn - a.t0 - b;
-  const unsigned E = blockDim.x * 2, C = E >> b, logC = __ffs(C) - 1;
+  const unsigned E = blockDim.x * 2 * BF, C = E >> b, logC = __ffs(C) - 1;
   const size_t g0 = (size_t)blockIdx.x * C;
   const size_t lomask = ((size_t)1 << L) - 1;
 
@@ -94,26 +96,33 @@ __global__ void __launch_bounds__(SP_NTT_BLOCK_ELEMS / 2) k_ntt_pass(sp_ntt_pass
   }
   __syncthreads();
 
-  const unsigned u = threadIdx.x;
-  const unsigned c = u >> (b - 1), v = u & ((G >> 1) - 1);
   for (unsigned st = 0; st < b; st++) {
     const unsigned lh = DIT ? st : b - 1 - st; /* log2 of the half size */
     const unsigned h = 1u << lh;
-    const unsigned i0 = c * G + ((v >> lh) << (lh + 1)) + (v & (h - 1)), i1 = i0 + h;
-    spc_fr x, y;
+    spc_fr x[BF], y[BF];
+    unsigned i0[BF];
 #pragma unroll
-    for (int w = 0; w < 8; w++) { x.v[w] = sh[w][i0]; y.v[w] = sh[w][i1]; }
-    if (DIT) {
-      if (h > 1) y = spc_fr::mul(y, sp_ldg_fr(a.small + ((v & (h - 1)) << (a.slog - 1 - lh))));
-      spc_fr s0 = spc_fr::add(x, y), s1 = spc_fr::sub(x, y);
-      x = s0; y = s1;
-    } else {
-      spc_fr s0 = spc_fr::add(x, y), s1 = spc_fr::sub(x, y);
-      if (h > 1) s1 = spc_fr::mul(s1, sp_ldg_fr(a.small + ((v & (h - 1)) << (a.slog - 1 - lh))));
-      x = s0; y = s1;
+    for (int k = 0; k < BF; k++) {
+      const unsigned u = threadIdx.x + k * blockDim.x;
+      const unsigned c = u >> (b - 1), v = u & ((G >> 1) - 1);
+      i0[k] = c * G + ((v >> lh) << (lh + 1)) + (v & (h - 1));
+#pragma unroll
+      for (int w = 0; w < 8; w++) { x[k].v[w] = sh[w][i0[k]]; y[k].v[w] = sh[w][i0[k] + h]; }
+      spc_fr tw = h > 1 ? sp_ldg_fr(a.small + ((v & (h - 1)) << (a.slog - 1 - lh))) : spc_fr();
+      if (DIT) {
+        if (h > 1) y[k] = spc_fr::mul(y[k], tw);
+        spc_fr s0 = spc_fr::add(x[k], y[k]), s1 = spc_fr::sub(x[k], y[k]);
+        x[k] = s0; y[k] = s1;
+      } else {
+        spc_fr s0 = spc_fr::add(x[k], y[k]), s1 = spc_fr::sub(x[k], y[k]);
+        if (h > 1) s1 = spc_fr::mul(s1, tw);
+        x[k] = s0; y[k] = s1;
+      }
     }
 #pragma unroll
-    for (int w = 0; w < 8; w++) { sh[w][i0] = x.v[w]; sh[w][i1] = y.v[w]; }
+    for (int k = 0; k < BF; k++)
+#pragma unroll
+      for (int w = 0; w < 8; w++) { sh[w][i0[k]] = x[k].v[w]; sh[w][i0[k] + h] = y[k].v[w]; }
     __syncthreads();
   }
 
@@ -309,10 +318,18 @@ static int run_passes(sp_gpu *g, spc_fr *d, unsigned logn, const sp_ntt_tab *t, 
       a.post_ghi = post->ghi;
       a.post_glo = post->glo;
     }
-    if (dit)
-      k_ntt_pass<true><<<(unsigned)(n / E), E / 2, 0, g->stream>>>(a);
-    else
-      k_ntt_pass<false><<<(unsigned)(n / E), E / 2, 0, g->stream>>>(a);
+    /* BF > 1 needs at least 2 * BF elements per block */
+    int bf = g->ntt_bf == 4 && E >= 8 ? 4 : g->ntt_bf >= 2 && E >= 4 ? 2 : 1;
+    unsigned blocks = (unsigned)(n / E), threads = E / 2 / (unsigned)bf;
+    if (dit) {
+      if (bf == 4) k_ntt_pass<true, 4><<<blocks, threads, 0, g->stream>>>(a);
+      else if (bf == 2) k_ntt_pass<true, 2><<<blocks, threads, 0, g->stream>>>(a);
+      else k_ntt_pass<true, 1><<<blocks, threads, 0, g->stream>>>(a);
+    } else {
+      if (bf == 4) k_ntt_pass<false, 4><<<blocks, threads, 0, g->stream>>>(a);
+      else if (bf == 2) k_ntt_pass<false, 2><<<blocks, threads, 0, g->stream>>>(a);
+      else k_ntt_pass<false, 1><<<blocks, threads, 0, g->stream>>>(a);
+    }
     SP_CUDA_LAUNCH_CHECK();
   }
   return SEALPROV_OK;
@@ -368,7 +385,22 @@ extern "C" int sp_gpu_ntt_dev(sp_gpu *g, void *d_a, unsigned log_n, sp_ntt_kind 
       return SEALPROV_ERR_INVALID_ARGUMENT;
   }
   if (st) return st;
-  return bitrev(g, d, log_n, err, errlen);
+  if (!g->profile) return bitrev(g, d, log_n, err, errlen);
+  /* SP_GPU_PROFILE=1: the passes and the permutation timed apart (stderr) */
+  cudaEvent_t e0, e1;
+  cudaEventCreate(&e0);
+  cudaEventCreate(&e1);
+  cudaEventRecord(e0, g->stream);
+  st = bitrev(g, d, log_n, err, errlen);
+  cudaEventRecord(e1, g->stream);
+  cudaEventSynchronize(e1);
+  float ms = 0;
+  cudaEventElapsedTime(&ms, e0, e1);
+  fprintf(stderr, "profile ntt 2^%u kind %d: bit reversal %.3f ms\n", log_n, (int)kind, ms);
+  cudaEventDestroy(e0);
+  cudaEventDestroy(e1);
+  (void)cudaGetLastError();
+  return st;
 }
 
 extern "C" int sp_gpu_ntt(sp_gpu *g, fr_t *a, unsigned log_n, sp_ntt_kind kind, char *err,

@@ -22,21 +22,7 @@
 #include <stdint.h>
 
 #include "sealprov.h"
-/* <math.h> (pulled in by the CUDA headers) declares FP_ZERO, both as a macro and as
- * an enumerator (glibc), and bls12_381.h uses that name for a constant: while the
- * header is read, its FP_ZERO is renamed to an unused identifier. Code that includes
- * this header uses FP2/fp_ zero helpers instead of FP_ZERO. */
-#ifdef FP_ZERO
-#pragma push_macro("FP_ZERO")
-#undef FP_ZERO
-#define FP_ZERO sp_gpu_hidden_fp_zero_
-#define SP_GPU_RESTORE_FP_ZERO_
-#endif
 #include "bls12_381/bls12_381.h"
-#ifdef SP_GPU_RESTORE_FP_ZERO_
-#pragma pop_macro("FP_ZERO")
-#undef SP_GPU_RESTORE_FP_ZERO_
-#endif
 
 #ifdef __cplusplus
 extern "C" {

@@ -5,7 +5,7 @@
 # Everything goes to OUTDIR/session.log (and OUTDIR/bench*.json); a one-line summary
 # per step goes to stdout.
 #   steps: info quick full engine engine-full bench bench-quick bench27 memcheck
-#          racecheck sass
+#          racecheck sass sweep-msm sweep-ntt
 set -u
 B=${1:?bindir}
 O=${2:?outdir}
@@ -43,19 +43,19 @@ for step in "$@"; do
     engine-full) run engine-full 500 "$B/test_cuda_engine" --full ;;
     bench-quick) run bench-quick 120 "$B/bench_gpu" --quick ;;
     bench)
-      run bench 500 sh -c "'$B/bench_gpu' --json --partition 20,24 >'$O/bench.json'"
+      run bench 200 sh -c "'$B/bench_gpu' --json --partition 20,24 >'$O/bench.json'"
       cat "$O/bench.json" >>"$L" ;;
     bench27)
-      run bench27 550 sh -c "'$B/bench_gpu' --json --msm-g1 none --msm-g2 none --ntt none \
+      run bench27 240 sh -c "'$B/bench_gpu' --json --msm-g1 none --msm-g2 none --ntt none \
         --partition 27 --repeat 3 >'$O/bench27.json'"
       cat "$O/bench27.json" >>"$L" ;;
     memcheck)
-      run memcheck 400 compute-sanitizer --tool memcheck --error-exitcode 9 \
+      run memcheck 120 compute-sanitizer --tool memcheck --error-exitcode 9 \
         "$B/test_cuda_kernels" --only=ntt
-      run memcheck-msm 400 compute-sanitizer --tool memcheck --error-exitcode 9 \
+      run memcheck-msm 150 compute-sanitizer --tool memcheck --error-exitcode 9 \
         "$B/test_cuda_kernels" --only=msm1 ;;
     racecheck)
-      run racecheck 400 compute-sanitizer --tool racecheck --error-exitcode 9 \
+      run racecheck 120 compute-sanitizer --tool racecheck --error-exitcode 9 \
         "$B/test_cuda_kernels" --only=ntt ;;
     sass) # opcode histogram of a few kernels (the whole dump is too large to bring back)
       cuobjdump --dump-sass "$B/test_cuda_kernels" >/tmp/sass.txt 2>&1
@@ -67,6 +67,20 @@ for step in "$@"; do
           sort -rn | head -25 >>"$O/sass.txt"
       done
       echo "sass: $(wc -l </tmp/sass.txt) lines dumped" ;;
+    sweep-msm) # accumulation variants x window sizes, G1 2^24, with phase profile
+      for v in 0 1 2 3 4; do for c in 16 18 20; do
+        echo "== variant $v window $c" >>"$O/sweep.log"
+        SP_GPU_PROFILE=1 SP_GPU_MSM_VARIANT=$v timeout 60 "$B/bench_gpu" --msm-g1 24 --msm-g2 none \
+          --ntt none --partition none --repeat 3 --window $c >>"$O/sweep.log" 2>&1
+      done; done
+      grep -E "^== |^msm_g1" "$O/sweep.log" | paste - - ;;
+    sweep-ntt)
+      for bf in 1 2 4; do
+        echo "== ntt bf $bf" >>"$O/sweep.log"
+        SP_GPU_PROFILE=1 SP_GPU_NTT_BF=$bf timeout 60 "$B/bench_gpu" --msm-g1 none --msm-g2 none \
+          --ntt 24,27 --partition none --repeat 3 >>"$O/sweep.log" 2>&1
+      done
+      grep -E "^== ntt|^(ntt|intt|coset)" "$O/sweep.log" ;;
     *) echo "unknown step $step" ;;
   esac
 done

@@ -30,7 +30,7 @@ for f in gpu ntt msm prove; do
   if newer "$o" "cuda/$f.cu" $cuh; then echo "NVCC $f.cu"; $NV -c "cuda/$f.cu" -o "$o"; fi
   objs="$objs $o"
 done
-for f in plugin/bls12_381/*.c plugin/groth16.c plugin/srs.c plugin/circuit.c plugin/spa.c \
+for f in plugin/bls12_381/*.c plugin/groth16.c plugin/srs.c plugin/circuit.c plugin/spa.c plugin/util.c \
          cuda/engine_cuda.c tools/bench_gpu.c tests/cuda/test_cuda_kernels.c \
          tests/cuda/test_cuda_engine.c tests/cuda/bench_gpu_main.c; do
   o="$out/obj/$(basename "$f" .c).o"
@@ -39,7 +39,7 @@ for f in plugin/bls12_381/*.c plugin/groth16.c plugin/srs.c plugin/circuit.c plu
   fi
 done
 lib="$objs"
-for f in plugin/bls12_381/*.c plugin/groth16.c plugin/srs.c plugin/circuit.c plugin/spa.c \
+for f in plugin/bls12_381/*.c plugin/groth16.c plugin/srs.c plugin/circuit.c plugin/spa.c plugin/util.c \
          cuda/engine_cuda.c; do
   lib="$lib $out/obj/$(basename "$f" .c).o"
 done
