@@ -19,21 +19,25 @@ src=$(pwd)
 ( ./configure --with-cuda --enable-werror && make -j"$(nproc)" ) > "$OUT/build.log" 2>&1 \
   || { tail -50 "$OUT/build.log"; exit 1; }
 echo "build ok"
-if [ "$mode" = full ]; then
-  make -j8 check > "$OUT/check.log" 2>&1; echo "make check rc=$?"
+run_checks() {
+  make -j8 check ${1:+TESTS="$1"} > "$OUT/check.log" 2>&1; echo "make check rc=$?"
   grep -E '^(PASS|FAIL|SKIP|ERROR)' "$OUT/check.log"
   for f in tests/cuda/*.log; do cp "$f" "$OUT/" 2>/dev/null; done
-fi
+}
+[ "$mode" = full ] && run_checks
 ini=/tmp/sp/gpus.ini; : > "$ini"
 i=0; while [ $i -lt "$ngpu" ]; do printf '[gpu%d]\ntype = cuda\ndevice = %d\n\n' $i $i >> "$ini"; i=$((i+1)); done
 cli="$src/tools/sealprov --plugin $src/plugin/.libs/sealprov.so"
 $cli devices -c "$ini" | tee "$OUT/devices.txt"
 nvidia-smi dmon -s u -d 1 > "$OUT/dmon.txt" 2>&1 & dmon=$!
-SEALPROV_TIMELINE="$OUT/timeline.txt" $cli demo -c "$ini" ${DEMO_ARGS:-} 2>&1 | tee "$OUT/demo.txt"
+SEALPROV_TIMELINE="$OUT/timeline.txt" SEALPROV_STATS="$OUT/stats.txt" $cli demo -c "$ini" ${DEMO_ARGS:-} 2>&1 | tee "$OUT/demo.txt"
 kill $dmon 2>/dev/null
 if [ "$ngpu" -gt 1 ]; then
   last=$((ngpu - 1))
   cp "$ini" /tmp/sp/fault.ini
   printf '[testing]\ninject_device = gpu%d\ninject = fail_kernel\n' $last >> /tmp/sp/fault.ini
-  $cli demo -c /tmp/sp/fault.ini ${DEMO_ARGS:-} 2>&1 | tee "$OUT/demo-fault.txt"
+  SEALPROV_TIMELINE="$OUT/timeline-fault.txt" SEALPROV_STATS="$OUT/stats-fault.txt" \
+    $cli demo -c /tmp/sp/fault.ini ${DEMO_ARGS:-} 2>&1 | tee "$OUT/demo-fault.txt"
 fi
+# quick: the multi-GPU demos first, then the GPU and module tests that fit.
+[ "$mode" = quick ] && run_checks "tests/cuda/test_cuda_engine tests/groth16/test_groth16_module tests/module/test_pool"
