@@ -63,16 +63,17 @@ static void run_attempt(sp_sched *s, sp_worker *w, const sp_task *task, sp_attem
     double l0 = sp_now();
     pthread_mutex_lock(&d->lock);
     double l1 = sp_now();
+    a->lock_wait_s = l1 - l0;
+    /* Recorded now, not after execute: a line's t is when its interval ended. */
+    sp_sched_timeline_add(s, SP_TL_LOCK_WAIT, task->job_id, task->partition, dev, wk,
+                          a->lock_wait_s, SEALPROV_OK);
     atomic_fetch_add(&d->executing, 1);
     st = eng->execute(d->handle, task, prep, a->proof, a->err, sizeof a->err);
     atomic_fetch_sub(&d->executing, 1);
     double l2 = sp_now();
     pthread_mutex_unlock(&d->lock);
     terminate(a->err, sizeof a->err);
-    a->lock_wait_s = l1 - l0;
     a->execute_s = l2 - l1;
-    sp_sched_timeline_add(s, SP_TL_LOCK_WAIT, task->job_id, task->partition, dev, wk,
-                          a->lock_wait_s, SEALPROV_OK);
     sp_sched_timeline_add(s, SP_TL_EXECUTE, task->job_id, task->partition, dev, wk, a->execute_s,
                           st);
   }
