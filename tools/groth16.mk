@@ -1,4 +1,5 @@
-# tools/groth16.mk -- the Groth16 commands of the CLI: setup, prove, verify, demo, bench.
+# tools/groth16.mk -- the Groth16 commands of the CLI: setup, prove, verify, demo, bench,
+# stress.
 tools_sealprov_SOURCES += \
   tools/g16_util.h \
   tools/g16_util.c \
@@ -8,3 +9,4 @@ tools_sealprov_SOURCES += \
   tools/cmd_verify.c \
   tools/cmd_demo.c \
   tools/cmd_bench.c
+tools_sealprov_SOURCES += tools/cmd_stress.c

@@ -15,6 +15,7 @@
 #pragma weak cmd_verify
 #pragma weak cmd_demo
 #pragma weak cmd_bench
+#pragma weak cmd_stress
 #pragma weak sp_cmd_bench_cpu
 #pragma weak sp_cmd_bench_gpu
 
@@ -33,6 +34,7 @@ static const command commands[] = {
     {"prove", NULL, cmd_prove, "prove partition files through the module"},
     {"verify", NULL, cmd_verify, "verify proofs against parameters"},
     {"demo", NULL, cmd_demo, "set up, prove and verify a multi-partition job"},
+    {"stress", NULL, cmd_stress, "many concurrent jobs from host threads, every proof verified"},
     {"bench", "cpu", sp_cmd_bench_cpu, "benchmark the CPU curve library (JSON)"},
     {"bench", "gpu", sp_cmd_bench_gpu, "benchmark the CUDA engine (JSON)"},
     {"bench", NULL, cmd_bench, "benchmark Groth16 partitions (JSON)"},

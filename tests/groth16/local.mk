@@ -29,3 +29,7 @@ EXTRA_DIST += tests/oracle/verify_groth16.mjs
 # the CLI's Groth16 commands, end to end (needs only the built tools/sealprov)
 TESTS += tests/groth16/test_cli.sh
 EXTRA_DIST += tests/groth16/test_cli.sh
+
+# `sealprov stress`: concurrent jobs from 4 host threads, every proof verified
+TESTS += tests/groth16/test_stress.sh
+EXTRA_DIST += tests/groth16/test_stress.sh

@@ -1,0 +1,398 @@
+/* cmd_stress.c -- `sealprov stress`: many concurrent jobs from several host threads on
+ * one provider, every proof checked with the module's verify(). It is how issue 6's
+ * "a stress run of many concurrent jobs from N host threads returns only valid proofs"
+ * is exercised end to end: submit/wait/verify racing on one handle, priorities
+ * differing between threads, and both ways a host waits (right after submit, or after
+ * submitting a batch). Exit 0 only if every job ended OK and every proof verifies. */
+#include <config.h>
+
+#include <getopt.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli.h"
+#include "g16_util.h"
+#include "spa.h"
+
+#define STRESS_MAX_THREADS 256
+#define STRESS_MAX_JOBS 10000 /* per thread */
+#define NSTATUS (SEALPROV_STATUS_COUNT_ + 1) /* last bucket: statuses this tool does not know */
+
+static void stress_usage(FILE *f)
+{
+  fprintf(f,
+          "usage: sealprov stress [--plugin MODULE] [-c INI] --params FILE [--threads T]\n"
+          "                       [--jobs-per-thread J] [--json] PARTITION.spa...\n"
+          "  Opens the module once, loads the parameters once, then T host threads (default\n"
+          "  4) each submit J jobs (default 3); every job proves all the partition files\n"
+          "  with random r, s. Thread t submits with priority t; even threads wait on each\n"
+          "  job right after submitting it, odd threads submit all their jobs first and\n"
+          "  then wait on them. Every proof is checked with verify() against its\n"
+          "  partition's public inputs; the wall time and partitions/s include those\n"
+          "  checks. Keep T x J within [provider] max_jobs of the INI, or the batch\n"
+          "  threads see 'queue full'. Exit status: 0 every job OK and every proof valid,\n"
+          "  1 otherwise, 2 bad usage or unreadable files.\n");
+}
+
+/* What every thread shares (read-only while the threads run). */
+typedef struct stress_ctx {
+  const sealprov_vtable *vt;
+  sealprov_provider *p;
+  sealprov_srs *srs;
+  const sealprov_assignment *asg;
+  size_t n;                  /* partitions per job */
+  unsigned jobs;             /* per thread */
+  /* start gate: threads submit together once the clock runs (go 1), or leave without
+   * submitting (go -1) when not every thread could be started */
+  pthread_mutex_t lock;
+  pthread_cond_t cond;
+  int go;
+} stress_ctx;
+
+/* One thread's work and tallies (written only by that thread until it is joined). */
+typedef struct stress_thread {
+  stress_ctx *ctx;
+  unsigned index;
+  bool batch;                /* submit every job first, then wait */
+  pthread_t tid;
+  unsigned jobs_ok, jobs_failed;
+  size_t valid, invalid;
+  unsigned statuses[NSTATUS]; /* failed jobs (submit or wait) by status */
+  char error[512];            /* the first failure's detail */
+} stress_thread;
+
+/* One job's buffers; they must outlive the job, so they live until its wait. */
+typedef struct stress_job {
+  sealprov_job_id id;        /* 0: submit failed */
+  uint8_t *proofs;
+  sealprov_partition_result *results;
+} stress_job;
+
+static void note_failure(stress_thread *t, int status, const char *what, unsigned job)
+{
+  t->jobs_failed++;
+  t->statuses[status >= 0 && status < SEALPROV_STATUS_COUNT_ ? status : NSTATUS - 1]++;
+  if (!t->error[0])
+    snprintf(t->error, sizeof t->error, "thread %u job %u: %s: %s: %s", t->index, job, what,
+             g16_status_name(status), t->ctx->vt->last_error());
+}
+
+static int submit_one(stress_thread *t, stress_job *j)
+{
+  const stress_ctx *c = t->ctx;
+  sealprov_job job;
+  memset(&job, 0, sizeof job);
+  job.struct_size = sizeof job;
+  job.flags = 0; /* random r, s: the proofs a real host gets */
+  job.srs = c->srs;
+  job.partitions = c->asg;
+  job.num_partitions = (uint32_t)c->n;
+  job.scalar_encoding = SEALPROV_SCALAR_CANONICAL_LE;
+  job.priority = (int32_t)t->index;
+  job.proofs_out = j->proofs;
+  job.results = j->results;
+  j->id = 0;
+  return c->vt->submit(c->p, &job, &j->id);
+}
+
+/* Waits on a submitted job and verifies its proofs. */
+static void finish_one(stress_thread *t, stress_job *j, unsigned k)
+{
+  const stress_ctx *c = t->ctx;
+  int rc = c->vt->wait(c->p, j->id, -1);
+  if (rc != SEALPROV_OK) {
+    note_failure(t, rc, "wait", k);
+    return;
+  }
+  t->jobs_ok++;
+  for (size_t i = 0; i < c->n; i++) {
+    const sealprov_assignment *a = &c->asg[i];
+    int valid = 0;
+    /* public inputs without the leading ONE */
+    rc = c->vt->verify(c->p, c->srs, (const uint8_t *)a->inp_assignment + SEALPROV_SCALAR_BYTES,
+                       a->inp_size - 1, SEALPROV_SCALAR_CANONICAL_LE,
+                       j->proofs + SEALPROV_PROOF_BYTES * i, &valid);
+    if (rc == SEALPROV_OK && valid && j->results[i].status == SEALPROV_OK) {
+      t->valid++;
+      continue;
+    }
+    t->invalid++;
+    if (!t->error[0])
+      snprintf(t->error, sizeof t->error, "thread %u job %u partition %zu: %s", t->index, k, i,
+               rc != SEALPROV_OK ? c->vt->last_error()
+               : !valid          ? "pairing check failed"
+                                 : "partition result is not ok");
+  }
+}
+
+static void *stress_main(void *arg)
+{
+  stress_thread *t = arg;
+  stress_ctx *c = t->ctx;
+  stress_job *jobs = calloc(c->jobs, sizeof *jobs);
+  bool ok = jobs != NULL;
+  for (unsigned k = 0; ok && k < c->jobs; k++) {
+    jobs[k].proofs = malloc(SEALPROV_PROOF_BYTES * c->n);
+    jobs[k].results = calloc(c->n, sizeof *jobs[k].results);
+    ok = jobs[k].proofs && jobs[k].results;
+  }
+  pthread_mutex_lock(&c->lock);
+  while (c->go == 0)
+    pthread_cond_wait(&c->cond, &c->lock);
+  int go = c->go;
+  pthread_mutex_unlock(&c->lock);
+  if (go < 0) {
+    /* aborted run: nothing submitted, nothing counted */
+  } else if (!ok) {
+    t->jobs_failed = c->jobs;
+    t->statuses[SEALPROV_ERR_NO_MEMORY] = c->jobs;
+    snprintf(t->error, sizeof t->error, "thread %u: out of memory for job buffers", t->index);
+  } else if (t->batch) {
+    for (unsigned k = 0; k < c->jobs; k++) {
+      int rc = submit_one(t, &jobs[k]);
+      if (rc != SEALPROV_OK) {
+        jobs[k].id = 0;
+        note_failure(t, rc, "submit", k);
+      }
+    }
+    for (unsigned k = 0; k < c->jobs; k++)
+      if (jobs[k].id != 0)
+        finish_one(t, &jobs[k], k);
+  } else {
+    for (unsigned k = 0; k < c->jobs; k++) {
+      int rc = submit_one(t, &jobs[k]);
+      if (rc != SEALPROV_OK)
+        note_failure(t, rc, "submit", k);
+      else
+        finish_one(t, &jobs[k], k);
+    }
+  }
+  for (unsigned k = 0; jobs && k < c->jobs; k++) {
+    free(jobs[k].proofs);
+    free(jobs[k].results);
+  }
+  free(jobs);
+  return NULL;
+}
+
+/* Prints "name": count pairs (JSON) or "name x count" (text) of failed statuses. */
+static void print_statuses(bool json, const unsigned *st)
+{
+  bool first = true;
+  for (int s = 0; s < NSTATUS; s++) {
+    if (!st[s])
+      continue;
+    const char *name = s < SEALPROV_STATUS_COUNT_ ? g16_status_name(s) : "unknown status";
+    if (json) {
+      printf("%s", first ? "" : ", ");
+      sp_cli_json_str(stdout, name);
+      printf(": %u", st[s]);
+    } else {
+      printf("%s%s x %u", first ? "" : ", ", name, st[s]);
+    }
+    first = false;
+  }
+  if (first && !json)
+    printf("none");
+}
+
+static void report(bool json, const char *params, size_t n, unsigned nthreads, unsigned jobs,
+                   const stress_thread *th, double load_ms, double wall_ms)
+{
+  unsigned ok = 0, failed = 0, statuses[NSTATUS] = {0};
+  size_t valid = 0, invalid = 0;
+  for (unsigned t = 0; t < nthreads; t++) {
+    ok += th[t].jobs_ok;
+    failed += th[t].jobs_failed;
+    valid += th[t].valid;
+    invalid += th[t].invalid;
+    for (int s = 0; s < NSTATUS; s++)
+      statuses[s] += th[t].statuses[s];
+  }
+  size_t total_jobs = (size_t)nthreads * jobs;
+  double pps = wall_ms > 0 ? (double)(valid + invalid) / (wall_ms / 1e3) : 0;
+  if (json) {
+    printf("{\"params\": ");
+    sp_cli_json_str(stdout, params);
+    printf(", \"threads\": %u, \"jobs_per_thread\": %u, \"partitions_per_job\": %zu", nthreads,
+           jobs, n);
+    printf(", \"jobs\": %zu, \"partitions\": %zu, \"jobs_ok\": %u, \"failed\": %u, \"valid\": %zu, "
+           "\"invalid\": %zu, \"failed_statuses\": {",
+           total_jobs, total_jobs * n, ok, failed, valid, invalid);
+    print_statuses(true, statuses);
+    printf("}, \"load_ms\": %.1f, \"wall_ms\": %.1f, \"partitions_per_second\": %.2f", load_ms,
+           wall_ms, pps);
+    printf(", \"per_thread\": [");
+    for (unsigned t = 0; t < nthreads; t++) {
+      const stress_thread *x = &th[t];
+      printf("%s{\"thread\": %u, \"priority\": %u, \"mode\": \"%s\", \"jobs_ok\": %u, "
+             "\"failed\": %u, \"valid\": %zu, \"invalid\": %zu",
+             t ? ", " : "", x->index, x->index, x->batch ? "batch" : "submit-wait", x->jobs_ok,
+             x->jobs_failed, x->valid, x->invalid);
+      if (x->error[0]) {
+        printf(", \"error\": ");
+        sp_cli_json_str(stdout, x->error);
+      }
+      printf("}");
+    }
+    printf("]}\n");
+    return;
+  }
+  printf("%-6s %-8s %-11s %7s %7s %7s %8s\n", "thread", "priority", "mode", "jobs_ok", "failed",
+         "valid", "invalid");
+  for (unsigned t = 0; t < nthreads; t++) {
+    const stress_thread *x = &th[t];
+    printf("%-6u %-8u %-11s %7u %7u %7zu %8zu\n", x->index, x->index,
+           x->batch ? "batch" : "submit-wait", x->jobs_ok, x->jobs_failed, x->valid, x->invalid);
+  }
+  for (unsigned t = 0; t < nthreads; t++)
+    if (th[t].error[0])
+      printf("  %s\n", th[t].error);
+  printf("%zu jobs (%u threads x %u) of %zu partitions: %u ok, %u failed (", total_jobs, nthreads,
+         jobs, n, ok, failed);
+  print_statuses(false, statuses);
+  printf("); %zu of %zu proofs valid, %zu invalid; %.0f ms, %.2f partitions/s (parameters "
+         "loaded in %.0f ms)\n",
+         valid, total_jobs * n, invalid, wall_ms, pps, load_ms);
+}
+
+int cmd_stress(int argc, char **argv)
+{
+  static const struct option opts[] = {
+      {"plugin", required_argument, NULL, 'P'},
+      {"config", required_argument, NULL, 'c'},
+      {"params", required_argument, NULL, 'p'},
+      {"threads", required_argument, NULL, 't'},
+      {"jobs-per-thread", required_argument, NULL, 'J'},
+      {"json", no_argument, NULL, 'j'},
+      {"help", no_argument, NULL, 'h'},
+      {NULL, 0, NULL, 0},
+  };
+  const char *plugin = NULL, *ini = NULL, *params = NULL;
+  uint64_t nthreads = 4, jobs = 3;
+  bool json = false;
+  optind = 0;
+  int c;
+  while ((c = getopt_long(argc, argv, "c:h", opts, NULL)) != -1) {
+    switch (c) {
+    case 'P':
+      plugin = optarg;
+      break;
+    case 'c':
+      ini = optarg;
+      break;
+    case 'p':
+      params = optarg;
+      break;
+    case 't':
+      if (!g16_parse_u64("--threads", optarg, STRESS_MAX_THREADS, &nthreads))
+        return 2;
+      break;
+    case 'J':
+      if (!g16_parse_u64("--jobs-per-thread", optarg, STRESS_MAX_JOBS, &jobs))
+        return 2;
+      break;
+    case 'j':
+      json = true;
+      break;
+    case 'h':
+      stress_usage(stdout);
+      return 0;
+    default:
+      stress_usage(stderr);
+      return 2;
+    }
+  }
+  size_t n = (size_t)(argc - optind);
+  if (!params || n == 0 || nthreads == 0 || jobs == 0) {
+    fprintf(stderr, "sealprov stress: %s\n",
+            !params        ? "missing --params"
+            : n == 0       ? "missing partition files"
+            : nthreads == 0 ? "--threads must be at least 1"
+                           : "--jobs-per-thread must be at least 1");
+    stress_usage(stderr);
+    return 2;
+  }
+  if (n > UINT32_MAX) {
+    fprintf(stderr, "sealprov stress: %zu partition files; a job holds at most %u\n", n,
+            UINT32_MAX);
+    return 2;
+  }
+  char **files = argv + optind;
+  sp_spa **spa = calloc(n, sizeof *spa);
+  sealprov_assignment *asg = calloc(n, sizeof *asg);
+  stress_thread *th = calloc((size_t)nthreads, sizeof *th);
+  stress_ctx ctx = {.asg = asg, .n = n, .jobs = (unsigned)jobs,
+                    .lock = PTHREAD_MUTEX_INITIALIZER, .cond = PTHREAD_COND_INITIALIZER};
+  sp_cli_host h = {0};
+  unsigned started = 0;
+  double t0, load_ms, wall_ms;
+  int rc, ret = 2;
+  if (!spa || !asg || !th) {
+    fprintf(stderr, "sealprov stress: out of memory\n");
+    goto out;
+  }
+  for (size_t i = 0; i < n; i++) {
+    char err[1024];
+    if (sp_spa_read(files[i], &spa[i], err, sizeof err) != SEALPROV_OK) {
+      fprintf(stderr, "sealprov stress: %s\n", err);
+      goto out;
+    }
+    asg[i] = spa[i]->asg;
+    if (asg[i].inp_size == 0) { /* verify() needs the inputs after ONE */
+      fprintf(stderr, "sealprov stress: %s: inp_size is 0 (no ONE input)\n", files[i]);
+      goto out;
+    }
+  }
+  ret = 1;
+  if (!sp_cli_host_open(&h, plugin, sp_cli_config_path(ini)))
+    goto out;
+  ctx.vt = h.vt;
+  ctx.p = h.p;
+  t0 = g16_now_ms();
+  rc = h.vt->srs_load(h.p, params, &ctx.srs);
+  load_ms = g16_now_ms() - t0;
+  if (rc != SEALPROV_OK) {
+    fprintf(stderr, "sealprov stress: %s: %s\n", g16_status_name(rc), h.vt->last_error());
+    goto out;
+  }
+  for (unsigned t = 0; t < nthreads; t++) {
+    th[t].ctx = &ctx;
+    th[t].index = t;
+    th[t].batch = t % 2 == 1;
+    if (pthread_create(&th[t].tid, NULL, stress_main, &th[t]) != 0)
+      break;
+    started++;
+  }
+  /* the clock starts when the threads are released, all at once */
+  pthread_mutex_lock(&ctx.lock);
+  ctx.go = started == nthreads ? 1 : -1;
+  t0 = g16_now_ms();
+  pthread_cond_broadcast(&ctx.cond);
+  pthread_mutex_unlock(&ctx.lock);
+  for (unsigned t = 0; t < started; t++)
+    pthread_join(th[t].tid, NULL);
+  wall_ms = g16_now_ms() - t0;
+  if (started < nthreads) {
+    fprintf(stderr, "sealprov stress: could start only %u of %u threads\n", started,
+            (unsigned)nthreads);
+    goto out;
+  }
+  report(json, params, n, (unsigned)nthreads, (unsigned)jobs, th, load_ms, wall_ms);
+  ret = 0;
+  for (unsigned t = 0; t < nthreads; t++)
+    if (th[t].jobs_failed || th[t].invalid || th[t].jobs_ok != jobs || th[t].valid != jobs * n)
+      ret = 1;
+out:
+  if (ctx.srs)
+    h.vt->srs_release(ctx.srs);
+  sp_cli_host_close(&h);
+  for (size_t i = 0; spa && i < n; i++)
+    sp_spa_free(spa[i]);
+  free(spa);
+  free(asg);
+  free(th);
+  return ret;
+}
