@@ -3,7 +3,8 @@
  * The scheduler (sched.c) owns devices, workers, locks, retries and verification; an
  * engine only knows how to bind a thread to its device and turn one partition into
  * 192 proof bytes. Implementations: engine_cpu.c (reference; CI; hosts without GPUs),
- * cuda/engine_cuda.c on the kernels in cuda/ (behind HAVE_CUDA), and a recording test engine in tests/.
+ * cuda/engine_cuda.c on the kernels in cuda/ (behind HAVE_CUDA), and a recording test
+ * engine in tests/.
  *
  * Call order for one device:
  *   device_open (on the thread running provider open; must NOT touch CUDA's current
