@@ -388,6 +388,7 @@ int cmd_stress(int argc, char **argv)
 out:
   if (ctx.srs)
     h.vt->srs_release(ctx.srs);
+  g16_dump_provider_text(&h);
   sp_cli_host_close(&h);
   for (size_t i = 0; spa && i < n; i++)
     sp_spa_free(spa[i]);

@@ -17,31 +17,6 @@ static void on_released(void *user, sealprov_job_id id, uint32_t partition)
   atomic_fetch_add((atomic_uint *)user, 1);
 }
 
-typedef int (*text_fn)(sealprov_provider *, char *, size_t, size_t *);
-
-/* Writes what fn returns (timeline or stats text) to path; silent if path is unset. */
-static void dump_text(text_fn fn, sealprov_provider *p, const char *path)
-{
-  if (!path || !*path || !fn)
-    return;
-  size_t len = 0;
-  if (fn(p, NULL, 0, &len) != SEALPROV_OK)
-    return;
-  char *buf = malloc(len + 1);
-  if (!buf)
-    return;
-  if (fn(p, buf, len + 1, &len) == SEALPROV_OK) {
-    FILE *f = fopen(path, "w");
-    if (f) {
-      fputs(buf, f);
-      fclose(f);
-    } else {
-      fprintf(stderr, "sealprov: cannot write %s\n", path);
-    }
-  }
-  free(buf);
-}
-
 int g16_prove_partitions(sp_cli_host *h, const char *params, const sealprov_assignment *asg,
                          size_t n, bool zero_rs, bool progress, uint8_t *proofs,
                          g16_prove_report *rep)
@@ -106,11 +81,7 @@ int g16_prove_partitions(sp_cli_host *h, const char *params, const sealprov_assi
   if (rc != SEALPROV_OK)
     snprintf(rep->detail, sizeof rep->detail, "%s", vt->last_error());
 
-  /* SEALPROV_TIMELINE / SEALPROV_STATS name files that get the provider's task
-   * timeline and Prometheus stats after the job: how a run shows which device
-   * ran what, and when (multi-GPU checks read them). */
-  dump_text(vt->timeline, h->p, getenv("SEALPROV_TIMELINE"));
-  dump_text(vt->stats, h->p, getenv("SEALPROV_STATS"));
+  g16_dump_provider_text(h);
 
   /* device names, and how many distinct devices did the work */
   size_t ndev = 0;

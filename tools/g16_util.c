@@ -144,3 +144,35 @@ const char *g16_status_name(int status)
     return names[status];
   return "unknown status";
 }
+
+typedef int (*text_fn)(sealprov_provider *, char *, size_t, size_t *);
+
+static void dump_text(text_fn fn, sealprov_provider *p, const char *path)
+{
+  if (!path || !*path || !fn)
+    return;
+  size_t len = 0;
+  if (fn(p, NULL, 0, &len) != SEALPROV_OK)
+    return;
+  char *buf = malloc(len + 1);
+  if (!buf)
+    return;
+  if (fn(p, buf, len + 1, &len) == SEALPROV_OK) {
+    FILE *f = fopen(path, "w");
+    if (f) {
+      fputs(buf, f);
+      fclose(f);
+    } else {
+      fprintf(stderr, "sealprov: cannot write %s\n", path);
+    }
+  }
+  free(buf);
+}
+
+void g16_dump_provider_text(sp_cli_host *h)
+{
+  if (!h->vt || !h->p)
+    return;
+  dump_text(h->vt->timeline, h->p, getenv("SEALPROV_TIMELINE"));
+  dump_text(h->vt->stats, h->p, getenv("SEALPROV_STATS"));
+}

@@ -47,6 +47,11 @@ typedef struct g16_prove_report {
  * with every partition (zero r and s if zero_rs: no zero-knowledge, for tests),
  * progress on stderr when it is a terminal, wait. proofs gets 192 * n bytes. Returns 0
  * when the job succeeded, 1 otherwise (the report says why). */
+/* Writes the provider's task timeline and Prometheus stats to the files named by
+ * SEALPROV_TIMELINE and SEALPROV_STATS (each skipped when unset): how a run shows which
+ * device ran what, and when. */
+void g16_dump_provider_text(sp_cli_host *h);
+
 int g16_prove_partitions(sp_cli_host *h, const char *params, const sealprov_assignment *asg,
                          size_t n, bool zero_rs, bool progress, uint8_t *proofs,
                          g16_prove_report *rep);
