@@ -776,6 +776,12 @@ START_TEST(test_close_releases_waiter) {
   waiter_arg wa = {s, b->id, -1};
   pthread_t th, opener;
   ck_assert_int_eq(pthread_create(&th, NULL, waiter, &wa), 0);
+  /* close() must not race with the waiter's entry into wait() (calls on a handle
+   * being closed are the host's bug): start it once the waiter is blocked. */
+  while (sp_sched_wait_calls(s) == 0) {
+    struct timespec ts = {0, 1000000};
+    nanosleep(&ts, NULL);
+  }
   ck_assert_int_eq(pthread_create(&opener, NULL, open_gate_when_drained, s), 0);
   sp_sched_destroy(s);
   pthread_join(th, NULL);
