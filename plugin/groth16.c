@@ -410,6 +410,55 @@ static bool msm_g1_split(g1_jac_t *out, const g1_affine_t *points, scalar_t *sca
 
 /* ---- proving -------------------------------------------------------------------- */
 
+/* Bellperson's order of terms; the group law makes the order irrelevant. */
+void sp_groth16_assemble(const sp_srs *srs, const fr_t *r, const fr_t *s, const g1_jac_t *h_acc,
+                         const g1_jac_t *l_acc, const g1_jac_t *a_acc, const g1_jac_t *b1_acc,
+                         const g2_jac_t *b2_acc, uint8_t proof[192])
+{
+  scalar_t rk, sk, rsk;
+  fr_t rs;
+  fr_mul(&rs, r, s);
+  fr_to_scalar(&rk, r);
+  fr_to_scalar(&sk, s);
+  fr_to_scalar(&rsk, &rs);
+  const sp_vk *vk = &srs->vk;
+  g1_jac_t alpha1, beta1, delta1, ga, gc, tmp;
+  g2_jac_t beta2, delta2, gb;
+  g1_jac_from_affine(&alpha1, &vk->alpha_g1);
+  g1_jac_from_affine(&beta1, &vk->beta_g1);
+  g1_jac_from_affine(&delta1, &vk->delta_g1);
+  g2_jac_from_affine(&beta2, &vk->beta_g2);
+  g2_jac_from_affine(&delta2, &vk->delta_g2);
+  /* A = alpha1 + a_msm + r delta1 */
+  g1_jac_mul(&ga, &delta1, &rk);
+  g1_jac_add(&ga, &ga, &alpha1);
+  g1_jac_add(&ga, &ga, a_acc);
+  /* B = beta2 + b2_msm + s delta2 */
+  g2_jac_mul(&gb, &delta2, &sk);
+  g2_jac_add(&gb, &gb, &beta2);
+  g2_jac_add(&gb, &gb, b2_acc);
+  /* C = rs delta1 + s alpha1 + r beta1 + s a_msm + r b1_msm + H + L */
+  g1_jac_mul(&gc, &delta1, &rsk);
+  g1_jac_mul(&tmp, &alpha1, &sk);
+  g1_jac_add(&gc, &gc, &tmp);
+  g1_jac_mul(&tmp, &beta1, &rk);
+  g1_jac_add(&gc, &gc, &tmp);
+  g1_jac_mul(&tmp, a_acc, &sk);
+  g1_jac_add(&gc, &gc, &tmp);
+  g1_jac_mul(&tmp, b1_acc, &rk);
+  g1_jac_add(&gc, &gc, &tmp);
+  g1_jac_add(&gc, &gc, h_acc);
+  g1_jac_add(&gc, &gc, l_acc);
+  g1_affine_t pa, pc;
+  g2_affine_t pb;
+  g1_jac_to_affine(&pa, &ga);
+  g2_jac_to_affine(&pb, &gb);
+  g1_jac_to_affine(&pc, &gc);
+  g1_compress(proof, &pa);
+  g2_compress(proof + 48, &pb);
+  g1_compress(proof + 144, &pc);
+}
+
 int sp_groth16_prove(const sp_srs *srs, const sealprov_assignment *asg, uint32_t enc,
                      const fr_t *r, const fr_t *s, unsigned nthreads, uint8_t proof[192], char *err,
                      size_t errlen)
@@ -518,54 +567,9 @@ int sp_groth16_prove(const sp_srs *srs, const sealprov_assignment *asg, uint32_t
   g2_jac_add(&b2_acc, &b2_acc, &t2);
   tm.b_g2_msm_ms = sp_now_ms() - t0;
 
-  /* Assembly (bellperson's order of terms; the group law makes the order irrelevant). */
+  /* Assembly */
   t0 = sp_now_ms();
-  {
-    scalar_t rk, sk, rsk;
-    fr_t rs;
-    fr_mul(&rs, r, s);
-    fr_to_scalar(&rk, r);
-    fr_to_scalar(&sk, s);
-    fr_to_scalar(&rsk, &rs);
-    const sp_vk *vk = &srs->vk;
-    g1_jac_t alpha1, beta1, delta1, ga, gc, tmp;
-    g2_jac_t beta2, delta2, gb;
-    g1_jac_from_affine(&alpha1, &vk->alpha_g1);
-    g1_jac_from_affine(&beta1, &vk->beta_g1);
-    g1_jac_from_affine(&delta1, &vk->delta_g1);
-    g2_jac_from_affine(&beta2, &vk->beta_g2);
-    g2_jac_from_affine(&delta2, &vk->delta_g2);
-
-    /* A = alpha1 + a_msm + r delta1 */
-    g1_jac_mul(&ga, &delta1, &rk);
-    g1_jac_add(&ga, &ga, &alpha1);
-    g1_jac_add(&ga, &ga, &a_acc);
-    /* B = beta2 + b2_msm + s delta2 */
-    g2_jac_mul(&gb, &delta2, &sk);
-    g2_jac_add(&gb, &gb, &beta2);
-    g2_jac_add(&gb, &gb, &b2_acc);
-    /* C = rs delta1 + s alpha1 + r beta1 + s a_msm + r b1_msm + H + L */
-    g1_jac_mul(&gc, &delta1, &rsk);
-    g1_jac_mul(&tmp, &alpha1, &sk);
-    g1_jac_add(&gc, &gc, &tmp);
-    g1_jac_mul(&tmp, &beta1, &rk);
-    g1_jac_add(&gc, &gc, &tmp);
-    g1_jac_mul(&tmp, &a_acc, &sk);
-    g1_jac_add(&gc, &gc, &tmp);
-    g1_jac_mul(&tmp, &b1_acc, &rk);
-    g1_jac_add(&gc, &gc, &tmp);
-    g1_jac_add(&gc, &gc, &h_acc);
-    g1_jac_add(&gc, &gc, &l_acc);
-
-    g1_affine_t pa, pc;
-    g2_affine_t pb;
-    g1_jac_to_affine(&pa, &ga);
-    g2_jac_to_affine(&pb, &gb);
-    g1_jac_to_affine(&pc, &gc);
-    g1_compress(proof, &pa);
-    g2_compress(proof + 48, &pb);
-    g1_compress(proof + 144, &pc);
-  }
+  sp_groth16_assemble(srs, r, s, &h_acc, &l_acc, &a_acc, &b1_acc, &b2_acc, proof);
   tm.assemble_ms = sp_now_ms() - t0;
   tm.total_ms = sp_now_ms() - t_start;
   last_timings = tm;

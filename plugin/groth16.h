@@ -46,6 +46,13 @@ extern "C" {
 int sp_groth16_check_assignment(const sp_srs *srs, const sealprov_assignment *asg, char *err,
                                 size_t errlen);
 
+/* The last step of a proof, shared by the CPU and CUDA engines so both give the same
+ * bytes: A = alpha1 + a + r delta1, B = beta2 + b2 + s delta2,
+ * C = rs delta1 + s alpha1 + r beta1 + s a + r b1 + h + l, compressed A || B || C. */
+void sp_groth16_assemble(const sp_srs *srs, const fr_t *r, const fr_t *s, const g1_jac_t *h_acc,
+                         const g1_jac_t *l_acc, const g1_jac_t *a_acc, const g1_jac_t *b1_acc,
+                         const g2_jac_t *b2_acc, uint8_t proof[192]);
+
 /* Proves one partition with up to nthreads host threads (0 = 1). r and s are
  * Montgomery Fr values (zero allowed: a deterministic proof without zero knowledge).
  * Scalars of the assignment are read in scalar_encoding (sealprov_scalar_encoding)
