@@ -327,31 +327,17 @@ int sp_spa_read(const char *path, sp_spa **out, char *err, size_t errlen)
     return SEALPROV_ERR_INVALID_ARGUMENT;
   }
   *out = NULL;
-  int fd = open(path, O_RDONLY | O_CLOEXEC);
-  if (fd < 0) {
-    sp_set_err(err, errlen, "%s: cannot open: %s", path, strerror(errno));
-    return SEALPROV_ERR_IO;
-  }
-  struct stat st;
-  if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
-    sp_set_err(err, errlen, "%s: not a regular file", path);
-    close(fd);
-    return SEALPROV_ERR_IO;
-  }
-  size_t size = (size_t)st.st_size;
-  if (size < SP_SPA_HEADER_BYTES + 8) {
+  void *mapped;
+  size_t size;
+  int st = sp_map_file(path, SP_SPA_HEADER_BYTES + 8, &mapped, &size, err, errlen);
+  if (st != SEALPROV_OK)
+    return st;
+  if (!mapped) {
     sp_set_err(err, errlen, "%s: truncated: %zu bytes, the header and checksum alone need %u", path,
             size, SP_SPA_HEADER_BYTES + 8);
-    close(fd);
     return SEALPROV_ERR_ASSIGNMENT;
   }
-  uint8_t *map = mmap(NULL, size, PROT_READ, MAP_PRIVATE, fd, 0);
-  int saved = errno;
-  close(fd);
-  if (map == MAP_FAILED) {
-    sp_set_err(err, errlen, "%s: cannot map: %s", path, strerror(saved));
-    return SEALPROV_ERR_IO;
-  }
+  uint8_t *map = mapped;
   sp_spa *s = calloc(1, sizeof *s);
   if (!s || !(s->path = strdup(path))) {
     free(s);

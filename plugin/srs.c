@@ -11,16 +11,12 @@
 #include "util.h"
 #include "srs.h"
 
-#include <errno.h>
-#include <fcntl.h>
 #include <stdarg.h>
 #include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
-#include <sys/stat.h>
-#include <unistd.h>
 
 #include "sealprov.h"
 
@@ -252,31 +248,16 @@ int sp_srs_load(const char *path, bool vk_only, bool subgroup_check, unsigned nt
     return SEALPROV_ERR_INVALID_ARGUMENT;
   }
   *out = NULL;
-  int fd = open(path, O_RDONLY | O_CLOEXEC);
-  if (fd < 0) {
-    sp_set_err(err, errlen, "%s: cannot open: %s", path, strerror(errno));
-    return SEALPROV_ERR_IO;
-  }
-  struct stat st;
-  if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
-    sp_set_err(err, errlen, "%s: not a regular file", path);
-    close(fd);
-    return SEALPROV_ERR_IO;
-  }
-  size_t size = (size_t)st.st_size;
-  if (size < VK_FIXED_BYTES + 4) {
+  void *map;
+  size_t size;
+  int st = sp_map_file(path, VK_FIXED_BYTES + 4, &map, &size, err, errlen);
+  if (st != SEALPROV_OK)
+    return st;
+  if (!map) {
     sp_set_err(err, errlen,
             "%s: truncated: %zu bytes, a verifying key needs at least %u (six points and ic_len)",
             path, size, VK_FIXED_BYTES + 4);
-    close(fd);
     return SEALPROV_ERR_PARAMS;
-  }
-  void *map = mmap(NULL, size, PROT_READ, MAP_PRIVATE, fd, 0);
-  int mmap_errno = errno;
-  close(fd);
-  if (map == MAP_FAILED) {
-    sp_set_err(err, errlen, "%s: cannot map %zu bytes: %s", path, size, strerror(mmap_errno));
-    return SEALPROV_ERR_IO;
   }
   /* one sequential pass per vector: tell the kernel to read ahead */
   madvise(map, size, MADV_SEQUENTIAL);

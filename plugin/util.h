@@ -11,6 +11,12 @@ extern "C" {
 /* printf into a caller's error buffer; NULL or zero-length buffers are ignored. */
 void sp_set_err(char *err, size_t errlen, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
+/* Maps a regular file read-only (MAP_PRIVATE). On OK, *size is the file size and
+ * *map the mapping (munmap(*map, *size) to release), except that a file shorter than
+ * min_size is not mapped: *map is NULL so the caller can say what is missing. Other
+ * failures return SEALPROV_ERR_IO with "path: why" in err. */
+int sp_map_file(const char *path, size_t min_size, void **map, size_t *size, char *err,
+                size_t errlen);
 /* Monotonic clock in milliseconds. */
 double sp_now_ms(void);
 
