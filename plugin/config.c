@@ -52,9 +52,11 @@ static const char *const provider_keys[PK_COUNT_] = {
   "quarantine_after", "max_attempts", "timeline_events", "load_threads"
 };
 
-enum device_key { DK_TYPE, DK_DEVICE, DK_WORKERS, DK_THREADS, DK_MEMORY_LIMIT, DK_COUNT_ };
+enum device_key {
+  DK_TYPE, DK_DEVICE, DK_WORKERS, DK_THREADS, DK_MEMORY_LIMIT, DK_PINNED_STAGING, DK_COUNT_
+};
 static const char *const device_keys[DK_COUNT_] = {
-  "type", "device", "workers", "threads", "memory_limit"
+  "type", "device", "workers", "threads", "memory_limit", "pinned_staging"
 };
 
 enum testing_key { TK_INJECT_DEVICE, TK_INJECT, TK_INJECT_COUNT, TK_COUNT_ };
@@ -562,6 +564,25 @@ static void handle_device(cfg_parse *p, int k, const char *key, const char *valu
     if (!want_bytes(p, key, value, &v)) return;
     d->memory_limit = v;
     break;
+  case DK_PINNED_STAGING:
+    /* auto (the default), off, or a byte budget; 0 bytes is off */
+    if (strcasecmp(value, "auto") == 0) {
+      d->pinned_staging = 0;
+      break;
+    }
+    if (strcasecmp(value, "off") == 0) {
+      d->pinned_staging = SP_PINNED_STAGING_OFF;
+      break;
+    }
+    if (!isdigit((unsigned char)value[0])) {
+      fail_kv(p, p->lineno, p->section, key, value,
+              "not auto, off or a size; use e.g. pinned_staging = 32GiB");
+      return;
+    }
+    if (!want_bytes(p, key, value, &v)) return;
+    /* UINT64_MAX itself means off; a budget that large is "no limit" anyway */
+    d->pinned_staging = v == 0 ? SP_PINNED_STAGING_OFF : v == UINT64_MAX ? UINT64_MAX - 1 : v;
+    break;
   default: break;
   }
 }
@@ -587,9 +608,10 @@ static void handle_testing(cfg_parse *p, int k, const char *key, const char *val
       while (m && (s[m - 1] == ' ' || s[m - 1] == '\t')) m--;
       if (m == 11 && strncasecmp(s, "fail_kernel", 11) == 0) bits |= SP_INJECT_FAIL_KERNEL;
       else if (m == 13 && strncasecmp(s, "corrupt_proof", 13) == 0) bits |= SP_INJECT_CORRUPT_PROOF;
+      else if (m == 3 && strncasecmp(s, "oom", 3) == 0) bits |= SP_INJECT_OOM;
       else {
         fail_kv(p, p->lineno, p->section, key, value,
-                "unknown fault \"%.*s\"; use fail_kernel, corrupt_proof or both "
+                "unknown fault \"%.*s\"; use fail_kernel, corrupt_proof, oom or several "
                 "(comma-separated)", (int)(m > 40 ? 40 : m), s);
         return;
       }
@@ -713,7 +735,7 @@ static void check_testing(cfg_parse *p) {
     snprintf(count, sizeof count, "%" PRIu32, p->inject_count);
     fail_kv(p, dev_line ? dev_line : cnt_line, "testing",
             dev_line ? "inject_device" : "inject_count", dev_line ? p->inject_device : count,
-            "set without inject (fail_kernel or corrupt_proof)");
+            "set without inject (fail_kernel, corrupt_proof or oom)");
     return;
   }
   if (!dev_line) {

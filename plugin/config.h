@@ -12,6 +12,7 @@ extern "C" {
 #endif
 
 #define SP_MAX_DEVICES 64
+#define SP_PINNED_STAGING_OFF UINT64_MAX /* sp_device_cfg.pinned_staging = off */
 
 typedef enum sp_device_type { SP_DEVICE_CPU = 0, SP_DEVICE_CUDA = 1 } sp_device_type;
 typedef enum sp_selector_kind {
@@ -33,6 +34,9 @@ typedef struct sp_device_cfg {
   unsigned workers;          /* default: 2 for cuda, 1 for cpu */
   unsigned threads;          /* host threads per task (cpu engine work); 0 = auto */
   uint64_t memory_limit;     /* bytes; 0 = no limit */
+  /* pinned_staging: host memory the device may page-lock for staging assignments
+   * (bytes); 0 = auto (the default), SP_PINNED_STAGING_OFF = off. */
+  uint64_t pinned_staging;
   /* Filled by sp_config_resolve_devices(): */
   int ordinal;               /* CUDA runtime ordinal; -1 for cpu devices */
   char name[96];

@@ -49,6 +49,7 @@ typedef struct sp_task {
 
 #define SP_INJECT_FAIL_KERNEL 0x1u   /* execute returns SEALPROV_ERR_DEVICE */
 #define SP_INJECT_CORRUPT_PROOF 0x2u /* execute flips a byte of the proof */
+#define SP_INJECT_OOM 0x4u           /* the task's first device allocation fails as out of memory */
 
 typedef struct sp_engine_ops {
   const char *name;   /* "cpu", "cuda", ... */

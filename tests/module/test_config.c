@@ -127,6 +127,16 @@ static const bad_case bad_cases[] = {
     { "[cpu0]", "memory_limit", "\"-1GiB\"", "negative" } },
   { "memory unit only", CPU0 "memory_limit = GiB\n", SEALPROV_ERR_CONFIG, 3,
     { "[cpu0]", "memory_limit", "\"GiB\"", "not a number" } },
+  { "pinned_staging word", CPU0 "pinned_staging = lots\n", SEALPROV_ERR_CONFIG, 3,
+    { "[cpu0]", "pinned_staging", "\"lots\"", "not auto, off or a size" } },
+  { "pinned_staging bad unit", CPU0 "pinned_staging = 32G\n", SEALPROV_ERR_CONFIG, 3,
+    { "[cpu0]", "pinned_staging", "\"32G\"", "bad unit \"G\"" } },
+  { "pinned_staging negative", CPU0 "pinned_staging = -1GiB\n", SEALPROV_ERR_CONFIG, 3,
+    { "[cpu0]", "pinned_staging", "\"-1GiB\"", "not auto, off or a size" } },
+  { "pinned_staging fraction", CPU0 "pinned_staging = 1.5GiB\n", SEALPROV_ERR_CONFIG, 3,
+    { "[cpu0]", "pinned_staging", "\"1.5GiB\"", "fractions are not supported" } },
+  { "pinned_staging twice", CPU0 "pinned_staging = auto\npinned_staging = off\n",
+    SEALPROV_ERR_CONFIG, 4, { "[cpu0]", "pinned_staging", "\"off\"", "duplicate key" } },
   { "bad bool", "[provider]\nverify_proofs = maybe\n" CPU0, SEALPROV_ERR_CONFIG, 2,
     { "[provider]", "verify_proofs", "\"maybe\"", "not a boolean" } },
   { "bad bool 2", "[provider]\nparams_subgroup_check = 2\n" CPU0, SEALPROV_ERR_CONFIG, 2,
@@ -207,6 +217,9 @@ static const bad_case bad_cases[] = {
     5, { "[testing]", "inject", "\"explode\"", "unknown fault \"explode\"" } },
   { "bad inject in list", CPU0 "[testing]\ninject_device = cpu0\ninject = fail_kernel, boom\n",
     SEALPROV_ERR_CONFIG, 5, { "[testing]", "inject", "\"fail_kernel, boom\"", "unknown fault \"boom\"" } },
+  { "bad inject oom spelling", CPU0 "[testing]\ninject_device = cpu0\ninject = out_of_memory\n",
+    SEALPROV_ERR_CONFIG, 5, { "[testing]", "inject", "\"out_of_memory\"",
+    "unknown fault \"out_of_memory\"; use fail_kernel, corrupt_proof, oom" } },
   { "bad inject_count", CPU0 "[testing]\ninject_device = cpu0\ninject = fail_kernel\ninject_count = x\n",
     SEALPROV_ERR_CONFIG, 6, { "[testing]", "inject_count", "\"x\"", "not a number" } },
   { "key outside section", "workers = 2\n" CPU0, SEALPROV_ERR_CONFIG, 1,
@@ -378,6 +391,7 @@ START_TEST(test_defaults) {
   ck_assert_uint_eq(d->workers, 1);
   ck_assert_uint_eq(d->threads, 0);
   ck_assert_uint_eq(d->memory_limit, 0);
+  ck_assert_uint_eq(d->pinned_staging, 0); /* auto */
   ck_assert_int_eq(d->ordinal, -1);
   ck_assert_uint_eq(d->inject, 0);
   ck_assert_uint_eq(d->inject_count, 0);
@@ -442,6 +456,23 @@ START_TEST(test_memory_units) {
     expect_ok(text);
     ck_assert_msg(cfg->devices[0].memory_limit == t[i].bytes, "memory_limit = %s gave %llu",
                   t[i].w, (unsigned long long)cfg->devices[0].memory_limit);
+  }
+}
+END_TEST
+
+START_TEST(test_pinned_staging) {
+  static const struct { const char *w; uint64_t v; } t[] = {
+    { "auto", 0 }, { "AUTO", 0 }, { "off", SP_PINNED_STAGING_OFF }, { "Off", SP_PINNED_STAGING_OFF },
+    { "0", SP_PINNED_STAGING_OFF }, { "0GiB", SP_PINNED_STAGING_OFF }, { "4096", 4096 },
+    { "32GiB", 32ull << 30 }, { "100 GB", 100000000000ull },
+    { "18446744073709551615", UINT64_MAX - 1 }, /* "no limit", kept apart from off */
+  };
+  for (size_t i = 0; i < sizeof t / sizeof t[0]; i++) {
+    char text[128];
+    snprintf(text, sizeof text, "[gpu0]\ntype = cuda\ndevice = 0\npinned_staging = %s\n", t[i].w);
+    expect_ok(text);
+    ck_assert_msg(cfg->devices[0].pinned_staging == t[i].v, "pinned_staging = %s gave %llu",
+                  t[i].w, (unsigned long long)cfg->devices[0].pinned_staging);
   }
 }
 END_TEST
@@ -512,6 +543,10 @@ START_TEST(test_testing_section) {
   expect_ok("[testing]\ninject_device = cpu0\ninject = corrupt_proof\n[cpu0]\ntype = cpu\n");
   ck_assert_uint_eq(cfg->devices[0].inject, SP_INJECT_CORRUPT_PROOF);
   ck_assert_uint_eq(cfg->devices[0].inject_count, 0);
+  expect_ok("[testing]\ninject_device = cpu0\ninject = OOM\n[cpu0]\ntype = cpu\n");
+  ck_assert_uint_eq(cfg->devices[0].inject, SP_INJECT_OOM);
+  expect_ok("[testing]\ninject_device = cpu0\ninject = oom, fail_kernel\n[cpu0]\ntype = cpu\n");
+  ck_assert_uint_eq(cfg->devices[0].inject, SP_INJECT_OOM | SP_INJECT_FAIL_KERNEL);
   /* an empty [testing] section injects nothing */
   expect_ok("[testing]\n[cpu0]\ntype = cpu\n");
   ck_assert_uint_eq(cfg->devices[0].inject, 0);
@@ -703,6 +738,7 @@ static Suite *config_suite(void) {
   tcase_add_test(tc, test_log_levels);
   tcase_add_test(tc, test_booleans);
   tcase_add_test(tc, test_memory_units);
+  tcase_add_test(tc, test_pinned_staging);
   tcase_add_test(tc, test_selectors);
   tcase_add_test(tc, test_syntax_tolerance);
   tcase_add_test(tc, test_no_final_newline);
