@@ -131,53 +131,96 @@ struct __align__(16) spc_mont {
     return sub(z, a);
   }
 
+  /* ---- Montgomery product ----------------------------------------------------
+   * CIOS with the accumulator split into two interleaved halves (technique as in
+   * sppark's mont_t; our own code): the products a[j]*b_i of even j go to `even`
+   * (lo at word j, hi at word j+1) and those of odd j to `odd`, which holds word
+   * k+1 at index k. Each half is then one carry chain of lo/hi pairs of the SAME
+   * product into adjacent words, with no separate carry-propagation row: ptxas issues
+   * each pair as a wide multiply-add instead of IMAD + IMAD.HI + two carry adds
+   * (cuda/NOTES.md has the instruction counts and timings of both forms).
+   * Value: T = E + O * 2^32. A row adds a*b_i, then m*p with m = E[0]*M0, which
+   * zeroes word 0; T/2^32 = O + E/2^32, so the halves swap roles every row, and the
+   * stale half is shifted down two words inside the next row's chain (rshift).
+   * Bounds as in the plain CIOS: T < 2^(32(N+1)) throughout (p < 2^381, r < 2^255),
+   * so the carries that the chains drop are zero. */
+  /* acc[j], acc[j+1] = a[j] * bi for even j (a is read with stride 2) */
+  __device__ __forceinline__ static void mul_n(uint32_t *acc, const uint32_t *a, uint32_t bi) {
+#pragma unroll
+    for (int j = 0; j < N; j += 2)
+      asm("mul.lo.u32 %0, %2, %3; mul.hi.u32 %1, %2, %3;"
+          : "=r"(acc[j]), "=r"(acc[j + 1])
+          : "r"(a[j]), "r"(bi));
+  }
+  /* acc += a[even j] * bi as one chain; leaves the carry out of word N in CC */
+  __device__ __forceinline__ static void cmad_n(uint32_t *acc, const uint32_t *a, uint32_t bi) {
+    asm volatile("mad.lo.cc.u32 %0, %2, %3, %0; madc.hi.cc.u32 %1, %2, %3, %1;"
+                 : "+r"(acc[0]), "+r"(acc[1])
+                 : "r"(a[0]), "r"(bi));
+#pragma unroll
+    for (int j = 2; j < N; j += 2)
+      asm volatile("madc.lo.cc.u32 %0, %2, %3, %0; madc.hi.cc.u32 %1, %2, %3, %1;"
+                   : "+r"(acc[j]), "+r"(acc[j + 1])
+                   : "r"(a[j]), "r"(bi));
+  }
+  /* acc[j] = acc[j+2] + a[even j] * bi (+ CC in): shift down two words while adding */
+  __device__ __forceinline__ static void madc_n_rshift(uint32_t *acc, const uint32_t *a,
+                                                       uint32_t bi) {
+#pragma unroll
+    for (int j = 0; j < N - 2; j += 2)
+      asm volatile("madc.lo.cc.u32 %0, %2, %3, %4; madc.hi.cc.u32 %1, %2, %3, %5;"
+                   : "=r"(acc[j]), "=r"(acc[j + 1])
+                   : "r"(a[j]), "r"(bi), "r"(acc[j + 2]), "r"(acc[j + 3]));
+    asm volatile("madc.lo.cc.u32 %0, %2, %3, 0; madc.hi.u32 %1, %2, %3, 0;"
+                 : "=r"(acc[N - 2]), "=r"(acc[N - 1])
+                 : "r"(a[N - 2]), "r"(bi));
+  }
+  /* One CIOS row on the halves (al = aligned, off = offset by one word). */
+  __device__ __forceinline__ static void row(uint32_t *al, uint32_t *off, const uint32_t *a,
+                                             uint32_t bi, bool first) {
+    if (first) {
+      mul_n(off, a + 1, bi);
+      mul_n(al, a, bi);
+    } else {
+      asm volatile("add.cc.u32 %0, %0, %1;" : "+r"(al[0]) : "r"(off[1]));
+      madc_n_rshift(off, a + 1, bi);
+      cmad_n(al, a, bi);
+      asm volatile("addc.u32 %0, %0, 0;" : "+r"(off[N - 1]));
+    }
+    const uint32_t m = al[0] * C::M0;
+    uint32_t pm[N]; /* constant-memory operands once unrolled */
+#pragma unroll
+    for (int j = 0; j < N; j++) pm[j] = C::mod(j);
+    cmad_n(off, pm + 1, m); /* its carry out of word N+1 is zero (bounds) */
+    cmad_n(al, pm, m);
+    asm volatile("addc.u32 %0, %0, 0;" : "+r"(off[N - 1]));
+  }
+
   /* Montgomery product a*b/2^(32N) mod p, fully reduced (< p). */
   __device__ __forceinline__ static spc_mont mul(const spc_mont &a, const spc_mont &b) {
-    uint32_t t[N + 1];
+    uint32_t e[N], o[N];
 #pragma unroll
-    for (int j = 0; j <= N; j++) t[j] = 0;
-#pragma unroll
-    for (int i = 0; i < N; i++) {
-      const uint32_t bi = b.v[i];
-      /* t[0..N] += lo(a[j]*bi) at j */
-      asm volatile("mad.lo.cc.u32 %0, %1, %2, %0;" : "+r"(t[0]) : "r"(a.v[0]), "r"(bi));
-#pragma unroll
-      for (int j = 1; j < N; j++)
-        asm volatile("madc.lo.cc.u32 %0, %1, %2, %0;" : "+r"(t[j]) : "r"(a.v[j]), "r"(bi));
-      asm volatile("addc.u32 %0, %0, 0;" : "+r"(t[N]));
-      /* t[1..N] += hi(a[j]*bi) at j+1 */
-      asm volatile("mad.hi.cc.u32 %0, %1, %2, %0;" : "+r"(t[1]) : "r"(a.v[0]), "r"(bi));
-#pragma unroll
-      for (int j = 1; j < N - 1; j++)
-        asm volatile("madc.hi.cc.u32 %0, %1, %2, %0;" : "+r"(t[j + 1]) : "r"(a.v[j]), "r"(bi));
-      asm volatile("madc.hi.u32 %0, %1, %2, %0;" : "+r"(t[N]) : "r"(a.v[N - 1]), "r"(bi));
-      /* reduction: t += m*p makes t[0] zero */
-      const uint32_t m = t[0] * C::M0;
-      asm volatile("mad.lo.cc.u32 %0, %1, %2, %0;" : "+r"(t[0]) : "r"(C::mod(0)), "r"(m));
-#pragma unroll
-      for (int j = 1; j < N; j++)
-        asm volatile("madc.lo.cc.u32 %0, %1, %2, %0;" : "+r"(t[j]) : "r"(C::mod(j)), "r"(m));
-      asm volatile("addc.u32 %0, %0, 0;" : "+r"(t[N]));
-      asm volatile("mad.hi.cc.u32 %0, %1, %2, %0;" : "+r"(t[1]) : "r"(C::mod(0)), "r"(m));
-#pragma unroll
-      for (int j = 1; j < N - 1; j++)
-        asm volatile("madc.hi.cc.u32 %0, %1, %2, %0;" : "+r"(t[j + 1]) : "r"(C::mod(j)), "r"(m));
-      asm volatile("madc.hi.u32 %0, %1, %2, %0;" : "+r"(t[N]) : "r"(C::mod(N - 1)), "r"(m));
-      /* divide by 2^32: register renaming once unrolled */
-#pragma unroll
-      for (int j = 0; j < N; j++) t[j] = t[j + 1];
-      t[N] = 0;
+    for (int i = 0; i < N; i += 2) {
+      row(e, o, a.v, b.v[i], i == 0);
+      row(o, e, a.v, b.v[i + 1], false);
     }
-    /* t < 2p: one conditional subtraction */
+    /* the last row (odd i) had o aligned, its word 0 now zero: T/2^32 has word k =
+     * e[k] + o[k+1] */
+    asm volatile("add.cc.u32 %0, %0, %1;" : "+r"(e[0]) : "r"(o[1]));
+#pragma unroll
+    for (int j = 1; j < N - 1; j++)
+      asm volatile("addc.cc.u32 %0, %0, %1;" : "+r"(e[j]) : "r"(o[j + 1]));
+    asm volatile("addc.u32 %0, %0, 0;" : "+r"(e[N - 1]));
+    /* T < 2p: one conditional subtraction */
     uint32_t d[N], brw;
-    asm volatile("sub.cc.u32 %0, %1, %2;" : "=r"(d[0]) : "r"(t[0]), "r"(C::mod(0)));
+    asm volatile("sub.cc.u32 %0, %1, %2;" : "=r"(d[0]) : "r"(e[0]), "r"(C::mod(0)));
 #pragma unroll
     for (int i = 1; i < N; i++)
-      asm volatile("subc.cc.u32 %0, %1, %2;" : "=r"(d[i]) : "r"(t[i]), "r"(C::mod(i)));
+      asm volatile("subc.cc.u32 %0, %1, %2;" : "=r"(d[i]) : "r"(e[i]), "r"(C::mod(i)));
     asm volatile("subc.u32 %0, 0, 0;" : "=r"(brw));
     spc_mont r;
 #pragma unroll
-    for (int i = 0; i < N; i++) r.v[i] = brw ? t[i] : d[i];
+    for (int i = 0; i < N; i++) r.v[i] = brw ? e[i] : d[i];
     return r;
   }
 
