@@ -1,34 +1,56 @@
 /* bench_gpu.c -- `sealprov bench gpu`: the CUDA engine's kernels and whole partitions on
- * one GPU, on data generated on the device (points (seed + i) G, uniform scalars), so
- * no parameter file is needed and nothing large crosses the disk.
+ * one GPU, and partition throughput on one or more GPUs through the real scheduler, on
+ * data generated on the device (points (seed + i) G, uniform scalars), so no parameter
+ * file is needed and nothing large crosses the disk.
  *
  *   MSM G1 / G2 and NTT: device-resident inputs, timed around the C boundary call
  *   (which synchronizes): median and minimum of --repeat runs after one warm-up.
  *   Partition: a sealing-shaped assignment (a-density 99.7 %, b-density 25.4 %, 85 %
  *   of aux values 0 or 1) against SYNTHETIC parameters (random points, not a real
- *   setup: the proof does not verify; the work is the real prover's), proved by the
- *   engine's execute(); the first run also makes the parameters resident and is the
- *   warm-up. Per-stage figures are those of the median run.
+ *   setup: the proof does not verify; the work is the real prover's), proved through
+ *   the engine contract (prepare, execute, release), prepare timed apart from execute;
+ *   the first run also makes the parameters resident and is the warm-up. Per-stage
+ *   figures are those of the median run.
+ *   Throughput (--throughput): the same synthetic set and ONE assignment (the module
+ *   only reads it), a stream of jobs of --partitions partitions submitted to the
+ *   scheduler of sched.c/pool.c (sp_sched_create on an in-memory device table: 1..N
+ *   CUDA devices, 2 workers each as in production), timed from the first submit to the
+ *   last completion after a warm-up job that makes the parameters resident on every
+ *   GPU. The scheduler's timeline gives each GPU's busy share and the idle gaps
+ *   between consecutive executes (issue 6: idle under 5 %, 2 GPUs >= 1.9 x 1 GPU).
+ *   No self-check: synthetic proofs cannot verify.
  * Each MSM size is also checked once against the CPU library at 2^14 points before
  * timing, so a figure never comes from a wrong kernel.
  */
 #include <config.h> /* autoconf's (first through -I.): HAVE_CUDA declares sp_engine_cuda */
 
 #include <getopt.h>
+#include <inttypes.h>
+#include <pthread.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "../cuda/sp_gpu.h" /* first: hides <math.h>'s FP_ZERO from bls12_381.h */
 #include "cli.h"
 #include "../plugin/config.h" /* sp_device_cfg */
 #include "engine.h"
 #include "../cuda/engine_cuda.h"
+#include "cuda_api.h"
+#include "groth16.h" /* sp_groth16_check_assignment: the module's submit-time check */
+#include "log.h"
+#include "sp_sched.h"
 #include "srs.h"
 
 #define BG_MAX_SIZES 8
 #define BG_MAX_REPEAT 64
+#define BG_MAX_GPUS 16
+#define BG_MAX_JOBS 1000
+#define BG_MAX_PARTITIONS 1000
 
 typedef struct bg_opts {
   int ordinal;
@@ -39,6 +61,15 @@ typedef struct bg_opts {
   unsigned msm2[BG_MAX_SIZES], nmsm2;
   unsigned ntt[BG_MAX_SIZES], nntt;
   unsigned part[BG_MAX_SIZES], npart;
+  bool groups_named;           /* a kernel/partition group was named on the command line */
+  /* throughput */
+  unsigned tp[BG_MAX_SIZES], ntp;          /* log2 sizes */
+  unsigned gpus[BG_MAX_SIZES], ngpus;      /* GPU counts, each run on ordinals[0..n-1] */
+  unsigned ordinals[BG_MAX_GPUS], nordinals;
+  unsigned jobs[BG_MAX_SIZES], njobs;      /* timed jobs per size (one value: all sizes) */
+  unsigned partitions;                     /* per job */
+  unsigned workers;                        /* per GPU */
+  unsigned warmup;                         /* warm-up job partitions; 0 = every worker one */
 } bg_opts;
 
 static double bg_now_ms(void) {
@@ -70,13 +101,14 @@ static double bg_min(const double *runs, unsigned n) {
   return m;
 }
 
-static bool parse_list(const char *s, unsigned *out, unsigned *n, unsigned lo, unsigned hi) {
+static bool parse_list_cap(const char *s, unsigned *out, unsigned *n, unsigned cap, unsigned lo,
+                           unsigned hi) {
   *n = 0;
   if (!strcmp(s, "none")) return true;
   char *end;
   while (*s) {
     unsigned long v = strtoul(s, &end, 10);
-    if (end == s || v < lo || v > hi || *n >= BG_MAX_SIZES) return false;
+    if (end == s || v < lo || v > hi || *n >= cap) return false;
     out[(*n)++] = (unsigned)v;
     s = *end == ',' ? end + 1 : end;
     if (*end && *end != ',') return false;
@@ -84,13 +116,28 @@ static bool parse_list(const char *s, unsigned *out, unsigned *n, unsigned lo, u
   return true;
 }
 
+static bool parse_list(const char *s, unsigned *out, unsigned *n, unsigned lo, unsigned hi) {
+  return parse_list_cap(s, out, n, BG_MAX_SIZES, lo, hi);
+}
+
 static void bg_usage(FILE *f) {
   fprintf(f,
           "usage: sealprov bench gpu [--json] [--device N] [--repeat R] [--window C]\n"
           "                          [--msm-g1 20,22,24,26] [--msm-g2 22,24] [--ntt 24,26,27]\n"
           "                          [--partition 20,24,27] [--quick]\n"
+          "       sealprov bench gpu --throughput 24,27 [--gpus 1,2] [--jobs 3,1]\n"
+          "                          [--partitions 10] [--workers 2] [--warmup P]\n"
+          "                          [--ordinals 0,1] [--json]\n"
           "  Sizes are log2; 'none' skips a group. --quick: small sizes for a smoke run.\n"
-          "  Inputs are generated on the GPU; partitions use synthetic parameters.\n");
+          "  Inputs are generated on the GPU; partitions use synthetic parameters.\n"
+          "  --throughput: streams of --jobs jobs (one value, or one per size) of\n"
+          "  --partitions partitions through the module's scheduler on the first N GPUs\n"
+          "  of --ordinals for each N of --gpus, --workers workers per GPU (default 2),\n"
+          "  after a warm-up job of --warmup partitions (default: one per worker) that\n"
+          "  makes the parameters resident. Reports partitions/s, the ratio to 1 GPU,\n"
+          "  and per GPU the busy share and the idle gaps between partitions. Kernel\n"
+          "  groups run too only if named. Proofs of synthetic parameters cannot\n"
+          "  verify: no self-check (tests/cuda/test_cuda_engine checks real setups).\n");
 }
 
 static void print_runs(const double *runs, unsigned n) {
@@ -235,7 +282,7 @@ static int bench_ntt(sp_gpu *g, const bg_opts *o, char *err, size_t errlen) {
   return st;
 }
 
-/* ---- partition ---------------------------------------------------------------------- */
+/* ---- synthetic parameters and assignment ------------------------------------------ */
 
 /* Host copy of n device-made points (made and downloaded in chunks). */
 static int host_points(sp_gpu *g, bool g2, void **out, size_t n, uint64_t seed, char *err,
@@ -244,7 +291,8 @@ static int host_points(sp_gpu *g, bool g2, void **out, size_t n, uint64_t seed, 
   *out = malloc(n * psz + 1);
   void *d = NULL;
   if (!*out) {
-    snprintf(err, errlen, "out of host memory for %zu points", n);
+    snprintf(err, errlen, "out of host memory for %zu %s points (%.1f GiB)", n, g2 ? "G2" : "G1",
+             (double)(n * psz) / (1u << 30));
     return SEALPROV_ERR_NO_MEMORY;
   }
   int st = sp_gpu_alloc(g, &d, chunk * psz, err, errlen);
@@ -258,19 +306,22 @@ static int host_points(sp_gpu *g, bool g2, void **out, size_t n, uint64_t seed, 
   return st;
 }
 
-static uint64_t bg_rng;
-static uint64_t bg_rand(void) {
-  bg_rng ^= bg_rng >> 12;
-  bg_rng ^= bg_rng << 25;
-  bg_rng ^= bg_rng >> 27;
-  return bg_rng * 0x2545f4914f6cdd1dull;
+/* xorshift64*: the state is the caller's, so that threads filling slices of one
+ * assignment each have their own. */
+static uint64_t bg_rand(uint64_t *st) {
+  uint64_t x = *st;
+  x ^= x >> 12;
+  x ^= x << 25;
+  x ^= x >> 27;
+  *st = x;
+  return x * 0x2545f4914f6cdd1dull;
 }
 
 /* 32-byte canonical scalar: 0/1 with probability p01 (percent), else a full-width
  * value < 2^252 < r spread from one random word (cheap: a 2^27 partition needs half a
  * billion of them; MSM and NTT costs do not depend on the values' randomness). */
-static void bg_scalar(uint8_t *p, unsigned p01) {
-  uint64_t x = bg_rand(), l[4];
+static void bg_scalar(uint8_t *p, unsigned p01, uint64_t *st) {
+  uint64_t x = bg_rand(st), l[4];
   if ((x >> 32) % 100 < p01) {
     memset(p, 0, 32);
     p[0] = (uint8_t)(x & 1);
@@ -283,151 +334,915 @@ static void bg_scalar(uint8_t *p, unsigned p01) {
   memcpy(p, l, 32);
 }
 
-static int bench_partition(const bg_opts *o, void *dev, sp_gpu *g, unsigned lg, char *err,
-                           size_t errlen) {
+typedef struct bg_fill {
+  uint8_t *p;
+  size_t n;
+  unsigned p01;
+  uint64_t state;
+} bg_fill;
+
+static void *bg_fill_main(void *arg) {
+  bg_fill *f = arg;
+  for (size_t i = 0; i < f->n; i++) bg_scalar(f->p + 32 * i, f->p01, &f->state);
+  return NULL;
+}
+
+/* n scalars, several threads at once: on one thread the 17 GB of a 2^27 assignment
+ * took long enough to matter under the GPU machine's 10-minute call limit. */
+static void bg_fill_scalars(uint8_t *p, size_t n, unsigned p01, uint64_t seed) {
+  enum { MAXT = 32 };
+  long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
+  size_t nt = ncpu < 1 ? 1 : ncpu > MAXT ? MAXT : (size_t)ncpu;
+  if (n < ((size_t)1 << 20)) nt = 1;
+  size_t per = (n + nt - 1) / nt;
+  pthread_t th[MAXT];
+  bg_fill f[MAXT];
+  bool started[MAXT];
+  for (size_t k = 0; k < nt; k++) {
+    size_t lo = k * per < n ? k * per : n, hi = lo + per < n ? lo + per : n;
+    f[k] = (bg_fill){p + 32 * lo, hi - lo, p01, (seed ^ (0x9e3779b97f4a7c15ull * (k + 1))) | 1};
+    started[k] = nt > 1 && pthread_create(&th[k], NULL, bg_fill_main, &f[k]) == 0;
+    if (!started[k]) bg_fill_main(&f[k]); /* no thread: do the slice here */
+  }
+  for (size_t k = 0; k < nt; k++)
+    if (started[k]) pthread_join(th[k], NULL);
+}
+
+/* One synthetic parameter set and one sealing-shaped assignment for a domain of 2^lg:
+ * 97 % of the domain constraints, 328 inputs (4 below 2^11), a-density 99.7 %,
+ * b-density 25.4 %, 85 % of aux values 0 or 1. Not to be copied (srs is pointed to). */
+typedef struct bg_synth {
+  unsigned lg;
+  size_t abc, ninp, naux;
+  sp_srs srs;
+  sealprov_assignment asg;
+  uint64_t *da, *dba, *dbi;
+  uint8_t *sc;
+  void *h, *l, *a, *b1, *b2, *ic, *vk1, *vk2;
+  double params_ms, assignment_ms;
+} bg_synth;
+
+/* What the engine keeps resident on a GPU for this set. */
+static size_t bg_params_bytes(const sp_srs *s) {
+  return (s->h_len + s->l_len + s->a_len + s->b_g1_len) * sizeof(g1_affine_t) +
+         s->b_g2_len * sizeof(g2_affine_t);
+}
+
+/* MemAvailable of /proc/meminfo in bytes; 0 when unknown. */
+static uint64_t bg_mem_available(void) {
+  FILE *f = fopen("/proc/meminfo", "r");
+  if (!f) return 0;
+  char line[256];
+  unsigned long long kb = 0;
+  while (fgets(line, sizeof line, f))
+    if (sscanf(line, "MemAvailable: %llu kB", &kb) == 1) break;
+  fclose(f);
+  return (uint64_t)kb * 1024;
+}
+
+static void synth_free(bg_synth *x) {
+  free(x->h); free(x->l); free(x->a); free(x->b1); free(x->b2); free(x->ic); free(x->vk1);
+  free(x->vk2); free(x->da); free(x->dba); free(x->dbi); free(x->sc);
+  memset(x, 0, sizeof *x);
+}
+
+/* Points are made on g's device and downloaded; on failure what was made is freed. */
+static int synth_make(bg_synth *x, sp_gpu *g, unsigned lg, char *err, size_t errlen) {
+  memset(x, 0, sizeof *x);
   const size_t m = (size_t)1 << lg;
   const size_t abc = m - m / 32, ninp = 328 < m / 4 ? 328 : 4, naux = abc - ninp;
-  sp_srs srs;
-  memset(&srs, 0, sizeof srs);
-  atomic_init(&srs.refs, 1);
-  srs.path = (char *)"synthetic";
-  srs.log_domain = lg;
-  bg_rng = 0x9e3779b97f4a7c15ull ^ lg;
+  x->lg = lg;
+  x->abc = abc;
+  x->ninp = ninp;
+  x->naux = naux;
+  sp_srs *srs = &x->srs;
+  atomic_init(&srs->refs, 1);
+  srs->path = (char *)"synthetic";
+  srs->log_domain = lg;
+  uint64_t rng = 0x9e3779b97f4a7c15ull ^ lg;
   /* densities: A 99.7 %, B 25.4 % of aux; every input in A and in B */
   size_t words = (naux + 63) / 64, iw = (ninp + 63) / 64;
-  uint64_t *da = calloc(words, 8), *dba = calloc(words, 8), *dbi = calloc(iw, 8);
-  uint8_t *sc = malloc((3 * abc + ninp + naux) * 32);
-  int st = (da && dba && dbi && sc) ? SEALPROV_OK : SEALPROV_ERR_NO_MEMORY;
+  x->da = calloc(words, 8);
+  x->dba = calloc(words, 8);
+  x->dbi = calloc(iw, 8);
+  if (!x->da || !x->dba || !x->dbi) {
+    synth_free(x);
+    snprintf(err, errlen, "out of host memory for the density bitmaps of 2^%u", lg);
+    return SEALPROV_ERR_NO_MEMORY;
+  }
   size_t pa = 0, pb = 0;
-  for (size_t j = 0; !st && j < naux; j++) {
-    if (bg_rand() % 1000 < 997) da[j / 64] |= 1ull << (j % 64), pa++;
-    if (bg_rand() % 1000 < 254) dba[j / 64] |= 1ull << (j % 64), pb++;
+  for (size_t j = 0; j < naux; j++) {
+    if (bg_rand(&rng) % 1000 < 997) x->da[j / 64] |= 1ull << (j % 64), pa++;
+    if (bg_rand(&rng) % 1000 < 254) x->dba[j / 64] |= 1ull << (j % 64), pb++;
   }
-  for (size_t i = 0; !st && i < ninp; i++) dbi[i / 64] |= 1ull << (i % 64);
-  sealprov_assignment asg;
-  memset(&asg, 0, sizeof asg);
-  if (!st) {
-    for (size_t i = 0; i < 3 * abc; i++) bg_scalar(sc + 32 * i, 0);
-    uint8_t *inp = sc + 3 * abc * 32, *aux = inp + ninp * 32;
-    for (size_t i = 0; i < ninp; i++) bg_scalar(inp + 32 * i, 0);
-    memset(inp, 0, 32);
-    inp[0] = 1; /* ONE */
-    for (size_t j = 0; j < naux; j++) bg_scalar(aux + 32 * j, 85);
-    asg.a = sc;
-    asg.b = sc + abc * 32;
-    asg.c = sc + 2 * abc * 32;
-    asg.abc_size = abc;
-    asg.inp_assignment = inp;
-    asg.inp_size = ninp;
-    asg.aux_assignment = aux;
-    asg.aux_size = naux;
-    asg.a_aux_density = da;
-    asg.a_aux_bit_len = naux;
-    asg.a_aux_popcount = pa;
-    asg.b_inp_density = dbi;
-    asg.b_inp_bit_len = ninp;
-    asg.b_inp_popcount = ninp;
-    asg.b_aux_density = dba;
-    asg.b_aux_bit_len = naux;
-    asg.b_aux_popcount = pb;
-    srs.h_len = m - 1;
-    srs.l_len = naux;
-    srs.a_len = ninp + pa;
-    srs.b_g1_len = srs.b_g2_len = ninp + pb;
-    srs.vk.ic_len = ninp;
+  for (size_t i = 0; i < ninp; i++) x->dbi[i / 64] |= 1ull << (i % 64);
+  srs->h_len = m - 1;
+  srs->l_len = naux;
+  srs->a_len = ninp + pa;
+  srs->b_g1_len = srs->b_g2_len = ninp + pb;
+  srs->vk.ic_len = ninp;
+
+  /* Fail with the sizes before the kernel's OOM killer fails us without any. */
+  size_t sc_bytes = (3 * abc + ninp + naux) * 32;
+  size_t pt_bytes = bg_params_bytes(srs) + (ninp + 3) * sizeof(g1_affine_t) + 3 * sizeof(g2_affine_t);
+  uint64_t avail = bg_mem_available();
+  if (avail && sc_bytes + pt_bytes > avail) {
+    snprintf(err, errlen,
+             "the synthetic 2^%u set needs %.1f GiB of host memory (parameters %.1f GiB, "
+             "assignment %.1f GiB) but MemAvailable is %.1f GiB",
+             lg, (double)(sc_bytes + pt_bytes) / (1u << 30), (double)pt_bytes / (1u << 30),
+             (double)sc_bytes / (1u << 30), (double)avail / (1u << 30));
+    synth_free(x);
+    return SEALPROV_ERR_NO_MEMORY;
   }
-  double tg = bg_now_ms();
-  void *h = NULL, *l = NULL, *a = NULL, *b1 = NULL, *b2 = NULL, *ic = NULL, *vk1 = NULL, *vk2 = NULL;
-  if (!st) st = host_points(g, false, &h, srs.h_len, 1, err, errlen);
-  if (!st) st = host_points(g, false, &l, srs.l_len, 1u << 30, err, errlen);
-  if (!st) st = host_points(g, false, &a, srs.a_len, 2u << 30, err, errlen);
-  if (!st) st = host_points(g, false, &b1, srs.b_g1_len, 3u << 30, err, errlen);
-  if (!st) st = host_points(g, true, &b2, srs.b_g2_len, 4u << 30, err, errlen);
-  if (!st) st = host_points(g, false, &ic, ninp, 5u << 30, err, errlen);
-  if (!st) st = host_points(g, false, &vk1, 3, 6u << 30, err, errlen);
-  if (!st) st = host_points(g, true, &vk2, 3, 7u << 30, err, errlen);
-  double gen_ms = bg_now_ms() - tg;
-  if (!st) {
-    srs.h = h;
-    srs.l = l;
-    srs.a = a;
-    srs.b_g1 = b1;
-    srs.b_g2 = b2;
-    srs.vk.ic = ic;
-    srs.vk.alpha_g1 = ((g1_affine_t *)vk1)[0];
-    srs.vk.beta_g1 = ((g1_affine_t *)vk1)[1];
-    srs.vk.delta_g1 = ((g1_affine_t *)vk1)[2];
-    srs.vk.beta_g2 = ((g2_affine_t *)vk2)[0];
-    srs.vk.gamma_g2 = ((g2_affine_t *)vk2)[1];
-    srs.vk.delta_g2 = ((g2_affine_t *)vk2)[2];
+  double t0 = bg_now_ms();
+  x->sc = malloc(sc_bytes);
+  if (!x->sc) {
+    snprintf(err, errlen, "out of host memory for the 2^%u assignment (%.1f GiB)", lg,
+             (double)sc_bytes / (1u << 30));
+    synth_free(x);
+    return SEALPROV_ERR_NO_MEMORY;
+  }
+  uint8_t *inp = x->sc + 3 * abc * 32, *aux = inp + ninp * 32;
+  bg_fill_scalars(x->sc, 3 * abc, 0, rng);
+  bg_fill_scalars(inp, ninp, 0, rng + 1);
+  memset(inp, 0, 32);
+  inp[0] = 1; /* ONE */
+  bg_fill_scalars(aux, naux, 85, rng + 2);
+  x->assignment_ms = bg_now_ms() - t0;
+  sealprov_assignment *asg = &x->asg;
+  asg->a = x->sc;
+  asg->b = x->sc + abc * 32;
+  asg->c = x->sc + 2 * abc * 32;
+  asg->abc_size = abc;
+  asg->inp_assignment = inp;
+  asg->inp_size = ninp;
+  asg->aux_assignment = aux;
+  asg->aux_size = naux;
+  asg->a_aux_density = x->da;
+  asg->a_aux_bit_len = naux;
+  asg->a_aux_popcount = pa;
+  asg->b_inp_density = x->dbi;
+  asg->b_inp_bit_len = ninp;
+  asg->b_inp_popcount = ninp;
+  asg->b_aux_density = x->dba;
+  asg->b_aux_bit_len = naux;
+  asg->b_aux_popcount = pb;
+
+  t0 = bg_now_ms();
+  int st = host_points(g, false, &x->h, srs->h_len, 1, err, errlen);
+  if (!st) st = host_points(g, false, &x->l, srs->l_len, 1u << 30, err, errlen);
+  if (!st) st = host_points(g, false, &x->a, srs->a_len, 2u << 30, err, errlen);
+  if (!st) st = host_points(g, false, &x->b1, srs->b_g1_len, 3u << 30, err, errlen);
+  if (!st) st = host_points(g, true, &x->b2, srs->b_g2_len, 4u << 30, err, errlen);
+  if (!st) st = host_points(g, false, &x->ic, ninp, 5u << 30, err, errlen);
+  if (!st) st = host_points(g, false, &x->vk1, 3, 6u << 30, err, errlen);
+  if (!st) st = host_points(g, true, &x->vk2, 3, 7u << 30, err, errlen);
+  x->params_ms = bg_now_ms() - t0;
+  if (st) {
+    synth_free(x);
+    return st;
+  }
+  srs->h = x->h;
+  srs->l = x->l;
+  srs->a = x->a;
+  srs->b_g1 = x->b1;
+  srs->b_g2 = x->b2;
+  srs->vk.ic = x->ic;
+  srs->vk.alpha_g1 = ((g1_affine_t *)x->vk1)[0];
+  srs->vk.beta_g1 = ((g1_affine_t *)x->vk1)[1];
+  srs->vk.delta_g1 = ((g1_affine_t *)x->vk1)[2];
+  srs->vk.beta_g2 = ((g2_affine_t *)x->vk2)[0];
+  srs->vk.gamma_g2 = ((g2_affine_t *)x->vk2)[1];
+  srs->vk.delta_g2 = ((g2_affine_t *)x->vk2)[2];
+  return SEALPROV_OK;
+}
+
+/* ---- partition ---------------------------------------------------------------------- */
+
+/* One engine device on this (bound) thread, through the engine contract the scheduler
+ * follows: prepare (host work, no lock), execute (device work), release. */
+static int bench_partition(const bg_opts *o, void *dev, sp_gpu *g, unsigned lg, char *err,
+                           size_t errlen) {
+  bg_synth *x = calloc(1, sizeof *x);
+  if (!x) {
+    snprintf(err, errlen, "out of host memory");
+    return SEALPROV_ERR_NO_MEMORY;
+  }
+  int st = synth_make(x, g, lg, err, errlen);
+  if (st) {
+    free(x);
+    return st;
   }
   sp_task t;
   memset(&t, 0, sizeof t);
-  t.srs = &srs;
-  t.asg = &asg;
+  t.srs = &x->srs;
+  t.asg = &x->asg;
   t.scalar_encoding = SEALPROV_SCALAR_CANONICAL_LE;
   t.cpu_threads = 8;
   fr_from_u64(&t.r, 12345);
   fr_from_u64(&t.s, 67890);
-  double runs[BG_MAX_REPEAT];
+  double runs[BG_MAX_REPEAT], prep_runs[BG_MAX_REPEAT], first_prep = 0;
   sp_cuda_timings tms[BG_MAX_REPEAT], first;
   memset(&first, 0, sizeof first);
   uint8_t proof[192];
   for (unsigned r = 0; !st && r <= o->repeat; r++) {
+    void *prep = NULL;
     double t0 = bg_now_ms();
-    st = sp_engine_cuda.execute(dev, &t, NULL, proof, err, errlen);
-    double ms = bg_now_ms() - t0;
+    if (sp_engine_cuda.prepare) st = sp_engine_cuda.prepare(dev, &t, &prep, err, errlen);
+    double t1 = bg_now_ms();
+    if (!st) st = sp_engine_cuda.execute(dev, &t, prep, proof, err, errlen);
+    double t2 = bg_now_ms();
+    /* What prepare made goes also when prepare or execute failed (the scheduler's rule). */
+    if (prep && sp_engine_cuda.release) sp_engine_cuda.release(dev, prep);
     if (st) break;
-    if (r == 0) sp_engine_cuda_last_timings(dev, &first);
-    else {
-      runs[r - 1] = ms;
+    if (r == 0) {
+      first_prep = t1 - t0;
+      sp_engine_cuda_last_timings(dev, &first);
+    } else {
+      prep_runs[r - 1] = t1 - t0;
+      runs[r - 1] = t2 - t1;
       sp_engine_cuda_last_timings(dev, &tms[r - 1]);
     }
   }
   if (!st) {
     unsigned mi = 0;
     bg_median(runs, o->repeat, &mi);
-    const sp_cuda_timings *x = &tms[mi];
+    const sp_cuda_timings *x_t = &tms[mi];
+    double prep_med = bg_median(prep_runs, o->repeat, NULL);
     result_head(o, "partition", lg);
     if (o->json)
-      printf(", \"constraints\": %zu, \"aux\": %zu, \"a_len\": %zu, \"b_len\": %zu", abc, naux,
-             srs.a_len, srs.b_g1_len);
-    result_times(o, runs, o->repeat);
-    if (o->json)
+      printf(", \"constraints\": %zu, \"aux\": %zu, \"a_len\": %zu, \"b_len\": %zu", x->abc,
+             x->naux, x->srs.a_len, x->srs.b_g1_len);
+    result_times(o, runs, o->repeat); /* execute(): the device-lock section */
+    if (o->json) {
+      printf(",\n     \"prepare_median_ms\": %.3f, \"prepare_runs_ms\": ", prep_med);
+      print_runs(prep_runs, o->repeat);
+      printf(", \"first_run_prepare_ms\": %.3f", first_prep);
       printf(",\n     \"stages_ms\": {\"upload\": %.3f, \"decode_filter_split\": %.3f, "
              "\"h_ntt\": %.3f, \"h_msm\": %.3f, \"batch_add\": %.3f, \"tail_msm_g1\": %.3f, "
              "\"g2\": %.3f, \"host\": %.3f, \"total\": %.3f},\n     \"first_run_srs_upload_ms\": "
-             "%.1f, \"synthetic_params_gen_ms\": %.1f, \"memory_in_use_bytes\": %llu",
-             x->upload_ms, x->decode_ms, x->h_ntt_ms, x->h_msm_ms, x->batch_add_ms,
-             x->tail_msm_ms, x->g2_ms, x->host_ms, x->total_ms, first.srs_upload_ms, gen_ms,
+             "%.1f, \"synthetic_params_gen_ms\": %.1f, \"synthetic_assignment_gen_ms\": %.1f, "
+             "\"memory_in_use_bytes\": %llu",
+             x_t->upload_ms, x_t->decode_ms, x_t->h_ntt_ms, x_t->h_msm_ms, x_t->batch_add_ms,
+             x_t->tail_msm_ms, x_t->g2_ms, x_t->host_ms, x_t->total_ms, first.srs_upload_ms,
+             x->params_ms, x->assignment_ms,
              (unsigned long long)sp_engine_cuda.memory_in_use(dev));
-    else
-      printf("\n    upload %.1f decode %.1f h_ntt %.1f h_msm %.1f batch_add %.1f tail_msm %.1f "
+    } else {
+      printf("  (execute)\n    prepare %.1f ms (median; first run %.1f)\n", prep_med, first_prep);
+      printf("    upload %.1f decode %.1f h_ntt %.1f h_msm %.1f batch_add %.1f tail_msm %.1f "
              "g2 %.1f host %.1f (srs upload on first run %.1f ms)",
-             x->upload_ms, x->decode_ms, x->h_ntt_ms, x->h_msm_ms, x->batch_add_ms,
-             x->tail_msm_ms, x->g2_ms, x->host_ms, first.srs_upload_ms);
+             x_t->upload_ms, x_t->decode_ms, x_t->h_ntt_ms, x_t->h_msm_ms, x_t->batch_add_ms,
+             x_t->tail_msm_ms, x_t->g2_ms, x_t->host_ms, first.srs_upload_ms);
+    }
     result_end(o);
   }
-  sp_engine_cuda.srs_evict(dev, &srs);
-  free(h); free(l); free(a); free(b1); free(b2); free(ic); free(vk1); free(vk2);
-  free(da); free(dba); free(dbi); free(sc);
+  sp_engine_cuda.srs_evict(dev, &x->srs);
+  synth_free(x);
+  free(x);
   return st;
 }
+
+/* ---- throughput through the scheduler ------------------------------------------------ */
+
+static void bg_json_str(const char *s) {
+  putchar('"');
+  for (; *s; s++) {
+    unsigned char c = (unsigned char)*s;
+    if (c == '"' || c == '\\')
+      printf("\\%c", c);
+    else if (c < 0x20)
+      printf("\\u%04x", c);
+    else
+      putchar(c);
+  }
+  putchar('"');
+}
+
+/* Sorts v in place; its median, 0 for none. */
+static double median_sorted(double *v, size_t n) {
+  if (n == 0) return 0;
+  qsort(v, n, sizeof *v, bg_cmp);
+  return v[n / 2];
+}
+
+/* x / y, 0 when y is 0 (no NaN or infinity in the JSON). */
+static double ratio_or_0(double x, double y) { return y > 0 ? x / y : 0; }
+
+static void tp_log(void *user, int level, const char *msg) {
+  (void)user;
+  static const char *const names[] = {"error", "warn", "info", "debug"};
+  fprintf(stderr, "sealprov %s: %s\n", level >= 0 && level <= 3 ? names[level] : "?", msg);
+}
+
+/* One job of a stream; the notifier thread writes t_done before wait() returns. */
+typedef struct tp_job {
+  sealprov_job job;
+  sealprov_job_id id;
+  bool submitted;
+  uint8_t *proofs;
+  sealprov_partition_result *results;
+  double t0;               /* the stream's first submit (sp_now) */
+  double t_done;
+  atomic_uint *ndone;
+  const char *label;
+} tp_job;
+
+static void tp_on_complete(void *user, sealprov_job_id id, int status) {
+  tp_job *j = user;
+  j->t_done = sp_now();
+  unsigned k = atomic_fetch_add(j->ndone, 1) + 1;
+  fprintf(stderr, "bench gpu: %s: job %" PRIu64 " ended %s after %.1f s (%u ended)\n", j->label,
+          id, status == SEALPROV_OK ? "OK" : sp_status_name(status), j->t_done - j->t0, k);
+}
+
+/* err becomes "prefix: " + what err said (its end cut if it no longer fits). */
+static void bg_prefix_err(char *err, size_t errlen, const char *prefix) {
+  size_t n = strlen(prefix) + 2;
+  if (errlen <= n + 1) return;
+  memmove(err + n, err, errlen - n);
+  err[errlen - 1] = '\0';
+  memcpy(err, prefix, n - 2);
+  err[n - 2] = ':';
+  err[n - 1] = ' ';
+}
+
+/* Waits for a job, with a line every 30 s so that a long run under a time limit shows
+ * where it is. Returns the job's status; err gets the scheduler's message. */
+static int tp_wait(sp_sched *s, sealprov_job_id id, const char *label, double t0, char *err,
+                   size_t errlen) {
+  for (;;) {
+    int st = sp_sched_wait(s, id, 30000, err, errlen);
+    if (st != SEALPROV_ERR_TIMEOUT) return st;
+    fprintf(stderr, "bench gpu: %s: job %" PRIu64 " still running after %.0f s\n", label, id,
+            sp_now() - t0);
+  }
+}
+
+typedef struct tp_dev {
+  unsigned ordinal;
+  const sp_gpu_info *info;   /* NULL when enumeration did not name it */
+  unsigned executes;         /* execute events of the stream's jobs (timeline) */
+  unsigned results;          /* partitions whose result names this device */
+  uint64_t tasks_done;       /* devices() counter, over the stream */
+  double busy_s;             /* sum of execute intervals (device lock held) */
+  double first_start, last_end;
+  unsigned gaps;
+  double max_gap_s, total_gap_s;
+  double exec_median_ms, prep_median_ms;
+  double lock_wait_s;        /* devices() counter, over the stream */
+  uint64_t memory;           /* engine memory in use after the stream (stats) */
+} tp_dev;
+
+typedef struct tp_run {
+  unsigned ngpu, jobs, parts, warm_parts, warm_jobs;
+  double warm_s, seconds;
+  double win_start, win_end; /* timeline: first queued .. last done of the stream */
+  bool timeline_complete;
+  tp_dev dev[BG_MAX_GPUS];
+} tp_run;
+
+typedef struct tp_iv {
+  double a, b;
+} tp_iv;
+
+static int tp_iv_cmp(const void *x, const void *y) {
+  const tp_iv *p = x, *q = y;
+  return p->a < q->a ? -1 : p->a > q->a;
+}
+
+/* Per-device execute intervals of jobs first..last from the scheduler's timeline
+ * (one line per event; an interval is [t - duration, t]), and what they say about
+ * idle time between partitions. */
+static int tp_timeline(sp_sched *s, tp_run *r, uint64_t first, uint64_t last, char *err,
+                       size_t errlen) {
+  size_t len = 0;
+  int st = sp_sched_timeline(s, NULL, 0, &len);
+  char *buf = st ? NULL : malloc(len + 1);
+  size_t cap = len / 40 + 1; /* a line is longer than 40 characters */
+  tp_iv *ex[BG_MAX_GPUS] = {0};
+  double *prep[BG_MAX_GPUS] = {0};
+  size_t nex[BG_MAX_GPUS] = {0}, nprep[BG_MAX_GPUS] = {0};
+  for (unsigned d = 0; !st && d < r->ngpu; d++) {
+    ex[d] = malloc(cap * sizeof *ex[d]);
+    prep[d] = malloc(cap * sizeof *prep[d]);
+    if (!ex[d] || !prep[d]) st = SEALPROV_ERR_NO_MEMORY;
+  }
+  if (!st && !buf) st = SEALPROV_ERR_NO_MEMORY;
+  if (!st) st = sp_sched_timeline(s, buf, len + 1, &len);
+  if (st) {
+    snprintf(err, errlen, "reading the scheduler's timeline: %s", sp_status_name(st));
+    goto out;
+  }
+  r->win_start = 1e300;
+  r->win_end = -1e300;
+  char *save = NULL;
+  for (char *line = strtok_r(buf, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
+    double t, du;
+    char ev[16];
+    uint64_t job;
+    unsigned part;
+    int dev, wk;
+    if (sscanf(line,
+               "t=%lf event=%15s job=%" SCNu64 " partition=%u device=%d worker=%d duration=%lf",
+               &t, ev, &job, &part, &dev, &wk, &du) != 7)
+      continue;
+    if (job < first || job > last) continue;
+    if (!strcmp(ev, "queued")) {
+      if (t < r->win_start) r->win_start = t;
+    } else if (!strcmp(ev, "done")) {
+      if (t > r->win_end) r->win_end = t;
+    } else if (dev >= 0 && (unsigned)dev < r->ngpu && !strcmp(ev, "execute")) {
+      if (nex[dev] < cap) ex[dev][nex[dev]++] = (tp_iv){t - du, t};
+    } else if (dev >= 0 && (unsigned)dev < r->ngpu && !strcmp(ev, "prepare")) {
+      if (nprep[dev] < cap) prep[dev][nprep[dev]++] = du * 1e3;
+    }
+  }
+  unsigned total = 0;
+  for (unsigned d = 0; d < r->ngpu; d++) {
+    tp_dev *x = &r->dev[d];
+    size_t n = nex[d];
+    x->executes = (unsigned)n;
+    total += x->executes;
+    x->prep_median_ms = median_sorted(prep[d], nprep[d]);
+    if (n == 0) continue;
+    qsort(ex[d], n, sizeof *ex[d], tp_iv_cmp);
+    x->first_start = ex[d][0].a;
+    x->last_end = ex[d][0].b;
+    for (size_t i = 0; i < n; i++) {
+      x->busy_s += ex[d][i].b - ex[d][i].a;
+      if (i > 0) {
+        /* The device lock serializes executes: a gap is time the GPU had no partition. */
+        double gap = ex[d][i].a - ex[d][i - 1].b;
+        if (gap < 0) gap = 0;
+        x->gaps++;
+        x->total_gap_s += gap;
+        if (gap > x->max_gap_s) x->max_gap_s = gap;
+      }
+      if (ex[d][i].b > x->last_end) x->last_end = ex[d][i].b;
+    }
+    for (size_t i = 0; i < n; i++) prep[d][i] = (ex[d][i].b - ex[d][i].a) * 1e3; /* reuse */
+    x->exec_median_ms = median_sorted(prep[d], n);
+  }
+  r->timeline_complete = total == r->jobs * r->parts && r->win_end > r->win_start;
+out:
+  for (unsigned d = 0; d < r->ngpu; d++) {
+    free(ex[d]);
+    free(prep[d]);
+  }
+  free(buf);
+  return st;
+}
+
+/* Device memory in use per device, from the Prometheus text of stats(). */
+static void tp_memory(sp_sched *s, tp_run *r) {
+  size_t len = 0;
+  if (sp_sched_stats(s, NULL, 0, &len) != SEALPROV_OK) return;
+  char *buf = malloc(len + 1);
+  if (!buf || sp_sched_stats(s, buf, len + 1, &len) != SEALPROV_OK) {
+    free(buf);
+    return;
+  }
+  static const char key[] = "sealprov_device_memory_bytes{device=\"";
+  for (char *p = buf; (p = strstr(p, key)) != NULL; p += sizeof key - 1) {
+    unsigned long d = strtoul(p + sizeof key - 1, NULL, 10);
+    char *v = strstr(p, "} ");
+    if (v && d < r->ngpu) r->dev[d].memory = strtoull(v + 2, NULL, 10);
+  }
+  free(buf);
+}
+
+static const sp_gpu_info *tp_info(const sp_gpu_info *infos, int ninfos, unsigned ordinal) {
+  for (int i = 0; i < ninfos; i++)
+    if (infos[i].ordinal == (int)ordinal) return &infos[i];
+  return NULL;
+}
+
+/* Starts a scheduler on the first ngpu of o->ordinals, runs the warm-up job(s), then
+ * njobs jobs of o->partitions partitions submitted at once, and fills r. */
+static int tp_run_stream(const bg_opts *o, bg_synth *x, unsigned ngpu, unsigned njobs,
+                         const sp_gpu_info *infos, int ninfos, tp_run *r, char *err,
+                         size_t errlen) {
+  memset(r, 0, sizeof *r);
+  r->ngpu = ngpu;
+  r->jobs = njobs;
+  r->parts = o->partitions;
+  r->warm_parts = o->warmup ? o->warmup : ngpu * o->workers;
+  char label[64];
+  snprintf(label, sizeof label, "2^%u on %u GPU%s", x->lg, ngpu, ngpu == 1 ? "" : "s");
+
+  /* The device table the INI would give: [gpuK] type = cuda, device = ordinal. */
+  sp_config *cfg = calloc(1, sizeof *cfg);
+  if (!cfg) {
+    snprintf(err, errlen, "out of host memory");
+    return SEALPROV_ERR_NO_MEMORY;
+  }
+  snprintf(cfg->path, sizeof cfg->path, "bench gpu --throughput (in-memory device table)");
+  cfg->log_level = SEALPROV_LOG_INFO;
+  cfg->verify_proofs = false; /* synthetic parameters: no proof could verify */
+  cfg->max_jobs = 0;
+  cfg->max_partitions = 0;
+  /* A failure ends the benchmark with its message; retries elsewhere would only
+   * hide it inside the figures. */
+  cfg->quarantine_after = 0;
+  cfg->max_attempts = 1;
+  cfg->timeline_events = 8 * (3 * r->warm_parts + njobs * o->partitions) + 8 * ngpu * o->workers + 64;
+  cfg->ndevices = ngpu;
+  const sp_engine_ops *engines[BG_MAX_GPUS];
+  for (unsigned i = 0; i < ngpu; i++) {
+    sp_device_cfg *d = &cfg->devices[i];
+    unsigned ord = o->ordinals[i];
+    const sp_gpu_info *gi = tp_info(infos, ninfos, ord);
+    d->index = i;
+    snprintf(d->section, sizeof d->section, "gpu%u", ord);
+    d->type = SP_DEVICE_CUDA;
+    d->selector_kind = SP_SELECT_ORDINAL;
+    snprintf(d->selector, sizeof d->selector, "%u", ord);
+    d->selector_ordinal = (int)ord;
+    d->workers = o->workers;
+    d->ordinal = (int)ord;
+    if (gi) {
+      snprintf(d->name, sizeof d->name, "%s", gi->name);
+      snprintf(d->uuid, sizeof d->uuid, "%s", gi->uuid);
+      snprintf(d->pci_bus_id, sizeof d->pci_bus_id, "%s", gi->pci_bus_id);
+    }
+    engines[i] = &sp_engine_cuda;
+    r->dev[i].ordinal = ord;
+    r->dev[i].info = gi;
+  }
+  const sp_sched_hooks hooks = {.check_assignment = sp_groth16_check_assignment};
+  sp_sched *s = NULL;
+  int st = sp_sched_create(cfg, engines, &hooks, &s, err, errlen);
+  free(cfg);
+  if (st) return st;
+
+  /* Every partition of every job is the same assignment: the module only reads it. */
+  unsigned nasg = r->warm_parts > o->partitions ? r->warm_parts : o->partitions;
+  sealprov_assignment *asg = malloc(nasg * sizeof *asg);
+  tp_job *jobs = calloc(njobs + 1, sizeof *jobs); /* jobs[njobs]: the warm-up */
+  atomic_uint ndone;
+  atomic_init(&ndone, 0);
+  if (!asg || !jobs) {
+    snprintf(err, errlen, "out of host memory");
+    st = SEALPROV_ERR_NO_MEMORY;
+    goto out;
+  }
+  for (unsigned k = 0; k < nasg; k++) asg[k] = x->asg;
+  for (unsigned k = 0; k <= njobs; k++) {
+    tp_job *j = &jobs[k];
+    unsigned np = k < njobs ? o->partitions : r->warm_parts;
+    j->proofs = malloc((size_t)np * SEALPROV_PROOF_BYTES);
+    j->results = calloc(np, sizeof *j->results);
+    if (!j->proofs || !j->results) {
+      snprintf(err, errlen, "out of host memory");
+      st = SEALPROV_ERR_NO_MEMORY;
+      goto out;
+    }
+    j->job.struct_size = sizeof j->job;
+    j->job.srs = (sealprov_srs *)&x->srs;
+    j->job.partitions = asg;
+    j->job.num_partitions = np;
+    j->job.scalar_encoding = SEALPROV_SCALAR_CANONICAL_LE;
+    j->job.proofs_out = j->proofs;
+    j->job.results = j->results;
+    j->job.on_complete = tp_on_complete;
+    j->job.user = j;
+    j->ndone = &ndone;
+    j->label = label;
+  }
+
+  /* Warm-up: makes the parameters resident on every GPU (the first execute on a device
+   * uploads them, ~6 s at 2^27) and lets every worker run once. Repeated if some GPU
+   * got no partition, which its workers' timing could in principle allow. */
+  double w0 = sp_now();
+  tp_job *w = &jobs[njobs];
+  fprintf(stderr, "bench gpu: %s: warm-up job of %u partitions\n", label, r->warm_parts);
+  for (;;) {
+    w->t0 = sp_now();
+    st = sp_sched_submit(s, &w->job, &w->id, err, errlen);
+    if (!st) st = tp_wait(s, w->id, label, w->t0, err, errlen);
+    if (st) {
+      char pre[128];
+      snprintf(pre, sizeof pre, "%s: warm-up job: %s", label, sp_status_name(st));
+      bg_prefix_err(err, errlen, pre);
+      goto out;
+    }
+    r->warm_jobs++;
+    sealprov_device_info di[BG_MAX_GPUS];
+    memset(di, 0, sizeof di); /* struct_size 0: entries of our own size */
+    size_t nd = 0;
+    sp_sched_devices(s, di, ngpu, &nd);
+    unsigned idle = ngpu;
+    for (unsigned i = 0; i < ngpu && i < nd; i++)
+      if (di[i].tasks_done > 0) idle--;
+    if (idle == 0) break;
+    if (r->warm_jobs == 3) {
+      snprintf(err, errlen,
+               "%s: after 3 warm-up jobs of %u partitions %u GPU(s) had run none, so their "
+               "parameters are not resident; raise --warmup",
+               label, r->warm_parts, idle);
+      st = SEALPROV_ERR_INTERNAL;
+      goto out;
+    }
+  }
+  r->warm_s = sp_now() - w0;
+  atomic_store(&ndone, 0);
+  sealprov_device_info before[BG_MAX_GPUS], after[BG_MAX_GPUS];
+  memset(before, 0, sizeof before);
+  memset(after, 0, sizeof after);
+  size_t nd = 0;
+  sp_sched_devices(s, before, ngpu, &nd);
+
+  /* The stream: every job submitted at once, as a daemon with a backlog would. */
+  fprintf(stderr, "bench gpu: %s: %u job(s) of %u partitions\n", label, njobs, o->partitions);
+  double t0 = sp_now();
+  unsigned submitted = 0;
+  for (unsigned k = 0; k < njobs; k++) {
+    jobs[k].t0 = t0;
+    st = sp_sched_submit(s, &jobs[k].job, &jobs[k].id, err, errlen);
+    if (st) {
+      char pre[128];
+      snprintf(pre, sizeof pre, "%s: submit of job %u: %s", label, k + 1, sp_status_name(st));
+      bg_prefix_err(err, errlen, pre);
+      break;
+    }
+    jobs[k].submitted = true;
+    submitted++;
+  }
+  /* Every submitted job is waited on (its memory is ours until then); after the first
+   * failure the rest are cancelled so the run ends soon. */
+  for (unsigned k = 0; k < submitted; k++) {
+    char msg[512] = "";
+    int js = tp_wait(s, jobs[k].id, label, t0, msg, sizeof msg);
+    if (js != SEALPROV_OK && st == SEALPROV_OK) {
+      st = js;
+      snprintf(err, errlen, "%s: job %u of %u (id %" PRIu64 "): %s: %s", label, k + 1, njobs,
+               jobs[k].id, sp_status_name(js), msg);
+      for (unsigned q = k + 1; q < submitted; q++) sp_sched_cancel(s, jobs[q].id, NULL, 0);
+    }
+  }
+  if (st) goto out;
+  double t_end = t0;
+  for (unsigned k = 0; k < njobs; k++) {
+    if (jobs[k].t_done > t_end) t_end = jobs[k].t_done;
+    for (unsigned p = 0; p < o->partitions; p++) {
+      const sealprov_partition_result *pr = &jobs[k].results[p];
+      if (pr->status != SEALPROV_OK || pr->device < 0 || (unsigned)pr->device >= ngpu) {
+        snprintf(err, errlen, "%s: job %u partition %u: status %s on device %d although the job "
+                 "ended OK", label, k + 1, p, sp_status_name(pr->status), pr->device);
+        st = SEALPROV_ERR_INTERNAL;
+        goto out;
+      }
+      r->dev[pr->device].results++;
+    }
+  }
+  r->seconds = t_end - t0;
+  sp_sched_devices(s, after, ngpu, &nd);
+  for (unsigned i = 0; i < ngpu && i < nd; i++) {
+    r->dev[i].tasks_done = after[i].tasks_done - before[i].tasks_done;
+    r->dev[i].lock_wait_s = after[i].lock_wait_seconds - before[i].lock_wait_seconds;
+    if (r->dev[i].tasks_done != r->dev[i].results) {
+      snprintf(err, errlen, "%s: device %u counted %llu partitions but the job results name it "
+               "for %u", label, i, (unsigned long long)r->dev[i].tasks_done, r->dev[i].results);
+      st = SEALPROV_ERR_INTERNAL;
+      goto out;
+    }
+  }
+  st = tp_timeline(s, r, jobs[0].id, jobs[njobs - 1].id, err, errlen);
+  tp_memory(s, r);
+out:
+  sp_sched_destroy(s); /* joins the workers; the engine frees the resident parameters */
+  if (jobs)
+    for (unsigned k = 0; k <= njobs; k++) {
+      free(jobs[k].proofs);
+      free(jobs[k].results);
+    }
+  free(jobs);
+  free(asg);
+  return st;
+}
+
+static uint64_t bg_max_rss_bytes(void) {
+  struct rusage ru;
+  return getrusage(RUSAGE_SELF, &ru) == 0 ? (uint64_t)ru.ru_maxrss * 1024 : 0;
+}
+
+/* Partitions per second from the first submit to the last completion. */
+static double tp_pps(const tp_run *r) { return ratio_or_0((double)r->jobs * r->parts, r->seconds); }
+
+/* The same without the pipeline's fill and drain: each GPU's partitions over the time
+ * between its first execute's start and its last's end, summed over the GPUs. A short
+ * stream (one 2^27 job) pays the first prepare (lead-in) and the last partition's
+ * imbalance (tail) once; this rate is what a long stream tends to. */
+static double tp_steady_pps(const tp_run *r) {
+  double sum = 0;
+  for (unsigned i = 0; i < r->ngpu; i++) {
+    const tp_dev *d = &r->dev[i];
+    if (d->executes) sum += ratio_or_0(d->executes, d->last_end - d->first_start);
+  }
+  return sum;
+}
+
+static void tp_print_ratio(double v) {
+  if (v > 0)
+    printf("%.3f", v);
+  else
+    printf("null");
+}
+
+static void tp_print(const bg_opts *o, const bg_synth *x, const tp_run *r, double pps1,
+                     double steady1) {
+  unsigned total = r->jobs * r->parts;
+  double pps = tp_pps(r), steady = tp_steady_pps(r);
+  double steady_scale = r->ngpu == 1 ? 1.0 : ratio_or_0(steady, steady1);
+  double window = r->win_end > r->win_start ? r->win_end - r->win_start : 0;
+  double scale = r->ngpu > 1 && pps1 > 0 ? pps / pps1 : (r->ngpu == 1 ? 1.0 : 0);
+  uint64_t params = bg_params_bytes(&x->srs);
+  if (o->json) {
+    result_head(o, "throughput", x->lg);
+    printf(", \"constraints\": %zu, \"gpus\": %u, \"ordinals\": [", x->abc, r->ngpu);
+    for (unsigned i = 0; i < r->ngpu; i++) printf("%s%u", i ? ", " : "", r->dev[i].ordinal);
+    printf("], \"workers_per_gpu\": %u,\n     \"jobs\": %u, \"partitions_per_job\": %u, "
+           "\"partitions\": %u, \"seconds\": %.3f, \"partitions_per_s\": %.4f, "
+           "\"s_per_partition\": %.4f, \"ratio_to_1_gpu\": ",
+           o->workers, r->jobs, r->parts, total, r->seconds, pps, ratio_or_0(r->seconds, total));
+    tp_print_ratio(scale);
+    printf(",\n     \"steady_partitions_per_s\": %.4f, \"steady_ratio_to_1_gpu\": ", steady);
+    tp_print_ratio(steady_scale);
+    printf(",\n     \"warmup_jobs\": %u, \"warmup_partitions\": %u, \"warmup_s\": %.3f, "
+           "\"timeline_window_s\": %.3f, \"timeline_complete\": %s,\n     \"self_check\": false, "
+           "\"note\": \"synthetic parameters (random points, not a setup): proofs cannot verify\",\n"
+           "     \"synthetic_params_gen_ms\": %.1f, \"synthetic_assignment_gen_ms\": %.1f, "
+           "\"params_bytes\": %llu, \"host_max_rss_bytes\": %llu,\n     \"devices\": [",
+           r->warm_jobs, r->warm_parts, r->warm_s, window, r->timeline_complete ? "true" : "false",
+           x->params_ms, x->assignment_ms, (unsigned long long)params,
+           (unsigned long long)bg_max_rss_bytes());
+    for (unsigned i = 0; i < r->ngpu; i++) {
+      const tp_dev *d = &r->dev[i];
+      double span = d->executes ? d->last_end - d->first_start : 0;
+      printf("%s\n      {\"device\": %u, \"ordinal\": %u, \"name\": ", i ? "," : "", i, d->ordinal);
+      bg_json_str(d->info ? d->info->name : "");
+      printf(", \"pci_bus_id\": ");
+      bg_json_str(d->info ? d->info->pci_bus_id : "");
+      printf(", \"uuid\": ");
+      bg_json_str(d->info ? d->info->uuid : "");
+      printf(",\n       \"partitions\": %u, \"timeline_executes\": %u, \"busy_s\": %.3f, \"span_s\": %.3f, "
+             "\"busy_fraction\": %.4f, \"busy_fraction_of_window\": %.4f,\n       "
+             "\"idle_between_partitions_fraction\": %.4f, \"idle_gaps\": %u, "
+             "\"max_idle_gap_ms\": %.3f, \"total_idle_gap_ms\": %.3f, \"lead_in_ms\": %.1f, "
+             "\"tail_ms\": %.1f,\n       \"execute_median_ms\": %.1f, \"prepare_median_ms\": %.1f, "
+             "\"lock_wait_s\": %.3f, \"memory_in_use_bytes\": %llu, \"params_resident\": %s}",
+             d->results, d->executes, d->busy_s, span,
+             ratio_or_0(d->busy_s, span), ratio_or_0(d->busy_s, window),
+             ratio_or_0(d->total_gap_s, span), d->gaps, d->max_gap_s * 1e3, d->total_gap_s * 1e3,
+             d->executes && window > 0 ? (d->first_start - r->win_start) * 1e3 : 0,
+             d->executes && window > 0 ? (r->win_end - d->last_end) * 1e3 : 0, d->exec_median_ms,
+             d->prep_median_ms, d->lock_wait_s, (unsigned long long)d->memory,
+             d->memory >= params ? "true" : "false");
+    }
+    printf("]}");
+    fflush(stdout);
+    return;
+  }
+  printf("throughput 2^%u (%zu constraints), %u GPU%s x %u workers: %u job%s x %u partitions in "
+         "%.2f s = %.4f partitions/s (%.3f s each)",
+         x->lg, x->abc, r->ngpu, r->ngpu == 1 ? "" : "s", o->workers, r->jobs,
+         r->jobs == 1 ? "" : "s", r->parts, r->seconds, pps, ratio_or_0(r->seconds, total));
+  if (r->ngpu > 1 && scale > 0) printf("; %.3f x 1 GPU (target >= 1.9)", scale);
+  printf("\n  steady state (each GPU from its first to its last partition): %.4f partitions/s",
+         steady);
+  if (r->ngpu > 1 && steady_scale > 0) printf(", %.3f x 1 GPU", steady_scale);
+  printf("\n  warm-up %.1f s (%u job%s of %u partitions); timeline window %.2f s%s\n", r->warm_s,
+         r->warm_jobs, r->warm_jobs == 1 ? "" : "s", r->warm_parts, window,
+         r->timeline_complete ? "" : " (INCOMPLETE: events missing)");
+  for (unsigned i = 0; i < r->ngpu; i++) {
+    const tp_dev *d = &r->dev[i];
+    double span = d->executes ? d->last_end - d->first_start : 0;
+    printf("  device %u (ordinal %u%s%s): %u partitions; busy %.1f %% of its span %.2f s, %.1f %% "
+           "of the window\n    idle between partitions %.2f %% (target < 5 %%): %u gaps, max "
+           "%.1f ms, total %.1f ms; lead-in %.0f ms, tail %.0f ms\n    execute median %.1f ms, "
+           "prepare median %.1f ms; device memory %.2f GB%s\n",
+           i, d->ordinal, d->info ? ", " : "", d->info ? d->info->pci_bus_id : "", d->results,
+           100 * ratio_or_0(d->busy_s, span), span, 100 * ratio_or_0(d->busy_s, window),
+           100 * ratio_or_0(d->total_gap_s, span), d->gaps, d->max_gap_s * 1e3,
+           d->total_gap_s * 1e3,
+           d->executes && window > 0 ? (d->first_start - r->win_start) * 1e3 : 0,
+           d->executes && window > 0 ? (r->win_end - d->last_end) * 1e3 : 0, d->exec_median_ms,
+           d->prep_median_ms, (double)d->memory / 1e9,
+           d->memory >= params ? " (parameters resident)" : " (parameters NOT resident)");
+  }
+  fflush(stdout);
+}
+
+static int bench_throughput(const bg_opts *o, const sp_gpu_info *infos, int ninfos, char *err,
+                            size_t errlen) {
+  /* The scheduler logs through the host's callback: here, stderr. */
+  const sealprov_host host = {sizeof(sealprov_host), SEALPROV_LOG_INFO, tp_log, NULL};
+  sp_log_set_host(&host);
+  int st = SEALPROV_OK;
+  for (unsigned i = 0; !st && i < o->ntp; i++) {
+    unsigned lg = o->tp[i], njobs = o->njobs == 1 ? o->jobs[0] : o->jobs[i];
+    bg_synth *x = calloc(1, sizeof *x);
+    if (!x) {
+      snprintf(err, errlen, "out of host memory");
+      st = SEALPROV_ERR_NO_MEMORY;
+      break;
+    }
+    fprintf(stderr, "bench gpu: 2^%u: making the synthetic parameters (on GPU %u) and assignment\n",
+            lg, o->ordinals[0]);
+    /* A context only for making the points, gone before any scheduler starts so that
+     * each GPU's memory is all the engine's. */
+    int confirmed = -1;
+    sp_gpu *g = NULL;
+    st = sp_gpu_bind((int)o->ordinals[0], &confirmed, err, errlen);
+    if (!st) st = sp_gpu_create((int)o->ordinals[0], 0, &g, err, errlen);
+    if (!st) st = synth_make(x, g, lg, err, errlen);
+    sp_gpu_destroy(g);
+    if (st) {
+      free(x);
+      break;
+    }
+    fprintf(stderr, "bench gpu: 2^%u: parameters %.1f GB in %.1f s, assignment in %.1f s\n", lg,
+            (double)bg_params_bytes(&x->srs) / 1e9, x->params_ms / 1e3, x->assignment_ms / 1e3);
+    if (!o->json)
+      printf("2^%u: synthetic parameters (random points, not a setup): proofs cannot verify and "
+             "are not self-checked\n", lg);
+    tp_run *runs = calloc(o->ngpus, sizeof *runs);
+    double pps1 = 0, steady1 = 0;
+    if (!runs) {
+      snprintf(err, errlen, "out of host memory");
+      st = SEALPROV_ERR_NO_MEMORY;
+    }
+    for (unsigned k = 0; !st && k < o->ngpus; k++) {
+      st = tp_run_stream(o, x, o->gpus[k], njobs, infos, ninfos, &runs[k], err, errlen);
+      if (st) break;
+      if (o->gpus[k] == 1) {
+        pps1 = tp_pps(&runs[k]);
+        steady1 = tp_steady_pps(&runs[k]);
+      }
+      tp_print(o, x, &runs[k], pps1, steady1);
+    }
+    /* With --gpus 2,1 the ratio is known only now. */
+    if (!st && pps1 > 0 && o->ngpus > 1) {
+      if (o->json) {
+        printf(",\n    {\"op\": \"throughput_scaling\", \"log_n\": %u, \"gpus\": [", lg);
+        for (unsigned k = 0; k < o->ngpus; k++) printf("%s%u", k ? ", " : "", o->gpus[k]);
+        printf("], \"partitions_per_s\": [");
+        for (unsigned k = 0; k < o->ngpus; k++) printf("%s%.4f", k ? ", " : "", tp_pps(&runs[k]));
+        printf("], \"ratio_to_1_gpu\": [");
+        for (unsigned k = 0; k < o->ngpus; k++)
+          printf("%s%.3f", k ? ", " : "", ratio_or_0(tp_pps(&runs[k]), pps1));
+        printf("],\n     \"steady_partitions_per_s\": [");
+        for (unsigned k = 0; k < o->ngpus; k++)
+          printf("%s%.4f", k ? ", " : "", tp_steady_pps(&runs[k]));
+        printf("], \"steady_ratio_to_1_gpu\": [");
+        for (unsigned k = 0; k < o->ngpus; k++)
+          printf("%s%.3f", k ? ", " : "", ratio_or_0(tp_steady_pps(&runs[k]), steady1));
+        printf("]}");
+      } else {
+        printf("scaling 2^%u:", lg);
+        for (unsigned k = 0; k < o->ngpus; k++) {
+          double pps = tp_pps(&runs[k]), steady = tp_steady_pps(&runs[k]);
+          printf(" %u GPU%s %.4f/s (%.3f x; steady %.4f/s, %.3f x)", o->gpus[k],
+                 o->gpus[k] == 1 ? "" : "s", pps, ratio_or_0(pps, pps1), steady,
+                 ratio_or_0(steady, steady1));
+        }
+        printf("\n");
+      }
+      fflush(stdout);
+    }
+    free(runs);
+    synth_free(x);
+    free(x);
+  }
+  sp_log_set_host(NULL);
+  return st;
+}
+
+/* ---- command ---------------------------------------------------------------------- */
 
 int sp_cmd_bench_gpu(int argc, char **argv) {
   bg_opts o;
   memset(&o, 0, sizeof o);
   o.repeat = 5;
+  o.partitions = 10; /* a 32 GiB PoRep C2 job */
+  o.workers = 2;     /* the production default per GPU */
   parse_list("20,22,24,26", o.msm1, &o.nmsm1, 1, 28);
   parse_list("22,24", o.msm2, &o.nmsm2, 1, 28);
   parse_list("24,26,27", o.ntt, &o.nntt, 1, 28);
   parse_list("20,24,27", o.part, &o.npart, 8, 28);
+  parse_list("1,2", o.gpus, &o.ngpus, 1, BG_MAX_GPUS);
+  parse_list("3", o.jobs, &o.njobs, 1, BG_MAX_JOBS);
   static const struct option lo[] = {
       {"json", no_argument, 0, 'j'},       {"device", required_argument, 0, 'd'},
       {"repeat", required_argument, 0, 'r'}, {"window", required_argument, 0, 'w'},
       {"msm-g1", required_argument, 0, '1'}, {"msm-g2", required_argument, 0, '2'},
       {"ntt", required_argument, 0, 'n'},  {"partition", required_argument, 0, 'p'},
       {"quick", no_argument, 0, 'q'},      {"help", no_argument, 0, 'h'},
+      {"throughput", required_argument, 0, 't'}, {"gpus", required_argument, 0, 'g'},
+      {"jobs", required_argument, 0, 'J'}, {"partitions", required_argument, 0, 'P'},
+      {"workers", required_argument, 0, 'W'}, {"warmup", required_argument, 0, 'u'},
+      {"ordinals", required_argument, 0, 'o'},
       {0, 0, 0, 0}};
   optind = 0;
   int c;
@@ -438,15 +1253,25 @@ int sp_cmd_bench_gpu(int argc, char **argv) {
       case 'd': o.ordinal = atoi(optarg); ok = o.ordinal >= 0; break;
       case 'r': o.repeat = (unsigned)atoi(optarg); ok = o.repeat >= 1 && o.repeat <= BG_MAX_REPEAT; break;
       case 'w': o.window = (unsigned)atoi(optarg); ok = o.window >= 2 && o.window <= 24; break;
-      case '1': ok = parse_list(optarg, o.msm1, &o.nmsm1, 1, 28); break;
-      case '2': ok = parse_list(optarg, o.msm2, &o.nmsm2, 1, 28); break;
-      case 'n': ok = parse_list(optarg, o.ntt, &o.nntt, 1, 28); break;
-      case 'p': ok = parse_list(optarg, o.part, &o.npart, 8, 28); break;
+      case '1': ok = parse_list(optarg, o.msm1, &o.nmsm1, 1, 28); o.groups_named = true; break;
+      case '2': ok = parse_list(optarg, o.msm2, &o.nmsm2, 1, 28); o.groups_named = true; break;
+      case 'n': ok = parse_list(optarg, o.ntt, &o.nntt, 1, 28); o.groups_named = true; break;
+      case 'p': ok = parse_list(optarg, o.part, &o.npart, 8, 28); o.groups_named = true; break;
       case 'q':
         parse_list("16,18", o.msm1, &o.nmsm1, 1, 28);
         parse_list("14", o.msm2, &o.nmsm2, 1, 28);
         parse_list("16,20", o.ntt, &o.nntt, 1, 28);
         parse_list("14", o.part, &o.npart, 8, 28);
+        o.groups_named = true;
+        break;
+      case 't': ok = parse_list(optarg, o.tp, &o.ntp, 8, 28); break;
+      case 'g': ok = parse_list(optarg, o.gpus, &o.ngpus, 1, BG_MAX_GPUS) && o.ngpus > 0; break;
+      case 'J': ok = parse_list(optarg, o.jobs, &o.njobs, 1, BG_MAX_JOBS) && o.njobs > 0; break;
+      case 'P': o.partitions = (unsigned)atoi(optarg); ok = o.partitions >= 1 && o.partitions <= BG_MAX_PARTITIONS; break;
+      case 'W': o.workers = (unsigned)atoi(optarg); ok = o.workers >= 1 && o.workers <= 16; break;
+      case 'u': o.warmup = (unsigned)atoi(optarg); ok = o.warmup >= 1 && o.warmup <= BG_MAX_PARTITIONS; break;
+      case 'o':
+        ok = parse_list_cap(optarg, o.ordinals, &o.nordinals, BG_MAX_GPUS, 0, 1023) && o.nordinals > 0;
         break;
       case 'h': bg_usage(stdout); return 0;
       default: ok = false;
@@ -461,63 +1286,128 @@ int sp_cmd_bench_gpu(int argc, char **argv) {
     bg_usage(stderr);
     return 2;
   }
-  if (sp_gpu_device_count() <= o.ordinal) {
-    fprintf(stderr, "bench gpu: no CUDA device %d (%d visible)\n", o.ordinal, sp_gpu_device_count());
+  /* --throughput alone measures throughput only; named kernel groups run as well. */
+  if (o.ntp > 0 && !o.groups_named) o.nmsm1 = o.nmsm2 = o.nntt = o.npart = 0;
+  unsigned need = 0; /* GPUs the throughput runs use */
+  if (o.ntp > 0) {
+    if (o.njobs != 1 && o.njobs != o.ntp) {
+      fprintf(stderr, "bench gpu: --jobs has %u values for %u --throughput sizes (give one, or "
+              "one per size)\n", o.njobs, o.ntp);
+      return 2;
+    }
+    for (unsigned k = 0; k < o.ngpus; k++) need = o.gpus[k] > need ? o.gpus[k] : need;
+    if (o.nordinals == 0)
+      for (unsigned k = 0; k < need; k++) o.ordinals[o.nordinals++] = k;
+    if (o.nordinals < need) {
+      fprintf(stderr, "bench gpu: --gpus asks for %u GPUs but --ordinals names %u\n", need,
+              o.nordinals);
+      return 2;
+    }
+    for (unsigned a = 0; a < need; a++)
+      for (unsigned b = a + 1; b < need; b++)
+        if (o.ordinals[a] == o.ordinals[b]) {
+          fprintf(stderr, "bench gpu: --ordinals names GPU %u twice (two devices on one GPU "
+                  "would share it, not scale)\n", o.ordinals[a]);
+          return 2;
+        }
+  }
+  bool kernels = o.nmsm1 || o.nmsm2 || o.nntt || o.npart;
+  int visible = sp_gpu_device_count();
+  if (kernels && visible <= o.ordinal) {
+    fprintf(stderr, "bench gpu: no CUDA device %d (%d visible)\n", o.ordinal, visible);
     return 1;
   }
+  for (unsigned k = 0; k < need; k++)
+    if ((int)o.ordinals[k] >= visible) {
+      fprintf(stderr, "bench gpu: --throughput with --gpus up to %u needs CUDA device %u, but %d "
+              "%s visible\n", need, o.ordinals[k], visible, visible == 1 ? "is" : "are");
+      return 1;
+    }
+  char err[1024] = "";
+  sp_gpu_info infos[BG_MAX_GPUS];
+  int ninfos = 0;
+  if (sp_cuda_enumerate(infos, BG_MAX_GPUS, &ninfos, err, sizeof err) != SEALPROV_OK)
+    ninfos = 0; /* names only; the runs themselves report real failures */
+
   /* The engine device (for partitions) and, on the same thread, its context for the
    * kernel benchmarks: one bound thread, as a worker would be. */
-  char err[512] = "";
   sp_device_cfg cfg;
   memset(&cfg, 0, sizeof cfg);
   snprintf(cfg.section, sizeof cfg.section, "gpu%d", o.ordinal);
   cfg.type = SP_DEVICE_CUDA;
   cfg.ordinal = o.ordinal;
   void *dev = NULL;
-  int confirmed = -1, st = sp_engine_cuda.device_open(&cfg, &dev, err, sizeof err);
-  if (!st) st = sp_engine_cuda.worker_bind(dev, 0, &confirmed, err, sizeof err);
   sp_gpu *g = NULL;
-  if (!st) st = sp_gpu_create(o.ordinal, 0, &g, err, sizeof err);
-  if (st) {
-    fprintf(stderr, "bench gpu: %s\n", err);
-    if (dev) sp_engine_cuda.device_close(dev);
-    return 1;
+  int st = SEALPROV_OK;
+  if (kernels) {
+    int confirmed = -1;
+    st = sp_engine_cuda.device_open(&cfg, &dev, err, sizeof err);
+    if (!st) st = sp_engine_cuda.worker_bind(dev, 0, &confirmed, err, sizeof err);
+    if (!st) st = sp_gpu_create(o.ordinal, 0, &g, err, sizeof err);
+    if (st) {
+      fprintf(stderr, "bench gpu: %s\n", err);
+      if (dev) sp_engine_cuda.device_close(dev);
+      return 1;
+    }
   }
-  char name[128];
+  char name[128] = "";
   int sms = 0;
   uint64_t mem = 0;
-  sp_gpu_describe(g, name, sizeof name, &sms, &mem);
+  if (g) sp_gpu_describe(g, name, sizeof name, &sms, &mem);
   if (o.json) {
-    printf("{\n  \"benchmark\": \"gpu\",\n  \"gpu\": {\"name\": \"%s\", \"ordinal\": %d, "
-           "\"sm_count\": %d, \"memory_bytes\": %llu},\n  \"repeat\": %u,\n  \"command\": \"",
-           name, o.ordinal, sms, (unsigned long long)mem, o.repeat);
+    printf("{\n  \"benchmark\": \"gpu\",\n");
+    if (g)
+      printf("  \"gpu\": {\"name\": \"%s\", \"ordinal\": %d, \"sm_count\": %d, \"memory_bytes\": "
+             "%llu},\n", name, o.ordinal, sms, (unsigned long long)mem);
+    printf("  \"gpus_visible\": [");
+    for (int i = 0; i < ninfos; i++) {
+      printf("%s{\"ordinal\": %d, \"name\": ", i ? ", " : "", infos[i].ordinal);
+      bg_json_str(infos[i].name);
+      printf(", \"pci_bus_id\": ");
+      bg_json_str(infos[i].pci_bus_id);
+      printf(", \"uuid\": ");
+      bg_json_str(infos[i].uuid);
+      printf(", \"sm_count\": %d, \"memory_bytes\": %llu}", infos[i].sm_count,
+             (unsigned long long)infos[i].total_memory);
+    }
+    printf("],\n  \"repeat\": %u,\n  \"command\": \"", o.repeat);
     for (int i = 0; i < argc; i++) printf("%s%s", i ? " " : "sealprov bench ", argv[i]);
     printf("\",\n  \"results\": [\n");
   } else {
-    printf("GPU %d: %s, %d SMs, %.1f GiB; median of %u runs after one warm-up\n", o.ordinal, name,
-           sms, (double)mem / (1u << 30), o.repeat);
+    if (g)
+      printf("GPU %d: %s, %d SMs, %.1f GiB; median of %u runs after one warm-up\n", o.ordinal,
+             name, sms, (double)mem / (1u << 30), o.repeat);
+    if (o.ntp)
+      for (int i = 0; i < ninfos; i++)
+        printf("GPU %d: %s, %s, %s, %d SMs, %.1f GiB\n", infos[i].ordinal, infos[i].name,
+               infos[i].pci_bus_id, infos[i].uuid, infos[i].sm_count,
+               (double)infos[i].total_memory / (1u << 30));
   }
   fflush(stdout);
-  st = bench_msm(g, &o, false, o.msm1, o.nmsm1, err, sizeof err);
-  fflush(stdout);
-  if (!st) st = bench_msm(g, &o, true, o.msm2, o.nmsm2, err, sizeof err);
-  fflush(stdout);
-  if (!st) st = bench_ntt(g, &o, err, sizeof err);
-  fflush(stdout);
-  sp_gpu_destroy(g);
-  for (unsigned i = 0; !st && i < o.npart; i++) {
-    /* a context for generating the synthetic parameters, freed before proving */
-    sp_gpu *gg = NULL;
-    st = sp_gpu_create(o.ordinal, 0, &gg, err, sizeof err);
-    if (!st) {
-      st = bench_partition(&o, dev, gg, o.part[i], err, sizeof err);
-      sp_gpu_destroy(gg);
-    }
+  if (kernels) {
+    st = bench_msm(g, &o, false, o.msm1, o.nmsm1, err, sizeof err);
     fflush(stdout);
+    if (!st) st = bench_msm(g, &o, true, o.msm2, o.nmsm2, err, sizeof err);
+    fflush(stdout);
+    if (!st) st = bench_ntt(g, &o, err, sizeof err);
+    fflush(stdout);
+    sp_gpu_destroy(g);
+    for (unsigned i = 0; !st && i < o.npart; i++) {
+      /* a context for generating the synthetic parameters, freed before proving */
+      sp_gpu *gg = NULL;
+      st = sp_gpu_create(o.ordinal, 0, &gg, err, sizeof err);
+      if (!st) {
+        st = bench_partition(&o, dev, gg, o.part[i], err, sizeof err);
+        sp_gpu_destroy(gg);
+      }
+      fflush(stdout);
+    }
+    /* Before the throughput runs: this device's memory goes back to the GPU. */
+    sp_engine_cuda.worker_unbind(dev, 0);
+    sp_engine_cuda.device_close(dev);
   }
+  if (!st && o.ntp) st = bench_throughput(&o, infos, ninfos, err, sizeof err);
   if (o.json) printf("\n  ],\n  \"status\": \"%s\"\n}\n", st ? "failed" : "ok");
-  if (st) fprintf(stderr, "bench gpu: %s\n", err);
-  sp_engine_cuda.worker_unbind(dev, 0);
-  sp_engine_cuda.device_close(dev);
+  if (st) fprintf(stderr, "bench gpu: %s: %s\n", sp_status_name(st), err);
   return st ? 1 : 0;
 }
