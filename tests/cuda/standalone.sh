@@ -5,6 +5,9 @@
 #   OUTDIR/test_cuda_kernels [--full]   kernels against the CPU library
 #   OUTDIR/test_cuda_engine [--full]    whole partitions against sp_groth16_prove
 #   OUTDIR/bench_gpu --json ...         `sealprov bench gpu` without the rest of the CLI
+#                                       (--throughput runs the module's scheduler: sched.c,
+#                                       pool.c, log.c; the device table is built in memory,
+#                                       so config.c and libinih are not needed)
 # Run from the top of the source tree. NVCC and CUDA_ARCH (default 90) may be set.
 set -e
 out=${1:-.gpu}
@@ -13,8 +16,8 @@ arch=${CUDA_ARCH:-90}
 mkdir -p "$out/obj"
 NV="$nvcc -gencode arch=compute_$arch,code=sm_$arch -O3 -std=c++17 -Iinclude -Iplugin -Icuda \
  --expt-relaxed-constexpr -lineinfo -Xcompiler -fvisibility=hidden"
-CC="gcc -std=gnu11 -O2 -pthread -D_GNU_SOURCE -DHAVE_CUDA -Iinclude -Iplugin -Icuda -Itools \
- -Wall -Wextra -Wshadow -Wstrict-prototypes -Wmissing-prototypes"
+CC="gcc -std=gnu11 -O2 -pthread -D_GNU_SOURCE -DHAVE_CUDA -DHAVE_PTHREAD_SETNAME_NP -Iinclude \
+ -Iplugin -Icuda -Itools -Wall -Wextra -Wshadow -Wstrict-prototypes -Wmissing-prototypes"
 cuh="cuda/ff.cuh cuda/ec.cuh cuda/gpu_internal.cuh cuda/sp_gpu.h plugin/bls12_381/bls12_381.h"
 
 newer() { # newer TARGET DEP... : true if TARGET is missing or older than a DEP
@@ -25,12 +28,13 @@ newer() { # newer TARGET DEP... : true if TARGET is missing or older than a DEP
 }
 
 objs=""
-for f in gpu ntt msm prove; do
+for f in gpu ntt msm prove cuda_devices; do
   o="$out/obj/cu_$f.o" # cu_: the CPU library has msm.c and ntt.c too
   if newer "$o" "cuda/$f.cu" $cuh; then echo "NVCC $f.cu"; $NV -c "cuda/$f.cu" -o "$o"; fi
   objs="$objs $o"
 done
 for f in plugin/bls12_381/*.c plugin/groth16.c plugin/srs.c plugin/circuit.c plugin/spa.c plugin/util.c \
+         plugin/log.c plugin/sched.c plugin/pool.c \
          cuda/engine_cuda.c tools/bench_gpu.c tests/cuda/test_cuda_kernels.c \
          tests/cuda/test_cuda_engine.c tests/cuda/bench_gpu_main.c; do
   o="$out/obj/$(basename "$f" .c).o"
@@ -40,10 +44,12 @@ for f in plugin/bls12_381/*.c plugin/groth16.c plugin/srs.c plugin/circuit.c plu
 done
 lib="$objs"
 for f in plugin/bls12_381/*.c plugin/groth16.c plugin/srs.c plugin/circuit.c plugin/spa.c plugin/util.c \
-         cuda/engine_cuda.c; do
+         plugin/log.c cuda/engine_cuda.c; do
   lib="$lib $out/obj/$(basename "$f" .c).o"
 done
+# the scheduler, for bench_gpu --throughput only
+sched="$out/obj/sched.o $out/obj/pool.o"
 link() { echo "LINK $1"; $nvcc -o "$out/$1" "$out/obj/$2.o" $3 $lib -lpthread; }
 link test_cuda_kernels test_cuda_kernels
 link test_cuda_engine test_cuda_engine
-link bench_gpu bench_gpu_main "$out/obj/bench_gpu.o"
+link bench_gpu bench_gpu_main "$out/obj/bench_gpu.o $sched"
