@@ -66,6 +66,9 @@ extern "C" int sp_gpu_create(int ordinal, uint64_t memory_limit, sp_gpu **out, c
   SP_CUDA_CHECK_GOTO(cudaDeviceGetAttribute(&g->sm_count, cudaDevAttrMultiProcessorCount, ordinal),
                      status, fail);
   SP_CUDA_CHECK_GOTO(cudaStreamCreateWithFlags(&g->stream, cudaStreamNonBlocking), status, fail);
+  SP_CUDA_CHECK_GOTO(cudaStreamCreateWithFlags(&g->copy_stream, cudaStreamNonBlocking), status,
+                     fail);
+  SP_CUDA_CHECK_GOTO(cudaEventCreateWithFlags(&g->join_ev, cudaEventDisableTiming), status, fail);
   {
     /* An own pool rather than the device's default one: its release threshold and
      * trimming then concern this context only, not the host process's other CUDA use. */
@@ -82,7 +85,10 @@ extern "C" int sp_gpu_create(int ordinal, uint64_t memory_limit, sp_gpu **out, c
   return SEALPROV_OK;
 fail:
   if (g->pool) cudaMemPoolDestroy(g->pool);
+  if (g->join_ev) cudaEventDestroy(g->join_ev);
+  if (g->copy_stream) cudaStreamDestroy(g->copy_stream);
   if (g->stream) cudaStreamDestroy(g->stream);
+  (void)cudaGetLastError();
   free(g);
   return status;
 }
@@ -100,7 +106,10 @@ extern "C" void sp_gpu_destroy(sp_gpu *g) {
   if (!g) return;
   sp_gpu_ntt_tables_free(g);
   sp_gpu_free_coset(g);
+  cudaStreamSynchronize(g->copy_stream);
   cudaStreamSynchronize(g->stream);
+  cudaEventDestroy(g->join_ev);
+  cudaStreamDestroy(g->copy_stream);
   cudaStreamDestroy(g->stream);
   /* Everything allocated from the pool was freed above (NTT tables, coset tables) or
    * by its user; destroying the pool gives its memory back to the driver. */
@@ -115,6 +124,12 @@ extern "C" int sp_gpu_ordinal(const sp_gpu *g) { return g ? g->ordinal : -1; }
 extern "C" int sp_gpu_alloc(sp_gpu *g, void **d, size_t bytes, char *err, size_t errlen) {
   *d = NULL;
   if (bytes == 0) bytes = 1;
+  if (g->inject_oom) {
+    g->inject_oom--;
+    snprintf(err, errlen, "device %d: allocating %zu bytes: injected out-of-memory (testing)",
+             g->ordinal, bytes);
+    return SEALPROV_ERR_DEVICE_MEMORY;
+  }
   if (g->memory_limit && g->in_use + bytes > g->memory_limit) {
     snprintf(err, errlen,
              "device %d: allocating %zu bytes would pass memory_limit %llu (in use %llu)",
@@ -224,6 +239,202 @@ extern "C" int sp_gpu_sync(sp_gpu *g, char *err, size_t errlen) {
   SP_CUDA_CHECK(cudaStreamSynchronize(g->stream));
   SP_CUDA_CHECK(cudaGetLastError());
   return SEALPROV_OK;
+}
+
+/* ---- copy stream, events, pinned host memory --------------------------------------- */
+
+static cudaStream_t stream_of(sp_gpu *g, sp_gpu_stream s) {
+  return s == SP_STREAM_COPY ? g->copy_stream : g->stream;
+}
+
+extern "C" int sp_gpu_event_create(sp_gpu *g, sp_gpu_event **ev, char *err, size_t errlen) {
+  (void)g;
+  cudaEvent_t e = NULL;
+  *ev = NULL;
+  SP_CUDA_CHECK(cudaEventCreateWithFlags(&e, cudaEventDisableTiming));
+  *ev = (sp_gpu_event *)e;
+  return SEALPROV_OK;
+}
+
+extern "C" void sp_gpu_event_destroy(sp_gpu *g, sp_gpu_event *ev) {
+  (void)g;
+  if (!ev) return;
+  cudaEventDestroy((cudaEvent_t)ev);
+  (void)cudaGetLastError();
+}
+
+extern "C" int sp_gpu_event_record(sp_gpu *g, sp_gpu_event *ev, sp_gpu_stream s, char *err,
+                                   size_t errlen) {
+  SP_CUDA_CHECK(cudaEventRecord((cudaEvent_t)ev, stream_of(g, s)));
+  return SEALPROV_OK;
+}
+
+extern "C" int sp_gpu_stream_wait(sp_gpu *g, sp_gpu_stream s, sp_gpu_event *ev, char *err,
+                                  size_t errlen) {
+  SP_CUDA_CHECK(cudaStreamWaitEvent(stream_of(g, s), (cudaEvent_t)ev, 0));
+  return SEALPROV_OK;
+}
+
+extern "C" int sp_gpu_event_sync(sp_gpu *g, sp_gpu_event *ev, char *err, size_t errlen) {
+  (void)g;
+  SP_CUDA_CHECK(cudaEventSynchronize((cudaEvent_t)ev));
+  return SEALPROV_OK;
+}
+
+extern "C" int sp_gpu_upload_async(sp_gpu *g, void *d, const void *h, size_t bytes, char *err,
+                                   size_t errlen) {
+  if (bytes == 0) return SEALPROV_OK;
+  SP_CUDA_CHECK(cudaMemcpyAsync(d, h, bytes, cudaMemcpyHostToDevice, g->copy_stream));
+  return SEALPROV_OK;
+}
+
+extern "C" int sp_gpu_join_copy(sp_gpu *g, char *err, size_t errlen) {
+  SP_CUDA_CHECK(cudaEventRecord(g->join_ev, g->copy_stream));
+  SP_CUDA_CHECK(cudaStreamWaitEvent(g->stream, g->join_ev, 0));
+  return SEALPROV_OK;
+}
+
+extern "C" int sp_gpu_sync_all(sp_gpu *g, char *err, size_t errlen) {
+  SP_CUDA_CHECK(cudaStreamSynchronize(g->copy_stream));
+  SP_CUDA_CHECK(cudaStreamSynchronize(g->stream));
+  SP_CUDA_CHECK(cudaGetLastError());
+  return SEALPROV_OK;
+}
+
+/* Runs on `ordinal` as the current device for one call and restores the thread's
+ * previous device: pinned allocations are made from worker threads (already bound)
+ * and freed from whichever thread tears down. */
+struct sp_dev_scope {
+  int prev;
+  bool switched;
+};
+static void scope_enter(sp_dev_scope *s, int ordinal) {
+  s->prev = -1;
+  s->switched = false;
+  if (cudaGetDevice(&s->prev) == cudaSuccess && s->prev != ordinal)
+    s->switched = cudaSetDevice(ordinal) == cudaSuccess;
+  (void)cudaGetLastError();
+}
+static void scope_leave(sp_dev_scope *s) {
+  if (s->switched) cudaSetDevice(s->prev);
+  (void)cudaGetLastError();
+}
+
+extern "C" int sp_gpu_host_alloc(int ordinal, void **p, size_t bytes, char *err, size_t errlen) {
+  *p = NULL;
+  sp_dev_scope sc;
+  scope_enter(&sc, ordinal);
+  cudaError_t e = cudaHostAlloc(p, bytes ? bytes : 1, cudaHostAllocPortable);
+  if (e != cudaSuccess) {
+    (void)cudaGetLastError();
+    *p = NULL;
+    snprintf(err, errlen, "%s:%d: device %d: cudaHostAlloc(%zu bytes): %s", __FILE__, __LINE__,
+             ordinal, bytes, cudaGetErrorString(e));
+  }
+  scope_leave(&sc);
+  return e == cudaSuccess ? SEALPROV_OK : SEALPROV_ERR_NO_MEMORY;
+}
+
+extern "C" void sp_gpu_host_free(int ordinal, void *p) {
+  if (!p) return;
+  sp_dev_scope sc;
+  scope_enter(&sc, ordinal);
+  cudaFreeHost(p);
+  (void)cudaGetLastError();
+  scope_leave(&sc);
+}
+
+extern "C" int sp_gpu_host_register(int ordinal, void *p, size_t bytes, bool *owned, char *err,
+                                    size_t errlen) {
+  *owned = false;
+  if (!p || bytes == 0) return SEALPROV_OK;
+  sp_dev_scope sc;
+  scope_enter(&sc, ordinal);
+  int ro = 0;
+  unsigned flags = cudaHostRegisterPortable;
+  /* Read-only registration (the device only reads parameter points) where supported:
+   * it also allows registering memory the process mapped read-only. */
+  if (cudaDeviceGetAttribute(&ro, cudaDevAttrHostRegisterReadOnlySupported, ordinal) ==
+          cudaSuccess &&
+      ro)
+    flags |= cudaHostRegisterReadOnly;
+  (void)cudaGetLastError();
+  cudaError_t e = cudaHostRegister(p, bytes, flags);
+  if (e != cudaSuccess && e != cudaErrorHostMemoryAlreadyRegistered &&
+      (flags & cudaHostRegisterReadOnly)) {
+    (void)cudaGetLastError(); /* read-only refused for this range: plain registration */
+    e = cudaHostRegister(p, bytes, cudaHostRegisterPortable);
+  }
+  if (e == cudaSuccess) {
+    *owned = true;
+  } else if (e == cudaErrorHostMemoryAlreadyRegistered) {
+    /* Another device's registration of the same vector (portable) serves this one too.
+     * But the overlap may be only a shared page of a neighbouring small allocation:
+     * usable only if both ends of the range are page-locked. */
+    (void)cudaGetLastError();
+    cudaPointerAttributes a0, a1;
+    e = cudaPointerGetAttributes(&a0, p);
+    if (e == cudaSuccess) e = cudaPointerGetAttributes(&a1, (const char *)p + bytes - 1);
+    if (e == cudaSuccess && (a0.type != cudaMemoryTypeHost || a1.type != cudaMemoryTypeHost))
+      e = cudaErrorHostMemoryAlreadyRegistered;
+  }
+  if (e != cudaSuccess)
+    snprintf(err, errlen, "%s:%d: device %d: cudaHostRegister(%zu bytes): %s", __FILE__, __LINE__,
+             ordinal, bytes, cudaGetErrorString(e));
+  (void)cudaGetLastError();
+  scope_leave(&sc);
+  return e == cudaSuccess ? SEALPROV_OK : SEALPROV_ERR_NO_MEMORY;
+}
+
+extern "C" void sp_gpu_host_unregister(int ordinal, void *p) {
+  if (!p) return;
+  sp_dev_scope sc;
+  scope_enter(&sc, ordinal);
+  cudaHostUnregister(p);
+  (void)cudaGetLastError();
+  scope_leave(&sc);
+}
+
+__global__ void k_lower_bounds(const uint32_t *a, size_t n, uint64_t step, uint64_t limit,
+                               size_t count, unsigned long long *out) {
+  size_t k = (size_t)blockIdx.x * blockDim.x + threadIdx.x;
+  if (k >= count) return;
+  uint64_t key = (uint64_t)k * step;
+  if (key > limit) key = limit;
+  size_t lo = 0, hi = n; /* first position with a[pos] >= key */
+  while (lo < hi) {
+    size_t mid = lo + (hi - lo) / 2;
+    if ((uint64_t)a[mid] < key) lo = mid + 1;
+    else hi = mid;
+  }
+  out[k] = lo;
+}
+
+extern "C" int sp_gpu_lower_bounds(sp_gpu *g, const uint32_t *d_sorted, size_t n, uint64_t step,
+                                   uint64_t limit, size_t count, size_t *out, char *err,
+                                   size_t errlen) {
+  if (count == 0) return SEALPROV_OK;
+  unsigned long long *d = NULL;
+  int st = sp_gpu_alloc(g, (void **)&d, count * sizeof *d, err, errlen);
+  if (st) return st;
+  k_lower_bounds<<<sp_blocks(count, 128), 128, 0, g->stream>>>(d_sorted, n, step, limit, count, d);
+  SP_CUDA_LAUNCH_CHECK_GOTO(st, done);
+  static_assert(sizeof(size_t) == sizeof(unsigned long long), "size_t is 64-bit");
+  SP_TRY_GOTO(sp_gpu_download(g, out, d, count * sizeof *d, err, errlen), st, done);
+done:
+  sp_gpu_free(g, d, count * sizeof *d);
+  return st;
+}
+
+extern "C" void sp_gpu_trim(sp_gpu *g) {
+  if (!g) return;
+  cudaStreamSynchronize(g->stream);
+  cudaMemPoolTrimTo(g->pool, 0);
+  (void)cudaGetLastError();
+}
+
+extern "C" void sp_gpu_inject_oom(sp_gpu *g, unsigned n) {
+  if (g) g->inject_oom = n;
 }
 
 /* ---- scalar conversions ------------------------------------------------------- */

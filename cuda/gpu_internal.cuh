@@ -90,6 +90,12 @@ struct sp_gpu {
   sp_ntt_tab ntt[29][2];
   /* coset powers g^e and g^-e, e < 2^28 */
   spc_fr *g_hi, *g_lo, *ginv_hi, *ginv_lo;
+  /* Host -> device transfers that overlap with compute (sp_gpu_upload_async), and the
+   * event sp_gpu_join_copy records on it. */
+  cudaStream_t copy_stream;
+  cudaEvent_t join_ev;
+  /* Tests: this many more sp_gpu_alloc calls fail as out of memory. */
+  unsigned inject_oom;
 };
 
 /* Tables for a size (built on first use). */

@@ -62,11 +62,11 @@ __device__ __forceinline__ uint32_t sp_brev32(uint32_t x, unsigned bits) {
  * sorts first and is skipped by the accumulation. */
 __global__ void k_msm_digits(const spc_fr *scalars, size_t n, unsigned c, unsigned w0, unsigned w1,
                              uint32_t *keys, uint32_t *vals, const uint32_t *index,
-                             unsigned bitrev_log, unsigned flags) {
+                             uint32_t index_base, unsigned bitrev_log, unsigned flags) {
   size_t i = (size_t)blockIdx.x * blockDim.x + threadIdx.x;
   if (i >= n) return;
   spc_fr s = scalars[i];
-  uint32_t pidx = index ? index[i]
+  uint32_t pidx = index ? index[i] - index_base
                         : ((flags & SP_MSM_BITREV_POINTS) ? sp_brev32((uint32_t)i, bitrev_log)
                                                           : (uint32_t)i);
   const uint32_t mask = (1u << c) - 1, half = 1u << (c - 1);
@@ -422,7 +422,7 @@ static int msm_dev(sp_gpu *g, typename H::jac *out, const sp_msm_args *a, char *
     prof_mark(&prof, 0);
     k_msm_digits<<<sp_blocks(n, 256), 256, 0, g->stream>>>((const spc_fr *)a->d_scalars, n, c, w0,
                                                            w1, keys, vals, a->d_index,
-                                                           a->log_bitrev, a->flags);
+                                                           a->index_base, a->log_bitrev, a->flags);
     SP_CUDA_LAUNCH_CHECK_GOTO(st, done);
     prof_mark(&prof, 1);
     for (unsigned w = 0; w < nw; w++) {

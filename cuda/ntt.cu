@@ -464,3 +464,14 @@ extern "C" int sp_gpu_h_poly(sp_gpu *g, void *d_a, void *d_b, void *d_c, unsigne
   sc.glo = g->ginv_lo;
   return run_passes(g, a, log_n, inv, false, NULL, &sc, err, errlen);
 }
+
+/* Appended for the CUDA engine's parameter streaming: the natural-order permutation of
+ * an array the H pipeline left bit-reversed (streamed H MSMs take the points in
+ * contiguous chunks, so the scalars must be in the points' order). */
+extern "C" int sp_gpu_bitrev_dev(sp_gpu *g, void *d, unsigned log_n, char *err, size_t errlen) {
+  if (log_n < 1 || log_n > 28) {
+    snprintf(err, errlen, "bit reversal of 2^%u elements out of range 2^1..2^28", log_n);
+    return SEALPROV_ERR_INVALID_ARGUMENT;
+  }
+  return bitrev(g, (spc_fr *)d, log_n, err, errlen);
+}

@@ -99,7 +99,9 @@ int sp_gpu_fr_to_mont(sp_gpu *g, void *d, size_t n, char *err, size_t errlen);
 /* Pippenger MSM, out = sum scalars[i] * points[map(i)]. Scalars are canonical
  * (scalar_t, < r); 0 contributes nothing; infinity points are allowed.
  *   flags SP_MSM_BITREV_POINTS: map(i) = bitrev_{log2 npoints_pow2}(i) (H MSM);
- *   d_index != NULL: map(i) = d_index[i] (compacted scalars).
+ *   d_index != NULL: map(i) = d_index[i] - index_base (compacted scalars; index_base
+ *   lets a chunk of the point vector, starting at point index_base, be passed as
+ *   d_points together with the matching range of the compacted scalars).
  * window_bits 0 = choose. The result is exact (compare with msm_g1 / msm_g2). */
 #define SP_MSM_BITREV_POINTS 0x1u
 typedef struct sp_msm_args {
@@ -110,6 +112,7 @@ typedef struct sp_msm_args {
   unsigned flags;
   unsigned log_bitrev;        /* for SP_MSM_BITREV_POINTS */
   unsigned window_bits;       /* 0 = automatic */
+  uint32_t index_base;        /* subtracted from d_index[i] (0 = none) */
 } sp_msm_args;
 int sp_gpu_msm_g1_dev(sp_gpu *g, g1_jac_t *out, const sp_msm_args *a, char *err, size_t errlen);
 int sp_gpu_msm_g2_dev(sp_gpu *g, g2_jac_t *out, const sp_msm_args *a, char *err, size_t errlen);
@@ -147,6 +150,68 @@ int sp_gpu_compact(sp_gpu *g, const void *d_in, const uint64_t *d_bitmap, size_t
 int sp_gpu_split01(sp_gpu *g, const void *d_scalars, size_t n, uint64_t *d_ones,
                    void *d_rest_scalars, uint32_t *d_rest_idx, size_t *n_rest, char *err,
                    size_t errlen);
+
+/* ---- data movement: a copy stream, events, pinned host memory ---------------------
+ * A context has two streams: the compute stream (everything above runs there) and a
+ * copy stream for host -> device transfers that overlap with compute. Ordering between
+ * them is explicit, through events. Memory from sp_gpu_alloc is allocated and freed in
+ * the compute stream's order: before the copy stream writes into a fresh allocation
+ * it must wait for an event recorded on the compute stream after sp_gpu_alloc, and
+ * before sp_gpu_free of memory the copy stream wrote, the compute stream must wait for
+ * the copy (sp_gpu_stream_wait or sp_gpu_join_copy). */
+typedef enum sp_gpu_stream { SP_STREAM_COMPUTE = 0, SP_STREAM_COPY = 1 } sp_gpu_stream;
+typedef struct sp_gpu_event sp_gpu_event; /* a cudaEvent_t without timing */
+int sp_gpu_event_create(sp_gpu *g, sp_gpu_event **ev, char *err, size_t errlen);
+void sp_gpu_event_destroy(sp_gpu *g, sp_gpu_event *ev);
+/* Records ev at the current end of stream s. */
+int sp_gpu_event_record(sp_gpu *g, sp_gpu_event *ev, sp_gpu_stream s, char *err, size_t errlen);
+/* Work enqueued on stream s after this call starts only once ev has completed (the
+ * last record of ev before this call). The host does not wait. */
+int sp_gpu_stream_wait(sp_gpu *g, sp_gpu_stream s, sp_gpu_event *ev, char *err, size_t errlen);
+/* The host waits for ev (its last record). */
+int sp_gpu_event_sync(sp_gpu *g, sp_gpu_event *ev, char *err, size_t errlen);
+/* Host -> device copy on the copy stream. From pinned (or registered) memory it is
+ * asynchronous; the caller keeps h alive and unchanged until an event recorded after
+ * it has completed. From pageable memory it is correct but the host waits. */
+int sp_gpu_upload_async(sp_gpu *g, void *d, const void *h, size_t bytes, char *err, size_t errlen);
+/* The compute stream waits (device side) for everything enqueued on the copy stream so
+ * far: after this, frees on the compute stream cannot overtake a pending copy. */
+int sp_gpu_join_copy(sp_gpu *g, char *err, size_t errlen);
+/* The host waits for both streams; reports an asynchronous error. */
+int sp_gpu_sync_all(sp_gpu *g, char *err, size_t errlen);
+
+/* Pinned host memory (cudaHostAlloc, portable: usable by every device's contexts).
+ * Callable from any thread: if the thread's current device is not `ordinal` it switches
+ * to it for the call and back (the thread's binding is unchanged afterwards). A failure
+ * is SEALPROV_ERR_NO_MEMORY (callers fall back to pageable memory). */
+int sp_gpu_host_alloc(int ordinal, void **p, size_t bytes, char *err, size_t errlen);
+void sp_gpu_host_free(int ordinal, void *p);
+/* Page-locks existing host memory (cudaHostRegister, portable; read-only where the
+ * device supports it) so that uploads from it are asynchronous DMA. *owned is true
+ * when this call registered it (the caller unregisters it later), false when the range
+ * was already registered by someone else (usable, not to be unregistered). */
+int sp_gpu_host_register(int ordinal, void *p, size_t bytes, bool *owned, char *err,
+                         size_t errlen);
+void sp_gpu_host_unregister(int ordinal, void *p);
+
+/* For each k < count: out[k] = the number of elements of d_sorted (n uint32, ascending)
+ * that are < min(k * step, limit), i.e. lower_bound positions of the chunk boundaries
+ * (one thread per boundary on the device; count small). */
+int sp_gpu_lower_bounds(sp_gpu *g, const uint32_t *d_sorted, size_t n, uint64_t step,
+                        uint64_t limit, size_t count, size_t *out, char *err, size_t errlen);
+
+/* In-place bit-reversal permutation of 2^log_n fr_t-sized elements on the device (the
+ * H coefficients come out of sp_gpu_h_poly bit-reversed; streamed H MSMs want them in
+ * natural order). Implemented in ntt.cu. */
+int sp_gpu_bitrev_dev(sp_gpu *g, void *d, unsigned log_n, char *err, size_t errlen);
+
+/* Waits for the compute stream, then gives the memory the context's pool keeps cached
+ * back to the driver (after an out-of-memory, before retrying). */
+void sp_gpu_trim(sp_gpu *g);
+
+/* Fault injection for tests: the next n calls of sp_gpu_alloc fail as out of memory
+ * (SEALPROV_ERR_DEVICE_MEMORY) without allocating. */
+void sp_gpu_inject_oom(sp_gpu *g, unsigned n);
 
 /* Benchmark and test data made on the device (no host work, no transfer):
  * points[i] = (seed + i) * generator as affine points, scalars uniform below r
