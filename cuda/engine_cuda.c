@@ -3,13 +3,36 @@
  * Plain C11 on top of the C boundary of the kernels (sp_gpu.h): srs.h uses C11
  * atomics, which C++ does not have, and nothing here needs C++.
  *
- * Device state lives in the engine's device handle: one sp_gpu context (stream,
+ * Device state lives in the engine's device handle: one sp_gpu context (two streams,
  * memory pool, NTT tables), created by the first worker thread that binds (after
  * cudaSetDevice + cudaGetDevice confirmed the ordinal) and destroyed by the last one
  * that unbinds, so every CUDA call that touches it runs on a thread bound to this
- * device. Parameter points of each sp_srs stay resident on the device while the
- * memory budget allows (evicted by srs_evict); otherwise each MSM uploads its vector
- * and frees it after use.
+ * device.
+ *
+ * Data movement (issue 5 item 1, issue 6 item 4):
+ *  - prepare (no device lock) copies the assignment (a, b, c, inputs, aux, density
+ *    bitmaps) with t->cpu_threads threads into a pinned staging buffer taken from a
+ *    per-device pool (at most one buffer per worker, reused across tasks, grown when a
+ *    partition needs more, within the pinned_staging budget). When pinned memory is off,
+ *    over budget or cannot be had, execute reads the host's pageable memory as before:
+ *    never a failure.
+ *  - execute uploads on the context's copy stream, ordered against the compute stream
+ *    by events: a, b and c one after another (decoding a while b and c travel), the
+ *    inputs, aux and bitmaps while the H pipeline runs.
+ *  - Parameter points of each sp_srs stay resident on the device while the memory
+ *    budget allows (evicted by srs_evict). Otherwise they are streamed: the vectors are
+ *    page-locked once per set (cudaHostRegister; a pinned bounce buffer when that
+ *    fails) and every MSM / batch addition runs over chunks of points, chunk k + 1
+ *    uploading while chunk k is processed; the partial sums are added on the host (the
+ *    MSM is linear in the points).
+ *  - An out-of-memory in execute frees what the attempt held, waits briefly and retries
+ *    with parameter streaming in smaller chunks before it reports DEVICE_MEMORY.
+ *
+ * Lifetimes: every transfer out of a staging or bounce buffer completes before execute
+ * returns (both streams are synchronised on every exit), so release may hand the
+ * staging buffer to the next task. Device memory is allocated and freed in the compute
+ * stream's order; the copy stream waits for an event recorded after the allocations,
+ * and the compute stream waits for the copy stream (sp_gpu_join_copy) before any free.
  *
  * execute() runs with the device lock held: H pipeline and MSMs on the device, the
  * final few point operations (Horner over the window sums, A/B/C assembly,
@@ -23,6 +46,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "sp_gpu.h" /* first: hides <math.h>'s FP_ZERO from bls12_381.h */
 #include "../plugin/config.h" /* sp_device_cfg (not autoconf's config.h) */
@@ -35,6 +59,32 @@
  * domain-sized vectors: MSM sort buffers (about 4 GiB per window batch), buckets,
  * scalars. Used to decide whether a parameter set may stay resident. */
 #define SP_SCRATCH_RESERVE (10ull << 30)
+
+/* Points per chunk when parameters are streamed: 2^24 G1 points are 1.6 GB per buffer
+ * (two buffers), large enough that an MSM chunk keeps the GPU busy (~220 ms on the
+ * H200) while the next one uploads (~60 ms at PCIe 5 rates). */
+#define SP_STREAM_CHUNK_DEFAULT ((size_t)1 << 24)
+
+/* Out-of-memory retries: each one frees what the attempt held, waits SP_OOM_WAIT_MS
+ * (memory another worker or process is giving back -- the pool's stream-ordered frees,
+ * a neighbour's teardown -- becomes available within a few hundred ms; waiting longer
+ * under the device lock would stall the device's other worker for nothing) and runs
+ * again with parameter streaming in the chunk size of its rung. Three rungs: 2^24,
+ * 2^22 and 2^20 points per chunk (smaller chunks also shrink the MSM sort buffers,
+ * which scale with the points per MSM below ~2^24). msm.cu has no separate knob for
+ * the window batch, so the ladder is the chunk size only. */
+#define SP_OOM_RETRIES 3
+#define SP_OOM_WAIT_MS 200
+static const size_t oom_ladder[SP_OOM_RETRIES] = {(size_t)1 << 24, (size_t)1 << 22,
+                                                  (size_t)1 << 20};
+
+/* Staging buffers are allocated in multiples of this (a slightly larger partition then
+ * reuses the buffer instead of growing it). */
+#define SP_STAGE_ROUND ((size_t)64 << 20)
+/* Segment offsets inside a staging buffer: page-aligned copies. */
+#define SP_STAGE_ALIGN ((size_t)4096)
+#define SP_MAX_WORKERS 64
+#define SP_MAX_COPY_THREADS 64
 
 /* A status-returning call that jumps to the cleanup label on failure. */
 #define SP_TRY_GOTO(expr, status, label)                                                       \
@@ -50,22 +100,66 @@ typedef struct cuda_resident {
   struct cuda_resident *next;
 } cuda_resident;
 
+/* The five parameter vectors, in one order everywhere: h, l, a, b_g1, b_g2. */
+enum { V_H, V_L, V_A, V_B1, V_B2, V_COUNT };
+
+/* Page-locked parameter vectors of a streamed set. */
+typedef struct cuda_hostreg {
+  const sp_srs *srs;
+  void *ptr[V_COUNT];
+  size_t bytes[V_COUNT];
+  bool usable[V_COUNT]; /* registered (by us or another device): async uploads */
+  bool owned[V_COUNT];  /* registered by this device: unregister on evict */
+  struct cuda_hostreg *next;
+} cuda_hostreg;
+
+typedef struct stage_buf {
+  void *p;
+  size_t cap;
+  bool busy;
+} stage_buf;
+
+/* Events of one execute (device lock held: one user at a time). */
+enum { EV_ALLOC, EV_A, EV_B, EV_C, EV_REST, EV_LOADED0, EV_LOADED1, EV_FREED0, EV_FREED1, EV_COUNT };
+
 typedef struct cuda_dev {
   unsigned index;
   char section[64];
   int ordinal;
   uint64_t memory_limit;
-  pthread_mutex_t mu; /* gpu creation, bound count, resident list, timings */
+  uint64_t pinned_cfg; /* sp_device_cfg.pinned_staging as configured */
+  unsigned workers;
+  pthread_mutex_t mu;  /* gpu creation, bound count, resident/registered lists, staging
+                          pool, timings, knobs */
   sp_gpu *gpu;
   unsigned bound;
   cuda_resident *res;
+  cuda_hostreg *reg;
   sp_cuda_timings last;
+  /* pinned staging pool */
+  uint64_t pinned_budget; /* resolved at first bind; 0 = off */
+  uint64_t pinned_bytes;  /* held (or being allocated) by the pool */
+  stage_buf stage[SP_MAX_WORKERS];
+  /* execute-only state (device lock held) */
+  sp_gpu_event *ev[EV_COUNT];
+  void *bounce;           /* pinned, 2 chunks, for unregistered parameter vectors */
+  size_t bounce_cap;
+  uint64_t registered_bytes;
+  /* knobs (sp_engine_cuda_set_streaming) */
+  bool force_stream;
+  size_t stream_chunk;
 } cuda_dev;
 
 static double now_ms(void) {
   struct timespec ts;
   clock_gettime(CLOCK_MONOTONIC, &ts);
   return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec / 1e6;
+}
+
+static void sleep_ms(unsigned ms) {
+  struct timespec ts = {(time_t)(ms / 1000), (long)(ms % 1000) * 1000000L};
+  while (nanosleep(&ts, &ts) != 0) {
+  }
 }
 
 static int cuda_device_open(const struct sp_device_cfg *cfg, void **dev, char *err, size_t errlen) {
@@ -84,6 +178,9 @@ static int cuda_device_open(const struct sp_device_cfg *cfg, void **dev, char *e
   snprintf(d->section, sizeof d->section, "%s", cfg->section);
   d->ordinal = cfg->ordinal;
   d->memory_limit = cfg->memory_limit;
+  d->pinned_cfg = cfg->pinned_staging;
+  d->workers = cfg->workers ? cfg->workers : 2;
+  if (d->workers > SP_MAX_WORKERS) d->workers = SP_MAX_WORKERS;
   pthread_mutex_init(&d->mu, NULL);
   *dev = d;
   return SEALPROV_OK;
@@ -96,22 +193,59 @@ static void free_resident(cuda_dev *d, cuda_resident *r) {
   free(r);
 }
 
-/* Frees every resident set; the calling thread must be bound to d's device. */
-static void drop_all_resident(cuda_dev *d) {
+/* Unregisters what this device registered. Called with no transfer in flight from it
+ * (srs_evict: the set has no users; teardown: no task runs). */
+static void free_hostreg(cuda_dev *d, cuda_hostreg *r) {
+  for (int v = 0; v < V_COUNT; v++)
+    if (r->owned[v]) sp_gpu_host_unregister(d->ordinal, r->ptr[v]);
+  free(r);
+}
+
+/* Frees every resident set, registration, staging and bounce buffer and the events;
+ * the calling thread must be bound to d's device, and no task may be running. */
+static void drop_all(cuda_dev *d) {
   while (d->res) {
     cuda_resident *r = d->res;
     d->res = r->next;
     free_resident(d, r);
+  }
+  while (d->reg) {
+    cuda_hostreg *r = d->reg;
+    d->reg = r->next;
+    free_hostreg(d, r);
+  }
+  d->registered_bytes = 0;
+  for (unsigned i = 0; i < SP_MAX_WORKERS; i++) {
+    if (d->stage[i].p) sp_gpu_host_free(d->ordinal, d->stage[i].p);
+    memset(&d->stage[i], 0, sizeof d->stage[i]);
+  }
+  d->pinned_bytes = 0;
+  if (d->bounce) sp_gpu_host_free(d->ordinal, d->bounce);
+  d->bounce = NULL;
+  d->bounce_cap = 0;
+  for (int i = 0; i < EV_COUNT; i++) {
+    sp_gpu_event_destroy(d->gpu, d->ev[i]);
+    d->ev[i] = NULL;
   }
 }
 
 static void cuda_device_close(void *dev) {
   cuda_dev *d = dev;
   if (!d) return;
-  /* Workers destroyed the context when the last one unbound; if a worker never got
-   * that far (failed bind), nothing was created. */
+  /* Workers destroyed the context and freed the pinned buffers when the last one
+   * unbound; if a worker never got that far (failed bind), nothing was created. */
   pthread_mutex_destroy(&d->mu);
   free(d);
+}
+
+/* pinned_staging = auto: half of the host's physical memory, shared equally among the
+ * GPUs this process sees (a 2^27 partition stages 16.7 GB per worker). */
+static uint64_t auto_pinned_budget(void) {
+  long pages = sysconf(_SC_PHYS_PAGES), psz = sysconf(_SC_PAGESIZE);
+  if (pages <= 0 || psz <= 0) return 0;
+  int n = sp_gpu_device_count();
+  if (n < 1) n = 1;
+  return (uint64_t)pages * (uint64_t)psz / 2 / (uint64_t)n;
 }
 
 static int cuda_worker_bind(void *dev, unsigned worker, int *confirmed_ordinal, char *err,
@@ -127,7 +261,22 @@ static int cuda_worker_bind(void *dev, unsigned worker, int *confirmed_ordinal, 
     return st;
   }
   pthread_mutex_lock(&d->mu);
-  if (!d->gpu) st = sp_gpu_create(d->ordinal, d->memory_limit, &d->gpu, err, errlen);
+  if (!d->gpu) {
+    st = sp_gpu_create(d->ordinal, d->memory_limit, &d->gpu, err, errlen);
+    for (int i = 0; !st && i < EV_COUNT; i++) st = sp_gpu_event_create(d->gpu, &d->ev[i], err, errlen);
+    if (st && d->gpu) {
+      for (int i = 0; i < EV_COUNT; i++) {
+        sp_gpu_event_destroy(d->gpu, d->ev[i]);
+        d->ev[i] = NULL;
+      }
+      sp_gpu_destroy(d->gpu);
+      d->gpu = NULL;
+    }
+    if (!st)
+      d->pinned_budget = d->pinned_cfg == SP_PINNED_STAGING_OFF ? 0
+                         : d->pinned_cfg ? d->pinned_cfg
+                                         : auto_pinned_budget();
+  }
   if (!st) d->bound++;
   pthread_mutex_unlock(&d->mu);
   return st;
@@ -138,27 +287,237 @@ static void cuda_worker_unbind(void *dev, unsigned worker) {
   cuda_dev *d = dev;
   pthread_mutex_lock(&d->mu);
   if (d->bound > 0 && --d->bound == 0 && d->gpu) {
-    /* last worker of this device: this thread is bound to it, so device memory and
-     * the stream can go here */
-    drop_all_resident(d);
+    /* last worker of this device: this thread is bound to it, so device memory, pinned
+     * buffers and the streams can go here */
+    char e[64];
+    (void)sp_gpu_sync_all(d->gpu, e, sizeof e);
+    drop_all(d);
     sp_gpu_destroy(d->gpu);
     d->gpu = NULL;
   }
   pthread_mutex_unlock(&d->mu);
 }
 
-static int cuda_prepare(void *dev, const sp_task *t, void **prep, char *err, size_t errlen) {
-  (void)dev;
-  *prep = NULL;
-  /* Host-only work, outside the device lock: the size and density checks. */
-  return sp_groth16_check_assignment(t->srs, t->asg, err, errlen);
+/* ---- pinned staging (prepare) ----------------------------------------------------- */
+
+/* Where execute reads the assignment from: the staging buffer or the host's memory. */
+typedef struct cuda_prep {
+  stage_buf *buf; /* NULL: pageable (the host's own arrays) */
+  const void *abc[3], *inp, *aux;
+  const uint64_t *bm[3]; /* a_aux, b_inp, b_aux */
+  double prepare_ms;
+} cuda_prep;
+
+static size_t align_up(size_t x, size_t a) { return (x + a - 1) / a * a; }
+
+static size_t bitmap_bytes(uint64_t bits) { return (size_t)((bits + 63) / 64) * 8; }
+
+typedef struct copy_seg {
+  void *dst;
+  const void *src;
+  size_t n;
+} copy_seg;
+
+/* Segments of the assignment in staging order, with their offsets in the buffer. */
+static size_t stage_layout(const sealprov_assignment *asg, copy_seg seg[8], uint8_t *base) {
+  const void *src[8] = {asg->a, asg->b, asg->c, asg->inp_assignment, asg->aux_assignment,
+                        asg->a_aux_density, asg->b_inp_density, asg->b_aux_density};
+  size_t len[8] = {(size_t)asg->abc_size * 32, (size_t)asg->abc_size * 32,
+                   (size_t)asg->abc_size * 32, (size_t)asg->inp_size * 32,
+                   (size_t)asg->aux_size * 32, bitmap_bytes(asg->a_aux_bit_len),
+                   bitmap_bytes(asg->b_inp_bit_len), bitmap_bytes(asg->b_aux_bit_len)};
+  size_t off = 0;
+  for (int i = 0; i < 8; i++) {
+    seg[i].dst = base ? base + off : NULL;
+    seg[i].src = src[i];
+    seg[i].n = src[i] ? len[i] : 0;
+    off = align_up(off + seg[i].n, SP_STAGE_ALIGN);
+  }
+  return off;
 }
 
-/* ---- parameter residency ------------------------------------------------------- */
+typedef struct copy_job {
+  const copy_seg *seg;
+  int nseg;
+  size_t begin, end; /* byte range of the concatenated segments */
+} copy_job;
+
+static void *copy_worker(void *arg) {
+  const copy_job *j = arg;
+  size_t base = 0;
+  for (int i = 0; i < j->nseg && base < j->end; i++) {
+    size_t s0 = base, s1 = base + j->seg[i].n;
+    base = s1;
+    size_t lo = j->begin > s0 ? j->begin : s0, hi = j->end < s1 ? j->end : s1;
+    if (lo < hi)
+      memcpy((uint8_t *)j->seg[i].dst + (lo - s0), (const uint8_t *)j->seg[i].src + (lo - s0),
+             hi - lo);
+  }
+  return NULL;
+}
+
+/* Copies the segments with up to nthreads threads (equal byte ranges). A thread that
+ * cannot be started leaves its range to the calling thread. */
+static void parallel_copy(const copy_seg *seg, int nseg, unsigned nthreads) {
+  size_t total = 0;
+  for (int i = 0; i < nseg; i++) total += seg[i].n;
+  if (nthreads < 1) nthreads = 1;
+  if (nthreads > SP_MAX_COPY_THREADS) nthreads = SP_MAX_COPY_THREADS;
+  /* below ~8 MiB per thread, starting threads costs more than it saves */
+  while (nthreads > 1 && total / nthreads < ((size_t)8 << 20)) nthreads--;
+  copy_job jobs[SP_MAX_COPY_THREADS];
+  pthread_t th[SP_MAX_COPY_THREADS];
+  bool started[SP_MAX_COPY_THREADS];
+  for (unsigned k = 0; k < nthreads; k++) {
+    jobs[k].seg = seg;
+    jobs[k].nseg = nseg;
+    jobs[k].begin = total / nthreads * k;
+    jobs[k].end = k + 1 == nthreads ? total : total / nthreads * (k + 1);
+    started[k] = k > 0 && pthread_create(&th[k], NULL, copy_worker, &jobs[k]) == 0;
+  }
+  for (unsigned k = 0; k < nthreads; k++)
+    if (!started[k]) copy_worker(&jobs[k]);
+  for (unsigned k = 1; k < nthreads; k++)
+    if (started[k]) pthread_join(th[k], NULL);
+}
+
+/* A staging buffer of at least need bytes from the device's pool, or NULL (pageable
+ * path) when staging is off, over budget, every slot is busy, or pinned memory cannot
+ * be had. Never an error. */
+static stage_buf *stage_take(cuda_dev *d, size_t need) {
+  pthread_mutex_lock(&d->mu);
+  if (d->pinned_budget == 0) {
+    pthread_mutex_unlock(&d->mu);
+    return NULL;
+  }
+  stage_buf *fit = NULL, *empty = NULL, *largest = NULL;
+  for (unsigned i = 0; i < d->workers; i++) {
+    stage_buf *b = &d->stage[i];
+    if (b->busy) continue;
+    if (b->p && b->cap >= need && (!fit || b->cap < fit->cap)) fit = b;
+    if (!b->p && !empty) empty = b;
+    if (b->p && (!largest || b->cap > largest->cap)) largest = b;
+  }
+  if (fit) {
+    fit->busy = true;
+    pthread_mutex_unlock(&d->mu);
+    return fit;
+  }
+  size_t want = align_up(need, SP_STAGE_ROUND);
+  /* a new buffer in an empty slot (one per worker), or else the largest free buffer
+   * grown (its old memory goes), within the budget */
+  stage_buf *grow = NULL;
+  if (empty && d->pinned_bytes + want <= d->pinned_budget) grow = empty;
+  else if (largest && d->pinned_bytes - largest->cap + want <= d->pinned_budget) grow = largest;
+  if (!grow) {
+    pthread_mutex_unlock(&d->mu);
+    return NULL;
+  }
+  void *old = grow->p;
+  d->pinned_bytes = d->pinned_bytes - grow->cap + want; /* reserved while allocating */
+  grow->busy = true;
+  grow->p = NULL;
+  grow->cap = 0;
+  pthread_mutex_unlock(&d->mu);
+  /* Outside the lock: page-locking gigabytes takes a while. (cudaFreeHost may wait for
+   * the device; growth happens only for the first, or a larger, partition.) */
+  if (old) sp_gpu_host_free(d->ordinal, old);
+  void *p = NULL;
+  char e[256];
+  int st = sp_gpu_host_alloc(d->ordinal, &p, want, e, sizeof e);
+  pthread_mutex_lock(&d->mu);
+  if (st) {
+    d->pinned_bytes -= want;
+    grow->busy = false;
+    pthread_mutex_unlock(&d->mu);
+    return NULL;
+  }
+  grow->p = p;
+  grow->cap = want;
+  pthread_mutex_unlock(&d->mu);
+  return grow;
+}
+
+static void stage_give_back(cuda_dev *d, stage_buf *b) {
+  if (!b) return;
+  pthread_mutex_lock(&d->mu);
+  b->busy = false;
+  pthread_mutex_unlock(&d->mu);
+}
+
+static void prep_sources_pageable(cuda_prep *p, const sealprov_assignment *asg) {
+  p->buf = NULL;
+  p->abc[0] = asg->a;
+  p->abc[1] = asg->b;
+  p->abc[2] = asg->c;
+  p->inp = asg->inp_assignment;
+  p->aux = asg->aux_assignment;
+  p->bm[0] = asg->a_aux_density;
+  p->bm[1] = asg->b_inp_density;
+  p->bm[2] = asg->b_aux_density;
+}
+
+static int cuda_prepare(void *dev, const sp_task *t, void **prep, char *err, size_t errlen) {
+  cuda_dev *d = dev;
+  *prep = NULL;
+  double t0 = now_ms();
+  /* Host-only work, outside the device lock: the size and density checks... */
+  int st = sp_groth16_check_assignment(t->srs, t->asg, err, errlen);
+  if (st) return st;
+  cuda_prep *p = calloc(1, sizeof *p);
+  if (!p) {
+    snprintf(err, errlen, "cuda device [%s]: out of host memory", d->section);
+    return SEALPROV_ERR_NO_MEMORY;
+  }
+  /* ...and the copy into pinned staging, so that execute's uploads are DMA at full
+   * rate and overlap with compute. */
+  copy_seg seg[8];
+  size_t need = stage_layout(t->asg, seg, NULL);
+  stage_buf *b = stage_take(d, need);
+  if (b) {
+    stage_layout(t->asg, seg, b->p);
+    parallel_copy(seg, 8, t->cpu_threads);
+    p->buf = b;
+    p->abc[0] = seg[0].dst;
+    p->abc[1] = seg[1].dst;
+    p->abc[2] = seg[2].dst;
+    p->inp = seg[3].dst;
+    p->aux = seg[4].dst;
+    for (int i = 0; i < 3; i++) p->bm[i] = seg[5 + i].n ? seg[5 + i].dst : NULL;
+  } else {
+    prep_sources_pageable(p, t->asg);
+  }
+  p->prepare_ms = now_ms() - t0;
+  *prep = p;
+  return SEALPROV_OK;
+}
+
+static void cuda_release(void *dev, void *prep) {
+  cuda_prep *p = prep;
+  if (!p) return;
+  /* execute synchronised both streams before returning: no DMA reads the buffer. */
+  stage_give_back(dev, p->buf);
+  free(p);
+}
+
+/* ---- parameter residency and registration ------------------------------------------ */
 
 static size_t srs_bytes(const sp_srs *s) {
   return (s->h_len + s->l_len + s->a_len + s->b_g1_len) * sizeof(g1_affine_t) +
          s->b_g2_len * sizeof(g2_affine_t);
+}
+
+static void srs_vectors(const sp_srs *s, const void *p[V_COUNT], size_t bytes[V_COUNT]) {
+  p[V_H] = s->h;
+  p[V_L] = s->l;
+  p[V_A] = s->a;
+  p[V_B1] = s->b_g1;
+  p[V_B2] = s->b_g2;
+  bytes[V_H] = s->h_len * sizeof(g1_affine_t);
+  bytes[V_L] = s->l_len * sizeof(g1_affine_t);
+  bytes[V_A] = s->a_len * sizeof(g1_affine_t);
+  bytes[V_B1] = s->b_g1_len * sizeof(g1_affine_t);
+  bytes[V_B2] = s->b_g2_len * sizeof(g2_affine_t);
 }
 
 static int upload_vec(sp_gpu *g, void **d, const void *h, size_t bytes, char *err, size_t errlen) {
@@ -179,7 +538,9 @@ static int get_resident(cuda_dev *d, const sp_srs *srs, cuda_resident **out, dou
       pthread_mutex_unlock(&d->mu);
       return SEALPROV_OK;
     }
+  bool force = d->force_stream;
   pthread_mutex_unlock(&d->mu);
+  if (force) return SEALPROV_OK;
   size_t need = srs_bytes(srs);
   size_t work = 3 * (((size_t)1 << srs->log_domain) * sizeof(fr_t)) + SP_SCRATCH_RESERVE;
   uint64_t free_b = 0, total_b = 0;
@@ -217,6 +578,63 @@ static int get_resident(cuda_dev *d, const sp_srs *srs, cuda_resident **out, dou
   return SEALPROV_OK;
 }
 
+/* Drops this device's resident copy of srs (out-of-memory retry: the points go, the
+ * retry streams them). Device lock held. */
+static void drop_resident(cuda_dev *d, const sp_srs *srs) {
+  pthread_mutex_lock(&d->mu);
+  cuda_resident **pp = &d->res;
+  while (*pp && (*pp)->srs != srs) pp = &(*pp)->next;
+  cuda_resident *r = *pp;
+  if (r) *pp = r->next;
+  pthread_mutex_unlock(&d->mu);
+  if (r) free_resident(d, r);
+}
+
+/* The page-locked vectors of srs for streaming, registered on first use. A vector that
+ * cannot be registered is streamed through the bounce buffer. Device lock held. */
+static int get_hostreg(cuda_dev *d, const sp_srs *srs, cuda_hostreg **out, double *ms, char *err,
+                       size_t errlen) {
+  *out = NULL;
+  pthread_mutex_lock(&d->mu);
+  for (cuda_hostreg *r = d->reg; r; r = r->next)
+    if (r->srs == srs) {
+      *out = r;
+      pthread_mutex_unlock(&d->mu);
+      return SEALPROV_OK;
+    }
+  pthread_mutex_unlock(&d->mu);
+  double t0 = now_ms();
+  cuda_hostreg *r = calloc(1, sizeof *r);
+  if (!r) {
+    snprintf(err, errlen, "out of host memory");
+    return SEALPROV_ERR_NO_MEMORY;
+  }
+  r->srs = srs;
+  const void *p[V_COUNT];
+  srs_vectors(srs, p, r->bytes);
+  uint64_t owned_bytes = 0;
+  for (int v = 0; v < V_COUNT; v++) {
+    r->ptr[v] = (void *)p[v]; /* registered read-only where supported; never written */
+    if (!p[v] || !r->bytes[v]) continue;
+    char e[256];
+    bool owned = false;
+    if (sp_gpu_host_register(d->ordinal, r->ptr[v], r->bytes[v], &owned, e, sizeof e) ==
+        SEALPROV_OK) {
+      r->usable[v] = true;
+      r->owned[v] = owned;
+      if (owned) owned_bytes += r->bytes[v];
+    }
+  }
+  pthread_mutex_lock(&d->mu);
+  r->next = d->reg;
+  d->reg = r;
+  d->registered_bytes += owned_bytes;
+  pthread_mutex_unlock(&d->mu);
+  *ms += now_ms() - t0;
+  *out = r;
+  return SEALPROV_OK;
+}
+
 static void cuda_srs_evict(void *dev, const struct sp_srs *srs) {
   cuda_dev *d = dev;
   pthread_mutex_lock(&d->mu);
@@ -224,10 +642,20 @@ static void cuda_srs_evict(void *dev, const struct sp_srs *srs) {
   while (*pp && (*pp)->srs != srs) pp = &(*pp)->next;
   cuda_resident *r = *pp;
   if (r) *pp = r->next;
+  cuda_hostreg **qq = &d->reg;
+  while (*qq && (*qq)->srs != srs) qq = &(*qq)->next;
+  cuda_hostreg *h = *qq;
+  if (h) {
+    *qq = h->next;
+    for (int v = 0; v < V_COUNT; v++)
+      if (h->owned[v]) d->registered_bytes -= h->bytes[v];
+  }
   pthread_mutex_unlock(&d->mu);
-  /* May run on any thread (the one dropping the last reference): the free switches
-   * to this device and back, so that thread's binding is unchanged. */
+  /* May run on any thread (the one dropping the last reference): the frees switch to
+   * this device and back, so that thread's binding is unchanged. The set has no users,
+   * so no transfer reads the registered memory. */
   if (r) free_resident(d, r);
+  if (h) free_hostreg(d, h);
 }
 
 static uint64_t cuda_memory_in_use(void *dev) {
@@ -241,57 +669,11 @@ static uint64_t cuda_memory_in_use(void *dev) {
 
 /* ---- one partition ---------------------------------------------------------------- */
 
-/* A device vector that is either resident (not owned) or uploaded for one use. */
-typedef struct dvec {
-  void *p;
-  size_t bytes;
-  bool owned;
-} dvec;
-
-static int points_for(sp_gpu *g, dvec *v, void *resident, const void *host, size_t bytes,
-                      char *err, size_t errlen) {
-  v->bytes = bytes;
-  if (resident || bytes == 0) {
-    v->p = resident;
-    v->owned = false;
-    return SEALPROV_OK;
-  }
-  v->owned = true;
-  int st = sp_gpu_alloc(g, &v->p, bytes, err, errlen);
-  if (!st) st = sp_gpu_upload(g, v->p, host, bytes, err, errlen);
-  return st;
-}
-
-static void dvec_free(sp_gpu *g, dvec *v) {
-  if (v->owned) sp_gpu_free(g, v->p, v->bytes);
-  v->p = NULL;
-  v->owned = false;
-}
-
 static int bad_scalar(const char *what, uint64_t idx, uint32_t enc, char *err, size_t errlen) {
   snprintf(err, errlen, "%s[%llu] is not a valid %s scalar (value >= r)", what,
            (unsigned long long)idx,
            enc == SEALPROV_SCALAR_MONTGOMERY ? "Montgomery" : "canonical little-endian");
   return SEALPROV_ERR_ASSIGNMENT;
-}
-
-/* Uploads n raw scalars into d (capacity for n), decodes them in place. */
-static int upload_scalars(sp_gpu *g, void *d, const void *h, size_t n, uint32_t enc, bool to_mont,
-                          const char *what, char *err, size_t errlen) {
-  if (n == 0) return SEALPROV_OK;
-  int st = sp_gpu_upload(g, d, h, n * 32, err, errlen);
-  uint64_t bad = UINT64_MAX;
-  if (!st) st = sp_gpu_decode_scalars(g, d, n, enc, to_mont, &bad, err, errlen);
-  if (!st && bad != UINT64_MAX) st = bad_scalar(what, bad, enc, err, errlen);
-  return st;
-}
-
-static int upload_bitmap(sp_gpu *g, uint64_t **d, const uint64_t *h, uint64_t bits, char *err,
-                         size_t errlen) {
-  size_t bytes = (size_t)((bits + 63) / 64) * 8;
-  int st = sp_gpu_alloc(g, (void **)d, bytes, err, errlen);
-  if (!st && bytes) st = sp_gpu_upload(g, *d, h, bytes, err, errlen);
-  return st;
 }
 
 typedef struct split_t {
@@ -320,50 +702,254 @@ static int split_make(sp_gpu *g, split_t *s, const void *d_scalars, size_t n, ch
   return st;
 }
 
-/* sum over one split: batch addition of the ones + Pippenger over the rest */
-static int msm_split_g1(sp_gpu *g, g1_jac_t *out, const void *d_points, const split_t *s,
-                        double *ba_ms, double *msm_ms, char *err, size_t errlen) {
-  g1_jac_t ones;
+/* One execute attempt's plan and counters. */
+typedef struct xctx {
+  cuda_dev *d;
+  sp_gpu *g;
+  unsigned cpu_threads;
+  bool allow_resident;
+  size_t chunk;          /* points per chunk when streaming (multiple of 64) */
+  cuda_resident *res;    /* NULL: stream */
+  cuda_hostreg *reg;     /* when streaming */
+  sp_cuda_timings *tm;
+} xctx;
+
+/* Work on one chunk [p0, p1) of a point vector whose points for that range are at
+ * d_points (chunk k of nchunks). */
+typedef int (*chunk_fn)(xctx *x, void *ctx, const void *d_points, size_t k, size_t p0, size_t p1,
+                        char *err, size_t errlen);
+
+/* The bounce buffer (pinned, 2 slots of slot_bytes) for vectors that are not
+ * registered; NULL when it cannot be had (uploads then come from pageable memory). */
+static uint8_t *get_bounce(xctx *x, size_t slot_bytes) {
+  cuda_dev *d = x->d;
+  if (d->bounce && d->bounce_cap >= 2 * slot_bytes) return d->bounce;
+  char e[256];
+  void *p = NULL;
+  if (sp_gpu_host_alloc(d->ordinal, &p, 2 * slot_bytes, e, sizeof e) != SEALPROV_OK) return NULL;
+  /* the old buffer's last transfers were waited for at the end of its stream_points */
+  if (d->bounce) sp_gpu_host_free(d->ordinal, d->bounce);
+  pthread_mutex_lock(&d->mu);
+  d->bounce = p;
+  d->bounce_cap = 2 * slot_bytes;
+  pthread_mutex_unlock(&d->mu);
+  return d->bounce;
+}
+
+/* Runs fn over the chunks of a point vector: resident (one chunk, no transfer) or
+ * streamed from host memory with two device buffers, chunk k + 1 uploading on the copy
+ * stream while chunk k is processed on the compute stream. */
+static int stream_points(xctx *x, int vec, const void *resident, const void *host, size_t npts,
+                         size_t psize, chunk_fn fn, void *ctx, char *err, size_t errlen) {
+  if (npts == 0) return SEALPROV_OK;
+  if (resident) return fn(x, ctx, resident, 0, 0, npts, err, errlen);
+  sp_gpu *g = x->g;
+  sp_gpu_event **ev = x->d->ev;
+  const size_t chunk = x->chunk < npts ? x->chunk : npts;
+  const size_t nchunks = (npts + chunk - 1) / chunk, cbytes = chunk * psize;
+  const bool registered = x->reg && x->reg->usable[vec];
+  uint8_t *bounce = NULL;
+  if (!registered) bounce = get_bounce(x, cbytes);
+  void *buf[2] = {NULL, NULL};
+  int st = SEALPROV_OK;
+  SP_TRY_GOTO(sp_gpu_alloc(g, &buf[0], cbytes, err, errlen), st, out);
+  if (nchunks > 1) SP_TRY_GOTO(sp_gpu_alloc(g, &buf[1], cbytes, err, errlen), st, out);
+  /* the buffers exist once the compute stream got here: the copy stream waits for it */
+  SP_TRY_GOTO(sp_gpu_event_record(g, ev[EV_FREED0], SP_STREAM_COMPUTE, err, errlen), st, out);
+  SP_TRY_GOTO(sp_gpu_event_record(g, ev[EV_FREED1], SP_STREAM_COMPUTE, err, errlen), st, out);
+  for (size_t k = 0; k <= nchunks; k++) {
+    /* step k: issue the upload of chunk k, then process chunk k - 1, so that chunk k
+     * travels on the copy stream while chunk k - 1 is computed */
+    size_t j = k;
+    if (j < nchunks) {
+      size_t slot = j & 1, p0 = j * chunk, p1 = p0 + chunk < npts ? p0 + chunk : npts;
+      size_t bytes = (p1 - p0) * psize;
+      const uint8_t *src = (const uint8_t *)host + p0 * psize;
+      SP_TRY_GOTO(sp_gpu_stream_wait(g, SP_STREAM_COPY, ev[EV_FREED0 + slot], err, errlen), st,
+                  out);
+      if (bounce) {
+        /* the slot's previous upload (chunk j - 2) must have left it */
+        double t0 = now_ms();
+        SP_TRY_GOTO(sp_gpu_event_sync(g, ev[EV_LOADED0 + slot], err, errlen), st, out);
+        copy_seg s = {bounce + slot * cbytes, src, bytes};
+        parallel_copy(&s, 1, x->cpu_threads);
+        x->tm->upload_ms += now_ms() - t0;
+        src = bounce + slot * cbytes;
+      }
+      double t0 = now_ms(); /* pageable: the host waits inside the call */
+      SP_TRY_GOTO(sp_gpu_upload_async(g, buf[slot], src, bytes, err, errlen), st, out);
+      x->tm->upload_ms += now_ms() - t0;
+      SP_TRY_GOTO(sp_gpu_event_record(g, ev[EV_LOADED0 + slot], SP_STREAM_COPY, err, errlen), st,
+                  out);
+    }
+    if (k == 0) continue;
+    size_t c = k - 1, slot = c & 1, p0 = c * chunk, p1 = p0 + chunk < npts ? p0 + chunk : npts;
+    double t0 = now_ms();
+    SP_TRY_GOTO(sp_gpu_event_sync(g, ev[EV_LOADED0 + slot], err, errlen), st, out);
+    x->tm->upload_ms += now_ms() - t0;
+    SP_TRY_GOTO(sp_gpu_stream_wait(g, SP_STREAM_COMPUTE, ev[EV_LOADED0 + slot], err, errlen), st,
+                out);
+    SP_TRY_GOTO(fn(x, ctx, buf[slot], c, p0, p1, err, errlen), st, out);
+    SP_TRY_GOTO(sp_gpu_event_record(g, ev[EV_FREED0 + slot], SP_STREAM_COMPUTE, err, errlen), st,
+                out);
+  }
+out:
+  {
+    /* nothing the copy stream still does may outlive the buffers (or the bounce) */
+    char e2[128];
+    int st2 = sp_gpu_join_copy(g, e2, sizeof e2);
+    if (bounce) {
+      int st3 = sp_gpu_sync_all(g, e2, sizeof e2);
+      if (!st2) st2 = st3;
+    }
+    if (st2 && !st) {
+      snprintf(err, errlen, "%s", e2);
+      st = st2;
+    }
+  }
+  sp_gpu_free(g, buf[0], cbytes);
+  sp_gpu_free(g, buf[1], cbytes);
+  return st;
+}
+
+/* H MSM chunk: resident points take the bit-reversed scalars as they are; streamed
+ * chunks take the natural-order scalars of their range. */
+typedef struct h_ctx {
+  const void *scalars;
+  unsigned logm;
+  bool bitrev;
+  g1_jac_t acc;
+} h_ctx;
+
+static int h_chunk(xctx *x, void *vctx, const void *d_points, size_t k, size_t p0, size_t p1,
+                   char *err, size_t errlen) {
+  (void)k;
+  h_ctx *c = vctx;
+  sp_msm_args a;
+  memset(&a, 0, sizeof a);
+  a.d_points = d_points;
+  a.n = p1 - p0;
+  if (c->bitrev) {
+    a.d_scalars = c->scalars;
+    a.flags = SP_MSM_BITREV_POINTS;
+    a.log_bitrev = c->logm;
+  } else {
+    a.d_scalars = (const uint8_t *)c->scalars + p0 * 32;
+  }
+  g1_jac_t part;
+  int st = sp_gpu_msm_g1_dev(x->g, &part, &a, err, errlen);
+  if (!st) g1_jac_add(&c->acc, &c->acc, &part);
+  return st;
+}
+
+/* L / A / B chunk: batch addition of the ones in [p0, p1) (bitmap words from p0 / 64:
+ * chunks are multiples of 64 points) and Pippenger over the compacted scalars whose
+ * point index falls in [p0, p1) (bounds[k] .. bounds[k + 1]: compaction keeps order). */
+typedef struct split_ctx {
+  const split_t *s;
+  const size_t *bounds;
+  bool g2;
+  g1_jac_t acc1;
+  g2_jac_t acc2;
+  double *ba_ms, *msm_ms;
+} split_ctx;
+
+static int split_chunk(xctx *x, void *vctx, const void *d_points, size_t k, size_t p0, size_t p1,
+                       char *err, size_t errlen) {
+  split_ctx *c = vctx;
+  const split_t *s = c->s;
+  sp_gpu *g = x->g;
   double t0 = now_ms();
-  int st = sp_gpu_batch_add_g1_dev(g, &ones, d_points, s->ones, s->n, err, errlen);
-  if (st) return st;
+  int st;
+  if (c->g2) {
+    g2_jac_t part;
+    st = sp_gpu_batch_add_g2_dev(g, &part, d_points, s->ones + p0 / 64, p1 - p0, err, errlen);
+    if (st) return st;
+    g2_jac_add(&c->acc2, &c->acc2, &part);
+  } else {
+    g1_jac_t part;
+    st = sp_gpu_batch_add_g1_dev(g, &part, d_points, s->ones + p0 / 64, p1 - p0, err, errlen);
+    if (st) return st;
+    g1_jac_add(&c->acc1, &c->acc1, &part);
+  }
   double t1 = now_ms();
-  sp_msm_args a;
-  memset(&a, 0, sizeof a);
-  a.d_points = d_points;
-  a.d_scalars = s->rest;
-  a.d_index = s->idx;
-  a.n = s->n_rest;
-  st = sp_gpu_msm_g1_dev(g, out, &a, err, errlen);
-  if (st) return st;
-  g1_jac_add(out, out, &ones);
-  *ba_ms += t1 - t0;
-  *msm_ms += now_ms() - t1;
+  size_t lo = c->bounds[k], hi = c->bounds[k + 1];
+  if (hi > lo) {
+    sp_msm_args a;
+    memset(&a, 0, sizeof a);
+    a.d_points = d_points;
+    a.d_scalars = (const uint8_t *)s->rest + lo * 32;
+    a.d_index = s->idx + lo;
+    a.index_base = (uint32_t)p0;
+    a.n = hi - lo;
+    if (c->g2) {
+      g2_jac_t part;
+      st = sp_gpu_msm_g2_dev(g, &part, &a, err, errlen);
+      if (st) return st;
+      g2_jac_add(&c->acc2, &c->acc2, &part);
+    } else {
+      g1_jac_t part;
+      st = sp_gpu_msm_g1_dev(g, &part, &a, err, errlen);
+      if (st) return st;
+      g1_jac_add(&c->acc1, &c->acc1, &part);
+    }
+  }
+  if (c->ba_ms) *c->ba_ms += t1 - t0;
+  *c->msm_ms += now_ms() - (c->ba_ms ? t1 : t0);
   return SEALPROV_OK;
 }
 
-static int msm_split_g2(sp_gpu *g, g2_jac_t *out, const void *d_points, const split_t *s,
-                        double *ms, char *err, size_t errlen) {
-  g2_jac_t ones;
+/* sum over one split and one point vector: batch addition of the ones + Pippenger over
+ * the rest, resident or streamed */
+static int msm_split(xctx *x, int vec, const void *resident, const void *host, size_t npts,
+                     const split_t *s, bool g2, g1_jac_t *out1, g2_jac_t *out2, double *ba_ms,
+                     double *msm_ms, char *err, size_t errlen) {
+  split_ctx c;
+  memset(&c, 0, sizeof c);
+  c.s = s;
+  c.g2 = g2;
+  c.ba_ms = ba_ms;
+  c.msm_ms = msm_ms;
+  g1_jac_set_inf(&c.acc1);
+  g2_jac_set_inf(&c.acc2);
+  size_t nb = resident ? 1 : (npts + x->chunk - 1) / x->chunk;
+  size_t *bounds = malloc((nb + 1) * sizeof *bounds);
+  if (!bounds) {
+    snprintf(err, errlen, "out of host memory");
+    return SEALPROV_ERR_NO_MEMORY;
+  }
+  int st = SEALPROV_OK;
+  if (resident || npts == 0) {
+    bounds[0] = 0;
+    bounds[1] = s->n_rest;
+  } else {
+    st = sp_gpu_lower_bounds(x->g, s->idx, s->n_rest, x->chunk, npts, nb + 1, bounds, err,
+                             errlen);
+  }
+  if (!st)
+    st = stream_points(x, vec, resident, host, npts, g2 ? sizeof(g2_affine_t) : sizeof(g1_affine_t),
+                       split_chunk, &c, err, errlen);
+  free(bounds);
+  if (out1) *out1 = c.acc1;
+  if (out2) *out2 = c.acc2;
+  return st;
+}
+
+/* Host waits for a copy-stream event (the time counts as upload_ms), and the compute
+ * stream is ordered after it. */
+static int wait_copy(xctx *x, int e, char *err, size_t errlen) {
   double t0 = now_ms();
-  int st = sp_gpu_batch_add_g2_dev(g, &ones, d_points, s->ones, s->n, err, errlen);
-  if (st) return st;
-  sp_msm_args a;
-  memset(&a, 0, sizeof a);
-  a.d_points = d_points;
-  a.d_scalars = s->rest;
-  a.d_index = s->idx;
-  a.n = s->n_rest;
-  st = sp_gpu_msm_g2_dev(g, out, &a, err, errlen);
-  if (st) return st;
-  g2_jac_add(out, out, &ones);
-  *ms += now_ms() - t0;
-  return SEALPROV_OK;
+  int st = sp_gpu_event_sync(x->g, x->d->ev[e], err, errlen);
+  if (!st) st = sp_gpu_stream_wait(x->g, SP_STREAM_COMPUTE, x->d->ev[e], err, errlen);
+  x->tm->upload_ms += now_ms() - t0;
+  return st;
 }
 
-static int prove_partition(cuda_dev *d, const sp_task *t, uint8_t proof[192], sp_cuda_timings *tm,
+static int prove_partition(xctx *x, const sp_task *t, const cuda_prep *src, uint8_t proof[192],
                            char *err, size_t errlen) {
-  sp_gpu *g = d->gpu;
+  cuda_dev *d = x->d;
+  sp_gpu *g = x->g;
+  sp_cuda_timings *tm = x->tm;
   const sp_srs *srs = t->srs;
   const sealprov_assignment *asg = t->asg;
   const uint32_t enc = t->scalar_encoding;
@@ -371,98 +957,119 @@ static int prove_partition(cuda_dev *d, const sp_task *t, uint8_t proof[192], sp
   const size_t m = (size_t)1 << logm, nabc = (size_t)asg->abc_size;
   const size_t ninp = (size_t)asg->inp_size, naux = (size_t)asg->aux_size;
   const size_t vbytes = m * sizeof(fr_t);
-  double t0 = now_ms(), ts;
+  const size_t bmb[3] = {bitmap_bytes(asg->a_aux_bit_len), bitmap_bytes(asg->b_inp_bit_len),
+                         bitmap_bytes(asg->b_aux_bit_len)};
+  double ts;
   int st = SEALPROV_OK;
-  cuda_resident *res = NULL;
   void *abc[3] = {NULL, NULL, NULL};
   void *inp = NULL, *aux = NULL, *as = NULL, *bs = NULL;
-  uint64_t *bm_a = NULL, *bm_binp = NULL, *bm_baux = NULL;
+  uint64_t *bm[3] = {NULL, NULL, NULL};
   split_t sp_l, sp_a, sp_b;
-  dvec pts;
   memset(&sp_l, 0, sizeof sp_l);
   memset(&sp_a, 0, sizeof sp_a);
   memset(&sp_b, 0, sizeof sp_b);
-  memset(&pts, 0, sizeof pts);
-  g1_jac_t h_acc, l_acc, a_acc, b1_acc;
+  g1_jac_t l_acc, a_acc, b1_acc;
   g2_jac_t b2_acc;
   size_t n_a = 0, n_bi = 0, n_ba = 0;
   static const char *names[3] = {"a", "b", "c"};
-  const void *src[3] = {asg->a, asg->b, asg->c};
-  sp_msm_args ha;
+  h_ctx hc;
+  memset(&hc, 0, sizeof hc);
+  g1_jac_set_inf(&hc.acc);
 
-  SP_TRY_GOTO(get_resident(d, srs, &res, &tm->srs_upload_ms, err, errlen), st, out);
+  x->res = NULL;
+  x->reg = NULL;
+  if (x->allow_resident)
+    SP_TRY_GOTO(get_resident(d, srs, &x->res, &tm->srs_upload_ms, err, errlen), st, out);
+  if (!x->res) SP_TRY_GOTO(get_hostreg(d, srs, &x->reg, &tm->srs_upload_ms, err, errlen), st, out);
+  tm->streamed = x->res == NULL;
+  tm->stream_chunk = x->res ? 0 : x->chunk;
 
-  /* ---- H ---- */
+  /* ---- transfers: every device buffer first, then the copies on the copy stream ---- */
   ts = now_ms();
+  for (int k = 0; k < 3; k++) SP_TRY_GOTO(sp_gpu_alloc(g, &abc[k], vbytes, err, errlen), st, out);
+  SP_TRY_GOTO(sp_gpu_alloc(g, &inp, ninp * 32, err, errlen), st, out);
+  SP_TRY_GOTO(sp_gpu_alloc(g, &aux, naux * 32, err, errlen), st, out);
+  for (int k = 0; k < 3; k++) SP_TRY_GOTO(sp_gpu_alloc(g, (void **)&bm[k], bmb[k], err, errlen), st, out);
+  SP_TRY_GOTO(sp_gpu_event_record(g, d->ev[EV_ALLOC], SP_STREAM_COMPUTE, err, errlen), st, out);
+  SP_TRY_GOTO(sp_gpu_stream_wait(g, SP_STREAM_COPY, d->ev[EV_ALLOC], err, errlen), st, out);
   for (int k = 0; k < 3; k++) {
-    SP_TRY_GOTO(sp_gpu_alloc(g, &abc[k], vbytes, err, errlen), st, out);
-    SP_TRY_GOTO(sp_gpu_upload(g, abc[k], src[k], nabc * 32, err, errlen), st, out);
+    SP_TRY_GOTO(sp_gpu_upload_async(g, abc[k], src->abc[k], nabc * 32, err, errlen), st, out);
+    SP_TRY_GOTO(sp_gpu_event_record(g, d->ev[EV_A + k], SP_STREAM_COPY, err, errlen), st, out);
+  }
+  tm->upload_ms += now_ms() - ts; /* pageable sources: the host waited in the calls */
+
+  /* ---- H: decode each vector as it arrives (b and c travel while a decodes) ---- */
+  for (int k = 0; k < 3; k++) {
+    SP_TRY_GOTO(wait_copy(x, EV_A + k, err, errlen), st, out);
+    ts = now_ms();
     if (nabc < m)
       SP_TRY_GOTO(sp_gpu_zero(g, (uint8_t *)abc[k] + nabc * 32, (m - nabc) * 32, err, errlen), st,
                   out);
-  }
-  SP_TRY_GOTO(sp_gpu_sync(g, err, errlen), st, out);
-  tm->upload_ms += now_ms() - ts;
-  ts = now_ms();
-  for (int k = 0; k < 3; k++) {
     uint64_t bad = UINT64_MAX;
     SP_TRY_GOTO(sp_gpu_decode_scalars(g, abc[k], nabc, enc, true, &bad, err, errlen), st, out);
     if (bad != UINT64_MAX) {
       st = bad_scalar(names[k], bad, enc, err, errlen);
       goto out;
     }
+    tm->decode_ms += now_ms() - ts;
   }
-  tm->decode_ms += now_ms() - ts;
   ts = now_ms();
   SP_TRY_GOTO(sp_gpu_h_poly(g, abc[0], abc[1], abc[2], logm, err, errlen), st, out);
   sp_gpu_free(g, abc[1], vbytes);
   sp_gpu_free(g, abc[2], vbytes);
   abc[1] = abc[2] = NULL;
   SP_TRY_GOTO(sp_gpu_fr_from_mont(g, abc[0], m, err, errlen), st, out);
+  if (x->res == NULL) SP_TRY_GOTO(sp_gpu_bitrev_dev(g, abc[0], logm, err, errlen), st, out);
+  /* the rest of the assignment travels during the H pipeline and the H MSM (queued now:
+   * from pageable memory the host waits in these calls while the NTTs run) */
+  {
+    double tu = now_ms();
+    SP_TRY_GOTO(sp_gpu_upload_async(g, inp, src->inp, ninp * 32, err, errlen), st, out);
+    SP_TRY_GOTO(sp_gpu_upload_async(g, aux, src->aux, naux * 32, err, errlen), st, out);
+    for (int k = 0; k < 3; k++)
+      if (src->bm[k]) SP_TRY_GOTO(sp_gpu_upload_async(g, bm[k], src->bm[k], bmb[k], err, errlen), st, out);
+    SP_TRY_GOTO(sp_gpu_event_record(g, d->ev[EV_REST], SP_STREAM_COPY, err, errlen), st, out);
+    tm->upload_ms += now_ms() - tu;
+  }
   SP_TRY_GOTO(sp_gpu_sync(g, err, errlen), st, out);
   tm->h_ntt_ms += now_ms() - ts;
 
   ts = now_ms();
-  SP_TRY_GOTO(points_for(g, &pts, res ? res->h : NULL, srs->h, srs->h_len * sizeof(g1_affine_t),
-                         err, errlen),
+  hc.scalars = abc[0];
+  hc.logm = logm;
+  hc.bitrev = x->res != NULL;
+  /* coefficient m-1 sits at position m-1 in either order and is left out: h_len = m-1 */
+  SP_TRY_GOTO(stream_points(x, V_H, x->res ? x->res->h : NULL, srs->h, srs->h_len,
+                            sizeof(g1_affine_t), h_chunk, &hc, err, errlen),
               st, out);
-  memset(&ha, 0, sizeof ha);
-  ha.d_points = pts.p;
-  ha.d_scalars = abc[0];
-  ha.n = m - 1; /* coefficient m-1 sits at position m-1 (all bits set) and is left out */
-  ha.flags = SP_MSM_BITREV_POINTS;
-  ha.log_bitrev = logm;
-  SP_TRY_GOTO(sp_gpu_msm_g1_dev(g, &h_acc, &ha, err, errlen), st, out);
-  dvec_free(g, &pts);
   sp_gpu_free(g, abc[0], vbytes);
   abc[0] = NULL;
   tm->h_msm_ms += now_ms() - ts;
 
   /* ---- scalars: inputs and aux (canonical), density filtering, 0/1 split ---- */
+  SP_TRY_GOTO(wait_copy(x, EV_REST, err, errlen), st, out);
   ts = now_ms();
-  SP_TRY_GOTO(sp_gpu_alloc(g, &inp, ninp * 32, err, errlen), st, out);
-  SP_TRY_GOTO(sp_gpu_alloc(g, &aux, naux * 32, err, errlen), st, out);
-  SP_TRY_GOTO(upload_bitmap(g, &bm_a, asg->a_aux_density, asg->a_aux_bit_len, err, errlen), st, out);
-  SP_TRY_GOTO(upload_bitmap(g, &bm_binp, asg->b_inp_density, asg->b_inp_bit_len, err, errlen), st,
-              out);
-  SP_TRY_GOTO(upload_bitmap(g, &bm_baux, asg->b_aux_density, asg->b_aux_bit_len, err, errlen), st,
-              out);
-  tm->upload_ms += now_ms() - ts;
-  ts = now_ms();
-  SP_TRY_GOTO(upload_scalars(g, inp, asg->inp_assignment, ninp, enc, false, "inp_assignment", err,
-                             errlen),
-              st, out);
-  SP_TRY_GOTO(upload_scalars(g, aux, asg->aux_assignment, naux, enc, false, "aux_assignment", err,
-                             errlen),
-              st, out);
+  {
+    uint64_t bad = UINT64_MAX;
+    SP_TRY_GOTO(sp_gpu_decode_scalars(g, inp, ninp, enc, false, &bad, err, errlen), st, out);
+    if (bad != UINT64_MAX) {
+      st = bad_scalar("inp_assignment", bad, enc, err, errlen);
+      goto out;
+    }
+    SP_TRY_GOTO(sp_gpu_decode_scalars(g, aux, naux, enc, false, &bad, err, errlen), st, out);
+    if (bad != UINT64_MAX) {
+      st = bad_scalar("aux_assignment", bad, enc, err, errlen);
+      goto out;
+    }
+  }
   SP_TRY_GOTO(sp_gpu_alloc(g, &as, srs->a_len * 32, err, errlen), st, out);
   SP_TRY_GOTO(sp_gpu_alloc(g, &bs, srs->b_g1_len * 32, err, errlen), st, out);
   /* A: every input, then the aux variables in A; B: inputs in B, then aux in B */
   if (ninp) SP_TRY_GOTO(sp_gpu_copy(g, as, inp, ninp * 32, err, errlen), st, out);
-  SP_TRY_GOTO(sp_gpu_compact(g, aux, bm_a, naux, (uint8_t *)as + ninp * 32, NULL, &n_a, err, errlen),
+  SP_TRY_GOTO(sp_gpu_compact(g, aux, bm[0], naux, (uint8_t *)as + ninp * 32, NULL, &n_a, err, errlen),
               st, out);
-  SP_TRY_GOTO(sp_gpu_compact(g, inp, bm_binp, ninp, bs, NULL, &n_bi, err, errlen), st, out);
-  SP_TRY_GOTO(sp_gpu_compact(g, aux, bm_baux, naux, (uint8_t *)bs + n_bi * 32, NULL, &n_ba, err,
+  SP_TRY_GOTO(sp_gpu_compact(g, inp, bm[1], ninp, bs, NULL, &n_bi, err, errlen), st, out);
+  SP_TRY_GOTO(sp_gpu_compact(g, aux, bm[2], naux, (uint8_t *)bs + n_bi * 32, NULL, &n_ba, err,
                              errlen),
               st, out);
   if (ninp + n_a != srs->a_len || n_bi + n_ba != srs->b_g1_len) {
@@ -478,58 +1085,50 @@ static int prove_partition(cuda_dev *d, const sp_task *t, uint8_t proof[192], sp
   sp_gpu_free(g, aux, naux * 32);
   sp_gpu_free(g, as, srs->a_len * 32);
   sp_gpu_free(g, bs, srs->b_g1_len * 32);
+  for (int k = 0; k < 3; k++) {
+    sp_gpu_free(g, bm[k], bmb[k]);
+    bm[k] = NULL;
+  }
   inp = aux = as = bs = NULL;
   tm->decode_ms += now_ms() - ts;
 
   /* ---- L, A, B ---- */
-  SP_TRY_GOTO(points_for(g, &pts, res ? res->l : NULL, srs->l, srs->l_len * sizeof(g1_affine_t),
-                         err, errlen),
+  SP_TRY_GOTO(msm_split(x, V_L, x->res ? x->res->l : NULL, srs->l, srs->l_len, &sp_l, false, &l_acc,
+                        NULL, &tm->batch_add_ms, &tm->tail_msm_ms, err, errlen),
               st, out);
-  SP_TRY_GOTO(msm_split_g1(g, &l_acc, pts.p, &sp_l, &tm->batch_add_ms, &tm->tail_msm_ms, err, errlen),
+  SP_TRY_GOTO(msm_split(x, V_A, x->res ? x->res->a : NULL, srs->a, srs->a_len, &sp_a, false, &a_acc,
+                        NULL, &tm->batch_add_ms, &tm->tail_msm_ms, err, errlen),
               st, out);
-  dvec_free(g, &pts);
-  SP_TRY_GOTO(points_for(g, &pts, res ? res->a : NULL, srs->a, srs->a_len * sizeof(g1_affine_t),
-                         err, errlen),
+  SP_TRY_GOTO(msm_split(x, V_B1, x->res ? x->res->b1 : NULL, srs->b_g1, srs->b_g1_len, &sp_b, false,
+                        &b1_acc, NULL, &tm->batch_add_ms, &tm->tail_msm_ms, err, errlen),
               st, out);
-  SP_TRY_GOTO(msm_split_g1(g, &a_acc, pts.p, &sp_a, &tm->batch_add_ms, &tm->tail_msm_ms, err, errlen),
+  SP_TRY_GOTO(msm_split(x, V_B2, x->res ? x->res->b2 : NULL, srs->b_g2, srs->b_g2_len, &sp_b, true,
+                        NULL, &b2_acc, NULL, &tm->g2_ms, err, errlen),
               st, out);
-  dvec_free(g, &pts);
-  SP_TRY_GOTO(points_for(g, &pts, res ? res->b1 : NULL, srs->b_g1,
-                         srs->b_g1_len * sizeof(g1_affine_t), err, errlen),
-              st, out);
-  SP_TRY_GOTO(msm_split_g1(g, &b1_acc, pts.p, &sp_b, &tm->batch_add_ms, &tm->tail_msm_ms, err,
-                           errlen),
-              st, out);
-  dvec_free(g, &pts);
-  SP_TRY_GOTO(points_for(g, &pts, res ? res->b2 : NULL, srs->b_g2,
-                         srs->b_g2_len * sizeof(g2_affine_t), err, errlen),
-              st, out);
-  SP_TRY_GOTO(msm_split_g2(g, &b2_acc, pts.p, &sp_b, &tm->g2_ms, err, errlen), st, out);
-  dvec_free(g, &pts);
 
   ts = now_ms();
-  sp_groth16_assemble(srs, &t->r, &t->s, &h_acc, &l_acc, &a_acc, &b1_acc, &b2_acc, proof);
+  sp_groth16_assemble(srs, &t->r, &t->s, &hc.acc, &l_acc, &a_acc, &b1_acc, &b2_acc, proof);
   tm->host_ms += now_ms() - ts;
-  tm->total_ms = now_ms() - t0;
 out:
+  {
+    /* frees below run on the compute stream: order them after every pending copy */
+    char e2[128];
+    (void)sp_gpu_join_copy(g, e2, sizeof e2);
+  }
   for (int k = 0; k < 3; k++) sp_gpu_free(g, abc[k], vbytes);
   sp_gpu_free(g, inp, ninp * 32);
   sp_gpu_free(g, aux, naux * 32);
   sp_gpu_free(g, as, srs->a_len * 32);
   sp_gpu_free(g, bs, srs->b_g1_len * 32);
-  sp_gpu_free(g, bm_a, ((asg->a_aux_bit_len + 63) / 64) * 8);
-  sp_gpu_free(g, bm_binp, ((asg->b_inp_bit_len + 63) / 64) * 8);
-  sp_gpu_free(g, bm_baux, ((asg->b_aux_bit_len + 63) / 64) * 8);
+  for (int k = 0; k < 3; k++) sp_gpu_free(g, bm[k], bmb[k]);
   split_free(g, &sp_l);
   split_free(g, &sp_a);
   split_free(g, &sp_b);
-  dvec_free(g, &pts);
   return st;
 }
 
 static int cuda_execute(void *dev, const sp_task *t, void *prep, uint8_t proof[192], char *err,
                         size_t errlen) {
-  (void)prep;
   cuda_dev *d = dev;
   if (t->inject & SP_INJECT_FAIL_KERNEL) {
     snprintf(err, errlen, "cuda device %u [%s]: injected kernel failure (job %llu partition %u)",
@@ -543,16 +1142,72 @@ static int cuda_execute(void *dev, const sp_task *t, void *prep, uint8_t proof[1
   }
   int st = sp_groth16_check_assignment(t->srs, t->asg, err, errlen);
   if (st) return st;
+  /* prep is NULL when the caller skipped prepare: read the host's memory directly */
+  cuda_prep pageable;
+  const cuda_prep *src = prep;
+  if (!src) {
+    memset(&pageable, 0, sizeof pageable);
+    prep_sources_pageable(&pageable, t->asg);
+    src = &pageable;
+  }
   sp_cuda_timings tm;
   memset(&tm, 0, sizeof tm);
+  tm.prepare_ms = src->prepare_ms;
+  tm.staged = src->buf != NULL;
+  pthread_mutex_lock(&d->mu);
+  size_t chunk = d->stream_chunk ? d->stream_chunk : SP_STREAM_CHUNK_DEFAULT;
+  pthread_mutex_unlock(&d->mu);
+  if (t->inject & SP_INJECT_OOM) sp_gpu_inject_oom(d->gpu, 1);
   char msg[512] = "";
-  st = prove_partition(d, t, proof, &tm, msg, sizeof msg);
+  double t0 = now_ms();
+  for (unsigned rung = 0;; rung++) {
+    xctx x;
+    memset(&x, 0, sizeof x);
+    x.d = d;
+    x.g = d->gpu;
+    x.cpu_threads = t->cpu_threads;
+    x.allow_resident = rung == 0;
+    x.chunk = rung == 0 || oom_ladder[rung - 1] > chunk ? chunk : oom_ladder[rung - 1];
+    x.tm = &tm;
+    st = prove_partition(&x, t, src, proof, msg, sizeof msg);
+    /* Nothing may stay in flight: the staging buffer goes back to the pool after
+     * execute, and a retry reuses the device memory. */
+    char e2[128];
+    int st2 = sp_gpu_sync_all(d->gpu, e2, sizeof e2);
+    if (st == SEALPROV_OK && st2 != SEALPROV_OK) {
+      snprintf(msg, sizeof msg, "%s", e2);
+      st = st2;
+    }
+    if (st != SEALPROV_ERR_DEVICE_MEMORY || rung == SP_OOM_RETRIES) break;
+    /* Out of memory: what the attempt held is freed (stream-ordered, synchronised
+     * above); the resident copy of this set goes too (the retry streams it), the pool
+     * gives its cache back, and after a short wait the next rung runs. */
+    drop_resident(d, t->srs);
+    sp_gpu_trim(d->gpu);
+    sleep_ms(SP_OOM_WAIT_MS);
+    tm.oom_retries++;
+    /* stage timings of the failed attempt would mislead: keep only what was moved */
+    double keep_prep = tm.prepare_ms, keep_srs = tm.srs_upload_ms;
+    bool staged = tm.staged;
+    unsigned retries = tm.oom_retries;
+    memset(&tm, 0, sizeof tm);
+    tm.prepare_ms = keep_prep;
+    tm.srs_upload_ms = keep_srs;
+    tm.staged = staged;
+    tm.oom_retries = retries;
+  }
+  sp_gpu_inject_oom(d->gpu, 0);
+  tm.total_ms = now_ms() - t0;
   if (st) {
-    snprintf(err, errlen, "cuda device %u [%s] (ordinal %d), job %llu partition %u: %s", d->index,
-             d->section, d->ordinal, (unsigned long long)t->job_id, t->partition, msg);
-    /* Leave nothing in flight that could touch freed memory on a retry. */
-    char e2[64];
-    (void)sp_gpu_sync(d->gpu, e2, sizeof e2);
+    if (st == SEALPROV_ERR_DEVICE_MEMORY && tm.oom_retries)
+      snprintf(err, errlen,
+               "cuda device %u [%s] (ordinal %d), job %llu partition %u: out of memory after %u "
+               "retries with streamed parameters down to %zu-point chunks: %s",
+               d->index, d->section, d->ordinal, (unsigned long long)t->job_id, t->partition,
+               tm.oom_retries, (size_t)tm.stream_chunk, msg);
+    else
+      snprintf(err, errlen, "cuda device %u [%s] (ordinal %d), job %llu partition %u: %s", d->index,
+               d->section, d->ordinal, (unsigned long long)t->job_id, t->partition, msg);
     return st;
   }
   if (t->inject & SP_INJECT_CORRUPT_PROOF) proof[191] ^= 0x01; /* the self-check must catch it */
@@ -569,6 +1224,32 @@ void sp_engine_cuda_last_timings(void *dev, sp_cuda_timings *out) {
   pthread_mutex_unlock(&d->mu);
 }
 
+void sp_engine_cuda_host_memory(void *dev, sp_cuda_host_memory *out) {
+  cuda_dev *d = dev;
+  memset(out, 0, sizeof *out);
+  pthread_mutex_lock(&d->mu);
+  for (unsigned i = 0; i < SP_MAX_WORKERS; i++)
+    if (d->stage[i].p) {
+      out->staging_bytes += d->stage[i].cap;
+      out->staging_buffers++;
+    }
+  out->staging_budget = d->pinned_budget;
+  out->registered_bytes = d->registered_bytes;
+  out->bounce_bytes = d->bounce_cap;
+  pthread_mutex_unlock(&d->mu);
+}
+
+void sp_engine_cuda_set_streaming(void *dev, bool force_stream, size_t chunk_points) {
+  cuda_dev *d = dev;
+  /* chunks are whole bitmap words: batch additions index the ones bitmap from p0 / 64 */
+  if (chunk_points && chunk_points < 64) chunk_points = 64;
+  chunk_points -= chunk_points % 64;
+  pthread_mutex_lock(&d->mu);
+  d->force_stream = force_stream;
+  d->stream_chunk = chunk_points; /* 0: SP_STREAM_CHUNK_DEFAULT */
+  pthread_mutex_unlock(&d->mu);
+}
+
 const sp_engine_ops sp_engine_cuda = {
     .name = "cuda",
     .device_open = cuda_device_open,
@@ -577,7 +1258,7 @@ const sp_engine_ops sp_engine_cuda = {
     .worker_unbind = cuda_worker_unbind,
     .prepare = cuda_prepare,
     .execute = cuda_execute,
-    .release = NULL, /* prepare allocates nothing */
+    .release = cuda_release,
     .srs_evict = cuda_srs_evict,
     .memory_in_use = cuda_memory_in_use,
 };

@@ -1,16 +1,22 @@
 /* engine_cuda.h -- what the CUDA engine offers beyond engine.h: per-stage timings of
  * the last partition a device proved (for `sealprov bench gpu`; never asserted on in
- * tests). */
+ * tests), its host-memory footprint, and a streaming knob for tests and benchmarks. */
 #ifndef SEALPROV_CUDA_ENGINE_CUDA_H
 #define SEALPROV_CUDA_ENGINE_CUDA_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
 
 #ifdef __cplusplus
 extern "C" {
 #endif
 
 typedef struct sp_cuda_timings {
-  double srs_upload_ms;  /* parameter points made resident (first use of a set only) */
-  double upload_ms;      /* assignment transfers host -> device */
+  double srs_upload_ms;  /* parameter points made resident (first use of a set only), or
+                            page-locked for streaming (first streamed use) */
+  double upload_ms;      /* time execute waited for host -> device transfers (the part
+                            not hidden behind compute) */
   double decode_ms;      /* scalar decoding, density filtering, 0/1 split on the device */
   double h_ntt_ms;       /* the seven NTTs and a*b - c */
   double h_msm_ms;
@@ -18,11 +24,34 @@ typedef struct sp_cuda_timings {
   double tail_msm_ms;    /* L, A and B G1 Pippenger */
   double g2_ms;          /* B G2 batch addition and Pippenger */
   double host_ms;        /* assembly and compression on the host */
-  double total_ms;
+  double total_ms;       /* execute (the device-locked part), all attempts */
+  /* Appended (data movement): */
+  double prepare_ms;     /* prepare: copy of the assignment into pinned staging */
+  bool staged;           /* execute uploaded from pinned staging (else pageable memory) */
+  bool streamed;         /* parameter points streamed in chunks (not resident) */
+  uint64_t stream_chunk; /* points per chunk when streamed */
+  unsigned oom_retries;  /* out-of-memory retries this partition needed */
 } sp_cuda_timings;
 
 /* Timings of the last execute() on this engine device handle (dev of engine.h). */
 void sp_engine_cuda_last_timings(void *dev, sp_cuda_timings *out);
+
+/* Host memory the device holds page-locked: staging buffers (pinned_staging budget),
+ * parameter vectors registered for streaming, and the bounce buffer used when
+ * registration failed. */
+typedef struct sp_cuda_host_memory {
+  uint64_t staging_bytes;
+  unsigned staging_buffers;
+  uint64_t staging_budget;  /* resolved pinned_staging (0 = off) */
+  uint64_t registered_bytes;
+  uint64_t bounce_bytes;
+} sp_cuda_host_memory;
+void sp_engine_cuda_host_memory(void *dev, sp_cuda_host_memory *out);
+
+/* Tests and benchmarks: force_stream streams the parameter points even when the set
+ * would fit on the device; chunk_points sets the points per chunk (rounded down to a
+ * multiple of 64, at least 64; 0 = the default 2^24). Call between tasks. */
+void sp_engine_cuda_set_streaming(void *dev, bool force_stream, size_t chunk_points);
 
 #ifdef __cplusplus
 }

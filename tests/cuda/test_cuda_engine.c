@@ -2,8 +2,10 @@
  * against the CPU engine's sp_groth16_prove: with the same r and s the 192 bytes must
  * be identical, and the proof must verify. Sealing-shaped synthetic circuits
  * (plugin/circuit.h) with an insecure test setup, at 2^10 and 2^14 constraints by
- * default, up to 2^20 with --full. Also: fault injection (fail, corrupt), a scalar
- * >= r reported as ASSIGNMENT, both scalar encodings, residency eviction.
+ * default, up to 2^20 with --full (--sizes picks constraint counts). Also: fault
+ * injection (fail, corrupt, out of memory and its retry), a scalar >= r reported as
+ * ASSIGNMENT, both scalar encodings, residency eviction, pinned staging and the
+ * pageable path, parameter streaming in several chunks.
  *
  * Plain program (the GPU machine has no libcheck). Exit 77 when no GPU is visible;
  * the probe is the first CUDA call.
@@ -58,6 +60,74 @@ static void to_montgomery(uint8_t *p, size_t n) {
   }
 }
 
+/* prepare (pinned staging unless use_prepare is false: pageable path) -> execute ->
+ * release, as the scheduler runs a task; *tm gets the engine's timings. */
+static int gpu_prove(void *dev, const sp_task *t, bool use_prepare, uint8_t proof[192],
+                     sp_cuda_timings *tm, char *err, size_t errlen) {
+  void *prep = NULL;
+  int st = SEALPROV_OK;
+  if (use_prepare) st = sp_engine_cuda.prepare(dev, t, &prep, err, errlen);
+  if (!st) st = sp_engine_cuda.execute(dev, t, prep, proof, err, errlen);
+  if (prep) sp_engine_cuda.release(dev, prep);
+  memset(tm, 0, sizeof *tm);
+  if (!st) sp_engine_cuda_last_timings(dev, tm);
+  return st;
+}
+
+/* Parameter streaming (the set not resident, points uploaded in chunks overlapping the
+ * MSMs) and the out-of-memory retry, each against the CPU's proof bytes. Chunks of a
+ * quarter of the domain plus 3 bitmap words: several chunks per vector, boundaries
+ * aligned to nothing but the 64-point words the batch additions need. */
+static void run_streaming(void *dev, const sp_task *t, const uint8_t cpu_proof[192]) {
+  char err[512] = "";
+  const unsigned logm = t->srs->log_domain;
+  const size_t chunk = ((size_t)1 << logm) / 4 + 192;
+  uint8_t p[192];
+  sp_cuda_timings tm;
+  sp_cuda_host_memory hm;
+
+  sp_engine_cuda_set_streaming(dev, true, chunk);
+  for (int staged = 1; staged >= 0; staged--) {
+    int st = gpu_prove(dev, t, staged, p, &tm, err, sizeof err);
+    CHECK(st == SEALPROV_OK && memcmp(p, cpu_proof, 192) == 0,
+          "2^%u streamed in %zu-point chunks (%s): %s", logm, chunk,
+          staged ? "pinned staging" : "pageable", st ? err : "proof differs from the CPU's");
+    CHECK(st || (tm.streamed && tm.stream_chunk == chunk),
+          "2^%u: not streamed as asked (streamed %d, chunk %llu)", logm, (int)tm.streamed,
+          (unsigned long long)tm.stream_chunk);
+    sp_engine_cuda_host_memory(dev, &hm);
+    if (staged)
+      CHECK(st || tm.staged == (hm.staging_budget > 0), "2^%u: staged %d with a budget of %llu",
+            logm, (int)tm.staged, (unsigned long long)hm.staging_budget);
+    else
+      CHECK(st || !tm.staged, "2^%u: staged without prepare", logm);
+    printf("  2^%u streamed, %s: upload wait %.1f ms, prepare %.1f ms, total %.1f ms; "
+           "pinned staging %llu B in %u buffer(s), registered %llu B, bounce %llu B\n",
+           logm, staged ? "staged" : "pageable", tm.upload_ms, tm.prepare_ms, tm.total_ms,
+           (unsigned long long)hm.staging_bytes, hm.staging_buffers,
+           (unsigned long long)hm.registered_bytes, (unsigned long long)hm.bounce_bytes);
+  }
+  /* out of memory while streaming: retried at the same (already small) chunks */
+  sp_task to = *t;
+  to.inject = SP_INJECT_OOM;
+  int st = gpu_prove(dev, &to, true, p, &tm, err, sizeof err);
+  CHECK(st == SEALPROV_OK && memcmp(p, cpu_proof, 192) == 0 && tm.oom_retries == 1,
+        "2^%u streamed with an injected out-of-memory: %s (retries %u)", logm,
+        st ? err : memcmp(p, cpu_proof, 192) ? "proof differs" : "ok", tm.oom_retries);
+
+  /* resident set, out of memory on the task's first allocation: the retry drops the
+   * resident copy and streams (default chunks) */
+  sp_engine_cuda_set_streaming(dev, false, 0);
+  st = gpu_prove(dev, t, true, p, &tm, err, sizeof err); /* makes it resident again */
+  CHECK(st == SEALPROV_OK && !tm.streamed, "2^%u resident again: %s (streamed %d)", logm,
+        st ? err : "ok", (int)tm.streamed);
+  st = gpu_prove(dev, &to, true, p, &tm, err, sizeof err);
+  CHECK(st == SEALPROV_OK && memcmp(p, cpu_proof, 192) == 0,
+        "2^%u resident with an injected out-of-memory: %s", logm, st ? err : "proof differs");
+  CHECK(st || (tm.oom_retries == 1 && tm.streamed), "2^%u OOM retry: retries %u streamed %d",
+        logm, tm.oom_retries, (int)tm.streamed);
+}
+
 static void run_size(void *dev, uint64_t constraints, uint64_t seed, const char *dir) {
   char err[512] = "", path[600];
   double t0 = now_ms();
@@ -101,13 +171,11 @@ static void run_size(void *dev, uint64_t constraints, uint64_t seed, const char 
                         sizeof err);
   double t_cpu = now_ms() - t0;
   CHECK(st == SEALPROV_OK, "CPU prove: %s", err);
-  void *prep = NULL;
-  st = sp_engine_cuda.prepare(dev, &t, &prep, err, sizeof err);
-  CHECK(st == SEALPROV_OK, "prepare: %s", err);
+  sp_cuda_timings tm;
   t0 = now_ms();
-  st = sp_engine_cuda.execute(dev, &t, prep, gpu_proof, err, sizeof err);
+  st = gpu_prove(dev, &t, true, gpu_proof, &tm, err, sizeof err);
   double t_gpu = now_ms() - t0;
-  CHECK(st == SEALPROV_OK, "GPU execute 2^%u: %s", srs->log_domain, err);
+  CHECK(st == SEALPROV_OK, "GPU prepare/execute 2^%u: %s", srs->log_domain, err);
   char a[17], b[17];
   hex8(cpu_proof, a);
   hex8(gpu_proof, b);
@@ -117,12 +185,12 @@ static void run_size(void *dev, uint64_t constraints, uint64_t seed, const char 
   bool valid = false;
   st = sp_groth16_verify(srs, &w->asg, t.scalar_encoding, gpu_proof, &valid, err, sizeof err);
   CHECK(st == SEALPROV_OK && valid, "GPU proof does not verify (%s)", st ? err : "invalid");
-  sp_cuda_timings tm;
-  sp_engine_cuda_last_timings(dev, &tm);
   printf("partition %llu constraints (2^%u domain): setup %.0f ms, CPU %.1f ms, GPU %.1f ms "
-         "(first run: srs upload %.1f ms) -- bytes %s\n",
+         "(first run: srs upload %.1f ms, prepare %.1f ms, %s) -- bytes %s\n",
          (unsigned long long)constraints, srs->log_domain, t_setup, t_cpu, t_gpu,
-         tm.srs_upload_ms, memcmp(cpu_proof, gpu_proof, 192) ? "DIFFER" : "equal");
+         tm.srs_upload_ms, tm.prepare_ms, tm.staged ? "pinned staging" : "pageable",
+         memcmp(cpu_proof, gpu_proof, 192) ? "DIFFER" : "equal");
+  if (st == SEALPROV_OK) run_streaming(dev, &t, cpu_proof);
 
   /* second run: resident parameters, Montgomery encoding of the same witness */
   size_t nsc = (size_t)(3 * w->asg.abc_size + w->asg.inp_size + w->asg.aux_size);
@@ -176,10 +244,24 @@ static void run_size(void *dev, uint64_t constraints, uint64_t seed, const char 
 
 int main(int argc, char **argv) {
   bool full = false;
+  uint64_t custom[8];
+  size_t ncustom = 0;
   for (int i = 1; i < argc; i++) {
-    if (!strcmp(argv[i], "--full")) full = true;
-    else {
-      fprintf(stderr, "usage: %s [--full]\n", argv[0]);
+    if (!strcmp(argv[i], "--full")) {
+      full = true;
+    } else if (!strcmp(argv[i], "--sizes") && i + 1 < argc) {
+      /* constraint counts, comma-separated (e.g. 16000,250000 for 2^14 and 2^18) */
+      char *s = argv[++i], *end = NULL;
+      while (*s && ncustom < 8) {
+        custom[ncustom++] = strtoull(s, &end, 10);
+        if (end == s || custom[ncustom - 1] == 0 || (*end && *end != ',')) {
+          fprintf(stderr, "--sizes: bad list \"%s\"\n", argv[i]);
+          return 2;
+        }
+        s = *end ? end + 1 : end;
+      }
+    } else {
+      fprintf(stderr, "usage: %s [--full | --sizes N[,N...]]\n", argv[0]);
       return 2;
     }
   }
@@ -216,8 +298,8 @@ int main(int argc, char **argv) {
   if (st == SEALPROV_OK) {
     static const uint64_t quick[] = {1000, 16000};
     static const uint64_t big[] = {1000, 16000, 250000, 1000000};
-    const uint64_t *sizes = full ? big : quick;
-    size_t ns = full ? 4 : 2;
+    const uint64_t *sizes = ncustom ? custom : full ? big : quick;
+    size_t ns = ncustom ? ncustom : full ? 4 : 2;
     for (size_t i = 0; i < ns; i++) run_size(dev, sizes[i], seed + i * 1000, dir);
     sp_engine_cuda.worker_unbind(dev, 0);
   }
