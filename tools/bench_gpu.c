@@ -70,6 +70,7 @@ typedef struct bg_opts {
   unsigned partitions;                     /* per job */
   unsigned workers;                        /* per GPU */
   unsigned warmup;                         /* warm-up job partitions; 0 = every worker one */
+  uint64_t pinned;                         /* sp_device_cfg.pinned_staging: 0 auto, OFF, bytes */
 } bg_opts;
 
 static double bg_now_ms(void) {
@@ -120,6 +121,30 @@ static bool parse_list(const char *s, unsigned *out, unsigned *n, unsigned lo, u
   return parse_list_cap(s, out, n, BG_MAX_SIZES, lo, hi);
 }
 
+/* --pinned-staging: auto | off | bytes with an optional K/M/G suffix (as the INI). */
+static bool parse_pinned(const char *s, uint64_t *out) {
+  if (!strcmp(s, "auto")) return *out = 0, true;
+  if (!strcmp(s, "off")) return *out = SP_PINNED_STAGING_OFF, true;
+  char *end;
+  unsigned long long v = strtoull(s, &end, 10);
+  unsigned shift = 0;
+  if (*end == 'K' || *end == 'k') shift = 10, end++;
+  else if (*end == 'M' || *end == 'm') shift = 20, end++;
+  else if (*end == 'G' || *end == 'g') shift = 30, end++;
+  if (end == s || *end || v == 0 || v > (UINT64_MAX >> 1) >> shift) return false;
+  *out = (uint64_t)v << shift;
+  return true;
+}
+
+static void print_pinned(const bg_opts *o) {
+  if (o->pinned == 0)
+    printf("\"auto\"");
+  else if (o->pinned == SP_PINNED_STAGING_OFF)
+    printf("\"off\"");
+  else
+    printf("%llu", (unsigned long long)o->pinned);
+}
+
 static void bg_usage(FILE *f) {
   fprintf(f,
           "usage: sealprov bench gpu [--json] [--device N] [--repeat R] [--window C]\n"
@@ -128,6 +153,8 @@ static void bg_usage(FILE *f) {
           "       sealprov bench gpu --throughput 24,27 [--gpus 1,2] [--jobs 3,1]\n"
           "                          [--partitions 10] [--workers 2] [--warmup P]\n"
           "                          [--ordinals 0,1] [--json]\n"
+          "  --pinned-staging auto|off|BYTES[K|M|G]: the engine's pinned staging per GPU\n"
+          "  (the INI's pinned_staging; default auto), for partitions and throughput.\n"
           "  Sizes are log2; 'none' skips a group. --quick: small sizes for a smoke run.\n"
           "  Inputs are generated on the GPU; partitions use synthetic parameters.\n"
           "  --throughput: streams of --jobs jobs (one value, or one per size) of\n"
@@ -570,6 +597,9 @@ static int bench_partition(const bg_opts *o, void *dev, sp_gpu *g, unsigned lg, 
     bg_median(runs, o->repeat, &mi);
     const sp_cuda_timings *x_t = &tms[mi];
     double prep_med = bg_median(prep_runs, o->repeat, NULL);
+    sp_cuda_host_memory hm;
+    memset(&hm, 0, sizeof hm);
+    sp_engine_cuda_host_memory(dev, &hm);
     result_head(o, "partition", lg);
     if (o->json)
       printf(", \"constraints\": %zu, \"aux\": %zu, \"a_len\": %zu, \"b_len\": %zu", x->abc,
@@ -581,19 +611,26 @@ static int bench_partition(const bg_opts *o, void *dev, sp_gpu *g, unsigned lg, 
       printf(", \"first_run_prepare_ms\": %.3f", first_prep);
       printf(",\n     \"stages_ms\": {\"upload\": %.3f, \"decode_filter_split\": %.3f, "
              "\"h_ntt\": %.3f, \"h_msm\": %.3f, \"batch_add\": %.3f, \"tail_msm_g1\": %.3f, "
-             "\"g2\": %.3f, \"host\": %.3f, \"total\": %.3f},\n     \"first_run_srs_upload_ms\": "
-             "%.1f, \"synthetic_params_gen_ms\": %.1f, \"synthetic_assignment_gen_ms\": %.1f, "
-             "\"memory_in_use_bytes\": %llu",
+             "\"g2\": %.3f, \"host\": %.3f, \"total\": %.3f, \"engine_prepare\": %.3f},\n"
+             "     \"staged\": %s, \"streamed\": %s, \"oom_retries\": %u, \"pinned_staging\": ",
              x_t->upload_ms, x_t->decode_ms, x_t->h_ntt_ms, x_t->h_msm_ms, x_t->batch_add_ms,
-             x_t->tail_msm_ms, x_t->g2_ms, x_t->host_ms, x_t->total_ms, first.srs_upload_ms,
-             x->params_ms, x->assignment_ms,
+             x_t->tail_msm_ms, x_t->g2_ms, x_t->host_ms, x_t->total_ms, x_t->prepare_ms,
+             x_t->staged ? "true" : "false", x_t->streamed ? "true" : "false", x_t->oom_retries);
+      print_pinned(o);
+      printf(", \"host_pinned_bytes\": %llu,\n     \"first_run_srs_upload_ms\": %.1f, "
+             "\"synthetic_params_gen_ms\": %.1f, \"synthetic_assignment_gen_ms\": %.1f, "
+             "\"memory_in_use_bytes\": %llu",
+             (unsigned long long)(hm.staging_bytes + hm.registered_bytes + hm.bounce_bytes),
+             first.srs_upload_ms, x->params_ms, x->assignment_ms,
              (unsigned long long)sp_engine_cuda.memory_in_use(dev));
     } else {
       printf("  (execute)\n    prepare %.1f ms (median; first run %.1f)\n", prep_med, first_prep);
       printf("    upload %.1f decode %.1f h_ntt %.1f h_msm %.1f batch_add %.1f tail_msm %.1f "
-             "g2 %.1f host %.1f (srs upload on first run %.1f ms)",
+             "g2 %.1f host %.1f (srs upload on first run %.1f ms)\n    %s, parameters %s%s",
              x_t->upload_ms, x_t->decode_ms, x_t->h_ntt_ms, x_t->h_msm_ms, x_t->batch_add_ms,
-             x_t->tail_msm_ms, x_t->g2_ms, x_t->host_ms, first.srs_upload_ms);
+             x_t->tail_msm_ms, x_t->g2_ms, x_t->host_ms, first.srs_upload_ms,
+             x_t->staged ? "staged in pinned memory" : "uploaded from pageable memory",
+             x_t->streamed ? "streamed" : "resident", x_t->oom_retries ? " (out-of-memory retries)" : "");
     }
     result_end(o);
   }
@@ -860,6 +897,7 @@ static int tp_run_stream(const bg_opts *o, bg_synth *x, unsigned ngpu, unsigned 
     snprintf(d->selector, sizeof d->selector, "%u", ord);
     d->selector_ordinal = (int)ord;
     d->workers = o->workers;
+    d->pinned_staging = o->pinned;
     d->ordinal = (int)ord;
     if (gi) {
       snprintf(d->name, sizeof d->name, "%s", gi->name);
@@ -1073,10 +1111,12 @@ static void tp_print(const bg_opts *o, const bg_synth *x, const tp_run *r, doubl
            "\"timeline_window_s\": %.3f, \"timeline_complete\": %s,\n     \"self_check\": false, "
            "\"note\": \"synthetic parameters (random points, not a setup): proofs cannot verify\",\n"
            "     \"synthetic_params_gen_ms\": %.1f, \"synthetic_assignment_gen_ms\": %.1f, "
-           "\"params_bytes\": %llu, \"host_max_rss_bytes\": %llu,\n     \"devices\": [",
+           "\"params_bytes\": %llu, \"host_max_rss_bytes\": %llu, \"pinned_staging\": ",
            r->warm_jobs, r->warm_parts, r->warm_s, window, r->timeline_complete ? "true" : "false",
            x->params_ms, x->assignment_ms, (unsigned long long)params,
            (unsigned long long)bg_max_rss_bytes());
+    print_pinned(o);
+    printf(",\n     \"devices\": [");
     for (unsigned i = 0; i < r->ngpu; i++) {
       const tp_dev *d = &r->dev[i];
       double span = d->executes ? d->last_end - d->first_start : 0;
@@ -1242,7 +1282,7 @@ int sp_cmd_bench_gpu(int argc, char **argv) {
       {"throughput", required_argument, 0, 't'}, {"gpus", required_argument, 0, 'g'},
       {"jobs", required_argument, 0, 'J'}, {"partitions", required_argument, 0, 'P'},
       {"workers", required_argument, 0, 'W'}, {"warmup", required_argument, 0, 'u'},
-      {"ordinals", required_argument, 0, 'o'},
+      {"ordinals", required_argument, 0, 'o'}, {"pinned-staging", required_argument, 0, 'S'},
       {0, 0, 0, 0}};
   optind = 0;
   int c;
@@ -1273,6 +1313,7 @@ int sp_cmd_bench_gpu(int argc, char **argv) {
       case 'o':
         ok = parse_list_cap(optarg, o.ordinals, &o.nordinals, BG_MAX_GPUS, 0, 1023) && o.nordinals > 0;
         break;
+      case 'S': ok = parse_pinned(optarg, &o.pinned); break;
       case 'h': bg_usage(stdout); return 0;
       default: ok = false;
     }
@@ -1336,6 +1377,7 @@ int sp_cmd_bench_gpu(int argc, char **argv) {
   snprintf(cfg.section, sizeof cfg.section, "gpu%d", o.ordinal);
   cfg.type = SP_DEVICE_CUDA;
   cfg.ordinal = o.ordinal;
+  cfg.pinned_staging = o.pinned;
   void *dev = NULL;
   sp_gpu *g = NULL;
   int st = SEALPROV_OK;
