@@ -18,6 +18,7 @@
 #   JOBS24, JOBS27, JOBS  timed jobs per size after the warm-up (defaults 3, 1, 2)
 #   PARTITIONS   partitions per job (default 10); WORKERS per GPU (default 2)
 #   WARMUP       warm-up job partitions (default: one per worker)
+#   PINNED       the engine's pinned staging per GPU: auto (default) | off | bytes[K|M|G]
 #   TOTAL        seconds this call may take in all (default 580: under a 10-minute
 #                limit); each size gets what is left, minus 10 s to write up
 # Synthetic parameters are random points, not a setup: proofs cannot verify and are
@@ -56,6 +57,7 @@ for n in $sizes; do
     --partitions "${PARTITIONS:-10}" --workers "${WORKERS:-2}"
   [ -n "${WARMUP:-}" ] && set -- "$@" --warmup "$WARMUP"
   [ -n "${ORDINALS:-}" ] && set -- "$@" --ordinals "$ORDINALS"
+  [ -n "${PINNED:-}" ] && set -- "$@" --pinned-staging "$PINNED"
   echo "== 2^$n: $* (limit $left s)"
   dmon=
   if command -v nvidia-smi > /dev/null 2>&1; then
