@@ -65,13 +65,15 @@ struct sp_ntt_tab {
   size_t nhi, nlo, nsmall;
 };
 
-#define SP_COSET_SPLIT 14u
+#define SP_COSET_SPLIT 14u /* g^e = ghi[e >> 14] * glo[e & 16383], e < 2^28 */
 /* Accumulation kernel variant used unless SP_GPU_MSM_VARIANT says otherwise: 4 =
  * mixed addition inlined, registers capped for 3 blocks of 128 threads per SM
  * (G1 MSM 2^24 on the H200: 220 ms against 330 ms for variant 0; NOTES.md). */
 #define SP_MSM_DEFAULT_VARIANT 4
-/* NTT butterflies per thread and stage: 2 measured 1-3 % faster than 1 and 4. */
-#define SP_NTT_DEFAULT_BF 2 /* g^e = ghi[e >> 14] * glo[e & 16383], e < 2^28 */
+/* NTT variant (ntt.cu run_passes): 24 = 2 butterflies per thread, radix 4 in shared
+ * memory, 4 blocks per SM: 2^27 forward 53.9 ms against 54.9 (radix 2, capped) and
+ * 56.8 (radix 2, 2 per thread, uncapped) on the H200 (cuda/NOTES.md, v3). */
+#define SP_NTT_DEFAULT_BF 24
 
 struct sp_gpu {
   int ordinal;
@@ -84,7 +86,7 @@ struct sp_gpu {
    * SP_GPU_MSM_VARIANT (accumulation kernel variant, msm.cu) and SP_GPU_PROFILE=1
    * (phase timings on stderr). Benchmarks use them; production leaves them unset. */
   int msm_variant;
-  int ntt_bf; /* SP_GPU_NTT_BF: butterflies per thread and stage in the NTT (1, 2, 4) */
+  int ntt_bf; /* SP_GPU_NTT_BF: NTT kernel variant (ntt.cu run_passes) */
   bool profile;
   /* NTT tables by log_n, [0] forward, [1] inverse; built on first use */
   sp_ntt_tab ntt[29][2];

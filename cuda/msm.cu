@@ -35,6 +35,7 @@ struct sp_host_g1 {
   typedef g1_jac_t jac;
   typedef g1_affine_t affine;
   static const unsigned max_window = 20;
+  static const unsigned big_lg = 26, big_window = 22;
   static void set_inf(xyzz *r) { g1_xyzz_set_inf(r); }
   static void dbl(xyzz *r, const xyzz *a) { g1_xyzz_dbl(r, a); }
   static void add(xyzz *r, const xyzz *a, const xyzz *b) { g1_xyzz_add(r, a, b); }
@@ -46,6 +47,7 @@ struct sp_host_g2 {
   typedef g2_jac_t jac;
   typedef g2_affine_t affine;
   static const unsigned max_window = 17;
+  static const unsigned big_lg = 64, big_window = 17;
   static void set_inf(xyzz *r) { g2_xyzz_set_inf(r); }
   static void dbl(xyzz *r, const xyzz *a) { g2_xyzz_dbl(r, a); }
   static void add(xyzz *r, const xyzz *a, const xyzz *b) { g2_xyzz_add(r, a, b); }
@@ -340,9 +342,15 @@ static int reduce_windows(sp_gpu *g, spc_xyzz<F> *p, unsigned nwin, unsigned S, 
 }
 
 /* Choice of window: fewer windows mean fewer point additions and less sorting, more
- * buckets mean a longer window reduction (about 2 * 2^(c-1) additions per window). */
-static unsigned choose_window(size_t n, unsigned max_window) {
+ * buckets mean a longer window reduction (about 2 * 2^(c-1) additions per window).
+ * lg - 3 up to a cap, and from 2^big_lg points a larger window that saves a window.
+ * Measured on the H200 (cuda/NOTES.md, v3), G1 c = 20 / 21 / 22: 2^24 118 / 125 /
+ * 135 ms, 2^25 229 / 233 / 238, 2^26 455 / 454 / 433, 2^27 892 / 901 / 844; G2 2^22
+ * c = 17 / 18: 175 / 182 ms. */
+static unsigned choose_window(size_t n, unsigned max_window, unsigned big_lg,
+                              unsigned big_window) {
   unsigned lg = ilog2_floor(n ? n : 1);
+  if (lg >= big_lg) return big_window;
   unsigned c = lg > 3 ? lg - 3 : 2;
   if (c < 2) c = 2;
   if (c > max_window) c = max_window;
@@ -365,7 +373,8 @@ static int msm_dev(sp_gpu *g, typename H::jac *out, const sp_msm_args *a, char *
     return SEALPROV_ERR_INVALID_ARGUMENT;
   }
   const size_t n = a->n;
-  const unsigned c = a->window_bits ? a->window_bits : choose_window(n, H::max_window);
+  const unsigned c = a->window_bits ? a->window_bits
+                                     : choose_window(n, H::max_window, H::big_lg, H::big_window);
   if (c < 2 || c > 24) {
     snprintf(err, errlen, "MSM window of %u bits outside 2..24", c);
     return SEALPROV_ERR_INVALID_ARGUMENT;

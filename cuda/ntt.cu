@@ -69,8 +69,8 @@ __device__ __forceinline__ spc_fr sp_scale(spc_fr x, int mode, const spc_fr &c, 
 
 /* BF butterflies per thread and stage: BF > 1 gives each thread independent products
  * to interleave (the carry chains of one product are serial). */
-template <bool DIT, int BF>
-__global__ void __launch_bounds__(SP_NTT_BLOCK_ELEMS / 2 / BF) k_ntt_pass(sp_ntt_pass_args a) {
+template <bool DIT, int BF, int MINB, bool R4>
+__global__ void __launch_bounds__(SP_NTT_BLOCK_ELEMS / 2 / BF, MINB) k_ntt_pass(sp_ntt_pass_args a) {
   /* one 32-bit word plane per limb: conflict-free for consecutive indices */
   __shared__ uint32_t sh[8][SP_NTT_BLOCK_ELEMS];
   const unsigned b = a.b, G = 1u << b, L = a.logn - a.t0 - b;
@@ -96,7 +96,65 @@ __global__ void __launch_bounds__(SP_NTT_BLOCK_ELEMS / 2 / BF) k_ntt_pass(sp_ntt
   }
   __syncthreads();
 
-  for (unsigned st = 0; st < b; st++) {
+  unsigned st0 = 0;
+  if (R4 && BF == 2 && b >= 2) {
+    /* Two stages per shared-memory round trip (radix 4): each thread takes the four
+     * elements e0..e3 that two consecutive stages combine, so the block reads and
+     * writes shared memory and waits at a barrier half as often. The products and
+     * twiddles are exactly those of the two radix-2 stages. DIF pairs the halves
+     * (h, h/2) going down, DIT (h, 2h) going up; an odd stage count leaves one
+     * radix-2 stage (the last one) to the loop below. */
+    const unsigned u = threadIdx.x, c = u >> (b - 2), v = u & ((G >> 2) - 1);
+    for (; st0 + 1 < b; st0 += 2) {
+      spc_fr e[4];
+      unsigned idx[4];
+      if (DIT) {
+        const unsigned lh = st0, h = 1u << lh, x = v & (h - 1);
+        const unsigned i0 = c * G + ((v >> lh) << (lh + 2)) + x;
+        idx[0] = i0; idx[1] = i0 + h; idx[2] = i0 + 2 * h; idx[3] = i0 + 3 * h;
+#pragma unroll
+        for (int k = 0; k < 4; k++)
+#pragma unroll
+          for (int w = 0; w < 8; w++) e[k].v[w] = sh[w][idx[k]];
+        if (h > 1) {
+          spc_fr tw = sp_ldg_fr(a.small + (x << (a.slog - 1 - lh)));
+          e[1] = spc_fr::mul(e[1], tw);
+          e[3] = spc_fr::mul(e[3], tw);
+        }
+        spc_fr s0 = spc_fr::add(e[0], e[1]), s1 = spc_fr::sub(e[0], e[1]);
+        spc_fr s2 = spc_fr::add(e[2], e[3]), s3 = spc_fr::sub(e[2], e[3]);
+        spc_fr t2 = spc_fr::mul(s2, sp_ldg_fr(a.small + (x << (a.slog - 2 - lh))));
+        spc_fr t3 = spc_fr::mul(s3, sp_ldg_fr(a.small + ((x + h) << (a.slog - 2 - lh))));
+        e[0] = spc_fr::add(s0, t2); e[2] = spc_fr::sub(s0, t2);
+        e[1] = spc_fr::add(s1, t3); e[3] = spc_fr::sub(s1, t3);
+      } else {
+        const unsigned lh = b - 1 - st0, h = 1u << lh, hh = h >> 1, x = v & (hh - 1);
+        const unsigned i0 = c * G + ((v >> (lh - 1)) << (lh + 1)) + x;
+        idx[0] = i0; idx[1] = i0 + hh; idx[2] = i0 + h; idx[3] = i0 + h + hh;
+#pragma unroll
+        for (int k = 0; k < 4; k++)
+#pragma unroll
+          for (int w = 0; w < 8; w++) e[k].v[w] = sh[w][idx[k]];
+        spc_fr s0 = spc_fr::add(e[0], e[2]), s2 = spc_fr::sub(e[0], e[2]);
+        spc_fr s1 = spc_fr::add(e[1], e[3]), s3 = spc_fr::sub(e[1], e[3]);
+        s2 = spc_fr::mul(s2, sp_ldg_fr(a.small + (x << (a.slog - 1 - lh))));
+        s3 = spc_fr::mul(s3, sp_ldg_fr(a.small + ((x + hh) << (a.slog - 1 - lh))));
+        e[0] = spc_fr::add(s0, s1); e[1] = spc_fr::sub(s0, s1);
+        e[2] = spc_fr::add(s2, s3); e[3] = spc_fr::sub(s2, s3);
+        if (hh > 1) {
+          spc_fr tw = sp_ldg_fr(a.small + (x << (a.slog - lh)));
+          e[1] = spc_fr::mul(e[1], tw);
+          e[3] = spc_fr::mul(e[3], tw);
+        }
+      }
+#pragma unroll
+      for (int k = 0; k < 4; k++)
+#pragma unroll
+        for (int w = 0; w < 8; w++) sh[w][idx[k]] = e[k].v[w];
+      __syncthreads();
+    }
+  }
+  for (unsigned st = st0; st < b; st++) {
     const unsigned lh = DIT ? st : b - 1 - st; /* log2 of the half size */
     const unsigned h = 1u << lh;
     spc_fr x[BF], y[BF];
@@ -318,18 +376,29 @@ static int run_passes(sp_gpu *g, spc_fr *d, unsigned logn, const sp_ntt_tab *t, 
       a.post_ghi = post->ghi;
       a.post_glo = post->glo;
     }
-    /* BF > 1 needs at least 2 * BF elements per block */
-    int bf = g->ntt_bf == 4 && E >= 8 ? 4 : g->ntt_bf >= 2 && E >= 4 ? 2 : 1;
+    /* BF > 1 needs at least 2 * BF elements per block. Variants (SP_GPU_NTT_BF):
+     * 1, 2, 4 butterflies per thread; 10 and 20: 1 and 2 with registers capped (64)
+     * for 32 warps per SM; 22, 23, 24: 2, radix 4, with 1, 3, 4 blocks per SM (NOTES.md, v3). */
+    const int v = g->ntt_bf;
+    const bool two = v == 2 || v == 20 || v == 22 || v == 23 || v == 24;
+    int bf = (v == 4 && E >= 8) ? 4 : (two && E >= 4) ? 2 : 1;
+    const bool capped = v == 10 || v == 20 || v == 24, r4 = v == 22 || v == 23 || v == 24;
     unsigned blocks = (unsigned)(n / E), threads = E / 2 / (unsigned)bf;
-    if (dit) {
-      if (bf == 4) k_ntt_pass<true, 4><<<blocks, threads, 0, g->stream>>>(a);
-      else if (bf == 2) k_ntt_pass<true, 2><<<blocks, threads, 0, g->stream>>>(a);
-      else k_ntt_pass<true, 1><<<blocks, threads, 0, g->stream>>>(a);
-    } else {
-      if (bf == 4) k_ntt_pass<false, 4><<<blocks, threads, 0, g->stream>>>(a);
-      else if (bf == 2) k_ntt_pass<false, 2><<<blocks, threads, 0, g->stream>>>(a);
-      else k_ntt_pass<false, 1><<<blocks, threads, 0, g->stream>>>(a);
-    }
+#define SP_NTT_LAUNCH(D)                                                                       \
+  do {                                                                                         \
+    if (bf == 4) k_ntt_pass<D, 4, 1, false><<<blocks, threads, 0, g->stream>>>(a);             \
+    else if (bf == 2 && r4 && capped)                                                          \
+      k_ntt_pass<D, 2, 4, true><<<blocks, threads, 0, g->stream>>>(a);                         \
+    else if (bf == 2 && v == 23) k_ntt_pass<D, 2, 3, true><<<blocks, threads, 0, g->stream>>>(a); \
+    else if (bf == 2 && r4) k_ntt_pass<D, 2, 1, true><<<blocks, threads, 0, g->stream>>>(a);   \
+    else if (bf == 2 && capped) k_ntt_pass<D, 2, 4, false><<<blocks, threads, 0, g->stream>>>(a); \
+    else if (bf == 2) k_ntt_pass<D, 2, 1, false><<<blocks, threads, 0, g->stream>>>(a);        \
+    else if (capped) k_ntt_pass<D, 1, 2, false><<<blocks, threads, 0, g->stream>>>(a);         \
+    else k_ntt_pass<D, 1, 1, false><<<blocks, threads, 0, g->stream>>>(a);                     \
+  } while (0)
+    if (dit) SP_NTT_LAUNCH(true);
+    else SP_NTT_LAUNCH(false);
+#undef SP_NTT_LAUNCH
     SP_CUDA_LAUNCH_CHECK();
   }
   return SEALPROV_OK;
