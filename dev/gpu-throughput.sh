@@ -14,6 +14,8 @@
 # Settable through the environment:
 #   BIN          build directory (default _build-tp: git ignores it, so a machine that
 #                stays warm keeps its objects between calls)
+#   BUILD=0      use "$BIN/bench_gpu" as it is (e.g. carried from another machine) when
+#                it runs there; otherwise it is rebuilt anyway
 #   GPUS         GPU counts to run (default 1,2); ORDINALS which GPUs (default 0,1,...)
 #   JOBS24, JOBS27, JOBS  timed jobs per size after the warm-up (defaults 3, 1, 2)
 #   PARTITIONS   partitions per job (default 10); WORKERS per GPU (default 2)
@@ -32,11 +34,15 @@ total=${TOTAL:-580}
 bin=${BIN:-_build-tp}
 mkdir -p "$out"
 
-echo "== build ($bin)"
-NVCC=${NVCC:-$(command -v nvcc || echo /usr/local/cuda/bin/nvcc)} \
-  sh tests/cuda/standalone.sh "$bin" > "$out/build.log" 2>&1 \
-  || { tail -40 "$out/build.log"; echo "build failed"; exit 1; }
-echo "build ok after $(( $(date +%s) - start )) s"
+if [ "${BUILD:-1}" = 0 ] && "$bin/bench_gpu" --help > /dev/null 2>&1; then
+  echo "== using $bin/bench_gpu as it is (BUILD=0)"
+else
+  echo "== build ($bin)"
+  NVCC=${NVCC:-$(command -v nvcc || echo /usr/local/cuda/bin/nvcc)} \
+    sh tests/cuda/standalone.sh "$bin" > "$out/build.log" 2>&1 \
+    || { tail -40 "$out/build.log"; echo "build failed"; exit 1; }
+  echo "build ok after $(( $(date +%s) - start )) s"
+fi
 nvidia-smi -L 2>/dev/null | tee "$out/gpus.txt"
 free -g 2>/dev/null | tee "$out/memory.txt"
 
