@@ -676,7 +676,6 @@ static void tp_log(void *user, int level, const char *msg) {
 typedef struct tp_job {
   sealprov_job job;
   sealprov_job_id id;
-  bool submitted;
   uint8_t *proofs;
   sealprov_partition_result *results;
   double t0;               /* the stream's first submit (sp_now) */
@@ -883,7 +882,9 @@ static int tp_run_stream(const bg_opts *o, bg_synth *x, unsigned ngpu, unsigned 
    * hide it inside the figures. */
   cfg->quarantine_after = 0;
   cfg->max_attempts = 1;
-  cfg->timeline_events = 8 * (3 * r->warm_parts + njobs * o->partitions) + 8 * ngpu * o->workers + 64;
+  /* ~6 events per partition attempt (up to 3 warm-ups), one per worker bind, margin. */
+  cfg->timeline_events =
+      8 * (3 * r->warm_parts + njobs * o->partitions) + 8 * ngpu * o->workers + 64;
   cfg->ndevices = ngpu;
   const sp_engine_ops *engines[BG_MAX_GPUS];
   for (unsigned i = 0; i < ngpu; i++) {
@@ -1004,7 +1005,6 @@ static int tp_run_stream(const bg_opts *o, bg_synth *x, unsigned ngpu, unsigned 
       bg_prefix_err(err, errlen, pre);
       break;
     }
-    jobs[k].submitted = true;
     submitted++;
   }
   /* Every submitted job is waited on (its memory is ours until then); after the first
