@@ -728,6 +728,7 @@ typedef struct tp_dev {
   double exec_median_ms, prep_median_ms;
   double lock_wait_s;        /* devices() counter, over the stream */
   uint64_t memory;           /* engine memory in use after the stream (stats) */
+  uint64_t host_pinned;      /* host memory it holds page-locked (stats; 0 if not there) */
 } tp_dev;
 
 typedef struct tp_run {
@@ -830,7 +831,19 @@ out:
   return st;
 }
 
-/* Device memory in use per device, from the Prometheus text of stats(). */
+/* out[i] = the value of metric NAME{device="i",...} in stats() text (left as it is
+ * for devices the text does not have). */
+static void tp_metric(const char *text, const char *name, uint64_t *out, unsigned ndev) {
+  char key[96];
+  int kl = snprintf(key, sizeof key, "%s{device=\"", name);
+  for (const char *p = text; (p = strstr(p, key)) != NULL; p += kl) {
+    unsigned long d = strtoul(p + kl, NULL, 10);
+    const char *v = strstr(p, "} ");
+    if (v && d < ndev) out[d] = strtoull(v + 2, NULL, 10);
+  }
+}
+
+/* Device and pinned host memory per device, from the Prometheus text of stats(). */
 static void tp_memory(sp_sched *s, tp_run *r) {
   size_t len = 0;
   if (sp_sched_stats(s, NULL, 0, &len) != SEALPROV_OK) return;
@@ -839,11 +852,13 @@ static void tp_memory(sp_sched *s, tp_run *r) {
     free(buf);
     return;
   }
-  static const char key[] = "sealprov_device_memory_bytes{device=\"";
-  for (char *p = buf; (p = strstr(p, key)) != NULL; p += sizeof key - 1) {
-    unsigned long d = strtoul(p + sizeof key - 1, NULL, 10);
-    char *v = strstr(p, "} ");
-    if (v && d < r->ngpu) r->dev[d].memory = strtoull(v + 2, NULL, 10);
+  uint64_t dev_mem[BG_MAX_GPUS] = {0}, pinned[BG_MAX_GPUS] = {0};
+  tp_metric(buf, "sealprov_device_memory_bytes", dev_mem, r->ngpu);
+  /* newer modules only: 0 where the metric is missing */
+  tp_metric(buf, "sealprov_device_host_pinned_bytes", pinned, r->ngpu);
+  for (unsigned i = 0; i < r->ngpu; i++) {
+    r->dev[i].memory = dev_mem[i];
+    r->dev[i].host_pinned = pinned[i];
   }
   free(buf);
 }
@@ -1131,14 +1146,15 @@ static void tp_print(const bg_opts *o, const bg_synth *x, const tp_run *r, doubl
              "\"idle_between_partitions_fraction\": %.4f, \"idle_gaps\": %u, "
              "\"max_idle_gap_ms\": %.3f, \"total_idle_gap_ms\": %.3f, \"lead_in_ms\": %.1f, "
              "\"tail_ms\": %.1f,\n       \"execute_median_ms\": %.1f, \"prepare_median_ms\": %.1f, "
-             "\"lock_wait_s\": %.3f, \"memory_in_use_bytes\": %llu, \"params_resident\": %s}",
+             "\"lock_wait_s\": %.3f, \"memory_in_use_bytes\": %llu, \"host_pinned_bytes\": %llu, "
+             "\"params_resident\": %s}",
              d->results, d->executes, d->busy_s, span,
              ratio_or_0(d->busy_s, span), ratio_or_0(d->busy_s, window),
              ratio_or_0(d->total_gap_s, span), d->gaps, d->max_gap_s * 1e3, d->total_gap_s * 1e3,
              d->executes && window > 0 ? (d->first_start - r->win_start) * 1e3 : 0,
              d->executes && window > 0 ? (r->win_end - d->last_end) * 1e3 : 0, d->exec_median_ms,
              d->prep_median_ms, d->lock_wait_s, (unsigned long long)d->memory,
-             d->memory >= params ? "true" : "false");
+             (unsigned long long)d->host_pinned, d->memory >= params ? "true" : "false");
     }
     printf("]}");
     fflush(stdout);
@@ -1161,7 +1177,7 @@ static void tp_print(const bg_opts *o, const bg_synth *x, const tp_run *r, doubl
     printf("  device %u (ordinal %u%s%s): %u partitions; busy %.1f %% of its span %.2f s, %.1f %% "
            "of the window\n    idle between partitions %.2f %% (target < 5 %%): %u gaps, max "
            "%.1f ms, total %.1f ms; lead-in %.0f ms, tail %.0f ms\n    execute median %.1f ms, "
-           "prepare median %.1f ms; device memory %.2f GB%s\n",
+           "prepare median %.1f ms; device memory %.2f GB%s, host pinned %.2f GB\n",
            i, d->ordinal, d->info ? ", " : "", d->info ? d->info->pci_bus_id : "", d->results,
            100 * ratio_or_0(d->busy_s, span), span, 100 * ratio_or_0(d->busy_s, window),
            100 * ratio_or_0(d->total_gap_s, span), d->gaps, d->max_gap_s * 1e3,
@@ -1169,7 +1185,8 @@ static void tp_print(const bg_opts *o, const bg_synth *x, const tp_run *r, doubl
            d->executes && window > 0 ? (d->first_start - r->win_start) * 1e3 : 0,
            d->executes && window > 0 ? (r->win_end - d->last_end) * 1e3 : 0, d->exec_median_ms,
            d->prep_median_ms, (double)d->memory / 1e9,
-           d->memory >= params ? " (parameters resident)" : " (parameters NOT resident)");
+           d->memory >= params ? " (parameters resident)" : " (parameters NOT resident)",
+           (double)d->host_pinned / 1e9);
   }
   fflush(stdout);
 }
