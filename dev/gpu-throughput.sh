@@ -16,6 +16,8 @@
 #                stays warm keeps its objects between calls)
 #   BUILD=0      use "$BIN/bench_gpu" as it is (e.g. carried from another machine) when
 #                it runs there; otherwise it is rebuilt anyway
+#   KEEP_BIN=1   also copy the built bench_gpu into OUTDIR (to carry it to a later,
+#                fresh machine with BUILD=0 instead of rebuilding there)
 #   GPUS         GPU counts to run (default 1,2); ORDINALS which GPUs (default 0,1,...)
 #   JOBS24, JOBS27, JOBS  timed jobs per size after the warm-up (defaults 3, 1, 2)
 #   PARTITIONS   partitions per job (default 10); WORKERS per GPU (default 2)
@@ -43,6 +45,7 @@ else
     || { tail -40 "$out/build.log"; echo "build failed"; exit 1; }
   echo "build ok after $(( $(date +%s) - start )) s"
 fi
+[ "${KEEP_BIN:-0}" = 1 ] && cp "$bin/bench_gpu" "$out/"
 nvidia-smi -L 2>/dev/null | tee "$out/gpus.txt"
 free -g 2>/dev/null | tee "$out/memory.txt"
 
