@@ -109,7 +109,7 @@ typedef struct cuda_hostreg {
   void *ptr[V_COUNT];
   size_t bytes[V_COUNT];
   bool usable[V_COUNT]; /* registered (by us or another device): async uploads */
-  bool owned[V_COUNT];  /* registered by this device: unregister on evict */
+  bool owned[V_COUNT];  /* holds a reference in the process-wide registry (below) */
   struct cuda_hostreg *next;
 } cuda_hostreg;
 
@@ -193,11 +193,74 @@ static void free_resident(cuda_dev *d, cuda_resident *r) {
   free(r);
 }
 
-/* Unregisters what this device registered. Called with no transfer in flight from it
- * (srs_evict: the set has no users; teardown: no task runs). */
+/* Process-wide registry of the parameter vectors we page-locked. A portable
+ * registration serves every device, so one device must not unregister a vector that
+ * another device still streams from (at provider close, one device's last worker can
+ * unbind while another device finishes its last task): each device holds a
+ * reference, and the last one unregisters. */
+typedef struct reg_entry {
+  void *ptr;
+  size_t bytes;
+  unsigned refs;
+  struct reg_entry *next;
+} reg_entry;
+static pthread_mutex_t reg_mu = PTHREAD_MUTEX_INITIALIZER;
+static reg_entry *reg_list;
+
+/* Page-locks [p, p + bytes) for streaming, or takes a reference on our earlier
+ * registration of it. *ref: a reference was taken (release it with reg_release).
+ * Returns true if the range is usable for async copies. */
+static bool reg_acquire(int ordinal, void *p, size_t bytes, bool *ref) {
+  *ref = false;
+  pthread_mutex_lock(&reg_mu);
+  for (reg_entry *e = reg_list; e; e = e->next)
+    if (e->ptr == p && e->bytes == bytes) {
+      e->refs++;
+      *ref = true;
+      pthread_mutex_unlock(&reg_mu);
+      return true;
+    }
+  bool owned = false;
+  char err[256];
+  bool ok = sp_gpu_host_register(ordinal, p, bytes, &owned, err, sizeof err) == SEALPROV_OK;
+  if (ok && owned) {
+    reg_entry *e = calloc(1, sizeof *e);
+    if (e) {
+      e->ptr = p;
+      e->bytes = bytes;
+      e->refs = 1;
+      e->next = reg_list;
+      reg_list = e;
+      *ref = true;
+    } else {
+      sp_gpu_host_unregister(ordinal, p); /* cannot track it: do not keep it */
+      ok = false;
+    }
+  }
+  pthread_mutex_unlock(&reg_mu);
+  return ok;
+}
+
+static void reg_release(int ordinal, void *p) {
+  pthread_mutex_lock(&reg_mu);
+  for (reg_entry **pp = &reg_list; *pp; pp = &(*pp)->next)
+    if ((*pp)->ptr == p) {
+      reg_entry *e = *pp;
+      if (--e->refs == 0) {
+        *pp = e->next;
+        sp_gpu_host_unregister(ordinal, p);
+        free(e);
+      }
+      break;
+    }
+  pthread_mutex_unlock(&reg_mu);
+}
+
+/* Drops this device's references. Called with no transfer of this device in flight
+ * (srs_evict: the set has no users; teardown: no task of this device runs). */
 static void free_hostreg(cuda_dev *d, cuda_hostreg *r) {
   for (int v = 0; v < V_COUNT; v++)
-    if (r->owned[v]) sp_gpu_host_unregister(d->ordinal, r->ptr[v]);
+    if (r->owned[v]) reg_release(d->ordinal, r->ptr[v]);
   free(r);
 }
 
@@ -532,13 +595,14 @@ static int get_resident(cuda_dev *d, const sp_srs *srs, cuda_resident **out, dou
                         size_t errlen) {
   *out = NULL;
   pthread_mutex_lock(&d->mu);
-  for (cuda_resident *r = d->res; r; r = r->next)
+  /* forced streaming (tests, benchmarks) also bypasses a copy made earlier */
+  bool force = d->force_stream;
+  for (cuda_resident *r = d->res; r && !force; r = r->next)
     if (r->srs == srs) {
       *out = r;
       pthread_mutex_unlock(&d->mu);
       return SEALPROV_OK;
     }
-  bool force = d->force_stream;
   pthread_mutex_unlock(&d->mu);
   if (force) return SEALPROV_OK;
   size_t need = srs_bytes(srs);
@@ -616,13 +680,11 @@ static int get_hostreg(cuda_dev *d, const sp_srs *srs, cuda_hostreg **out, doubl
   for (int v = 0; v < V_COUNT; v++) {
     r->ptr[v] = (void *)p[v]; /* registered read-only where supported; never written */
     if (!p[v] || !r->bytes[v]) continue;
-    char e[256];
-    bool owned = false;
-    if (sp_gpu_host_register(d->ordinal, r->ptr[v], r->bytes[v], &owned, e, sizeof e) ==
-        SEALPROV_OK) {
+    bool ref = false;
+    if (reg_acquire(d->ordinal, r->ptr[v], r->bytes[v], &ref)) {
       r->usable[v] = true;
-      r->owned[v] = owned;
-      if (owned) owned_bytes += r->bytes[v];
+      r->owned[v] = ref;
+      if (ref) owned_bytes += r->bytes[v];
     }
   }
   pthread_mutex_lock(&d->mu);
@@ -656,6 +718,12 @@ static void cuda_srs_evict(void *dev, const struct sp_srs *srs) {
    * so no transfer reads the registered memory. */
   if (r) free_resident(d, r);
   if (h) free_hostreg(d, h);
+}
+
+static uint64_t cuda_host_memory_in_use(void *dev) {
+  sp_cuda_host_memory h;
+  sp_engine_cuda_host_memory(dev, &h);
+  return h.staging_bytes + h.registered_bytes + h.bounce_bytes;
 }
 
 static uint64_t cuda_memory_in_use(void *dev) {
@@ -918,6 +986,7 @@ static int msm_split(xctx *x, int vec, const void *resident, const void *host, s
     snprintf(err, errlen, "out of host memory");
     return SEALPROV_ERR_NO_MEMORY;
   }
+  c.bounds = bounds;
   int st = SEALPROV_OK;
   if (resident || npts == 0) {
     bounds[0] = 0;
@@ -998,7 +1067,8 @@ static int prove_partition(xctx *x, const sp_task *t, const cuda_prep *src, uint
   }
   tm->upload_ms += now_ms() - ts; /* pageable sources: the host waited in the calls */
 
-  /* ---- H: decode each vector as it arrives (b and c travel while a decodes) ---- */
+  /* ---- H: decode and transform each vector as it arrives (b and c travel while a
+   * is decoded and transformed) ---- */
   for (int k = 0; k < 3; k++) {
     SP_TRY_GOTO(wait_copy(x, EV_A + k, err, errlen), st, out);
     ts = now_ms();
@@ -1012,9 +1082,14 @@ static int prove_partition(xctx *x, const sp_task *t, const cuda_prep *src, uint
       goto out;
     }
     tm->decode_ms += now_ms() - ts;
+    /* queued behind the decode: the GPU transforms this vector while the host waits
+     * for the next one's copy */
+    ts = now_ms();
+    SP_TRY_GOTO(sp_gpu_h_coset(g, abc[k], logm, err, errlen), st, out);
+    tm->h_ntt_ms += now_ms() - ts;
   }
   ts = now_ms();
-  SP_TRY_GOTO(sp_gpu_h_poly(g, abc[0], abc[1], abc[2], logm, err, errlen), st, out);
+  SP_TRY_GOTO(sp_gpu_h_finish(g, abc[0], abc[1], abc[2], logm, err, errlen), st, out);
   sp_gpu_free(g, abc[1], vbytes);
   sp_gpu_free(g, abc[2], vbytes);
   abc[1] = abc[2] = NULL;
@@ -1261,4 +1336,5 @@ const sp_engine_ops sp_engine_cuda = {
     .release = cuda_release,
     .srs_evict = cuda_srs_evict,
     .memory_in_use = cuda_memory_in_use,
+    .host_memory_in_use = cuda_host_memory_in_use,
 };
