@@ -43,7 +43,8 @@ typedef struct sp_cuda_host_memory {
   uint64_t staging_bytes;
   unsigned staging_buffers;
   uint64_t staging_budget;  /* resolved pinned_staging (0 = off) */
-  uint64_t registered_bytes;
+  uint64_t registered_bytes; /* vectors this device streams from (a vector shared by
+                              * several devices is page-locked once, counted by each) */
   uint64_t bounce_bytes;
 } sp_cuda_host_memory;
 void sp_engine_cuda_host_memory(void *dev, sp_cuda_host_memory *out);

@@ -505,16 +505,20 @@ static int to_coset_evals(sp_gpu *g, spc_fr *d, unsigned logn, const sp_ntt_tab 
   return run_passes(g, d, logn, fwd, true, NULL, NULL, err, errlen);
 }
 
-extern "C" int sp_gpu_h_poly(sp_gpu *g, void *d_a, void *d_b, void *d_c, unsigned log_n, char *err,
-                             size_t errlen) {
+extern "C" int sp_gpu_h_coset(sp_gpu *g, void *d_v, unsigned log_n, char *err, size_t errlen) {
+  const sp_ntt_tab *fwd, *inv;
+  int st = sp_gpu_ntt_tables(g, log_n, &fwd, &inv, err, errlen);
+  if (st) return st;
+  return to_coset_evals(g, (spc_fr *)d_v, log_n, fwd, inv, err, errlen);
+}
+
+extern "C" int sp_gpu_h_finish(sp_gpu *g, void *d_a, const void *d_b, const void *d_c,
+                               unsigned log_n, char *err, size_t errlen) {
   const sp_ntt_tab *fwd, *inv;
   int st = sp_gpu_ntt_tables(g, log_n, &fwd, &inv, err, errlen);
   if (st) return st;
   size_t n = (size_t)1 << log_n;
-  spc_fr *a = (spc_fr *)d_a, *b = (spc_fr *)d_b, *c = (spc_fr *)d_c;
-  if ((st = to_coset_evals(g, a, log_n, fwd, inv, err, errlen))) return st;
-  if ((st = to_coset_evals(g, b, log_n, fwd, inv, err, errlen))) return st;
-  if ((st = to_coset_evals(g, c, log_n, fwd, inv, err, errlen))) return st;
+  spc_fr *a = (spc_fr *)d_a;
   /* Z(x) = x^n - 1 is g^n - 1 everywhere on the coset */
   fr_t gen, z, zinv;
   fr_coset_generator(&gen);
@@ -523,7 +527,8 @@ extern "C" int sp_gpu_h_poly(sp_gpu *g, void *d_a, void *d_b, void *d_c, unsigne
   fr_inv(&zinv, &z);
   spc_fr zi;
   fr_to_spc(&zi, &zinv);
-  k_h_combine<<<sp_blocks(n, 256), 256, 0, g->stream>>>(a, b, c, n, zi);
+  k_h_combine<<<sp_blocks(n, 256), 256, 0, g->stream>>>(a, (const spc_fr *)d_b,
+                                                         (const spc_fr *)d_c, n, zi);
   SP_CUDA_LAUNCH_CHECK();
   sp_scale_spec sc;
   memset(&sc, 0, sizeof sc);
@@ -532,6 +537,15 @@ extern "C" int sp_gpu_h_poly(sp_gpu *g, void *d_a, void *d_b, void *d_c, unsigne
   sc.ghi = g->ginv_hi;
   sc.glo = g->ginv_lo;
   return run_passes(g, a, log_n, inv, false, NULL, &sc, err, errlen);
+}
+
+extern "C" int sp_gpu_h_poly(sp_gpu *g, void *d_a, void *d_b, void *d_c, unsigned log_n, char *err,
+                             size_t errlen) {
+  int st = sp_gpu_h_coset(g, d_a, log_n, err, errlen);
+  if (!st) st = sp_gpu_h_coset(g, d_b, log_n, err, errlen);
+  if (!st) st = sp_gpu_h_coset(g, d_c, log_n, err, errlen);
+  if (!st) st = sp_gpu_h_finish(g, d_a, d_b, d_c, log_n, err, errlen);
+  return st;
 }
 
 /* Appended for the CUDA engine's parameter streaming: the natural-order permutation of
