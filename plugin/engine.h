@@ -71,6 +71,9 @@ typedef struct sp_engine_ops {
   void (*srs_evict)(void *dev, const struct sp_srs *srs);
   /* Bytes of device memory in use (may be NULL). */
   uint64_t (*memory_in_use)(void *dev);
+  /* Bytes of host memory the engine holds page-locked for this device: staging
+   * buffers, registered parameter vectors (may be NULL). */
+  uint64_t (*host_memory_in_use)(void *dev);
 } sp_engine_ops;
 
 extern const sp_engine_ops sp_engine_cpu;

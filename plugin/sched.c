@@ -1144,6 +1144,7 @@ typedef struct dev_snapshot {
   double busy_s, lock_wait_s;
   int state;
   unsigned workers;
+  uint64_t host_pinned;
 } dev_snapshot;
 
 int sp_sched_stats(sp_sched *s, char *buf, size_t cap, size_t *len) {
@@ -1153,7 +1154,7 @@ int sp_sched_stats(sp_sched *s, char *buf, size_t cap, size_t *len) {
   for (unsigned i = 0; i < s->ndev; i++) {
     const sp_device_rt *d = &s->devs[i];
     snap[i] = (dev_snapshot){d->tasks_done, d->failures, 0, d->busy_s, d->lock_wait_s,
-                             device_state(s, d), d->nworkers};
+                             device_state(s, d), d->nworkers, 0};
   }
   size_t queued = s->queued, active = s->active_jobs;
   uint64_t submitted = s->jobs_submitted, ok = s->jobs_ok, failed = s->jobs_failed,
@@ -1164,6 +1165,7 @@ int sp_sched_stats(sp_sched *s, char *buf, size_t cap, size_t *len) {
   for (unsigned i = 0; i < s->ndev; i++) {
     const sp_device_rt *d = &s->devs[i];
     snap[i].memory = d->eng->memory_in_use ? d->eng->memory_in_use(d->handle) : 0;
+    snap[i].host_pinned = d->eng->host_memory_in_use ? d->eng->host_memory_in_use(d->handle) : 0;
   }
 
   static const struct {
@@ -1178,6 +1180,9 @@ int sp_sched_stats(sp_sched *s, char *buf, size_t cap, size_t *len) {
        "Time workers waited for the device lock."},
       {"sealprov_device_quarantined", "gauge", "1 if the device is quarantined."},
       {"sealprov_device_memory_bytes", "gauge", "Device memory in use by the engine."},
+      {"sealprov_device_host_pinned_bytes", "gauge",
+       "Host memory the engine holds page-locked for the device (staging, registered "
+       "parameters)."},
       {"sealprov_device_workers", "gauge", "Worker threads bound to the device."},
       {"sealprov_device_state", "gauge",
        "Device state: 0 ready, 1 busy, 2 quarantined, 3 stopped."},
@@ -1197,7 +1202,8 @@ int sp_sched_stats(sp_sched *s, char *buf, size_t cap, size_t *len) {
         case 3: sb_printf(&b, "%.6f\n", snap[i].lock_wait_s); break;
         case 4: sb_printf(&b, "%d\n", snap[i].state == SEALPROV_DEVICE_QUARANTINED); break;
         case 5: sb_printf(&b, "%" PRIu64 "\n", snap[i].memory); break;
-        case 6: sb_printf(&b, "%u\n", snap[i].workers); break;
+        case 6: sb_printf(&b, "%" PRIu64 "\n", snap[i].host_pinned); break;
+        case 7: sb_printf(&b, "%u\n", snap[i].workers); break;
         default: sb_printf(&b, "%d\n", snap[i].state); break;
       }
     }
