@@ -41,9 +41,18 @@ static __constant__ uint32_t SPC_FR_R2[8] = { /* 2^512 mod r */
   0xf3f29c6du, 0xc999e990u, 0x87925c23u, 0x2b6cedcbu, 0x7254398fu, 0x05d31496u,
   0x9f59ff11u, 0x0748d9d9u};
 
+/* Fr's -r^-1 mod 2^32 is 0xffffffff. As an immediate, ptxas turns m = t * M0 into a
+ * negation and then issues about half of the reduction's lo/hi pairs unfused (IMAD.X +
+ * IMAD.HI.U32.X): 272 instructions in a loop of products against 216 when M0 is read
+ * from constant memory, where every pair becomes one IMAD.WIDE.U32.X (SASS of both
+ * forms, cuda/NOTES.md v3). So Fr reads it from here; Fp's M0 stays an immediate (its
+ * pairs all fuse either way). */
+static __constant__ uint32_t SPC_FR_M0[1] = {0xffffffffu};
+
 struct spc_fp_cfg {
   static const int N = 12;
   static const uint32_t M0 = 0xfffcfffdu; /* -p^-1 mod 2^32 */
+  __device__ __forceinline__ static uint32_t m0() { return M0; }
   __device__ __forceinline__ static uint32_t mod(int i) { return SPC_FP_P[i]; }
   __device__ __forceinline__ static uint32_t one(int i) { return SPC_FP_ONE[i]; }
   __device__ __forceinline__ static uint32_t r2(int i) { return SPC_FP_R2[i]; }
@@ -51,6 +60,7 @@ struct spc_fp_cfg {
 struct spc_fr_cfg {
   static const int N = 8;
   static const uint32_t M0 = 0xffffffffu; /* -r^-1 mod 2^32 */
+  __device__ __forceinline__ static uint32_t m0() { return SPC_FR_M0[0]; }
   __device__ __forceinline__ static uint32_t mod(int i) { return SPC_FR_P[i]; }
   __device__ __forceinline__ static uint32_t one(int i) { return SPC_FR_ONE[i]; }
   __device__ __forceinline__ static uint32_t r2(int i) { return SPC_FR_R2[i]; }
@@ -187,7 +197,7 @@ struct __align__(16) spc_mont {
       cmad_n(al, a, bi);
       asm volatile("addc.u32 %0, %0, 0;" : "+r"(off[N - 1]));
     }
-    const uint32_t m = al[0] * C::M0;
+    const uint32_t m = al[0] * C::m0();
     uint32_t pm[N]; /* constant-memory operands once unrolled */
 #pragma unroll
     for (int j = 0; j < N; j++) pm[j] = C::mod(j);
