@@ -229,18 +229,26 @@ __global__ void k_reduce_pairs(spc_xyzz<F> *p, unsigned nwin, unsigned S, unsign
   q[i] = X::add(q[i], q[i + half]);
 }
 
-/* Batch addition: partial sums over chunks of K points selected by the bitmap. */
+/* Batch addition: partial sums over chunks of 64 points selected by the bitmap. */
 template <class F>
-__global__ void k_batch_add(const spc_affine<F> *pts, const uint64_t *bitmap, size_t n, unsigned K,
+__global__ void k_batch_add(const spc_affine<F> *pts, const uint64_t *bitmap, size_t n,
                             spc_xyzz<F> *out) {
+  /* One bitmap word (64 points) per thread, visiting only its set bits: a warp runs
+   * as many additions as its fullest word has bits (about 34 of 64 at the 42 %
+   * density of the ones in a sealing partition), where a loop over all 64 positions
+   * made every lane wait through every position any lane had set. */
   typedef spc_xyzz<F> X;
   size_t t = (size_t)blockIdx.x * blockDim.x + threadIdx.x;
-  size_t start = t * K;
+  size_t start = t * 64;
   if (start >= n) return;
-  size_t end = start + K < n ? start + K : n;
+  uint64_t w = bitmap[t];
+  if (n - start < 64) w &= (1ull << (n - start)) - 1; /* bits past n are not ours */
   X acc = X::inf();
-  for (size_t i = start; i < end; i++)
-    if ((bitmap[i >> 6] >> (i & 63)) & 1u) acc = X::add_affine(acc, pts[i]);
+  while (w) {
+    unsigned b = (unsigned)__ffsll((long long)w) - 1;
+    w &= w - 1;
+    acc = X::add_affine(acc, pts[start + b]);
+  }
   out[t] = acc;
 }
 
@@ -504,7 +512,7 @@ static int batch_add_dev(sp_gpu *g, typename H::jac *out, const void *d_points,
     H::to_jac(out, &r);
     return SEALPROV_OK;
   }
-  const unsigned K = 64;
+  const unsigned K = 64; /* one bitmap word per thread (k_batch_add) */
   size_t nt = (n + K - 1) / K;
   unsigned S = pow2_floor(nt);
   if (S < nt) S *= 2;
@@ -513,7 +521,7 @@ static int batch_add_dev(sp_gpu *g, typename H::jac *out, const void *d_points,
   SP_TRY_GOTO(sp_gpu_alloc(g, (void **)&part, (size_t)S * sizeof(X), err, errlen), st, done);
   SP_CUDA_CHECK_GOTO(cudaMemsetAsync(part, 0, (size_t)S * sizeof(X), g->stream), st, done);
   k_batch_add<F><<<sp_blocks(nt, 64), 64, 0, g->stream>>>((const spc_affine<F> *)d_points, d_bitmap,
-                                                          n, K, part);
+                                                          n, part);
   SP_CUDA_LAUNCH_CHECK_GOTO(st, done);
   SP_TRY_GOTO(reduce_windows<F>(g, part, 1, S, err, errlen), st, done);
   static_assert(sizeof(X) == sizeof(typename H::xyzz), "device and host XYZZ layouts differ");

@@ -565,8 +565,8 @@ int main(int argc, char **argv) {
   }
   if (RUN("msm2")) {
     static const size_t quick[] = {1, 2, 5, 100, 1024};
-    static const size_t big[] = {1, 2, 5, 100, 1024, 16384, 1 << 16};
-    test_msm_g2(g, full ? big : quick, full ? 7 : 5);
+    static const size_t big[] = {1, 2, 5, 100, 1024, 16384, 1 << 16, 1 << 18, 1 << 20};
+    test_msm_g2(g, full ? big : quick, full ? 9 : 5);
   }
   if (RUN("batch")) test_batch_add(g, full ? 100003 : 1000);
   int st = sp_gpu_sync(g, err, sizeof err);
