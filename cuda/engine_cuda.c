@@ -54,6 +54,7 @@
 #include "engine_cuda.h"
 #include "groth16.h"
 #include "srs.h"
+#include "util.h" /* SP_TRY_GOTO */
 
 /* Device memory a partition needs besides the parameter points, on top of its three
  * domain-sized vectors: MSM sort buffers (about 4 GiB per window batch), buckets,
@@ -84,14 +85,6 @@ static const size_t oom_ladder[SP_OOM_RETRIES] = {(size_t)1 << 24, (size_t)1 << 
 /* Segment offsets inside a staging buffer: page-aligned copies. */
 #define SP_STAGE_ALIGN ((size_t)4096)
 #define SP_MAX_WORKERS 64
-#define SP_MAX_COPY_THREADS 64
-
-/* A status-returning call that jumps to the cleanup label on failure. */
-#define SP_TRY_GOTO(expr, status, label)                                                       \
-  do {                                                                                         \
-    (status) = (expr);                                                                         \
-    if ((status) != SEALPROV_OK) goto label;                                                   \
-  } while (0)
 
 typedef struct cuda_resident {
   const sp_srs *srs;
@@ -150,11 +143,6 @@ typedef struct cuda_dev {
   size_t stream_chunk;
 } cuda_dev;
 
-static double now_ms(void) {
-  struct timespec ts;
-  clock_gettime(CLOCK_MONOTONIC, &ts);
-  return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec / 1e6;
-}
 
 static void sleep_ms(unsigned ms) {
   struct timespec ts = {(time_t)(ms / 1000), (long)(ms % 1000) * 1000000L};
@@ -399,49 +387,36 @@ static size_t stage_layout(const sealprov_assignment *asg, copy_seg seg[8], uint
   return off;
 }
 
-typedef struct copy_job {
+typedef struct copy_ctx {
   const copy_seg *seg;
   int nseg;
-  size_t begin, end; /* byte range of the concatenated segments */
-} copy_job;
+} copy_ctx;
 
-static void *copy_worker(void *arg) {
-  const copy_job *j = arg;
+/* bls_range_fn: copies bytes [begin, end) of the concatenated segments. */
+static void copy_range(void *vctx, size_t begin, size_t end, unsigned chunk) {
+  (void)chunk;
+  const copy_ctx *c = vctx;
   size_t base = 0;
-  for (int i = 0; i < j->nseg && base < j->end; i++) {
-    size_t s0 = base, s1 = base + j->seg[i].n;
+  for (int i = 0; i < c->nseg && base < end; i++) {
+    size_t s0 = base, s1 = base + c->seg[i].n;
     base = s1;
-    size_t lo = j->begin > s0 ? j->begin : s0, hi = j->end < s1 ? j->end : s1;
+    size_t lo = begin > s0 ? begin : s0, hi = end < s1 ? end : s1;
     if (lo < hi)
-      memcpy((uint8_t *)j->seg[i].dst + (lo - s0), (const uint8_t *)j->seg[i].src + (lo - s0),
+      memcpy((uint8_t *)c->seg[i].dst + (lo - s0), (const uint8_t *)c->seg[i].src + (lo - s0),
              hi - lo);
   }
-  return NULL;
 }
 
-/* Copies the segments with up to nthreads threads (equal byte ranges). A thread that
- * cannot be started leaves its range to the calling thread. */
+/* Copies the segments with up to nthreads threads (equal byte ranges; a thread that
+ * cannot be started leaves its range to the calling thread: bls_parallel_for). */
 static void parallel_copy(const copy_seg *seg, int nseg, unsigned nthreads) {
   size_t total = 0;
   for (int i = 0; i < nseg; i++) total += seg[i].n;
   if (nthreads < 1) nthreads = 1;
-  if (nthreads > SP_MAX_COPY_THREADS) nthreads = SP_MAX_COPY_THREADS;
   /* below ~8 MiB per thread, starting threads costs more than it saves */
   while (nthreads > 1 && total / nthreads < ((size_t)8 << 20)) nthreads--;
-  copy_job jobs[SP_MAX_COPY_THREADS];
-  pthread_t th[SP_MAX_COPY_THREADS];
-  bool started[SP_MAX_COPY_THREADS];
-  for (unsigned k = 0; k < nthreads; k++) {
-    jobs[k].seg = seg;
-    jobs[k].nseg = nseg;
-    jobs[k].begin = total / nthreads * k;
-    jobs[k].end = k + 1 == nthreads ? total : total / nthreads * (k + 1);
-    started[k] = k > 0 && pthread_create(&th[k], NULL, copy_worker, &jobs[k]) == 0;
-  }
-  for (unsigned k = 0; k < nthreads; k++)
-    if (!started[k]) copy_worker(&jobs[k]);
-  for (unsigned k = 1; k < nthreads; k++)
-    if (started[k]) pthread_join(th[k], NULL);
+  copy_ctx c = {seg, nseg};
+  (void)bls_parallel_for(total, nthreads, copy_range, &c);
 }
 
 /* A staging buffer of at least need bytes from the device's pool, or NULL (pageable
@@ -523,7 +498,7 @@ static void prep_sources_pageable(cuda_prep *p, const sealprov_assignment *asg) 
 static int cuda_prepare(void *dev, const sp_task *t, void **prep, char *err, size_t errlen) {
   cuda_dev *d = dev;
   *prep = NULL;
-  double t0 = now_ms();
+  double t0 = sp_now_ms();
   /* Host-only work, outside the device lock: the size and density checks... */
   int st = sp_groth16_check_assignment(t->srs, t->asg, err, errlen);
   if (st) return st;
@@ -550,7 +525,7 @@ static int cuda_prepare(void *dev, const sp_task *t, void **prep, char *err, siz
   } else {
     prep_sources_pageable(p, t->asg);
   }
-  p->prepare_ms = now_ms() - t0;
+  p->prepare_ms = sp_now_ms() - t0;
   *prep = p;
   return SEALPROV_OK;
 }
@@ -615,7 +590,7 @@ static int get_resident(cuda_dev *d, const sp_srs *srs, cuda_resident **out, dou
   bool fits = need + work <= free_b;
   if (d->memory_limit && in_use + need + work > d->memory_limit) fits = false;
   if (!fits) return SEALPROV_OK;
-  double t0 = now_ms();
+  double t0 = sp_now_ms();
   cuda_resident *r = calloc(1, sizeof *r);
   if (!r) {
     snprintf(err, errlen, "out of host memory");
@@ -637,13 +612,13 @@ static int get_resident(cuda_dev *d, const sp_srs *srs, cuda_resident **out, dou
   r->next = d->res;
   d->res = r;
   pthread_mutex_unlock(&d->mu);
-  *ms = now_ms() - t0;
+  *ms = sp_now_ms() - t0;
   *out = r;
   return SEALPROV_OK;
 }
 
 /* Drops this device's resident copy of srs (out-of-memory retry: the points go, the
- * retry streams them). Device lock held. */
+ * retry streams them; srs_evict). Any thread: the free switches devices and back. */
 static void drop_resident(cuda_dev *d, const sp_srs *srs) {
   pthread_mutex_lock(&d->mu);
   cuda_resident **pp = &d->res;
@@ -667,7 +642,7 @@ static int get_hostreg(cuda_dev *d, const sp_srs *srs, cuda_hostreg **out, doubl
       return SEALPROV_OK;
     }
   pthread_mutex_unlock(&d->mu);
-  double t0 = now_ms();
+  double t0 = sp_now_ms();
   cuda_hostreg *r = calloc(1, sizeof *r);
   if (!r) {
     snprintf(err, errlen, "out of host memory");
@@ -692,18 +667,14 @@ static int get_hostreg(cuda_dev *d, const sp_srs *srs, cuda_hostreg **out, doubl
   d->reg = r;
   d->registered_bytes += owned_bytes;
   pthread_mutex_unlock(&d->mu);
-  *ms += now_ms() - t0;
+  *ms += sp_now_ms() - t0;
   *out = r;
   return SEALPROV_OK;
 }
 
-static void cuda_srs_evict(void *dev, const struct sp_srs *srs) {
-  cuda_dev *d = dev;
+/* Drops this device's registration references for srs. */
+static void drop_hostreg(cuda_dev *d, const sp_srs *srs) {
   pthread_mutex_lock(&d->mu);
-  cuda_resident **pp = &d->res;
-  while (*pp && (*pp)->srs != srs) pp = &(*pp)->next;
-  cuda_resident *r = *pp;
-  if (r) *pp = r->next;
   cuda_hostreg **qq = &d->reg;
   while (*qq && (*qq)->srs != srs) qq = &(*qq)->next;
   cuda_hostreg *h = *qq;
@@ -713,11 +684,15 @@ static void cuda_srs_evict(void *dev, const struct sp_srs *srs) {
       if (h->owned[v]) d->registered_bytes -= h->bytes[v];
   }
   pthread_mutex_unlock(&d->mu);
-  /* May run on any thread (the one dropping the last reference): the frees switch to
-   * this device and back, so that thread's binding is unchanged. The set has no users,
-   * so no transfer reads the registered memory. */
-  if (r) free_resident(d, r);
   if (h) free_hostreg(d, h);
+}
+
+/* May run on any thread (the one dropping the last reference): the frees switch to
+ * this device and back, so that thread's binding is unchanged. The set has no users,
+ * so no transfer reads its device copy or its registered memory. */
+static void cuda_srs_evict(void *dev, const struct sp_srs *srs) {
+  drop_resident(dev, srs);
+  drop_hostreg(dev, srs);
 }
 
 static uint64_t cuda_host_memory_in_use(void *dev) {
@@ -837,24 +812,24 @@ static int stream_points(xctx *x, int vec, const void *resident, const void *hos
                   out);
       if (bounce) {
         /* the slot's previous upload (chunk j - 2) must have left it */
-        double t0 = now_ms();
+        double t0 = sp_now_ms();
         SP_TRY_GOTO(sp_gpu_event_sync(g, ev[EV_LOADED0 + slot], err, errlen), st, out);
         copy_seg s = {bounce + slot * cbytes, src, bytes};
         parallel_copy(&s, 1, x->cpu_threads);
-        x->tm->upload_ms += now_ms() - t0;
+        x->tm->upload_ms += sp_now_ms() - t0;
         src = bounce + slot * cbytes;
       }
-      double t0 = now_ms(); /* pageable: the host waits inside the call */
+      double t0 = sp_now_ms(); /* pageable: the host waits inside the call */
       SP_TRY_GOTO(sp_gpu_upload_async(g, buf[slot], src, bytes, err, errlen), st, out);
-      x->tm->upload_ms += now_ms() - t0;
+      x->tm->upload_ms += sp_now_ms() - t0;
       SP_TRY_GOTO(sp_gpu_event_record(g, ev[EV_LOADED0 + slot], SP_STREAM_COPY, err, errlen), st,
                   out);
     }
     if (k == 0) continue;
     size_t c = k - 1, slot = c & 1, p0 = c * chunk, p1 = p0 + chunk < npts ? p0 + chunk : npts;
-    double t0 = now_ms();
+    double t0 = sp_now_ms();
     SP_TRY_GOTO(sp_gpu_event_sync(g, ev[EV_LOADED0 + slot], err, errlen), st, out);
-    x->tm->upload_ms += now_ms() - t0;
+    x->tm->upload_ms += sp_now_ms() - t0;
     SP_TRY_GOTO(sp_gpu_stream_wait(g, SP_STREAM_COMPUTE, ev[EV_LOADED0 + slot], err, errlen), st,
                 out);
     SP_TRY_GOTO(fn(x, ctx, buf[slot], c, p0, p1, err, errlen), st, out);
@@ -927,7 +902,7 @@ static int split_chunk(xctx *x, void *vctx, const void *d_points, size_t k, size
   split_ctx *c = vctx;
   const split_t *s = c->s;
   sp_gpu *g = x->g;
-  double t0 = now_ms();
+  double t0 = sp_now_ms();
   int st;
   if (c->g2) {
     g2_jac_t part;
@@ -940,7 +915,7 @@ static int split_chunk(xctx *x, void *vctx, const void *d_points, size_t k, size
     if (st) return st;
     g1_jac_add(&c->acc1, &c->acc1, &part);
   }
-  double t1 = now_ms();
+  double t1 = sp_now_ms();
   size_t lo = c->bounds[k], hi = c->bounds[k + 1];
   if (hi > lo) {
     sp_msm_args a;
@@ -963,7 +938,7 @@ static int split_chunk(xctx *x, void *vctx, const void *d_points, size_t k, size
     }
   }
   if (c->ba_ms) *c->ba_ms += t1 - t0;
-  *c->msm_ms += now_ms() - (c->ba_ms ? t1 : t0);
+  *c->msm_ms += sp_now_ms() - (c->ba_ms ? t1 : t0);
   return SEALPROV_OK;
 }
 
@@ -1007,10 +982,10 @@ static int msm_split(xctx *x, int vec, const void *resident, const void *host, s
 /* Host waits for a copy-stream event (the time counts as upload_ms), and the compute
  * stream is ordered after it. */
 static int wait_copy(xctx *x, int e, char *err, size_t errlen) {
-  double t0 = now_ms();
+  double t0 = sp_now_ms();
   int st = sp_gpu_event_sync(x->g, x->d->ev[e], err, errlen);
   if (!st) st = sp_gpu_stream_wait(x->g, SP_STREAM_COMPUTE, x->d->ev[e], err, errlen);
-  x->tm->upload_ms += now_ms() - t0;
+  x->tm->upload_ms += sp_now_ms() - t0;
   return st;
 }
 
@@ -1054,7 +1029,7 @@ static int prove_partition(xctx *x, const sp_task *t, const cuda_prep *src, uint
   tm->stream_chunk = x->res ? 0 : x->chunk;
 
   /* ---- transfers: every device buffer first, then the copies on the copy stream ---- */
-  ts = now_ms();
+  ts = sp_now_ms();
   for (int k = 0; k < 3; k++) SP_TRY_GOTO(sp_gpu_alloc(g, &abc[k], vbytes, err, errlen), st, out);
   SP_TRY_GOTO(sp_gpu_alloc(g, &inp, ninp * 32, err, errlen), st, out);
   SP_TRY_GOTO(sp_gpu_alloc(g, &aux, naux * 32, err, errlen), st, out);
@@ -1065,13 +1040,13 @@ static int prove_partition(xctx *x, const sp_task *t, const cuda_prep *src, uint
     SP_TRY_GOTO(sp_gpu_upload_async(g, abc[k], src->abc[k], nabc * 32, err, errlen), st, out);
     SP_TRY_GOTO(sp_gpu_event_record(g, d->ev[EV_A + k], SP_STREAM_COPY, err, errlen), st, out);
   }
-  tm->upload_ms += now_ms() - ts; /* pageable sources: the host waited in the calls */
+  tm->upload_ms += sp_now_ms() - ts; /* pageable sources: the host waited in the calls */
 
   /* ---- H: decode and transform each vector as it arrives (b and c travel while a
    * is decoded and transformed) ---- */
   for (int k = 0; k < 3; k++) {
     SP_TRY_GOTO(wait_copy(x, EV_A + k, err, errlen), st, out);
-    ts = now_ms();
+    ts = sp_now_ms();
     if (nabc < m)
       SP_TRY_GOTO(sp_gpu_zero(g, (uint8_t *)abc[k] + nabc * 32, (m - nabc) * 32, err, errlen), st,
                   out);
@@ -1081,14 +1056,14 @@ static int prove_partition(xctx *x, const sp_task *t, const cuda_prep *src, uint
       st = bad_scalar(names[k], bad, enc, err, errlen);
       goto out;
     }
-    tm->decode_ms += now_ms() - ts;
+    tm->decode_ms += sp_now_ms() - ts;
     /* queued behind the decode: the GPU transforms this vector while the host waits
      * for the next one's copy */
-    ts = now_ms();
+    ts = sp_now_ms();
     SP_TRY_GOTO(sp_gpu_h_coset(g, abc[k], logm, err, errlen), st, out);
-    tm->h_ntt_ms += now_ms() - ts;
+    tm->h_ntt_ms += sp_now_ms() - ts;
   }
-  ts = now_ms();
+  ts = sp_now_ms();
   SP_TRY_GOTO(sp_gpu_h_finish(g, abc[0], abc[1], abc[2], logm, err, errlen), st, out);
   sp_gpu_free(g, abc[1], vbytes);
   sp_gpu_free(g, abc[2], vbytes);
@@ -1098,18 +1073,18 @@ static int prove_partition(xctx *x, const sp_task *t, const cuda_prep *src, uint
   /* the rest of the assignment travels during the H pipeline and the H MSM (queued now:
    * from pageable memory the host waits in these calls while the NTTs run) */
   {
-    double tu = now_ms();
+    double tu = sp_now_ms();
     SP_TRY_GOTO(sp_gpu_upload_async(g, inp, src->inp, ninp * 32, err, errlen), st, out);
     SP_TRY_GOTO(sp_gpu_upload_async(g, aux, src->aux, naux * 32, err, errlen), st, out);
     for (int k = 0; k < 3; k++)
       if (src->bm[k]) SP_TRY_GOTO(sp_gpu_upload_async(g, bm[k], src->bm[k], bmb[k], err, errlen), st, out);
     SP_TRY_GOTO(sp_gpu_event_record(g, d->ev[EV_REST], SP_STREAM_COPY, err, errlen), st, out);
-    tm->upload_ms += now_ms() - tu;
+    tm->upload_ms += sp_now_ms() - tu;
   }
   SP_TRY_GOTO(sp_gpu_sync(g, err, errlen), st, out);
-  tm->h_ntt_ms += now_ms() - ts;
+  tm->h_ntt_ms += sp_now_ms() - ts;
 
-  ts = now_ms();
+  ts = sp_now_ms();
   hc.scalars = abc[0];
   hc.logm = logm;
   hc.bitrev = x->res != NULL;
@@ -1119,11 +1094,11 @@ static int prove_partition(xctx *x, const sp_task *t, const cuda_prep *src, uint
               st, out);
   sp_gpu_free(g, abc[0], vbytes);
   abc[0] = NULL;
-  tm->h_msm_ms += now_ms() - ts;
+  tm->h_msm_ms += sp_now_ms() - ts;
 
   /* ---- scalars: inputs and aux (canonical), density filtering, 0/1 split ---- */
   SP_TRY_GOTO(wait_copy(x, EV_REST, err, errlen), st, out);
-  ts = now_ms();
+  ts = sp_now_ms();
   {
     uint64_t bad = UINT64_MAX;
     SP_TRY_GOTO(sp_gpu_decode_scalars(g, inp, ninp, enc, false, &bad, err, errlen), st, out);
@@ -1165,7 +1140,7 @@ static int prove_partition(xctx *x, const sp_task *t, const cuda_prep *src, uint
     bm[k] = NULL;
   }
   inp = aux = as = bs = NULL;
-  tm->decode_ms += now_ms() - ts;
+  tm->decode_ms += sp_now_ms() - ts;
 
   /* ---- L, A, B ---- */
   SP_TRY_GOTO(msm_split(x, V_L, x->res ? x->res->l : NULL, srs->l, srs->l_len, &sp_l, false, &l_acc,
@@ -1181,9 +1156,9 @@ static int prove_partition(xctx *x, const sp_task *t, const cuda_prep *src, uint
                         NULL, &b2_acc, NULL, &tm->g2_ms, err, errlen),
               st, out);
 
-  ts = now_ms();
+  ts = sp_now_ms();
   sp_groth16_assemble(srs, &t->r, &t->s, &hc.acc, &l_acc, &a_acc, &b1_acc, &b2_acc, proof);
-  tm->host_ms += now_ms() - ts;
+  tm->host_ms += sp_now_ms() - ts;
 out:
   {
     /* frees below run on the compute stream: order them after every pending copy */
@@ -1215,12 +1190,14 @@ static int cuda_execute(void *dev, const sp_task *t, void *prep, uint8_t proof[1
              d->section);
     return SEALPROV_ERR_DEVICE;
   }
-  int st = sp_groth16_check_assignment(t->srs, t->asg, err, errlen);
-  if (st) return st;
-  /* prep is NULL when the caller skipped prepare: read the host's memory directly */
+  /* prep is NULL when the caller skipped prepare: check here what prepare checks (under
+   * the lock only then: at 2^27 the density popcounts are milliseconds), and read the
+   * host's memory directly */
   cuda_prep pageable;
   const cuda_prep *src = prep;
   if (!src) {
+    int st = sp_groth16_check_assignment(t->srs, t->asg, err, errlen);
+    if (st) return st;
     memset(&pageable, 0, sizeof pageable);
     prep_sources_pageable(&pageable, t->asg);
     src = &pageable;
@@ -1234,7 +1211,8 @@ static int cuda_execute(void *dev, const sp_task *t, void *prep, uint8_t proof[1
   pthread_mutex_unlock(&d->mu);
   if (t->inject & SP_INJECT_OOM) sp_gpu_inject_oom(d->gpu, 1);
   char msg[512] = "";
-  double t0 = now_ms();
+  double t0 = sp_now_ms();
+  int st = SEALPROV_OK;
   for (unsigned rung = 0;; rung++) {
     xctx x;
     memset(&x, 0, sizeof x);
@@ -1272,7 +1250,7 @@ static int cuda_execute(void *dev, const sp_task *t, void *prep, uint8_t proof[1
     tm.oom_retries = retries;
   }
   sp_gpu_inject_oom(d->gpu, 0);
-  tm.total_ms = now_ms() - t0;
+  tm.total_ms = sp_now_ms() - t0;
   if (st) {
     if (st == SEALPROV_ERR_DEVICE_MEMORY && tm.oom_retries)
       snprintf(err, errlen,

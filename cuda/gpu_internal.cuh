@@ -8,6 +8,7 @@
 #include <stdint.h>
 
 #include "sp_gpu.h"
+#include "util.h" /* SP_TRY_GOTO */
 #include "ff.cuh"
 #include "ec.cuh"
 
@@ -48,13 +49,6 @@ static inline int sp_cuda_status(cudaError_t e) {
 /* After a kernel launch: launch configuration errors show up here. */
 #define SP_CUDA_LAUNCH_CHECK() SP_CUDA_CHECK(cudaGetLastError())
 #define SP_CUDA_LAUNCH_CHECK_GOTO(status, label) SP_CUDA_CHECK_GOTO(cudaGetLastError(), status, label)
-
-/* A status-returning call inside a function that cleans up at `label`. */
-#define SP_TRY_GOTO(expr, status, label)                                                       \
-  do {                                                                                         \
-    (status) = (expr);                                                                         \
-    if ((status) != SEALPROV_OK) goto label;                                                   \
-  } while (0)
 
 /* NTT tables for one size 2^log_n (forward and inverse roots). omega^e for e < 2^log_n
  * is hi[e >> split] * lo[e & (2^split - 1)]; small[x] = omega_{2^slog}^x, x < 2^(slog-1)

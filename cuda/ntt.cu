@@ -377,23 +377,18 @@ static int run_passes(sp_gpu *g, spc_fr *d, unsigned logn, const sp_ntt_tab *t, 
       a.post_glo = post->glo;
     }
     /* BF > 1 needs at least 2 * BF elements per block. Variants (SP_GPU_NTT_BF):
-     * 1, 2, 4 butterflies per thread; 10 and 20: 1 and 2 with registers capped (64)
-     * for 32 warps per SM; 22, 23, 24: 2, radix 4, with 1, 3, 4 blocks per SM (NOTES.md, v3). */
+     * 1, 2, 4 butterflies per thread (radix 2); 20: 2 per thread with registers capped
+     * (64) for 32 warps per SM; 24: the same with radix-4 stages (the default). The
+     * others measured (NOTES.md, v3) were slower and are gone. */
     const int v = g->ntt_bf;
-    const bool two = v == 2 || v == 20 || v == 22 || v == 23 || v == 24;
-    int bf = (v == 4 && E >= 8) ? 4 : (two && E >= 4) ? 2 : 1;
-    const bool capped = v == 10 || v == 20 || v == 24, r4 = v == 22 || v == 23 || v == 24;
+    int bf = (v == 4 && E >= 8) ? 4 : ((v == 2 || v == 20 || v == 24) && E >= 4) ? 2 : 1;
     unsigned blocks = (unsigned)(n / E), threads = E / 2 / (unsigned)bf;
 #define SP_NTT_LAUNCH(D)                                                                       \
   do {                                                                                         \
     if (bf == 4) k_ntt_pass<D, 4, 1, false><<<blocks, threads, 0, g->stream>>>(a);             \
-    else if (bf == 2 && r4 && capped)                                                          \
-      k_ntt_pass<D, 2, 4, true><<<blocks, threads, 0, g->stream>>>(a);                         \
-    else if (bf == 2 && v == 23) k_ntt_pass<D, 2, 3, true><<<blocks, threads, 0, g->stream>>>(a); \
-    else if (bf == 2 && r4) k_ntt_pass<D, 2, 1, true><<<blocks, threads, 0, g->stream>>>(a);   \
-    else if (bf == 2 && capped) k_ntt_pass<D, 2, 4, false><<<blocks, threads, 0, g->stream>>>(a); \
+    else if (bf == 2 && v == 24) k_ntt_pass<D, 2, 4, true><<<blocks, threads, 0, g->stream>>>(a); \
+    else if (bf == 2 && v == 20) k_ntt_pass<D, 2, 4, false><<<blocks, threads, 0, g->stream>>>(a); \
     else if (bf == 2) k_ntt_pass<D, 2, 1, false><<<blocks, threads, 0, g->stream>>>(a);        \
-    else if (capped) k_ntt_pass<D, 1, 2, false><<<blocks, threads, 0, g->stream>>>(a);         \
     else k_ntt_pass<D, 1, 1, false><<<blocks, threads, 0, g->stream>>>(a);                     \
   } while (0)
     if (dit) SP_NTT_LAUNCH(true);

@@ -4,6 +4,16 @@
 
 #include <stddef.h>
 
+#include "sealprov.h"
+
+/* A status-returning call that jumps to the cleanup label on failure (C and the .cu
+ * files alike). */
+#define SP_TRY_GOTO(expr, status, label)                                                       \
+  do {                                                                                         \
+    (status) = (expr);                                                                         \
+    if ((status) != SEALPROV_OK) goto label;                                                   \
+  } while (0)
+
 #ifdef __cplusplus
 extern "C" {
 #endif

@@ -26,7 +26,6 @@
 
 #include <getopt.h>
 #include <inttypes.h>
-#include <pthread.h>
 #include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -45,6 +44,7 @@
 #include "log.h"
 #include "sp_sched.h"
 #include "srs.h"
+#include "util.h" /* sp_now_ms */
 
 #define BG_MAX_SIZES 8
 #define BG_MAX_REPEAT 64
@@ -73,11 +73,6 @@ typedef struct bg_opts {
   uint64_t pinned;                         /* sp_device_cfg.pinned_staging: 0 auto, OFF, bytes */
 } bg_opts;
 
-static double bg_now_ms(void) {
-  struct timespec ts;
-  clock_gettime(CLOCK_MONOTONIC, &ts);
-  return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec / 1e6;
-}
 
 static int bg_cmp(const void *a, const void *b) {
   double x = *(const double *)a, y = *(const double *)b;
@@ -259,7 +254,7 @@ static int bench_msm(sp_gpu *g, const bg_opts *o, bool g2, const unsigned *sizes
     a.window_bits = o->window;
     double runs[BG_MAX_REPEAT];
     for (unsigned r = 0; !st && r <= o->repeat; r++) {
-      double t0 = bg_now_ms();
+      double t0 = sp_now_ms();
       if (g2) {
         g2_jac_t out;
         st = sp_gpu_msm_g2_dev(g, &out, &a, err, errlen);
@@ -267,7 +262,7 @@ static int bench_msm(sp_gpu *g, const bg_opts *o, bool g2, const unsigned *sizes
         g1_jac_t out;
         st = sp_gpu_msm_g1_dev(g, &out, &a, err, errlen);
       }
-      if (r > 0) runs[r - 1] = bg_now_ms() - t0; /* run 0 is the warm-up */
+      if (r > 0) runs[r - 1] = sp_now_ms() - t0; /* run 0 is the warm-up */
     }
     if (st) break;
     result_head(o, g2 ? "msm_g2" : "msm_g1", sizes[i]);
@@ -295,10 +290,10 @@ static int bench_ntt(sp_gpu *g, const bg_opts *o, char *err, size_t errlen) {
     for (unsigned k = 0; !st && k < 3; k++) {
       double runs[BG_MAX_REPEAT];
       for (unsigned r = 0; !st && r <= o->repeat; r++) {
-        double t0 = bg_now_ms();
+        double t0 = sp_now_ms();
         st = sp_gpu_ntt_dev(g, d, o->ntt[i], kinds[k].kind, err, errlen);
         if (!st) st = sp_gpu_sync(g, err, errlen);
-        if (r > 0) runs[r - 1] = bg_now_ms() - t0;
+        if (r > 0) runs[r - 1] = sp_now_ms() - t0;
       }
       if (st) break;
       result_head(o, kinds[k].name, o->ntt[i]);
@@ -363,36 +358,25 @@ static void bg_scalar(uint8_t *p, unsigned p01, uint64_t *st) {
 
 typedef struct bg_fill {
   uint8_t *p;
-  size_t n;
   unsigned p01;
-  uint64_t state;
+  uint64_t seed;
 } bg_fill;
 
-static void *bg_fill_main(void *arg) {
-  bg_fill *f = arg;
-  for (size_t i = 0; i < f->n; i++) bg_scalar(f->p + 32 * i, f->p01, &f->state);
-  return NULL;
+/* bls_range_fn: scalars [begin, end), each chunk on its own generator stream. */
+static void bg_fill_range(void *ctx, size_t begin, size_t end, unsigned chunk) {
+  const bg_fill *f = ctx;
+  uint64_t state = (f->seed ^ (0x9e3779b97f4a7c15ull * (chunk + 1ull))) | 1;
+  for (size_t i = begin; i < end; i++) bg_scalar(f->p + 32 * i, f->p01, &state);
 }
 
 /* n scalars, several threads at once: on one thread the 17 GB of a 2^27 assignment
  * took long enough to matter under the GPU machine's 10-minute call limit. */
 static void bg_fill_scalars(uint8_t *p, size_t n, unsigned p01, uint64_t seed) {
-  enum { MAXT = 32 };
   long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
-  size_t nt = ncpu < 1 ? 1 : ncpu > MAXT ? MAXT : (size_t)ncpu;
+  unsigned nt = ncpu < 1 ? 1 : ncpu > 32 ? 32 : (unsigned)ncpu;
   if (n < ((size_t)1 << 20)) nt = 1;
-  size_t per = (n + nt - 1) / nt;
-  pthread_t th[MAXT];
-  bg_fill f[MAXT];
-  bool started[MAXT];
-  for (size_t k = 0; k < nt; k++) {
-    size_t lo = k * per < n ? k * per : n, hi = lo + per < n ? lo + per : n;
-    f[k] = (bg_fill){p + 32 * lo, hi - lo, p01, (seed ^ (0x9e3779b97f4a7c15ull * (k + 1))) | 1};
-    started[k] = nt > 1 && pthread_create(&th[k], NULL, bg_fill_main, &f[k]) == 0;
-    if (!started[k]) bg_fill_main(&f[k]); /* no thread: do the slice here */
-  }
-  for (size_t k = 0; k < nt; k++)
-    if (started[k]) pthread_join(th[k], NULL);
+  bg_fill f = {p, p01, seed};
+  (void)bls_parallel_for(n, nt, bg_fill_range, &f);
 }
 
 /* One synthetic parameter set and one sealing-shaped assignment for a domain of 2^lg:
@@ -482,7 +466,7 @@ static int synth_make(bg_synth *x, sp_gpu *g, unsigned lg, char *err, size_t err
     synth_free(x);
     return SEALPROV_ERR_NO_MEMORY;
   }
-  double t0 = bg_now_ms();
+  double t0 = sp_now_ms();
   x->sc = malloc(sc_bytes);
   if (!x->sc) {
     snprintf(err, errlen, "out of host memory for the 2^%u assignment (%.1f GiB)", lg,
@@ -496,7 +480,7 @@ static int synth_make(bg_synth *x, sp_gpu *g, unsigned lg, char *err, size_t err
   memset(inp, 0, 32);
   inp[0] = 1; /* ONE */
   bg_fill_scalars(aux, naux, 85, rng + 2);
-  x->assignment_ms = bg_now_ms() - t0;
+  x->assignment_ms = sp_now_ms() - t0;
   sealprov_assignment *asg = &x->asg;
   asg->a = x->sc;
   asg->b = x->sc + abc * 32;
@@ -516,7 +500,7 @@ static int synth_make(bg_synth *x, sp_gpu *g, unsigned lg, char *err, size_t err
   asg->b_aux_bit_len = naux;
   asg->b_aux_popcount = pb;
 
-  t0 = bg_now_ms();
+  t0 = sp_now_ms();
   int st = host_points(g, false, &x->h, srs->h_len, 1, err, errlen);
   if (!st) st = host_points(g, false, &x->l, srs->l_len, 1u << 30, err, errlen);
   if (!st) st = host_points(g, false, &x->a, srs->a_len, 2u << 30, err, errlen);
@@ -525,7 +509,7 @@ static int synth_make(bg_synth *x, sp_gpu *g, unsigned lg, char *err, size_t err
   if (!st) st = host_points(g, false, &x->ic, ninp, 5u << 30, err, errlen);
   if (!st) st = host_points(g, false, &x->vk1, 3, 6u << 30, err, errlen);
   if (!st) st = host_points(g, true, &x->vk2, 3, 7u << 30, err, errlen);
-  x->params_ms = bg_now_ms() - t0;
+  x->params_ms = sp_now_ms() - t0;
   if (st) {
     synth_free(x);
     return st;
@@ -575,11 +559,11 @@ static int bench_partition(const bg_opts *o, void *dev, sp_gpu *g, unsigned lg, 
   uint8_t proof[192];
   for (unsigned r = 0; !st && r <= o->repeat; r++) {
     void *prep = NULL;
-    double t0 = bg_now_ms();
+    double t0 = sp_now_ms();
     if (sp_engine_cuda.prepare) st = sp_engine_cuda.prepare(dev, &t, &prep, err, errlen);
-    double t1 = bg_now_ms();
+    double t1 = sp_now_ms();
     if (!st) st = sp_engine_cuda.execute(dev, &t, prep, proof, err, errlen);
-    double t2 = bg_now_ms();
+    double t2 = sp_now_ms();
     /* What prepare made goes also when prepare or execute failed (the scheduler's rule). */
     if (prep && sp_engine_cuda.release) sp_engine_cuda.release(dev, prep);
     if (st) break;

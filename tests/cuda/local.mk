@@ -6,9 +6,9 @@ EXTRA_DIST += tests/cuda/standalone.sh tests/cuda/bench_gpu_main.c
 if HAVE_CUDA
 check_PROGRAMS += tests/cuda/test_cuda_kernels tests/cuda/test_cuda_engine
 TESTS += tests/cuda/test_cuda_kernels tests/cuda/test_cuda_engine
-tests_cuda_test_cuda_kernels_SOURCES = tests/cuda/test_cuda_kernels.c
+tests_cuda_test_cuda_kernels_SOURCES = tests/cuda/test_cuda_kernels.c tests/cuda/gpu_check.h
 tests_cuda_test_cuda_kernels_LDADD = $(SP_INTERNAL_LIBS) $(SP_EXTERNAL_LIBS)
-tests_cuda_test_cuda_engine_SOURCES = tests/cuda/test_cuda_engine.c
+tests_cuda_test_cuda_engine_SOURCES = tests/cuda/test_cuda_engine.c tests/cuda/gpu_check.h
 tests_cuda_test_cuda_engine_LDADD = $(SP_INTERNAL_LIBS) $(SP_EXTERNAL_LIBS)
 
 # `sealprov bench gpu` (tools/main.c dispatches to it through a weak reference).

@@ -26,26 +26,11 @@
 #include "../../cuda/engine_cuda.h"
 #include "groth16.h"
 #include "srs.h"
+#include "util.h" /* sp_now_ms */
+#include "gpu_check.h"
 
-static int failures, checks;
 static unsigned cpu_threads = 8;
 
-#define CHECK(cond, ...)                                                                         \
-  do {                                                                                           \
-    checks++;                                                                                    \
-    if (!(cond)) {                                                                               \
-      failures++;                                                                                \
-      printf("FAIL %s:%d: ", __FILE__, __LINE__);                                                \
-      printf(__VA_ARGS__);                                                                       \
-      printf("\n");                                                                              \
-    }                                                                                            \
-  } while (0)
-
-static double now_ms(void) {
-  struct timespec ts;
-  clock_gettime(CLOCK_MONOTONIC, &ts);
-  return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec / 1e6;
-}
 
 static void hex8(const uint8_t *p, char *out) {
   for (int i = 0; i < 8; i++) sprintf(out + 2 * i, "%02x", p[i]);
@@ -130,7 +115,7 @@ static void run_streaming(void *dev, const sp_task *t, const uint8_t cpu_proof[1
 
 static void run_size(void *dev, uint64_t constraints, uint64_t seed, const char *dir) {
   char err[512] = "", path[600];
-  double t0 = now_ms();
+  double t0 = sp_now_ms();
   sp_circuit *c = NULL;
   int st = sp_circuit_generate(constraints, 4, SP_SHAPE_SEALING, seed, &c, err, sizeof err);
   CHECK(st == SEALPROV_OK, "circuit %llu: %s", (unsigned long long)constraints, err);
@@ -150,7 +135,7 @@ static void run_size(void *dev, uint64_t constraints, uint64_t seed, const char 
     sp_circuit_free(c);
     return;
   }
-  double t_setup = now_ms() - t0;
+  double t_setup = sp_now_ms() - t0;
 
   sp_task t;
   memset(&t, 0, sizeof t);
@@ -166,15 +151,15 @@ static void run_size(void *dev, uint64_t constraints, uint64_t seed, const char 
   fr_from_bytes_wide(&t.s, rb);
 
   uint8_t cpu_proof[192], gpu_proof[192];
-  t0 = now_ms();
+  t0 = sp_now_ms();
   st = sp_groth16_prove(srs, &w->asg, t.scalar_encoding, &t.r, &t.s, cpu_threads, cpu_proof, err,
                         sizeof err);
-  double t_cpu = now_ms() - t0;
+  double t_cpu = sp_now_ms() - t0;
   CHECK(st == SEALPROV_OK, "CPU prove: %s", err);
   sp_cuda_timings tm;
-  t0 = now_ms();
+  t0 = sp_now_ms();
   st = gpu_prove(dev, &t, true, gpu_proof, &tm, err, sizeof err);
-  double t_gpu = now_ms() - t0;
+  double t_gpu = sp_now_ms() - t0;
   CHECK(st == SEALPROV_OK, "GPU prepare/execute 2^%u: %s", srs->log_domain, err);
   char a[17], b[17];
   hex8(cpu_proof, a);

@@ -16,22 +16,10 @@
 #include <time.h>
 
 #include "../../cuda/sp_gpu.h"
+#include "gpu_check.h"
 
-static int failures;
-static int checks;
 static uint64_t rng_state;
 static unsigned cpu_threads = 8;
-
-#define CHECK(cond, ...)                                                                         \
-  do {                                                                                           \
-    checks++;                                                                                    \
-    if (!(cond)) {                                                                               \
-      failures++;                                                                                \
-      printf("FAIL %s:%d: ", __FILE__, __LINE__);                                                \
-      printf(__VA_ARGS__);                                                                       \
-      printf("\n");                                                                              \
-    }                                                                                            \
-  } while (0)
 
 static uint64_t rnd64(void) {
   /* xorshift64* */
