@@ -60,6 +60,8 @@ extern "C" int sp_gpu_create(int ordinal, uint64_t memory_limit, sp_gpu **out, c
     g->msm_variant = v ? atoi(v) : SP_MSM_DEFAULT_VARIANT;
     g->ntt_bf = bf ? atoi(bf) : SP_NTT_DEFAULT_BF;
     g->profile = pr && *pr == '1';
+    const char *old = getenv("SP_GPU_NTT_OLD");
+    g->ntt_no_mid = g->bitrev_simple = old && *old == '1';
   }
   int status = SEALPROV_OK;
   uint64_t thr = SP_POOL_RELEASE_THRESHOLD;

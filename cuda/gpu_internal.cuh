@@ -57,6 +57,11 @@ struct sp_ntt_tab {
   spc_fr *hi, *lo, *small;
   unsigned split, slog;
   size_t nhi, nlo, nsmall;
+  /* Direct twiddles for the middle pass of a three-pass transform: mid[x] =
+   * omega^(x << mid_t0), x < nmid (2^18 entries, 8 MiB, at 2^27); NULL otherwise. */
+  spc_fr *mid;
+  unsigned mid_t0;
+  size_t nmid;
 };
 
 #define SP_COSET_SPLIT 14u /* g^e = ghi[e >> 14] * glo[e & 16383], e < 2^28 */
@@ -81,6 +86,9 @@ struct sp_gpu {
    * (phase timings on stderr). Benchmarks use them; production leaves them unset. */
   int msm_variant;
   int ntt_bf; /* SP_GPU_NTT_BF: NTT kernel variant (ntt.cu run_passes) */
+  /* SP_GPU_NTT_OLD=1: the previous NTT for comparison (two-table twiddles in every pass,
+   * one-swap-per-thread bit reversal) */
+  bool ntt_no_mid, bitrev_simple;
   bool profile;
   /* NTT tables by log_n, [0] forward, [1] inverse; built on first use */
   sp_ntt_tab ntt[29][2];

@@ -32,6 +32,7 @@ enum { SP_SCALE_NONE = 0, SP_SCALE_C = 1, SP_SCALE_C_GPOW = 2, SP_SCALE_C_GPOW_R
 struct sp_ntt_pass_args {
   spc_fr *data;
   const spc_fr *hi, *lo, *small;
+  const spc_fr *mid; /* direct twiddles omega^(x << t0) for this pass, or NULL */
   unsigned split, slog;
   unsigned logn, t0, b;
   int pre, post;
@@ -67,6 +68,16 @@ __device__ __forceinline__ spc_fr sp_scale(spc_fr x, int mode, const spc_fr &c, 
   return spc_fr::mul(x, f);
 }
 
+/* The twiddle omega_m^(lo * k), k = bitrev_b(j), between two passes: one load from
+ * the direct table when the pass has one (the middle pass of a three-pass transform:
+ * lo * k < 2^(logn - t0)), else a product of two table entries. */
+__device__ __forceinline__ spc_fr sp_twiddle(const sp_ntt_pass_args &a, size_t lo, unsigned j,
+                                             unsigned b) {
+  uint32_t x = (uint32_t)(lo * sp_brev(j, b));
+  if (a.mid) return sp_ldg_fr(a.mid + x);
+  return sp_pow_tab(a.hi, a.lo, a.split, x << a.t0);
+}
+
 /* BF butterflies per thread and stage: BF > 1 gives each thread independent products
  * to interleave (the carry chains of one product are serial). */
 template <bool DIT, int BF, int MINB, bool R4>
@@ -87,9 +98,7 @@ __global__ void __launch_bounds__(SP_NTT_BLOCK_ELEMS / 2 / BF, MINB) k_ntt_pass(
     size_t idx = (hi << (L + b)) | ((size_t)j << L) | lo;
     spc_fr x = sp_ldg_fr(a.data + idx);
     if (a.pre) x = sp_scale(x, a.pre, a.pre_c, a.pre_ghi, a.pre_glo, idx, a.logn);
-    if (DIT && L && lo)
-      x = spc_fr::mul(x, sp_pow_tab(a.hi, a.lo, a.split,
-                                    (uint32_t)((lo * sp_brev(j, b)) << a.t0)));
+    if (DIT && L && lo) x = spc_fr::mul(x, sp_twiddle(a, lo, j, b));
     unsigned s = c * G + j;
 #pragma unroll
     for (int w = 0; w < 8; w++) sh[w][s] = x.v[w];
@@ -193,9 +202,7 @@ __global__ void __launch_bounds__(SP_NTT_BLOCK_ELEMS / 2 / BF, MINB) k_ntt_pass(
     spc_fr x;
 #pragma unroll
     for (int w = 0; w < 8; w++) x.v[w] = sh[w][s];
-    if (!DIT && L && lo)
-      x = spc_fr::mul(x, sp_pow_tab(a.hi, a.lo, a.split,
-                                    (uint32_t)((lo * sp_brev(j, b)) << a.t0)));
+    if (!DIT && L && lo) x = spc_fr::mul(x, sp_twiddle(a, lo, j, b));
     if (a.post) x = sp_scale(x, a.post, a.post_c, a.post_ghi, a.post_glo, idx, a.logn);
     a.data[idx] = x;
   }
@@ -209,6 +216,44 @@ __global__ void k_bitrev(spc_fr *d, unsigned logn, size_t n) {
     spc_fr x = d[i], y = d[j];
     d[i] = y;
     d[j] = x;
+  }
+}
+
+/* In-place bit reversal in tiles: index i = (a << (logn - 4)) | (m << 4) | c maps to
+ * (brev4(c) << (logn - 4)) | (brev(m) << 4) | brev4(a), so the 16 x 16 tile of middle
+ * bits m and the tile of brev(m) trade places, transposed. A block loads both tiles
+ * (rows of 16 consecutive elements: 512-byte reads), then writes each into the other's
+ * place (again whole rows); m == brev(m) is one tile transposed into itself. Rows are
+ * padded to 17 elements so the column reads spread over the banks. */
+#define SP_BR_T 4u
+#define SP_BR_W (1u << SP_BR_T)
+__global__ void __launch_bounds__(SP_BR_W * SP_BR_W) k_bitrev_tiled(spc_fr *d, unsigned logn) {
+  __shared__ uint4 sh[2][SP_BR_W][SP_BR_W + 1][2];
+  const unsigned mbits = logn - 2 * SP_BR_T;
+  const size_t m = blockIdx.x, mr = mbits ? (__brevll((unsigned long long)m) >> (64 - mbits)) : 0;
+  if (mr < m) return; /* the pair is handled by block mr */
+  const unsigned t = threadIdx.x, r = t >> SP_BR_T, c = t & (SP_BR_W - 1);
+  const unsigned sh_hi = logn - SP_BR_T;
+  const size_t i0 = ((size_t)r << sh_hi) | (m << SP_BR_T) | c;
+  const size_t i1 = ((size_t)r << sh_hi) | (mr << SP_BR_T) | c;
+  const uint4 *p0 = (const uint4 *)(d + i0), *p1 = (const uint4 *)(d + i1);
+  sh[0][r][c][0] = p0[0];
+  sh[0][r][c][1] = p0[1];
+  if (mr != m) {
+    sh[1][r][c][0] = p1[0];
+    sh[1][r][c][1] = p1[1];
+  }
+  __syncthreads();
+  /* position (r, c) of tile mr receives element (brev c, brev r) of tile m, and the
+   * other way round */
+  const unsigned br = __brev(r) >> (32 - SP_BR_T), bc = __brev(c) >> (32 - SP_BR_T);
+  uint4 *q1 = (uint4 *)(d + i1);
+  q1[0] = sh[0][bc][br][0];
+  q1[1] = sh[0][bc][br][1];
+  if (mr != m) {
+    uint4 *q0 = (uint4 *)(d + i0);
+    q0[0] = sh[1][bc][br][0];
+    q0[1] = sh[1][bc][br][1];
   }
 }
 
@@ -239,6 +284,18 @@ static void pow_table(fr_t *out, const fr_t *base, size_t n) {
   }
 }
 
+/* The pass schedule of a 2^logn transform: pass i does bits[i] stages after t0s[i]
+ * bits; returns the number of passes (at most 3 up to 2^28). */
+static unsigned pass_plan(unsigned logn, unsigned bits[4], unsigned t0s[4]) {
+  unsigned npass = (logn + SP_NTT_MAX_PASS_BITS - 1) / SP_NTT_MAX_PASS_BITS, acc = 0;
+  for (unsigned i = 0; i < npass; i++) {
+    bits[i] = logn / npass + (i < logn % npass ? 1u : 0u);
+    t0s[i] = acc;
+    acc += bits[i];
+  }
+  return npass;
+}
+
 static int build_tab(sp_gpu *g, sp_ntt_tab *t, unsigned log_n, const fr_t *omega, char *err,
                      size_t errlen) {
   t->split = log_n / 2;
@@ -264,6 +321,23 @@ static int build_tab(sp_gpu *g, sp_ntt_tab *t, unsigned log_n, const fr_t *omega
   if (!st) st = upload_table(g, &t->small, buf + nlo + nhi, nsmall, err, errlen);
   if (!st) st = sp_gpu_sync(g, err, errlen); /* buf is freed next */
   free(buf);
+  unsigned bits[4], t0s[4];
+  if (!st && pass_plan(log_n, bits, t0s) == 3) {
+    /* the middle pass's twiddles omega^((lo * k) << t0), lo * k < 2^(log_n - t0) */
+    t->mid_t0 = t0s[1];
+    t->nmid = (size_t)1 << (log_n - t0s[1]);
+    fr_t *mb = (fr_t *)malloc(t->nmid * sizeof(fr_t));
+    if (!mb) {
+      snprintf(err, errlen, "NTT tables 2^%u: out of host memory", log_n);
+      return SEALPROV_ERR_NO_MEMORY;
+    }
+    fr_t w_mid = *omega;
+    for (unsigned i = 0; i < t->mid_t0; i++) fr_sqr(&w_mid, &w_mid);
+    pow_table(mb, &w_mid, t->nmid);
+    st = upload_table(g, &t->mid, mb, t->nmid, err, errlen);
+    if (!st) st = sp_gpu_sync(g, err, errlen);
+    free(mb);
+  }
   return st;
 }
 
@@ -271,6 +345,7 @@ static void free_tab(sp_gpu *g, sp_ntt_tab *t) {
   sp_gpu_free(g, t->lo, t->nlo * sizeof(spc_fr));
   sp_gpu_free(g, t->hi, t->nhi * sizeof(spc_fr));
   sp_gpu_free(g, t->small, t->nsmall * sizeof(spc_fr));
+  sp_gpu_free(g, t->mid, t->nmid * sizeof(spc_fr));
   memset(t, 0, sizeof *t);
 }
 
@@ -342,13 +417,8 @@ struct sp_scale_spec {
 static int run_passes(sp_gpu *g, spc_fr *d, unsigned logn, const sp_ntt_tab *t, bool dit,
                       const sp_scale_spec *pre, const sp_scale_spec *post, char *err,
                       size_t errlen) {
-  unsigned npass = (logn + SP_NTT_MAX_PASS_BITS - 1) / SP_NTT_MAX_PASS_BITS;
-  unsigned bits[4], t0s[4], acc = 0;
-  for (unsigned i = 0; i < npass; i++) {
-    bits[i] = logn / npass + (i < logn % npass ? 1u : 0u);
-    t0s[i] = acc;
-    acc += bits[i];
-  }
+  unsigned bits[4], t0s[4];
+  const unsigned npass = pass_plan(logn, bits, t0s);
   size_t n = (size_t)1 << logn;
   unsigned E = n < SP_NTT_BLOCK_ELEMS ? (unsigned)n : SP_NTT_BLOCK_ELEMS;
   for (unsigned k = 0; k < npass; k++) {
@@ -364,6 +434,7 @@ static int run_passes(sp_gpu *g, spc_fr *d, unsigned logn, const sp_ntt_tab *t, 
     a.logn = logn;
     a.t0 = t0s[i];
     a.b = bits[i];
+    if (t->mid && a.t0 == t->mid_t0 && !g->ntt_no_mid) a.mid = t->mid;
     if (k == 0 && pre && pre->mode) {
       a.pre = pre->mode;
       fr_to_spc(&a.pre_c, &pre->c);
@@ -401,7 +472,10 @@ static int run_passes(sp_gpu *g, spc_fr *d, unsigned logn, const sp_ntt_tab *t, 
 
 static int bitrev(sp_gpu *g, spc_fr *d, unsigned logn, char *err, size_t errlen) {
   size_t n = (size_t)1 << logn;
-  k_bitrev<<<sp_blocks(n, 256), 256, 0, g->stream>>>(d, logn, n);
+  if (logn >= 2 * SP_BR_T && !g->bitrev_simple)
+    k_bitrev_tiled<<<(unsigned)(n >> (2 * SP_BR_T)), SP_BR_W * SP_BR_W, 0, g->stream>>>(d, logn);
+  else
+    k_bitrev<<<sp_blocks(n, 256), 256, 0, g->stream>>>(d, logn, n);
   SP_CUDA_LAUNCH_CHECK();
   return SEALPROV_OK;
 }
