@@ -6,11 +6,15 @@
 
 #include "gpu_internal.cuh"
 
-/* Device memory the pool keeps cached after frees before giving it back to the
- * driver: big enough that one partition's scratch is reused across partitions
- * without cudaMalloc calls, small enough that resident parameters of another set can
- * still be loaded. */
-#define SP_POOL_RELEASE_THRESHOLD (8ull << 30)
+/* Device memory the pool keeps cached after frees instead of giving it back to the
+ * driver at the next synchronisation: all of it. A 2^27 partition allocates and frees
+ * some 40 GB of scratch; with 8 GiB kept, the rest was unmapped after every partition
+ * and mapped again in the next (2^27 partition 2.00 -> 1.87 s when kept, cuda/NOTES.md
+ * v4). What is cached stays usable by this context's own allocations; it is handed back
+ * where something else needs it: sp_gpu_alloc trims and retries once when the pool
+ * cannot grow, and the engine trims before it sizes up a new resident parameter set
+ * (cudaMalloc, outside the pool) with sp_gpu_mem_info. */
+#define SP_POOL_RELEASE_THRESHOLD UINT64_MAX
 
 extern "C" int sp_gpu_device_count(void) {
   int n = 0;
@@ -65,6 +69,11 @@ extern "C" int sp_gpu_create(int ordinal, uint64_t memory_limit, sp_gpu **out, c
   }
   int status = SEALPROV_OK;
   uint64_t thr = SP_POOL_RELEASE_THRESHOLD;
+  {
+    /* SP_GPU_POOL_RELEASE=GiB: another release threshold (benchmarks) */
+    const char *rel = getenv("SP_GPU_POOL_RELEASE");
+    if (rel && *rel) thr = (uint64_t)strtoull(rel, NULL, 10) << 30;
+  }
   SP_CUDA_CHECK_GOTO(cudaDeviceGetAttribute(&g->sm_count, cudaDevAttrMultiProcessorCount, ordinal),
                      status, fail);
   SP_CUDA_CHECK_GOTO(cudaStreamCreateWithFlags(&g->stream, cudaStreamNonBlocking), status, fail);
@@ -140,6 +149,16 @@ extern "C" int sp_gpu_alloc(sp_gpu *g, void **d, size_t bytes, char *err, size_t
     return SEALPROV_ERR_DEVICE_MEMORY;
   }
   cudaError_t e = cudaMallocAsync(d, bytes, g->pool, g->stream);
+  if (e == cudaErrorMemoryAllocation) {
+    /* the pool keeps what was freed (SP_POOL_RELEASE_THRESHOLD): when that cache is
+     * the wrong shape for this request, give it back to the driver and try once more */
+    (void)cudaGetLastError();
+    cudaStreamSynchronize(g->stream);
+    cudaStreamSynchronize(g->copy_stream);
+    cudaMemPoolTrimTo(g->pool, 0);
+    (void)cudaGetLastError();
+    e = cudaMallocAsync(d, bytes, g->pool, g->stream);
+  }
   if (e != cudaSuccess) {
     (void)cudaGetLastError();
     *d = NULL;

@@ -14,6 +14,13 @@
     if ((status) != SEALPROV_OK) goto label;                                                   \
   } while (0)
 
+/* A status-returning call whose failure is returned as it is. */
+#define SP_TRY(expr)                                                                           \
+  do {                                                                                         \
+    int sp_try_st_ = (expr);                                                                   \
+    if (sp_try_st_ != SEALPROV_OK) return sp_try_st_;                                          \
+  } while (0)
+
 #ifdef __cplusplus
 extern "C" {
 #endif
