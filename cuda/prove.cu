@@ -97,22 +97,28 @@ done:
   return st;
 }
 
-/* Thread per 64 canonical scalars: bit i of ones / rest says scalar i == 1 / >= 2. */
-__global__ void k_split_bits(const spc_fr *s, size_t n, uint64_t *ones, uint64_t *rest) {
-  size_t w = (size_t)blockIdx.x * blockDim.x + threadIdx.x;
-  size_t first = w * 64;
-  if (first >= n) return;
-  uint64_t o = 0, r = 0;
-  for (unsigned b = 0; b < 64 && first + b < n; b++) {
-    const spc_fr &x = s[first + b];
+/* Thread per canonical scalar: bit i of ones / rest says scalar i == 1 / >= 2. Each
+ * warp's two ballots are 32 bits of the bitmaps (64-bit word w is 32-bit words 2w and
+ * 2w + 1 on a little-endian machine), so the loads are coalesced: a thread per 64
+ * scalars made every load of a warp touch 32 lines 2 KiB apart. Launched over whole
+ * 64-bit words: lanes past n give 0 bits. */
+__global__ void k_split_bits(const spc_fr *s, size_t n, size_t words32, uint32_t *ones,
+                             uint32_t *rest) {
+  size_t i = (size_t)blockIdx.x * blockDim.x + threadIdx.x;
+  bool one = false, big = false;
+  if (i < n) {
+    spc_fr x = s[i];
     uint32_t hi = 0;
 #pragma unroll
     for (int k = 1; k < 8; k++) hi |= x.v[k];
-    if (hi == 0 && x.v[0] == 1) o |= 1ull << b;
-    else if (hi != 0 || x.v[0] > 1) r |= 1ull << b;
+    one = hi == 0 && x.v[0] == 1;
+    big = hi != 0 || x.v[0] > 1;
   }
-  ones[w] = o;
-  rest[w] = r;
+  uint32_t bo = __ballot_sync(0xffffffffu, one), br = __ballot_sync(0xffffffffu, big);
+  if ((threadIdx.x & 31) == 0 && (i >> 5) < words32) {
+    ones[i >> 5] = bo;
+    rest[i >> 5] = br;
+  }
 }
 
 extern "C" int sp_gpu_split01(sp_gpu *g, const void *d_scalars, size_t n, uint64_t *d_ones,
@@ -124,8 +130,8 @@ extern "C" int sp_gpu_split01(sp_gpu *g, const void *d_scalars, size_t n, uint64
   uint64_t *rest = NULL;
   int st = sp_gpu_alloc(g, (void **)&rest, words * 8, err, errlen);
   if (st) return st;
-  k_split_bits<<<sp_blocks(words, 128), 128, 0, g->stream>>>((const spc_fr *)d_scalars, n, d_ones,
-                                                             rest);
+  k_split_bits<<<sp_blocks(words * 64, 256), 256, 0, g->stream>>>(
+      (const spc_fr *)d_scalars, n, words * 2, (uint32_t *)d_ones, (uint32_t *)rest);
   SP_CUDA_LAUNCH_CHECK_GOTO(st, done);
   st = sp_gpu_compact(g, d_scalars, rest, n, d_rest_scalars, d_rest_idx, n_rest, err, errlen);
 done:
