@@ -4,8 +4,8 @@
 # the named steps, each under a time limit so one stuck step cannot eat the lease.
 # Everything goes to OUTDIR/session.log (and OUTDIR/bench*.json); a one-line summary
 # per step goes to stdout.
-#   steps: info quick full engine engine-full bench bench-quick bench27 memcheck
-#          racecheck sass sweep-msm sweep-ntt
+#   steps: info quick full ntt-full msm-full ntt-big engine engine-full bench
+#          bench-quick bench27 memcheck racecheck sass sweep-msm sweep-ntt
 set -u
 B=${1:?bindir}
 O=${2:?outdir}
@@ -39,6 +39,7 @@ for step in "$@"; do
     full) run full 600 "$B/test_cuda_kernels" --full ;;
     ntt-full) run ntt-full 300 "$B/test_cuda_kernels" --full --only=ntt ;;
     msm-full) run msm-full 400 "$B/test_cuda_kernels" --full --only=msm1 ;;
+    ntt-big) run ntt-big 590 "$B/test_cuda_kernels" --only=none --big=24,27 ;;
     engine) run engine 150 "$B/test_cuda_engine" ;;
     engine-full) run engine-full 500 "$B/test_cuda_engine" --full ;;
     bench-quick) run bench-quick 120 "$B/bench_gpu" --quick ;;

@@ -2,7 +2,7 @@
 # standalone.sh OUTDIR -- builds the GPU test programs and the GPU benchmark without
 # autotools, for machines that have nvcc and gcc but not libtool, libcheck or libinih
 # (the GPU test machine). Objects are rebuilt only when a source or header is newer.
-#   OUTDIR/test_cuda_kernels [--full]   kernels against the CPU library
+#   OUTDIR/test_cuda_kernels [--full] [--big=24,27]   kernels against the CPU library
 #   OUTDIR/test_cuda_engine [--full]    whole partitions against sp_groth16_prove
 #   OUTDIR/bench_gpu --json ...         `sealprov bench gpu` without the rest of the CLI
 #                                       (--throughput runs the module's scheduler: sched.c,
