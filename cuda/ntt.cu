@@ -16,7 +16,9 @@
  * Roots come from the CPU library (fr_root_of_unity, fr_coset_generator), so the
  * device uses exactly the CPU's omega and g. omega^e is read as hi[e >> split] *
  * lo[e & mask] (two small tables per size: two loads and one product instead of a
- * 2^27-entry table).
+ * 2^27-entry table), except the twiddles of the middle pass of a three-pass
+ * transform: their exponents stay below 2^(logn - t0), so one direct table holds them.
+ * The natural-order API's bit reversal trades tiles of 16 x 16 elements.
  */
 #include <stdlib.h>
 #include <string.h>
