@@ -65,7 +65,7 @@ extern "C" int sp_gpu_create(int ordinal, uint64_t memory_limit, sp_gpu **out, c
     g->ntt_bf = bf ? atoi(bf) : SP_NTT_DEFAULT_BF;
     g->profile = pr && *pr == '1';
     const char *old = getenv("SP_GPU_NTT_OLD");
-    g->ntt_no_mid = g->bitrev_simple = old && *old == '1';
+    g->ntt_old = old && *old == '1';
   }
   int status = SEALPROV_OK;
   uint64_t thr = SP_POOL_RELEASE_THRESHOLD;
@@ -153,10 +153,7 @@ extern "C" int sp_gpu_alloc(sp_gpu *g, void **d, size_t bytes, char *err, size_t
     /* the pool keeps what was freed (SP_POOL_RELEASE_THRESHOLD): when that cache is
      * the wrong shape for this request, give it back to the driver and try once more */
     (void)cudaGetLastError();
-    cudaStreamSynchronize(g->stream);
-    cudaStreamSynchronize(g->copy_stream);
-    cudaMemPoolTrimTo(g->pool, 0);
-    (void)cudaGetLastError();
+    sp_gpu_trim(g);
     e = cudaMallocAsync(d, bytes, g->pool, g->stream);
   }
   if (e != cudaSuccess) {

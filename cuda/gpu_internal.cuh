@@ -88,7 +88,7 @@ struct sp_gpu {
   int ntt_bf; /* SP_GPU_NTT_BF: NTT kernel variant (ntt.cu run_passes) */
   /* SP_GPU_NTT_OLD=1: the previous NTT for comparison (two-table twiddles in every pass,
    * one-swap-per-thread bit reversal) */
-  bool ntt_no_mid, bitrev_simple;
+  bool ntt_old;
   bool profile;
   /* NTT tables by log_n, [0] forward, [1] inverse; built on first use */
   sp_ntt_tab ntt[29][2];

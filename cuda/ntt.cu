@@ -436,7 +436,7 @@ static int run_passes(sp_gpu *g, spc_fr *d, unsigned logn, const sp_ntt_tab *t, 
     a.logn = logn;
     a.t0 = t0s[i];
     a.b = bits[i];
-    if (t->mid && a.t0 == t->mid_t0 && !g->ntt_no_mid) a.mid = t->mid;
+    if (t->mid && a.t0 == t->mid_t0 && !g->ntt_old) a.mid = t->mid;
     if (k == 0 && pre && pre->mode) {
       a.pre = pre->mode;
       fr_to_spc(&a.pre_c, &pre->c);
@@ -474,7 +474,7 @@ static int run_passes(sp_gpu *g, spc_fr *d, unsigned logn, const sp_ntt_tab *t, 
 
 static int bitrev(sp_gpu *g, spc_fr *d, unsigned logn, char *err, size_t errlen) {
   size_t n = (size_t)1 << logn;
-  if (logn >= 2 * SP_BR_T && !g->bitrev_simple)
+  if (logn >= 2 * SP_BR_T && !g->ntt_old)
     k_bitrev_tiled<<<(unsigned)(n >> (2 * SP_BR_T)), SP_BR_W * SP_BR_W, 0, g->stream>>>(d, logn);
   else
     k_bitrev<<<sp_blocks(n, 256), 256, 0, g->stream>>>(d, logn, n);

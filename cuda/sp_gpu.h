@@ -213,8 +213,9 @@ int sp_gpu_lower_bounds(sp_gpu *g, const uint32_t *d_sorted, size_t n, uint64_t 
  * natural order). Implemented in ntt.cu. */
 int sp_gpu_bitrev_dev(sp_gpu *g, void *d, unsigned log_n, char *err, size_t errlen);
 
-/* Waits for the compute stream, then gives the memory the context's pool keeps cached
- * back to the driver (after an out-of-memory, before retrying). */
+/* Waits for the compute stream (where frees are ordered), then gives the memory the
+ * context's pool keeps cached back to the driver: before an allocation is retried
+ * after an out-of-memory, and before a new resident parameter set is sized up. */
 void sp_gpu_trim(sp_gpu *g);
 
 /* Fault injection for tests: the next n calls of sp_gpu_alloc fail as out of memory

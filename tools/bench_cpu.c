@@ -22,6 +22,7 @@
 #include <unistd.h>
 
 #include "bls12_381/bls12_381.h"
+#include "cli.h" /* sp_cli_json_str */
 
 #define MAX_REPEAT 100
 
@@ -192,20 +193,6 @@ static bool g1_mixed_add_rate(double rate[2], double min_s, uint64_t *state) {
   return true;
 }
 
-static void json_str(const char *s) {
-  putchar('"');
-  for (; *s; s++) {
-    unsigned char c = (unsigned char)*s;
-    if (c == '"' || c == '\\')
-      printf("\\%c", c);
-    else if (c < 0x20)
-      printf("\\u%04x", c);
-    else
-      putchar(c);
-  }
-  putchar('"');
-}
-
 static void cpu_model(char *out, size_t len) {
   snprintf(out, len, "unknown");
   FILE *f = fopen("/proc/cpuinfo", "r");
@@ -370,7 +357,7 @@ int sp_cmd_bench_cpu(int argc, char **argv) {
   char cpu[256], key[64];
   cpu_model(cpu, sizeof cpu);
   printf("{\n  \"benchmark\": \"cpu\",\n  \"cpu\": ");
-  json_str(cpu);
+  sp_cli_json_str(stdout, cpu);
   printf(",\n  \"online_cpus\": %ld,\n  \"threads\": %u,\n  \"repeat\": %u,\n  \"quick\": %s,\n",
          nproc, threads, repeat, quick ? "true" : "false");
   printf("  \"load_average_before\": %.2f,\n  \"load_average_after\": %.2f,\n", load_before,

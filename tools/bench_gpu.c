@@ -79,12 +79,18 @@ static int bg_cmp(const void *a, const void *b) {
   return x < y ? -1 : x > y;
 }
 
-/* median index of runs (sorted copy), returns the median value */
+/* Sorts v in place; its median (the upper one for even n), 0 for none. */
+static double median_sorted(double *v, size_t n) {
+  if (n == 0) return 0;
+  qsort(v, n, sizeof *v, bg_cmp);
+  return v[n / 2];
+}
+
+/* median of runs (sorted copy); *median_idx: the run that has it */
 static double bg_median(const double *runs, unsigned n, unsigned *median_idx) {
   double s[BG_MAX_REPEAT];
   memcpy(s, runs, n * sizeof *s);
-  qsort(s, n, sizeof *s, bg_cmp);
-  double med = s[n / 2];
+  double med = median_sorted(s, n);
   if (median_idx)
     for (unsigned i = 0; i < n; i++)
       if (runs[i] == med) *median_idx = i;
@@ -116,7 +122,9 @@ static bool parse_list(const char *s, unsigned *out, unsigned *n, unsigned lo, u
   return parse_list_cap(s, out, n, BG_MAX_SIZES, lo, hi);
 }
 
-/* --pinned-staging: auto | off | bytes with an optional K/M/G suffix (as the INI). */
+/* --pinned-staging: auto | off | bytes with an optional K, M or G (1024-based) suffix.
+ * The same meanings as the INI's pinned_staging, whose sizes use the INI's units
+ * (KiB, GB, ...) instead. */
 static bool parse_pinned(const char *s, uint64_t *out) {
   if (!strcmp(s, "auto")) return *out = 0, true;
   if (!strcmp(s, "off")) return *out = SP_PINNED_STAGING_OFF, true;
@@ -626,27 +634,6 @@ static int bench_partition(const bg_opts *o, void *dev, sp_gpu *g, unsigned lg, 
 
 /* ---- throughput through the scheduler ------------------------------------------------ */
 
-static void bg_json_str(const char *s) {
-  putchar('"');
-  for (; *s; s++) {
-    unsigned char c = (unsigned char)*s;
-    if (c == '"' || c == '\\')
-      printf("\\%c", c);
-    else if (c < 0x20)
-      printf("\\u%04x", c);
-    else
-      putchar(c);
-  }
-  putchar('"');
-}
-
-/* Sorts v in place; its median, 0 for none. */
-static double median_sorted(double *v, size_t n) {
-  if (n == 0) return 0;
-  qsort(v, n, sizeof *v, bg_cmp);
-  return v[n / 2];
-}
-
 /* x / y, 0 when y is 0 (no NaN or infinity in the JSON). */
 static double ratio_or_0(double x, double y) { return y > 0 ? x / y : 0; }
 
@@ -1120,11 +1107,11 @@ static void tp_print(const bg_opts *o, const bg_synth *x, const tp_run *r, doubl
       const tp_dev *d = &r->dev[i];
       double span = d->executes ? d->last_end - d->first_start : 0;
       printf("%s\n      {\"device\": %u, \"ordinal\": %u, \"name\": ", i ? "," : "", i, d->ordinal);
-      bg_json_str(d->info ? d->info->name : "");
+      sp_cli_json_str(stdout, d->info ? d->info->name : "");
       printf(", \"pci_bus_id\": ");
-      bg_json_str(d->info ? d->info->pci_bus_id : "");
+      sp_cli_json_str(stdout, d->info ? d->info->pci_bus_id : "");
       printf(", \"uuid\": ");
-      bg_json_str(d->info ? d->info->uuid : "");
+      sp_cli_json_str(stdout, d->info ? d->info->uuid : "");
       printf(",\n       \"partitions\": %u, \"timeline_executes\": %u, \"busy_s\": %.3f, \"span_s\": %.3f, "
              "\"busy_fraction\": %.4f, \"busy_fraction_of_window\": %.4f,\n       "
              "\"idle_between_partitions_fraction\": %.4f, \"idle_gaps\": %u, "
@@ -1405,11 +1392,11 @@ int sp_cmd_bench_gpu(int argc, char **argv) {
     printf("  \"gpus_visible\": [");
     for (int i = 0; i < ninfos; i++) {
       printf("%s{\"ordinal\": %d, \"name\": ", i ? ", " : "", infos[i].ordinal);
-      bg_json_str(infos[i].name);
+      sp_cli_json_str(stdout, infos[i].name);
       printf(", \"pci_bus_id\": ");
-      bg_json_str(infos[i].pci_bus_id);
+      sp_cli_json_str(stdout, infos[i].pci_bus_id);
       printf(", \"uuid\": ");
-      bg_json_str(infos[i].uuid);
+      sp_cli_json_str(stdout, infos[i].uuid);
       printf(", \"sm_count\": %d, \"memory_bytes\": %llu}", infos[i].sm_count,
              (unsigned long long)infos[i].total_memory);
     }

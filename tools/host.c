@@ -91,17 +91,3 @@ void sp_cli_host_close(sp_cli_host *h) {
   memset(h, 0, sizeof *h);
 }
 
-void sp_cli_json_str(FILE *f, const char *s) {
-  fputc('"', f);
-  for (const unsigned char *c = (const unsigned char *)s; *c; c++) {
-    if (*c == '"' || *c == '\\')
-      fprintf(f, "\\%c", *c);
-    else if (*c == '\n')
-      fputs("\\n", f);
-    else if (*c < 0x20)
-      fprintf(f, "\\u%04x", *c);
-    else
-      fputc(*c, f);
-  }
-  fputc('"', f);
-}

@@ -3,7 +3,7 @@
 # (tools_sealprov_SOURCES += tools/cmd_x.c, included after this one) and one line
 # in tools/main.c's table.
 bin_PROGRAMS += tools/sealprov
-tools_sealprov_SOURCES = tools/main.c tools/cli.h tools/host.c tools/cmd_devices.c \
+tools_sealprov_SOURCES = tools/main.c tools/cli.h tools/host.c tools/json.c tools/cmd_devices.c \
   tools/bench_cpu.c tools/bench_cpu.h
 tools_sealprov_CPPFLAGS = $(AM_CPPFLAGS) \
   -DSP_PKGLIBDIR='"$(pkglibdir)"' -DSP_SYSCONFDIR='"$(sysconfdir)"' \

@@ -35,7 +35,7 @@ for f in gpu ntt msm prove cuda_devices; do
 done
 for f in plugin/bls12_381/*.c plugin/groth16.c plugin/srs.c plugin/circuit.c plugin/spa.c plugin/util.c \
          plugin/log.c plugin/sched.c plugin/pool.c \
-         cuda/engine_cuda.c tools/bench_gpu.c tests/cuda/test_cuda_kernels.c \
+         cuda/engine_cuda.c tools/bench_gpu.c tools/json.c tests/cuda/test_cuda_kernels.c \
          tests/cuda/test_cuda_engine.c tests/cuda/bench_gpu_main.c; do
   o="$out/obj/$(basename "$f" .c).o"
   if newer "$o" "$f" plugin/bls12_381/*.h plugin/*.h cuda/*.h include/sealprov.h; then
@@ -52,4 +52,4 @@ sched="$out/obj/sched.o $out/obj/pool.o"
 link() { echo "LINK $1"; $nvcc -o "$out/$1" "$out/obj/$2.o" $3 $lib -lpthread; }
 link test_cuda_kernels test_cuda_kernels
 link test_cuda_engine test_cuda_engine
-link bench_gpu bench_gpu_main "$out/obj/bench_gpu.o $sched"
+link bench_gpu bench_gpu_main "$out/obj/bench_gpu.o $out/obj/json.o $sched"
