@@ -8,8 +8,8 @@
 
 /* Device memory the pool keeps cached after frees instead of giving it back to the
  * driver at the next synchronisation: all of it. A 2^27 partition allocates and frees
- * some 40 GB of scratch; with 8 GiB kept, the rest was unmapped after every partition
- * and mapped again in the next (2^27 partition 2.00 -> 1.87 s when kept, cuda/NOTES.md
+ * tens of GB of scratch (a, b and c alone are 12.9 GB); with 8 GiB kept, the rest was
+ * unmapped after every partition and mapped again in the next (2^27 partition 2.00 -> 1.87 s when kept, cuda/NOTES.md
  * v4). What is cached stays usable by this context's own allocations; it is handed back
  * where something else needs it: sp_gpu_alloc trims and retries once when the pool
  * cannot grow, and the engine trims before it sizes up a new resident parameter set
