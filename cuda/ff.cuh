@@ -206,8 +206,25 @@ struct __align__(16) spc_mont {
     asm volatile("addc.u32 %0, %0, 0;" : "+r"(off[N - 1]));
   }
 
-  /* Montgomery product a*b/2^(32N) mod p, fully reduced (< p). */
+  /* Fp products and squares are calls, Fr's are inlined. The bucket accumulation is
+   * latency-bound with 3 warps per scheduler, and 14 % of its stall samples were
+   * instruction fetch (ncu, cuda/NOTES.md v5): a mixed addition inlined is ~67 KB of
+   * straight code. As calls, one copy of each serves the whole kernel: G1 MSM 2^24 /
+   * 2^26 115.9 / 426.9 -> 113.6 / 417.3 ms on the H200. The NTT's Fr products stay
+   * inline (their loops are short and register-light). */
+  __device__ __noinline__ static spc_mont mul_call(const spc_mont &a, const spc_mont &b) {
+    return mul_inl(a, b);
+  }
+  __device__ __noinline__ static spc_mont sqr_call(const spc_mont &a) { return sqr_inl(a); }
   __device__ __forceinline__ static spc_mont mul(const spc_mont &a, const spc_mont &b) {
+    return N == 12 ? mul_call(a, b) : mul_inl(a, b);
+  }
+  __device__ __forceinline__ static spc_mont sqr(const spc_mont &a) {
+    return N == 12 ? sqr_call(a) : sqr_inl(a);
+  }
+
+  /* Montgomery product a*b/2^(32N) mod p, fully reduced (< p). */
+  __device__ __forceinline__ static spc_mont mul_inl(const spc_mont &a, const spc_mont &b) {
     uint32_t e[N], o[N];
 #pragma unroll
     for (int i = 0; i < N; i += 2) {
@@ -221,7 +238,11 @@ struct __align__(16) spc_mont {
     for (int j = 1; j < N - 1; j++)
       asm volatile("addc.cc.u32 %0, %0, %1;" : "+r"(e[j]) : "r"(o[j + 1]));
     asm volatile("addc.u32 %0, %0, 0;" : "+r"(e[N - 1]));
-    /* T < 2p: one conditional subtraction */
+    return sub_p_once(e); /* T < 2p */
+  }
+
+  /* e - p if e >= p, else e (e < 2p). */
+  __device__ __forceinline__ static spc_mont sub_p_once(const uint32_t *e) {
     uint32_t d[N], brw;
     asm volatile("sub.cc.u32 %0, %1, %2;" : "=r"(d[0]) : "r"(e[0]), "r"(C::mod(0)));
 #pragma unroll
@@ -234,7 +255,129 @@ struct __align__(16) spc_mont {
     return r;
   }
 
-  __device__ __forceinline__ static spc_mont sqr(const spc_mont &a) { return mul(a, a); }
+  /* ---- squaring ----------------------------------------------------------------
+   * a^2 / 2^(32N) mod p from N(N+1)/2 limb products instead of N^2 (78 of 144 for
+   * Fp): the cross products a[i]a[j], i < j, once, then doubled, plus the squares
+   * a[i]^2; the 2N-word square is then reduced (redc: N^2 products, as in mul).
+   * The cross products go, as in mul, to two accumulators so that every chain is
+   * lo/hi pairs of one product in adjacent words: `o` takes those at odd word
+   * positions i + j, `e` those at even ones (both indexed by absolute position).
+   * Row i adds one chain to each, and its carry goes into the word after the chain's
+   * last pair. Why that add never overflows: in one accumulator the chains of rows
+   * i - 1 and i end one word apart (their last j are N - 1 and N - 2 in some order).
+   * If row i's ends higher, its last pair's high word is new and the carry word
+   * above it too; if lower, the carry lands on row i - 1's carry word, which holds
+   * at most 1. So no carry word ever exceeds 2. The host model of this exact
+   * sequence (cuda/NOTES.md v5) asserts it, and every dropped carry zero, over
+   * random and edge operands of both fields. */
+  /* w[i+j], w[i+j+1] += a[j] * bi for j = j0, j0 + 2, ... < N: one chain of lo/hi
+   * pairs, its carry into the word after the last pair */
+  __device__ __forceinline__ static void wide_chain(uint32_t *w, const uint32_t *a, uint32_t bi,
+                                                    int i, int j0) {
+    if (j0 >= N) return;
+    asm volatile("mad.lo.cc.u32 %0, %2, %3, %0; madc.hi.cc.u32 %1, %2, %3, %1;"
+                 : "+r"(w[i + j0]), "+r"(w[i + j0 + 1])
+                 : "r"(a[j0]), "r"(bi));
+    int j = j0 + 2;
+#pragma unroll
+    for (; j < N; j += 2)
+      asm volatile("madc.lo.cc.u32 %0, %2, %3, %0; madc.hi.cc.u32 %1, %2, %3, %1;"
+                   : "+r"(w[i + j]), "+r"(w[i + j + 1])
+                   : "r"(a[j]), "r"(bi));
+    if (i + j < 2 * N) asm volatile("addc.u32 %0, %0, 0;" : "+r"(w[i + j]));
+  }
+
+  /* e += o over 2N words (the two accumulators of the chains; no carry out) */
+  __device__ __forceinline__ static void wide_fold(uint32_t *e, const uint32_t *o) {
+    asm volatile("add.cc.u32 %0, %0, %1;" : "+r"(e[0]) : "r"(o[0]));
+#pragma unroll
+    for (int k = 1; k < 2 * N - 1; k++)
+      asm volatile("addc.cc.u32 %0, %0, %1;" : "+r"(e[k]) : "r"(o[k]));
+    asm volatile("addc.u32 %0, %0, %1;" : "+r"(e[2 * N - 1]) : "r"(o[2 * N - 1]));
+  }
+
+  __device__ __forceinline__ static spc_mont sqr_inl(const spc_mont &x) {
+#ifdef SPC_SQR_AS_MUL /* the product instead, for A/B measurements (cuda/NOTES.md v5) */
+    return mul_inl(x, x);
+#endif
+    const uint32_t *a = x.v;
+    uint32_t e[2 * N], o[2 * N];
+#pragma unroll
+    for (int k = 0; k < 2 * N; k++) e[k] = o[k] = 0;
+#pragma unroll
+    for (int i = 0; i < N - 1; i++) {
+      wide_chain(o, a, a[i], i, i + 1);
+      wide_chain(e, a, a[i], i, i + 2);
+    }
+    wide_fold(e, o); /* the cross products (< a^2 / 2) */
+    /* doubled, plus the squares on the diagonal: t = a^2 */
+    uint32_t t[2 * N];
+#pragma unroll
+    for (int k = 2 * N - 1; k > 0; k--) t[k] = __funnelshift_l(e[k - 1], e[k], 1);
+    t[0] = e[0] << 1;
+    asm volatile("mad.lo.cc.u32 %0, %2, %2, %0; madc.hi.cc.u32 %1, %2, %2, %1;"
+                 : "+r"(t[0]), "+r"(t[1])
+                 : "r"(a[0]));
+#pragma unroll
+    for (int i = 1; i < N - 1; i++)
+      asm volatile("madc.lo.cc.u32 %0, %2, %2, %0; madc.hi.cc.u32 %1, %2, %2, %1;"
+                   : "+r"(t[2 * i]), "+r"(t[2 * i + 1])
+                   : "r"(a[i]));
+    asm volatile("madc.lo.cc.u32 %0, %2, %2, %0; madc.hi.u32 %1, %2, %2, %1;"
+                 : "+r"(t[2 * N - 2]), "+r"(t[2 * N - 1])
+                 : "r"(a[N - 1]));
+    return redc(t);
+  }
+
+  /* One reduction row on the halves of mul (al aligned, off offset by one word; off
+   * is the half that was aligned in the previous row). As in mul, off's shift down
+   * two words rides in a product chain, here that of m * p[odd j], so m must be
+   * known first: it is computed in the same asm statement as the add that completes
+   * word 0, whose carry that chain takes in (mul.lo leaves the carry flag alone). */
+  __device__ __forceinline__ static void redc_row(uint32_t *al, uint32_t *off, const uint32_t *pm) {
+    uint32_t m;
+    asm volatile("add.cc.u32 %0, %0, %2; mul.lo.u32 %1, %0, %3;"
+                 : "+r"(al[0]), "=r"(m)
+                 : "r"(off[1]), "r"(C::m0()));
+    madc_n_rshift(off, pm + 1, m);
+    cmad_n(al, pm, m);
+    asm volatile("addc.u32 %0, %0, 0;" : "+r"(off[N - 1]));
+  }
+
+  /* Montgomery reduction of a 2N-word t < p * 2^(32N): t / 2^(32N) mod p, fully
+   * reduced. The low half is reduced row by row as in mul ((t_lo + M p) / 2^(32N) <=
+   * p), then the high half (< p) is added: < 2p, one subtraction. */
+  __device__ __forceinline__ static spc_mont redc(const uint32_t *t) {
+    uint32_t x[N], y[N], pm[N];
+#pragma unroll
+    for (int j = 0; j < N; j++) {
+      pm[j] = C::mod(j);
+      x[j] = t[j];
+    }
+    const uint32_t m = x[0] * C::m0();
+    mul_n(y, pm + 1, m);
+    cmad_n(x, pm, m);
+    asm volatile("addc.u32 %0, %0, 0;" : "+r"(y[N - 1]));
+#pragma unroll
+    for (int r = 1; r < N; r++) {
+      if (r & 1)
+        redc_row(y, x, pm);
+      else
+        redc_row(x, y, pm);
+    }
+    /* N even: the last row had y aligned, its word 0 zero; word k = x[k] + y[k+1] */
+    asm volatile("add.cc.u32 %0, %0, %1;" : "+r"(x[0]) : "r"(y[1]));
+#pragma unroll
+    for (int j = 1; j < N - 1; j++)
+      asm volatile("addc.cc.u32 %0, %0, %1;" : "+r"(x[j]) : "r"(y[j + 1]));
+    asm volatile("addc.u32 %0, %0, 0;" : "+r"(x[N - 1]));
+    asm volatile("add.cc.u32 %0, %0, %1;" : "+r"(x[0]) : "r"(t[N]));
+#pragma unroll
+    for (int j = 1; j < N - 1; j++)
+      asm volatile("addc.cc.u32 %0, %0, %1;" : "+r"(x[j]) : "r"(t[N + j]));
+    asm volatile("addc.u32 %0, %0, %1;" : "+r"(x[N - 1]) : "r"(t[2 * N - 1]));
+    return sub_p_once(x);
+  }
 
   /* Montgomery form of a canonical value (x < p): x * R^2 / R. */
   __device__ __forceinline__ static spc_mont to_mont(const spc_mont &x) {

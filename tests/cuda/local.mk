@@ -2,7 +2,7 @@
 # programs (no libcheck: the GPU machine has none); each exits 77 (SKIP) when no GPU
 # is visible, so CI, which has nvcc but no GPU, builds them and skips them.
 # tests/cuda/standalone.sh builds the same programs without autotools.
-EXTRA_DIST += tests/cuda/standalone.sh tests/cuda/bench_gpu_main.c
+EXTRA_DIST += tests/cuda/standalone.sh tests/cuda/bench_gpu_main.c tests/cuda/ff_model.py
 if HAVE_CUDA
 check_PROGRAMS += tests/cuda/test_cuda_kernels tests/cuda/test_cuda_engine
 TESTS += tests/cuda/test_cuda_kernels tests/cuda/test_cuda_engine

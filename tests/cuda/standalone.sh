@@ -8,13 +8,14 @@
 #                                       (--throughput runs the module's scheduler: sched.c,
 #                                       pool.c, log.c; the device table is built in memory,
 #                                       so config.c and libinih are not needed)
-# Run from the top of the source tree. NVCC and CUDA_ARCH (default 90) may be set.
+# Run from the top of the source tree. NVCC, CUDA_ARCH (default 90) and NVFLAGS (extra
+# nvcc flags, e.g. -DSPC_SQR_AS_MUL for an A/B build) may be set.
 set -e
 out=${1:-.gpu}
 nvcc=${NVCC:-/usr/local/cuda/bin/nvcc}
 arch=${CUDA_ARCH:-90}
 mkdir -p "$out/obj"
-NV="$nvcc -gencode arch=compute_$arch,code=sm_$arch -O3 -std=c++17 -Iinclude -Iplugin -Icuda \
+NV="$nvcc -gencode arch=compute_$arch,code=sm_$arch -O3 -std=c++17 ${NVFLAGS:-} -Iinclude -Iplugin -Icuda \
  --expt-relaxed-constexpr -lineinfo -Xcompiler -fvisibility=hidden"
 CC="gcc -std=gnu11 -O2 -pthread -D_GNU_SOURCE -DHAVE_CUDA -DHAVE_PTHREAD_SETNAME_NP -Iinclude \
  -Iplugin -Icuda -Itools -Wall -Wextra -Wshadow -Wstrict-prototypes -Wmissing-prototypes"

@@ -84,6 +84,19 @@ static void test_fields(sp_gpu *g, size_t n) {
   a[1] = fone; b[1] = fm1;
   a[2] = fm1; b[2] = fm1;
   a[3] = b[3];
+  /* raw limb patterns (any value below p is an element): p - 1, p - 2, every limb
+   * all ones (reduced), only the top bit of each 32-bit half, 2^380 (the squaring's
+   * carry chains are new code; cuda/NOTES.md v5) */
+  for (int k = 4; k < 9; k++) memset(&a[k], 0, sizeof a[k]);
+  memcpy(&a[4], BLS_P, sizeof a[4]);
+  a[4].l[0] -= 1;
+  memcpy(&a[5], BLS_P, sizeof a[5]);
+  a[5].l[0] -= 2;
+  for (int l = 0; l < 6; l++) a[6].l[l] = ~0ull;
+  a[6].l[5] = BLS_P[5] - 1;
+  for (int l = 0; l < 6; l++) a[7].l[l] = 0x8000000080000000ull;
+  a[7].l[5] = 0x0800000080000000ull;
+  a[8].l[5] = 1ull << 60;
   fr_t rone, rm1;
   fr_from_u64(&rone, 1);
   fr_neg(&rm1, &rone);

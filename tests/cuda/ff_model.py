@@ -1,0 +1,186 @@
+#!/usr/bin/env python3
+# ff_model.py [SEED] -- host model of the carry logic of spc_mont::sqr_inl and redc in
+# cuda/ff.cuh: the same instruction sequence (mad.lo/madc.hi chains, add/addc, the
+# redc rows whose shift rides in the m * p chain) on 32-bit words with an explicit
+# carry flag. It asserts that every carry the device code drops is zero, that no
+# chain's carry word overflows, and that the results equal a^2 / 2^(32N) mod p, for
+# Fp (N = 12) and Fr (N = 8), over edge and random operands. redc is also run on
+# differences of two unreduced products (inputs up to p * 2^(32N), its full range).
+# The GPU tests compare the device results with the CPU library; this checks the
+# bounds argument of the chains, which random operands alone could miss. A dev
+# tool (python3, ~20 s): run it after changing those chains. cuda/NOTES.md v5.
+import random, sys
+M32 = (1 << 32) - 1
+class CC:
+    v = 0
+def madlo(a, b, c, cin, setcc):
+    s = ((a * b) & M32) + c + (CC.v if cin else 0)
+    if setcc: CC.v = s >> 32
+    else: assert s >> 32 == 0, "dropped carry (lo)"
+    return s & M32
+def madhi(a, b, c, cin, setcc):
+    s = ((a * b) >> 32) + c + (CC.v if cin else 0)
+    if setcc: CC.v = s >> 32
+    else: assert s >> 32 == 0, "dropped carry (hi)"
+    return s & M32
+def add(a, b, cin, setcc):
+    s = a + b + (CC.v if cin else 0)
+    if setcc: CC.v = s >> 32
+    else: assert s >> 32 == 0, "dropped carry (add)"
+    return s & M32
+
+def model(N, P, M0, av):
+    a = [(av >> (32 * i)) & M32 for i in range(N)]
+    pm = [(P >> (32 * i)) & M32 for i in range(N)]
+    def sqr_chain(w, i, j0):
+        if j0 >= N: return
+        w[i + j0] = madlo(a[i], a[j0], w[i + j0], False, True)
+        w[i + j0 + 1] = madhi(a[i], a[j0], w[i + j0 + 1], True, True)
+        j = j0 + 2
+        while j < N:
+            w[i + j] = madlo(a[i], a[j], w[i + j], True, True)
+            w[i + j + 1] = madhi(a[i], a[j], w[i + j + 1], True, True)
+            j += 2
+        if i + j < 2 * N:
+            assert w[i + j] <= 1, "carry word above 1 before the add"
+            w[i + j] = add(w[i + j], 0, True, False)
+        else:
+            assert CC.v == 0, "dropped chain carry"
+    e = [0] * (2 * N); o = [0] * (2 * N)
+    for i in range(N - 1):
+        sqr_chain(o, i, i + 1)
+        sqr_chain(e, i, i + 2)
+    e[0] = add(e[0], o[0], False, True)
+    for k in range(1, 2 * N - 1): e[k] = add(e[k], o[k], True, True)
+    e[2 * N - 1] = add(e[2 * N - 1], o[2 * N - 1], True, False)
+    t = [0] * (2 * N)
+    for k in range(2 * N - 1, 0, -1):
+        t[k] = ((((e[k] << 32) | e[k - 1]) << 1) >> 32) & M32
+    t[0] = (e[0] << 1) & M32
+    t[0] = madlo(a[0], a[0], t[0], False, True)
+    t[1] = madhi(a[0], a[0], t[1], True, True)
+    for i in range(1, N - 1):
+        t[2 * i] = madlo(a[i], a[i], t[2 * i], True, True)
+        t[2 * i + 1] = madhi(a[i], a[i], t[2 * i + 1], True, True)
+    t[2 * N - 2] = madlo(a[N - 1], a[N - 1], t[2 * N - 2], True, True)
+    t[2 * N - 1] = madhi(a[N - 1], a[N - 1], t[2 * N - 1], True, False)
+    assert sum(t[k] << (32 * k) for k in range(2 * N)) == av * av
+    return redc(N, P, M0, pm, t)
+
+def mul_n(acc, aa, bi):  # acc[j], acc[j+1] = aa[j]*bi, even j
+    for j in range(0, len(acc), 2):
+        acc[j] = (aa[j] * bi) & M32; acc[j + 1] = (aa[j] * bi) >> 32
+def cmad_n(acc, aa, bi, N):
+    acc[0] = madlo(aa[0], bi, acc[0], False, True)
+    acc[1] = madhi(aa[0], bi, acc[1], True, True)
+    for j in range(2, N, 2):
+        acc[j] = madlo(aa[j], bi, acc[j], True, True)
+        acc[j + 1] = madhi(aa[j], bi, acc[j + 1], True, True)
+
+def redc(N, P, M0, pm, t):
+    x = t[:N]; y = [0] * N
+    m = (x[0] * M0) & M32
+    pm1 = pm[1:] + [0]
+    mul_n(y, pm1, m)
+    cmad_n(x, pm, m, N)
+    y[N - 1] = add(y[N - 1], 0, True, False)
+    def row(al, off):
+        al[0] = add(al[0], off[1], False, True)
+        mm = (al[0] * M0) & M32          # mul.lo in the same asm: CC untouched
+        # madc_n_rshift(off, pm + 1, mm): off[j] = off[j+2] + pm[j+1]*mm (+CC)
+        for j in range(0, N - 2, 2):
+            lo = madlo(pm1[j], mm, off[j + 2], True, True)
+            hi = madhi(pm1[j], mm, off[j + 3], True, True)
+            off[j], off[j + 1] = lo, hi
+        off[N - 2] = madlo(pm1[N - 2], mm, 0, True, True)
+        off[N - 1] = madhi(pm1[N - 2], mm, 0, True, False)
+        cmad_n(al, pm, mm, N)
+        off[N - 1] = add(off[N - 1], 0, True, False)
+        assert al[0] == 0
+    for r in range(1, N):
+        if r & 1: row(y, x)
+        else: row(x, y)
+    x[0] = add(x[0], y[1], False, True)
+    for j in range(1, N - 1): x[j] = add(x[j], y[j + 1], True, True)
+    x[N - 1] = add(x[N - 1], 0, True, False)
+    x[0] = add(x[0], t[N], False, True)
+    for j in range(1, N - 1): x[j] = add(x[j], t[N + j], True, True)
+    x[N - 1] = add(x[N - 1], t[2 * N - 1], True, False)
+    v = sum(x[k] << (32 * k) for k in range(N))
+    assert v < 2 * P, "redc result not below 2p"
+    return v - P if v >= P else v
+
+FP = 0x1a0111ea397fe69a4b1ba7b6434bacd764774b84f38512bf6730d2a0f6b0f6241eabfffeb153ffffb9feffffffffaaab
+FR = 0x73eda753299d7d483339d80809a1d80553bda402fffe5bfeffffffff00000001
+random.seed(int(sys.argv[1]) if len(sys.argv) > 1 else 1)
+for name, P, N in (("Fp", FP, 12), ("Fr", FR, 8)):
+    M0 = (-pow(P, -1, 1 << 32)) % (1 << 32)
+    R = 1 << (32 * N)
+    Rinv = pow(R, -1, P)
+    edge = [0, 1, 2, P - 1, P - 2, (P - 1) // 2, (P + 1) // 2, R % P, (R * R) % P, P - (R % P)]
+    edge += [(1 << k) % P for k in range(0, 32 * N, 13)]
+    edge += [P - (1 << k) for k in range(0, 32 * N - 3, 29) if (1 << k) < P]
+    # limbs of all ones / all zeros patterns below p
+    for pat in (0xffffffff, 0x80000000, 0x7fffffff, 0x00000001):
+        v = sum(pat << (32 * k) for k in range(N)) % P
+        edge.append(v)
+    count = 0
+    for av in edge + [random.randrange(P) for _ in range(40000)]:
+        got = model(N, P, M0, av)
+        assert got == av * av * Rinv % P, (name, hex(av))
+        count += 1
+    print(f"{name}: {count} squarings match a^2/R mod p; no dropped carry was nonzero")
+
+# ---- mul_wide (a*b as 2N words, no reduction), wide difference, one redc -----------
+def mul_wide(N, av, bv):
+    a = [(av >> (32 * i)) & M32 for i in range(N)]
+    b = [(bv >> (32 * i)) & M32 for i in range(N)]
+    def chain(w, i, j0):
+        if j0 >= N: return
+        w[i + j0] = madlo(b[i], a[j0], w[i + j0], False, True)
+        w[i + j0 + 1] = madhi(b[i], a[j0], w[i + j0 + 1], True, True)
+        j = j0 + 2
+        while j < N:
+            w[i + j] = madlo(b[i], a[j], w[i + j], True, True)
+            w[i + j + 1] = madhi(b[i], a[j], w[i + j + 1], True, True)
+            j += 2
+        if i + j < 2 * N:
+            assert w[i + j] <= 1, "mul_wide: carry word above 1"
+            w[i + j] = add(w[i + j], 0, True, False)
+        else:
+            assert CC.v == 0, "mul_wide: dropped chain carry"
+    e = [0] * (2 * N); o = [0] * (2 * N)
+    for i in range(N):
+        chain(e, i, i & 1)
+        chain(o, i, (i + 1) & 1)
+    e[0] = add(e[0], o[0], False, True)
+    for k in range(1, 2 * N - 1): e[k] = add(e[k], o[k], True, True)
+    e[2 * N - 1] = add(e[2 * N - 1], o[2 * N - 1], True, False)
+    assert sum(e[k] << (32 * k) for k in range(2 * N)) == av * bv
+    return e
+
+def wide_sub_redc(N, P, M0, t1, t2):
+    pm = [(P >> (32 * i)) & M32 for i in range(N)]
+    d = [0] * (2 * N)
+    s = t1[0] - t2[0]; d[0] = s & M32; brw = 1 if s < 0 else 0
+    for k in range(1, 2 * N):
+        s = t1[k] - t2[k] - brw; d[k] = s & M32; brw = 1 if s < 0 else 0
+    mask = M32 if brw else 0
+    d[N] = add(d[N], pm[0] & mask, False, True)
+    for j in range(1, N - 1): d[N + j] = add(d[N + j], pm[j] & mask, True, True)
+    # the top add wraps exactly when a borrow was taken: drop that carry (mod 2^(64N))
+    s = d[2 * N - 1] + (pm[N - 1] & mask) + CC.v; d[2 * N - 1] = s & M32
+    return redc(N, P, M0, pm, d)
+
+for name, P, N in (("Fp", FP, 12), ("Fr", FR, 8)):
+    M0 = (-pow(P, -1, 1 << 32)) % (1 << 32)
+    R = 1 << (32 * N); Rinv = pow(R, -1, P)
+    vals = [0, 1, P - 1, P - 2, (P - 1) // 2] + [random.randrange(P) for _ in range(30000)]
+    cnt = 0
+    for k in range(len(vals)):
+        a, b, c, dd = vals[k], random.choice(vals), random.choice(vals), random.choice(vals)
+        if k % 7 == 0: c, dd = a, b   # equal products: difference 0
+        got = wide_sub_redc(N, P, M0, mul_wide(N, a, b), mul_wide(N, c, dd))
+        assert got == (a * b - c * dd) * Rinv % P, (name, hex(a), hex(b), hex(c), hex(dd))
+        cnt += 1
+    print(f"{name}: {cnt} redc(a*b - c*d) match (ab - cd)/R mod p")
