@@ -9,11 +9,13 @@
 /* Device memory the pool keeps cached after frees instead of giving it back to the
  * driver at the next synchronisation: all of it. A 2^27 partition allocates and frees
  * tens of GB of scratch (a, b and c alone are 12.9 GB); with 8 GiB kept, the rest was
- * unmapped after every partition and mapped again in the next (2^27 partition 2.00 -> 1.87 s when kept, cuda/NOTES.md
- * v4). What is cached stays usable by this context's own allocations; it is handed back
- * where something else needs it: sp_gpu_alloc trims and retries once when the pool
- * cannot grow, and the engine trims before it sizes up a new resident parameter set
- * (cudaMalloc, outside the pool) with sp_gpu_mem_info. */
+ * unmapped after every partition and mapped again in the next (2^27 partition 2.00 ->
+ * 1.87 s when kept, cuda/NOTES.md v4). What is cached stays usable by this context's
+ * own allocations; it is handed back where something else needs it: sp_gpu_alloc trims
+ * and retries once when the pool cannot grow (on the H200, driver 580, cudaMallocAsync
+ * released the cache by itself for such an allocation: test_cuda_kernels' pool test
+ * says which happened), and the engine trims before it sizes up a new resident
+ * parameter set (cudaMalloc, outside the pool) with sp_gpu_mem_info. */
 #define SP_POOL_RELEASE_THRESHOLD UINT64_MAX
 
 extern "C" int sp_gpu_device_count(void) {
@@ -155,6 +157,7 @@ extern "C" int sp_gpu_alloc(sp_gpu *g, void **d, size_t bytes, char *err, size_t
     (void)cudaGetLastError();
     sp_gpu_trim(g);
     e = cudaMallocAsync(d, bytes, g->pool, g->stream);
+    if (e == cudaSuccess) g->alloc_retries++;
   }
   if (e != cudaSuccess) {
     (void)cudaGetLastError();
@@ -450,6 +453,8 @@ extern "C" void sp_gpu_trim(sp_gpu *g) {
   cudaMemPoolTrimTo(g->pool, 0);
   (void)cudaGetLastError();
 }
+
+extern "C" unsigned sp_gpu_alloc_retries(const sp_gpu *g) { return g ? g->alloc_retries : 0; }
 
 extern "C" void sp_gpu_inject_oom(sp_gpu *g, unsigned n) {
   if (g) g->inject_oom = n;

@@ -100,6 +100,7 @@ struct sp_gpu {
   cudaEvent_t join_ev;
   /* Tests: this many more sp_gpu_alloc calls fail as out of memory. */
   unsigned inject_oom;
+  unsigned alloc_retries; /* allocations that succeeded only after a trim */
 };
 
 /* Tables for a size (built on first use). */

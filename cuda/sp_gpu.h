@@ -217,6 +217,8 @@ int sp_gpu_bitrev_dev(sp_gpu *g, void *d, unsigned log_n, char *err, size_t errl
  * context's pool keeps cached back to the driver: before an allocation is retried
  * after an out-of-memory, and before a new resident parameter set is sized up. */
 void sp_gpu_trim(sp_gpu *g);
+/* How many allocations succeeded only after that trim (tests, diagnostics). */
+unsigned sp_gpu_alloc_retries(const sp_gpu *g);
 
 /* Fault injection for tests: the next n calls of sp_gpu_alloc fail as out of memory
  * (SEALPROV_ERR_DEVICE_MEMORY) without allocating. */
