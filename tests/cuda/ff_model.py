@@ -29,27 +29,29 @@ def add(a, b, cin, setcc):
     else: assert s >> 32 == 0, "dropped carry (add)"
     return s & M32
 
+def wide_chain(w, N, a, bi, i, j0):
+    """ff.cuh wide_chain: w[i+j], w[i+j+1] += a[j] * bi, j = j0, j0 + 2, ... < N"""
+    if j0 >= N: return
+    w[i + j0] = madlo(bi, a[j0], w[i + j0], False, True)
+    w[i + j0 + 1] = madhi(bi, a[j0], w[i + j0 + 1], True, True)
+    j = j0 + 2
+    while j < N:
+        w[i + j] = madlo(bi, a[j], w[i + j], True, True)
+        w[i + j + 1] = madhi(bi, a[j], w[i + j + 1], True, True)
+        j += 2
+    if i + j < 2 * N:
+        assert w[i + j] <= 1, "carry word above 1 before the add"
+        w[i + j] = add(w[i + j], 0, True, False)
+    else:
+        assert CC.v == 0, "dropped chain carry"
+
 def model(N, P, M0, av):
     a = [(av >> (32 * i)) & M32 for i in range(N)]
     pm = [(P >> (32 * i)) & M32 for i in range(N)]
-    def sqr_chain(w, i, j0):
-        if j0 >= N: return
-        w[i + j0] = madlo(a[i], a[j0], w[i + j0], False, True)
-        w[i + j0 + 1] = madhi(a[i], a[j0], w[i + j0 + 1], True, True)
-        j = j0 + 2
-        while j < N:
-            w[i + j] = madlo(a[i], a[j], w[i + j], True, True)
-            w[i + j + 1] = madhi(a[i], a[j], w[i + j + 1], True, True)
-            j += 2
-        if i + j < 2 * N:
-            assert w[i + j] <= 1, "carry word above 1 before the add"
-            w[i + j] = add(w[i + j], 0, True, False)
-        else:
-            assert CC.v == 0, "dropped chain carry"
     e = [0] * (2 * N); o = [0] * (2 * N)
     for i in range(N - 1):
-        sqr_chain(o, i, i + 1)
-        sqr_chain(e, i, i + 2)
+        wide_chain(o, N, a, a[i], i, i + 1)
+        wide_chain(e, N, a, a[i], i, i + 2)
     e[0] = add(e[0], o[0], False, True)
     for k in range(1, 2 * N - 1): e[k] = add(e[k], o[k], True, True)
     e[2 * N - 1] = add(e[2 * N - 1], o[2 * N - 1], True, False)
@@ -135,24 +137,10 @@ for name, P, N in (("Fp", FP, 12), ("Fr", FR, 8)):
 def mul_wide(N, av, bv):
     a = [(av >> (32 * i)) & M32 for i in range(N)]
     b = [(bv >> (32 * i)) & M32 for i in range(N)]
-    def chain(w, i, j0):
-        if j0 >= N: return
-        w[i + j0] = madlo(b[i], a[j0], w[i + j0], False, True)
-        w[i + j0 + 1] = madhi(b[i], a[j0], w[i + j0 + 1], True, True)
-        j = j0 + 2
-        while j < N:
-            w[i + j] = madlo(b[i], a[j], w[i + j], True, True)
-            w[i + j + 1] = madhi(b[i], a[j], w[i + j + 1], True, True)
-            j += 2
-        if i + j < 2 * N:
-            assert w[i + j] <= 1, "mul_wide: carry word above 1"
-            w[i + j] = add(w[i + j], 0, True, False)
-        else:
-            assert CC.v == 0, "mul_wide: dropped chain carry"
     e = [0] * (2 * N); o = [0] * (2 * N)
     for i in range(N):
-        chain(e, i, i & 1)
-        chain(o, i, (i + 1) & 1)
+        wide_chain(e, N, a, b[i], i, i & 1)
+        wide_chain(o, N, a, b[i], i, (i + 1) & 1)
     e[0] = add(e[0], o[0], False, True)
     for k in range(1, 2 * N - 1): e[k] = add(e[k], o[k], True, True)
     e[2 * N - 1] = add(e[2 * N - 1], o[2 * N - 1], True, False)
