@@ -1010,6 +1010,21 @@ typedef struct part_t {
   g2_jac_t b2_acc;
 } part_t;
 
+/* Frees the scalar buffers of L, A and B (inputs, aux, their A / B compactions, the
+ * density bitmaps): once they are split, and on every path out of prove_partition. */
+static void part_free_inputs(sp_gpu *g, part_t *p) {
+  const sp_srs *srs = p->t->srs;
+  sp_gpu_free(g, p->inp, p->ninp * 32);
+  sp_gpu_free(g, p->aux, p->naux * 32);
+  sp_gpu_free(g, p->as, srs->a_len * 32);
+  sp_gpu_free(g, p->bs, srs->b_g1_len * 32);
+  for (int k = 0; k < 3; k++) {
+    sp_gpu_free(g, p->bm[k], p->bmb[k]);
+    p->bm[k] = NULL;
+  }
+  p->inp = p->aux = p->as = p->bs = NULL;
+}
+
 /* inp, aux and the density bitmaps onto the copy stream, then EV_REST (queued: from
  * pageable memory the host waits in these calls). */
 static int upload_rest(xctx *x, part_t *p, char *err, size_t errlen) {
@@ -1108,15 +1123,7 @@ static int part_aux(xctx *x, part_t *p, char *err, size_t errlen) {
   SP_TRY(split_make(g, &p->sp_l, p->aux, naux, err, errlen));
   SP_TRY(split_make(g, &p->sp_a, p->as, srs->a_len, err, errlen));
   SP_TRY(split_make(g, &p->sp_b, p->bs, srs->b_g1_len, err, errlen));
-  sp_gpu_free(g, p->inp, ninp * 32);
-  sp_gpu_free(g, p->aux, naux * 32);
-  sp_gpu_free(g, p->as, srs->a_len * 32);
-  sp_gpu_free(g, p->bs, srs->b_g1_len * 32);
-  for (int k = 0; k < 3; k++) {
-    sp_gpu_free(g, p->bm[k], p->bmb[k]);
-    p->bm[k] = NULL;
-  }
-  p->inp = p->aux = p->as = p->bs = NULL;
+  part_free_inputs(g, p);
   tm->decode_ms += sp_now_ms() - ts;
 
   const cuda_resident *r = x->res;
@@ -1196,11 +1203,7 @@ out:
     (void)sp_gpu_join_copy(g, e2, sizeof e2);
   }
   for (int k = 0; k < 3; k++) sp_gpu_free(g, p->abc[k], p->vbytes);
-  sp_gpu_free(g, p->inp, p->ninp * 32);
-  sp_gpu_free(g, p->aux, p->naux * 32);
-  sp_gpu_free(g, p->as, srs->a_len * 32);
-  sp_gpu_free(g, p->bs, srs->b_g1_len * 32);
-  for (int k = 0; k < 3; k++) sp_gpu_free(g, p->bm[k], p->bmb[k]);
+  part_free_inputs(g, p);
   split_free(g, &p->sp_l);
   split_free(g, &p->sp_a);
   split_free(g, &p->sp_b);

@@ -277,13 +277,20 @@ static int upload_table(sp_gpu *g, spc_fr **d, const fr_t *h, size_t n, char *er
   return st;
 }
 
-/* out[e] = base^(e * step), e < n */
+/* out[e] = base^e, e < n */
 static void pow_table(fr_t *out, const fr_t *base, size_t n) {
   fr_t acc = FR_ONE;
   for (size_t e = 0; e < n; e++) {
     out[e] = acc;
     fr_mul(&acc, &acc, base);
   }
+}
+
+/* *w = omega^(2^s); returns w */
+static const fr_t *root_pow2(fr_t *w, const fr_t *omega, unsigned s) {
+  *w = *omega;
+  for (unsigned i = 0; i < s; i++) fr_sqr(w, w);
+  return w;
 }
 
 /* The pass schedule of a 2^logn transform: pass i does bits[i] stages after t0s[i]
@@ -304,7 +311,15 @@ static int build_tab(sp_gpu *g, sp_ntt_tab *t, unsigned log_n, const fr_t *omega
   t->slog = log_n < SP_NTT_MAX_PASS_BITS ? log_n : SP_NTT_MAX_PASS_BITS;
   size_t nlo = (size_t)1 << t->split, nhi = (size_t)1 << (log_n - t->split);
   size_t nsmall = (size_t)1 << (t->slog - 1);
-  fr_t *buf = (fr_t *)malloc((nlo + nhi + nsmall) * sizeof(fr_t));
+  /* the middle pass's twiddles of a three-pass transform: omega^((lo * k) << t0),
+   * lo * k < 2^(log_n - t0) */
+  unsigned bits[4], t0s[4];
+  size_t nmid = 0;
+  if (pass_plan(log_n, bits, t0s) == 3) {
+    t->mid_t0 = t0s[1];
+    nmid = (size_t)1 << (log_n - t0s[1]);
+  }
+  fr_t *buf = (fr_t *)malloc((nlo + nhi + nsmall + nmid) * sizeof(fr_t));
   if (!buf) {
     snprintf(err, errlen, "NTT tables 2^%u: out of host memory", log_n);
     return SEALPROV_ERR_NO_MEMORY;
@@ -312,34 +327,19 @@ static int build_tab(sp_gpu *g, sp_ntt_tab *t, unsigned log_n, const fr_t *omega
   t->nlo = nlo;
   t->nhi = nhi;
   t->nsmall = nsmall;
-  fr_t w_hi = *omega, w_small = *omega;
-  for (unsigned i = 0; i < t->split; i++) fr_sqr(&w_hi, &w_hi);
-  for (unsigned i = 0; i < log_n - t->slog; i++) fr_sqr(&w_small, &w_small);
+  t->nmid = nmid;
+  fr_t *hi = buf + nlo, *small = hi + nhi, *mid = small + nsmall;
+  fr_t w;
   pow_table(buf, omega, nlo);
-  pow_table(buf + nlo, &w_hi, nhi);
-  pow_table(buf + nlo + nhi, &w_small, nsmall);
+  pow_table(hi, root_pow2(&w, omega, t->split), nhi);
+  pow_table(small, root_pow2(&w, omega, log_n - t->slog), nsmall);
+  if (nmid) pow_table(mid, root_pow2(&w, omega, t->mid_t0), nmid);
   int st = upload_table(g, &t->lo, buf, nlo, err, errlen);
-  if (!st) st = upload_table(g, &t->hi, buf + nlo, nhi, err, errlen);
-  if (!st) st = upload_table(g, &t->small, buf + nlo + nhi, nsmall, err, errlen);
+  if (!st) st = upload_table(g, &t->hi, hi, nhi, err, errlen);
+  if (!st) st = upload_table(g, &t->small, small, nsmall, err, errlen);
+  if (!st && nmid) st = upload_table(g, &t->mid, mid, nmid, err, errlen);
   if (!st) st = sp_gpu_sync(g, err, errlen); /* buf is freed next */
   free(buf);
-  unsigned bits[4], t0s[4];
-  if (!st && pass_plan(log_n, bits, t0s) == 3) {
-    /* the middle pass's twiddles omega^((lo * k) << t0), lo * k < 2^(log_n - t0) */
-    t->mid_t0 = t0s[1];
-    t->nmid = (size_t)1 << (log_n - t0s[1]);
-    fr_t *mb = (fr_t *)malloc(t->nmid * sizeof(fr_t));
-    if (!mb) {
-      snprintf(err, errlen, "NTT tables 2^%u: out of host memory", log_n);
-      return SEALPROV_ERR_NO_MEMORY;
-    }
-    fr_t w_mid = *omega;
-    for (unsigned i = 0; i < t->mid_t0; i++) fr_sqr(&w_mid, &w_mid);
-    pow_table(mb, &w_mid, t->nmid);
-    st = upload_table(g, &t->mid, mb, t->nmid, err, errlen);
-    if (!st) st = sp_gpu_sync(g, err, errlen);
-    free(mb);
-  }
   return st;
 }
 
