@@ -208,8 +208,8 @@ struct __align__(16) spc_mont {
 
   /* Fp products and squares are calls, Fr's are inlined. The bucket accumulation is
    * latency-bound with 3 warps per scheduler, and 14 % of its stall samples were
-   * instruction fetch (ncu, cuda/NOTES.md v5): a mixed addition inlined is ~67 KB of
-   * straight code. As calls, one copy of each serves the whole kernel: G1 MSM 2^24 /
+   * instruction fetch (ncu, cuda/NOTES.md v5): a mixed addition inlined is, by
+   * estimate, ~67 KB of straight code. As calls, one copy of each serves the whole kernel: G1 MSM 2^24 /
    * 2^26 115.9 / 426.9 -> 113.6 / 417.3 ms on the H200. The NTT's Fr products stay
    * inline (their loops are short and register-light). */
   __device__ __noinline__ static spc_mont mul_call(const spc_mont &a, const spc_mont &b) {
