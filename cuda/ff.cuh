@@ -212,10 +212,14 @@ struct __align__(16) spc_mont {
    * estimate, ~67 KB of straight code. As calls, one copy of each serves the whole kernel: G1 MSM 2^24 /
    * 2^26 115.9 / 426.9 -> 113.6 / 417.3 ms on the H200. The NTT's Fr products stay
    * inline (their loops are short and register-light). */
-  __device__ __noinline__ static spc_mont mul_call(const spc_mont &a, const spc_mont &b) {
+  /* Operands by value: through const references they went through local memory (the
+   * caller stored both, the callee loaded them: 111 local loads and stores in the
+   * accumulation kernel, a 624-byte stack); by value they travel in registers (no
+   * stack, 160 registers; cuobjdump of the kernel, cuda/NOTES.md v6). */
+  __device__ __noinline__ static spc_mont mul_call(spc_mont a, spc_mont b) {
     return mul_inl(a, b);
   }
-  __device__ __noinline__ static spc_mont sqr_call(const spc_mont &a) { return sqr_inl(a); }
+  __device__ __noinline__ static spc_mont sqr_call(spc_mont a) { return sqr_inl(a); }
   __device__ __forceinline__ static spc_mont mul(const spc_mont &a, const spc_mont &b) {
     return N == 12 ? mul_call(a, b) : mul_inl(a, b);
   }
