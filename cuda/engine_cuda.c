@@ -1063,7 +1063,8 @@ static int part_h(xctx *x, part_t *p, char *err, size_t errlen) {
     /* queued behind the decode: the GPU transforms this vector while the host waits
      * for the next one's copy */
     ts = sp_now_ms();
-    SP_TRY(sp_gpu_h_coset(g, p->abc[k], logm, err, errlen));
+    SP_TRY(k < 2 ? sp_gpu_h_coset(g, p->abc[k], logm, err, errlen)
+                 : sp_gpu_h_coeffs(g, p->abc[k], logm, err, errlen));
     tm->h_ntt_ms += sp_now_ms() - ts;
   }
   ts = sp_now_ms();

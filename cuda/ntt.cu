@@ -260,10 +260,18 @@ __global__ void __launch_bounds__(SP_BR_W * SP_BR_W) k_bitrev_tiled(spc_fr *d, u
 }
 
 /* a = (a * b - c) * zinv */
-__global__ void k_h_combine(spc_fr *a, const spc_fr *b, const spc_fr *c, size_t n, spc_fr zinv) {
+/* a = a * b (evaluations on the coset; 1/Z(g) rides in the inverse transform's scale) */
+__global__ void k_h_mul(spc_fr *a, const spc_fr *b, size_t n) {
   size_t i = (size_t)blockIdx.x * blockDim.x + threadIdx.x;
   if (i >= n) return;
-  a[i] = spc_fr::mul(spc_fr::sub(spc_fr::mul(a[i], b[i]), c[i]), zinv);
+  a[i] = spc_fr::mul(a[i], b[i]);
+}
+
+/* a = a - c (coefficients, both bit-reversed) */
+__global__ void k_h_sub(spc_fr *a, const spc_fr *c, size_t n) {
+  size_t i = (size_t)blockIdx.x * blockDim.x + threadIdx.x;
+  if (i >= n) return;
+  a[i] = spc_fr::sub(a[i], c[i]);
 }
 
 /* ---- tables ------------------------------------------------------------------------- */
@@ -583,6 +591,33 @@ extern "C" int sp_gpu_h_coset(sp_gpu *g, void *d_v, unsigned log_n, char *err, s
   return to_coset_evals(g, (spc_fr *)d_v, log_n, fwd, inv, err, errlen);
 }
 
+/* 1/(n Z(g)) with Z(x) = x^n - 1, which is g^n - 1 everywhere on the coset g<omega> */
+static void inv_n_z(fr_t *out, unsigned logn) {
+  fr_t gen, z, zinv, ninv;
+  fr_coset_generator(&gen);
+  fr_pow_u64(&z, &gen, (uint64_t)1 << logn);
+  fr_sub(&z, &z, &FR_ONE);
+  fr_inv(&zinv, &z);
+  inv_n(&ninv, logn);
+  fr_mul(out, &zinv, &ninv);
+}
+
+/* H = (A B - C) / Z has degree < n, so the inverse coset transform of its coset values
+ * gives its coefficients exactly, and that transform is linear: H = icoset(A B) / Z(g)
+ * - icoset(C) / Z(g). C has degree < n too, so icoset(C on the coset) is C's own
+ * coefficients, which the plain inverse NTT of c gives: c needs one transform, not
+ * two. */
+extern "C" int sp_gpu_h_coeffs(sp_gpu *g, void *d_c, unsigned log_n, char *err, size_t errlen) {
+  const sp_ntt_tab *fwd, *inv;
+  int st = sp_gpu_ntt_tables(g, log_n, &fwd, &inv, err, errlen);
+  if (st) return st;
+  sp_scale_spec sc;
+  memset(&sc, 0, sizeof sc);
+  sc.mode = SP_SCALE_C;
+  inv_n_z(&sc.c, log_n);
+  return run_passes(g, (spc_fr *)d_c, log_n, inv, false, NULL, &sc, err, errlen);
+}
+
 extern "C" int sp_gpu_h_finish(sp_gpu *g, void *d_a, const void *d_b, const void *d_c,
                                unsigned log_n, char *err, size_t errlen) {
   const sp_ntt_tab *fwd, *inv;
@@ -590,31 +625,26 @@ extern "C" int sp_gpu_h_finish(sp_gpu *g, void *d_a, const void *d_b, const void
   if (st) return st;
   size_t n = (size_t)1 << log_n;
   spc_fr *a = (spc_fr *)d_a;
-  /* Z(x) = x^n - 1 is g^n - 1 everywhere on the coset */
-  fr_t gen, z, zinv;
-  fr_coset_generator(&gen);
-  fr_pow_u64(&z, &gen, (uint64_t)n);
-  fr_sub(&z, &z, &FR_ONE);
-  fr_inv(&zinv, &z);
-  spc_fr zi;
-  fr_to_spc(&zi, &zinv);
-  k_h_combine<<<sp_blocks(n, 256), 256, 0, g->stream>>>(a, (const spc_fr *)d_b,
-                                                         (const spc_fr *)d_c, n, zi);
+  k_h_mul<<<sp_blocks(n, 256), 256, 0, g->stream>>>(a, (const spc_fr *)d_b, n);
   SP_CUDA_LAUNCH_CHECK();
   sp_scale_spec sc;
   memset(&sc, 0, sizeof sc);
   sc.mode = SP_SCALE_C_GPOW_REV;
-  inv_n(&sc.c, log_n);
+  inv_n_z(&sc.c, log_n);
   sc.ghi = g->ginv_hi;
   sc.glo = g->ginv_lo;
-  return run_passes(g, a, log_n, inv, false, NULL, &sc, err, errlen);
+  st = run_passes(g, a, log_n, inv, false, NULL, &sc, err, errlen);
+  if (st) return st;
+  k_h_sub<<<sp_blocks(n, 256), 256, 0, g->stream>>>(a, (const spc_fr *)d_c, n);
+  SP_CUDA_LAUNCH_CHECK();
+  return SEALPROV_OK;
 }
 
 extern "C" int sp_gpu_h_poly(sp_gpu *g, void *d_a, void *d_b, void *d_c, unsigned log_n, char *err,
                              size_t errlen) {
   int st = sp_gpu_h_coset(g, d_a, log_n, err, errlen);
   if (!st) st = sp_gpu_h_coset(g, d_b, log_n, err, errlen);
-  if (!st) st = sp_gpu_h_coset(g, d_c, log_n, err, errlen);
+  if (!st) st = sp_gpu_h_coeffs(g, d_c, log_n, err, errlen);
   if (!st) st = sp_gpu_h_finish(g, d_a, d_b, d_c, log_n, err, errlen);
   return st;
 }

@@ -91,11 +91,13 @@ int sp_gpu_ntt(sp_gpu *g, fr_t *a, unsigned log_n, sp_ntt_kind kind, char *err, 
 int sp_gpu_h_poly(sp_gpu *g, void *d_a, void *d_b, void *d_c, unsigned log_n, char *err,
                   size_t errlen);
 /* sp_gpu_h_poly in steps, so that a vector can be transformed while the next one is
- * still travelling: sp_gpu_h_coset takes one of a, b, c from evaluations on the domain
- * to evaluations on the coset (inverse NTT, coset NTT, in place); sp_gpu_h_finish then
- * forms (a*b - c)/Z into d_a and takes it back to coefficients (bit-reversed, as
- * sp_gpu_h_poly leaves them). */
+ * still travelling: sp_gpu_h_coset takes a or b from evaluations on the domain to
+ * evaluations on the coset (inverse NTT, coset NTT, in place); sp_gpu_h_coeffs takes c
+ * to its coefficients divided by Z(g) (one inverse NTT: H is linear in c, ntt.cu says
+ * why that suffices); sp_gpu_h_finish then forms the coefficients of (a*b - c)/Z into
+ * d_a (bit-reversed, as sp_gpu_h_poly leaves them). */
 int sp_gpu_h_coset(sp_gpu *g, void *d_v, unsigned log_n, char *err, size_t errlen);
+int sp_gpu_h_coeffs(sp_gpu *g, void *d_c, unsigned log_n, char *err, size_t errlen);
 int sp_gpu_h_finish(sp_gpu *g, void *d_a, const void *d_b, const void *d_c, unsigned log_n,
                     char *err, size_t errlen);
 
