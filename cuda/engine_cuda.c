@@ -113,7 +113,12 @@ typedef struct stage_buf {
 } stage_buf;
 
 /* Events of one execute (device lock held: one user at a time). */
-enum { EV_ALLOC, EV_A, EV_B, EV_C, EV_REST, EV_LOADED0, EV_LOADED1, EV_FREED0, EV_FREED1, EV_COUNT };
+enum {
+  EV_ALLOC, EV_A, EV_B, EV_C, EV_REST, EV_LOADED0, EV_LOADED1, EV_FREED0, EV_FREED1, EV_EARLY,
+  EV_COUNT
+};
+
+struct cuda_prep;
 
 typedef struct cuda_dev {
   unsigned index;
@@ -141,6 +146,18 @@ typedef struct cuda_dev {
   /* knobs (sp_engine_cuda_set_streaming) */
   bool force_stream;
   size_t stream_chunk;
+  /* Early upload of a (under mu). A partition staged while another executes here asks
+   * for it (early_want); the executing one, once its own b is no longer needed, hands
+   * that buffer over and sends the waiting partition's a into it on the copy stream,
+   * where it travels during the rest of its work (early_buf, for early_owner). The next
+   * execute of early_owner starts with a on the device instead of waiting ~80 ms for
+   * it at 2^27. early_owner NULL with early_buf set: orphaned (its partition was
+   * released without executing); the next execute frees it. */
+  bool early_off;                /* SP_GPU_EARLY_UPLOAD=0 (benchmarks: A/B) */
+  struct cuda_prep *early_want;
+  void *early_buf;
+  size_t early_bytes;
+  struct cuda_prep *early_owner;
 } cuda_dev;
 
 
@@ -168,6 +185,10 @@ static int cuda_device_open(const struct sp_device_cfg *cfg, void **dev, char *e
   d->memory_limit = cfg->memory_limit;
   d->pinned_cfg = cfg->pinned_staging;
   d->workers = cfg->workers ? cfg->workers : 2;
+  {
+    const char *e = getenv("SP_GPU_EARLY_UPLOAD");
+    d->early_off = e && *e == '0';
+  }
   if (d->workers > SP_MAX_WORKERS) d->workers = SP_MAX_WORKERS;
   pthread_mutex_init(&d->mu, NULL);
   *dev = d;
@@ -255,6 +276,9 @@ static void free_hostreg(cuda_dev *d, cuda_hostreg *r) {
 /* Frees every resident set, registration, staging and bounce buffer and the events;
  * the calling thread must be bound to d's device, and no task may be running. */
 static void drop_all(cuda_dev *d) {
+  if (d->early_buf) sp_gpu_free(d->gpu, d->early_buf, d->early_bytes);
+  d->early_buf = NULL;
+  d->early_owner = d->early_want = NULL;
   while (d->res) {
     cuda_resident *r = d->res;
     d->res = r->next;
@@ -357,6 +381,7 @@ typedef struct cuda_prep {
   const void *abc[3], *inp, *aux;
   const uint64_t *bm[3]; /* a_aux, b_inp, b_aux */
   double prepare_ms;
+  size_t vbytes, a_bytes; /* device size of a (2^log_domain elements), bytes of a staged */
 } cuda_prep;
 
 static size_t align_up(size_t x, size_t a) { return (x + a - 1) / a * a; }
@@ -525,6 +550,15 @@ static int cuda_prepare(void *dev, const sp_task *t, void **prep, char *err, siz
   } else {
     prep_sources_pageable(p, t->asg);
   }
+  p->vbytes = ((size_t)1 << t->srs->log_domain) * 32;
+  p->a_bytes = seg[0].n;
+  /* Staged (pinned: the copy can run asynchronously) and nothing else waiting: ask for
+   * an early upload of a. Last in prepare: once asked, p lives until its execute. */
+  if (b && p->a_bytes) {
+    pthread_mutex_lock(&d->mu);
+    if (!d->early_off && !d->early_want && !d->early_owner) d->early_want = p;
+    pthread_mutex_unlock(&d->mu);
+  }
   p->prepare_ms = sp_now_ms() - t0;
   *prep = p;
   return SEALPROV_OK;
@@ -533,6 +567,11 @@ static int cuda_prepare(void *dev, const sp_task *t, void **prep, char *err, siz
 static void cuda_release(void *dev, void *prep) {
   cuda_prep *p = prep;
   if (!p) return;
+  cuda_dev *d = dev;
+  pthread_mutex_lock(&d->mu);
+  if (d->early_want == p) d->early_want = NULL;
+  if (d->early_owner == p) d->early_owner = NULL; /* orphaned: the next execute frees it */
+  pthread_mutex_unlock(&d->mu);
   /* execute synchronised both streams before returning: no DMA reads the buffer. */
   stage_give_back(dev, p->buf);
   free(p);
@@ -762,6 +801,7 @@ typedef struct xctx {
   cuda_resident *res;    /* NULL: stream */
   cuda_hostreg *reg;     /* when streaming */
   sp_cuda_timings *tm;
+  void *early_a;         /* a, already on the device (early upload), or NULL */
 } xctx;
 
 /* Work on one chunk [p0, p1) of a point vector whose points for that range are at
@@ -1039,6 +1079,86 @@ static int upload_rest(xctx *x, part_t *p, char *err, size_t errlen) {
   return st;
 }
 
+/* Early upload: a vector buffer this partition is done with (b's once a*b is formed,
+ * a's after the H MSM) becomes the next partition's a if one is staged and waiting for
+ * this device (cuda_dev.early_want), and that a is sent into it now on the copy stream,
+ * where it travels during the rest of this partition's work. Two chances, because the
+ * next partition's prepare (~0.3 s at 2^27) may not be done by the first. Only with
+ * resident parameters (the buffer is held until the next execute: where parameters are
+ * streamed, memory is tight). Otherwise the buffer is freed. */
+static int early_handoff(xctx *x, part_t *p, void **pbuf, char *err, size_t errlen) {
+  cuda_dev *d = x->d;
+  sp_gpu *g = x->g;
+  void *buf = *pbuf;
+  const void *src = NULL;
+  size_t nbytes = 0;
+  pthread_mutex_lock(&d->mu);
+  cuda_prep *w = d->early_want;
+  if (x->res && w && w->vbytes == p->vbytes && !d->early_buf) {
+    d->early_want = NULL;
+    d->early_buf = buf;
+    d->early_bytes = p->vbytes;
+    d->early_owner = w;
+    src = w->abc[0];
+    nbytes = w->a_bytes;
+  }
+  pthread_mutex_unlock(&d->mu);
+  *pbuf = NULL;
+  if (!src) {
+    sp_gpu_free(g, buf, p->vbytes);
+    return SEALPROV_OK;
+  }
+  /* w cannot be released meanwhile: its worker waits for the device lock we hold. The
+   * copy waits for the compute stream's last use of the buffer; execute's final sync
+   * completes it. */
+  int st = sp_gpu_event_record(g, d->ev[EV_EARLY], SP_STREAM_COMPUTE, err, errlen);
+  if (!st) st = sp_gpu_stream_wait(g, SP_STREAM_COPY, d->ev[EV_EARLY], err, errlen);
+  if (!st) st = sp_gpu_upload_async(g, buf, src, nbytes, err, errlen);
+  if (st) { /* not sent: take the buffer back, w uploads its a itself */
+    pthread_mutex_lock(&d->mu);
+    if (d->early_buf == buf) {
+      d->early_buf = NULL;
+      d->early_owner = NULL;
+    }
+    pthread_mutex_unlock(&d->mu);
+    sp_gpu_free(g, buf, p->vbytes);
+  }
+  return st;
+}
+
+/* Start of execute (device lock held): takes this partition's early-uploaded a, if the
+ * previous execute sent one, and frees an orphaned one. */
+static void *early_take(cuda_dev *d, const cuda_prep *prep) {
+  void *mine = NULL, *orphan = NULL;
+  size_t orphan_bytes = 0;
+  pthread_mutex_lock(&d->mu);
+  if (prep && d->early_want == prep) d->early_want = NULL; /* executing: too late */
+  if (d->early_buf && prep && d->early_owner == prep && d->early_bytes == prep->vbytes) {
+    mine = d->early_buf;
+    d->early_buf = NULL;
+    d->early_owner = NULL;
+  } else if (d->early_buf && !d->early_owner) {
+    orphan = d->early_buf;
+    orphan_bytes = d->early_bytes;
+    d->early_buf = NULL;
+  }
+  pthread_mutex_unlock(&d->mu);
+  if (orphan) sp_gpu_free(d->gpu, orphan, orphan_bytes);
+  return mine;
+}
+
+/* Out of memory: an early-uploaded a held for another partition goes too (that
+ * partition then uploads its a itself). */
+static void early_drop(cuda_dev *d) {
+  pthread_mutex_lock(&d->mu);
+  void *buf = d->early_buf;
+  size_t bytes = d->early_bytes;
+  d->early_buf = NULL;
+  d->early_owner = NULL;
+  pthread_mutex_unlock(&d->mu);
+  if (buf) sp_gpu_free(d->gpu, buf, bytes);
+}
+
 /* H: decode and transform a, b, c as each arrives, a*b - c, the H MSM. The rest of
  * the assignment is queued for upload once a, b and c are transformed: it travels
  * during the H MSM. */
@@ -1069,12 +1189,12 @@ static int part_h(xctx *x, part_t *p, char *err, size_t errlen) {
   }
   ts = sp_now_ms();
   SP_TRY(sp_gpu_h_finish(g, p->abc[0], p->abc[1], p->abc[2], logm, err, errlen));
-  sp_gpu_free(g, p->abc[1], p->vbytes);
   sp_gpu_free(g, p->abc[2], p->vbytes);
-  p->abc[1] = p->abc[2] = NULL;
+  p->abc[2] = NULL;
   SP_TRY(sp_gpu_fr_from_mont(g, p->abc[0], p->m, err, errlen));
   if (x->res == NULL) SP_TRY(sp_gpu_bitrev_dev(g, p->abc[0], logm, err, errlen));
   SP_TRY(upload_rest(x, p, err, errlen));
+  SP_TRY(early_handoff(x, p, &p->abc[1], err, errlen)); /* b's buffer: freed or handed over */
   SP_TRY(sp_gpu_sync(g, err, errlen));
   tm->h_ntt_ms += sp_now_ms() - ts;
 
@@ -1085,8 +1205,7 @@ static int part_h(xctx *x, part_t *p, char *err, size_t errlen) {
   /* coefficient m-1 sits at position m-1 in either order and is left out: h_len = m-1 */
   st = stream_points(x, V_H, x->res ? x->res->h : NULL, srs->h, srs->h_len, sizeof(g1_affine_t),
                      h_chunk, &p->hc, err, errlen);
-  sp_gpu_free(g, p->abc[0], p->vbytes);
-  p->abc[0] = NULL;
+  if (!st) st = early_handoff(x, p, &p->abc[0], err, errlen); /* freed or handed over */
   tm->h_msm_ms += sp_now_ms() - ts;
   return st;
 }
@@ -1163,6 +1282,11 @@ static int prove_partition(xctx *x, const sp_task *t, const cuda_prep *src, uint
   p->bmb[2] = bitmap_bytes(asg->b_aux_bit_len);
   g1_jac_set_inf(&p->hc.acc);
   double ts;
+  if (x->early_a) { /* a is on the device already (early upload): this partition's now */
+    p->abc[0] = x->early_a;
+    x->early_a = NULL;
+    tm->a_early = true;
+  }
 
   x->res = NULL;
   x->reg = NULL;
@@ -1174,7 +1298,8 @@ static int prove_partition(xctx *x, const sp_task *t, const cuda_prep *src, uint
 
   /* ---- transfers: every device buffer first, then the copies on the copy stream ---- */
   ts = sp_now_ms();
-  for (int k = 0; k < 3; k++) SP_TRY_GOTO(sp_gpu_alloc(g, &p->abc[k], p->vbytes, err, errlen), st, out);
+  for (int k = 0; k < 3; k++)
+    if (!p->abc[k]) SP_TRY_GOTO(sp_gpu_alloc(g, &p->abc[k], p->vbytes, err, errlen), st, out);
   SP_TRY_GOTO(sp_gpu_alloc(g, &p->inp, p->ninp * 32, err, errlen), st, out);
   SP_TRY_GOTO(sp_gpu_alloc(g, &p->aux, p->naux * 32, err, errlen), st, out);
   for (int k = 0; k < 3; k++)
@@ -1182,7 +1307,9 @@ static int prove_partition(xctx *x, const sp_task *t, const cuda_prep *src, uint
   SP_TRY_GOTO(sp_gpu_event_record(g, d->ev[EV_ALLOC], SP_STREAM_COMPUTE, err, errlen), st, out);
   SP_TRY_GOTO(sp_gpu_stream_wait(g, SP_STREAM_COPY, d->ev[EV_ALLOC], err, errlen), st, out);
   for (int k = 0; k < 3; k++) {
-    SP_TRY_GOTO(sp_gpu_upload_async(g, p->abc[k], src->abc[k], p->nabc * 32, err, errlen), st, out);
+    if (k > 0 || !tm->a_early)
+      SP_TRY_GOTO(sp_gpu_upload_async(g, p->abc[k], src->abc[k], p->nabc * 32, err, errlen), st,
+                  out);
     SP_TRY_GOTO(sp_gpu_event_record(g, d->ev[EV_A + k], SP_STREAM_COPY, err, errlen), st, out);
   }
   tm->upload_ms += sp_now_ms() - ts; /* pageable sources: the host waited in the calls */
@@ -1245,6 +1372,8 @@ static int cuda_execute(void *dev, const sp_task *t, void *prep, uint8_t proof[1
   size_t chunk = d->stream_chunk ? d->stream_chunk : SP_STREAM_CHUNK_DEFAULT;
   pthread_mutex_unlock(&d->mu);
   if (t->inject & SP_INJECT_OOM) sp_gpu_inject_oom(d->gpu, 1);
+  /* Sent by the previous execute into memory of its own, synchronised at its end. */
+  void *early_a = early_take(d, prep);
   char msg[512] = "";
   double t0 = sp_now_ms();
   int st = SEALPROV_OK;
@@ -1257,6 +1386,7 @@ static int cuda_execute(void *dev, const sp_task *t, void *prep, uint8_t proof[1
     x.allow_resident = rung == 0;
     x.chunk = rung == 0 || oom_ladder[rung - 1] > chunk ? chunk : oom_ladder[rung - 1];
     x.tm = &tm;
+    x.early_a = rung == 0 ? early_a : NULL; /* prove_partition frees it on every path */
     st = prove_partition(&x, t, src, proof, msg, sizeof msg);
     /* Nothing may stay in flight: the staging buffer goes back to the pool after
      * execute, and a retry reuses the device memory. */
@@ -1271,6 +1401,7 @@ static int cuda_execute(void *dev, const sp_task *t, void *prep, uint8_t proof[1
      * above); the resident copy of this set goes too (the retry streams it), the pool
      * gives its cache back, and after a short wait the next rung runs. */
     drop_resident(d, t->srs);
+    early_drop(d);
     sp_gpu_trim(d->gpu);
     sleep_ms(SP_OOM_WAIT_MS);
     tm.oom_retries++;

@@ -18,7 +18,7 @@ typedef struct sp_cuda_timings {
   double upload_ms;      /* time execute waited for host -> device transfers (the part
                             not hidden behind compute) */
   double decode_ms;      /* scalar decoding, density filtering, 0/1 split on the device */
-  double h_ntt_ms;       /* the seven NTTs and a*b - c */
+  double h_ntt_ms;       /* the six NTTs and a*b - c */
   double h_msm_ms;
   double batch_add_ms;   /* sums of the points whose scalar is 1 (L, A, B1, B2) */
   double tail_msm_ms;    /* L, A and B G1 Pippenger */
@@ -31,6 +31,9 @@ typedef struct sp_cuda_timings {
   bool streamed;         /* parameter points streamed in chunks (not resident) */
   uint64_t stream_chunk; /* points per chunk when streamed */
   unsigned oom_retries;  /* out-of-memory retries this partition needed */
+  bool a_early;          /* a was already on the device: the previous execute on this
+                            device sent it during its own work (engine_cuda.c, "early
+                            upload") */
 } sp_cuda_timings;
 
 /* Timings of the last execute() on this engine device handle (dev of engine.h). */

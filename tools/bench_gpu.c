@@ -604,10 +604,12 @@ static int bench_partition(const bg_opts *o, void *dev, sp_gpu *g, unsigned lg, 
       printf(",\n     \"stages_ms\": {\"upload\": %.3f, \"decode_filter_split\": %.3f, "
              "\"h_ntt\": %.3f, \"h_msm\": %.3f, \"batch_add\": %.3f, \"tail_msm_g1\": %.3f, "
              "\"g2\": %.3f, \"host\": %.3f, \"total\": %.3f, \"engine_prepare\": %.3f},\n"
-             "     \"staged\": %s, \"streamed\": %s, \"oom_retries\": %u, \"pinned_staging\": ",
+             "     \"staged\": %s, \"streamed\": %s, \"a_early\": %s, \"oom_retries\": %u, "
+             "\"pinned_staging\": ",
              x_t->upload_ms, x_t->decode_ms, x_t->h_ntt_ms, x_t->h_msm_ms, x_t->batch_add_ms,
              x_t->tail_msm_ms, x_t->g2_ms, x_t->host_ms, x_t->total_ms, x_t->prepare_ms,
-             x_t->staged ? "true" : "false", x_t->streamed ? "true" : "false", x_t->oom_retries);
+             x_t->staged ? "true" : "false", x_t->streamed ? "true" : "false",
+             x_t->a_early ? "true" : "false", x_t->oom_retries);
       print_pinned(o);
       printf(", \"host_pinned_bytes\": %llu,\n     \"first_run_srs_upload_ms\": %.1f, "
              "\"synthetic_params_gen_ms\": %.1f, \"synthetic_assignment_gen_ms\": %.1f, "

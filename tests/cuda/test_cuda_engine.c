@@ -113,6 +113,58 @@ static void run_streaming(void *dev, const sp_task *t, const uint8_t cpu_proof[1
         logm, tm.oom_retries, (int)tm.streamed);
 }
 
+/* Early upload of a (engine_cuda.c): a partition staged while another executes gets
+ * its a sent during that execute. Single-threaded here, as the scheduler's two workers
+ * would interleave: P1 prepared (it asks), P2 prepared and executed (it sends P1's a),
+ * P1 executed: both proofs equal the CPU's and P1's timings say a came early. Then the
+ * orphan: P1 asks, P2 sends, P1 is released without executing, and a task without
+ * prepare proves (and frees the orphaned buffer): memory in use ends where it began. */
+static void run_early(void *dev, const sp_task *t, const uint8_t cpu_proof[192]) {
+  char err[512] = "";
+  const unsigned logm = t->srs->log_domain;
+  uint8_t p1[192], p2[192];
+  sp_cuda_timings tm;
+  int st = gpu_prove(dev, t, true, p1, &tm, err, sizeof err); /* resident again */
+  CHECK(st == SEALPROV_OK && !tm.streamed && !tm.a_early, "2^%u early: setup run: %s", logm,
+        st ? err : "streamed or early");
+  if (st) return;
+  const uint64_t base = sp_engine_cuda.memory_in_use(dev);
+  for (int orphan = 0; orphan <= 1; orphan++) {
+    void *prep1 = NULL, *prep2 = NULL;
+    memset(p1, 0, sizeof p1);
+    memset(p2, 0, sizeof p2);
+    st = sp_engine_cuda.prepare(dev, t, &prep1, err, sizeof err);
+    if (!st) st = sp_engine_cuda.prepare(dev, t, &prep2, err, sizeof err);
+    if (!st) st = sp_engine_cuda.execute(dev, t, prep2, p2, err, sizeof err);
+    if (prep2) sp_engine_cuda.release(dev, prep2);
+    CHECK(st == SEALPROV_OK && memcmp(p2, cpu_proof, 192) == 0, "2^%u early, sender: %s", logm,
+          st ? err : "proof differs from the CPU's");
+    sp_cuda_timings tm2;
+    if (!st && !orphan) {
+      st = sp_engine_cuda.execute(dev, t, prep1, p1, err, sizeof err);
+      sp_engine_cuda_last_timings(dev, &tm2);
+      CHECK(st == SEALPROV_OK && memcmp(p1, cpu_proof, 192) == 0, "2^%u early, receiver: %s",
+            logm, st ? err : "proof differs from the CPU's");
+      sp_cuda_host_memory hm;
+      sp_engine_cuda_host_memory(dev, &hm);
+      CHECK(st || tm2.a_early || hm.staging_budget == 0,
+            "2^%u early: the receiver's a was not sent early", logm);
+      printf("  2^%u early upload: a sent by the previous execute %s, upload wait %.1f ms\n",
+             logm, tm2.a_early ? "yes" : "no", tm2.upload_ms);
+    }
+    if (prep1) sp_engine_cuda.release(dev, prep1);
+    if (!st && orphan) {
+      st = sp_engine_cuda.execute(dev, t, NULL, p1, err, sizeof err);
+      sp_engine_cuda_last_timings(dev, &tm2);
+      CHECK(st == SEALPROV_OK && memcmp(p1, cpu_proof, 192) == 0 && !tm2.a_early,
+            "2^%u early, after an orphan: %s", logm, st ? err : "proof differs or took the orphan");
+    }
+    const uint64_t now = sp_engine_cuda.memory_in_use(dev);
+    CHECK(orphan == 0 || now == base, "2^%u early: memory in use %llu after the orphan, %llu before",
+          logm, (unsigned long long)now, (unsigned long long)base);
+  }
+}
+
 static void run_size(void *dev, uint64_t constraints, uint64_t seed, const char *dir) {
   char err[512] = "", path[600];
   double t0 = sp_now_ms();
@@ -176,6 +228,7 @@ static void run_size(void *dev, uint64_t constraints, uint64_t seed, const char 
          tm.srs_upload_ms, tm.prepare_ms, tm.staged ? "pinned staging" : "pageable",
          memcmp(cpu_proof, gpu_proof, 192) ? "DIFFER" : "equal");
   if (st == SEALPROV_OK) run_streaming(dev, &t, cpu_proof);
+  if (st == SEALPROV_OK) run_early(dev, &t, cpu_proof);
 
   /* second run: resident parameters, Montgomery encoding of the same witness */
   size_t nsc = (size_t)(3 * w->asg.abc_size + w->asg.inp_size + w->asg.aux_size);
