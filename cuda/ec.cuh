@@ -64,7 +64,7 @@ struct spc_xyzz {
     F m = F::add(F::dbl(x2), x2);
     spc_xyzz r;
     r.x = F::sub(F::sqr(m), F::dbl(s));
-    r.y = F::sub(F::mul(m, F::sub(s, r.x)), F::mul(w, p.y));
+    r.y = F::mul_sub_mul(m, F::sub(s, r.x), w, p.y);
     r.zz = F::mul(v, p.zz);
     r.zzz = F::mul(w, p.zzz);
     return r;
@@ -80,7 +80,7 @@ struct spc_xyzz {
     F m = F::add(F::dbl(x2), x2);
     spc_xyzz r;
     r.x = F::sub(F::sqr(m), F::dbl(s));
-    r.y = F::sub(F::mul(m, F::sub(s, r.x)), F::mul(w, p.y));
+    r.y = F::mul_sub_mul(m, F::sub(s, r.x), w, p.y);
     r.zz = v;
     r.zzz = w;
     return r;
@@ -108,7 +108,7 @@ struct spc_xyzz {
     F qq = F::mul(p.x, pp);
     spc_xyzz r;
     r.x = F::sub(F::sub(F::sqr(rr), ppp), F::dbl(qq));
-    r.y = F::sub(F::mul(rr, F::sub(qq, r.x)), F::mul(p.y, ppp));
+    r.y = F::mul_sub_mul(rr, F::sub(qq, r.x), p.y, ppp);
     r.zz = F::mul(p.zz, pp);
     r.zzz = F::mul(p.zzz, ppp);
     return r;
@@ -141,7 +141,7 @@ struct spc_xyzz {
     F qq = F::mul(u1, pp);
     spc_xyzz r;
     r.x = F::sub(F::sub(F::sqr(rr), ppp), F::dbl(qq));
-    r.y = F::sub(F::mul(rr, F::sub(qq, r.x)), F::mul(s1, ppp));
+    r.y = F::mul_sub_mul(rr, F::sub(qq, r.x), s1, ppp);
     r.zz = F::mul(F::mul(p.zz, q.zz), pp);
     r.zzz = F::mul(F::mul(p.zzz, q.zzz), ppp);
     return r;

@@ -227,6 +227,61 @@ struct __align__(16) spc_mont {
     return N == 12 ? sqr_call(a) : sqr_inl(a);
   }
 
+  /* (a*b - c*d) / 2^(32N) mod p with one reduction instead of two: the two products
+   * unreduced (mul_wide), their difference, p * 2^(32N) added when it is negative, then
+   * redc. Why redc's input bound holds: a*b, c*d < p^2, so the difference lies in
+   * (-p^2, p^2); when negative, adding p R leaves it in (pR - p^2, pR); when not, it is
+   * below p^2 < pR. Both inside redc's t < pR. The y of an addition, R (Q - X3) -
+   * Y1 PPP, has this form: one of the ten reductions of a mixed addition goes (the
+   * accumulation kernel is bound by the multiply pipe, ncu, cuda/NOTES.md v6). */
+  __device__ __noinline__ static spc_mont mul_sub_mul_call(spc_mont a, spc_mont b, spc_mont c,
+                                                           spc_mont d) {
+    return mul_sub_mul_inl(a, b, c, d);
+  }
+  __device__ __forceinline__ static spc_mont mul_sub_mul(const spc_mont &a, const spc_mont &b,
+                                                         const spc_mont &c, const spc_mont &d) {
+#ifdef SPC_NO_MUL_SUB_MUL /* the two reductions, for A/B measurements */
+    return sub(mul(a, b), mul(c, d));
+#endif
+    return N == 12 ? mul_sub_mul_call(a, b, c, d) : mul_sub_mul_inl(a, b, c, d);
+  }
+  __device__ __forceinline__ static spc_mont mul_sub_mul_inl(const spc_mont &a, const spc_mont &b,
+                                                             const spc_mont &c, const spc_mont &d) {
+    uint32_t t[2 * N], u[2 * N], brw;
+    mul_wide(t, a, b);
+    mul_wide(u, c, d);
+    asm volatile("sub.cc.u32 %0, %0, %1;" : "+r"(t[0]) : "r"(u[0]));
+#pragma unroll
+    for (int k = 1; k < 2 * N; k++)
+      asm volatile("subc.cc.u32 %0, %0, %1;" : "+r"(t[k]) : "r"(u[k]));
+    asm volatile("subc.u32 %0, 0, 0;" : "=r"(brw));
+    /* negative: + p * 2^(32N); the carry out of the top word cancels the borrow */
+    asm volatile("add.cc.u32 %0, %0, %1;" : "+r"(t[N]) : "r"(C::mod(0) & brw));
+#pragma unroll
+    for (int k = 1; k < N - 1; k++)
+      asm volatile("addc.cc.u32 %0, %0, %1;" : "+r"(t[N + k]) : "r"(C::mod(k) & brw));
+    asm volatile("addc.u32 %0, %0, %1;" : "+r"(t[2 * N - 1]) : "r"(C::mod(N - 1) & brw));
+    return redc(t);
+  }
+
+  /* t[0..2N) = a * b, not reduced: schoolbook rows on two accumulators as in sqr_inl
+   * (e: lo/hi pairs starting at even word positions, o: at odd ones); row i's pairs of
+   * even j start at positions of i's parity, those of odd j at the other. Carry words:
+   * rows 2k-1 and 2k end their chains in the same accumulator at the same word, so a
+   * carry word holds at most 2 before the next row's chain covers it (the host model,
+   * tests/cuda/ff_model.py, asserts it and every dropped carry zero). */
+  __device__ __forceinline__ static void mul_wide(uint32_t *t, const spc_mont &x, const spc_mont &y) {
+    uint32_t o[2 * N];
+#pragma unroll
+    for (int k = 0; k < 2 * N; k++) t[k] = o[k] = 0;
+#pragma unroll
+    for (int i = 0; i < N; i++) {
+      wide_chain(i & 1 ? o : t, x.v, y.v[i], i, 0);
+      wide_chain(i & 1 ? t : o, x.v, y.v[i], i, 1);
+    }
+    wide_fold(t, o);
+  }
+
   /* Montgomery product a*b/2^(32N) mod p, fully reduced (< p). */
   __device__ __forceinline__ static spc_mont mul_inl(const spc_mont &a, const spc_mont &b) {
     uint32_t e[N], o[N];
@@ -448,6 +503,11 @@ struct spc_fp2 {
     r.c0 = spc_fp::neg(a.c0);
     r.c1 = spc_fp::neg(a.c1);
     return r;
+  }
+  /* a*b - c*d (EC formulas name it for Fp's one-reduction form; here two products) */
+  __device__ __forceinline__ static spc_fp2 mul_sub_mul(const spc_fp2 &a, const spc_fp2 &b,
+                                                        const spc_fp2 &c, const spc_fp2 &d) {
+    return sub(mul(a, b), mul(c, d));
   }
   /* Karatsuba: three Fp products. */
   __device__ __forceinline__ static spc_fp2 mul(const spc_fp2 &a, const spc_fp2 &b) {

@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
-# ff_model.py [SEED] -- host model of the carry logic of spc_mont::sqr_inl and redc in
-# cuda/ff.cuh: the same instruction sequence (mad.lo/madc.hi chains, add/addc, the
+# ff_model.py [SEED] -- host model of the carry logic of spc_mont::sqr_inl, redc and
+# mul_sub_mul_inl (mul_wide, the difference, the + p 2^(32N) fix-up) in cuda/ff.cuh: the same instruction sequence (mad.lo/madc.hi chains, add/addc, the
 # redc rows whose shift rides in the m * p chain) on 32-bit words with an explicit
 # carry flag. It asserts that every carry the device code drops is zero, that no
 # chain's carry word overflows, and that the results equal a^2 / 2^(32N) mod p, for
@@ -143,3 +143,51 @@ for name, P, N in (("Fp", FP, 12), ("Fr", FR, 8)):
         t = [(tv >> (32 * k)) & M32 for k in range(2 * N)]
         assert redc(N, P, M0, pm, t) == tv * Rinv % P, (name, hex(tv))
     print(f"{name}: {len(ts)} redc(t), t < p 2^(32N), match t/R mod p")
+
+# ---- mul_sub_mul: (a b - c d) / R mod p with one redc ---------------------------------
+def mul_wide(N, a, b):
+    t = [0] * (2 * N); o = [0] * (2 * N)
+    for i in range(N):
+        wide_chain(o if i & 1 else t, N, a, b[i], i, 0)
+        wide_chain(t if i & 1 else o, N, a, b[i], i, 1)
+    t[0] = add(t[0], o[0], False, True)
+    for k in range(1, 2 * N - 1): t[k] = add(t[k], o[k], True, True)
+    t[2 * N - 1] = add(t[2 * N - 1], o[2 * N - 1], True, False)
+    return t
+
+def sub(a, b, bin_, setcc):  # sub.cc / subc.cc: CC holds the borrow
+    d = a - b - (CC.v if bin_ else 0)
+    if setcc: CC.v = 1 if d < 0 else 0
+    return d & M32
+
+def mul_sub_mul(N, P, M0, pm, av, bv, cv, dv):
+    limbs = lambda v: [(v >> (32 * i)) & M32 for i in range(N)]
+    t = mul_wide(N, limbs(av), limbs(bv))
+    assert sum(t[k] << (32 * k) for k in range(2 * N)) == av * bv
+    u = mul_wide(N, limbs(cv), limbs(dv))
+    t[0] = sub(t[0], u[0], False, True)
+    for k in range(1, 2 * N): t[k] = sub(t[k], u[k], True, True)
+    brw = M32 if CC.v else 0
+    t[N] = add(t[N], pm[0] & brw, False, True)
+    for k in range(1, N - 1): t[N + k] = add(t[N + k], pm[k] & brw, True, True)
+    s = t[2 * N - 1] + (pm[N - 1] & brw) + CC.v   # addc.u32: the carry out is dropped,
+    assert (s >> 32) == (1 if brw else 0), "top carry does not cancel the borrow"
+    t[2 * N - 1] = s & M32
+    tv = sum(t[k] << (32 * k) for k in range(2 * N))
+    assert tv < P << (32 * N), "redc input not below p R"
+    return redc(N, P, M0, pm, t)
+
+for name, P, N in (("Fp", FP, 12), ("Fr", FR, 8)):
+    M0 = (-pow(P, -1, 1 << 32)) % (1 << 32)
+    R = 1 << (32 * N); Rinv = pow(R, -1, P)
+    pm = [(P >> (32 * i)) & M32 for i in range(N)]
+    edge = [0, 1, 2, P - 1, P - 2, (P - 1) // 2, R % P, P - (R % P)]
+    edge += [sum(pat << (32 * k) for k in range(N)) % P for pat in (0xffffffff, 0x80000000)]
+    quads = [(x, y, z, w) for x in edge[:6] for y in edge[:6] for z in (0, 1, P - 1) for w in (0, P - 1)]
+    quads += [tuple(random.randrange(P) for _ in range(4)) for _ in range(30000)]
+    quads += [(random.randrange(P), random.randrange(P), P - 1, P - 1) for _ in range(2000)]
+    quads += [(0, 0, random.randrange(P), random.randrange(P)) for _ in range(2000)]
+    for q in quads:
+        got = mul_sub_mul(N, P, M0, pm, *q)
+        assert got == (q[0] * q[1] - q[2] * q[3]) * Rinv % P, (name, [hex(v) for v in q])
+    print(f"{name}: {len(quads)} mul_sub_mul match (a b - c d)/R mod p; no dropped carry was nonzero")
