@@ -153,7 +153,13 @@ typedef struct cuda_dev {
    * execute of early_owner starts with a on the device instead of waiting ~80 ms for
    * it at 2^27. early_owner NULL with early_buf set: orphaned (its partition was
    * released without executing); the next execute frees it. */
-  bool early_off;                /* SP_GPU_EARLY_UPLOAD=0 (benchmarks: A/B) */
+  int early_mode;                /* SP_EARLY_* (sp_engine_cuda_set_early; SP_GPU_EARLY_UPLOAD) */
+  /* A prepare that finds the device idle (no execute between the two flags below)
+   * allocates a's buffer and queues its copy itself, while it stages the rest: the
+   * copy then overlaps the host's staging. `executing` and `uploading` exclude each
+   * other (cv), so the context is used by one thread at a time. */
+  bool executing, uploading;
+  pthread_cond_t cv;
   struct cuda_prep *early_want;
   void *early_buf;
   size_t early_bytes;
@@ -186,11 +192,12 @@ static int cuda_device_open(const struct sp_device_cfg *cfg, void **dev, char *e
   d->pinned_cfg = cfg->pinned_staging;
   d->workers = cfg->workers ? cfg->workers : 2;
   {
-    const char *e = getenv("SP_GPU_EARLY_UPLOAD");
-    d->early_off = e && *e == '0';
+    const char *e = getenv("SP_GPU_EARLY_UPLOAD"); /* benchmarks: 0 off, 1 handoff only */
+    d->early_mode = e && *e >= '0' && *e <= '2' ? *e - '0' : SP_EARLY_ALL;
   }
   if (d->workers > SP_MAX_WORKERS) d->workers = SP_MAX_WORKERS;
   pthread_mutex_init(&d->mu, NULL);
+  pthread_cond_init(&d->cv, NULL);
   *dev = d;
   return SEALPROV_OK;
 }
@@ -310,6 +317,7 @@ static void cuda_device_close(void *dev) {
   /* Workers destroyed the context and freed the pinned buffers when the last one
    * unbound; if a worker never got that far (failed bind), nothing was created. */
   pthread_mutex_destroy(&d->mu);
+  pthread_cond_destroy(&d->cv);
   free(d);
 }
 
@@ -520,6 +528,42 @@ static void prep_sources_pageable(cuda_prep *p, const sealprov_assignment *asg) 
   p->bm[2] = asg->b_aux_density;
 }
 
+/* prepare's early upload (cuda_dev.executing): on an idle device, with the set
+ * resident, a's device buffer is taken and its copy queued now. True if queued. Any
+ * failure only means execute uploads a itself. */
+static bool early_from_prepare(cuda_dev *d, cuda_prep *p, const sp_srs *srs) {
+  pthread_mutex_lock(&d->mu);
+  bool resident = false;
+  for (cuda_resident *r = d->res; r; r = r->next) resident = resident || r->srs == srs;
+  bool go = resident && !d->force_stream && d->early_mode == SP_EARLY_ALL && d->gpu && p->a_bytes &&
+            !d->executing && !d->uploading && !d->early_buf && !d->early_want;
+  if (go) d->uploading = true;
+  pthread_mutex_unlock(&d->mu);
+  if (!go) return false;
+  sp_gpu *g = d->gpu;
+  void *buf = NULL;
+  char e[256];
+  int st = sp_gpu_alloc(g, &buf, p->vbytes, e, sizeof e);
+  /* the copy stream waits for the allocation, which is ordered on the compute stream */
+  if (!st) st = sp_gpu_event_record(g, d->ev[EV_EARLY], SP_STREAM_COMPUTE, e, sizeof e);
+  if (!st) st = sp_gpu_stream_wait(g, SP_STREAM_COPY, d->ev[EV_EARLY], e, sizeof e);
+  if (!st) st = sp_gpu_upload_async(g, buf, p->abc[0], p->a_bytes, e, sizeof e);
+  if (st && buf) { /* nothing to keep: the next execute synchronises before reusing it */
+    sp_gpu_free(g, buf, p->vbytes);
+    buf = NULL;
+  }
+  pthread_mutex_lock(&d->mu);
+  if (buf) {
+    d->early_buf = buf;
+    d->early_bytes = p->vbytes;
+    d->early_owner = p;
+  }
+  d->uploading = false;
+  pthread_cond_broadcast(&d->cv);
+  pthread_mutex_unlock(&d->mu);
+  return buf != NULL;
+}
+
 static int cuda_prepare(void *dev, const sp_task *t, void **prep, char *err, size_t errlen) {
   cuda_dev *d = dev;
   *prep = NULL;
@@ -537,9 +581,11 @@ static int cuda_prepare(void *dev, const sp_task *t, void **prep, char *err, siz
   copy_seg seg[8];
   size_t need = stage_layout(t->asg, seg, NULL);
   stage_buf *b = stage_take(d, need);
+  p->vbytes = ((size_t)1 << t->srs->log_domain) * 32;
+  p->a_bytes = seg[0].n;
+  bool sent = false;
   if (b) {
     stage_layout(t->asg, seg, b->p);
-    parallel_copy(seg, 8, t->cpu_threads);
     p->buf = b;
     p->abc[0] = seg[0].dst;
     p->abc[1] = seg[1].dst;
@@ -547,16 +593,20 @@ static int cuda_prepare(void *dev, const sp_task *t, void **prep, char *err, siz
     p->inp = seg[3].dst;
     p->aux = seg[4].dst;
     for (int i = 0; i < 3; i++) p->bm[i] = seg[5 + i].n ? seg[5 + i].dst : NULL;
+    /* a first: on an idle device its copy starts now and travels while the rest is
+     * staged */
+    parallel_copy(seg, 1, t->cpu_threads);
+    sent = early_from_prepare(d, p, t->srs);
+    parallel_copy(seg + 1, 7, t->cpu_threads);
   } else {
     prep_sources_pageable(p, t->asg);
   }
-  p->vbytes = ((size_t)1 << t->srs->log_domain) * 32;
-  p->a_bytes = seg[0].n;
-  /* Staged (pinned: the copy can run asynchronously) and nothing else waiting: ask for
-   * an early upload of a. Last in prepare: once asked, p lives until its execute. */
-  if (b && p->a_bytes) {
+  /* Staged (pinned: the copy can run asynchronously), not sent above, and nothing else
+   * waiting: ask for an early upload of a by the execute that is running. Last in
+   * prepare: once asked, p lives until its execute. */
+  if (b && p->a_bytes && !sent) {
     pthread_mutex_lock(&d->mu);
-    if (!d->early_off && !d->early_want && !d->early_owner) d->early_want = p;
+    if (d->early_mode != SP_EARLY_OFF && !d->early_want && !d->early_owner) d->early_want = p;
     pthread_mutex_unlock(&d->mu);
   }
   p->prepare_ms = sp_now_ms() - t0;
@@ -1372,7 +1422,12 @@ static int cuda_execute(void *dev, const sp_task *t, void *prep, uint8_t proof[1
   size_t chunk = d->stream_chunk ? d->stream_chunk : SP_STREAM_CHUNK_DEFAULT;
   pthread_mutex_unlock(&d->mu);
   if (t->inject & SP_INJECT_OOM) sp_gpu_inject_oom(d->gpu, 1);
-  /* Sent by the previous execute into memory of its own, synchronised at its end. */
+  /* No prepare may use the context from here on (early_from_prepare). */
+  pthread_mutex_lock(&d->mu);
+  while (d->uploading) pthread_cond_wait(&d->cv, &d->mu);
+  d->executing = true;
+  pthread_mutex_unlock(&d->mu);
+  /* Sent by the previous execute, or by this partition's prepare on an idle device. */
   void *early_a = early_take(d, prep);
   char msg[512] = "";
   double t0 = sp_now_ms();
@@ -1417,6 +1472,9 @@ static int cuda_execute(void *dev, const sp_task *t, void *prep, uint8_t proof[1
   }
   sp_gpu_inject_oom(d->gpu, 0);
   tm.total_ms = sp_now_ms() - t0;
+  pthread_mutex_lock(&d->mu);
+  d->executing = false;
+  pthread_mutex_unlock(&d->mu);
   if (st) {
     if (st == SEALPROV_ERR_DEVICE_MEMORY && tm.oom_retries)
       snprintf(err, errlen,
@@ -1455,6 +1513,13 @@ void sp_engine_cuda_host_memory(void *dev, sp_cuda_host_memory *out) {
   out->staging_budget = d->pinned_budget;
   out->registered_bytes = d->registered_bytes;
   out->bounce_bytes = d->bounce_cap;
+  pthread_mutex_unlock(&d->mu);
+}
+
+void sp_engine_cuda_set_early(void *dev, int mode) {
+  cuda_dev *d = dev;
+  pthread_mutex_lock(&d->mu);
+  d->early_mode = mode >= SP_EARLY_OFF && mode <= SP_EARLY_ALL ? mode : SP_EARLY_ALL;
   pthread_mutex_unlock(&d->mu);
 }
 

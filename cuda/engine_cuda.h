@@ -57,6 +57,12 @@ void sp_engine_cuda_host_memory(void *dev, sp_cuda_host_memory *out);
  * multiple of 64, at least 64; 0 = the default 2^24). Call between tasks. */
 void sp_engine_cuda_set_streaming(void *dev, bool force_stream, size_t chunk_points);
 
+/* Early upload of a (engine_cuda.c): off; only a running execute sends the next
+ * partition's a (handoff); or also a prepare that finds the device idle (the default).
+ * Tests and benchmarks (SP_GPU_EARLY_UPLOAD=0/1/2 sets it at device open). */
+enum { SP_EARLY_OFF = 0, SP_EARLY_HANDOFF = 1, SP_EARLY_ALL = 2 };
+void sp_engine_cuda_set_early(void *dev, int mode);
+
 #ifdef __cplusplus
 }
 #endif

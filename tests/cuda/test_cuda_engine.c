@@ -113,23 +113,28 @@ static void run_streaming(void *dev, const sp_task *t, const uint8_t cpu_proof[1
         logm, tm.oom_retries, (int)tm.streamed);
 }
 
-/* Early upload of a (engine_cuda.c): a partition staged while another executes gets
- * its a sent during that execute. Single-threaded here, as the scheduler's two workers
- * would interleave: P1 prepared (it asks), P2 prepared and executed (it sends P1's a),
- * P1 executed: both proofs equal the CPU's and P1's timings say a came early. Then the
- * orphan: P1 asks, P2 sends, P1 is released without executing, and a task without
- * prepare proves (and frees the orphaned buffer): memory in use ends where it began. */
+/* Early upload of a (engine_cuda.c). Handoff: a partition staged while another
+ * executes gets its a sent during that execute. Single-threaded here, as the
+ * scheduler's two workers would interleave: P1 prepared (it asks), P2 prepared and
+ * executed (it sends P1's a), P1 executed: both proofs equal the CPU's and P1's
+ * timings say a came early. Then the orphan: P1 asks, P2 sends, P1 is released without
+ * executing, and a task without prepare proves (and frees the orphaned buffer): memory
+ * in use ends where it began. Both again with the default mode, where P1's own
+ * prepare, finding the device idle, sends its a. */
 static void run_early(void *dev, const sp_task *t, const uint8_t cpu_proof[192]) {
   char err[512] = "";
   const unsigned logm = t->srs->log_domain;
   uint8_t p1[192], p2[192];
   sp_cuda_timings tm;
+  sp_engine_cuda_set_early(dev, SP_EARLY_OFF);
   int st = gpu_prove(dev, t, true, p1, &tm, err, sizeof err); /* resident again */
   CHECK(st == SEALPROV_OK && !tm.streamed && !tm.a_early, "2^%u early: setup run: %s", logm,
         st ? err : "streamed or early");
   if (st) return;
   const uint64_t base = sp_engine_cuda.memory_in_use(dev);
-  for (int orphan = 0; orphan <= 1; orphan++) {
+  for (int k = 0; k < 4; k++) {
+    const int orphan = k & 1, mode = k < 2 ? SP_EARLY_HANDOFF : SP_EARLY_ALL;
+    sp_engine_cuda_set_early(dev, mode);
     void *prep1 = NULL, *prep2 = NULL;
     memset(p1, 0, sizeof p1);
     memset(p2, 0, sizeof p2);
@@ -149,8 +154,9 @@ static void run_early(void *dev, const sp_task *t, const uint8_t cpu_proof[192])
       sp_engine_cuda_host_memory(dev, &hm);
       CHECK(st || tm2.a_early || hm.staging_budget == 0,
             "2^%u early: the receiver's a was not sent early", logm);
-      printf("  2^%u early upload: a sent by the previous execute %s, upload wait %.1f ms\n",
-             logm, tm2.a_early ? "yes" : "no", tm2.upload_ms);
+      printf("  2^%u early upload (%s): a sent early %s, upload wait %.1f ms\n", logm,
+             mode == SP_EARLY_ALL ? "by its prepare" : "by the previous execute",
+             tm2.a_early ? "yes" : "no", tm2.upload_ms);
     }
     if (prep1) sp_engine_cuda.release(dev, prep1);
     if (!st && orphan) {
@@ -163,6 +169,7 @@ static void run_early(void *dev, const sp_task *t, const uint8_t cpu_proof[192])
     CHECK(orphan == 0 || now == base, "2^%u early: memory in use %llu after the orphan, %llu before",
           logm, (unsigned long long)now, (unsigned long long)base);
   }
+  sp_engine_cuda_set_early(dev, SP_EARLY_ALL);
 }
 
 static void run_size(void *dev, uint64_t constraints, uint64_t seed, const char *dir) {
