@@ -1193,7 +1193,13 @@ static void *early_take(cuda_dev *d, const cuda_prep *prep) {
     d->early_buf = NULL;
   }
   pthread_mutex_unlock(&d->mu);
-  if (orphan) sp_gpu_free(d->gpu, orphan, orphan_bytes);
+  if (orphan) {
+    /* its copy may still be in flight (queued by a prepare): the free, ordered on the
+     * compute stream, must come after it */
+    char e[128];
+    (void)sp_gpu_join_copy(d->gpu, e, sizeof e);
+    sp_gpu_free(d->gpu, orphan, orphan_bytes);
+  }
   return mine;
 }
 
