@@ -528,6 +528,20 @@ static void prep_sources_pageable(cuda_prep *p, const sealprov_assignment *asg) 
   p->bm[2] = asg->b_aux_density;
 }
 
+/* Room for an early upload (under d->mu): residency (get_resident) admitted a set with
+ * room for three vectors and SP_SCRATCH_RESERVE of working memory; holding a fourth
+ * vector between partitions needs that much more, within memory_limit or else the
+ * device's memory. Without it the partition uploads a in execute as before. */
+static bool early_room(cuda_dev *d, size_t vbytes) {
+  uint64_t res = 0, cap = d->memory_limit;
+  for (cuda_resident *r = d->res; r; r = r->next) res += r->bytes;
+  if (!cap) {
+    uint64_t free_b = 0;
+    if (sp_gpu_mem_info(d->gpu, &free_b, &cap) != SEALPROV_OK) return false;
+  }
+  return res + 4 * (uint64_t)vbytes + SP_SCRATCH_RESERVE <= cap;
+}
+
 /* prepare's early upload (cuda_dev.executing): on an idle device, with the set
  * resident, a's device buffer is taken and its copy queued now. True if queued. Any
  * failure only means execute uploads a itself. */
@@ -536,7 +550,8 @@ static bool early_from_prepare(cuda_dev *d, cuda_prep *p, const sp_srs *srs) {
   bool resident = false;
   for (cuda_resident *r = d->res; r; r = r->next) resident = resident || r->srs == srs;
   bool go = resident && !d->force_stream && d->early_mode == SP_EARLY_ALL && d->gpu && p->a_bytes &&
-            !d->executing && !d->uploading && !d->early_buf && !d->early_want;
+            !d->executing && !d->uploading && !d->early_buf && !d->early_want &&
+            early_room(d, p->vbytes);
   if (go) d->uploading = true;
   pthread_mutex_unlock(&d->mu);
   if (!go) return false;
@@ -1134,8 +1149,8 @@ static int upload_rest(xctx *x, part_t *p, char *err, size_t errlen) {
  * this device (cuda_dev.early_want), and that a is sent into it now on the copy stream,
  * where it travels during the rest of this partition's work. Two chances, because the
  * next partition's prepare (~0.3 s at 2^27) may not be done by the first. Only with
- * resident parameters (the buffer is held until the next execute: where parameters are
- * streamed, memory is tight). Otherwise the buffer is freed. */
+ * resident parameters and room for one more vector (early_room: the buffer is held
+ * until the next execute). Otherwise the buffer is freed. */
 static int early_handoff(xctx *x, part_t *p, void **pbuf, char *err, size_t errlen) {
   cuda_dev *d = x->d;
   sp_gpu *g = x->g;
@@ -1144,7 +1159,7 @@ static int early_handoff(xctx *x, part_t *p, void **pbuf, char *err, size_t errl
   size_t nbytes = 0;
   pthread_mutex_lock(&d->mu);
   cuda_prep *w = d->early_want;
-  if (x->res && w && w->vbytes == p->vbytes && !d->early_buf) {
+  if (x->res && w && w->vbytes == p->vbytes && !d->early_buf && early_room(d, p->vbytes)) {
     d->early_want = NULL;
     d->early_buf = buf;
     d->early_bytes = p->vbytes;
