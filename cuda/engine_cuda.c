@@ -61,6 +61,12 @@
  * scalars. Used to decide whether a parameter set may stay resident. */
 #define SP_SCRATCH_RESERVE (10ull << 30)
 
+/* A partition's working memory with `vectors` domain-sized vectors of vbytes: three
+ * for residency (a, b, c), four where an early-uploaded a is held besides. */
+static uint64_t work_bytes(size_t vbytes, unsigned vectors) {
+  return (uint64_t)vectors * vbytes + SP_SCRATCH_RESERVE;
+}
+
 /* Points per chunk when parameters are streamed: 2^24 G1 points are 1.6 GB per buffer
  * (two buffers), large enough that an MSM chunk keeps the GPU busy (~220 ms on the
  * H200) while the next one uploads (~60 ms at PCIe 5 rates). */
@@ -147,12 +153,12 @@ typedef struct cuda_dev {
   bool force_stream;
   size_t stream_chunk;
   /* Early upload of a (under mu). A partition staged while another executes here asks
-   * for it (early_want); the executing one, once its own b is no longer needed, hands
-   * that buffer over and sends the waiting partition's a into it on the copy stream,
-   * where it travels during the rest of its work (early_buf, for early_owner). The next
-   * execute of early_owner starts with a on the device instead of waiting ~80 ms for
-   * it at 2^27. early_owner NULL with early_buf set: orphaned (its partition was
-   * released without executing); the next execute frees it. */
+   * for it (early_want); the executing one hands over a vector buffer it is done with
+   * and sends the waiting partition's a into it on the copy stream, where it travels
+   * during the rest of its work (early_buf, for early_owner). The next execute of
+   * early_owner starts with a on the device instead of waiting ~80 ms for it at 2^27.
+   * early_owner NULL with early_buf set: orphaned (its partition was released without
+   * executing); the next execute frees it. */
   int early_mode;                /* SP_EARLY_* (sp_engine_cuda_set_early; SP_GPU_EARLY_UPLOAD) */
   /* A prepare that finds the device idle (no execute between the two flags below)
    * allocates a's buffer and queues its copy itself, while it stages the rest: the
@@ -528,18 +534,29 @@ static void prep_sources_pageable(cuda_prep *p, const sealprov_assignment *asg) 
   p->bm[2] = asg->b_aux_density;
 }
 
+/* The resident copy of srs on d, or NULL; bytes of every resident set (under d->mu). */
+static cuda_resident *find_resident(const cuda_dev *d, const sp_srs *srs) {
+  cuda_resident *r = d->res;
+  while (r && r->srs != srs) r = r->next;
+  return r;
+}
+static uint64_t resident_bytes(const cuda_dev *d) {
+  uint64_t n = 0;
+  for (const cuda_resident *r = d->res; r; r = r->next) n += r->bytes;
+  return n;
+}
+
 /* Room for an early upload (under d->mu): residency (get_resident) admitted a set with
- * room for three vectors and SP_SCRATCH_RESERVE of working memory; holding a fourth
- * vector between partitions needs that much more, within memory_limit or else the
- * device's memory. Without it the partition uploads a in execute as before. */
+ * room for three vectors of working memory; holding a fourth between partitions needs
+ * that much more, within memory_limit or else the device's memory. Without it the
+ * partition uploads a in execute as before. */
 static bool early_room(cuda_dev *d, size_t vbytes) {
-  uint64_t res = 0, cap = d->memory_limit;
-  for (cuda_resident *r = d->res; r; r = r->next) res += r->bytes;
+  uint64_t cap = d->memory_limit;
   if (!cap) {
     uint64_t free_b = 0;
     if (sp_gpu_mem_info(d->gpu, &free_b, &cap) != SEALPROV_OK) return false;
   }
-  return res + 4 * (uint64_t)vbytes + SP_SCRATCH_RESERVE <= cap;
+  return resident_bytes(d) + work_bytes(vbytes, 4) <= cap;
 }
 
 /* prepare's early upload (cuda_dev.executing): on an idle device, with the set
@@ -547,9 +564,7 @@ static bool early_room(cuda_dev *d, size_t vbytes) {
  * failure only means execute uploads a itself. */
 static bool early_from_prepare(cuda_dev *d, cuda_prep *p, const sp_srs *srs) {
   pthread_mutex_lock(&d->mu);
-  bool resident = false;
-  for (cuda_resident *r = d->res; r; r = r->next) resident = resident || r->srs == srs;
-  bool go = resident && !d->force_stream && d->early_mode == SP_EARLY_ALL && d->gpu && p->a_bytes &&
+  bool go = find_resident(d, srs) && !d->force_stream && d->early_mode == SP_EARLY_ALL && d->gpu && p->a_bytes &&
             !d->executing && !d->uploading && !d->early_buf && !d->early_want &&
             early_room(d, p->vbytes);
   if (go) d->uploading = true;
@@ -676,19 +691,16 @@ static int get_resident(cuda_dev *d, const sp_srs *srs, cuda_resident **out, dou
   pthread_mutex_lock(&d->mu);
   /* forced streaming (tests, benchmarks) also bypasses a copy made earlier */
   bool force = d->force_stream;
-  for (cuda_resident *r = d->res; r && !force; r = r->next)
-    if (r->srs == srs) {
-      *out = r;
-      pthread_mutex_unlock(&d->mu);
-      return SEALPROV_OK;
-    }
+  cuda_resident *found = force ? NULL : find_resident(d, srs);
+  uint64_t in_use = sp_gpu_memory_in_use(d->gpu) + resident_bytes(d);
   pthread_mutex_unlock(&d->mu);
-  if (force) return SEALPROV_OK;
+  if (found || force) {
+    *out = found;
+    return SEALPROV_OK;
+  }
   size_t need = srs_bytes(srs);
-  size_t work = 3 * (((size_t)1 << srs->log_domain) * sizeof(fr_t)) + SP_SCRATCH_RESERVE;
+  uint64_t work = work_bytes(((size_t)1 << srs->log_domain) * sizeof(fr_t), 3);
   uint64_t free_b = 0, total_b = 0;
-  uint64_t in_use = sp_gpu_memory_in_use(d->gpu);
-  for (cuda_resident *r = d->res; r; r = r->next) in_use += r->bytes;
   if (d->memory_limit && in_use + need + work > d->memory_limit) return SEALPROV_OK;
   if (sp_gpu_mem_info(d->gpu, &free_b, &total_b) != SEALPROV_OK)
     return SEALPROV_OK; /* stream instead; a real device fault shows up later */
@@ -815,8 +827,7 @@ static uint64_t cuda_host_memory_in_use(void *dev) {
 static uint64_t cuda_memory_in_use(void *dev) {
   cuda_dev *d = dev;
   pthread_mutex_lock(&d->mu);
-  uint64_t n = d->gpu ? sp_gpu_memory_in_use(d->gpu) : 0;
-  for (cuda_resident *r = d->res; r; r = r->next) n += r->bytes;
+  uint64_t n = (d->gpu ? sp_gpu_memory_in_use(d->gpu) : 0) + resident_bytes(d);
   pthread_mutex_unlock(&d->mu);
   return n;
 }
@@ -1144,6 +1155,41 @@ static int upload_rest(xctx *x, part_t *p, char *err, size_t errlen) {
   return st;
 }
 
+/* Frees the early-upload buffer, whoever it was for (device lock held: an out-of-memory
+ * retry, a handoff that failed, an orphan). Its copy may still be in flight, queued by
+ * a prepare: the free, ordered on the compute stream, comes after the copy stream's
+ * pending work. That partition then uploads its a itself. */
+static void early_drop(cuda_dev *d) {
+  pthread_mutex_lock(&d->mu);
+  void *buf = d->early_buf;
+  size_t bytes = d->early_bytes;
+  d->early_buf = NULL;
+  d->early_owner = NULL;
+  pthread_mutex_unlock(&d->mu);
+  if (!buf) return;
+  char e[128];
+  (void)sp_gpu_join_copy(d->gpu, e, sizeof e);
+  sp_gpu_free(d->gpu, buf, bytes);
+}
+
+/* Start of execute (device lock held): takes this partition's early-uploaded a, sent
+ * by the previous execute or by its own prepare, and frees an orphaned one. */
+static void *early_take(cuda_dev *d, const cuda_prep *prep) {
+  void *mine = NULL;
+  bool orphan;
+  pthread_mutex_lock(&d->mu);
+  if (prep && d->early_want == prep) d->early_want = NULL; /* executing: too late */
+  if (d->early_buf && prep && d->early_owner == prep) { /* made with prep->vbytes */
+    mine = d->early_buf;
+    d->early_buf = NULL;
+    d->early_owner = NULL;
+  }
+  orphan = d->early_buf && !d->early_owner;
+  pthread_mutex_unlock(&d->mu);
+  if (orphan) early_drop(d);
+  return mine;
+}
+
 /* Early upload: a vector buffer this partition is done with (b's once a*b is formed,
  * a's after the H MSM) becomes the next partition's a if one is staged and waiting for
  * this device (cuda_dev.early_want), and that a is sent into it now on the copy stream,
@@ -1179,55 +1225,8 @@ static int early_handoff(xctx *x, part_t *p, void **pbuf, char *err, size_t errl
   int st = sp_gpu_event_record(g, d->ev[EV_EARLY], SP_STREAM_COMPUTE, err, errlen);
   if (!st) st = sp_gpu_stream_wait(g, SP_STREAM_COPY, d->ev[EV_EARLY], err, errlen);
   if (!st) st = sp_gpu_upload_async(g, buf, src, nbytes, err, errlen);
-  if (st) { /* not sent: take the buffer back, w uploads its a itself */
-    pthread_mutex_lock(&d->mu);
-    if (d->early_buf == buf) {
-      d->early_buf = NULL;
-      d->early_owner = NULL;
-    }
-    pthread_mutex_unlock(&d->mu);
-    sp_gpu_free(g, buf, p->vbytes);
-  }
+  if (st) early_drop(d); /* not sent: w uploads its a itself */
   return st;
-}
-
-/* Start of execute (device lock held): takes this partition's early-uploaded a, if the
- * previous execute sent one, and frees an orphaned one. */
-static void *early_take(cuda_dev *d, const cuda_prep *prep) {
-  void *mine = NULL, *orphan = NULL;
-  size_t orphan_bytes = 0;
-  pthread_mutex_lock(&d->mu);
-  if (prep && d->early_want == prep) d->early_want = NULL; /* executing: too late */
-  if (d->early_buf && prep && d->early_owner == prep && d->early_bytes == prep->vbytes) {
-    mine = d->early_buf;
-    d->early_buf = NULL;
-    d->early_owner = NULL;
-  } else if (d->early_buf && !d->early_owner) {
-    orphan = d->early_buf;
-    orphan_bytes = d->early_bytes;
-    d->early_buf = NULL;
-  }
-  pthread_mutex_unlock(&d->mu);
-  if (orphan) {
-    /* its copy may still be in flight (queued by a prepare): the free, ordered on the
-     * compute stream, must come after it */
-    char e[128];
-    (void)sp_gpu_join_copy(d->gpu, e, sizeof e);
-    sp_gpu_free(d->gpu, orphan, orphan_bytes);
-  }
-  return mine;
-}
-
-/* Out of memory: an early-uploaded a held for another partition goes too (that
- * partition then uploads its a itself). */
-static void early_drop(cuda_dev *d) {
-  pthread_mutex_lock(&d->mu);
-  void *buf = d->early_buf;
-  size_t bytes = d->early_bytes;
-  d->early_buf = NULL;
-  d->early_owner = NULL;
-  pthread_mutex_unlock(&d->mu);
-  if (buf) sp_gpu_free(d->gpu, buf, bytes);
 }
 
 /* H: decode and transform a, b, c as each arrives, a*b - c, the H MSM. The rest of
@@ -1441,13 +1440,11 @@ static int cuda_execute(void *dev, const sp_task *t, void *prep, uint8_t proof[1
   tm.staged = src->buf != NULL;
   pthread_mutex_lock(&d->mu);
   size_t chunk = d->stream_chunk ? d->stream_chunk : SP_STREAM_CHUNK_DEFAULT;
-  pthread_mutex_unlock(&d->mu);
-  if (t->inject & SP_INJECT_OOM) sp_gpu_inject_oom(d->gpu, 1);
   /* No prepare may use the context from here on (early_from_prepare). */
-  pthread_mutex_lock(&d->mu);
   while (d->uploading) pthread_cond_wait(&d->cv, &d->mu);
   d->executing = true;
   pthread_mutex_unlock(&d->mu);
+  if (t->inject & SP_INJECT_OOM) sp_gpu_inject_oom(d->gpu, 1);
   /* Sent by the previous execute, or by this partition's prepare on an idle device. */
   void *early_a = early_take(d, prep);
   char msg[512] = "";

@@ -31,9 +31,9 @@ typedef struct sp_cuda_timings {
   bool streamed;         /* parameter points streamed in chunks (not resident) */
   uint64_t stream_chunk; /* points per chunk when streamed */
   unsigned oom_retries;  /* out-of-memory retries this partition needed */
-  bool a_early;          /* a was already on the device: the previous execute on this
-                            device sent it during its own work (engine_cuda.c, "early
-                            upload") */
+  bool a_early;          /* a was already on the device: sent during the previous
+                            execute, or by this partition's prepare (engine_cuda.c,
+                            "early upload") */
 } sp_cuda_timings;
 
 /* Timings of the last execute() on this engine device handle (dev of engine.h). */

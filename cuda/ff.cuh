@@ -211,11 +211,11 @@ struct __align__(16) spc_mont {
    * instruction fetch (ncu, cuda/NOTES.md v5): a mixed addition inlined is, by
    * estimate, ~67 KB of straight code. As calls, one copy of each serves the whole kernel: G1 MSM 2^24 /
    * 2^26 115.9 / 426.9 -> 113.6 / 417.3 ms on the H200. The NTT's Fr products stay
-   * inline (their loops are short and register-light). */
-  /* Operands by value: through const references they went through local memory (the
-   * caller stored both, the callee loaded them: 111 local loads and stores in the
-   * accumulation kernel, a 624-byte stack); by value they travel in registers (no
-   * stack, 160 registers; cuobjdump of the kernel, cuda/NOTES.md v6). */
+   * inline (their loops are short and register-light). Operands go by value: through
+   * const references they went through local memory (the caller stored both, the
+   * callee loaded them: 111 local loads and stores in the accumulation kernel, a
+   * 624-byte stack); by value they travel in registers (no stack, 160 registers;
+   * cuda/NOTES.md v6). */
   __device__ __noinline__ static spc_mont mul_call(spc_mont a, spc_mont b) {
     return mul_inl(a, b);
   }
@@ -242,8 +242,9 @@ struct __align__(16) spc_mont {
                                                          const spc_mont &c, const spc_mont &d) {
 #ifdef SPC_NO_MUL_SUB_MUL /* the two reductions, for A/B measurements */
     return sub(mul(a, b), mul(c, d));
-#endif
+#else
     return N == 12 ? mul_sub_mul_call(a, b, c, d) : mul_sub_mul_inl(a, b, c, d);
+#endif
   }
   __device__ __forceinline__ static spc_mont mul_sub_mul_inl(const spc_mont &a, const spc_mont &b,
                                                              const spc_mont &c, const spc_mont &d) {

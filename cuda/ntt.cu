@@ -259,7 +259,6 @@ __global__ void __launch_bounds__(SP_BR_W * SP_BR_W) k_bitrev_tiled(spc_fr *d, u
   }
 }
 
-/* a = (a * b - c) * zinv */
 /* a = a * b (evaluations on the coset; 1/Z(g) rides in the inverse transform's scale) */
 __global__ void k_h_mul(spc_fr *a, const spc_fr *b, size_t n) {
   size_t i = (size_t)blockIdx.x * blockDim.x + threadIdx.x;
