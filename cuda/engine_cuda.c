@@ -559,6 +559,18 @@ static bool early_room(cuda_dev *d, size_t vbytes) {
   return resident_bytes(d) + work_bytes(vbytes, 4) <= cap;
 }
 
+/* Room for the a*b = c pre-check's product buffer (execute, device lock held) next to
+ * the three vectors and an early-uploaded a that may be held: with resident or
+ * streamed parameters alike, the device must keep work_bytes for one vector more. */
+static bool check_room(cuda_dev *d, size_t vbytes) {
+  uint64_t cap = d->memory_limit, free_b = 0;
+  if (!cap && sp_gpu_mem_info(d->gpu, &free_b, &cap) != SEALPROV_OK) return false;
+  pthread_mutex_lock(&d->mu);
+  bool ok = resident_bytes(d) + work_bytes(vbytes, d->early_buf ? 5 : 4) <= cap;
+  pthread_mutex_unlock(&d->mu);
+  return ok;
+}
+
 /* prepare's early upload (cuda_dev.executing): on an idle device, with the set
  * resident, a's device buffer is taken and its copy queued now. True if queued. Any
  * failure only means execute uploads a itself. */
@@ -600,6 +612,11 @@ static int cuda_prepare(void *dev, const sp_task *t, void **prep, char *err, siz
   double t0 = sp_now_ms();
   /* Host-only work, outside the device lock: the size and density checks... */
   int st = sp_groth16_check_assignment(t->srs, t->asg, err, errlen);
+  if (st) return st;
+  /* The public inputs (input 0 is ONE, every scalar below r) are checked here; the
+   * rows a[i]*b[i] == c[i] are left to the self-check on this engine (a check of
+   * 2^27 rows on the host would cost more than prepare's whole budget). */
+  st = sp_groth16_check_inputs(t->asg, t->scalar_encoding, err, errlen);
   if (st) return st;
   cuda_prep *p = calloc(1, sizeof *p);
   if (!p) {
@@ -1240,23 +1257,67 @@ static int part_h(xctx *x, part_t *p, char *err, size_t errlen) {
   const unsigned logm = srs->log_domain;
   double ts;
   int st = SEALPROV_OK;
+  /* The a*b = c pre-check before any transform: with room for one more buffer of nabc
+   * rows, it collects a*b there as a and b arrive, so a and b are still transformed
+   * while the next vector travels; without room, all three are decoded first and
+   * checked, and the transforms follow (the overlap is lost). */
+  void *ab = NULL;
+  if (p->nabc && check_room(x->d, p->vbytes)) {
+    char e2[256];
+    if (sp_gpu_alloc(g, &ab, p->nabc * 32, e2, sizeof e2) != SEALPROV_OK) ab = NULL;
+  }
   for (int k = 0; k < 3; k++) {
-    SP_TRY(wait_copy(x, EV_A + k, err, errlen));
+    SP_TRY_GOTO(wait_copy(x, EV_A + k, err, errlen), st, out);
     ts = sp_now_ms();
     if (p->nabc < p->m)
-      SP_TRY(sp_gpu_zero(g, (uint8_t *)p->abc[k] + p->nabc * 32, (p->m - p->nabc) * 32, err, errlen));
+      SP_TRY_GOTO(sp_gpu_zero(g, (uint8_t *)p->abc[k] + p->nabc * 32, (p->m - p->nabc) * 32, err,
+                              errlen),
+                  st, out);
     uint64_t bad = UINT64_MAX;
-    SP_TRY(sp_gpu_decode_scalars(g, p->abc[k], p->nabc, p->t->scalar_encoding, true, &bad, err,
-                                 errlen));
-    if (bad != UINT64_MAX) return bad_scalar(names[k], bad, p->t->scalar_encoding, err, errlen);
+    SP_TRY_GOTO(sp_gpu_decode_scalars(g, p->abc[k], p->nabc, p->t->scalar_encoding, true, &bad,
+                                      err, errlen),
+                st, out);
+    if (bad != UINT64_MAX) {
+      st = bad_scalar(names[k], bad, p->t->scalar_encoding, err, errlen);
+      goto out;
+    }
+    if (ab && k == 0) SP_TRY_GOTO(sp_gpu_copy(g, ab, p->abc[0], p->nabc * 32, err, errlen), st, out);
+    if (ab && k == 1)
+      SP_TRY_GOTO(sp_gpu_fr_mul_vec(g, ab, ab, p->abc[1], p->nabc, err, errlen), st, out);
     tm->decode_ms += sp_now_ms() - ts;
+    if (k == 2 || !ab) continue;
     /* queued behind the decode: the GPU transforms this vector while the host waits
      * for the next one's copy */
     ts = sp_now_ms();
-    SP_TRY(k < 2 ? sp_gpu_h_coset(g, p->abc[k], logm, err, errlen)
-                 : sp_gpu_h_coeffs(g, p->abc[k], logm, err, errlen));
+    SP_TRY_GOTO(sp_gpu_h_coset(g, p->abc[k], logm, err, errlen), st, out);
     tm->h_ntt_ms += sp_now_ms() - ts;
   }
+  ts = sp_now_ms();
+  {
+    uint64_t row = UINT64_MAX;
+    SP_TRY_GOTO(ab ? sp_gpu_check_rows(g, ab, NULL, p->abc[2], p->nabc, &row, err, errlen)
+                   : sp_gpu_check_rows(g, p->abc[0], p->abc[1], p->abc[2], p->nabc, &row, err,
+                                       errlen),
+                st, out);
+    if (row != UINT64_MAX) {
+      snprintf(err, errlen,
+               "the assignment does not satisfy the circuit: a[i]*b[i] != c[i] at row %llu "
+               "(first failing row; abc_size %zu)",
+               (unsigned long long)row, p->nabc);
+      st = SEALPROV_ERR_ASSIGNMENT;
+      goto out;
+    }
+  }
+  tm->decode_ms += sp_now_ms() - ts;
+  ts = sp_now_ms();
+  if (!ab) {
+    SP_TRY(sp_gpu_h_coset(g, p->abc[0], logm, err, errlen));
+    SP_TRY(sp_gpu_h_coset(g, p->abc[1], logm, err, errlen));
+  }
+  sp_gpu_free(g, ab, p->nabc * 32);
+  ab = NULL;
+  SP_TRY(sp_gpu_h_coeffs(g, p->abc[2], logm, err, errlen));
+  tm->h_ntt_ms += sp_now_ms() - ts;
   ts = sp_now_ms();
   SP_TRY(sp_gpu_h_finish(g, p->abc[0], p->abc[1], p->abc[2], logm, err, errlen));
   sp_gpu_free(g, p->abc[2], p->vbytes);
@@ -1277,6 +1338,9 @@ static int part_h(xctx *x, part_t *p, char *err, size_t errlen) {
                      h_chunk, &p->hc, err, errlen);
   if (!st) st = early_handoff(x, p, &p->abc[0], err, errlen); /* freed or handed over */
   tm->h_msm_ms += sp_now_ms() - ts;
+  return st;
+out:
+  sp_gpu_free(g, ab, p->nabc * 32);
   return st;
 }
 

@@ -54,6 +54,16 @@ static void cpu_worker_unbind(void *dev, unsigned worker)
   (void)worker;
 }
 
+/* The input checks, before the device (here: its share of host threads) is taken:
+ * a witness that does not satisfy its constraints is the input's fault, named by
+ * its first failing row, and is never charged to the device. */
+static int cpu_prepare(void *dev, const sp_task *t, void **prep, char *err, size_t errlen)
+{
+  (void)dev;
+  *prep = NULL;
+  return sp_groth16_check_rows(t->asg, t->scalar_encoding, t->cpu_threads, err, errlen);
+}
+
 static int cpu_execute(void *dev, const sp_task *t, void *prep, uint8_t proof[192], char *err,
                        size_t errlen)
 {
@@ -77,7 +87,7 @@ const sp_engine_ops sp_engine_cpu = {
     .device_close = cpu_device_close,
     .worker_bind = cpu_worker_bind,
     .worker_unbind = cpu_worker_unbind,
-    .prepare = NULL,
+    .prepare = cpu_prepare,
     .execute = cpu_execute,
     .release = NULL,
     .srs_evict = NULL,

@@ -3,6 +3,7 @@
 #include "util.h"
 #include "groth16.h"
 
+#include <inttypes.h>
 #include <stdarg.h>
 #include <stdatomic.h>
 #include <stdio.h>
@@ -457,6 +458,121 @@ void sp_groth16_assemble(const sp_srs *srs, const fr_t *r, const fr_t *s, const 
   g1_compress(proof, &pa);
   g2_compress(proof + 48, &pb);
   g1_compress(proof + 144, &pc);
+}
+
+/* ---- input checks before device time ---------------------------------------------- */
+
+typedef struct rows_ctx {
+  const uint8_t *a, *b, *c;
+  uint32_t enc;
+  /* lowest failing row (so the message does not depend on the thread count) */
+  _Atomic uint64_t first_bad;
+} rows_ctx;
+
+static void rows_range(void *vctx, size_t begin, size_t end, unsigned chunk)
+{
+  (void)chunk;
+  rows_ctx *x = vctx;
+  for (size_t i = begin; i < end; i++) {
+    if ((uint64_t)i >= atomic_load_explicit(&x->first_bad, memory_order_relaxed))
+      return;
+    fr_t a, b, c, ab;
+    bool ok = sp_scalar_decode(&a, x->a + 32 * i, x->enc) && sp_scalar_decode(&b, x->b + 32 * i, x->enc) &&
+              sp_scalar_decode(&c, x->c + 32 * i, x->enc);
+    if (ok) {
+      fr_mul(&ab, &a, &b);
+      ok = fr_eq(&ab, &c);
+    }
+    if (!ok) {
+      uint64_t cur = atomic_load(&x->first_bad);
+      while (i < cur && !atomic_compare_exchange_weak(&x->first_bad, &cur, (uint64_t)i))
+        ;
+      return;
+    }
+  }
+}
+
+static void hex32(char out[65], const uint8_t *p)
+{
+  static const char digits[] = "0123456789abcdef";
+  for (int i = 0; i < 32; i++) { /* most significant byte first */
+    out[2 * i] = digits[p[31 - i] >> 4];
+    out[2 * i + 1] = digits[p[31 - i] & 15];
+  }
+  out[64] = '\0';
+}
+
+int sp_groth16_check_inputs(const sealprov_assignment *asg, uint32_t enc, char *err, size_t errlen)
+{
+  if (!asg) {
+    sp_set_err(err, errlen, "NULL assignment");
+    return SEALPROV_ERR_INVALID_ARGUMENT;
+  }
+  if (enc != SEALPROV_SCALAR_CANONICAL_LE && enc != SEALPROV_SCALAR_MONTGOMERY) {
+    sp_set_err(err, errlen, "scalar_encoding %u is neither canonical (0) nor Montgomery (1)", enc);
+    return SEALPROV_ERR_INVALID_ARGUMENT;
+  }
+  if (asg->inp_size == 0 || !asg->inp_assignment) {
+    sp_set_err(err, errlen, "inp_size is 0: input 0 must be ONE");
+    return SEALPROV_ERR_ASSIGNMENT;
+  }
+  const uint8_t *inp = asg->inp_assignment;
+  for (uint64_t i = 0; i < asg->inp_size; i++) {
+    fr_t v;
+    if (!sp_scalar_decode(&v, inp + 32 * i, enc)) {
+      char hex[65];
+      hex32(hex, inp + 32 * i);
+      sp_set_err(err, errlen, "inp_assignment[%" PRIu64 "] = 0x%s (%s) is not a scalar below r", i,
+                 hex, enc == SEALPROV_SCALAR_MONTGOMERY ? "Montgomery limbs" : "little-endian");
+      return SEALPROV_ERR_ASSIGNMENT;
+    }
+    if (i == 0 && !fr_is_one(&v)) {
+      char hex[65];
+      hex32(hex, inp);
+      sp_set_err(err, errlen,
+                 "inp_assignment[0] = 0x%s (%s) is not ONE: input 0 of every Groth16 assignment "
+                 "must be the constant 1",
+                 hex, enc == SEALPROV_SCALAR_MONTGOMERY ? "Montgomery limbs" : "little-endian");
+      return SEALPROV_ERR_ASSIGNMENT;
+    }
+  }
+  return SEALPROV_OK;
+}
+
+int sp_groth16_check_rows(const sealprov_assignment *asg, uint32_t enc, unsigned nthreads,
+                          char *err, size_t errlen)
+{
+  int rc = sp_groth16_check_inputs(asg, enc, err, errlen);
+  if (rc)
+    return rc;
+  uint64_t n = asg->abc_size;
+  if (n == 0)
+    return SEALPROV_OK;
+  if (!asg->a || !asg->b || !asg->c) {
+    sp_set_err(err, errlen, "abc_size is %" PRIu64 " but %s is NULL", n, !asg->a ? "a" : !asg->b ? "b" : "c");
+    return SEALPROV_ERR_ASSIGNMENT;
+  }
+  rows_ctx x = {.a = asg->a, .b = asg->b, .c = asg->c, .enc = enc};
+  atomic_init(&x.first_bad, UINT64_MAX);
+  bls_parallel_for((size_t)n, nthreads ? nthreads : 1, rows_range, &x);
+  uint64_t bad = atomic_load(&x.first_bad);
+  if (bad == UINT64_MAX)
+    return SEALPROV_OK;
+  fr_t a, b, c;
+  const char *which = !sp_scalar_decode(&a, x.a + 32 * bad, enc)   ? "a"
+                      : !sp_scalar_decode(&b, x.b + 32 * bad, enc) ? "b"
+                      : !sp_scalar_decode(&c, x.c + 32 * bad, enc) ? "c"
+                                                                   : NULL;
+  if (which) {
+    sp_set_err(err, errlen, "%s[%" PRIu64 "] is not a scalar below r (first bad row of %" PRIu64 ")",
+               which, bad, n);
+    return SEALPROV_ERR_ASSIGNMENT;
+  }
+  sp_set_err(err, errlen,
+             "a[%" PRIu64 "] * b[%" PRIu64 "] != c[%" PRIu64 "]: row %" PRIu64 " of %" PRIu64
+             " is the first constraint the witness does not satisfy",
+             bad, bad, bad, bad, n);
+  return SEALPROV_ERR_ASSIGNMENT;
 }
 
 int sp_groth16_prove(const sp_srs *srs, const sealprov_assignment *asg, uint32_t enc,

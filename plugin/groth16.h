@@ -46,6 +46,19 @@ extern "C" {
 int sp_groth16_check_assignment(const sp_srs *srs, const sealprov_assignment *asg, char *err,
                                 size_t errlen);
 
+/* The cheap input checks that run before any device time (both engines' prepare):
+ * every public input is a scalar below r and input 0 is ONE; every scalar of a, b and
+ * c decodes, and a[i] * b[i] == c[i] for every row i < abc_size (a witness that does
+ * not satisfy its constraints fails here, with the first failing row named, instead
+ * of failing the self-check on every device). nthreads (0 = 1) share the rows.
+ * Returns OK, INVALID_ARGUMENT (NULL, unknown encoding), ASSIGNMENT or NO_MEMORY. */
+int sp_groth16_check_rows(const sealprov_assignment *asg, uint32_t scalar_encoding,
+                          unsigned nthreads, char *err, size_t errlen);
+/* The inputs part of sp_groth16_check_rows alone (cheap: inp_size scalars), for an
+ * engine that checks the rows on its device. Same statuses. */
+int sp_groth16_check_inputs(const sealprov_assignment *asg, uint32_t scalar_encoding, char *err,
+                            size_t errlen);
+
 /* The last step of a proof, shared by the CPU and CUDA engines so both give the same
  * bytes: A = alpha1 + a + r delta1, B = beta2 + b2 + s delta2,
  * C = rs delta1 + s alpha1 + r beta1 + s a + r b1 + h + l, compressed A || B || C. */

@@ -51,15 +51,78 @@ static int settle(int status) {
 static pthread_mutex_t providers_mu = PTHREAD_MUTEX_INITIALIZER;
 static sealprov_provider *providers;
 
+/* ---- handles the host holds ----------------------------------------------------------
+ * A provider or parameter handle is checked by looking its VALUE up among the live
+ * ones, never by reading through it: a closed provider or a released parameter set
+ * is freed memory, and a foreign pointer may point anywhere (design rule 7). */
+static sp_srs **live_srs;
+static size_t live_srs_len, live_srs_cap;
+
+static bool srs_register(sp_srs *srs) {
+  pthread_mutex_lock(&providers_mu);
+  bool ok = true;
+  if (live_srs_len == live_srs_cap) {
+    size_t cap = live_srs_cap ? 2 * live_srs_cap : 16;
+    sp_srs **n = realloc(live_srs, cap * sizeof *n);
+    if (n == NULL)
+      ok = false;
+    else {
+      live_srs = n;
+      live_srs_cap = cap;
+    }
+  }
+  if (ok) live_srs[live_srs_len++] = srs;
+  pthread_mutex_unlock(&providers_mu);
+  return ok;
+}
+
+/* Under providers_mu. */
+static bool srs_is_live_locked(const void *srs) {
+  for (size_t i = 0; i < live_srs_len; i++)
+    if ((const void *)live_srs[i] == srs) return true;
+  return false;
+}
+
+static bool srs_is_live(const void *srs) {
+  pthread_mutex_lock(&providers_mu);
+  bool ok = srs != NULL && srs_is_live_locked(srs);
+  pthread_mutex_unlock(&providers_mu);
+  return ok;
+}
+
 static void srs_on_free(sp_srs *srs, void *user) {
   (void)user;
   pthread_mutex_lock(&providers_mu);
+  for (size_t i = 0; i < live_srs_len; i++) {
+    if (live_srs[i] == srs) {
+      live_srs[i] = live_srs[--live_srs_len];
+      break;
+    }
+  }
   for (sealprov_provider *p = providers; p != NULL; p = p->next) sp_sched_srs_evict(p->sched, srs);
   pthread_mutex_unlock(&providers_mu);
 }
 
 static sealprov_provider *live(sealprov_provider *p) {
-  return p != NULL && p->magic == SP_PROVIDER_MAGIC ? p : NULL;
+  if (p == NULL) return NULL;
+  pthread_mutex_lock(&providers_mu);
+  sealprov_provider *q = providers;
+  while (q != NULL && q != p) q = q->next;
+  pthread_mutex_unlock(&providers_mu);
+  return q;
+}
+
+/* The job's srs field, when the host's struct covers it, must be a live handle. */
+static int check_job_srs(const char *what, const sealprov_job *job) {
+  if (job == NULL || job->struct_size < offsetof(sealprov_job, srs) + sizeof job->srs ||
+      job->srs == NULL)
+    return SEALPROV_OK; /* the scheduler reports these with their own messages */
+  if (!srs_is_live(job->srs))
+    return sp_err(SEALPROV_ERR_INVALID_ARGUMENT,
+                  "%s: job->srs %p is not a loaded parameter set (released, or never returned by "
+                  "srs_load/vk_load)",
+                  what, (void *)job->srs);
+  return SEALPROV_OK;
 }
 
 /* ---- vtable ------------------------------------------------------------------------ */
@@ -188,6 +251,10 @@ static int load(sealprov_provider *p, const char *path, bool vk_only, sealprov_s
   int st = sp_srs_load(path, vk_only, p->cfg->params_subgroup_check, threads, &srs, tls_err,
                        sizeof tls_err);
   if (st != SEALPROV_OK) return st;
+  if (!srs_register(srs)) {
+    sp_srs_release(srs);
+    return sp_err(SEALPROV_ERR_NO_MEMORY, "%s: out of memory registering the handle of %s", what, path);
+  }
   srs->on_free = srs_on_free;
   srs->on_free_user = NULL;
   *out = (sealprov_srs *)srs;
@@ -202,12 +269,29 @@ static int vt_vk_load(sealprov_provider *p, const char *path, sealprov_srs **out
 }
 static void vt_srs_release(sealprov_srs *srs) {
   sp_err_clear();
-  if (srs != NULL) sp_srs_release((sp_srs *)srs);
+  if (srs == NULL) return;
+  /* Look-up and the reference drop under one lock, so two releases of the last
+   * reference cannot both pass the look-up. sp_srs_release may call srs_on_free,
+   * which takes providers_mu itself: drop the lock first, holding a reference. */
+  pthread_mutex_lock(&providers_mu);
+  bool ok = srs_is_live_locked(srs);
+  if (ok) sp_srs_retain((sp_srs *)srs);
+  pthread_mutex_unlock(&providers_mu);
+  if (!ok) {
+    sp_err(SEALPROV_ERR_INVALID_ARGUMENT,
+           "srs_release: %p is not a loaded parameter set (released twice, or never loaded)",
+           (void *)srs);
+    sp_log(SEALPROV_LOG_WARN, "%s", tls_err);
+    return;
+  }
+  sp_srs_release((sp_srs *)srs); /* the caller's reference */
+  sp_srs_release((sp_srs *)srs); /* ours: may free */
 }
 
 static int vt_submit(sealprov_provider *p, const sealprov_job *job, sealprov_job_id *id) {
   sp_err_clear();
   if (live(p) == NULL) return sp_err(SEALPROV_ERR_INVALID_ARGUMENT, "submit: not an open provider");
+  if (check_job_srs("submit", job) != SEALPROV_OK) return SEALPROV_ERR_INVALID_ARGUMENT;
   return settle(sp_sched_submit(p->sched, job, id, tls_err, sizeof tls_err));
 }
 
@@ -230,6 +314,7 @@ static int vt_prove(sealprov_provider *p, const sealprov_job *job) {
       (job->flags & SEALPROV_JOB_DETACHED))
     return sp_err(SEALPROV_ERR_INVALID_ARGUMENT,
                   "prove: a DETACHED job cannot be waited on; use submit()");
+  if (check_job_srs("prove", job) != SEALPROV_OK) return SEALPROV_ERR_INVALID_ARGUMENT;
   sealprov_job_id id = 0;
   int st = sp_sched_submit(p->sched, job, &id, tls_err, sizeof tls_err);
   if (st != SEALPROV_OK) return st;
@@ -249,6 +334,11 @@ static int vt_verify(sealprov_provider *p, const sealprov_srs *vk, const void *i
     return sp_err(SEALPROV_ERR_INVALID_ARGUMENT,
                   "verify: scalar_encoding %" PRIu32 " is neither CANONICAL_LE (0) nor MONTGOMERY (1)",
                   scalar_encoding);
+  if (!srs_is_live(vk))
+    return sp_err(SEALPROV_ERR_INVALID_ARGUMENT,
+                  "verify: vk %p is not a loaded parameter set (released, or never returned by "
+                  "vk_load/srs_load)",
+                  (const void *)vk);
   const sp_srs *srs = (const sp_srs *)vk;
   if (srs->vk.ic_len == 0 || num_inputs != srs->vk.ic_len - 1)
     return sp_err(SEALPROV_ERR_INVALID_ARGUMENT,

@@ -472,12 +472,52 @@ static bool device_failure(int status) {
   return status == SEALPROV_ERR_DEVICE || status == SEALPROV_ERR_DEVICE_MEMORY;
 }
 
+/* Counts one failure against d (under s->mu) and quarantines it once it has
+ * quarantine_after of them; a quarantine message is appended to qmsg. */
+static void charge_device(sp_sched *s, sp_device_rt *d, const char *why, char *qmsg, size_t qlen) {
+  d->failures++;
+  snprintf(d->last_error, sizeof d->last_error, "%s", why);
+  if (s->cfg.quarantine_after > 0 && d->failures >= s->cfg.quarantine_after && !d->quarantined) {
+    d->quarantined = true;
+    size_t off = strlen(qmsg);
+    if (off + 1 < qlen)
+      snprintf(qmsg + off, qlen - off,
+               "%sdevice %u (%s) quarantined after %" PRIu64 " failure%s (quarantine_after = %u); "
+               "last: %s; %u healthy device(s) left",
+               off ? "; " : "", d->index, dev_name(d), d->failures, d->failures == 1 ? "" : "s",
+               s->cfg.quarantine_after, why, healthy_devices(s));
+    /* Tasks that avoided other devices only because of this one may now run there. */
+    pthread_cond_broadcast(&s->work_cv);
+  }
+}
+
+/* Is there a healthy device that has not failed t yet? */
+static bool untried_device_left(const sp_sched *s, const sp_task_rec *t) {
+  for (unsigned i = 0; i < s->ndev; i++)
+    if (!s->devs[i].quarantined && !(t->failed_devices & (UINT64_C(1) << i))) return true;
+  return false;
+}
+
+/* "device 0 (gpu0) and device 1 (gpu1)" for the suspects of t. */
+static void suspect_list(const sp_sched *s, const sp_task_rec *t, char *out, size_t len) {
+  size_t off = 0;
+  unsigned n = 0, total = (unsigned)__builtin_popcountll(t->suspect_devices);
+  out[0] = '\0';
+  for (unsigned i = 0; i < s->ndev && off < len; i++) {
+    if (!(t->suspect_devices & (UINT64_C(1) << i))) continue;
+    n++;
+    off += (size_t)snprintf(out + off, len - off, "%sdevice %u (%s)",
+                            n == 1 ? "" : n == total ? " and " : ", ", i, dev_name(&s->devs[i]));
+  }
+}
+
 void sp_sched_finish(sp_sched *s, sp_worker *w, sp_task_rec *t, const sp_attempt *a) {
   sp_device_rt *d = w->dev;
   sp_job *j = t->job;
+  const uint64_t bit = UINT64_C(1) << d->index;
   /* Messages are formatted under s->mu but logged after it: the host's logger is
    * never called with a scheduler lock held (it may be slow, or call back in). */
-  char quarantine_msg[600] = "", requeue_msg[600] = "";
+  char quarantine_msg[1200] = "", requeue_msg[600] = "", input_msg[600] = "";
   pthread_mutex_lock(&s->mu);
   d->busy_s += a->execute_s;
   d->lock_wait_s += a->lock_wait_s;
@@ -486,27 +526,49 @@ void sp_sched_finish(sp_sched *s, sp_worker *w, sp_task_rec *t, const sp_attempt
     memcpy(j->desc.proofs_out + (size_t)t->partition * SEALPROV_PROOF_BYTES, a->proof,
            SEALPROV_PROOF_BYTES);
     d->tasks_done++;
+    /* The partition verified: every device whose proof of it failed is at fault. */
+    for (unsigned i = 0; i < s->ndev; i++)
+      if (t->suspect_devices & (UINT64_C(1) << i))
+        charge_device(s, &s->devs[i], t->suspect_err, quarantine_msg, sizeof quarantine_msg);
     sp_sched_timeline_add(s, SP_TL_DONE, j->id, t->partition, (int)d->index, (int)w->index,
                           now - t->t_start, SEALPROV_OK);
     end_task(s, t, SEALPROV_OK, "%s", "");
   } else if (a->self_check_failed || device_failure(a->status)) {
-    int status = a->self_check_failed ? SEALPROV_ERR_VERIFY_FAILED : a->status;
-    d->failures++;
-    snprintf(d->last_error, sizeof d->last_error, "%s", a->err);
-    t->failed_devices |= UINT64_C(1) << d->index;
-    if (s->cfg.quarantine_after > 0 && d->failures >= s->cfg.quarantine_after &&
-        !d->quarantined) {
-      d->quarantined = true;
-      snprintf(quarantine_msg, sizeof quarantine_msg,
-               "device %u (%s) quarantined after %" PRIu64 " failure%s (quarantine_after = %u); "
-               "last: %s; %u healthy device(s) left",
-               d->index, dev_name(d), d->failures, d->failures == 1 ? "" : "s",
-               s->cfg.quarantine_after, a->err, healthy_devices(s));
-      /* Tasks that avoided other devices only because of this one may now run there. */
-      pthread_cond_broadcast(&s->work_cv);
+    const bool self_check = a->self_check_failed;
+    int status = self_check ? SEALPROV_ERR_VERIFY_FAILED : a->status;
+    bool input_fault = false;
+    t->failed_devices |= bit;
+    if (self_check) {
+      /* Not charged yet: the device or the input may be at fault. */
+      bool again_here = (t->suspect_devices & bit) != 0;
+      if (t->suspect_devices == 0) {
+        int n = snprintf(t->suspect_err, sizeof t->suspect_err, "job %" PRIu64 " partition %" PRIu32 ": ",
+                         j->id, t->partition);
+        if (n > 0 && (size_t)n < sizeof t->suspect_err)
+          memcpy(t->suspect_err + n, a->err,
+                 strnlen(a->err, sizeof t->suspect_err - (size_t)n - 1) + 1);
+        t->suspect_err[sizeof t->suspect_err - 1] = '\0';
+      }
+      t->suspect_devices |= bit;
+      t->self_check_fails++;
+      input_fault = __builtin_popcountll(t->suspect_devices) >= 2 ||
+                    (again_here && !untried_device_left(s, t));
+    } else {
+      charge_device(s, d, a->err, quarantine_msg, sizeof quarantine_msg);
     }
     unsigned max_attempts = s->cfg.max_attempts ? s->cfg.max_attempts : 1;
-    if (j->cancelled) {
+    if (input_fault) {
+      char who[300];
+      suspect_list(s, t, who, sizeof who);
+      const sp_srs *srs = j->srs;
+      end_task(s, t, SEALPROV_ERR_ASSIGNMENT,
+               "partition %" PRIu32 " of job %" PRIu64 ": its proof failed the self-check %" PRIu32
+               " times (on %s): the assignment does not satisfy the circuit of these parameters "
+               "(file %s); no device was charged",
+               t->partition, j->id, t->self_check_fails, who,
+               srs != NULL && srs->path != NULL ? srs->path : "?");
+      snprintf(input_msg, sizeof input_msg, "%s", t->err);
+    } else if (j->cancelled) {
       end_task(s, t, SEALPROV_ERR_CANCELLED,
                "partition %" PRIu32 " of job %" PRIu64 ": cancelled; its last attempt failed on "
                "device %u (%s): %s",
@@ -525,8 +587,10 @@ void sp_sched_finish(sp_sched *s, sp_worker *w, sp_task_rec *t, const sp_attempt
     } else if (t->attempts >= max_attempts) {
       end_task(s, t, status,
                "partition %" PRIu32 " of job %" PRIu64 ": gave up after %" PRIu32
-               " attempts (max_attempts = %u); last on device %u (%s): %s",
-               t->partition, j->id, t->attempts, max_attempts, d->index, dev_name(d), a->err);
+               " attempts (max_attempts = %u); last on device %u (%s): %s%s",
+               t->partition, j->id, t->attempts, max_attempts, d->index, dev_name(d), a->err,
+               self_check ? " (a failed self-check is not charged to a device until the "
+                            "partition verifies elsewhere)" : "");
     } else {
       t->running = false;
       queue_insert(s, t);
@@ -535,8 +599,9 @@ void sp_sched_finish(sp_sched *s, sp_worker *w, sp_task_rec *t, const sp_attempt
                             (int)w->index, now - t->t_start, status);
       snprintf(requeue_msg, sizeof requeue_msg,
                "job %" PRIu64 " partition %" PRIu32 ": attempt %" PRIu32 " failed on device %u "
-               "(%s): %s; requeued for another device",
-               j->id, t->partition, t->attempts, d->index, dev_name(d), a->err);
+               "(%s): %s; requeued for %s device",
+               j->id, t->partition, t->attempts, d->index, dev_name(d), a->err,
+               untried_device_left(s, t) ? "another" : "the same");
       pthread_cond_broadcast(&s->work_cv);
     }
   } else {
@@ -548,6 +613,7 @@ void sp_sched_finish(sp_sched *s, sp_worker *w, sp_task_rec *t, const sp_attempt
   /* t and j may be gone now (the job can end and be reaped): only the copies. */
   if (quarantine_msg[0]) SLOG(s, SEALPROV_LOG_WARN, "%s", quarantine_msg);
   if (requeue_msg[0]) SLOG(s, SEALPROV_LOG_INFO, "%s", requeue_msg);
+  if (input_msg[0]) SLOG(s, SEALPROV_LOG_WARN, "%s", input_msg);
 }
 
 /* ---- notifier thread -------------------------------------------------------------- */

@@ -15,9 +15,14 @@
  *  - a worker binds to its device (engine worker_bind) before anything else and
  *    never changes device; create returns only when every worker is bound;
  *  - one lock per device, held only around the engine's execute (device work);
- *  - a device failure (DEVICE, DEVICE_MEMORY, failed self-check) requeues the task
- *    for a device that has not failed it yet, counts against the device, and
- *    quarantines the device after quarantine_after failures;
+ *  - a device failure (DEVICE, DEVICE_MEMORY) requeues the task for a device that
+ *    has not failed it yet, counts against the device, and quarantines the device
+ *    after quarantine_after failures;
+ *  - a failed self-check requeues the task too but charges nobody yet: the device is
+ *    charged only when the same partition then verifies (elsewhere, or on the same
+ *    device when it is the only one); a partition whose proof fails on two devices
+ *    (or twice on the only one) is the input's fault: it ends with ASSIGNMENT and no
+ *    device is charged, so one bad job can never quarantine a device;
  *  - every submitted job ends with a status and its callbacks fire exactly once.
  */
 #ifndef SEALPROV_SCHED_H
@@ -137,6 +142,13 @@ typedef struct sp_task_rec {
   bool queued, running, ended;
   uint32_t attempts;               /* attempts started */
   uint64_t failed_devices;         /* bit i: device i failed this task */
+  /* Failed self-checks are not charged at once: bit i marks device i as a suspect of
+   * this task. A later attempt that verifies charges every suspect; a second failed
+   * self-check (on another device, or twice on the only one) makes it the input's
+   * fault (ASSIGNMENT) and no suspect is charged. */
+  uint64_t suspect_devices;
+  uint32_t self_check_fails;
+  char suspect_err[256];           /* the first failed self-check's message */
   int status;                      /* final status once ended */
   int device;                      /* device of the last attempt, -1 none */
   unsigned worker;                 /* worker of the last attempt */
