@@ -18,6 +18,18 @@ SAN_TESTS += tests/module/test_dlopen
 tests_module_test_dlopen_SOURCES = tests/module/test_dlopen.c
 tests_module_test_dlopen_CFLAGS = $(AM_CFLAGS) $(CHECK_CFLAGS)
 tests_module_test_dlopen_LDADD = $(CHECK_LIBS) $(DL_LIBS) $(PTHREAD_LIBS)
+
+# Soak (issue 13): 1,000 jobs from 4 host threads through the dlopen'ed module, with
+# cancels, bad partitions, priorities and a close() under load (fewer jobs under the
+# sanitizers; SEALPROV_SOAK_JOBS overrides). Links the internals only to write its
+# test parameters and read .spa files; the jobs go through the vtable.
+check_PROGRAMS += tests/module/test_soak
+TESTS += tests/module/test_soak
+SAN_TESTS += tests/module/test_soak
+tests_module_test_soak_SOURCES = tests/module/test_soak.c
+tests_module_test_soak_CFLAGS = $(AM_CFLAGS) $(CHECK_CFLAGS)
+tests_module_test_soak_LDADD = $(SP_INTERNAL_LIBS) $(SP_EXTERNAL_LIBS) $(CHECK_LIBS)
+EXTRA_tests_module_test_soak_DEPENDENCIES = plugin/sealprov.la
 endif
 
 # Shell tests: exported symbols (nm -D), no environment writes in the module's
