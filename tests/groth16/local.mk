@@ -18,6 +18,8 @@ tests_groth16_test_groth16_oracle_CFLAGS = $(G16_TEST_CFLAGS)
 tests_groth16_test_groth16_oracle_LDADD = $(G16_TEST_LDADD)
 
 # loads the built module (SEALPROV_PLUGIN), so it must exist first
+# (also under ASan/TSan: it checks that stale handles never touch freed memory)
+SAN_TESTS += tests/groth16/test_groth16_module
 tests_groth16_test_groth16_module_SOURCES = tests/groth16/test_groth16_module.c
 tests_groth16_test_groth16_module_CFLAGS = $(G16_TEST_CFLAGS)
 tests_groth16_test_groth16_module_LDADD = $(G16_TEST_LDADD)

@@ -220,6 +220,141 @@ START_TEST(test_release_params_while_proving)
 }
 END_TEST
 
+/* Input faults never charge a device (design rule 5): a witness whose rows do not hold
+ * and an input 0 that is not ONE fail before any device time, with the row or value
+ * named; an aux assignment that does not match a, b and c passes those checks, fails
+ * the self-check on both devices and ends ASSIGNMENT. With quarantine_after = 1 a
+ * single charge would quarantine a device: none is, and a valid job then proves. */
+START_TEST(test_input_faults_charge_no_device)
+{
+  char ini[400];
+  snprintf(ini, sizeof ini, "%s/strict.ini", tmp_root);
+  FILE *f = fopen(ini, "w");
+  ck_assert_ptr_nonnull(f);
+  fprintf(f, "[provider]\nlog_level = error\nquarantine_after = 1\nmax_attempts = 3\n\n"
+             "[cpu0]\ntype = cpu\nworkers = 1\nthreads = 1\n\n"
+             "[cpu1]\ntype = cpu\nworkers = 1\nthreads = 1\n");
+  fclose(f);
+  sealprov_provider *p = NULL;
+  ck_assert_int_eq(vt->open(ini, &p), SEALPROV_OK);
+  sealprov_srs *srs = NULL;
+  ck_assert_int_eq(vt->srs_load(p, params, &srs), SEALPROV_OK);
+  const sealprov_assignment *good = &asg[2];
+
+  for (int kind = 0; kind < 3; kind++) {
+    sealprov_assignment bad = *good;
+    uint8_t *copy = NULL;
+    const char *want = NULL;
+    if (kind == 0) { /* c[5] off by one: row 5 does not hold */
+      copy = malloc(32 * good->abc_size);
+      memcpy(copy, good->c, 32 * good->abc_size);
+      copy[32 * 5] ^= 1;
+      bad.c = copy;
+      want = "a[5] * b[5] != c[5]: row 5";
+    } else if (kind == 1) { /* input 0 is 2 */
+      copy = malloc(32 * good->inp_size);
+      memcpy(copy, good->inp_assignment, 32 * good->inp_size);
+      memset(copy, 0, 32);
+      copy[0] = 2;
+      bad.inp_assignment = copy;
+      want = "inp_assignment[0] = 0x";
+    } else { /* an aux value that a, b and c do not reflect */
+      copy = malloc(32 * good->aux_size);
+      memcpy(copy, good->aux_assignment, 32 * good->aux_size);
+      uint64_t i = good->aux_size / 2;
+      memset(copy + 32 * i, 0, 32);
+      copy[32 * i] = 0x5a;
+      bad.aux_assignment = copy;
+      want = "does not satisfy the circuit of these parameters";
+    }
+    uint8_t out[192];
+    sealprov_partition_result res[1];
+    sealprov_job job;
+    memset(&job, 0, sizeof job);
+    job.struct_size = sizeof job;
+    job.srs = srs;
+    job.partitions = &bad;
+    job.num_partitions = 1;
+    job.scalar_encoding = SEALPROV_SCALAR_CANONICAL_LE;
+    job.proofs_out = out;
+    job.results = res;
+    int rc = vt->prove(p, &job);
+    ck_assert_msg(rc == SEALPROV_ERR_ASSIGNMENT, "kind %d: %s: %s", kind, vt->strerror(rc),
+                  vt->last_error());
+    ck_assert_msg(strstr(vt->last_error(), want) != NULL, "kind %d: %s", kind, vt->last_error());
+    ck_assert_uint_eq(res[0].attempts, kind == 2 ? 2 : 1);
+    free(copy);
+  }
+  sealprov_device_info info[2];
+  size_t n = 0;
+  ck_assert_int_eq(vt->devices(p, info, 2, &n), SEALPROV_OK);
+  for (int d = 0; d < 2; d++) {
+    ck_assert_int_ne(info[d].state, SEALPROV_DEVICE_QUARANTINED);
+    ck_assert_uint_eq(info[d].tasks_failed, 0);
+  }
+  uint8_t out[NPART * 192];
+  sealprov_partition_result res[NPART];
+  sealprov_job job;
+  make_job(&job, srs, out, res);
+  int rc = vt->prove(p, &job);
+  ck_assert_msg(rc == SEALPROV_OK, "%s: %s", vt->strerror(rc), vt->last_error());
+  int per_device[2] = {0, 0};
+  check_proofs(out, res, per_device);
+  vt->srs_release(srs);
+  ck_assert_int_eq(vt->close(p), SEALPROV_OK);
+}
+END_TEST
+
+/* Closed providers and released parameter sets are recognised by value: no call reads
+ * freed memory (the ASan build of this test would catch it). */
+START_TEST(test_stale_handles)
+{
+  sealprov_provider *p = open_with(NULL);
+  sealprov_srs *srs = NULL, *vk = NULL;
+  ck_assert_int_eq(vt->srs_load(p, params, &srs), SEALPROV_OK);
+  char path[400];
+  snprintf(path, sizeof path, "%s/circuit.vk", dir);
+  ck_assert_int_eq(vt->vk_load(p, path, &vk), SEALPROV_OK);
+  vt->srs_release(vk);
+  /* a released vk */
+  uint8_t proof[192] = {0};
+  int valid = 1;
+  ck_assert_int_eq(vt->verify(p, vk, NULL, 0, 0, proof, &valid), SEALPROV_ERR_INVALID_ARGUMENT);
+  ck_assert_ptr_nonnull(strstr(vt->last_error(), "not a loaded parameter set"));
+  ck_assert_int_eq(valid, 0);
+  vt->srs_release(vk); /* twice: ignored */
+  /* a released srs in a job */
+  vt->srs_release(srs);
+  uint8_t out[NPART * 192];
+  sealprov_job job;
+  make_job(&job, srs, out, NULL);
+  sealprov_job_id id = 0;
+  ck_assert_int_eq(vt->submit(p, &job, &id), SEALPROV_ERR_INVALID_ARGUMENT);
+  ck_assert_ptr_nonnull(strstr(vt->last_error(), "not a loaded parameter set"));
+  ck_assert_int_eq(vt->prove(p, &job), SEALPROV_ERR_INVALID_ARGUMENT);
+  /* a foreign pointer */
+  static char not_a_provider[4096];
+  ck_assert_int_eq(vt->close((sealprov_provider *)not_a_provider), SEALPROV_ERR_INVALID_ARGUMENT);
+  ck_assert_int_eq(vt->close(p), SEALPROV_OK);
+  /* every call on the closed provider */
+  size_t len = 0;
+  ck_assert_int_eq(vt->close(p), SEALPROV_ERR_INVALID_ARGUMENT);
+  ck_assert_ptr_nonnull(strstr(vt->last_error(), "not an open provider"));
+  ck_assert_int_eq(vt->srs_load(p, params, &srs), SEALPROV_ERR_INVALID_ARGUMENT);
+  ck_assert_ptr_null(srs);
+  ck_assert_int_eq(vt->vk_load(p, path, &vk), SEALPROV_ERR_INVALID_ARGUMENT);
+  ck_assert_int_eq(vt->submit(p, &job, &id), SEALPROV_ERR_INVALID_ARGUMENT);
+  ck_assert_int_eq(vt->wait(p, 1, 0), SEALPROV_ERR_INVALID_ARGUMENT);
+  ck_assert_int_eq(vt->cancel(p, 1), SEALPROV_ERR_INVALID_ARGUMENT);
+  ck_assert_int_eq(vt->prove(p, &job), SEALPROV_ERR_INVALID_ARGUMENT);
+  ck_assert_int_eq(vt->verify(p, NULL, NULL, 0, 0, proof, &valid), SEALPROV_ERR_INVALID_ARGUMENT);
+  sealprov_device_info info[2];
+  ck_assert_int_eq(vt->devices(p, info, 2, &len), SEALPROV_ERR_INVALID_ARGUMENT);
+  ck_assert_int_eq(vt->stats(p, NULL, 0, &len), SEALPROV_ERR_INVALID_ARGUMENT);
+  ck_assert_int_eq(vt->timeline(p, NULL, 0, &len), SEALPROV_ERR_INVALID_ARGUMENT);
+}
+END_TEST
+
 static Suite *module_suite(void)
 {
   Suite *s = suite_create("groth16_module");
@@ -229,6 +364,8 @@ static Suite *module_suite(void)
   tcase_add_test(tc, test_faulty_device_retried);
   tcase_add_test(tc, test_submit_refuses_mismatched_partition);
   tcase_add_test(tc, test_release_params_while_proving);
+  tcase_add_test(tc, test_input_faults_charge_no_device);
+  tcase_add_test(tc, test_stale_handles);
   suite_add_tcase(s, tc);
   return s;
 }

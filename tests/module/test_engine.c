@@ -54,6 +54,7 @@ void te_reset(void) {
   atomic_store(&te.prepares, 0);
   atomic_store(&te.releases, 0);
   atomic_store(&te.executes, 0);
+  for (unsigned i = 0; i < TE_MAX_BAD; i++) atomic_store(&te.bad_witness[i], NULL);
   pthread_mutex_lock(&te.gate_mu);
   te.gate_closed = false;
   te.gate_waiting = 0;
@@ -108,8 +109,21 @@ int te_verify(const sp_srs *srs, const sealprov_assignment *asg, uint32_t enc,
   uint8_t want[192];
   te_expected_proof(asg, want);
   *valid = memcmp(want, proof, 192) == 0;
+  for (unsigned i = 0; i < TE_MAX_BAD; i++)
+    if (atomic_load(&te.bad_witness[i]) == asg) *valid = false;
   if (!*valid) snprintf(err, errlen, "test proof mismatch");
   return SEALPROV_OK;
+}
+
+void te_clear_bad_witnesses(void) {
+  for (unsigned i = 0; i < TE_MAX_BAD; i++) atomic_store(&te.bad_witness[i], NULL);
+}
+
+void te_mark_bad_witness(const sealprov_assignment *asg) {
+  for (unsigned i = 0; i < TE_MAX_BAD; i++) {
+    const sealprov_assignment *none = NULL;
+    if (atomic_compare_exchange_strong(&te.bad_witness[i], &none, asg)) return;
+  }
 }
 
 int te_violations(void) { return atomic_load(&te.violations); }

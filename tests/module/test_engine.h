@@ -25,6 +25,7 @@ enum te_mode {
 };
 
 #define TE_MAX_RECORDS 4096
+#define TE_MAX_BAD 64
 
 typedef struct te_record {
   uint64_t job;
@@ -54,6 +55,9 @@ typedef struct te_control {
   atomic_uint order;
   /* Lifecycle counters. */
   atomic_int opens, closes, binds, unbinds, prepares, releases, executes;
+  /* Assignments whose proof never verifies, whatever device made it: a witness that
+   * does not satisfy its circuit, as the self-check sees it. */
+  const sealprov_assignment *_Atomic bad_witness[TE_MAX_BAD];
   pthread_mutex_t rec_mu;
   te_record rec[TE_MAX_RECORDS];
   unsigned nrec;
@@ -74,6 +78,10 @@ void te_expected_proof(const sealprov_assignment *asg, uint8_t out[192]);
 /* Self-check hook: does proof match te_expected_proof(asg)? */
 int te_verify(const sp_srs *srs, const sealprov_assignment *asg, uint32_t enc,
               const uint8_t proof[192], bool *valid, char *err, size_t errlen);
+/* Marks asg as a bad witness (its proofs fail te_verify on every device). */
+void te_mark_bad_witness(const sealprov_assignment *asg);
+/* Forgets every mark (before the marked memory is freed and reused). */
+void te_clear_bad_witnesses(void);
 /* Lock overlaps and calls on a thread not bound to the device, so far. */
 int te_violations(void);
 /* Copies the records of one job, in execution order; returns how many. */
