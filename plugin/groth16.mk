@@ -2,6 +2,8 @@
 plugin_libsealprov_core_la_SOURCES += \
   plugin/srs.h \
   plugin/srs.c \
+  plugin/blake2b.h \
+  plugin/blake2b.c \
   plugin/groth16.h \
   plugin/groth16.c \
   plugin/engine_cpu.c \

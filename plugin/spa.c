@@ -9,7 +9,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -302,8 +301,7 @@ void sp_spa_free(sp_spa *spa)
 {
   if (!spa)
     return;
-  if (spa->map)
-    munmap(spa->map, spa->map_len);
+  free(spa->map);
   free(spa->path);
   free(spa);
 }
@@ -327,32 +325,54 @@ int sp_spa_read(const char *path, sp_spa **out, char *err, size_t errlen)
     return SEALPROV_ERR_INVALID_ARGUMENT;
   }
   *out = NULL;
-  void *mapped;
-  size_t size;
-  int st = sp_map_file(path, SP_SPA_HEADER_BYTES + 8, &mapped, &size, err, errlen);
+  /* The whole file is read into private memory (never mapped): a job may use the
+   * assignment long after this returns, and a mapped file that shrinks under it would
+   * raise SIGBUS in the host. */
+  sp_file f;
+  int st = sp_file_open(&f, path, err, errlen);
   if (st != SEALPROV_OK)
     return st;
-  if (!mapped) {
-    sp_set_err(err, errlen, "%s: truncated: %zu bytes, the header and checksum alone need %u", path,
-            size, SP_SPA_HEADER_BYTES + 8);
+  if (f.size < SP_SPA_HEADER_BYTES + 8) {
+    sp_set_err(err, errlen, "%s: truncated: %llu bytes, the header and checksum alone need %u",
+               f.esc, (unsigned long long)f.size, SP_SPA_HEADER_BYTES + 8);
+    sp_file_close(&f);
     return SEALPROV_ERR_ASSIGNMENT;
   }
-  uint8_t *map = mapped;
-  sp_spa *s = calloc(1, sizeof *s);
-  if (!s || !(s->path = strdup(path))) {
-    free(s);
-    munmap(map, size);
-    sp_set_err(err, errlen, "%s: out of memory", path);
+  if (f.size > (uint64_t)SIZE_MAX - 8) {
+    sp_set_err(err, errlen, "%s: %llu bytes does not fit in memory", f.esc,
+               (unsigned long long)f.size);
+    sp_file_close(&f);
     return SEALPROV_ERR_NO_MEMORY;
   }
-  s->map = map;
+  size_t size = (size_t)f.size;
+  sp_spa *s = calloc(1, sizeof *s);
+  uint8_t *data = s ? malloc(size) : NULL; /* malloc's alignment suits the 64-bit words */
+  if (!s || !data || !(s->path = strdup(path))) {
+    sp_set_err(err, errlen, "%s: out of memory for %zu bytes", f.esc, size);
+    free(data);
+    free(s);
+    sp_file_close(&f);
+    return SEALPROV_ERR_NO_MEMORY;
+  }
+  s->map = data;
   s->map_len = size;
+  st = sp_file_read(&f, data, size, 0, "assignment", err, errlen);
+  if (st == SEALPROV_OK)
+    st = sp_file_check_unchanged(&f, err, errlen);
+  char pesc[SP_ESC_MAX];
+  snprintf(pesc, sizeof pesc, "%s", f.esc);
+  sp_file_close(&f);
+  if (st != SEALPROV_OK) {
+    sp_spa_free(s);
+    return st;
+  }
+  path = pesc; /* messages below name the file escaped */
   int rc = SEALPROV_ERR_ASSIGNMENT;
-  if (memcmp(map, SP_SPA_MAGIC, 8) != 0) {
+  if (memcmp(data, SP_SPA_MAGIC, 8) != 0) {
     sp_set_err(err, errlen, "%s: bad magic at byte offset 0 (not a sealprov assignment file)", path);
     goto fail;
   }
-  uint32_t version = rd32(map + 8), enc = rd32(map + 12);
+  uint32_t version = rd32(data + 8), enc = rd32(data + 12);
   if (version != SP_SPA_VERSION) {
     sp_set_err(err, errlen, "%s: version %u at byte offset 8 is not supported (expected %u)", path,
             version, SP_SPA_VERSION);
@@ -364,16 +384,16 @@ int sp_spa_read(const char *path, sp_spa **out, char *err, size_t errlen)
     goto fail;
   }
   sealprov_assignment *a = &s->asg;
-  a->abc_size = rd64(map + 16);
-  a->inp_size = rd64(map + 24);
-  a->aux_size = rd64(map + 32);
-  a->a_aux_bit_len = rd64(map + 40);
-  a->a_aux_popcount = rd64(map + 48);
-  a->b_inp_bit_len = rd64(map + 56);
-  a->b_inp_popcount = rd64(map + 64);
-  a->b_aux_bit_len = rd64(map + 72);
-  a->b_aux_popcount = rd64(map + 80);
-  if (rd64(map + 88) != 0) {
+  a->abc_size = rd64(data + 16);
+  a->inp_size = rd64(data + 24);
+  a->aux_size = rd64(data + 32);
+  a->a_aux_bit_len = rd64(data + 40);
+  a->a_aux_popcount = rd64(data + 48);
+  a->b_inp_bit_len = rd64(data + 56);
+  a->b_inp_popcount = rd64(data + 64);
+  a->b_aux_bit_len = rd64(data + 72);
+  a->b_aux_popcount = rd64(data + 80);
+  if (rd64(data + 88) != 0) {
     sp_set_err(err, errlen, "%s: reserved field at byte offset 88 is not zero", path);
     goto fail;
   }
@@ -393,7 +413,7 @@ int sp_spa_read(const char *path, sp_spa **out, char *err, size_t errlen)
             (unsigned long long)a->b_inp_bit_len, (unsigned long long)a->b_aux_bit_len, need, size);
     goto fail;
   }
-  uint64_t want = rd64(map + lay.off_sum), got = sp_xxh64(map, (size_t)lay.off_sum);
+  uint64_t want = rd64(data + lay.off_sum), got = sp_xxh64(data, (size_t)lay.off_sum);
   if (want != got) {
     sp_set_err(err, errlen,
             "%s: checksum mismatch: stored %016llx at byte offset %llu, computed %016llx (file "
@@ -412,18 +432,18 @@ int sp_spa_read(const char *path, sp_spa **out, char *err, size_t errlen)
             (unsigned long long)a->inp_size);
     goto fail;
   }
-  a->a = map + lay.off_a;
-  a->b = map + lay.off_b;
-  a->c = map + lay.off_c;
-  a->inp_assignment = map + lay.off_inp;
-  a->aux_assignment = map + lay.off_aux;
-  /* The words are 8-byte aligned in the mapping (every section is a multiple of 8
+  a->a = data + lay.off_a;
+  a->b = data + lay.off_b;
+  a->c = data + lay.off_c;
+  a->inp_assignment = data + lay.off_inp;
+  a->aux_assignment = data + lay.off_aux;
+  /* The words are 8-byte aligned in the buffer (every section is a multiple of 8
    * bytes). They are little-endian on disk, which is the host order on every
    * platform this module supports. */
-  _Static_assert(__BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__, "spa maps bitmaps in place");
-  a->a_aux_density = (const uint64_t *)(map + lay.off_dens[0]);
-  a->b_inp_density = (const uint64_t *)(map + lay.off_dens[1]);
-  a->b_aux_density = (const uint64_t *)(map + lay.off_dens[2]);
+  _Static_assert(__BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__, "spa reads bitmaps in place");
+  a->a_aux_density = (const uint64_t *)(data + lay.off_dens[0]);
+  a->b_inp_density = (const uint64_t *)(data + lay.off_dens[1]);
+  a->b_aux_density = (const uint64_t *)(data + lay.off_dens[2]);
   struct {
     const char *name;
     const uint64_t *w;
@@ -462,7 +482,7 @@ int sp_spa_read(const char *path, sp_spa **out, char *err, size_t errlen)
             {"aux", lay.off_aux, a->aux_size}};
   for (int k = 0; k < 5; k++)
     for (uint64_t i = 0; i < v[k].n; i++)
-      if (!scalar_canonical(map + v[k].off + 32 * i)) {
+      if (!scalar_canonical(data + v[k].off + 32 * i)) {
         sp_set_err(err, errlen, "%s: %s[%llu] (byte offset %llu) is not a canonical scalar (>= r)",
                 path, v[k].name, (unsigned long long)i, (unsigned long long)(v[k].off + 32 * i));
         goto fail;

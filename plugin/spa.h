@@ -33,18 +33,20 @@ extern "C" {
 #define SP_SPA_VERSION 1u
 #define SP_SPA_HEADER_BYTES 96u
 
-/* A mapped assignment file. asg points into the mapping (canonical scalars). */
+/* An assignment file read into private memory. asg points into map (canonical
+ * scalars); the file is not touched again after sp_spa_read returns. */
 typedef struct sp_spa {
   char *path;
-  void *map;
+  void *map;         /* the file's bytes in private memory (the name predates pread) */
   size_t map_len;
   sealprov_assignment asg;
 } sp_spa;
 
-/* Maps and validates path: magic, version, encoding, reserved field, sizes (with
- * overflow checks) against the file length, density bit lengths against the sizes,
+/* Reads (pread, no mapping) and validates path: magic, version, encoding, reserved
+ * field, sizes (with overflow checks) against the file length, density bit lengths against the sizes,
  * bits past bit_len, popcounts, the checksum, and every scalar < r. Returns OK, IO,
- * ASSIGNMENT or NO_MEMORY; err names the file, field, value and byte offset. */
+ * ASSIGNMENT or NO_MEMORY; err names the file, field, value and byte offset. A file that
+ * shrinks or changes while it is read gives IO. */
 int sp_spa_read(const char *path, sp_spa **out, char *err, size_t errlen);
 void sp_spa_free(sp_spa *spa);
 

@@ -5,37 +5,58 @@
  *   ic_len, ic[ic_len] (96 each)                      <- end of a .vk file
  *   h_len, h[...]; l_len, l[...]; a_len, a[...]; b_g1_len, b_g1[...] (96 each);
  *   b_g2_len, b_g2[...] (192 each)                   <- end of a .params file
- * The file is mapped and every point decoded (on-curve always, subgroup optional) in
- * parallel. Infinity is rejected everywhere: bellperson never writes it (it filters
- * the A/B queries) and an infinite point in a real file means corruption. */
+ * The file is read with pread() in chunks (never mapped: a mapping that shrinks raises
+ * SIGBUS in the host); each chunk is decoded in parallel straight into the final
+ * arrays, so the host holds one decoded copy plus one chunk. While a chunk decodes, the
+ * calling thread hashes it (manifest check) and hands the previous, decoded chunk to the
+ * optional subgroup checker hook. Every point is checked on the curve; infinity is
+ * rejected everywhere: bellperson never writes it (it filters the A/B queries) and an
+ * infinite point in a real file means corruption. */
 #include "util.h"
 #include "srs.h"
+#include "blake2b.h"
 
+#include <errno.h>
+#include <fcntl.h>
+#include <pthread.h>
 #include <stdarg.h>
 #include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/mman.h>
+#include <strings.h>
 
 #include "sealprov.h"
 
 #define G1_BYTES 96u
 #define G2_BYTES 192u
 #define VK_FIXED_BYTES (3u * G1_BYTES + 3u * G2_BYTES) /* 864 */
+#define MANIFEST_MAX_BYTES ((size_t)16 << 20)
+#define DIGEST_HEX 32u /* parameters.json: the first 32 hex digits of the BLAKE2b-512 */
 
+/* Decoding writes each point's slot in the final array; the staging chunk is separate,
+ * so the host copy is exactly the decoded arrays. */
+_Static_assert(sizeof(g1_affine_t) == G1_BYTES && sizeof(g2_affine_t) == G2_BYTES,
+               "decoded points are the size of their encoding");
 
 /* ---- parallel point decoding ---------------------------------------------------- */
 
 typedef struct decode_ctx {
-  const uint8_t *base;   /* first encoded point */
-  void *out;             /* g1_affine_t[] or g2_affine_t[] */
+  const uint8_t *base;   /* first encoded point of the chunk */
+  void *out;             /* first decoded slot of the chunk */
   bool g2;
   unsigned flags;
-  /* lowest failing index, so the message does not depend on the thread count; its
-   * reason is recomputed after the parallel pass (one point) */
+  /* lowest failing index in the chunk, so the message does not depend on the thread
+   * count; its reason is recomputed from the staging bytes (one point) */
   _Atomic uint64_t first_bad;
 } decode_ctx;
+
+static void note_bad(_Atomic uint64_t *first_bad, uint64_t i)
+{
+  uint64_t cur = atomic_load(first_bad);
+  while (i < cur && !atomic_compare_exchange_weak(first_bad, &cur, i))
+    ;
+}
 
 static void decode_range(void *vctx, size_t begin, size_t end, unsigned chunk)
 {
@@ -53,9 +74,7 @@ static void decode_range(void *vctx, size_t begin, size_t end, unsigned chunk)
            !g1_affine_is_inf(p);
     }
     if (!ok) {
-      uint64_t cur = atomic_load(&c->first_bad);
-      while (i < cur && !atomic_compare_exchange_weak(&c->first_bad, &cur, (uint64_t)i))
-        ;
+      note_bad(&c->first_bad, i);
       return;
     }
   }
@@ -80,89 +99,292 @@ static const char *point_error(const uint8_t *enc, bool g2, unsigned flags)
   return inf ? "point at infinity" : "unknown error";
 }
 
+/* Subgroup check of decoded points on the CPU (when the hook fails). */
+typedef struct subgroup_ctx {
+  const void *pts;
+  bool g2;
+  _Atomic uint64_t first_bad;
+} subgroup_ctx;
+
+static void subgroup_range(void *vctx, size_t begin, size_t end, unsigned chunk)
+{
+  (void)chunk;
+  subgroup_ctx *c = vctx;
+  for (size_t i = begin; i < end; i++) {
+    bool ok = c->g2 ? g2_affine_in_subgroup((const g2_affine_t *)c->pts + i)
+                    : g1_affine_in_subgroup((const g1_affine_t *)c->pts + i);
+    if (!ok) {
+      note_bad(&c->first_bad, i);
+      return;
+    }
+  }
+}
+
+static size_t cpu_subgroup_first_bad(const void *pts, bool g2, size_t n, unsigned nthreads)
+{
+  subgroup_ctx c = {.pts = pts, .g2 = g2};
+  atomic_init(&c.first_bad, UINT64_MAX);
+  /* a false return means fewer threads ran; the work is complete either way */
+  if (n)
+    (void)bls_parallel_for(n, nthreads, subgroup_range, &c);
+  uint64_t b = atomic_load(&c.first_bad);
+  return b == UINT64_MAX ? n : (size_t)b;
+}
+
+/* ---- the reader ------------------------------------------------------------------- */
+
+/* A decoded chunk whose subgroup check is still to be done by the hook. */
+typedef struct pending_chunk {
+  bool any;
+  const char *vector;
+  bool g2;
+  const void *pts;
+  size_t n;
+  size_t index0;     /* index in the vector of pts[0] */
+  uint64_t off0;     /* byte offset of pts[0] in the file */
+} pending_chunk;
+
 typedef struct reader {
-  const char *path;
-  const uint8_t *map;
-  size_t size;
-  size_t off;
-  unsigned flags;
+  sp_file f;
+  const char *path;          /* escaped, for messages */
+  const sp_srs_load_opts *o;
+  uint64_t off;              /* next byte to read */
   unsigned nthreads;
+  bool subgroup;             /* subgroup checks on */
+  bool hook;                 /* proving vectors go to o->check (else CPU) */
+  bool hashing;
+  sp_blake2b_state hash;
+  uint8_t *stage;
+  size_t stage_len;
+  pending_chunk pend;
+  double t0;
+  uint64_t points;
+  const char *vector;        /* vector being read, for progress */
   char *err;
   size_t errlen;
 } reader;
 
-static int read_u32be(reader *r, const char *what, uint32_t *v)
+static void rlog(reader *r, int level, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+static void rlog(reader *r, int level, const char *fmt, ...)
 {
-  if (r->size - r->off < 4) {
-    sp_set_err(r->err, r->errlen,
-            "%s: truncated: the length of vector %s needs 4 bytes at byte offset %zu but the "
-            "file has %zu bytes",
-            r->path, what, r->off, r->size);
-    return SEALPROV_ERR_PARAMS;
+  if (!r->o->log)
+    return;
+  char line[1024];
+  va_list ap;
+  va_start(ap, fmt);
+  vsnprintf(line, sizeof line, fmt, ap);
+  va_end(ap);
+  r->o->log(r->o->log_user, level, line);
+}
+
+static int progress(reader *r, bool done)
+{
+  if (!r->o->progress)
+    return SEALPROV_OK;
+  double ms = sp_now_ms() - r->t0;
+  double sec = ms > 0 ? ms / 1e3 : 1e-9;
+  sp_srs_progress p = {.path = r->path,
+                       .vector = r->vector,
+                       .bytes_done = r->off,
+                       .bytes_total = r->f.size,
+                       .points_checked = r->points,
+                       .elapsed_ms = ms,
+                       .bytes_per_s = (double)r->off / sec,
+                       .points_per_s = (double)r->points / sec,
+                       .done = done};
+  if (r->o->progress(r->o->progress_user, &p) != 0) {
+    sp_set_err(r->err, r->errlen, "%s: load stopped by the progress callback at byte offset %llu",
+               r->path, (unsigned long long)r->off);
+    return SEALPROV_ERR_CANCELLED;
   }
-  const uint8_t *p = r->map + r->off;
-  *v = (uint32_t)p[0] << 24 | (uint32_t)p[1] << 16 | (uint32_t)p[2] << 8 | p[3];
-  r->off += 4;
   return SEALPROV_OK;
 }
 
-/* Decodes n points of vector `what` at the current offset into *out (malloc'd). */
-static int read_points(reader *r, const char *what, size_t n, bool g2, void **out)
+/* Small reads (lengths): read, hash, advance. The caller checked the size. */
+static int read_small(reader *r, void *buf, size_t len, const char *what)
+{
+  int st = sp_file_read(&r->f, buf, len, r->off, what, r->err, r->errlen);
+  if (st != SEALPROV_OK)
+    return st;
+  if (r->hashing)
+    sp_blake2b_update(&r->hash, buf, len);
+  r->off += len;
+  return SEALPROV_OK;
+}
+
+static int read_u32be(reader *r, const char *what, uint32_t *v)
+{
+  if (r->f.size - r->off < 4) {
+    sp_set_err(r->err, r->errlen,
+               "%s: truncated: the length of vector %s needs 4 bytes at byte offset %llu but the "
+               "file has %llu bytes",
+               r->path, what, (unsigned long long)r->off, (unsigned long long)r->f.size);
+    return SEALPROV_ERR_PARAMS;
+  }
+  char what_len[48];
+  snprintf(what_len, sizeof what_len, "length of vector %s", what);
+  uint8_t p[4];
+  int st = read_small(r, p, 4, what_len);
+  if (st != SEALPROV_OK)
+    return st;
+  *v = (uint32_t)p[0] << 24 | (uint32_t)p[1] << 16 | (uint32_t)p[2] << 8 | p[3];
+  return SEALPROV_OK;
+}
+
+/* Runs the hook on the pending chunk; OK, PARAMS (a point outside the subgroup) or,
+ * when the hook itself fails, OK after checking on the CPU (the hook is then off). */
+static int check_pending(reader *r)
+{
+  pending_chunk *pc = &r->pend;
+  if (!pc->any)
+    return SEALPROV_OK;
+  pc->any = false;
+  size_t bad = pc->n;
+  char herr[512] = "";
+  int st = r->o->check(r->o->check_user, pc->g2, pc->pts, pc->n, &bad, herr, sizeof herr);
+  if (st != SEALPROV_OK) {
+    char esc[600];
+    rlog(r, SEALPROV_LOG_WARN,
+         "%s: the subgroup checker failed on vector %s (points %zu..%zu): %s; checking on the "
+         "CPU from here",
+         r->path, pc->vector, pc->index0, pc->index0 + pc->n - 1,
+         sp_utf8_escape(herr, esc, sizeof esc));
+    r->hook = false;
+    bad = cpu_subgroup_first_bad(pc->pts, pc->g2, pc->n, r->nthreads);
+  } else if (bad > pc->n) {
+    bad = pc->n; /* a checker that reports past the end found nothing */
+  }
+  if (bad < pc->n) {
+    size_t each = pc->g2 ? G2_BYTES : G1_BYTES;
+    sp_set_err(r->err, r->errlen, "%s: vector %s index %zu (byte offset %llu): %s", r->path,
+               pc->vector, pc->index0 + bad, (unsigned long long)(pc->off0 + (uint64_t)bad * each),
+               bls_err_str(BLS_ERR_NOT_IN_SUBGROUP));
+    return SEALPROV_ERR_PARAMS;
+  }
+  r->points += pc->n;
+  return SEALPROV_OK;
+}
+
+typedef struct decode_job {
+  decode_ctx *c;
+  size_t n;
+  unsigned nthreads;
+} decode_job;
+
+static void *decode_thread(void *arg)
+{
+  decode_job *j = arg;
+  (void)bls_parallel_for(j->n, j->nthreads, decode_range, j->c);
+  return NULL;
+}
+
+/* Decodes n points of vector `what` at the current offset into *out (malloc'd), chunk
+ * by chunk. vk points (proving = false) are always checked on the CPU. */
+static int read_points(reader *r, const char *what, size_t n, bool g2, bool proving, void **out)
 {
   size_t each = g2 ? G2_BYTES : G1_BYTES;
-  size_t avail = r->size - r->off;
-  if (n > avail / each) {
+  uint64_t avail = r->f.size - r->off;
+  if ((uint64_t)n > avail / each) {
     sp_set_err(r->err, r->errlen,
-            "%s: truncated or impossible length: vector %s has %zu points (%llu bytes) at byte "
-            "offset %zu but only %zu bytes remain",
-            r->path, what, n, (unsigned long long)n * each, r->off, avail);
+               "%s: truncated or impossible length: vector %s has %zu points (%llu bytes) at byte "
+               "offset %llu but only %llu bytes remain",
+               r->path, what, n, (unsigned long long)n * each, (unsigned long long)r->off,
+               (unsigned long long)avail);
     return SEALPROV_ERR_PARAMS;
   }
-  size_t osize = g2 ? sizeof(g2_affine_t) : sizeof(g1_affine_t);
-  void *dst = malloc(n * osize + 1);
+  void *dst = malloc(n * each + 1);
   if (!dst) {
-    sp_set_err(r->err, r->errlen, "%s: out of memory for vector %s (%zu points)", r->path, what, n);
+    sp_set_err(r->err, r->errlen, "%s: out of memory for vector %s (%zu points, %zu bytes)",
+               r->path, what, n, n * each);
     return SEALPROV_ERR_NO_MEMORY;
   }
-  decode_ctx c = {.base = r->map + r->off, .out = dst, .g2 = g2, .flags = r->flags};
-  atomic_init(&c.first_bad, UINT64_MAX);
-  if (n && !bls_parallel_for(n, r->nthreads, decode_range, &c)) {
-    free(dst);
-    sp_set_err(r->err, r->errlen, "%s: out of memory starting decoder threads", r->path);
-    return SEALPROV_ERR_NO_MEMORY;
+  r->vector = what;
+  size_t per = r->stage_len / each;
+  uint64_t vec_off = r->off;
+  int st = SEALPROV_OK;
+  for (size_t done = 0; done < n;) {
+    size_t cnt = n - done < per ? n - done : per;
+    size_t bytes = cnt * each;
+    char what_rd[48];
+    snprintf(what_rd, sizeof what_rd, "vector %s", what);
+    if ((st = sp_file_read(&r->f, r->stage, bytes, r->off, what_rd, r->err, r->errlen)))
+      goto fail;
+    bool use_hook = proving && r->subgroup && r->hook;
+    unsigned flags = r->subgroup && !use_hook ? BLS_DECODE_SUBGROUP_CHECK : 0;
+    void *slot = (uint8_t *)dst + done * each;
+    decode_ctx c = {.base = r->stage, .out = slot, .g2 = g2, .flags = flags};
+    atomic_init(&c.first_bad, UINT64_MAX);
+    decode_job job = {.c = &c, .n = cnt, .nthreads = r->nthreads};
+    /* The decode runs on its own thread while this one hashes the chunk and has the
+     * previous chunk checked; with nothing to overlap, it runs here. */
+    pthread_t th;
+    bool overlap = r->hashing || r->pend.any;
+    bool threaded = overlap && pthread_create(&th, NULL, decode_thread, &job) == 0;
+    if (!threaded && !overlap)
+      decode_thread(&job);
+    if (r->hashing)
+      sp_blake2b_update(&r->hash, r->stage, bytes);
+    int pst = check_pending(r);
+    if (threaded)
+      pthread_join(th, NULL);
+    else if (overlap)
+      decode_thread(&job);
+    if (pst != SEALPROV_OK) { /* an earlier index than anything in this chunk */
+      st = pst;
+      goto fail;
+    }
+    uint64_t bad = atomic_load(&c.first_bad);
+    if (bad != UINT64_MAX) {
+      uint64_t off = r->off + bad * each;
+      sp_set_err(r->err, r->errlen, "%s: vector %s index %llu (byte offset %llu): %s", r->path,
+                 what, (unsigned long long)(done + bad), (unsigned long long)off,
+                 point_error(r->stage + bad * each, g2, flags));
+      st = SEALPROV_ERR_PARAMS;
+      goto fail;
+    }
+    if (use_hook && !r->hook) {
+      /* the hook failed on the previous chunk: this one was decoded for it */
+      size_t b = cpu_subgroup_first_bad(slot, g2, cnt, r->nthreads);
+      if (b < cnt) {
+        sp_set_err(r->err, r->errlen, "%s: vector %s index %zu (byte offset %llu): %s", r->path,
+                   what, done + b, (unsigned long long)(r->off + (uint64_t)b * each),
+                   bls_err_str(BLS_ERR_NOT_IN_SUBGROUP));
+        st = SEALPROV_ERR_PARAMS;
+        goto fail;
+      }
+      use_hook = false;
+    }
+    if (use_hook) {
+      r->pend = (pending_chunk){.any = true, .vector = what, .g2 = g2, .pts = slot, .n = cnt,
+                                .index0 = done, .off0 = r->off};
+    } else {
+      r->points += cnt;
+    }
+    r->off += bytes;
+    done += cnt;
+    if ((st = progress(r, false)))
+      goto fail;
   }
-  uint64_t bad = atomic_load(&c.first_bad);
-  if (bad != UINT64_MAX) {
-    size_t off = r->off + (size_t)bad * each;
-    sp_set_err(r->err, r->errlen, "%s: vector %s index %llu (byte offset %zu): %s", r->path, what,
-            (unsigned long long)bad, off, point_error(r->map + off, g2, r->flags));
-    free(dst);
-    return SEALPROV_ERR_PARAMS;
-  }
-  r->off += n * each;
+  (void)vec_off;
   *out = dst;
   return SEALPROV_OK;
+fail:
+  /* a pending chunk may point into dst */
+  if (r->pend.any && r->pend.pts >= dst && (const uint8_t *)r->pend.pts < (uint8_t *)dst + n * each)
+    r->pend.any = false;
+  free(dst);
+  return st;
 }
 
 static int read_one(reader *r, const char *what, bool g2, void *out)
 {
   void *tmp = NULL;
-  int rc = read_points(r, what, 1, g2, &tmp);
+  int rc = read_points(r, what, 1, g2, false, &tmp);
   if (rc == SEALPROV_OK) {
     memcpy(out, tmp, g2 ? sizeof(g2_affine_t) : sizeof(g1_affine_t));
     free(tmp);
   }
   return rc;
-}
-
-static int read_vector(reader *r, const char *what, bool g2, void **out, size_t *len)
-{
-  uint32_t n;
-  int rc = read_u32be(r, what, &n);
-  if (rc)
-    return rc;
-  *len = n;
-  return read_points(r, what, n, g2, out);
 }
 
 static void srs_free(sp_srs *s)
@@ -189,102 +411,544 @@ static int parse(reader *r, sp_srs *s, bool vk_only)
       (rc = read_one(r, "delta_g1", false, &s->vk.delta_g1)) ||
       (rc = read_one(r, "delta_g2", true, &s->vk.delta_g2)))
     return rc;
-  if ((rc = read_vector(r, "ic", false, (void **)&s->vk.ic, &s->vk.ic_len)))
+  uint32_t n;
+  uint64_t len_off = r->off;
+  if ((rc = read_u32be(r, "ic", &n)))
     return rc;
-  if (s->vk.ic_len == 0) {
-    sp_set_err(r->err, r->errlen, "%s: vector ic is empty (byte offset %zu); it needs at least ONE",
-            r->path, r->off - 4);
+  if (n == 0) {
+    sp_set_err(r->err, r->errlen, "%s: vector ic is empty (byte offset %llu); it needs at least ONE",
+               r->path, (unsigned long long)len_off);
     return SEALPROV_ERR_PARAMS;
   }
+  s->vk.ic_len = n;
+  if ((rc = read_points(r, "ic", n, false, false, (void **)&s->vk.ic)))
+    return rc;
   groth16_prepare_vk(&s->vk.pvk, &s->vk.alpha_g1, &s->vk.beta_g2, &s->vk.gamma_g2,
                      &s->vk.delta_g2);
   if (!vk_only) {
-    size_t h_off = r->off;
-    if ((rc = read_vector(r, "h", false, (void **)&s->h, &s->h_len)))
+    /* Every length is checked as soon as it is read, so a wrong one is reported as
+     * that vector's, not as garbage in the next. */
+    len_off = r->off;
+    if ((rc = read_u32be(r, "h", &n)))
       return rc;
     /* h has domain-1 points and the domain is a power of two >= 2 */
-    size_t m = s->h_len + 1;
-    if (s->h_len == 0 || (m & (m - 1)) != 0) {
+    uint64_t m = (uint64_t)n + 1;
+    if (n == 0 || (m & (m - 1)) != 0) {
       sp_set_err(r->err, r->errlen,
-              "%s: vector h (byte offset %zu) has %zu points; it must have 2^k - 1 (k >= 1)",
-              r->path, h_off, s->h_len);
+                 "%s: vector h (byte offset %llu) has %u points; it must have 2^k - 1 (k >= 1)",
+                 r->path, (unsigned long long)len_off, n);
       return SEALPROV_ERR_PARAMS;
     }
+    s->h_len = n;
     s->log_domain = (unsigned)__builtin_ctzll((unsigned long long)m);
-    if ((rc = read_vector(r, "l", false, (void **)&s->l, &s->l_len)) ||
-        (rc = read_vector(r, "a", false, (void **)&s->a, &s->a_len)) ||
-        (rc = read_vector(r, "b_g1", false, (void **)&s->b_g1, &s->b_g1_len)) ||
-        (rc = read_vector(r, "b_g2", true, (void **)&s->b_g2, &s->b_g2_len)))
+    if ((rc = read_points(r, "h", n, false, true, (void **)&s->h)))
+      return rc;
+    if ((rc = read_u32be(r, "l", &n)))
+      return rc;
+    s->l_len = n;
+    if ((rc = read_points(r, "l", n, false, true, (void **)&s->l)))
       return rc;
     size_t nvars = s->vk.ic_len + s->l_len;
-    if (s->a_len < s->vk.ic_len || s->a_len > nvars) {
+    len_off = r->off;
+    if ((rc = read_u32be(r, "a", &n)))
+      return rc;
+    if (n < s->vk.ic_len || n > nvars) {
       sp_set_err(r->err, r->errlen,
-              "%s: vector a has %zu points; with ic_len %zu and l_len %zu it must have between "
-              "%zu and %zu (every input is in A)",
-              r->path, s->a_len, s->vk.ic_len, s->l_len, s->vk.ic_len, nvars);
+                 "%s: vector a (length at byte offset %llu) has %u points; with ic_len %zu and "
+                 "l_len %zu it must have between %zu and %zu (every input is in A)",
+                 r->path, (unsigned long long)len_off, n, s->vk.ic_len, s->l_len, s->vk.ic_len,
+                 nvars);
       return SEALPROV_ERR_PARAMS;
     }
-    if (s->b_g1_len != s->b_g2_len || s->b_g1_len > nvars) {
+    s->a_len = n;
+    if ((rc = read_points(r, "a", n, false, true, (void **)&s->a)))
+      return rc;
+    len_off = r->off;
+    if ((rc = read_u32be(r, "b_g1", &n)))
+      return rc;
+    if (n > nvars) {
       sp_set_err(r->err, r->errlen,
-              "%s: vectors b_g1 (%zu points) and b_g2 (%zu points) must have the same length, at "
-              "most ic_len + l_len = %zu",
-              r->path, s->b_g1_len, s->b_g2_len, nvars);
+                 "%s: vector b_g1 (length at byte offset %llu) has %u points; it must have at "
+                 "most ic_len + l_len = %zu",
+                 r->path, (unsigned long long)len_off, n, nvars);
       return SEALPROV_ERR_PARAMS;
     }
+    s->b_g1_len = n;
+    if ((rc = read_points(r, "b_g1", n, false, true, (void **)&s->b_g1)))
+      return rc;
+    len_off = r->off;
+    if ((rc = read_u32be(r, "b_g2", &n)))
+      return rc;
+    if (n != s->b_g1_len) {
+      sp_set_err(r->err, r->errlen,
+                 "%s: vector b_g2 (length at byte offset %llu) has %u points; vectors b_g1 (%zu "
+                 "points) and b_g2 must have the same length",
+                 r->path, (unsigned long long)len_off, n, s->b_g1_len);
+      return SEALPROV_ERR_PARAMS;
+    }
+    s->b_g2_len = n;
+    if ((rc = read_points(r, "b_g2", n, true, true, (void **)&s->b_g2)))
+      return rc;
+    if ((rc = check_pending(r)))
+      return rc;
   }
-  if (r->off != r->size) {
-    sp_set_err(r->err, r->errlen, "%s: %zu trailing bytes after the last vector (byte offset %zu)",
-            r->path, r->size - r->off, r->off);
+  if (r->off != r->f.size) {
+    sp_set_err(r->err, r->errlen,
+               "%s: %llu trailing bytes after the last vector (byte offset %llu)", r->path,
+               (unsigned long long)(r->f.size - r->off), (unsigned long long)r->off);
     return SEALPROV_ERR_PARAMS;
   }
   return SEALPROV_OK;
 }
 
+/* ---- Filecoin conventions: the parameter cache and parameters.json ------------------ */
+
+bool sp_srs_resolve_path(const char *path, char *buf, size_t buflen)
+{
+  int n;
+  if (strchr(path, '/')) {
+    n = snprintf(buf, buflen, "%s", path);
+  } else {
+    const char *dir = getenv("FIL_PROOFS_PARAMETER_CACHE");
+    if (!dir || !*dir)
+      dir = SP_SRS_DEFAULT_PARAM_CACHE;
+    size_t dl = strlen(dir);
+    n = snprintf(buf, buflen, "%s%s%s", dir, dl && dir[dl - 1] == '/' ? "" : "/", path);
+  }
+  return n >= 0 && (size_t)n < buflen;
+}
+
+/* A minimal JSON reader for parameters.json: an object of objects; in each entry only
+ * "digest" (a string) matters here, other members are skipped whatever their type. */
+typedef struct json {
+  const char *p, *end, *start;
+  const char *file;  /* escaped manifest path */
+  char *err;
+  size_t errlen;
+} json;
+
+static int json_fail(json *j, const char *why)
+{
+  sp_set_err(j->err, j->errlen, "%s: not a valid parameters.json: %s at byte offset %zu", j->file,
+             why, (size_t)(j->p - j->start));
+  return SEALPROV_ERR_PARAMS;
+}
+
+static void json_ws(json *j)
+{
+  while (j->p < j->end && (*j->p == ' ' || *j->p == '\t' || *j->p == '\n' || *j->p == '\r'))
+    j->p++;
+}
+
+static int hexval(int c)
+{
+  if (c >= '0' && c <= '9')
+    return c - '0';
+  if (c >= 'a' && c <= 'f')
+    return c - 'a' + 10;
+  if (c >= 'A' && c <= 'F')
+    return c - 'A' + 10;
+  return -1;
+}
+
+/* A string into out (UTF-8, NUL-terminated; longer strings are an error). */
+static int json_string(json *j, char *out, size_t outlen)
+{
+  json_ws(j);
+  if (j->p >= j->end || *j->p != '"')
+    return json_fail(j, "expected a string");
+  j->p++;
+  size_t o = 0;
+  while (j->p < j->end && *j->p != '"') {
+    unsigned c = (unsigned char)*j->p++;
+    if (c < 0x20)
+      return json_fail(j, "control character in a string");
+    char enc[4];
+    size_t k = 1;
+    enc[0] = (char)c;
+    if (c == '\\') {
+      if (j->p >= j->end)
+        break;
+      char e = *j->p++;
+      const char *simple = strchr("\"\\/bfnrt", e);
+      if (e && simple) {
+        enc[0] = "\"\\/\b\f\n\r\t"[simple - "\"\\/bfnrt"];
+      } else if (e == 'u') {
+        unsigned cp = 0;
+        for (int i = 0; i < 4; i++) {
+          int h = j->p < j->end ? hexval(*j->p) : -1;
+          if (h < 0)
+            return json_fail(j, "bad \\u escape");
+          cp = cp << 4 | (unsigned)h;
+          j->p++;
+        }
+        if (cp >= 0xd800 && cp <= 0xdfff) /* names and digests never need surrogates */
+          return json_fail(j, "surrogate \\u escape");
+        if (cp == 0)
+          return json_fail(j, "\\u0000 in a string");
+        if (cp < 0x80) {
+          enc[0] = (char)cp;
+        } else if (cp < 0x800) {
+          enc[0] = (char)(0xc0 | cp >> 6);
+          enc[1] = (char)(0x80 | (cp & 0x3f));
+          k = 2;
+        } else {
+          enc[0] = (char)(0xe0 | cp >> 12);
+          enc[1] = (char)(0x80 | ((cp >> 6) & 0x3f));
+          enc[2] = (char)(0x80 | (cp & 0x3f));
+          k = 3;
+        }
+      } else {
+        return json_fail(j, "bad escape in a string");
+      }
+    }
+    if (o + k >= outlen)
+      return json_fail(j, "string too long");
+    memcpy(out + o, enc, k);
+    o += k;
+  }
+  if (j->p >= j->end)
+    return json_fail(j, "unterminated string");
+  j->p++;
+  out[o] = '\0';
+  return SEALPROV_OK;
+}
+
+static int json_skip_value(json *j, int depth);
+
+static int json_skip_container(json *j, int depth, char close, bool keys)
+{
+  j->p++;
+  json_ws(j);
+  if (j->p < j->end && *j->p == close) {
+    j->p++;
+    return SEALPROV_OK;
+  }
+  for (;;) {
+    int st;
+    if (keys) {
+      char k[256];
+      if ((st = json_string(j, k, sizeof k)))
+        return st;
+      json_ws(j);
+      if (j->p >= j->end || *j->p != ':')
+        return json_fail(j, "expected ':'");
+      j->p++;
+    }
+    if ((st = json_skip_value(j, depth + 1)))
+      return st;
+    json_ws(j);
+    if (j->p < j->end && *j->p == ',') {
+      j->p++;
+      continue;
+    }
+    if (j->p < j->end && *j->p == close) {
+      j->p++;
+      return SEALPROV_OK;
+    }
+    return json_fail(j, keys ? "expected ',' or '}'" : "expected ',' or ']'");
+  }
+}
+
+static int json_skip_value(json *j, int depth)
+{
+  if (depth > 32)
+    return json_fail(j, "nested too deeply");
+  json_ws(j);
+  if (j->p >= j->end)
+    return json_fail(j, "unexpected end");
+  char c = *j->p;
+  if (c == '"') {
+    char tmp[4096];
+    return json_string(j, tmp, sizeof tmp);
+  }
+  if (c == '{')
+    return json_skip_container(j, depth, '}', true);
+  if (c == '[')
+    return json_skip_container(j, depth, ']', false);
+  static const char *const words[] = {"true", "false", "null"};
+  for (int i = 0; i < 3; i++) {
+    size_t n = strlen(words[i]);
+    if ((size_t)(j->end - j->p) >= n && !memcmp(j->p, words[i], n)) {
+      j->p += n;
+      return SEALPROV_OK;
+    }
+  }
+  if (c == '-' || (c >= '0' && c <= '9')) {
+    const char *q = j->p;
+    while (q < j->end && strchr("+-0123456789.eE", *q))
+      q++;
+    j->p = q;
+    return SEALPROV_OK;
+  }
+  return json_fail(j, "unexpected character");
+}
+
+typedef struct manifest_entry {
+  char name[1024];
+  char digest[128];
+  bool has_digest;
+  size_t entries;    /* entries in the manifest */
+} manifest_entry;
+
+/* Finds the entry called `name` in the manifest text. OK when found (e->digest set),
+ * NOT_FOUND when the manifest has no such entry, PARAMS when it is malformed. */
+static int manifest_find(json *j, const char *name, manifest_entry *e)
+{
+  int st;
+  bool found = false;
+  e->entries = 0;
+  json_ws(j);
+  if (j->p >= j->end || *j->p != '{')
+    return json_fail(j, "expected '{' (an object of file names)");
+  j->p++;
+  json_ws(j);
+  if (j->p < j->end && *j->p == '}') {
+    j->p++;
+  } else {
+    for (;;) {
+      char key[1024];
+      if ((st = json_string(j, key, sizeof key)))
+        return st;
+      json_ws(j);
+      if (j->p >= j->end || *j->p != ':')
+        return json_fail(j, "expected ':'");
+      j->p++;
+      json_ws(j);
+      if (j->p >= j->end || *j->p != '{')
+        return json_fail(j, "an entry is not an object");
+      e->entries++;
+      bool mine = !found && strcmp(key, name) == 0;
+      if (!mine) {
+        if ((st = json_skip_value(j, 1)))
+          return st;
+      } else {
+        found = true;
+        snprintf(e->name, sizeof e->name, "%s", key);
+        e->has_digest = false;
+        j->p++;
+        json_ws(j);
+        if (j->p < j->end && *j->p == '}') {
+          j->p++;
+        } else {
+          for (;;) {
+            char mk[64];
+            if ((st = json_string(j, mk, sizeof mk)))
+              return st;
+            json_ws(j);
+            if (j->p >= j->end || *j->p != ':')
+              return json_fail(j, "expected ':'");
+            j->p++;
+            json_ws(j);
+            if (!strcmp(mk, "digest") && j->p < j->end && *j->p == '"') {
+              if ((st = json_string(j, e->digest, sizeof e->digest)))
+                return st;
+              e->has_digest = true;
+            } else if ((st = json_skip_value(j, 2))) {
+              return st;
+            }
+            json_ws(j);
+            if (j->p < j->end && *j->p == ',') {
+              j->p++;
+              continue;
+            }
+            if (j->p < j->end && *j->p == '}') {
+              j->p++;
+              break;
+            }
+            return json_fail(j, "expected ',' or '}'");
+          }
+        }
+      }
+      json_ws(j);
+      if (j->p < j->end && *j->p == ',') {
+        j->p++;
+        continue;
+      }
+      if (j->p < j->end && *j->p == '}') {
+        j->p++;
+        break;
+      }
+      return json_fail(j, "expected ',' or '}'");
+    }
+  }
+  json_ws(j);
+  if (j->p != j->end)
+    return json_fail(j, "trailing characters after the object");
+  return found ? SEALPROV_OK : SEALPROV_ERR_NOT_FOUND;
+}
+
+/* Reads the manifest and finds the entry for the loaded file's base name; err names the
+ * manifest. OK with e filled, or IO / PARAMS / NO_MEMORY. */
+static int manifest_lookup(const char *manifest, const char *file_path, const char *file_esc,
+                           manifest_entry *e, char *err, size_t errlen)
+{
+  sp_file mf;
+  int st = sp_file_open(&mf, manifest, err, errlen);
+  if (st != SEALPROV_OK)
+    return st;
+  if (mf.size > MANIFEST_MAX_BYTES) {
+    sp_set_err(err, errlen, "%s: %llu bytes is too large for a parameters.json (at most %zu)",
+               mf.esc, (unsigned long long)mf.size, MANIFEST_MAX_BYTES);
+    sp_file_close(&mf);
+    return SEALPROV_ERR_PARAMS;
+  }
+  char *text = malloc((size_t)mf.size + 1);
+  if (!text) {
+    sp_set_err(err, errlen, "%s: out of memory", mf.esc);
+    sp_file_close(&mf);
+    return SEALPROV_ERR_NO_MEMORY;
+  }
+  st = sp_file_read(&mf, text, (size_t)mf.size, 0, "manifest", err, errlen);
+  if (st == SEALPROV_OK) {
+    const char *base = strrchr(file_path, '/');
+    base = base ? base + 1 : file_path;
+    json j = {.p = text, .end = text + mf.size, .start = text, .file = mf.esc, .err = err,
+              .errlen = errlen};
+    st = manifest_find(&j, base, e);
+    char bn[SP_ESC_MAX];
+    if (st == SEALPROV_ERR_NOT_FOUND) {
+      sp_set_err(err, errlen,
+                 "%s: no entry for \"%s\" in the parameter manifest %s (%zu entries; the file is "
+                 "matched by its base name)",
+                 file_esc, sp_utf8_escape(base, bn, sizeof bn), mf.esc, e->entries);
+      st = SEALPROV_ERR_PARAMS;
+    } else if (st == SEALPROV_OK) {
+      bool hex = e->has_digest && strlen(e->digest) == DIGEST_HEX;
+      for (size_t i = 0; hex && i < DIGEST_HEX; i++)
+        hex = hexval(e->digest[i]) >= 0;
+      if (!hex) {
+        char dg[300];
+        sp_set_err(err, errlen,
+                   "%s: entry \"%s\" has %s%s%s; a digest is %u hex digits (the start of the "
+                   "file's BLAKE2b-512)",
+                   mf.esc, sp_utf8_escape(base, bn, sizeof bn),
+                   e->has_digest ? "digest \"" : "no digest",
+                   e->has_digest ? sp_utf8_escape(e->digest, dg, sizeof dg) : "",
+                   e->has_digest ? "\"" : "", DIGEST_HEX);
+        st = SEALPROV_ERR_PARAMS;
+      }
+    }
+  }
+  free(text);
+  sp_file_close(&mf);
+  return st;
+}
+
+/* ---- entry points ------------------------------------------------------------------- */
+
 int sp_srs_load(const char *path, bool vk_only, bool subgroup_check, unsigned nthreads,
                 sp_srs **out, char *err, size_t errlen)
 {
-  if (!path || !out) {
-    sp_set_err(err, errlen, "NULL path or output handle");
+  sp_srs_load_opts o = {.vk_only = vk_only, .subgroup_check = subgroup_check, .nthreads = nthreads};
+  return sp_srs_load_ex(path, &o, out, err, errlen);
+}
+
+int sp_srs_load_ex(const char *path, const sp_srs_load_opts *opts, sp_srs **out, char *err,
+                   size_t errlen)
+{
+  if (!path || !out || !opts) {
+    sp_set_err(err, errlen, "NULL %s", !path ? "path" : !out ? "output handle" : "options");
     return SEALPROV_ERR_INVALID_ARGUMENT;
   }
   *out = NULL;
-  void *map;
-  size_t size;
-  int st = sp_map_file(path, VK_FIXED_BYTES + 4, &map, &size, err, errlen);
-  if (st != SEALPROV_OK)
-    return st;
-  if (!map) {
-    sp_set_err(err, errlen,
-            "%s: truncated: %zu bytes, a verifying key needs at least %u (six points and ic_len)",
-            path, size, VK_FIXED_BYTES + 4);
-    return SEALPROV_ERR_PARAMS;
+  char full[4096];
+  if (!*path || !sp_srs_resolve_path(path, full, sizeof full)) {
+    char esc[SP_ESC_MAX];
+    sp_set_err(err, errlen, "%s: %s", sp_utf8_escape(path, esc, sizeof esc),
+               *path ? "path too long" : "empty path");
+    return SEALPROV_ERR_INVALID_ARGUMENT;
   }
-  /* one sequential pass per vector: tell the kernel to read ahead */
-  madvise(map, size, MADV_SEQUENTIAL);
-
-  sp_srs *s = calloc(1, sizeof *s);
-  int rc = SEALPROV_ERR_NO_MEMORY;
-  if (!s || !(s->path = strdup(path))) {
-    sp_set_err(err, errlen, "%s: out of memory", path);
+  reader r = {.o = opts,
+              .nthreads = opts->nthreads ? opts->nthreads : 1,
+              .subgroup = opts->subgroup_check,
+              .hook = opts->subgroup_check && opts->check != NULL,
+              .hashing = opts->manifest != NULL && *opts->manifest,
+              .err = err,
+              .errlen = errlen,
+              .t0 = sp_now_ms()};
+  manifest_entry ent;
+  int rc = sp_file_open(&r.f, full, err, errlen);
+  if (rc != SEALPROV_OK) {
+    if (!strchr(path, '/') && err && errlen) { /* say where a bare name was looked up */
+      char esc[SP_ESC_MAX];
+      const char *env = getenv("FIL_PROOFS_PARAMETER_CACHE");
+      size_t n = strlen(err);
+      snprintf(err + n, errlen - n,
+               " (a bare file name is looked up in the parameter cache: "
+               "$FIL_PROOFS_PARAMETER_CACHE, %s; write ./%s for a file in the current "
+               "directory)",
+               env && *env ? "set" : "unset, so " SP_SRS_DEFAULT_PARAM_CACHE,
+               sp_utf8_escape(path, esc, sizeof esc));
+    }
+    return rc;
+  }
+  r.path = r.f.esc;
+  sp_srs *s = NULL;
+  if (r.hashing) {
+    /* the entry first: a file the manifest does not know fails before a long read */
+    if ((rc = manifest_lookup(opts->manifest, full, r.f.esc, &ent, err, errlen)))
+      goto fail;
+    sp_blake2b_init(&r.hash, 64);
+  }
+  if (r.f.size < VK_FIXED_BYTES + 4) {
+    sp_set_err(err, errlen,
+               "%s: truncated: %llu bytes, a verifying key needs at least %u (six points and "
+               "ic_len)",
+               r.path, (unsigned long long)r.f.size, VK_FIXED_BYTES + 4);
+    rc = SEALPROV_ERR_PARAMS;
+    goto fail;
+  }
+  size_t chunk = opts->chunk_bytes ? opts->chunk_bytes : SP_SRS_CHUNK_BYTES;
+  if (chunk < G2_BYTES)
+    chunk = G2_BYTES;
+  if ((uint64_t)chunk > r.f.size)
+    chunk = r.f.size < G2_BYTES ? G2_BYTES : (size_t)r.f.size;
+  r.stage_len = chunk;
+  r.stage = malloc(chunk);
+  s = calloc(1, sizeof *s);
+  rc = SEALPROV_ERR_NO_MEMORY;
+  if (!r.stage || !s || !(s->path = strdup(full))) {
+    sp_set_err(err, errlen, "%s: out of memory", r.path);
     goto fail;
   }
   atomic_init(&s->refs, 1);
-  s->vk_only = vk_only;
-  reader r = {.path = path,
-              .map = map,
-              .size = size,
-              .flags = subgroup_check ? BLS_DECODE_SUBGROUP_CHECK : 0,
-              .nthreads = nthreads ? nthreads : 1,
-              .err = err,
-              .errlen = errlen};
-  rc = parse(&r, s, vk_only);
-  if (rc)
+  s->vk_only = opts->vk_only;
+  /* one sequential pass: tell the kernel to read ahead */
+  (void)posix_fadvise(r.f.fd, 0, 0, POSIX_FADV_SEQUENTIAL);
+  if ((rc = parse(&r, s, opts->vk_only)))
     goto fail;
-  munmap(map, size);
+  if ((rc = sp_file_check_unchanged(&r.f, err, errlen)))
+    goto fail;
+  if (r.hashing) {
+    uint8_t d[64];
+    char got[2 * sizeof d + 1];
+    sp_blake2b_final(&r.hash, d);
+    for (size_t i = 0; i < sizeof d; i++)
+      snprintf(got + 2 * i, 3, "%02x", d[i]);
+    char mesc[SP_ESC_MAX], nesc[SP_ESC_MAX];
+    sp_utf8_escape(opts->manifest, mesc, sizeof mesc);
+    sp_utf8_escape(ent.name, nesc, sizeof nesc);
+    if (strncasecmp(got, ent.digest, DIGEST_HEX) != 0) {
+      sp_set_err(err, errlen,
+                 "%s: digest mismatch with manifest %s entry \"%s\": expected %s, the file has "
+                 "%.32s (first %u hex digits of its BLAKE2b-512)",
+                 r.path, mesc, nesc, ent.digest, got, DIGEST_HEX);
+      rc = SEALPROV_ERR_PARAMS;
+      goto fail;
+    }
+    rlog(&r, SEALPROV_LOG_INFO, "%s: matches manifest %s entry \"%s\" (digest %.32s)", r.path,
+         mesc, nesc, got);
+  }
+  if ((rc = progress(&r, true)))
+    goto fail;
+  sp_file_close(&r.f);
+  free(r.stage);
   *out = s;
   return SEALPROV_OK;
 fail:
-  munmap(map, size);
+  sp_file_close(&r.f);
+  free(r.stage);
   srs_free(s);
   return rc;
 }

@@ -39,12 +39,73 @@ typedef struct sp_srs {
   void *on_free_user;
 } sp_srs;
 
-/* Load a .params (vk_only = false) or .vk (vk_only = true) file. subgroup_check
- * validates every point's subgroup membership (on-curve is always checked).
- * nthreads decodes in parallel. On failure returns a sealprov_status and writes
+/* Progress of a load, passed to sp_srs_load_opts.progress after every chunk (and once
+ * at the end with done = true). */
+typedef struct sp_srs_progress {
+  const char *path;          /* the file being read (after name resolution) */
+  const char *vector;        /* vector of the last chunk ("h", "l", ...) */
+  uint64_t bytes_done, bytes_total;
+  uint64_t points_checked;   /* decoded and checked (on-curve, and subgroup when on) */
+  double elapsed_ms;
+  double bytes_per_s, points_per_s; /* averages since the start of the load */
+  bool done;
+} sp_srs_progress;
+/* Return 0 to go on; anything else stops the load with SEALPROV_ERR_IO ("stopped by
+ * the progress callback"). */
+typedef int (*sp_srs_progress_fn)(void *user, const sp_srs_progress *p);
+
+/* Subgroup checker hook: pts are n decoded affine points (g1_affine_t[] when g2 is
+ * false, else g2_affine_t[]), already checked on the curve and not infinity. Returns
+ * SEALPROV_OK with *first_bad = the lowest index not in the subgroup, or n when all are;
+ * any other status means the checker itself failed (err says why): the loader then logs
+ * it and checks that chunk and the rest of the file on the CPU. */
+typedef int (*sp_srs_check_fn)(void *user, bool g2, const void *pts, size_t n,
+                               size_t *first_bad, char *err, size_t errlen);
+
+/* Log lines from the loader (level: a sealprov_log_level). */
+typedef void (*sp_srs_log_fn)(void *user, int level, const char *msg);
+
+typedef struct sp_srs_load_opts {
+  bool vk_only;              /* a .vk file: no proving vectors */
+  bool subgroup_check;       /* check every point's subgroup membership */
+  unsigned nthreads;         /* decoding threads (0 = 1) */
+  /* Optional: a Filecoin parameters.json; the file's BLAKE2b-512 (first 16 bytes) must
+   * match the "digest" of the entry named by the file's base name. */
+  const char *manifest;
+  sp_srs_progress_fn progress;
+  void *progress_user;
+  /* Optional: subgroup checks of the proving vectors (h, l, a, b_g1, b_g2) go to this
+   * hook, chunk by chunk, instead of the CPU; the verifying key's points are always
+   * checked on the CPU. Used only when subgroup_check is true. */
+  sp_srs_check_fn check;
+  void *check_user;
+  sp_srs_log_fn log;
+  void *log_user;
+  /* Bytes read per chunk (0 = SP_SRS_CHUNK_BYTES); rounded down to whole points. */
+  size_t chunk_bytes;
+} sp_srs_load_opts;
+
+#define SP_SRS_CHUNK_BYTES ((size_t)32 << 20)
+/* Where a bare file name (no '/') is looked up, unless FIL_PROOFS_PARAMETER_CACHE is
+ * set: the Filecoin parameter cache. */
+#define SP_SRS_DEFAULT_PARAM_CACHE "/var/tmp/filecoin-proof-parameters"
+
+/* Load a .params (vk_only = false) or .vk (vk_only = true) file. A bare name resolves
+ * under $FIL_PROOFS_PARAMETER_CACHE (default SP_SRS_DEFAULT_PARAM_CACHE). The file is
+ * read with pread() in chunks, each decoded in parallel into the final arrays (no
+ * mapping: a file that shrinks or changes during the load fails it with
+ * SEALPROV_ERR_IO, naming the file, vector and byte offset). Every point is checked on
+ * the curve and not infinity; subgroup membership when opts->subgroup_check. On
+ * failure returns a sealprov_status (IO, PARAMS, NO_MEMORY, INVALID_ARGUMENT) and writes
  * a message naming the file, vector, index and byte offset into err. */
+int sp_srs_load_ex(const char *path, const sp_srs_load_opts *opts, sp_srs **out, char *err,
+                   size_t errlen);
+/* sp_srs_load_ex with only the first three options. */
 int sp_srs_load(const char *path, bool vk_only, bool subgroup_check, unsigned nthreads,
                 sp_srs **out, char *err, size_t errlen);
+/* The path a load of `path` reads: path itself when it has a '/', else the name under
+ * the parameter cache. Returns false when buf is too small. */
+bool sp_srs_resolve_path(const char *path, char *buf, size_t buflen);
 void sp_srs_retain(sp_srs *srs);
 void sp_srs_release(sp_srs *srs);
 

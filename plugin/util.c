@@ -1,9 +1,9 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <stdarg.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <string.h>
-#include <sys/mman.h>
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
@@ -29,34 +29,137 @@ double sp_now_ms(void)
   return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec / 1e6;
 }
 
-int sp_map_file(const char *path, size_t min_size, void **map, size_t *size, char *err,
-                size_t errlen)
+const char *sp_utf8_escape(const char *s, char *out, size_t outlen)
 {
-  *map = NULL;
-  *size = 0;
+  if (!out || outlen == 0)
+    return "";
+  if (!s)
+    s = "(null)";
+  const unsigned char *p = (const unsigned char *)s;
+  size_t o = 0;
+  while (*p) {
+    unsigned c = *p;
+    size_t n = 0; /* length of a well-formed sequence starting at p, 0 if none */
+    if (c >= 0x20 && c < 0x7f) {
+      n = 1;
+    } else if (c >= 0xc2 && c <= 0xdf) {
+      n = (p[1] & 0xc0) == 0x80 ? 2 : 0;
+    } else if (c >= 0xe0 && c <= 0xef) {
+      unsigned lo = c == 0xe0 ? 0xa0 : 0x80, hi = c == 0xed ? 0x9f : 0xbf;
+      n = p[1] >= lo && p[1] <= hi && (p[2] & 0xc0) == 0x80 ? 3 : 0;
+    } else if (c >= 0xf0 && c <= 0xf4) {
+      unsigned lo = c == 0xf0 ? 0x90 : 0x80, hi = c == 0xf4 ? 0x8f : 0xbf;
+      n = p[1] >= lo && p[1] <= hi && (p[2] & 0xc0) == 0x80 && (p[3] & 0xc0) == 0x80 ? 4 : 0;
+    }
+    if (n) {
+      if (o + n >= outlen)
+        break;
+      memcpy(out + o, p, n);
+      o += n;
+      p += n;
+    } else {
+      if (o + 4 >= outlen)
+        break;
+      snprintf(out + o, 5, "\\x%02x", c);
+      o += 4;
+      p++;
+    }
+  }
+  out[o] = '\0';
+  return out;
+}
+
+int sp_file_open(sp_file *f, const char *path, char *err, size_t errlen)
+{
+  memset(f, 0, sizeof *f);
+  f->fd = -1;
+  f->path = path;
+  sp_utf8_escape(path, f->esc, sizeof f->esc);
   int fd = open(path, O_RDONLY | O_CLOEXEC);
   if (fd < 0) {
-    sp_set_err(err, errlen, "%s: cannot open: %s", path, strerror(errno));
+    sp_set_err(err, errlen, "%s: cannot open: %s", f->esc, strerror(errno));
     return SEALPROV_ERR_IO;
   }
   struct stat st;
   if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
-    sp_set_err(err, errlen, "%s: not a regular file", path);
+    sp_set_err(err, errlen, "%s: not a regular file", f->esc);
     close(fd);
     return SEALPROV_ERR_IO;
   }
-  *size = (size_t)st.st_size;
-  if (*size < min_size || *size == 0) { /* mmap of 0 bytes fails: report it as short */
-    close(fd);
-    return SEALPROV_OK;
-  }
-  void *m = mmap(NULL, *size, PROT_READ, MAP_PRIVATE, fd, 0);
-  int saved = errno;
-  close(fd);
-  if (m == MAP_FAILED) {
-    sp_set_err(err, errlen, "%s: cannot map %zu bytes: %s", path, *size, strerror(saved));
-    return SEALPROV_ERR_IO;
-  }
-  *map = m;
+  f->fd = fd;
+  f->size = (uint64_t)st.st_size;
+  f->dev = (uint64_t)st.st_dev;
+  f->ino = (uint64_t)st.st_ino;
+  f->mtime_s = (int64_t)st.st_mtim.tv_sec;
+  f->mtime_ns = (int64_t)st.st_mtim.tv_nsec;
   return SEALPROV_OK;
+}
+
+int sp_file_read(sp_file *f, void *buf, size_t len, uint64_t off, const char *what,
+                 char *err, size_t errlen)
+{
+  uint8_t *p = buf;
+  size_t got = 0;
+  while (got < len) {
+    size_t want = len - got;
+    if (want > ((size_t)1 << 30))
+      want = (size_t)1 << 30; /* Linux reads at most ~2 GiB per call anyway */
+    ssize_t n = pread(f->fd, p + got, want, (off_t)(off + got));
+    if (n < 0) {
+      if (errno == EINTR)
+        continue;
+      sp_set_err(err, errlen, "%s: %s: cannot read %zu bytes at byte offset %llu: %s", f->esc,
+                 what, len, (unsigned long long)off, strerror(errno));
+      return SEALPROV_ERR_IO;
+    }
+    if (n == 0) {
+      sp_set_err(err, errlen,
+                 "%s: %s: read of %zu bytes at byte offset %llu got only %zu: the file changed "
+                 "during the load (it had %llu bytes when opened)",
+                 f->esc, what, len, (unsigned long long)off, got, (unsigned long long)f->size);
+      return SEALPROV_ERR_IO;
+    }
+    got += (size_t)n;
+  }
+  return SEALPROV_OK;
+}
+
+int sp_file_check_unchanged(sp_file *f, char *err, size_t errlen)
+{
+  struct stat st;
+  if (fstat(f->fd, &st) != 0) {
+    sp_set_err(err, errlen, "%s: cannot stat after reading: %s", f->esc, strerror(errno));
+    return SEALPROV_ERR_IO;
+  }
+  if ((uint64_t)st.st_size != f->size) {
+    sp_set_err(err, errlen,
+               "%s: the file changed during the load: %llu bytes when opened, %llu after reading",
+               f->esc, (unsigned long long)f->size, (unsigned long long)st.st_size);
+    return SEALPROV_ERR_IO;
+  }
+  if ((int64_t)st.st_mtim.tv_sec != f->mtime_s || (int64_t)st.st_mtim.tv_nsec != f->mtime_ns) {
+    sp_set_err(err, errlen,
+               "%s: the file changed during the load: modification time %lld.%09lld when opened, "
+               "%lld.%09lld after reading",
+               f->esc, (long long)f->mtime_s, (long long)f->mtime_ns, (long long)st.st_mtim.tv_sec,
+               (long long)st.st_mtim.tv_nsec);
+    return SEALPROV_ERR_IO;
+  }
+  struct stat now;
+  if (stat(f->path, &now) != 0 || (uint64_t)now.st_dev != f->dev || (uint64_t)now.st_ino != f->ino) {
+    sp_set_err(err, errlen,
+               "%s: the file was replaced or removed during the load (the path no longer names "
+               "the file that was read)",
+               f->esc);
+    return SEALPROV_ERR_IO;
+  }
+  return SEALPROV_OK;
+}
+
+void sp_file_close(sp_file *f)
+{
+  if (f && f->fd >= 0) {
+    close(f->fd);
+    f->fd = -1;
+  }
 }

@@ -3,6 +3,7 @@
 #define SEALPROV_UTIL_H
 
 #include <stddef.h>
+#include <stdint.h>
 
 #include "sealprov.h"
 
@@ -28,12 +29,35 @@ extern "C" {
 /* printf into a caller's error buffer; NULL or zero-length buffers are ignored. */
 void sp_set_err(char *err, size_t errlen, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
-/* Maps a regular file read-only (MAP_PRIVATE). On OK, *size is the file size and
- * *map the mapping (munmap(*map, *size) to release), except that a file shorter than
- * min_size is not mapped: *map is NULL so the caller can say what is missing. Other
- * failures return SEALPROV_ERR_IO with "path: why" in err. */
-int sp_map_file(const char *path, size_t min_size, void **map, size_t *size, char *err,
-                size_t errlen);
+/* Copies s into out (always NUL-terminated when outlen > 0) as valid UTF-8: well-formed
+ * UTF-8 sequences as they are, every other byte, and control characters, as \xNN.
+ * Returns out, so it can be a printf argument. */
+const char *sp_utf8_escape(const char *s, char *out, size_t outlen);
+#define SP_ESC_MAX 1024 /* a buffer size that fits an escaped path in messages */
+
+/* A regular file read with pread() (never mapped: a file that shrinks under a mapping
+ * raises SIGBUS in the host). What fstat said at open is kept so that a change during
+ * the read can be detected. */
+typedef struct sp_file {
+  int fd;
+  uint64_t size;           /* at open */
+  const char *path;        /* as given (not copied) */
+  char esc[SP_ESC_MAX];    /* path escaped for messages */
+  uint64_t dev, ino;
+  int64_t mtime_s, mtime_ns;
+} sp_file;
+/* Opens a regular file. IO: "path: cannot open: why" / "path: not a regular file". */
+int sp_file_open(sp_file *f, const char *path, char *err, size_t errlen);
+/* Reads exactly len bytes at byte offset off (retrying short reads and EINTR). A read
+ * that ends early means the file shrank since it was opened: IO with
+ * "path: <what>: read of N bytes at byte offset O got only M: the file changed during the
+ * load (it had S bytes when opened)". Other errors: IO with strerror. */
+int sp_file_read(sp_file *f, void *buf, size_t len, uint64_t off, const char *what,
+                 char *err, size_t errlen);
+/* After the last read: IO when the file's size or modification time changed since it
+ * was opened, or the path now names another file (replaced during the load). */
+int sp_file_check_unchanged(sp_file *f, char *err, size_t errlen);
+void sp_file_close(sp_file *f);
 /* Monotonic clock in milliseconds. */
 double sp_now_ms(void);
 
