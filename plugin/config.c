@@ -45,11 +45,12 @@
 
 enum provider_key {
   PK_LOG_LEVEL, PK_VERIFY_PROOFS, PK_PARAMS_SUBGROUP_CHECK, PK_MAX_JOBS, PK_MAX_PARTITIONS,
-  PK_QUARANTINE_AFTER, PK_MAX_ATTEMPTS, PK_TIMELINE_EVENTS, PK_LOAD_THREADS, PK_COUNT_
+  PK_QUARANTINE_AFTER, PK_MAX_ATTEMPTS, PK_TIMELINE_EVENTS, PK_LOAD_THREADS, PK_PARAMS_MANIFEST,
+  PK_COUNT_
 };
 static const char *const provider_keys[PK_COUNT_] = {
   "log_level", "verify_proofs", "params_subgroup_check", "max_jobs", "max_partitions",
-  "quarantine_after", "max_attempts", "timeline_events", "load_threads"
+  "quarantine_after", "max_attempts", "timeline_events", "load_threads", "params_manifest"
 };
 
 enum device_key {
@@ -519,6 +520,16 @@ static void handle_provider(cfg_parse *p, int k, const char *key, const char *va
   }
   case PK_VERIFY_PROOFS: want_bool(p, key, value, &c->verify_proofs); return;
   case PK_PARAMS_SUBGROUP_CHECK: want_bool(p, key, value, &c->params_subgroup_check); return;
+  case PK_PARAMS_MANIFEST:
+    /* a Filecoin parameters.json; empty = none. Absolute, so that it does not depend
+     * on the host's working directory. */
+    if (value[0] != '\0' && value[0] != '/')
+      fail_kv(p, p->lineno, p->section, key, value, "must be an absolute path (or empty)");
+    else if (strlen(value) >= sizeof c->params_manifest)
+      fail_kv(p, p->lineno, p->section, key, value, "path too long");
+    else
+      snprintf(c->params_manifest, sizeof c->params_manifest, "%s", value);
+    return;
   default: break;
   }
   if (!want_number(p, key, value, provider_ranges[k], &v)) return;

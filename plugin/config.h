@@ -58,6 +58,7 @@ typedef struct sp_config {
   unsigned max_attempts;     /* [provider] max_attempts per partition (default 3) */
   unsigned timeline_events;  /* [provider] timeline_events kept (default 4096) */
   unsigned load_threads;     /* [provider] load_threads for .params decoding (0 = auto) */
+  char params_manifest[4096];/* [provider] params_manifest: parameters.json ("" = none) */
   sp_device_cfg devices[SP_MAX_DEVICES];
   size_t ndevices;
 } sp_config;

@@ -235,6 +235,35 @@ static int vt_close(sealprov_provider *p) {
   return SEALPROV_OK;
 }
 
+/* Loader progress as INFO lines: at most about one a second or one per 10 %, and the
+ * last one. */
+typedef struct load_progress {
+  double last_ms;
+  uint64_t last_bytes;
+} load_progress;
+
+static int load_progress_log(void *user, const sp_srs_progress *pr) {
+  load_progress *lp = user;
+  bool tenth = pr->bytes_total && (pr->bytes_done - lp->last_bytes) * 10 >= pr->bytes_total;
+  if (!pr->done && pr->elapsed_ms - lp->last_ms < 1000.0 && !tenth) return 0;
+  if (pr->done && pr->elapsed_ms < 1000.0) return 0; /* a short load needs no progress */
+  lp->last_ms = pr->elapsed_ms;
+  lp->last_bytes = pr->bytes_done;
+  sp_log(SEALPROV_LOG_INFO,
+         "srs_load %s: %s%.1f%% (%.2f of %.2f GB, vector %s), %" PRIu64
+         " points checked, %.2f GB/s, %.0f points/s, %.1f s",
+         pr->path, pr->done ? "done " : "",
+         pr->bytes_total ? 100.0 * (double)pr->bytes_done / (double)pr->bytes_total : 100.0,
+         (double)pr->bytes_done / 1e9, (double)pr->bytes_total / 1e9, pr->vector ? pr->vector : "-",
+         pr->points_checked, pr->bytes_per_s / 1e9, pr->points_per_s, pr->elapsed_ms / 1e3);
+  return 0;
+}
+
+static void load_log(void *user, int level, const char *msg) {
+  (void)user;
+  sp_log(level, "%s", msg);
+}
+
 static int load(sealprov_provider *p, const char *path, bool vk_only, sealprov_srs **out) {
   const char *what = vk_only ? "vk_load" : "srs_load";
   sp_err_clear();
@@ -248,8 +277,15 @@ static int load(sealprov_provider *p, const char *path, bool vk_only, sealprov_s
     threads = n > 0 ? (unsigned)n : 1;
   }
   sp_srs *srs = NULL;
-  int st = sp_srs_load(path, vk_only, p->cfg->params_subgroup_check, threads, &srs, tls_err,
-                       sizeof tls_err);
+  load_progress lp = {0};
+  sp_srs_load_opts lo = {.vk_only = vk_only,
+                         .subgroup_check = p->cfg->params_subgroup_check,
+                         .nthreads = threads,
+                         .manifest = p->cfg->params_manifest[0] ? p->cfg->params_manifest : NULL,
+                         .progress = load_progress_log,
+                         .progress_user = &lp,
+                         .log = load_log};
+  int st = sp_srs_load_ex(path, &lo, &srs, tls_err, sizeof tls_err);
   if (st != SEALPROV_OK) return st;
   if (!srs_register(srs)) {
     sp_srs_release(srs);
