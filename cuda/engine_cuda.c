@@ -160,6 +160,7 @@ typedef struct cuda_dev {
    * early_owner NULL with early_buf set: orphaned (its partition was released without
    * executing); the next execute frees it. */
   int early_mode;                /* SP_EARLY_* (sp_engine_cuda_set_early; SP_GPU_EARLY_UPLOAD) */
+  bool no_check_buffer;          /* tests: the a*b = c pre-check without its product buffer */
   /* A prepare that finds the device idle (no execute between the two flags below)
    * allocates a's buffer and queues its copy itself, while it stages the rest: the
    * copy then overlaps the host's staging. `executing` and `uploading` exclude each
@@ -566,7 +567,7 @@ static bool check_room(cuda_dev *d, size_t vbytes) {
   uint64_t cap = d->memory_limit, free_b = 0;
   if (!cap && sp_gpu_mem_info(d->gpu, &free_b, &cap) != SEALPROV_OK) return false;
   pthread_mutex_lock(&d->mu);
-  bool ok = resident_bytes(d) + work_bytes(vbytes, d->early_buf ? 5 : 4) <= cap;
+  bool ok = !d->no_check_buffer && resident_bytes(d) + work_bytes(vbytes, d->early_buf ? 5 : 4) <= cap;
   pthread_mutex_unlock(&d->mu);
   return ok;
 }
@@ -1602,6 +1603,13 @@ void sp_engine_cuda_set_early(void *dev, int mode) {
   cuda_dev *d = dev;
   pthread_mutex_lock(&d->mu);
   d->early_mode = mode >= SP_EARLY_OFF && mode <= SP_EARLY_ALL ? mode : SP_EARLY_ALL;
+  pthread_mutex_unlock(&d->mu);
+}
+
+void sp_engine_cuda_set_check_buffer(void *dev, bool allow) {
+  cuda_dev *d = dev;
+  pthread_mutex_lock(&d->mu);
+  d->no_check_buffer = !allow;
   pthread_mutex_unlock(&d->mu);
 }
 

@@ -63,6 +63,11 @@ void sp_engine_cuda_set_streaming(void *dev, bool force_stream, size_t chunk_poi
 enum { SP_EARLY_OFF = 0, SP_EARLY_HANDOFF = 1, SP_EARLY_ALL = 2 };
 void sp_engine_cuda_set_early(void *dev, int mode);
 
+/* The a*b = c pre-check of execute (engine_cuda.c, part_h) collects a*b in a buffer of
+ * one more vector while a and b are transformed, when the device has room for it;
+ * allow false makes it take the path without that buffer (tests). */
+void sp_engine_cuda_set_check_buffer(void *dev, bool allow);
+
 #ifdef __cplusplus
 }
 #endif

@@ -138,3 +138,50 @@ done:
   sp_gpu_free(g, rest, words * 8);
   return st;
 }
+
+/* ---- the a*b = c pre-check ------------------------------------------------------------ */
+
+/* Montgomery a, b, c (decoded): the lowest i with a[i]*b[i] != c[i] goes to *bad. With b
+ * NULL, a already holds the products. Products and c are fully reduced, so limb
+ * equality is field equality. */
+__global__ void k_check_rows(const spc_fr *a, const spc_fr *b, const spc_fr *c, size_t n,
+                             unsigned long long *bad) {
+  size_t i = (size_t)blockIdx.x * blockDim.x + threadIdx.x;
+  if (i >= n) return;
+  spc_fr p = b ? spc_fr::mul(a[i], b[i]) : a[i];
+  if (!p.eq(c[i])) atomicMin(bad, (unsigned long long)i);
+}
+
+__global__ void k_fr_mul_vec(spc_fr *dst, const spc_fr *x, const spc_fr *y, size_t n) {
+  size_t i = (size_t)blockIdx.x * blockDim.x + threadIdx.x;
+  if (i >= n) return;
+  dst[i] = spc_fr::mul(x[i], y[i]);
+}
+
+extern "C" int sp_gpu_fr_mul_vec(sp_gpu *g, void *d_dst, const void *d_x, const void *d_y, size_t n,
+                                 char *err, size_t errlen) {
+  if (n == 0) return SEALPROV_OK;
+  k_fr_mul_vec<<<sp_blocks(n, 256), 256, 0, g->stream>>>((spc_fr *)d_dst, (const spc_fr *)d_x,
+                                                         (const spc_fr *)d_y, n);
+  SP_CUDA_LAUNCH_CHECK();
+  return SEALPROV_OK;
+}
+
+extern "C" int sp_gpu_check_rows(sp_gpu *g, const void *d_a, const void *d_b, const void *d_c,
+                                 size_t n, uint64_t *first_bad, char *err, size_t errlen) {
+  *first_bad = UINT64_MAX;
+  if (n == 0) return SEALPROV_OK;
+  unsigned long long *dbad = NULL, hbad = ~0ull;
+  int st = sp_gpu_alloc(g, (void **)&dbad, sizeof *dbad, err, errlen);
+  if (st) return st;
+  SP_CUDA_CHECK_GOTO(cudaMemcpyAsync(dbad, &hbad, sizeof hbad, cudaMemcpyHostToDevice, g->stream),
+                     st, done);
+  k_check_rows<<<sp_blocks(n, 256), 256, 0, g->stream>>>(
+      (const spc_fr *)d_a, (const spc_fr *)d_b, (const spc_fr *)d_c, n, dbad);
+  SP_CUDA_LAUNCH_CHECK_GOTO(st, done);
+  SP_TRY_GOTO(sp_gpu_download(g, &hbad, dbad, sizeof hbad, err, errlen), st, done);
+  *first_bad = hbad;
+done:
+  sp_gpu_free(g, dbad, sizeof *dbad);
+  return st;
+}

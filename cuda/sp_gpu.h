@@ -161,6 +161,15 @@ int sp_gpu_split01(sp_gpu *g, const void *d_scalars, size_t n, uint64_t *d_ones,
                    void *d_rest_scalars, uint32_t *d_rest_idx, size_t *n_rest, char *err,
                    size_t errlen);
 
+/* The a*b = c pre-check on decoded (Montgomery) device vectors of n rows: *first_bad
+ * gets the lowest row i with a[i]*b[i] != c[i], UINT64_MAX if none. d_b NULL: d_a
+ * holds the products a[i]*b[i] already (see sp_gpu_fr_mul_vec). */
+int sp_gpu_check_rows(sp_gpu *g, const void *d_a, const void *d_b, const void *d_c, size_t n,
+                      uint64_t *first_bad, char *err, size_t errlen);
+/* d_dst[i] = d_x[i] * d_y[i], n Montgomery fr_t (d_dst may be d_x or d_y). */
+int sp_gpu_fr_mul_vec(sp_gpu *g, void *d_dst, const void *d_x, const void *d_y, size_t n,
+                      char *err, size_t errlen);
+
 /* ---- data movement: a copy stream, events, pinned host memory ---------------------
  * A context has two streams: the compute stream (everything above runs there) and a
  * copy stream for host -> device transfers that overlap with compute. Ordering between

@@ -45,6 +45,21 @@ static void to_montgomery(uint8_t *p, size_t n) {
   }
 }
 
+/* The CPU reference of the a*b = c pre-check: the lowest failing row, or abc_size
+ * (plain loop, independent of the engine's kernels). */
+static size_t first_bad_row(const sealprov_assignment *asg, uint32_t enc) {
+  const uint8_t *a = asg->a, *b = asg->b, *c = asg->c;
+  for (size_t i = 0; i < (size_t)asg->abc_size; i++) {
+    fr_t x, y, z, p;
+    if (!sp_scalar_decode(&x, a + 32 * i, enc) || !sp_scalar_decode(&y, b + 32 * i, enc) ||
+        !sp_scalar_decode(&z, c + 32 * i, enc))
+      return i;
+    fr_mul(&p, &x, &y);
+    if (!fr_eq(&p, &z)) return i;
+  }
+  return (size_t)asg->abc_size;
+}
+
 /* prepare (pinned staging unless use_prepare is false: pageable path) -> execute ->
  * release, as the scheduler runs a task; *tm gets the engine's timings. */
 static int gpu_prove(void *dev, const sp_task *t, bool use_prepare, uint8_t proof[192],
@@ -257,6 +272,46 @@ static void run_size(void *dev, uint64_t constraints, uint64_t seed, const char 
     st = sp_engine_cuda.execute(dev, &tm2, NULL, p2, err, sizeof err);
     CHECK(st == SEALPROV_OK && memcmp(p2, cpu_proof, 192) == 0,
           "Montgomery-encoded assignment: %s", st ? err : "proof differs");
+    /* a*b != c: ASSIGNMENT naming the first failing row, which a CPU loop over the
+     * same rows finds too; with the pre-check's product buffer and without it, and the
+     * good assignment still gives the same proof on the path without the buffer */
+    uint8_t *cm = (uint8_t *)ma.c;
+    size_t r1 = 1 + (size_t)(seed % (abc - 1)), r2 = r1 / 2;
+    for (int mode = 0; mode < 2; mode++) {
+      sp_engine_cuda_set_check_buffer(dev, mode == 0);
+      if (mode == 1) {
+        st = sp_engine_cuda.execute(dev, &tm2, NULL, p2, err, sizeof err);
+        CHECK(st == SEALPROV_OK && memcmp(p2, cpu_proof, 192) == 0,
+              "pre-check without its buffer: %s", st ? err : "proof differs");
+      }
+      uint8_t keep1[32], keep2[32];
+      memcpy(keep1, cm + 32 * r1, 32);
+      memcpy(keep2, cm + 32 * r2, 32);
+      fr_t one_m, cv;
+      memcpy(&cv, cm + 32 * r1, 32);
+      fr_from_u64(&one_m, 1);
+      fr_add(&cv, &cv, &one_m); /* c[r1] + 1: still a valid scalar, no longer a*b */
+      memcpy(cm + 32 * r1, &cv, 32);
+      size_t want = first_bad_row(&ma, SEALPROV_SCALAR_MONTGOMERY);
+      st = sp_engine_cuda.execute(dev, &tm2, NULL, p2, err, sizeof err);
+      char needle[64];
+      snprintf(needle, sizeof needle, "at row %zu (first failing row", want);
+      CHECK(want == r1 && st == SEALPROV_ERR_ASSIGNMENT && strstr(err, needle),
+            "a*b != c at row %zu (buffer %s; CPU loop: row %zu): status %d, %s", r1,
+            mode == 0 ? "on" : "off", want, st, err);
+      if (r2 != r1) { /* two bad rows: the lower one is named */
+        memcpy(cm + 32 * r2, &cv, 32);
+        want = first_bad_row(&ma, SEALPROV_SCALAR_MONTGOMERY);
+        st = sp_engine_cuda.execute(dev, &tm2, NULL, p2, err, sizeof err);
+        snprintf(needle, sizeof needle, "at row %zu (first failing row", want);
+        CHECK(want == r2 && st == SEALPROV_ERR_ASSIGNMENT && strstr(err, needle),
+              "rows %zu and %zu bad (buffer %s; CPU loop: row %zu): status %d, %s", r2, r1,
+              mode == 0 ? "on" : "off", want, st, err);
+      }
+      memcpy(cm + 32 * r1, keep1, 32);
+      memcpy(cm + 32 * r2, keep2, 32);
+    }
+    sp_engine_cuda_set_check_buffer(dev, true);
     /* a scalar >= r in aux: ASSIGNMENT, naming aux_assignment */
     uint8_t *bad = (uint8_t *)ma.aux_assignment + 32 * (w->asg.aux_size / 2);
     memset(bad, 0xff, 32);
