@@ -1,0 +1,571 @@
+/* c2.c -- libsealprov_c2: the supraseal-c2 C entry points on top of the sealprov vtable.
+ *
+ * This library is a host of the module like any other: it dlopens it, asks for the
+ * vtable through the one exported symbol and opens one provider for the process (on the
+ * first call that needs it). Only the functions of sealprov_c2.h are exported
+ * (libtool -export-symbols-regex); the BLS12-381 code linked in for the proof
+ * conversion stays hidden.
+ *
+ * What the callers pass and read, and how it maps:
+ *   Assignment[]          -> sealprov_assignment[] (same 17 fields, same order), copied
+ *                            into the pending handle so the caller's array may go away
+ *   r_s, s_s (blst Fr)    -> job->r / job->s with SEALPROV_SCALAR_MONTGOMERY and
+ *                            SEALPROV_JOB_FIXED_RS (the caller chose the blinding)
+ *   groth16_proof[]       <- the module's 192-byte compressed proofs, decompressed into
+ *                            affine points with Montgomery Fp limbs (blst's layout)
+ *   RustError             <- {status, malloc'd "sealprov_c2: fn: status: detail"}
+ */
+#include <config.h>
+
+#include <dlfcn.h>
+#include <errno.h>
+#include <inttypes.h>
+#include <pthread.h>
+#include <stdarg.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "bls12_381/bls12_381.h"
+#include "sealprov.h"
+
+#pragma GCC visibility push(default)
+#include "sealprov_c2.h"
+#pragma GCC visibility pop
+
+#ifndef SP_C2_DEFAULT_PLUGIN
+#error "SP_C2_DEFAULT_PLUGIN (the installed module path) must be defined by the build"
+#endif
+#ifndef SP_C2_DEFAULT_CONFIG
+#error "SP_C2_DEFAULT_CONFIG (the installed INI path) must be defined by the build"
+#endif
+
+/* Our layouts are the ones the module and the BLS code use. */
+_Static_assert(sizeof(c2_assignment) == sizeof(sealprov_assignment),
+               "Assignment and sealprov_assignment have the same 17 fields");
+_Static_assert(offsetof(c2_assignment, aux_assignment_size) ==
+                   offsetof(sealprov_assignment, aux_size),
+               "Assignment and sealprov_assignment end alike");
+_Static_assert(sizeof(c2_fr) == SEALPROV_SCALAR_BYTES, "one blst Fr per job scalar");
+_Static_assert(sizeof(g1_affine_t) == sizeof(c2_g1_affine), "G1 affine: blst layout");
+_Static_assert(sizeof(g2_affine_t) == sizeof(c2_g2_affine), "G2 affine: blst layout");
+_Static_assert(offsetof(g2_affine_t, y) == offsetof(c2_g2_affine, y), "G2 affine y");
+_Static_assert(offsetof(fp2_t, c1) == offsetof(c2_fp2, c1), "Fp2: c0 then c1");
+
+#define C2_SRS_MAGIC 0x53525343u     /* "CSRS" */
+#define C2_PENDING_MAGIC 0x444e5043u /* "CPND" */
+#define C2_MUTEX_MAGIC 0x58544d43u   /* "CMTX" */
+#define C2_CACHE_SLOTS 4             /* supraseal keeps up to 4 paths */
+
+/* ---- errors --------------------------------------------------------------------- */
+
+static c2_error c2_ok(void) {
+  c2_error e = {0, NULL};
+  return e;
+}
+
+/* code != 0; the message is malloc'd for the caller's free(). If even that fails, a
+ * short message is tried, then NULL (the code still says what happened). */
+static c2_error c2_fail(int code, const char *fn, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+static c2_error c2_fail(int code, const char *fn, const char *fmt, ...) {
+  c2_error e = {code != 0 ? code : SEALPROV_ERR_INTERNAL, NULL};
+  char detail[1536];
+  va_list ap;
+  va_start(ap, fmt);
+  vsnprintf(detail, sizeof detail, fmt, ap);
+  va_end(ap);
+  int len = snprintf(NULL, 0, "sealprov_c2: %s: %s", fn, detail);
+  if (len >= 0) {
+    e.message = malloc((size_t)len + 1);
+    if (e.message != NULL) {
+      snprintf(e.message, (size_t)len + 1, "sealprov_c2: %s: %s", fn, detail);
+      return e;
+    }
+  }
+  static const char oom[] = "sealprov_c2: out of memory for the error message";
+  e.message = malloc(sizeof oom);
+  if (e.message != NULL) memcpy(e.message, oom, sizeof oom);
+  return e;
+}
+
+/* ---- the provider: one per process, opened on first use ----------------------- */
+
+static pthread_mutex_t g_mu = PTHREAD_MUTEX_INITIALIZER;
+static void *g_dl;
+static const sealprov_vtable *g_vt;
+static sealprov_provider *g_p;
+
+static void c2_log(void *user, int level, const char *msg) {
+  (void)user;
+  static const char *const names[] = {"error", "warn", "info", "debug"};
+  fprintf(stderr, "sealprov_c2: [module %s] %s\n",
+          level >= 0 && level <= 3 ? names[level] : "?", msg);
+}
+
+/* SEALPROV_C2_LOG_LEVEL = error | warn | info | debug (default warn). */
+static int c2_log_level(void) {
+  static const char *const names[] = {"error", "warn", "info", "debug"};
+  const char *env = getenv("SEALPROV_C2_LOG_LEVEL");
+  if (env != NULL)
+    for (int i = 0; i < 4; i++)
+      if (strcmp(env, names[i]) == 0) return i;
+  return SEALPROV_LOG_WARN;
+}
+
+static const char *env_or(const char *name, const char *fallback, const char **source) {
+  const char *v = getenv(name);
+  if (v != NULL && *v != '\0') {
+    *source = name;
+    return v;
+  }
+  *source = "the installed default";
+  return fallback;
+}
+
+/* The vtable and provider, opening them on the first call. On failure *err is set
+ * and NULL returned; the next call tries again (a fixed INI can then succeed). */
+static const sealprov_vtable *provider(const char *fn, c2_error *err) {
+  pthread_mutex_lock(&g_mu);
+  if (g_p != NULL) {
+    const sealprov_vtable *vt = g_vt;
+    pthread_mutex_unlock(&g_mu);
+    return vt;
+  }
+  const char *plugin_src, *config_src;
+  const char *plugin = env_or("SEALPROV_PLUGIN", SP_C2_DEFAULT_PLUGIN, &plugin_src);
+  const char *config = env_or("SEALPROV_CONFIG", SP_C2_DEFAULT_CONFIG, &config_src);
+  if (g_dl == NULL) {
+    /* RTLD_LOCAL: the module's names never reach the host's namespace. */
+    g_dl = dlopen(plugin, RTLD_NOW | RTLD_LOCAL);
+    if (g_dl == NULL) {
+      const char *why = dlerror();
+      *err = c2_fail(SEALPROV_ERR_IO, fn,
+                     "cannot load the sealprov module %s (from %s; set SEALPROV_PLUGIN to "
+                     "the module's path): %s",
+                     plugin, plugin_src, why != NULL ? why : "unknown dlopen error");
+      pthread_mutex_unlock(&g_mu);
+      return NULL;
+    }
+    union {
+      void *obj;
+      sealprov_provider_init_fn fn;
+    } sym = {.obj = dlsym(g_dl, SEALPROV_ENTRY_SYMBOL)};
+    sealprov_host host = {.struct_size = sizeof host,
+                          .log_level = c2_log_level(),
+                          .log = c2_log,
+                          .log_user = NULL};
+    const sealprov_vtable *vt = NULL;
+    int st = sym.fn == NULL ? SEALPROV_ERR_ABI_VERSION
+                            : sym.fn(SEALPROV_ABI_MAJOR, SEALPROV_ABI_MINOR, &host, &vt);
+    if (sym.fn == NULL)
+      *err = c2_fail(SEALPROV_ERR_ABI_VERSION, fn,
+                     "%s (from %s) is not a sealprov module: it has no symbol %s", plugin,
+                     plugin_src, SEALPROV_ENTRY_SYMBOL);
+    else if (st != SEALPROV_OK || vt == NULL)
+      *err = c2_fail(st != SEALPROV_OK ? st : SEALPROV_ERR_INTERNAL, fn,
+                     "%s refused this library, built for sealprov ABI %d.%d (status %d; the "
+                     "module logs why on stderr)",
+                     plugin, SEALPROV_ABI_MAJOR, SEALPROV_ABI_MINOR, st);
+    if (sym.fn == NULL || st != SEALPROV_OK || vt == NULL) {
+      dlclose(g_dl);
+      g_dl = NULL;
+      pthread_mutex_unlock(&g_mu);
+      return NULL;
+    }
+    if (vt->struct_size < offsetof(sealprov_vtable, timeline) + sizeof vt->timeline) {
+      *err = c2_fail(SEALPROV_ERR_ABI_VERSION, fn,
+                     "%s has a vtable of %" PRIu32 " bytes, smaller than the ABI %d.%d table "
+                     "this library needs",
+                     plugin, vt->struct_size, SEALPROV_ABI_MAJOR, SEALPROV_ABI_MINOR);
+      dlclose(g_dl);
+      g_dl = NULL;
+      pthread_mutex_unlock(&g_mu);
+      return NULL;
+    }
+    g_vt = vt;
+  }
+  sealprov_provider *p = NULL;
+  int st = g_vt->open(config, &p);
+  if (st != SEALPROV_OK) {
+    *err = c2_fail(st, fn,
+                   "cannot open the sealprov provider with %s (from %s; set SEALPROV_CONFIG "
+                   "to the INI's path): %s: %s",
+                   config, config_src, g_vt->strerror(st), g_vt->last_error());
+    pthread_mutex_unlock(&g_mu);
+    return NULL;
+  }
+  g_p = p;
+  const sealprov_vtable *vt = g_vt;
+  pthread_mutex_unlock(&g_mu);
+  return vt;
+}
+
+/* The error of a failed vtable call, read on the calling thread. */
+static c2_error vt_fail(const sealprov_vtable *vt, int st, const char *fn, const char *what) {
+  return c2_fail(st, fn, "%s: %s: %s", what, vt->strerror(st), vt->last_error());
+}
+
+/* ---- SRS ------------------------------------------------------------------------ */
+
+struct c2_srs_inner {
+  uint32_t magic;
+  atomic_size_t refs;
+  sealprov_srs *h;
+  char *path;
+};
+
+static pthread_mutex_t g_cache_mu = PTHREAD_MUTEX_INITIALIZER;
+static c2_srs_inner *g_cache[C2_CACHE_SLOTS]; /* most recently used first */
+
+static bool srs_valid(const c2_srs_inner *s) {
+  return s != NULL && s->magic == C2_SRS_MAGIC;
+}
+
+static void srs_unref(c2_srs_inner *s) {
+  if (atomic_fetch_sub(&s->refs, 1) != 1) return;
+  /* Jobs hold their own module reference: releasing ours is safe while they run. */
+  if (g_vt != NULL) g_vt->srs_release(s->h);
+  s->magic = 0;
+  free(s->path);
+  free(s);
+}
+
+c2_error create_SRS(c2_SRS *ret, const char *srs_path, bool cache) {
+  static const char fn[] = "create_SRS";
+  if (ret == NULL) return c2_fail(SEALPROV_ERR_INVALID_ARGUMENT, fn, "ret (SRS&) is NULL");
+  if (srs_path == NULL)
+    return c2_fail(SEALPROV_ERR_INVALID_ARGUMENT, fn, "srs_path is NULL");
+  c2_error err = c2_ok();
+  const sealprov_vtable *vt = provider(fn, &err);
+  if (vt == NULL) return err;
+
+  if (cache) pthread_mutex_lock(&g_cache_mu);
+  if (cache)
+    for (int i = 0; i < C2_CACHE_SLOTS && g_cache[i] != NULL; i++)
+      if (strcmp(g_cache[i]->path, srs_path) == 0) {
+        c2_srs_inner *hit = g_cache[i];
+        memmove(&g_cache[1], &g_cache[0], (size_t)i * sizeof g_cache[0]);
+        g_cache[0] = hit;
+        atomic_fetch_add(&hit->refs, 1);
+        pthread_mutex_unlock(&g_cache_mu);
+        ret->ptr = hit;
+        return c2_ok();
+      }
+
+  c2_srs_inner *s = calloc(1, sizeof *s);
+  char *path = s != NULL ? strdup(srs_path) : NULL;
+  if (path == NULL) {
+    free(s);
+    if (cache) pthread_mutex_unlock(&g_cache_mu);
+    return c2_fail(SEALPROV_ERR_NO_MEMORY, fn, "no memory for the SRS of %s", srs_path);
+  }
+  /* Loaded under the cache lock when caching, as supraseal does: two callers of one
+   * path then share one load. */
+  sealprov_srs *h = NULL;
+  int st = vt->srs_load(g_p, srs_path, &h);
+  if (st != SEALPROV_OK) {
+    err = vt_fail(vt, st, fn, srs_path);
+    if (cache) pthread_mutex_unlock(&g_cache_mu);
+    free(path);
+    free(s);
+    return err;
+  }
+  s->magic = C2_SRS_MAGIC;
+  s->h = h;
+  s->path = path;
+  atomic_init(&s->refs, cache ? 2 : 1); /* the caller's, and the cache's */
+  if (cache) {
+    c2_srs_inner *lru = g_cache[C2_CACHE_SLOTS - 1];
+    memmove(&g_cache[1], &g_cache[0], (C2_CACHE_SLOTS - 1) * sizeof g_cache[0]);
+    g_cache[0] = s;
+    pthread_mutex_unlock(&g_cache_mu);
+    if (lru != NULL) srs_unref(lru);
+  }
+  ret->ptr = s;
+  return c2_ok();
+}
+
+void evict_SRS(const c2_SRS *ref) {
+  if (ref == NULL || !srs_valid(ref->ptr)) return;
+  c2_srs_inner *gone[C2_CACHE_SLOTS];
+  int ngone = 0, keep = 0;
+  pthread_mutex_lock(&g_cache_mu);
+  for (int i = 0; i < C2_CACHE_SLOTS; i++) {
+    c2_srs_inner *e = g_cache[i];
+    g_cache[i] = NULL;
+    if (e == NULL) continue;
+    if (strcmp(e->path, ref->ptr->path) == 0)
+      gone[ngone++] = e;
+    else
+      g_cache[keep++] = e;
+  }
+  pthread_mutex_unlock(&g_cache_mu);
+  for (int i = 0; i < ngone; i++) srs_unref(gone[i]);
+}
+
+void drop_SRS(c2_SRS *ref) {
+  if (ref == NULL || ref->ptr == NULL) return;
+  if (!srs_valid(ref->ptr)) {
+    fprintf(stderr, "sealprov_c2: drop_SRS: %p is not a live SRS (dropped twice?): ignored\n",
+            (void *)ref->ptr);
+    return;
+  }
+  /* The Rust caller passes &SRS and clears ptr itself: ref is not written. */
+  srs_unref(ref->ptr);
+}
+
+c2_SRS clone_SRS(const c2_SRS *rhs) {
+  c2_SRS out = {NULL};
+  if (rhs == NULL || !srs_valid(rhs->ptr)) return out;
+  atomic_fetch_add(&rhs->ptr->refs, 1);
+  out.ptr = rhs->ptr;
+  return out;
+}
+
+/* ---- GPU "mutex" tokens --------------------------------------------------------- */
+
+typedef struct c2_gpu_token {
+  uint32_t magic;
+} c2_gpu_token;
+
+void *create_gpu_mutex(void) {
+  c2_gpu_token *t = malloc(sizeof *t);
+  if (t != NULL) t->magic = C2_MUTEX_MAGIC;
+  return t;
+}
+
+void destroy_gpu_mutex(void *mtx) {
+  c2_gpu_token *t = mtx;
+  if (t == NULL || t->magic != C2_MUTEX_MAGIC) return;
+  t->magic = 0;
+  free(t);
+}
+
+/* ---- proving -------------------------------------------------------------------- */
+
+typedef struct c2_pending {
+  uint32_t magic;
+  size_t n;
+  sealprov_job_id id;
+  sealprov_assignment *asg; /* the job's partitions: alive until the job is waited on */
+  uint8_t *out;             /* 192 x n compressed proofs */
+  pthread_mutex_t mu;
+  pthread_cond_t cv;
+  size_t released; /* partitions whose inputs the module no longer reads */
+  bool ended;      /* on_complete ran */
+} c2_pending;
+
+static void on_released(void *user, sealprov_job_id id, uint32_t partition) {
+  (void)id;
+  (void)partition;
+  c2_pending *p = user;
+  pthread_mutex_lock(&p->mu);
+  p->released++;
+  pthread_cond_broadcast(&p->cv);
+  pthread_mutex_unlock(&p->mu);
+}
+
+static void on_complete(void *user, sealprov_job_id id, int status) {
+  (void)id;
+  (void)status;
+  c2_pending *p = user;
+  pthread_mutex_lock(&p->mu);
+  p->ended = true;
+  pthread_cond_broadcast(&p->cv);
+  pthread_mutex_unlock(&p->mu);
+}
+
+static void pending_free(c2_pending *p) {
+  p->magic = 0;
+  pthread_cond_destroy(&p->cv);
+  pthread_mutex_destroy(&p->mu);
+  free(p->asg);
+  free(p->out);
+  free(p);
+}
+
+static c2_error start(const char *fn, const c2_assignment provers[], size_t num_circuits,
+                      const c2_fr r_s[], const c2_fr s_s[], const c2_SRS *srs,
+                      c2_pending **out) {
+  *out = NULL;
+  if (provers == NULL) return c2_fail(SEALPROV_ERR_INVALID_ARGUMENT, fn, "provers is NULL");
+  if (num_circuits == 0)
+    return c2_fail(SEALPROV_ERR_INVALID_ARGUMENT, fn, "num_circuits is 0");
+  if (num_circuits > UINT32_MAX)
+    return c2_fail(SEALPROV_ERR_INVALID_ARGUMENT, fn, "num_circuits %zu is above %" PRIu32,
+                   num_circuits, UINT32_MAX);
+  if (r_s == NULL || s_s == NULL)
+    return c2_fail(SEALPROV_ERR_INVALID_ARGUMENT, fn, "%s is NULL (one blst Fr per circuit)",
+                   r_s == NULL ? "r_s" : "s_s");
+  if (srs == NULL) return c2_fail(SEALPROV_ERR_INVALID_ARGUMENT, fn, "srs (SRS&) is NULL");
+  if (srs->ptr == NULL)
+    return c2_fail(SEALPROV_ERR_INVALID_ARGUMENT, fn,
+                   "the SRS is empty: create_SRS failed or was never called");
+  if (!srs_valid(srs->ptr))
+    return c2_fail(SEALPROV_ERR_INVALID_ARGUMENT, fn,
+                   "srs %p is not a live SRS from create_SRS (dropped already?)",
+                   (void *)srs->ptr);
+  c2_error err = c2_ok();
+  const sealprov_vtable *vt = provider(fn, &err);
+  if (vt == NULL) return err;
+
+  c2_pending *p = calloc(1, sizeof *p);
+  sealprov_assignment *asg = p != NULL ? calloc(num_circuits, sizeof *asg) : NULL;
+  uint8_t *proofs = asg != NULL ? calloc(num_circuits, SEALPROV_PROOF_BYTES) : NULL;
+  if (proofs == NULL) {
+    free(asg);
+    free(p);
+    return c2_fail(SEALPROV_ERR_NO_MEMORY, fn, "no memory for a job of %zu circuits",
+                   num_circuits);
+  }
+  for (size_t i = 0; i < num_circuits; i++) {
+    const c2_assignment *a = &provers[i];
+    asg[i] = (sealprov_assignment){
+        .a_aux_density = a->a_aux_density,
+        .a_aux_bit_len = a->a_aux_bit_len,
+        .a_aux_popcount = a->a_aux_popcount,
+        .b_inp_density = a->b_inp_density,
+        .b_inp_bit_len = a->b_inp_bit_len,
+        .b_inp_popcount = a->b_inp_popcount,
+        .b_aux_density = a->b_aux_density,
+        .b_aux_bit_len = a->b_aux_bit_len,
+        .b_aux_popcount = a->b_aux_popcount,
+        .a = a->a,
+        .b = a->b,
+        .c = a->c,
+        .abc_size = a->abc_size,
+        .inp_assignment = a->inp_assignment_data,
+        .inp_size = a->inp_assignment_size,
+        .aux_assignment = a->aux_assignment_data,
+        .aux_size = a->aux_assignment_size,
+    };
+  }
+  p->magic = C2_PENDING_MAGIC;
+  p->n = num_circuits;
+  p->asg = asg;
+  p->out = proofs;
+  pthread_mutex_init(&p->mu, NULL);
+  pthread_cond_init(&p->cv, NULL);
+
+  sealprov_job job;
+  memset(&job, 0, sizeof job);
+  job.struct_size = sizeof job;
+  job.flags = SEALPROV_JOB_FIXED_RS; /* the caller's r and s, as supraseal uses them */
+  job.srs = srs->ptr->h;
+  job.partitions = asg;
+  job.num_partitions = (uint32_t)num_circuits;
+  job.scalar_encoding = SEALPROV_SCALAR_MONTGOMERY;
+  job.r = (const uint8_t *)r_s; /* decoded at submit */
+  job.s = (const uint8_t *)s_s;
+  job.proofs_out = proofs;
+  job.on_complete = on_complete;
+  job.on_inputs_released = on_released;
+  job.user = p;
+  int st = vt->submit(g_p, &job, &p->id);
+  if (st != SEALPROV_OK) {
+    err = vt_fail(vt, st, fn, srs->ptr->path);
+    pending_free(p);
+    return err;
+  }
+  /* The caller may free a, b, c (Curio does) once we return: wait until the module
+   * reads none of this job's inputs any more. */
+  pthread_mutex_lock(&p->mu);
+  while (p->released < p->n && !p->ended) pthread_cond_wait(&p->cv, &p->mu);
+  pthread_mutex_unlock(&p->mu);
+  *out = p;
+  return c2_ok();
+}
+
+/* Waits for p's job, writes its proofs to proofs (if all are there) and frees p. */
+static c2_error finish(const char *fn, c2_pending *p, c2_groth16_proof proofs[]) {
+  const sealprov_vtable *vt = g_vt; /* set: p exists only after a submit */
+  int st = vt->wait(g_p, p->id, -1);
+  if (st != SEALPROV_OK) {
+    c2_error err = c2_fail(st, fn, "job %" PRIu64 " of %zu circuits: %s: %s", p->id, p->n,
+                           vt->strerror(st), vt->last_error());
+    pending_free(p);
+    return err;
+  }
+  c2_groth16_proof *tmp = proofs != NULL ? malloc(p->n * sizeof *tmp) : NULL;
+  if (tmp == NULL) {
+    size_t n = p->n;
+    pending_free(p);
+    return proofs == NULL ? c2_fail(SEALPROV_ERR_INVALID_ARGUMENT, fn, "proofs is NULL")
+                          : c2_fail(SEALPROV_ERR_NO_MEMORY, fn, "no memory for %zu proofs", n);
+  }
+  for (size_t i = 0; i < p->n; i++) {
+    const uint8_t *in = p->out + i * SEALPROV_PROOF_BYTES;
+    g1_affine_t a, c;
+    g2_affine_t b;
+    bls_err e1 = g1_deserialize(&a, in, 48, 0);
+    bls_err e2 = g2_deserialize(&b, in + 48, 96, 0);
+    bls_err e3 = g1_deserialize(&c, in + 144, 48, 0);
+    if (e1 != BLS_OK || e2 != BLS_OK || e3 != BLS_OK) {
+      bls_err e = e1 != BLS_OK ? e1 : e2 != BLS_OK ? e2 : e3;
+      c2_error err = c2_fail(SEALPROV_ERR_INTERNAL, fn,
+                             "proof %zu of job %" PRIu64 " from the module does not decode (%s "
+                             "point): %s",
+                             i, p->id, e1 != BLS_OK ? "A" : e2 != BLS_OK ? "B" : "C",
+                             bls_err_str(e));
+      free(tmp);
+      pending_free(p);
+      return err;
+    }
+    memcpy(&tmp[i].a, &a, sizeof tmp[i].a);
+    memcpy(&tmp[i].b, &b, sizeof tmp[i].b);
+    memcpy(&tmp[i].c, &c, sizeof tmp[i].c);
+  }
+  memcpy(proofs, tmp, p->n * sizeof *tmp);
+  free(tmp);
+  pending_free(p);
+  return c2_ok();
+}
+
+c2_error generate_groth16_proofs_c(const c2_assignment provers[], size_t num_circuits,
+                                   const c2_fr r_s[], const c2_fr s_s[],
+                                   c2_groth16_proof proofs[], const c2_SRS *srs) {
+  static const char fn[] = "generate_groth16_proofs_c";
+  /* Arguments 7 and 8 of Curio's callers (gpu_mtx, gpu_index) are not read here: an
+   * upstream caller does not pass them. */
+  if (proofs == NULL) return c2_fail(SEALPROV_ERR_INVALID_ARGUMENT, fn, "proofs is NULL");
+  c2_pending *p = NULL;
+  c2_error err = start(fn, provers, num_circuits, r_s, s_s, srs, &p);
+  if (err.code != 0) return err;
+  return finish(fn, p, proofs);
+}
+
+c2_error generate_groth16_proofs_start_c(const c2_assignment provers[], size_t num_circuits,
+                                         const c2_fr r_s[], const c2_fr s_s[],
+                                         const c2_SRS *srs, void *gpu_mtx,
+                                         void **pending_out) {
+  static const char fn[] = "generate_groth16_proofs_start_c";
+  (void)gpu_mtx; /* sealprov's scheduler holds one lock per device itself */
+  if (pending_out == NULL)
+    return c2_fail(SEALPROV_ERR_INVALID_ARGUMENT, fn, "pending_out is NULL");
+  *pending_out = NULL;
+  c2_pending *p = NULL;
+  c2_error err = start(fn, provers, num_circuits, r_s, s_s, srs, &p);
+  if (err.code == 0) *pending_out = p;
+  return err;
+}
+
+c2_error finalize_groth16_proof_c(void *handle, c2_groth16_proof proofs[]) {
+  static const char fn[] = "finalize_groth16_proof_c";
+  c2_pending *p = handle;
+  if (p == NULL) return c2_fail(SEALPROV_ERR_INVALID_ARGUMENT, fn, "handle is NULL");
+  if (p->magic != C2_PENDING_MAGIC)
+    return c2_fail(SEALPROV_ERR_INVALID_ARGUMENT, fn,
+                   "handle %p is not a pending proof (finalized or destroyed already?)", handle);
+  return finish(fn, p, proofs);
+}
+
+void destroy_pending_proof(void *handle) {
+  c2_pending *p = handle;
+  if (p == NULL || p->magic != C2_PENDING_MAGIC) return;
+  const sealprov_vtable *vt = g_vt;
+  vt->cancel(g_p, p->id); /* NOT_FOUND when it has ended already: fine */
+  vt->wait(g_p, p->id, -1);
+  pending_free(p);
+}

@@ -1,0 +1,16 @@
+# compat -- libsealprov_c2: the supraseal-c2 C entry points (create_SRS, ...,
+# generate_groth16_proofs_c, Curio's split API) on top of the vtable, for hosts that
+# link supraseal-c2 today (docs/integration.md). Installed next to the module; it
+# dlopens the module like any host and exports only the supraseal-c2 names.
+pkglib_LTLIBRARIES += compat/libsealprov_c2.la
+include_HEADERS += compat/sealprov_c2.h
+compat_libsealprov_c2_la_SOURCES = compat/c2.c compat/sealprov_c2.h
+compat_libsealprov_c2_la_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/compat \
+  -DSP_C2_DEFAULT_PLUGIN='"$(pkglibdir)/sealprov.so"' \
+  -DSP_C2_DEFAULT_CONFIG='"$(sysconfdir)/sealprov/sealprov.ini"'
+compat_libsealprov_c2_la_CFLAGS = $(AM_CFLAGS) -fvisibility=hidden
+# The BLS12-381 code (proof decompression) is linked in and stays hidden: the regex
+# below is the whole exported interface (tests/compat/c2_symbols.sh checks it).
+compat_libsealprov_c2_la_LDFLAGS = $(AM_LDFLAGS) -version-info 0:0:0 -no-undefined \
+  -export-symbols-regex '^(create_SRS|evict_SRS|drop_SRS|clone_SRS|generate_groth16_proofs_c|generate_groth16_proofs_start_c|finalize_groth16_proof_c|destroy_pending_proof|create_gpu_mutex|destroy_gpu_mutex)$$'
+compat_libsealprov_c2_la_LIBADD = plugin/bls12_381/libbls12_381.la $(DL_LIBS) $(PTHREAD_LIBS)

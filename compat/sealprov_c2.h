@@ -1,0 +1,165 @@
+/* sealprov_c2.h -- the supraseal-c2 C entry points, served by sealprov.
+ *
+ * libsealprov_c2 exports the functions that rust-fil-proofs (through bellperson's
+ * `cuda-supraseal` prover and the `supraseal-c2` crate) and Curio's cuzk (its fork in
+ * extern/supraseal-c2) call, with the same C ABI and meaning, and nothing else. It
+ * dlopens the sealprov module like any host (docs/integration.md):
+ *   module: $SEALPROV_PLUGIN, else the installed $(pkglibdir)/sealprov.so
+ *   INI:    $SEALPROV_CONFIG, else the installed $(sysconfdir)/sealprov/sealprov.ini
+ * The provider is opened at the first call that needs it and stays open for the life
+ * of the process.
+ *
+ * These declarations are written from the public sources (supra_seal c2/cuda/
+ * groth16_cuda.cu and groth16_srs.cuh, c2/src/lib.rs, Curio's extern/supraseal-c2) and
+ * pinned below with static assertions; the C++ originals take `SRS&`, which is a
+ * pointer at the ABI level. x86-64 System V and AArch64 (LP64) only.
+ *
+ * Errors come back by value as c2_error {code, message}: code 0 and message NULL on
+ * success; otherwise code is a sealprov_status (1 .. SEALPROV_STATUS_COUNT_ - 1) and
+ * message a malloc'd UTF-8 text ("sealprov_c2: <function>: <status name>: <detail>")
+ * that the caller releases with free(). No function aborts, exits or throws.
+ */
+#ifndef SEALPROV_C2_H
+#define SEALPROV_C2_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* sppark's RustError::by_value; Rust side: cuda::Error {code: i32, str: Option<NonNull<i8>>},
+ * whose Drop frees str with libc free(). */
+typedef struct c2_error {
+  int32_t code;
+  char *message;
+} c2_error;
+
+/* supraseal's SRS: one pointer, NULL when empty (Rust: #[repr(C)] struct SRS {ptr}). */
+typedef struct c2_srs_inner c2_srs_inner;
+typedef struct c2_SRS {
+  c2_srs_inner *ptr;
+} c2_SRS;
+
+/* blst Fr: 4 x 64-bit limbs, little-endian, Montgomery form (R = 2^256). */
+typedef struct c2_fr {
+  uint64_t l[4];
+} c2_fr;
+
+/* blst Fp: 6 x 64-bit limbs, little-endian, Montgomery form (R = 2^384). */
+typedef struct c2_fp {
+  uint64_t l[6];
+} c2_fp;
+
+/* Affine points as blst lays them out; the point at infinity is x = y = 0. */
+typedef struct c2_g1_affine {
+  c2_fp x, y;
+} c2_g1_affine;
+typedef struct c2_fp2 {
+  c2_fp c0, c1;
+} c2_fp2;
+typedef struct c2_g2_affine {
+  c2_fp2 x, y;
+} c2_g2_affine;
+
+/* groth16_proof {affine_t a; affine_fp2_t b; affine_t c;} */
+typedef struct c2_groth16_proof {
+  c2_g1_affine a;
+  c2_g2_affine b;
+  c2_g1_affine c;
+} c2_groth16_proof;
+
+/* Assignment<fr_t>: 17 eight-byte fields (density bitmaps: bit j of word j / 64). */
+typedef struct c2_assignment {
+  const uint64_t *a_aux_density;
+  size_t a_aux_bit_len;
+  size_t a_aux_popcount;
+  const uint64_t *b_inp_density;
+  size_t b_inp_bit_len;
+  size_t b_inp_popcount;
+  const uint64_t *b_aux_density;
+  size_t b_aux_bit_len;
+  size_t b_aux_popcount;
+  const c2_fr *a;
+  const c2_fr *b;
+  const c2_fr *c;
+  size_t abc_size;
+  const c2_fr *inp_assignment_data;
+  size_t inp_assignment_size;
+  const c2_fr *aux_assignment_data;
+  size_t aux_assignment_size;
+} c2_assignment;
+
+/* The layouts the callers rely on. */
+_Static_assert(sizeof(void *) == 8 && sizeof(size_t) == 8, "supraseal-c2's ABI is LP64");
+_Static_assert(sizeof(c2_error) == 16, "RustError::by_value is {int32 code; char *message}");
+_Static_assert(offsetof(c2_error, message) == 8, "RustError message at offset 8");
+_Static_assert(sizeof(c2_SRS) == sizeof(void *), "SRS is one pointer");
+_Static_assert(sizeof(c2_fr) == 32, "blst Fr is 32 bytes");
+_Static_assert(sizeof(c2_fp) == 48, "blst Fp is 48 bytes");
+_Static_assert(sizeof(c2_g1_affine) == 96, "blst_p1_affine is 96 bytes");
+_Static_assert(sizeof(c2_g2_affine) == 192, "blst_p2_affine is 192 bytes");
+_Static_assert(offsetof(c2_g2_affine, y) == 96 && offsetof(c2_fp2, c1) == 48,
+               "blst_fp2 is c0 then c1");
+_Static_assert(sizeof(c2_groth16_proof) == 384, "groth16_proof is a (96) b (192) c (96)");
+_Static_assert(offsetof(c2_groth16_proof, b) == 96 && offsetof(c2_groth16_proof, c) == 288,
+               "groth16_proof field offsets");
+_Static_assert(sizeof(c2_assignment) == 17 * 8, "Assignment is 17 eight-byte fields");
+_Static_assert(offsetof(c2_assignment, b_inp_density) == 3 * 8, "Assignment.b_inp_density");
+_Static_assert(offsetof(c2_assignment, b_aux_density) == 6 * 8, "Assignment.b_aux_density");
+_Static_assert(offsetof(c2_assignment, a) == 9 * 8, "Assignment.a");
+_Static_assert(offsetof(c2_assignment, abc_size) == 12 * 8, "Assignment.abc_size");
+_Static_assert(offsetof(c2_assignment, inp_assignment_data) == 13 * 8, "Assignment.inp");
+_Static_assert(offsetof(c2_assignment, aux_assignment_data) == 15 * 8, "Assignment.aux");
+_Static_assert(offsetof(c2_assignment, aux_assignment_size) == 16 * 8, "Assignment.aux_size");
+
+/* ---- parameters ------------------------------------------------------------------
+ * create_SRS(SRS& ret, const char *path, bool cache): loads a bellperson .params file.
+ * On success ret->ptr holds a new reference; on failure ret is left as it was (the Rust
+ * caller then drops its empty SRS, which drop_SRS accepts). cache = true shares one
+ * load per path through a process-wide cache of up to 4 paths (least recently used
+ * goes first), as supraseal does; evict_SRS removes the path from that cache (holders
+ * keep their references). clone_SRS returns a new reference; drop_SRS releases one
+ * (NULL ptr ignored; the Rust caller clears ptr itself afterwards). */
+c2_error create_SRS(c2_SRS *ret, const char *srs_path, bool cache);
+void evict_SRS(const c2_SRS *ref);
+void drop_SRS(c2_SRS *ref);
+c2_SRS clone_SRS(const c2_SRS *rhs);
+
+/* ---- proving -----------------------------------------------------------------------
+ * generate_groth16_proofs_c(provers, num_circuits, r_s, s_s, proofs, SRS& srs):
+ * upstream's six parameters. Curio's fork passes (std::mutex *gpu_mtx[, int gpu_index])
+ * after srs: those trailing arguments are placed and removed by the caller (x86-64
+ * System V, AArch64), so this one definition serves both callers; sealprov schedules
+ * every partition on whichever of its devices is free (docs/integration.md). r_s and
+ * s_s are the caller's blinding factors (one per circuit, blst Fr), used as given.
+ * Proofs are written only when every partition has a verified proof. */
+c2_error generate_groth16_proofs_c(const c2_assignment provers[], size_t num_circuits,
+                                   const c2_fr r_s[], const c2_fr s_s[],
+                                   c2_groth16_proof proofs[], const c2_SRS *srs);
+
+/* Curio's split API. start submits the job and returns once sealprov no longer reads
+ * any of the assignments' memory (a, b, c, inputs, aux, density bitmaps), so the caller
+ * may free them as soon as it returns; *pending_out gets a handle (NULL on failure).
+ * finalize waits for the proofs, writes them and consumes the handle whatever the
+ * outcome. destroy_pending_proof cancels what has not run, waits and frees the handle
+ * (NULL ignored). gpu_mtx may be NULL or any value from create_gpu_mutex. */
+c2_error generate_groth16_proofs_start_c(const c2_assignment provers[], size_t num_circuits,
+                                         const c2_fr r_s[], const c2_fr s_s[],
+                                         const c2_SRS *srs, void *gpu_mtx,
+                                         void **pending_out);
+c2_error finalize_groth16_proof_c(void *handle, c2_groth16_proof proofs[]);
+void destroy_pending_proof(void *handle);
+
+/* An opaque per-GPU token for Curio's workers (a std::mutex there). sealprov keeps its
+ * own lock per device, so the token is only carried; NULL from create_gpu_mutex means
+ * no memory. destroy_gpu_mutex(NULL) is ignored. */
+void *create_gpu_mutex(void);
+void destroy_gpu_mutex(void *mtx);
+
+#ifdef __cplusplus
+}
+#endif
+#endif /* SEALPROV_C2_H */

@@ -1,0 +1,16 @@
+/* c2_curio8.c -- a caller that appends (std::mutex *gpu_mtx, int gpu_index) to
+ * generate_groth16_proofs_c, as DESIGN.md describes Curio's newest form: the library's
+ * one 6-parameter definition must serve it as well (arguments 7 and 8 are placed and
+ * removed by the caller). */
+#include "c2_host.h"
+
+#include <stddef.h>
+
+extern rs_error generate_groth16_proofs_c(const void *provers, size_t num_circuits,
+                                          const void *r_s, const void *s_s, void *proofs,
+                                          const rs_srs *srs, void *gpu_mtx, int gpu_index);
+
+rs_error curio_generate8(const rs_assignment *provers, size_t n, const rs_fr *r,
+                         const rs_fr *s, rs_proof *proofs, const rs_srs *srs, int gpu_index) {
+  return generate_groth16_proofs_c(provers, n, r, s, proofs, srs, NULL, gpu_index);
+}

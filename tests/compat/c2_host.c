@@ -1,0 +1,368 @@
+/* c2_host.c -- a supraseal-c2 caller against libsealprov_c2 (tests/compat/c2.sh runs it).
+ *
+ *   c2_host DIR            DIR holds circuit.params, circuit.vk and partition-00..09.spa
+ *                          from `sealprov setup`; SEALPROV_PLUGIN and SEALPROV_CONFIG name
+ *                          the module and a CPU-device INI.
+ *   c2_host --load-error PARAMS WORD
+ *                          create_SRS(PARAMS) must fail with a message containing WORD
+ *                          (run with a wrong SEALPROV_PLUGIN or SEALPROV_CONFIG).
+ *
+ * The functions are declared here as upstream's Rust extern blocks declare them (6-argument
+ * generate_groth16_proofs_c, SRS& as a pointer, errors by value); Curio's forms are in
+ * c2_curio.c and c2_curio8.c. The reference proofs come from the module's own vtable
+ * (dlopen, canonical scalars straight from the .spa files, the same r and s); the
+ * library's affine Montgomery output is compressed back and compared byte for byte, and
+ * every proof is checked with the module's verifier. Helpers (reading .spa files,
+ * Montgomery conversion, compression) come from the module's internal libraries. */
+#include "bls12_381/bls12_381.h"
+#include "c2_host.h"
+#include "sealprov.h"
+#include "spa.h"
+
+#include <dlfcn.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* upstream supra_seal c2/src/lib.rs */
+extern rs_error create_SRS(rs_srs *ret, const char *srs_path, bool cache);
+extern void evict_SRS(const rs_srs *by_ref);
+extern void drop_SRS(const rs_srs *by_ref);
+extern rs_srs clone_SRS(const rs_srs *by_ref);
+extern rs_error generate_groth16_proofs_c(const void *provers, size_t num_circuits,
+                                          const void *r_s, const void *s_s, void *proofs,
+                                          const rs_srs *srs);
+
+#define NPART 10
+
+static int failures;
+#define CHECK(cond, ...)                                                      \
+  do {                                                                        \
+    if (!(cond)) {                                                            \
+      fprintf(stderr, "FAIL %s:%d: ", __FILE__, __LINE__);                    \
+      fprintf(stderr, __VA_ARGS__);                                           \
+      fputc('\n', stderr);                                                    \
+      failures++;                                                             \
+    }                                                                         \
+  } while (0)
+
+static void die(const char *what, const char *detail) {
+  fprintf(stderr, "c2_host: %s: %s\n", what, detail);
+  exit(99);
+}
+
+static bool valid_utf8(const char *s) {
+  const unsigned char *p = (const unsigned char *)s;
+  while (*p) {
+    int n = *p < 0x80 ? 0 : (*p & 0xE0) == 0xC0 ? 1 : (*p & 0xF0) == 0xE0 ? 2
+                          : (*p & 0xF8) == 0xF0 ? 3 : -1;
+    if (n < 0 || (n == 1 && *p < 0xC2)) return false;
+    p++;
+    for (int i = 0; i < n; i++, p++)
+      if ((*p & 0xC0) != 0x80) return false;
+  }
+  return true;
+}
+
+/* An error struct that must say "failed": non-zero code, a malloc'd UTF-8 message that
+ * contains want. Frees the message (the Rust caller does the same). */
+static void expect_error(rs_error e, const char *what, const char *want) {
+  CHECK(e.code != 0, "%s: code 0, expected an error", what);
+  CHECK(e.str != NULL, "%s: code %d without a message", what, e.code);
+  if (e.str != NULL) {
+    printf("  %s -> code %d: %s\n", what, e.code, e.str);
+    CHECK(valid_utf8(e.str), "%s: message is not valid UTF-8", what);
+    CHECK(want == NULL || strstr(e.str, want) != NULL, "%s: message lacks '%s': %s", what,
+          want, e.str);
+    free(e.str);
+  }
+}
+
+static void expect_ok(rs_error e, const char *what) {
+  CHECK(e.code == 0 && e.str == NULL, "%s: code %d: %s", what, e.code,
+        e.str ? e.str : "(no message)");
+  free(e.str);
+}
+
+/* ---- inputs ---------------------------------------------------------------------- */
+
+static sp_spa *spa[NPART];
+static rs_assignment provers[NPART];
+static rs_fr *mont[NPART]; /* a | b | c | inp | aux of each partition, Montgomery */
+static rs_fr r_mont[NPART], s_mont[NPART];
+static uint8_t r_le[NPART * 32], s_le[NPART * 32];
+static uint8_t expected[NPART * 192];
+
+static void to_mont(rs_fr *out, const void *canonical, size_t n, const char *what) {
+  const uint8_t *in = canonical;
+  for (size_t i = 0; i < n; i++) {
+    fr_t f;
+    if (!fr_from_le32(&f, in + 32 * i)) die("scalar >= r in", what);
+    memcpy(out[i].l, f.l, sizeof out[i].l);
+  }
+}
+
+static void load_inputs(const char *dir) {
+  char path[1024], err[512];
+  for (int i = 0; i < NPART; i++) {
+    snprintf(path, sizeof path, "%s/partition-%02d.spa", dir, i);
+    if (sp_spa_read(path, &spa[i], err, sizeof err) != SEALPROV_OK) die("read", err);
+    const sealprov_assignment *a = &spa[i]->asg;
+    size_t total = 3 * a->abc_size + a->inp_size + a->aux_size;
+    mont[i] = calloc(total, sizeof(rs_fr));
+    if (mont[i] == NULL) die("calloc", path);
+    rs_fr *ma = mont[i], *mb = ma + a->abc_size, *mc = mb + a->abc_size;
+    rs_fr *mi = mc + a->abc_size, *mx = mi + a->inp_size;
+    to_mont(ma, a->a, a->abc_size, path);
+    to_mont(mb, a->b, a->abc_size, path);
+    to_mont(mc, a->c, a->abc_size, path);
+    to_mont(mi, a->inp_assignment, a->inp_size, path);
+    to_mont(mx, a->aux_assignment, a->aux_size, path);
+    provers[i] = (rs_assignment){
+        .a_aux_density = a->a_aux_density,
+        .a_aux_bit_len = a->a_aux_bit_len,
+        .a_aux_popcount = a->a_aux_popcount,
+        .b_inp_density = a->b_inp_density,
+        .b_inp_bit_len = a->b_inp_bit_len,
+        .b_inp_popcount = a->b_inp_popcount,
+        .b_aux_density = a->b_aux_density,
+        .b_aux_bit_len = a->b_aux_bit_len,
+        .b_aux_popcount = a->b_aux_popcount,
+        .a = ma, .b = mb, .c = mc,
+        .abc_size = a->abc_size,
+        .inp_assignment_data = mi,
+        .inp_assignment_size = a->inp_size,
+        .aux_assignment_data = mx,
+        .aux_assignment_size = a->aux_size,
+    };
+    /* fixed, distinct blinding factors */
+    fr_t r, s;
+    fr_from_u64(&r, 0x9e3779b97f4a7c15ull * (uint64_t)(i + 1));
+    fr_from_u64(&s, 0xc2b2ae3d27d4eb4full * (uint64_t)(i + 7));
+    fr_mul(&r, &r, &s); /* spread over the whole field */
+    memcpy(r_mont[i].l, r.l, 32);
+    memcpy(s_mont[i].l, s.l, 32);
+    fr_to_le32(r_le + 32 * i, &r);
+    fr_to_le32(s_le + 32 * i, &s);
+  }
+}
+
+/* ---- the module's own answer, through the vtable ------------------------------- */
+
+static const sealprov_vtable *vt;
+static sealprov_provider *prov;
+static sealprov_srs *vk;
+
+static void reference(const char *dir) {
+  const char *plugin = getenv("SEALPROV_PLUGIN"), *ini = getenv("SEALPROV_CONFIG");
+  if (plugin == NULL || ini == NULL) die("environment", "SEALPROV_PLUGIN and SEALPROV_CONFIG");
+  void *dl = dlopen(plugin, RTLD_NOW | RTLD_LOCAL);
+  if (dl == NULL) die("dlopen", dlerror());
+  union {
+    void *obj;
+    sealprov_provider_init_fn fn;
+  } sym = {.obj = dlsym(dl, SEALPROV_ENTRY_SYMBOL)};
+  if (sym.fn == NULL || sym.fn(SEALPROV_ABI_MAJOR, SEALPROV_ABI_MINOR, NULL, &vt) != SEALPROV_OK)
+    die("init", plugin);
+  if (vt->open(ini, &prov) != SEALPROV_OK) die("open", vt->last_error());
+  char path[1024];
+  snprintf(path, sizeof path, "%s/circuit.params", dir);
+  sealprov_srs *srs = NULL;
+  if (vt->srs_load(prov, path, &srs) != SEALPROV_OK) die("srs_load", vt->last_error());
+  snprintf(path, sizeof path, "%s/circuit.vk", dir);
+  if (vt->vk_load(prov, path, &vk) != SEALPROV_OK) die("vk_load", vt->last_error());
+  sealprov_assignment asg[NPART];
+  for (int i = 0; i < NPART; i++) asg[i] = spa[i]->asg;
+  sealprov_job job;
+  memset(&job, 0, sizeof job);
+  job.struct_size = sizeof job;
+  job.flags = SEALPROV_JOB_FIXED_RS;
+  job.srs = srs;
+  job.partitions = asg;
+  job.num_partitions = NPART;
+  job.scalar_encoding = SEALPROV_SCALAR_CANONICAL_LE;
+  job.r = r_le;
+  job.s = s_le;
+  job.proofs_out = expected;
+  if (vt->prove(prov, &job) != SEALPROV_OK) die("prove (reference)", vt->last_error());
+  vt->srs_release(srs);
+}
+
+/* ---- checking the library's proofs -------------------------------------------- */
+
+/* Compresses the affine Montgomery points back into the 192-byte proof, compares it
+ * with the vtable's and runs the module's verifier on it. */
+static void check_proofs(const rs_proof *proofs, const char *what) {
+  for (int i = 0; i < NPART; i++) {
+    const uint8_t *raw = (const uint8_t *)&proofs[i];
+    g1_affine_t a, c;
+    g2_affine_t b;
+    memcpy(&a, raw, 96);
+    memcpy(&b, raw + 96, 192);
+    memcpy(&c, raw + 288, 96);
+    CHECK(g1_affine_on_curve(&a) && !g1_affine_is_inf(&a), "%s: proof %d: A is not on G1", what, i);
+    CHECK(g2_affine_on_curve(&b) && !g2_affine_is_inf(&b), "%s: proof %d: B is not on G2", what, i);
+    CHECK(g1_affine_on_curve(&c) && !g1_affine_is_inf(&c), "%s: proof %d: C is not on G1", what, i);
+    uint8_t bytes[192];
+    g1_compress(bytes, &a);
+    g2_compress(bytes + 48, &b);
+    g1_compress(bytes + 144, &c);
+    CHECK(memcmp(bytes, expected + 192 * i, 192) == 0,
+          "%s: proof %d differs from the vtable's proof with the same r and s", what, i);
+    const sealprov_assignment *asg = &spa[i]->asg;
+    int valid = 0;
+    int st = vt->verify(prov, vk, (const uint8_t *)asg->inp_assignment + 32, asg->inp_size - 1,
+                        SEALPROV_SCALAR_CANONICAL_LE, bytes, &valid);
+    CHECK(st == SEALPROV_OK && valid == 1, "%s: proof %d does not verify (status %d, valid %d)",
+          what, i, st, valid);
+  }
+}
+
+/* After start returns, Curio frees a, b and c: overwrite them here, so that a read
+ * after start would change the proofs. */
+static void scribble_abc(void *user) {
+  (void)user;
+  for (int i = 0; i < NPART; i++) {
+    size_t n = provers[i].abc_size;
+    memset((void *)provers[i].a, 0xA5, 3 * n * sizeof(rs_fr));
+  }
+}
+
+static void restore_abc(void) {
+  for (int i = 0; i < NPART; i++) {
+    const sealprov_assignment *a = &spa[i]->asg;
+    to_mont((rs_fr *)provers[i].a, a->a, a->abc_size, "a");
+    to_mont((rs_fr *)provers[i].b, a->b, a->abc_size, "b");
+    to_mont((rs_fr *)provers[i].c, a->c, a->abc_size, "c");
+  }
+}
+
+static int run(const char *dir) {
+  load_inputs(dir);
+  reference(dir);
+  char params[1024];
+  snprintf(params, sizeof params, "%s/circuit.params", dir);
+  static rs_proof proofs[NPART];
+
+  /* upstream: create_SRS (cached), generate_groth16_proofs_c */
+  rs_srs srs = {NULL};
+  expect_ok(create_SRS(&srs, params, true), "create_SRS");
+  CHECK(srs.ptr != NULL, "create_SRS left the SRS empty");
+  rs_srs again = {NULL};
+  expect_ok(create_SRS(&again, params, true), "create_SRS (cached)");
+  CHECK(again.ptr == srs.ptr, "a cached create_SRS of the same path gave another SRS");
+  drop_SRS(&again);
+  memset(proofs, 0, sizeof proofs);
+  expect_ok(generate_groth16_proofs_c(provers, NPART, r_mont, s_mont, proofs, &srs),
+            "generate_groth16_proofs_c (6 arguments)");
+  check_proofs(proofs, "upstream API");
+
+  /* Curio's 7- and 8-argument calls reach the same definition */
+  memset(proofs, 0, sizeof proofs);
+  expect_ok(curio_generate7(provers, NPART, r_mont, s_mont, proofs, &srs),
+            "generate_groth16_proofs_c (7 arguments)");
+  check_proofs(proofs, "Curio 7-argument call");
+  memset(proofs, 0, sizeof proofs);
+  expect_ok(curio_generate8(provers, NPART, r_mont, s_mont, proofs, &srs, 1),
+            "generate_groth16_proofs_c (8 arguments)");
+  check_proofs(proofs, "8-argument call");
+
+  /* clone, then drop and evict the original: the clone stays usable */
+  rs_srs copy = clone_SRS(&srs);
+  CHECK(copy.ptr == srs.ptr, "clone_SRS returned another pointer");
+  evict_SRS(&srs);
+  drop_SRS(&srs);
+  srs.ptr = NULL; /* as the Rust Drop does */
+  drop_SRS(&srs); /* an empty SRS: ignored */
+
+  /* Curio's split API; a, b and c are overwritten as soon as start returns */
+  memset(proofs, 0, sizeof proofs);
+  expect_ok(curio_split(provers, NPART, r_mont, s_mont, proofs, &copy, scribble_abc, NULL),
+            "start / finalize");
+  check_proofs(proofs, "split API");
+  restore_abc();
+  expect_ok(curio_start_then_destroy(provers, NPART, r_mont, s_mont, &copy),
+            "start then destroy_pending_proof");
+
+  /* bad input: an error struct, never a crash */
+  printf("bad input:\n");
+  rs_srs none = {NULL};
+  expect_error(generate_groth16_proofs_c(provers, NPART, r_mont, s_mont, proofs, &none),
+               "NULL SRS", "SRS is empty");
+  expect_error(generate_groth16_proofs_c(provers, NPART, r_mont, s_mont, proofs, NULL),
+               "NULL SRS&", "srs");
+  expect_error(generate_groth16_proofs_c(provers, 0, r_mont, s_mont, proofs, &copy),
+               "no circuits", "num_circuits is 0");
+  expect_error(generate_groth16_proofs_c(NULL, NPART, r_mont, s_mont, proofs, &copy),
+               "NULL provers", "provers is NULL");
+  expect_error(generate_groth16_proofs_c(provers, NPART, NULL, s_mont, proofs, &copy),
+               "NULL r_s", "r_s is NULL");
+  expect_error(generate_groth16_proofs_c(provers, NPART, r_mont, s_mont, NULL, &copy),
+               "NULL proofs", "proofs is NULL");
+  rs_assignment bad[NPART];
+  memcpy(bad, provers, sizeof bad);
+  bad[3].aux_assignment_size--;
+  expect_error(generate_groth16_proofs_c(bad, NPART, r_mont, s_mont, proofs, &copy),
+               "wrong aux size", "aux_size");
+  memcpy(bad, provers, sizeof bad);
+  bad[5].inp_assignment_size++;
+  expect_error(curio_split(bad, NPART, r_mont, s_mont, proofs, &copy, scribble_abc, NULL),
+               "wrong input size (split API)", "inp_size");
+  memcpy(bad, provers, sizeof bad);
+  bad[1].a = NULL;
+  expect_error(generate_groth16_proofs_c(bad, NPART, r_mont, s_mont, proofs, &copy),
+               "NULL a", "a is NULL");
+  rs_fr big[NPART];
+  memcpy(big, r_mont, sizeof big);
+  memset(big[2].l, 0xFF, sizeof big[2].l); /* not below the group order */
+  expect_error(generate_groth16_proofs_c(provers, NPART, big, s_mont, proofs, &copy),
+               "r >= group order", "job->r of partition 2");
+  expect_error(curio_null_handle(), "finalize(NULL)", "handle is NULL");
+  char missing[1100];
+  snprintf(missing, sizeof missing, "%s/no-such.params", dir);
+  rs_srs m = {NULL};
+  expect_error(create_SRS(&m, missing, false), "missing .params", "no-such.params");
+  CHECK(m.ptr == NULL, "a failed create_SRS filled the SRS");
+  drop_SRS(&m);
+  expect_error(create_SRS(NULL, params, false), "NULL SRS& in create_SRS", "ret");
+  char vkpath[1100];
+  snprintf(vkpath, sizeof vkpath, "%s/circuit.vk", dir);
+  expect_error(create_SRS(&m, vkpath, false), ".vk as parameters", "circuit.vk");
+
+  /* the library still works after all that */
+  memset(proofs, 0, sizeof proofs);
+  expect_ok(generate_groth16_proofs_c(provers, NPART, r_mont, s_mont, proofs, &copy),
+            "generate_groth16_proofs_c after the errors");
+  check_proofs(proofs, "after errors");
+  drop_SRS(&copy);
+
+  for (int i = 0; i < NPART; i++) {
+    free(mont[i]);
+    sp_spa_free(spa[i]);
+  }
+  vt->srs_release(vk);
+  vt->close(prov);
+  if (failures) {
+    fprintf(stderr, "c2_host: %d check(s) failed\n", failures);
+    return 1;
+  }
+  printf("c2_host: %d partitions through the upstream, Curio 7/8-argument and split "
+         "calls: every proof equals the vtable's and verifies\n", NPART);
+  return 0;
+}
+
+int main(int argc, char **argv) {
+  if (argc == 4 && strcmp(argv[1], "--load-error") == 0) {
+    rs_srs srs = {NULL};
+    expect_error(create_SRS(&srs, argv[2], false), "create_SRS", argv[3]);
+    CHECK(srs.ptr == NULL, "a failed create_SRS filled the SRS");
+    drop_SRS(&srs);
+    return failures ? 1 : 0;
+  }
+  if (argc != 2) {
+    fprintf(stderr, "usage: c2_host DIR | c2_host --load-error PARAMS WORD\n");
+    return 2;
+  }
+  return run(argv[1]);
+}

@@ -1,0 +1,61 @@
+/* c2_host.h -- what the test host shares between its translation units.
+ *
+ * The host is written the way the supraseal-c2 callers are: the types below mirror the
+ * Rust declarations (#[repr(C)] SRS {ptr}, sppark's cuda::Error {code: i32, str},
+ * Assignment<Scalar> with 17 fields, blst Fr/affine points as raw limbs) and NOT the
+ * library's header. Each caller's function declarations live in their own file, as
+ * in the Rust extern blocks:
+ *   c2_host.c     upstream supra_seal c2/src/lib.rs (6-argument generate_groth16_proofs_c)
+ *   c2_curio.c    Curio's extern/supraseal-c2/src/lib.rs (7 arguments: gpu_mtx; the split
+ *                 API; create/destroy_gpu_mutex)
+ *   c2_curio8.c   a caller that also appends an int gpu_index (8 arguments)
+ */
+#ifndef C2_HOST_H
+#define C2_HOST_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+typedef struct { int32_t code; char *str; } rs_error;  /* sppark cuda::Error */
+typedef struct { const void *ptr; } rs_srs;             /* supraseal_c2::SRS */
+typedef struct { uint64_t l[4]; } rs_fr;                /* blstrs Scalar (Montgomery) */
+typedef struct { uint64_t l[96 / 8 + 192 / 8 + 96 / 8]; } rs_proof; /* Proof<Bls12> */
+
+typedef struct {
+  const uint64_t *a_aux_density;
+  size_t a_aux_bit_len, a_aux_popcount;
+  const uint64_t *b_inp_density;
+  size_t b_inp_bit_len, b_inp_popcount;
+  const uint64_t *b_aux_density;
+  size_t b_aux_bit_len, b_aux_popcount;
+  const rs_fr *a, *b, *c;
+  size_t abc_size;
+  const rs_fr *inp_assignment_data;
+  size_t inp_assignment_size;
+  const rs_fr *aux_assignment_data;
+  size_t aux_assignment_size;
+} rs_assignment;
+
+_Static_assert(sizeof(rs_error) == 16, "cuda::Error");
+_Static_assert(sizeof(rs_proof) == 384, "Proof<Bls12>: G1 + G2 + G1 affine");
+_Static_assert(sizeof(rs_assignment) == 136, "Assignment: 17 x 8 bytes");
+
+/* c2_curio.c: the split API through Curio's declarations. Runs start, lets the caller
+ * scribble over a, b and c right after start returns (Curio frees them), then
+ * finalize. Returns the error of the first failing call (code 0: all fine). */
+typedef void (*c2_after_start_fn)(void *user);
+rs_error curio_split(const rs_assignment *provers, size_t n, const rs_fr *r, const rs_fr *s,
+                     rs_proof *proofs, const rs_srs *srs, c2_after_start_fn after, void *user);
+/* start then destroy_pending_proof without finalize. */
+rs_error curio_start_then_destroy(const rs_assignment *provers, size_t n, const rs_fr *r,
+                                  const rs_fr *s, const rs_srs *srs);
+/* finalize(NULL) and destroy(NULL): the error of the first, the second must return. */
+rs_error curio_null_handle(void);
+/* the 7-argument generate_groth16_proofs_c with a mutex from create_gpu_mutex */
+rs_error curio_generate7(const rs_assignment *provers, size_t n, const rs_fr *r,
+                         const rs_fr *s, rs_proof *proofs, const rs_srs *srs);
+/* c2_curio8.c: the 8-argument form (gpu_mtx NULL, gpu_index given) */
+rs_error curio_generate8(const rs_assignment *provers, size_t n, const rs_fr *r,
+                         const rs_fr *s, rs_proof *proofs, const rs_srs *srs, int gpu_index);
+
+#endif
