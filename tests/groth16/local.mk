@@ -13,6 +13,14 @@ tests_groth16_test_groth16_SOURCES = tests/groth16/test_groth16.c
 tests_groth16_test_groth16_CFLAGS = $(G16_TEST_CFLAGS)
 tests_groth16_test_groth16_LDADD = $(G16_TEST_LDADD)
 
+# the .params/.vk/.spa readers: truncation, files changing during a load, the
+# parameter cache, parameters.json, BLAKE2b, the subgroup-checker hook
+check_PROGRAMS += tests/groth16/test_loader
+TESTS += tests/groth16/test_loader
+tests_groth16_test_loader_SOURCES = tests/groth16/test_loader.c
+tests_groth16_test_loader_CFLAGS = $(G16_TEST_CFLAGS)
+tests_groth16_test_loader_LDADD = $(G16_TEST_LDADD)
+
 tests_groth16_test_groth16_oracle_SOURCES = tests/groth16/test_groth16_oracle.c
 tests_groth16_test_groth16_oracle_CFLAGS = $(G16_TEST_CFLAGS)
 tests_groth16_test_groth16_oracle_LDADD = $(G16_TEST_LDADD)
