@@ -202,6 +202,22 @@ static const sealprov_vtable *provider(const char *fn, c2_error *err) {
   return vt;
 }
 
+/* SEALPROV_C2_OPEN_AT_LOAD=1: open the provider when the library is loaded, before the
+ * host's main() runs. A host whose worker threads later set CUDA_VISIBLE_DEVICES (cuzk
+ * does, per GPU worker) would otherwise have the CUDA runtime start, at the first
+ * call, with only that worker's GPU visible to the whole process. A failure here is
+ * reported on stderr and the first call tries again. */
+__attribute__((constructor)) static void c2_open_at_load(void) {
+  const char *v = getenv("SEALPROV_C2_OPEN_AT_LOAD");
+  if (v == NULL || strcmp(v, "1") != 0) return;
+  c2_error err = c2_ok();
+  if (provider("load", &err) == NULL) {
+    fprintf(stderr, "%s (SEALPROV_C2_OPEN_AT_LOAD=1; the first call tries again)\n",
+            err.message != NULL ? err.message : "sealprov_c2: load: failed");
+    free(err.message);
+  }
+}
+
 /* The error of a failed vtable call, read on the calling thread. */
 static c2_error vt_fail(const sealprov_vtable *vt, int st, const char *fn, const char *what) {
   return c2_fail(st, fn, "%s: %s: %s", what, vt->strerror(st), vt->last_error());

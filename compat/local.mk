@@ -14,3 +14,6 @@ compat_libsealprov_c2_la_CFLAGS = $(AM_CFLAGS) -fvisibility=hidden
 compat_libsealprov_c2_la_LDFLAGS = $(AM_LDFLAGS) -version-info 0:0:0 -no-undefined \
   -export-symbols-regex '^(create_SRS|evict_SRS|drop_SRS|clone_SRS|generate_groth16_proofs_c|generate_groth16_proofs_start_c|finalize_groth16_proof_c|destroy_pending_proof|create_gpu_mutex|destroy_gpu_mutex)$$'
 compat_libsealprov_c2_la_LIBADD = plugin/bls12_381/libbls12_381.la $(DL_LIBS) $(PTHREAD_LIBS)
+# pkg-config --libs sealprov-c2: -L and -rpath to the module directory, -lsealprov_c2
+pkgconfig_DATA += compat/sealprov-c2.pc
+EXTRA_DIST += compat/sealprov-c2.pc.in

@@ -92,28 +92,33 @@ typedef struct c2_assignment {
   size_t aux_assignment_size;
 } c2_assignment;
 
-/* The layouts the callers rely on. */
-_Static_assert(sizeof(void *) == 8 && sizeof(size_t) == 8, "supraseal-c2's ABI is LP64");
-_Static_assert(sizeof(c2_error) == 16, "RustError::by_value is {int32 code; char *message}");
-_Static_assert(offsetof(c2_error, message) == 8, "RustError message at offset 8");
-_Static_assert(sizeof(c2_SRS) == sizeof(void *), "SRS is one pointer");
-_Static_assert(sizeof(c2_fr) == 32, "blst Fr is 32 bytes");
-_Static_assert(sizeof(c2_fp) == 48, "blst Fp is 48 bytes");
-_Static_assert(sizeof(c2_g1_affine) == 96, "blst_p1_affine is 96 bytes");
-_Static_assert(sizeof(c2_g2_affine) == 192, "blst_p2_affine is 192 bytes");
-_Static_assert(offsetof(c2_g2_affine, y) == 96 && offsetof(c2_fp2, c1) == 48,
-               "blst_fp2 is c0 then c1");
-_Static_assert(sizeof(c2_groth16_proof) == 384, "groth16_proof is a (96) b (192) c (96)");
-_Static_assert(offsetof(c2_groth16_proof, b) == 96 && offsetof(c2_groth16_proof, c) == 288,
-               "groth16_proof field offsets");
-_Static_assert(sizeof(c2_assignment) == 17 * 8, "Assignment is 17 eight-byte fields");
-_Static_assert(offsetof(c2_assignment, b_inp_density) == 3 * 8, "Assignment.b_inp_density");
-_Static_assert(offsetof(c2_assignment, b_aux_density) == 6 * 8, "Assignment.b_aux_density");
-_Static_assert(offsetof(c2_assignment, a) == 9 * 8, "Assignment.a");
-_Static_assert(offsetof(c2_assignment, abc_size) == 12 * 8, "Assignment.abc_size");
-_Static_assert(offsetof(c2_assignment, inp_assignment_data) == 13 * 8, "Assignment.inp");
-_Static_assert(offsetof(c2_assignment, aux_assignment_data) == 15 * 8, "Assignment.aux");
-_Static_assert(offsetof(c2_assignment, aux_assignment_size) == 16 * 8, "Assignment.aux_size");
+/* The layouts the callers rely on (C11 _Static_assert, C++11 static_assert). */
+#ifdef __cplusplus
+#define C2_STATIC_ASSERT(cond, msg) static_assert(cond, msg)
+#else
+#define C2_STATIC_ASSERT(cond, msg) _Static_assert(cond, msg)
+#endif
+C2_STATIC_ASSERT(sizeof(void *) == 8 && sizeof(size_t) == 8, "supraseal-c2's ABI is LP64");
+C2_STATIC_ASSERT(sizeof(c2_error) == 16, "RustError::by_value is {int32 code; char *message}");
+C2_STATIC_ASSERT(offsetof(c2_error, message) == 8, "RustError message at offset 8");
+C2_STATIC_ASSERT(sizeof(c2_SRS) == sizeof(void *), "SRS is one pointer");
+C2_STATIC_ASSERT(sizeof(c2_fr) == 32, "blst Fr is 32 bytes");
+C2_STATIC_ASSERT(sizeof(c2_fp) == 48, "blst Fp is 48 bytes");
+C2_STATIC_ASSERT(sizeof(c2_g1_affine) == 96, "blst_p1_affine is 96 bytes");
+C2_STATIC_ASSERT(sizeof(c2_g2_affine) == 192, "blst_p2_affine is 192 bytes");
+C2_STATIC_ASSERT(offsetof(c2_g2_affine, y) == 96 && offsetof(c2_fp2, c1) == 48,
+                 "blst_fp2 is c0 then c1");
+C2_STATIC_ASSERT(sizeof(c2_groth16_proof) == 384, "groth16_proof is a (96) b (192) c (96)");
+C2_STATIC_ASSERT(offsetof(c2_groth16_proof, b) == 96 && offsetof(c2_groth16_proof, c) == 288,
+                 "groth16_proof field offsets");
+C2_STATIC_ASSERT(sizeof(c2_assignment) == 17 * 8, "Assignment is 17 eight-byte fields");
+C2_STATIC_ASSERT(offsetof(c2_assignment, b_inp_density) == 3 * 8, "Assignment.b_inp_density");
+C2_STATIC_ASSERT(offsetof(c2_assignment, b_aux_density) == 6 * 8, "Assignment.b_aux_density");
+C2_STATIC_ASSERT(offsetof(c2_assignment, a) == 9 * 8, "Assignment.a");
+C2_STATIC_ASSERT(offsetof(c2_assignment, abc_size) == 12 * 8, "Assignment.abc_size");
+C2_STATIC_ASSERT(offsetof(c2_assignment, inp_assignment_data) == 13 * 8, "Assignment.inp");
+C2_STATIC_ASSERT(offsetof(c2_assignment, aux_assignment_data) == 15 * 8, "Assignment.aux");
+C2_STATIC_ASSERT(offsetof(c2_assignment, aux_assignment_size) == 16 * 8, "Assignment.aux_size");
 
 /* ---- parameters ------------------------------------------------------------------
  * create_SRS(SRS& ret, const char *path, bool cache): loads a bellperson .params file.
