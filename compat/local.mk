@@ -17,3 +17,4 @@ compat_libsealprov_c2_la_LIBADD = plugin/bls12_381/libbls12_381.la $(DL_LIBS) $(
 # pkg-config --libs sealprov-c2: -L and -rpath to the module directory, -lsealprov_c2
 pkgconfig_DATA += compat/sealprov-c2.pc
 EXTRA_DIST += compat/sealprov-c2.pc.in
+EXTRA_DIST += docs/integration.md
