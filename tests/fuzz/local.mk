@@ -1,0 +1,62 @@
+# tests/fuzz -- libFuzzer harnesses (docs/fuzzing.md) and their checked-in corpora.
+#
+# Every build: each harness is also linked with replay.c (a plain main()) and
+# tests/fuzz/replay_corpora.sh runs it over its seed corpus in `make check` (and under
+# ASan+UBSan and TSan in `dev/run test-san`), so every seed and every crash input ever
+# added to tests/fuzz/corpus/NAME/ stays a regression test.
+# ./configure --enable-fuzzing (clang with libFuzzer, --without-cuda): `make` also
+# builds tests/fuzz/fuzz_NAME, the libFuzzer binaries; `dev/run fuzz` runs them.
+FUZZ_HARNESSES = ini params vk spa point proof
+FUZZ_VK_CPPFLAGS = -DFUZZ_VK_PATH='"$(abs_top_srcdir)/tests/fuzz/corpus/vk/setup64.vk"'
+FUZZ_COMMON_SOURCES = tests/fuzz/fuzz_common.h
+FUZZ_LIBS = $(SP_INTERNAL_LIBS) $(SP_EXTERNAL_LIBS)
+
+check_PROGRAMS += tests/fuzz/replay_ini tests/fuzz/replay_params tests/fuzz/replay_vk \
+  tests/fuzz/replay_spa tests/fuzz/replay_point tests/fuzz/replay_proof
+tests_fuzz_replay_ini_SOURCES = tests/fuzz/replay.c tests/fuzz/fuzz_ini.c $(FUZZ_COMMON_SOURCES)
+tests_fuzz_replay_ini_LDADD = $(FUZZ_LIBS)
+tests_fuzz_replay_params_SOURCES = tests/fuzz/replay.c tests/fuzz/fuzz_params.c \
+  $(FUZZ_COMMON_SOURCES)
+tests_fuzz_replay_params_LDADD = $(FUZZ_LIBS)
+tests_fuzz_replay_vk_SOURCES = tests/fuzz/replay.c tests/fuzz/fuzz_vk.c $(FUZZ_COMMON_SOURCES)
+tests_fuzz_replay_vk_LDADD = $(FUZZ_LIBS)
+tests_fuzz_replay_spa_SOURCES = tests/fuzz/replay.c tests/fuzz/fuzz_spa.c $(FUZZ_COMMON_SOURCES)
+tests_fuzz_replay_spa_LDADD = $(FUZZ_LIBS)
+tests_fuzz_replay_point_SOURCES = tests/fuzz/replay.c tests/fuzz/fuzz_point.c \
+  $(FUZZ_COMMON_SOURCES)
+tests_fuzz_replay_point_LDADD = $(FUZZ_LIBS)
+tests_fuzz_replay_proof_SOURCES = tests/fuzz/replay.c tests/fuzz/fuzz_proof.c \
+  $(FUZZ_COMMON_SOURCES)
+tests_fuzz_replay_proof_CPPFLAGS = $(AM_CPPFLAGS) $(FUZZ_VK_CPPFLAGS)
+tests_fuzz_replay_proof_LDADD = $(FUZZ_LIBS)
+
+TESTS += tests/fuzz/replay_corpora.sh
+SAN_TESTS += tests/fuzz/replay_corpora.sh
+# fuzz_vk.c includes fuzz_params.c; the corpora and dictionaries travel as folders.
+EXTRA_DIST += tests/fuzz/replay_corpora.sh tests/fuzz/run.sh tests/fuzz/corpus tests/fuzz/dict \
+  docs/fuzzing.md
+
+if FUZZING
+noinst_PROGRAMS += tests/fuzz/fuzz_ini tests/fuzz/fuzz_params tests/fuzz/fuzz_vk \
+  tests/fuzz/fuzz_spa tests/fuzz/fuzz_point tests/fuzz/fuzz_proof
+tests_fuzz_fuzz_ini_SOURCES = tests/fuzz/fuzz_ini.c $(FUZZ_COMMON_SOURCES)
+tests_fuzz_fuzz_ini_LDFLAGS = $(AM_LDFLAGS) $(FUZZ_LDFLAGS)
+tests_fuzz_fuzz_ini_LDADD = $(FUZZ_LIBS)
+tests_fuzz_fuzz_params_SOURCES = tests/fuzz/fuzz_params.c $(FUZZ_COMMON_SOURCES)
+tests_fuzz_fuzz_params_LDFLAGS = $(AM_LDFLAGS) $(FUZZ_LDFLAGS)
+tests_fuzz_fuzz_params_LDADD = $(FUZZ_LIBS)
+tests_fuzz_fuzz_vk_SOURCES = tests/fuzz/fuzz_vk.c $(FUZZ_COMMON_SOURCES)
+tests_fuzz_fuzz_vk_LDFLAGS = $(AM_LDFLAGS) $(FUZZ_LDFLAGS)
+tests_fuzz_fuzz_vk_LDADD = $(FUZZ_LIBS)
+tests_fuzz_fuzz_spa_SOURCES = tests/fuzz/fuzz_spa.c $(FUZZ_COMMON_SOURCES)
+tests_fuzz_fuzz_spa_LDFLAGS = $(AM_LDFLAGS) $(FUZZ_LDFLAGS)
+tests_fuzz_fuzz_spa_LDADD = $(FUZZ_LIBS)
+tests_fuzz_fuzz_point_SOURCES = tests/fuzz/fuzz_point.c $(FUZZ_COMMON_SOURCES)
+tests_fuzz_fuzz_point_LDFLAGS = $(AM_LDFLAGS) $(FUZZ_LDFLAGS)
+tests_fuzz_fuzz_point_LDADD = $(FUZZ_LIBS)
+tests_fuzz_fuzz_proof_SOURCES = tests/fuzz/fuzz_proof.c $(FUZZ_COMMON_SOURCES)
+tests_fuzz_fuzz_proof_CPPFLAGS = $(AM_CPPFLAGS) $(FUZZ_VK_CPPFLAGS)
+tests_fuzz_fuzz_proof_LDFLAGS = $(AM_LDFLAGS) $(FUZZ_LDFLAGS)
+tests_fuzz_fuzz_proof_LDADD = $(FUZZ_LIBS)
+endif
+
