@@ -90,7 +90,7 @@ typedef struct device_aux {   /* per device section, what sp_device_cfg has no r
 
 typedef struct cfg_parse {
   sp_config *cfg;
-  const char *path;
+  const char *path;           /* as shown in messages (printable()) */
   /* the file, and the reader's position in it */
   const char *buf;
   size_t len, pos;
@@ -117,13 +117,94 @@ typedef struct cfg_parse {
 /* ---- small helpers ----------------------------------------------------------- */
 
 
-/* Copies s for an error message: control characters would garble a log line. */
+/* ---- text from the file in messages: always valid UTF-8 ----------------------- */
+
+/* Length of the well-formed UTF-8 sequence at s (1..4), or 0 when the bytes there are
+ * not one: a stray continuation byte, a truncated sequence, an overlong form, a
+ * surrogate or a code point past U+10FFFF. */
+static size_t utf8_seq_len(const unsigned char *s) {
+  unsigned c = s[0];
+  if (c < 0x80) return 1;
+  size_t n;
+  unsigned min, cp;
+  if (c >= 0xc2 && c <= 0xdf) { n = 1; min = 0x80; cp = c & 0x1f; }
+  else if (c >= 0xe0 && c <= 0xef) { n = 2; min = 0x800; cp = c & 0x0f; }
+  else if (c >= 0xf0 && c <= 0xf4) { n = 3; min = 0x10000; cp = c & 0x07; }
+  else return 0;
+  for (size_t k = 1; k <= n; k++) {   /* stops at the NUL: (0 & 0xc0) != 0x80 */
+    if ((s[k] & 0xc0) != 0x80) return 0;
+    cp = (cp << 6) | (s[k] & 0x3f);
+  }
+  if (cp < min || cp > 0x10ffff || (cp >= 0xd800 && cp <= 0xdfff)) return 0;
+  return n + 1;
+}
+
+/* How the text at s is shown: *src bytes of input become *out bytes of output,
+ * written to dst when dst is not NULL. Well-formed UTF-8 is kept; control characters
+ * (C0, DEL and C1), and every byte that is not part of a well-formed sequence, become
+ * \xNN (C1 as \u0080..\u009f); a backslash becomes \\ so an escape is never
+ * ambiguous. */
+static void show_unit(const unsigned char *s, size_t *src, size_t *out, char *dst) {
+  size_t n = utf8_seq_len(s);
+  char tmp[12];
+  if (n == 1 && s[0] >= 0x20 && s[0] != 0x7f && s[0] != '\\') {
+    *src = 1; *out = 1;
+    if (dst) dst[0] = (char)s[0];
+    return;
+  }
+  if (n == 1 && s[0] == '\\') {
+    *src = 1; *out = 2;
+    if (dst) memcpy(dst, "\\\\", 2);
+    return;
+  }
+  if (n == 2 && s[0] == 0xc2 && s[1] < 0xa0) {  /* C1 control U+0080..U+009F */
+    snprintf(tmp, sizeof tmp, "\\u%04x", (unsigned)s[1]);
+    *src = 2; *out = 6;
+    if (dst) memcpy(dst, tmp, 6);
+    return;
+  }
+  if (n > 1) {
+    *src = n; *out = n;
+    if (dst) memcpy(dst, s, n);
+    return;
+  }
+  snprintf(tmp, sizeof tmp, "\\x%02X", (unsigned)s[0]);  /* control or invalid byte */
+  *src = 1; *out = 4;
+  if (dst) memcpy(dst, tmp, 4);
+}
+
+/* Copies s (NUL-terminated) for an error message as show_unit says. When it does not
+ * fit in cap bytes it is cut between two characters and ends in "...". */
 static void printable(char *dst, size_t cap, const char *s) {
-  size_t i = 0;
-  for (; s && *s && i + 1 < cap; s++)
-    dst[i++] = ((unsigned char)*s < 0x20 || *s == 0x7f) ? '?' : *s;
-  dst[i] = '\0';
-  if (s && *s && cap > 4) memcpy(dst + cap - 4, "...", 4);
+  if (!cap) return;
+  const unsigned char *u = (const unsigned char *)(s ? s : "");
+  size_t total = 0, src, out;
+  for (size_t i = 0; u[i]; i += src) {
+    show_unit(u + i, &src, &out, NULL);
+    total += out;
+  }
+  bool cut = total + 1 > cap;
+  size_t room = cut ? (cap > 4 ? cap - 4 : 0) : cap - 1, used = 0;
+  for (size_t i = 0; u[i]; i += src) {
+    show_unit(u + i, &src, &out, NULL);
+    if (used + out > room) break;
+    show_unit(u + i, &src, &out, dst + used);
+    used += out;
+  }
+  if (cut && cap > 4) { memcpy(dst + used, "...", 3); used += 3; }
+  dst[used] = '\0';
+}
+
+/* Cuts a trailing incomplete UTF-8 sequence that snprintf's truncation left at the end
+ * of s (everything before it is valid: it came through printable()). */
+static void utf8_trim(char *s) {
+  size_t len = strlen(s), i = len, back = 0;
+  while (i > 0 && back < 3 && ((unsigned char)s[i - 1] & 0xc0) == 0x80) { i--; back++; }
+  if (i == 0) { if (back) s[0] = '\0'; return; }
+  unsigned c = (unsigned char)s[i - 1];
+  if (c < 0x80) { if (back) s[i] = '\0'; return; }
+  size_t need = c >= 0xf0 ? 3 : c >= 0xe0 ? 2 : c >= 0xc0 ? 1 : 0;
+  if (need != back) s[i - 1] = '\0';
 }
 
 /* Records an error at line unless an earlier one is already recorded. fmt continues
@@ -139,7 +220,9 @@ static void fail_at(cfg_parse *p, int status, int line, const char *fmt, ...) {
   va_end(ap);
   p->status = status;
   p->err_line = line;
+  utf8_trim(why);
   snprintf(p->err, sizeof p->err, "%s:%d: %s", p->path, line, why);
+  utf8_trim(p->err);
 }
 
 /* The common shape: file:line: [section] key = "value": why */
@@ -152,6 +235,7 @@ static void fail_kv(cfg_parse *p, int line, const char *section, const char *key
   va_start(ap, fmt);
   vsnprintf(why, sizeof why, fmt, ap);
   va_end(ap);
+  utf8_trim(why);
   printable(v, sizeof v, value);
   printable(k, sizeof k, key);
   fail_at(p, SEALPROV_ERR_CONFIG, line, "[%s] %s = \"%s\": %s", section, k, v, why);
@@ -265,9 +349,11 @@ static bool want_bytes(cfg_parse *p, const char *key, const char *value, uint64_
     *out = v * units[i].mult;
     return true;
   }
+  char unit[64];
+  printable(unit, sizeof unit, s);
   fail_kv(p, p->lineno, p->section, key, value,
           "bad unit \"%s\"; use B, KiB, MiB, GiB, TiB (1024-based) or KB, MB, GB, TB "
-          "(1000-based)", s);
+          "(1000-based)", unit);
   return false;
 }
 
@@ -395,7 +481,9 @@ static bool valid_section_name(const char *s, size_t n) {
   if (n == 0 || n > CFG_MAX_SECTION_NAME) return false;
   for (size_t i = 0; i < n; i++) {
     unsigned char c = (unsigned char)s[i];
-    if (!(isalnum(c) || c == '_' || c == '-' || c == '.')) return false;
+    /* ASCII only, whatever the host's locale (isalnum() takes Latin-1 letters in some) */
+    bool alnum = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9');
+    if (!(alnum || c == '_' || c == '-' || c == '.')) return false;
   }
   return true;
 }
@@ -621,9 +709,12 @@ static void handle_testing(cfg_parse *p, int k, const char *key, const char *val
       else if (m == 13 && strncasecmp(s, "corrupt_proof", 13) == 0) bits |= SP_INJECT_CORRUPT_PROOF;
       else if (m == 3 && strncasecmp(s, "oom", 3) == 0) bits |= SP_INJECT_OOM;
       else {
+        char raw[48], shown[64];
+        snprintf(raw, sizeof raw, "%.*s", (int)(m > 40 ? 40 : m), s);
+        printable(shown, sizeof shown, raw);
         fail_kv(p, p->lineno, p->section, key, value,
-                "unknown fault \"%.*s\"; use fail_kernel, corrupt_proof, oom or several "
-                "(comma-separated)", (int)(m > 40 ? 40 : m), s);
+                "unknown fault \"%s\"; use fail_kernel, corrupt_proof, oom or several "
+                "(comma-separated)", shown);
         return;
       }
       if (!s[n]) break;
@@ -650,8 +741,9 @@ static int cfg_handler(void *user, const char *section, const char *name, const 
     return 1;
   }
   if (!*name) {
-    fail_at(p, SEALPROV_ERR_CONFIG, p->lineno, "[%s] = \"%s\": missing key name", p->section,
-            value);
+    char v[160];
+    printable(v, sizeof v, value);
+    fail_at(p, SEALPROV_ERR_CONFIG, p->lineno, "[%s] = \"%s\": missing key name", p->section, v);
     return 1;
   }
   const char *const *keys;
@@ -787,17 +879,19 @@ static void set_defaults(sp_config *c) {
 }
 
 /* Reads the whole file: a config is small, and holding it lets errors quote lines. */
-static int read_file(const char *path, char **out, size_t *outlen, char *err, size_t errlen) {
+/* shown: path as messages show it (printable()). */
+static int read_file(const char *path, const char *shown, char **out, size_t *outlen, char *err,
+                     size_t errlen) {
   FILE *f = fopen(path, "rb");
   if (!f) {
-    sp_set_err(err, errlen, "%s: cannot open: %s", path, strerror(errno));
+    sp_set_err(err, errlen, "%s: cannot open: %s", shown, strerror(errno));
     return SEALPROV_ERR_IO;
   }
   size_t cap = 4096, len = 0;
   char *buf = malloc(cap);
   if (!buf) {
     fclose(f);
-    sp_set_err(err, errlen, "%s: out of memory", path);
+    sp_set_err(err, errlen, "%s: out of memory", shown);
     return SEALPROV_ERR_NO_MEMORY;
   }
   /* One byte more than allowed tells "too large" from "exactly at the limit". */
@@ -808,7 +902,7 @@ static int read_file(const char *path, char **out, size_t *outlen, char *err, si
       if (!nb) {
         free(buf);
         fclose(f);
-        sp_set_err(err, errlen, "%s: out of memory", path);
+        sp_set_err(err, errlen, "%s: out of memory", shown);
         return SEALPROV_ERR_NO_MEMORY;
       }
       buf = nb;
@@ -821,7 +915,7 @@ static int read_file(const char *path, char **out, size_t *outlen, char *err, si
   if (len > CFG_MAX_FILE_BYTES) {
     free(buf);
     fclose(f);
-    sp_set_err(err, errlen, "%s: file larger than %u bytes; is this an INI file?", path,
+    sp_set_err(err, errlen, "%s: file larger than %u bytes; is this an INI file?", shown,
             CFG_MAX_FILE_BYTES);
     return SEALPROV_ERR_CONFIG;
   }
@@ -829,7 +923,7 @@ static int read_file(const char *path, char **out, size_t *outlen, char *err, si
     int e = errno;
     free(buf);
     fclose(f);
-    sp_set_err(err, errlen, "%s: cannot read: %s", path, strerror(e));
+    sp_set_err(err, errlen, "%s: cannot read: %s", shown, strerror(e));
     return SEALPROV_ERR_IO;
   }
   fclose(f);
@@ -867,19 +961,26 @@ int sp_config_load(const char *path, sp_config *out, char *err, size_t errlen) {
   }
   snprintf(out->path, sizeof out->path, "%s", path);
 
+  /* The path as messages show it: a file name may hold any byte but NUL and '/'. */
+  char shown[512];
+  printable(shown, sizeof shown, path);
+
   char *buf = NULL;
   size_t len = 0;
-  int st = read_file(path, &buf, &len, err, errlen);
-  if (st != SEALPROV_OK) return st;
+  int st = read_file(path, shown, &buf, &len, err, errlen);
+  if (st != SEALPROV_OK) {
+    if (err && errlen) utf8_trim(err);
+    return st;
+  }
 
   cfg_parse *p = calloc(1, sizeof *p);
   if (!p) {
     free(buf);
-    sp_set_err(err, errlen, "%s: out of memory", path);
+    sp_set_err(err, errlen, "%s: out of memory", shown);
     return SEALPROV_ERR_NO_MEMORY;
   }
   p->cfg = out;
-  p->path = path;
+  p->path = shown;
   p->buf = buf;
   p->len = len;
   p->status = SEALPROV_OK;
@@ -903,6 +1004,7 @@ int sp_config_load(const char *path, sp_config *out, char *err, size_t errlen) {
   st = p->status;
   if (st != SEALPROV_OK) {
     sp_set_err(err, errlen, "%s", p->err);
+    if (err && errlen) utf8_trim(err); /* a short err buffer may cut a character */
     out->ndevices = 0; /* a half-parsed table must not be used */
   }
   free(p);
@@ -931,8 +1033,11 @@ static void describe_gpus(const sp_gpu_info *gpus, int n, char *dst, size_t cap)
   }
   /* Read, never written (DESIGN.md rule 1): it explains why a GPU may be missing. */
   const char *cvd = getenv("CUDA_VISIBLE_DEVICES");
-  if (cvd && used < cap)
-    snprintf(dst + used, cap - used, " (CUDA_VISIBLE_DEVICES=%s limits what it sees)", cvd);
+  if (cvd && used < cap) {
+    char shown[128];
+    printable(shown, sizeof shown, cvd);
+    snprintf(dst + used, cap - used, " (CUDA_VISIBLE_DEVICES=%s limits what it sees)", shown);
+  }
 }
 
 static bool gpu_matches(const sp_device_cfg *d, const sp_gpu_info *g) {
@@ -957,6 +1062,8 @@ int sp_config_resolve_with_gpus(sp_config *cfg, const sp_gpu_info *gpus, int ngp
     sp_set_err(err, errlen, "sp_config_resolve_with_gpus: bad argument");
     return SEALPROV_ERR_INVALID_ARGUMENT;
   }
+  char shown[512];
+  printable(shown, sizeof shown, cfg->path);
   for (size_t i = 0; i < cfg->ndevices; i++) {
     sp_device_cfg *d = &cfg->devices[i];
     if (d->type != SP_DEVICE_CUDA) continue;
@@ -967,8 +1074,9 @@ int sp_config_resolve_with_gpus(sp_config *cfg, const sp_gpu_info *gpus, int ngp
     if (hit < 0) {
       char seen[1024];
       describe_gpus(gpus, ngpus, seen, sizeof seen);
-      sp_set_err(err, errlen, "%s:%d: [%s] device = \"%s%s\": GPU not present; %s", cfg->path,
+      sp_set_err(err, errlen, "%s:%d: [%s] device = \"%s%s\": GPU not present; %s", shown,
               d->selector_line, d->section, pre, d->selector, seen);
+      if (err && errlen) utf8_trim(err);
       return SEALPROV_ERR_CONFIG;
     }
     for (size_t j = 0; j < i; j++) {
@@ -977,8 +1085,9 @@ int sp_config_resolve_with_gpus(sp_config *cfg, const sp_gpu_info *gpus, int ngp
         sp_set_err(err, errlen,
                 "%s:%d: [%s] device = \"%s%s\": the same GPU as [%s] (line %d): ordinal %d, "
                 "%s, pci=%s; one section per GPU (use workers = N for more workers)",
-                cfg->path, d->selector_line, d->section, pre, d->selector, o->section,
+                shown, d->selector_line, d->section, pre, d->selector, o->section,
                 o->selector_line, gpus[hit].ordinal, gpus[hit].uuid, gpus[hit].pci_bus_id);
+        if (err && errlen) utf8_trim(err);
         return SEALPROV_ERR_CONFIG;
       }
     }
@@ -1010,17 +1119,19 @@ int sp_config_resolve_devices(sp_config *cfg, char *err, size_t errlen) {
     d->pci_bus_id[0] = '\0';
   }
   if (!first_cuda) return SEALPROV_OK;
+  char shown[512];
+  printable(shown, sizeof shown, cfg->path);
 #ifndef HAVE_CUDA
   sp_set_err(err, errlen,
           "%s:%d: [%s]: a cuda device (type = cuda), but this build of sealprov has no "
           "CUDA engine (configured --without-cuda or nvcc not found); use type = cpu or a "
           "CUDA build",
-          cfg->path, first_cuda->line, first_cuda->section);
+          shown, first_cuda->line, first_cuda->section);
   return SEALPROV_ERR_UNSUPPORTED;
 #else
   sp_gpu_info *gpus = calloc(SP_MAX_DEVICES, sizeof *gpus);
   if (!gpus) {
-    sp_set_err(err, errlen, "%s: out of memory", cfg->path);
+    sp_set_err(err, errlen, "%s: out of memory", shown);
     return SEALPROV_ERR_NO_MEMORY;
   }
   int n = 0;
@@ -1028,7 +1139,8 @@ int sp_config_resolve_devices(sp_config *cfg, char *err, size_t errlen) {
   int st = sp_cuda_enumerate(gpus, SP_MAX_DEVICES, &n, why, sizeof why);
   if (st != SEALPROV_OK) {
     sp_set_err(err, errlen, "%s: [%s] and the other cuda devices: cannot list GPUs: %s",
-            cfg->path, first_cuda->section, why);
+            shown, first_cuda->section, why);
+    if (err && errlen) utf8_trim(err);
   } else {
     st = sp_config_resolve_with_gpus(cfg, gpus, n, err, errlen);
   }

@@ -60,3 +60,12 @@ tests_fuzz_fuzz_proof_LDFLAGS = $(AM_LDFLAGS) $(FUZZ_LDFLAGS)
 tests_fuzz_fuzz_proof_LDADD = $(FUZZ_LIBS)
 endif
 
+# INI messages are valid UTF-8 (issue 13 item 4): escapes, cuts, paths.
+if HAVE_CHECK
+check_PROGRAMS += tests/fuzz/test_config_utf8
+TESTS += tests/fuzz/test_config_utf8
+SAN_TESTS += tests/fuzz/test_config_utf8
+tests_fuzz_test_config_utf8_SOURCES = tests/fuzz/test_config_utf8.c $(FUZZ_COMMON_SOURCES)
+tests_fuzz_test_config_utf8_CFLAGS = $(AM_CFLAGS) $(CHECK_CFLAGS)
+tests_fuzz_test_config_utf8_LDADD = $(SP_INTERNAL_LIBS) $(SP_EXTERNAL_LIBS) $(CHECK_LIBS)
+endif
