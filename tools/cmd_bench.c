@@ -3,12 +3,17 @@
  * directly, so the figures are the prover's, not the scheduler's). */
 #include <config.h>
 
+#include <errno.h>
+#include <fcntl.h>
 #include <getopt.h>
+#include <malloc.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/resource.h>
+#include <sys/stat.h>
 #include <sys/utsname.h>
+#include <unistd.h>
 
 #include "circuit.h"
 #include "cli.h"
@@ -27,7 +32,8 @@ static void bench_usage(FILE *f)
           "  For each size 2^S: a sealing-shaped setup with one partition (insecure, in a\n"
           "  temporary directory), then parameter loading (with and without subgroup\n"
           "  checks), R proofs (median reported, with the per-stage breakdown of the median\n"
-          "  run) and R verifications, on the CPU prover called directly.\n");
+          "  run) and R verifications, on the CPU prover called directly.\n"
+          "  `sealprov bench load --help`: parameter loading alone.\n");
 }
 
 /* CPU time of the whole process (all threads), ms: next to wall time it shows how
@@ -196,8 +202,350 @@ out:
   return ret;
 }
 
+/* ---- `sealprov bench load` ----------------------------------------------------------- */
+
+static void bench_load_usage(FILE *f)
+{
+  fprintf(f,
+          "usage: sealprov bench load [--json] [--threads T] [--repeat R] FILE...\n"
+          "       sealprov bench load [--json] [--threads T] [--repeat R] --sizes K,...\n"
+          "  Loads each .params FILE (or a sealing-shaped 2^K setup made in a temporary\n"
+          "  directory) with every point checked (on the curve and in the subgroup) and\n"
+          "  with on-curve checks only: from a warm page cache (median of R), and from a\n"
+          "  cold one once, where the machine lets this process drop the file's pages.\n"
+          "  Reports seconds, GB/s, points checked per second, host peak RSS during the\n"
+          "  load (VmHWM after a reset; the process's getrusage maxrss in --json), and\n"
+          "  the thread count.\n");
+}
+
+/* KiB from /proc/self/status (0 if absent). */
+static unsigned long long status_kib(const char *key)
+{
+  FILE *f = fopen("/proc/self/status", "r");
+  char line[256];
+  unsigned long long v = 0;
+  size_t kl = strlen(key);
+  if (!f)
+    return 0;
+  while (fgets(line, sizeof line, f))
+    if (!strncmp(line, key, kl) && line[kl] == ':') {
+      v = strtoull(line + kl + 1, NULL, 10);
+      break;
+    }
+  fclose(f);
+  return v;
+}
+
+/* Resets VmHWM to the current RSS (Linux >= 4.0); false when not possible. */
+static bool reset_peak_rss(void)
+{
+  FILE *f = fopen("/proc/self/clear_refs", "w");
+  if (!f)
+    return false;
+  bool ok = fputs("5", f) >= 0;
+  return fclose(f) == 0 && ok;
+}
+
+/* Drops the page cache for the whole machine (root), else evicts the file's own clean
+ * pages (posix_fadvise DONTNEED, any user). Returns the method, or NULL with why. */
+static const char *drop_cache(const char *path, char *why, size_t whylen)
+{
+  sync();
+  FILE *f = fopen("/proc/sys/vm/drop_caches", "w");
+  if (f) {
+    bool ok = fputs("3", f) >= 0;
+    if (fclose(f) == 0 && ok)
+      return "drop_caches";
+  }
+  int saved = errno;
+  int fd = open(path, O_RDONLY);
+  if (fd >= 0) {
+    int rc = posix_fadvise(fd, 0, 0, POSIX_FADV_DONTNEED);
+    close(fd);
+    if (rc == 0)
+      return "fadvise_dontneed";
+    snprintf(why, whylen, "drop_caches: %s; posix_fadvise: %s", strerror(saved), strerror(rc));
+    return NULL;
+  }
+  snprintf(why, whylen, "drop_caches: %s; %s: %s", strerror(saved), path, strerror(errno));
+  return NULL;
+}
+
+typedef struct load_run {
+  double ms;
+  unsigned long long hwm_kib, rss_before_kib;
+  uint64_t points;
+} load_run;
+
+static int progress_points(void *user, const sp_srs_progress *p)
+{
+  *(uint64_t *)user = p->points_checked;
+  return 0;
+}
+
+static int load_once(const char *path, bool checks, unsigned threads, load_run *run, char *err,
+                     size_t errlen)
+{
+  sp_srs *srs = NULL;
+  uint64_t points = 0;
+  sp_srs_load_opts o = {.subgroup_check = checks, .nthreads = threads,
+                        .progress = progress_points, .progress_user = &points};
+  run->rss_before_kib = status_kib("VmRSS");
+  bool reset = reset_peak_rss();
+  double t0 = g16_now_ms();
+  int st = sp_srs_load_ex(path, &o, &srs, err, errlen);
+  run->ms = g16_now_ms() - t0;
+  run->hwm_kib = reset ? status_kib("VmHWM") : 0;
+  run->points = points;
+  sp_srs_release(srs);
+  return st;
+}
+
+typedef struct load_row {
+  char path[600];
+  unsigned log; /* 0 for a given file */
+  uint64_t bytes, points;
+  double warm_ms[2], cold_ms[2]; /* [checks on, checks off]; cold < 0: not measured */
+  unsigned long long hwm_kib[2], rss_before_kib;
+  const char *cold_method;
+  char cold_why[256];
+} load_row;
+
+static int bench_load_file(const char *path, unsigned threads, unsigned repeat, load_row *row)
+{
+  char err[1024];
+  struct stat st;
+  if (stat(path, &st) != 0) {
+    fprintf(stderr, "sealprov bench load: %s: %s\n", path, strerror(errno));
+    return 1;
+  }
+  snprintf(row->path, sizeof row->path, "%s", path);
+  row->bytes = (uint64_t)st.st_size;
+  double *t = calloc(repeat, sizeof(double));
+  if (!t)
+    return 1;
+  load_run run;
+  /* warm the cache (and check that the file loads) */
+  if (load_once(path, false, threads, &run, err, sizeof err) != SEALPROV_OK)
+    goto fail;
+  for (int mode = 0; mode < 2; mode++) {
+    unsigned long long hwm = 0;
+    for (unsigned i = 0; i < repeat; i++) {
+      if (load_once(path, mode == 0, threads, &run, err, sizeof err) != SEALPROV_OK)
+        goto fail;
+      t[i] = run.ms;
+      if (run.hwm_kib > hwm)
+        hwm = run.hwm_kib;
+      if (mode == 0)
+        row->points = run.points;
+      if (mode == 0 && i == 0)
+        row->rss_before_kib = run.rss_before_kib;
+    }
+    qsort(t, repeat, sizeof(double), cmp_double);
+    row->warm_ms[mode] = t[repeat / 2];
+    row->hwm_kib[mode] = hwm;
+  }
+  for (int mode = 0; mode < 2; mode++) {
+    row->cold_ms[mode] = -1;
+    row->cold_method = drop_cache(path, row->cold_why, sizeof row->cold_why);
+    if (!row->cold_method)
+      break;
+    if (load_once(path, mode == 0, threads, &run, err, sizeof err) != SEALPROV_OK)
+      goto fail;
+    row->cold_ms[mode] = run.ms;
+  }
+  free(t);
+  return 0;
+fail:
+  fprintf(stderr, "sealprov bench load: %s\n", err);
+  free(t);
+  return 1;
+}
+
+static void print_load_row(const load_row *r, bool json, bool first, unsigned threads)
+{
+  double gb = (double)r->bytes / 1e9;
+  if (json) {
+    printf("%s{\"file\": ", first ? "" : ", ");
+    sp_cli_json_str(stdout, r->path);
+    printf(", \"log_constraints\": %u, \"bytes\": %llu, \"points\": %llu, \"threads\": %u, "
+           "\"rss_before_load_kib\": %llu",
+           r->log, (unsigned long long)r->bytes, (unsigned long long)r->points, threads,
+           r->rss_before_kib);
+    static const char *const mode[2] = {"checked", "on_curve_only"};
+    for (int m = 0; m < 2; m++) {
+      printf(", \"%s\": {\"warm_s\": %.4f, \"warm_gb_per_s\": %.3f, \"warm_points_per_s\": %.0f, "
+             "\"peak_rss_kib\": %llu, \"peak_rss_growth_over_file\": %.3f",
+             mode[m], r->warm_ms[m] / 1e3, gb / (r->warm_ms[m] / 1e3),
+             (double)r->points / (r->warm_ms[m] / 1e3), r->hwm_kib[m],
+             r->bytes ? (double)(r->hwm_kib[m] - r->rss_before_kib) * 1024.0 / (double)r->bytes
+                      : 0.0);
+      if (r->cold_ms[m] >= 0)
+        printf(", \"cold_s\": %.4f, \"cold_gb_per_s\": %.3f", r->cold_ms[m] / 1e3,
+               gb / (r->cold_ms[m] / 1e3));
+      printf("}");
+    }
+    struct rusage ru;
+    printf(", \"process_maxrss_kib\": %ld, \"cold\": ",
+           getrusage(RUSAGE_SELF, &ru) == 0 ? ru.ru_maxrss : -1L);
+    if (r->cold_method) {
+      sp_cli_json_str(stdout, r->cold_method);
+    } else {
+      char why[300];
+      snprintf(why, sizeof why, "not possible: %s", r->cold_why);
+      sp_cli_json_str(stdout, why);
+    }
+    printf("}");
+  } else {
+    char sz[16] = "file";
+    if (r->log)
+      snprintf(sz, sizeof sz, "2^%u", r->log);
+    printf("%-6s %9.3f %10llu | %8.3f %7.3f %11.0f %9.0f | %8.3f %7.3f %9.0f | ", sz, gb,
+           (unsigned long long)r->points, r->warm_ms[0] / 1e3, gb / (r->warm_ms[0] / 1e3),
+           (double)r->points / (r->warm_ms[0] / 1e3),
+           (double)(r->hwm_kib[0] - r->rss_before_kib) / 1024.0, r->warm_ms[1] / 1e3,
+           gb / (r->warm_ms[1] / 1e3), (double)(r->hwm_kib[1] - r->rss_before_kib) / 1024.0);
+    if (r->cold_method)
+      printf("%8.3f %8.3f (%s)\n", r->cold_ms[0] / 1e3, r->cold_ms[1] / 1e3, r->cold_method);
+    else
+      printf("cold: not possible (%s)\n", r->cold_why);
+    if (!r->log)
+      printf("       %s\n", r->path);
+  }
+  fflush(stdout);
+}
+
+static int bench_load(int argc, char **argv)
+{
+  static const struct option opts[] = {
+      {"sizes", required_argument, NULL, 's'},  {"threads", required_argument, NULL, 't'},
+      {"repeat", required_argument, NULL, 'r'}, {"json", no_argument, NULL, 'j'},
+      {"help", no_argument, NULL, 'h'},         {NULL, 0, NULL, 0},
+  };
+  unsigned sizes[BENCH_MAX_SIZES], nsizes = 0;
+  uint64_t threads = 0, repeat = 3;
+  bool json = false;
+  optind = 0;
+  int c;
+  while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
+    switch (c) {
+    case 's': {
+      nsizes = 0;
+      char *copy = strdup(optarg), *save = NULL;
+      for (char *t = strtok_r(copy, ",", &save); t; t = strtok_r(NULL, ",", &save)) {
+        uint64_t v;
+        if (nsizes == BENCH_MAX_SIZES || !g16_parse_u64("--sizes", t, 27, &v) || v < 6) {
+          fprintf(stderr, "sealprov bench load: --sizes takes up to %d exponents between 6 and "
+                          "27\n", BENCH_MAX_SIZES);
+          free(copy);
+          return 2;
+        }
+        sizes[nsizes++] = (unsigned)v;
+      }
+      free(copy);
+      break;
+    }
+    case 't':
+      if (!g16_parse_u64("--threads", optarg, 1024, &threads))
+        return 2;
+      break;
+    case 'r':
+      if (!g16_parse_u64("--repeat", optarg, 100, &repeat) || repeat == 0)
+        return 2;
+      break;
+    case 'j':
+      json = true;
+      break;
+    case 'h':
+      bench_load_usage(stdout);
+      return 0;
+    default:
+      bench_load_usage(stderr);
+      return 2;
+    }
+  }
+  int nfiles = argc - optind;
+  if ((nfiles == 0) == (nsizes == 0)) {
+    fprintf(stderr, "sealprov bench load: give FILE... or --sizes, not both\n");
+    bench_load_usage(stderr);
+    return 2;
+  }
+  for (int i = optind; i < argc; i++) {
+    struct stat st;
+    errno = 0;
+    if (stat(argv[i], &st) != 0 || !S_ISREG(st.st_mode)) {
+      fprintf(stderr, "sealprov bench load: %s: %s\n", argv[i],
+              errno ? strerror(errno) : "not a regular file");
+      return 1;
+    }
+  }
+  unsigned nt = threads ? (unsigned)threads : g16_ncpus();
+  /* Large blocks straight from mmap and back at free, so that the RSS before a load is
+   * not inflated by the heap of the previous one and the peak is this load's. */
+  mallopt(M_MMAP_THRESHOLD, 1 << 20);
+  char cpu[256];
+  unsigned long long mem_kib;
+  machine(cpu, sizeof cpu, &mem_kib);
+  if (json) {
+    printf("{\"machine\": {\"cpu\": ");
+    sp_cli_json_str(stdout, cpu);
+    printf(", \"online_cpus\": %u, \"threads\": %u, \"mem_gib\": %.1f, \"loadavg_1min\": %.2f}, "
+           "\"repeat\": %llu, \"chunk_bytes\": %zu, \"results\": [",
+           g16_ncpus(), nt, (double)mem_kib / (1024.0 * 1024.0), load_average(),
+           (unsigned long long)repeat, SP_SRS_CHUNK_BYTES);
+  } else {
+    printf("machine: %s, %u online CPUs, %.1f GiB, load average %.2f; %u loader threads; warm: "
+           "median of %llu\n",
+           cpu, g16_ncpus(), (double)mem_kib / (1024.0 * 1024.0), load_average(), nt,
+           (unsigned long long)repeat);
+    printf("(peak_MiB: the load's peak RSS growth; cold: checked, then on-curve only)\n");
+    printf("%-6s %9s %10s | %8s %7s %11s %9s | %8s %7s %9s | %8s %8s\n", "size", "GB",
+           "points", "warm_s", "GB/s", "points/s", "peak_MiB", "nochk_s", "GB/s", "peak_MiB",
+           "cold_s", "nochk_s");
+  }
+  fflush(stdout);
+  int rc = 0;
+  unsigned n = nfiles ? (unsigned)nfiles : nsizes;
+  for (unsigned i = 0; i < n && rc == 0; i++) {
+    load_row row = {0};
+    char dirbuf[512] = "";
+    if (nfiles) {
+      rc = bench_load_file(argv[optind + (int)i], nt, (unsigned)repeat, &row);
+    } else {
+      const char *tmp = getenv("TMPDIR");
+      snprintf(dirbuf, sizeof dirbuf, "%s/sealprov-bench-load-XXXXXX", tmp && *tmp ? tmp : "/tmp");
+      if (!mkdtemp(dirbuf)) {
+        perror("sealprov bench load: mkdtemp");
+        return 1;
+      }
+      char err[1024] = "", path[600];
+      sp_setup_opts o = {.constraints = UINT64_C(1) << sizes[i], .inputs = 16, .partitions = 1,
+                         .shape = SP_SHAPE_SEALING, .seed = 1000 + sizes[i], .out_dir = dirbuf,
+                         .nthreads = nt};
+      sp_setup_result sr;
+      if (sp_setup_run(&o, &sr, err, sizeof err) != SEALPROV_OK) {
+        fprintf(stderr, "sealprov bench load: setup 2^%u: %s\n", sizes[i], err);
+        rc = 1;
+      } else {
+        snprintf(path, sizeof path, "%s/circuit.params", dirbuf);
+        rc = bench_load_file(path, nt, (unsigned)repeat, &row);
+        row.log = sizes[i];
+      }
+    }
+    if (rc == 0)
+      print_load_row(&row, json, i == 0, nt);
+    if (dirbuf[0])
+      g16_remove_tree(dirbuf);
+  }
+  if (json)
+    printf("]}\n");
+  return rc;
+}
+
 int cmd_bench(int argc, char **argv)
 {
+  if (argc > 1 && !strcmp(argv[1], "load"))
+    return bench_load(argc - 1, argv + 1);
   static const struct option opts[] = {
       {"sizes", required_argument, NULL, 's'},   {"inputs", required_argument, NULL, 'k'},
       {"repeat", required_argument, NULL, 'r'},  {"threads", required_argument, NULL, 't'},
