@@ -5,6 +5,7 @@
 # gives error structs; a missing module or INI is reported through create_SRS.
 set -u
 : "${top_builddir:?run through make check}"
+: "${top_srcdir:?run through make check}"
 : "${SEALPROV_PLUGIN:?SEALPROV_PLUGIN is not set (make check sets it)}"
 SP="$top_builddir/tools/sealprov"
 HOST="$top_builddir/tests/compat/c2_host"
@@ -31,6 +32,23 @@ INI
   { cat "$T/setup.out"; echo "FAIL: sealprov setup"; exit 1; }
 
 SEALPROV_CONFIG="$T/two.ini" "$HOST" "$T/p" || fail "c2_host (see above)"
+
+# The Rust declarations themselves (tests/compat/rust_host.rs), when rustc is installed
+# and the library is not built with sanitizers (a plain rustc link lacks their runtime).
+LIBDIR="$top_builddir/compat/.libs"
+if ! command -v rustc >/dev/null 2>&1; then
+  echo "note: rustc not found: the Rust caller part is skipped"
+elif nm -D "$LIBDIR/libsealprov_c2.so" 2>/dev/null | grep -q '__[at]san_'; then
+  echo "note: sanitizer build: the Rust caller part is skipped"
+elif ! rustc --edition 2021 -O -o "$T/rust_host" "$top_srcdir/tests/compat/rust_host.rs" \
+       -L "native=$LIBDIR" -l dylib=sealprov_c2 >"$T/rustc.out" 2>&1; then
+  cat "$T/rustc.out"
+  fail "rustc tests/compat/rust_host.rs"
+else
+  SEALPROV_CONFIG="$T/two.ini" "$HOST" --dump "$T/p" "$T/job.dump" || fail "c2_host --dump"
+  LD_LIBRARY_PATH="$LIBDIR${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}" SEALPROV_CONFIG="$T/two.ini" \
+    "$T/rust_host" "$T/p/circuit.params" "$T/job.dump" || fail "rust_host (see above)"
+fi
 
 # the module and the INI come from the environment; a wrong one is an error struct
 SEALPROV_PLUGIN="$T/none.so" SEALPROV_CONFIG="$T/two.ini" \

@@ -6,6 +6,8 @@
  *   c2_host --load-error PARAMS WORD
  *                          create_SRS(PARAMS) must fail with a message containing WORD
  *                          (run with a wrong SEALPROV_PLUGIN or SEALPROV_CONFIG).
+ *   c2_host --dump DIR OUT the same job, in the memory form the callers pass, and the
+ *                          vtable's proofs as affine points, for tests/compat/rust_host.rs.
  *
  * The functions are declared here as upstream's Rust extern blocks declare them (6-argument
  * generate_groth16_proofs_c, SRS& as a pointer, errors by value); Curio's forms are in
@@ -352,7 +354,58 @@ static int run(const char *dir) {
   return 0;
 }
 
+/* --dump DIR OUT: the job in the memory form the callers pass, for rust_host.rs. Every
+ * value is a little-endian u64: n; per partition abc_size, inp_size, aux_size,
+ * a_aux_popcount, b_inp_popcount, b_aux_popcount, then a, b, c, inputs, aux (4 limbs
+ * each, Montgomery) and the a_aux, b_inp, b_aux density words; then r and s (4 limbs
+ * per partition, Montgomery) and the expected proofs as affine Montgomery points (48
+ * words each), decompressed here from the vtable's 192-byte proofs. */
+static void put(FILE *f, const void *p, size_t words) {
+  if (fwrite(p, 8, words, f) != words) die("write", "dump");
+}
+
+static int dump(const char *dir, const char *out) {
+  load_inputs(dir);
+  reference(dir);
+  FILE *f = fopen(out, "wb");
+  if (f == NULL) die("create", out);
+  uint64_t n = NPART;
+  put(f, &n, 1);
+  for (int i = 0; i < NPART; i++) {
+    const rs_assignment *a = &provers[i];
+    uint64_t hdr[6] = {a->abc_size, a->inp_assignment_size, a->aux_assignment_size,
+                       a->a_aux_popcount, a->b_inp_popcount, a->b_aux_popcount};
+    put(f, hdr, 6);
+    put(f, mont[i], 4 * (3 * a->abc_size + a->inp_assignment_size + a->aux_assignment_size));
+    put(f, a->a_aux_density, (a->a_aux_bit_len + 63) / 64);
+    put(f, a->b_inp_density, (a->b_inp_bit_len + 63) / 64);
+    put(f, a->b_aux_density, (a->b_aux_bit_len + 63) / 64);
+  }
+  put(f, r_mont, 4 * NPART);
+  put(f, s_mont, 4 * NPART);
+  for (int i = 0; i < NPART; i++) {
+    g1_affine_t a, c;
+    g2_affine_t b;
+    const uint8_t *in = expected + 192 * i;
+    if (g1_deserialize(&a, in, 48, 0) != BLS_OK || g2_deserialize(&b, in + 48, 96, 0) != BLS_OK ||
+        g1_deserialize(&c, in + 144, 48, 0) != BLS_OK)
+      die("decompress", "a reference proof");
+    put(f, &a, 12);
+    put(f, &b, 24);
+    put(f, &c, 12);
+  }
+  if (fclose(f) != 0) die("close", out);
+  for (int i = 0; i < NPART; i++) {
+    free(mont[i]);
+    sp_spa_free(spa[i]);
+  }
+  vt->srs_release(vk);
+  vt->close(prov);
+  return 0;
+}
+
 int main(int argc, char **argv) {
+  if (argc == 4 && strcmp(argv[1], "--dump") == 0) return dump(argv[2], argv[3]);
   if (argc == 4 && strcmp(argv[1], "--load-error") == 0) {
     rs_srs srs = {NULL};
     expect_error(create_SRS(&srs, argv[2], false), "create_SRS", argv[3]);
@@ -361,7 +414,8 @@ int main(int argc, char **argv) {
     return failures ? 1 : 0;
   }
   if (argc != 2) {
-    fprintf(stderr, "usage: c2_host DIR | c2_host --load-error PARAMS WORD\n");
+    fprintf(stderr, "usage: c2_host DIR | c2_host --load-error PARAMS WORD | "
+                    "c2_host --dump DIR OUT\n");
     return 2;
   }
   return run(argv[1]);

@@ -7,4 +7,4 @@ tests_compat_c2_host_SOURCES = tests/compat/c2_host.c tests/compat/c2_curio.c \
 tests_compat_c2_host_LDADD = compat/libsealprov_c2.la $(SP_INTERNAL_LIBS) $(SP_EXTERNAL_LIBS)
 TESTS += tests/compat/c2_symbols.sh tests/compat/c2.sh
 SAN_TESTS += tests/compat/c2.sh
-EXTRA_DIST += tests/compat/c2_symbols.sh tests/compat/c2.sh
+EXTRA_DIST += tests/compat/c2_symbols.sh tests/compat/c2.sh tests/compat/rust_host.rs
