@@ -168,7 +168,7 @@ static void show_unit(const unsigned char *s, size_t *src, size_t *out, char *ds
     if (dst) memcpy(dst, s, n);
     return;
   }
-  snprintf(tmp, sizeof tmp, "\\x%02X", (unsigned)s[0]);  /* control or invalid byte */
+  snprintf(tmp, sizeof tmp, "\\x%02x", (unsigned)s[0]);  /* as sp_utf8_escape (util.c) */
   *src = 1; *out = 4;
   if (dst) memcpy(dst, tmp, 4);
 }
