@@ -899,7 +899,14 @@ int sp_srs_load_ex(const char *path, const sp_srs_load_opts *opts, sp_srs **out,
     rc = SEALPROV_ERR_PARAMS;
     goto fail;
   }
-  size_t chunk = opts->chunk_bytes ? opts->chunk_bytes : SP_SRS_CHUNK_BYTES;
+  size_t chunk = opts->chunk_bytes;
+  if (!chunk) {
+    /* 32 MiB, but at most an eighth of a small file (at least 1 MiB), so that the
+     * staging chunk stays small next to the decoded arrays */
+    chunk = SP_SRS_CHUNK_BYTES;
+    if ((uint64_t)chunk > r.f.size / 8)
+      chunk = r.f.size / 8 > ((size_t)1 << 20) ? (size_t)(r.f.size / 8) : (size_t)1 << 20;
+  }
   if (chunk < G2_BYTES)
     chunk = G2_BYTES;
   if ((uint64_t)chunk > r.f.size)

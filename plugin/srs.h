@@ -81,7 +81,8 @@ typedef struct sp_srs_load_opts {
   void *check_user;
   sp_srs_log_fn log;
   void *log_user;
-  /* Bytes read per chunk (0 = SP_SRS_CHUNK_BYTES); rounded down to whole points. */
+  /* Bytes read per chunk (0 = SP_SRS_CHUNK_BYTES, at most an eighth of the file but at
+   * least 1 MiB); rounded down to whole points. */
   size_t chunk_bytes;
 } sp_srs_load_opts;
 
