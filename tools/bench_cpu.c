@@ -22,7 +22,7 @@
 #include <unistd.h>
 
 #include "bls12_381/bls12_381.h"
-#include "cli.h" /* sp_cli_json_str */
+#include "cli.h" /* sp_cli_json_str, sp_cli_error */
 
 #define MAX_REPEAT 100
 
@@ -166,7 +166,7 @@ static void fp_mul_rate(double rate[2], double min_s, uint64_t *state) {
   rate[1] = (double)total / (cpu_s() - c0);
   /* keep x alive so the loop cannot be dropped */
   if (fp_is_zero(&x))
-    fprintf(stderr, "bench cpu: unexpected zero\n");
+    sp_cli_error("unexpected zero");
 }
 
 static bool g1_mixed_add_rate(double rate[2], double min_s, uint64_t *state) {
@@ -188,7 +188,7 @@ static bool g1_mixed_add_rate(double rate[2], double min_s, uint64_t *state) {
   rate[0] = (double)total / t;
   rate[1] = (double)total / (cpu_s() - c0);
   if (g1_jac_is_inf(&acc))
-    fprintf(stderr, "bench cpu: unexpected infinity\n");
+    sp_cli_error("unexpected infinity");
   free(pts);
   return true;
 }
@@ -248,7 +248,7 @@ int sp_cmd_bench_cpu(int argc, char **argv) {
     case 't':
       v = strtoul(optarg, &end, 10);
       if (end == optarg || *end != '\0' || v == 0 || v > 1024) {
-        fprintf(stderr, "sealprov bench cpu: --threads %s: expected 1..1024\n", optarg);
+        sp_cli_error("--threads %s: expected 1..1024", optarg);
         return 2;
       }
       threads = (unsigned)v;
@@ -256,7 +256,7 @@ int sp_cmd_bench_cpu(int argc, char **argv) {
     case 'r':
       v = strtoul(optarg, &end, 10);
       if (end == optarg || *end != '\0' || v == 0 || v > MAX_REPEAT) {
-        fprintf(stderr, "sealprov bench cpu: --repeat %s: expected 1..%d\n", optarg, MAX_REPEAT);
+        sp_cli_error("--repeat %s: expected 1..%d", optarg, MAX_REPEAT);
         return 2;
       }
       repeat = (unsigned)v;
@@ -273,7 +273,7 @@ int sp_cmd_bench_cpu(int argc, char **argv) {
     }
   }
   if (optind < argc) {
-    fprintf(stderr, "sealprov bench cpu: unexpected argument '%s'\n", argv[optind]);
+    sp_cli_error("unexpected argument '%s'", argv[optind]);
     usage(stderr);
     return 2;
   }
@@ -383,6 +383,6 @@ oom_g1:
   free(g1pts);
   free(sc);
 oom:
-  fprintf(stderr, "sealprov bench cpu: out of memory\n");
+  sp_cli_error("out of memory");
   return 1;
 }

@@ -642,7 +642,7 @@ static double ratio_or_0(double x, double y) { return y > 0 ? x / y : 0; }
 static void tp_log(void *user, int level, const char *msg) {
   (void)user;
   static const char *const names[] = {"error", "warn", "info", "debug"};
-  fprintf(stderr, "sealprov %s: %s\n", level >= 0 && level <= 3 ? names[level] : "?", msg);
+  fprintf(stderr, "sealprov: [module %s] %s\n", level >= 0 && level <= 3 ? names[level] : "?", msg);
 }
 
 /* One job of a stream; the notifier thread writes t_done before wait() returns. */
@@ -661,7 +661,7 @@ static void tp_on_complete(void *user, sealprov_job_id id, int status) {
   tp_job *j = user;
   j->t_done = sp_now();
   unsigned k = atomic_fetch_add(j->ndone, 1) + 1;
-  fprintf(stderr, "bench gpu: %s: job %" PRIu64 " ended %s after %.1f s (%u ended)\n", j->label,
+  fprintf(stderr, "sealprov bench gpu: %s: job %" PRIu64 " ended %s after %.1f s (%u ended)\n", j->label,
           id, status == SEALPROV_OK ? "OK" : sp_status_name(status), j->t_done - j->t0, k);
 }
 
@@ -683,7 +683,7 @@ static int tp_wait(sp_sched *s, sealprov_job_id id, const char *label, double t0
   for (;;) {
     int st = sp_sched_wait(s, id, 30000, err, errlen);
     if (st != SEALPROV_ERR_TIMEOUT) return st;
-    fprintf(stderr, "bench gpu: %s: job %" PRIu64 " still running after %.0f s\n", label, id,
+    fprintf(stderr, "sealprov bench gpu: %s: job %" PRIu64 " still running after %.0f s\n", label, id,
             sp_now() - t0);
   }
 }
@@ -943,7 +943,7 @@ static int tp_run_stream(const bg_opts *o, bg_synth *x, unsigned ngpu, unsigned 
    * got no partition, which its workers' timing could in principle allow. */
   double w0 = sp_now();
   tp_job *w = &jobs[njobs];
-  fprintf(stderr, "bench gpu: %s: warm-up job of %u partitions\n", label, r->warm_parts);
+  fprintf(stderr, "sealprov bench gpu: %s: warm-up job of %u partitions\n", label, r->warm_parts);
   for (;;) {
     w->t0 = sp_now();
     st = sp_sched_submit(s, &w->job, &w->id, err, errlen);
@@ -981,7 +981,7 @@ static int tp_run_stream(const bg_opts *o, bg_synth *x, unsigned ngpu, unsigned 
   sp_sched_devices(s, before, ngpu, &nd);
 
   /* The stream: every job submitted at once, as a daemon with a backlog would. */
-  fprintf(stderr, "bench gpu: %s: %u job(s) of %u partitions\n", label, njobs, o->partitions);
+  fprintf(stderr, "sealprov bench gpu: %s: %u job(s) of %u partitions\n", label, njobs, o->partitions);
   double t0 = sp_now();
   unsigned submitted = 0;
   for (unsigned k = 0; k < njobs; k++) {
@@ -1178,7 +1178,7 @@ static int bench_throughput(const bg_opts *o, const sp_gpu_info *infos, int ninf
       st = SEALPROV_ERR_NO_MEMORY;
       break;
     }
-    fprintf(stderr, "bench gpu: 2^%u: making the synthetic parameters (on GPU %u) and assignment\n",
+    fprintf(stderr, "sealprov bench gpu: 2^%u: making the synthetic parameters (on GPU %u) and assignment\n",
             lg, o->ordinals[0]);
     /* A context only for making the points, gone before any scheduler starts so that
      * each GPU's memory is all the engine's. */
@@ -1192,7 +1192,7 @@ static int bench_throughput(const bg_opts *o, const sp_gpu_info *infos, int ninf
       free(x);
       break;
     }
-    fprintf(stderr, "bench gpu: 2^%u: parameters %.1f GB in %.1f s, assignment in %.1f s\n", lg,
+    fprintf(stderr, "sealprov bench gpu: 2^%u: parameters %.1f GB in %.1f s, assignment in %.1f s\n", lg,
             (double)bg_params_bytes(&x->srs) / 1e9, x->params_ms / 1e3, x->assignment_ms / 1e3);
     if (!o->json)
       printf("2^%u: synthetic parameters (random points, not a setup): proofs cannot verify and "
@@ -1308,7 +1308,7 @@ int sp_cmd_bench_gpu(int argc, char **argv) {
       default: ok = false;
     }
     if (!ok) {
-      if (c != '?') fprintf(stderr, "bench gpu: bad value for an option: %s\n", optarg ? optarg : "");
+      if (c != '?') sp_cli_error("bad value for an option: %s", optarg ? optarg : "");
       bg_usage(stderr);
       return 2;
     }
@@ -1322,36 +1322,36 @@ int sp_cmd_bench_gpu(int argc, char **argv) {
   unsigned need = 0; /* GPUs the throughput runs use */
   if (o.ntp > 0) {
     if (o.njobs != 1 && o.njobs != o.ntp) {
-      fprintf(stderr, "bench gpu: --jobs has %u values for %u --throughput sizes (give one, or "
-              "one per size)\n", o.njobs, o.ntp);
+      sp_cli_error("--jobs has %u values for %u --throughput sizes (give one, or one per size)",
+                   o.njobs, o.ntp);
       return 2;
     }
     for (unsigned k = 0; k < o.ngpus; k++) need = o.gpus[k] > need ? o.gpus[k] : need;
     if (o.nordinals == 0)
       for (unsigned k = 0; k < need; k++) o.ordinals[o.nordinals++] = k;
     if (o.nordinals < need) {
-      fprintf(stderr, "bench gpu: --gpus asks for %u GPUs but --ordinals names %u\n", need,
+      sp_cli_error("--gpus asks for %u GPUs but --ordinals names %u", need,
               o.nordinals);
       return 2;
     }
     for (unsigned a = 0; a < need; a++)
       for (unsigned b = a + 1; b < need; b++)
         if (o.ordinals[a] == o.ordinals[b]) {
-          fprintf(stderr, "bench gpu: --ordinals names GPU %u twice (two devices on one GPU "
-                  "would share it, not scale)\n", o.ordinals[a]);
+          sp_cli_error("--ordinals names GPU %u twice (two devices on one GPU would share it, "
+                       "not scale)", o.ordinals[a]);
           return 2;
         }
   }
   bool kernels = o.nmsm1 || o.nmsm2 || o.nntt || o.npart;
   int visible = sp_gpu_device_count();
   if (kernels && visible <= o.ordinal) {
-    fprintf(stderr, "bench gpu: no CUDA device %d (%d visible)\n", o.ordinal, visible);
+    sp_cli_error("no CUDA device %d (%d visible)", o.ordinal, visible);
     return 1;
   }
   for (unsigned k = 0; k < need; k++)
     if ((int)o.ordinals[k] >= visible) {
-      fprintf(stderr, "bench gpu: --throughput with --gpus up to %u needs CUDA device %u, but %d "
-              "%s visible\n", need, o.ordinals[k], visible, visible == 1 ? "is" : "are");
+      sp_cli_error("--throughput with --gpus up to %u needs CUDA device %u, but %d %s visible",
+                   need, o.ordinals[k], visible, visible == 1 ? "is" : "are");
       return 1;
     }
   char err[1024] = "";
@@ -1377,7 +1377,7 @@ int sp_cmd_bench_gpu(int argc, char **argv) {
     if (!st) st = sp_engine_cuda.worker_bind(dev, 0, &confirmed, err, sizeof err);
     if (!st) st = sp_gpu_create(o.ordinal, 0, &g, err, sizeof err);
     if (st) {
-      fprintf(stderr, "bench gpu: %s\n", err);
+      sp_cli_error("%s", err);
       if (dev) sp_engine_cuda.device_close(dev);
       return 1;
     }
@@ -1440,6 +1440,6 @@ int sp_cmd_bench_gpu(int argc, char **argv) {
   }
   if (!st && o.ntp) st = bench_throughput(&o, infos, ninfos, err, sizeof err);
   if (o.json) printf("\n  ],\n  \"status\": \"%s\"\n}\n", st ? "failed" : "ok");
-  if (st) fprintf(stderr, "bench gpu: %s: %s\n", sp_status_name(st), err);
+  if (st) sp_cli_error("%s: %s", sp_status_name(st), err);
   return st ? 1 : 0;
 }

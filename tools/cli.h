@@ -24,6 +24,7 @@ int cmd_verify(int argc, char **argv);        /* cmd_verify.c */
 int cmd_demo(int argc, char **argv);          /* cmd_demo.c */
 int cmd_bench(int argc, char **argv);         /* cmd_bench.c: `bench` (Groth16 partitions) */
 int cmd_stress(int argc, char **argv);        /* cmd_stress.c: concurrent jobs, all verified */
+int cmd_inspect(int argc, char **argv);       /* cmd_inspect.c: .spa / .params / .vk contents */
 int sp_cmd_bench_cpu(int argc, char **argv);  /* bench_cpu.c: `bench cpu` (curve library) */
 int sp_cmd_bench_gpu(int argc, char **argv);  /* `bench gpu` (CUDA engine) */
 
@@ -33,9 +34,15 @@ int sp_cmd_bench_gpu(int argc, char **argv);  /* `bench gpu` (CUDA engine) */
  * table whose log callback prints to stderr. */
 
 /* Where the module is: `plugin` if not NULL, else $SEALPROV_PLUGIN if set and not
- * empty, else the installed module (SP_DEFAULT_PLUGIN). A global `--plugin PATH`
- * given before the command sets $SEALPROV_PLUGIN for the command. */
+ * empty, else the module of the build tree this program runs from (../plugin/.libs/
+ * sealprov.so next to /proc/self/exe) when that file exists, else the installed module
+ * (SP_DEFAULT_PLUGIN). A global `--plugin PATH` given before the command sets
+ * $SEALPROV_PLUGIN for the command (and sp_cli_plugin_global). */
 const char *sp_cli_plugin_path(const char *plugin);
+/* The module of the build tree next to this program, or NULL (not a build tree). */
+const char *sp_cli_build_tree_plugin(void);
+/* True when the global --plugin set $SEALPROV_PLUGIN (messages say "--plugin"). */
+extern bool sp_cli_plugin_global;
 /* The INI file: `ini` if not NULL, else $SEALPROV_CONFIG, else the installed sample
  * (SP_DEFAULT_CONFIG). */
 const char *sp_cli_config_path(const char *ini);
@@ -60,5 +67,27 @@ void sp_cli_host_close(sp_cli_host *h);
 
 /* Writes s as a JSON string literal (quotes included, control characters escaped). */
 void sp_cli_json_str(FILE *f, const char *s);
+
+/* ---- messages (tools/json.c: the stand-alone benchmarks share them) ----------------
+ * Every message of the CLI on stderr has one of three shapes:
+ *   sealprov CMD: error: ...      sp_cli_error: the command fails (exit 1 or 2)
+ *   sealprov CMD: warning: ...    sp_cli_warn: it goes on
+ *   sealprov CMD: ...             sp_cli_note: what it does (progress; only when
+ *                                 sp_cli_progress is set)
+ * CMD is sp_cli_cmd ("prove", "bench gpu"), set by main.c before the command runs;
+ * without one the prefix is "sealprov:". Messages of the module come through the log
+ * callback as "sealprov: [module LEVEL] ...". */
+extern const char *sp_cli_cmd;
+/* Progress lines on stderr: main.c sets it when stderr is a terminal (--progress /
+ * --no-progress force it), and clears it for -q. */
+extern bool sp_cli_progress;
+#if defined(__GNUC__)
+#define SP_CLI_PRINTF __attribute__((format(printf, 1, 2)))
+#else
+#define SP_CLI_PRINTF
+#endif
+void sp_cli_error(const char *fmt, ...) SP_CLI_PRINTF;
+void sp_cli_warn(const char *fmt, ...) SP_CLI_PRINTF;
+void sp_cli_note(const char *fmt, ...) SP_CLI_PRINTF;
 
 #endif

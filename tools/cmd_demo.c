@@ -3,6 +3,7 @@
  * the configured devices, verification of every proof, and a summary. */
 #include <config.h>
 
+#include <errno.h>
 #include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -80,14 +81,14 @@ int cmd_demo(int argc, char **argv)
     }
   }
   if (optind < argc) {
-    fprintf(stderr, "sealprov demo: unexpected argument \"%s\"\n", argv[optind]);
+    sp_cli_error("unexpected argument \"%s\"", argv[optind]);
     return 2;
   }
   const char *tmp = getenv("TMPDIR");
   char dir[512], path[700], ini_path[700];
   snprintf(dir, sizeof dir, "%s/sealprov-demo-XXXXXX", tmp && *tmp ? tmp : "/tmp");
   if (!mkdtemp(dir)) {
-    perror("sealprov demo: mkdtemp");
+    sp_cli_error("cannot make a temporary directory %s: %s", dir, strerror(errno));
     return 1;
   }
   /* which device configuration */
@@ -101,7 +102,7 @@ int cmd_demo(int argc, char **argv)
       snprintf(ini_path, sizeof ini_path, "%s/demo.ini", dir);
       FILE *f = fopen(ini_path, "w");
       if (!f || fputs(builtin_ini, f) < 0 || fclose(f) != 0) {
-        fprintf(stderr, "sealprov demo: cannot write %s\n", ini_path);
+        sp_cli_error("cannot write %s: %s", ini_path, strerror(errno));
         g16_remove_tree(dir);
         return 1;
       }
@@ -122,7 +123,7 @@ int cmd_demo(int argc, char **argv)
   sp_srs *vk = NULL;
   char err[1024] = "";
   if (!spa || !asg || !proofs || !ok || !rep.results || !rep.device_names) {
-    fprintf(stderr, "sealprov demo: out of memory\n");
+    sp_cli_error("out of memory");
     goto out;
   }
 
@@ -137,8 +138,9 @@ int cmd_demo(int argc, char **argv)
                      .nthreads = g16_ncpus()};
   sp_setup_result sr;
   double t0 = g16_now_ms();
+  sp_cli_note("setting up %zu partitions of %llu constraints", n, (unsigned long long)constraints);
   if (sp_setup_run(&o, &sr, err, sizeof err) != SEALPROV_OK) {
-    fprintf(stderr, "sealprov demo: setup: %s\n", err);
+    sp_cli_error("setup: %s", err);
     goto out;
   }
   double setup_ms = g16_now_ms() - t0;
@@ -153,7 +155,7 @@ int cmd_demo(int argc, char **argv)
     sp_partition_name(name, sizeof name, (uint32_t)i, (uint32_t)n);
     snprintf(path, sizeof path, "%s/%s", dir, name);
     if (sp_spa_read(path, &spa[i], err, sizeof err) != SEALPROV_OK) {
-      fprintf(stderr, "sealprov demo: %s\n", err);
+      sp_cli_error("%s", err);
       goto out;
     }
     asg[i] = spa[i]->asg;
@@ -161,11 +163,9 @@ int cmd_demo(int argc, char **argv)
   if (!sp_cli_host_open(&h, plugin, ini))
     goto out;
   snprintf(path, sizeof path, "%s/circuit.params", dir);
-  int prc = g16_prove_partitions(&h, path, asg, n, false, !json && isatty(STDERR_FILENO), proofs,
-                                 &rep);
+  int prc = g16_prove_partitions(&h, path, asg, n, false, sp_cli_progress, proofs, &rep);
   if (prc != 0) {
-    fprintf(stderr, "sealprov demo: proving failed: %s: %s\n", g16_status_name(rep.status),
-            rep.detail);
+    sp_cli_error("proving failed: %s: %s", g16_status_name(rep.status), rep.detail);
     goto out;
   }
   snprintf(path, sizeof path, "%s/proofs.bin", dir);
@@ -175,10 +175,11 @@ int cmd_demo(int argc, char **argv)
   /* verify every proof against the verifying key file, as a third party would */
   snprintf(path, sizeof path, "%s/circuit.vk", dir);
   if (sp_srs_load(path, true, true, 1, &vk, err, sizeof err) != SEALPROV_OK) {
-    fprintf(stderr, "sealprov demo: %s\n", err);
+    sp_cli_error("%s", err);
     goto out;
   }
   size_t good = 0;
+  sp_cli_note("verifying %zu proofs with %s", n, path);
   t0 = g16_now_ms();
   for (size_t i = 0; i < n; i++) {
     bool valid = false;
@@ -231,7 +232,7 @@ out:
   free(rep.results);
   free(rep.device_names);
   if (keep)
-    fprintf(stderr, "sealprov demo: kept %s\n", dir);
+    fprintf(stderr, "sealprov demo: kept %s\n", dir); /* a result, not progress */
   else
     g16_remove_tree(dir);
   return ret;

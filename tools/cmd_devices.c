@@ -39,7 +39,7 @@ static void print_table(FILE *f, const sealprov_device_info *d, size_t n) {
 
 static void print_json(const sp_cli_host *h, const char *ini, const sealprov_device_info *d,
                        size_t n) {
-  printf("{\"module\": ");
+  printf("{\"ok\": true, \"module\": ");
   sp_cli_json_str(stdout, h->path);
   printf(", \"version\": ");
   sp_cli_json_str(stdout, h->vt->version());
@@ -65,17 +65,16 @@ static void print_json(const sp_cli_host *h, const char *ini, const sealprov_dev
   printf("]}\n");
 }
 
-/* Opens the module with ini and fetches the device table; 0 or an exit status. */
-static int open_and_list(sp_cli_host *h, const char *plugin, const char *ini,
-                         sealprov_device_info **out, size_t *n) {
-  if (!sp_cli_host_open(h, plugin, ini)) return 1;
+/* The device table of an opened provider; 0 or an exit status (h is closed then). */
+static int list_devices(sp_cli_host *h, sealprov_device_info **out, size_t *n) {
   size_t count = 0;
   int st = h->vt->devices(h->p, NULL, 0, &count);
   sealprov_device_info *d = calloc(count ? count : 1, sizeof *d);
+  for (size_t i = 0; d != NULL && i < count; i++) d[i].struct_size = sizeof *d;
   if (st == SEALPROV_OK && d != NULL) st = h->vt->devices(h->p, d, count, &count);
   if (st != SEALPROV_OK || d == NULL) {
-    fprintf(stderr, "sealprov: devices: %s: %s\n", h->vt->strerror(st ? st : SEALPROV_ERR_NO_MEMORY),
-            h->vt->last_error());
+    sp_cli_error("devices(): %s: %s", h->vt->strerror(st ? st : SEALPROV_ERR_NO_MEMORY),
+                 h->vt->last_error());
     free(d);
     sp_cli_host_close(h);
     return 1;
@@ -83,6 +82,13 @@ static int open_and_list(sp_cli_host *h, const char *plugin, const char *ini,
   *out = d;
   *n = count;
   return 0;
+}
+
+/* Opens the module with ini and fetches the device table; 0 or an exit status. */
+static int open_and_list(sp_cli_host *h, const char *plugin, const char *ini,
+                         sealprov_device_info **out, size_t *n) {
+  if (!sp_cli_host_open(h, plugin, ini)) return 1;
+  return list_devices(h, out, n);
 }
 
 static void devices_usage(FILE *f) {
@@ -113,7 +119,7 @@ int cmd_devices(int argc, char **argv) {
     }
   }
   if (optind < argc) {
-    fprintf(stderr, "sealprov devices: unexpected argument '%s'\n", argv[optind]);
+    sp_cli_error("unexpected argument '%s'", argv[optind]);
     devices_usage(stderr);
     return 2;
   }
@@ -134,33 +140,50 @@ int cmd_devices(int argc, char **argv) {
 
 static void check_usage(FILE *f) {
   fprintf(f,
-          "usage: sealprov check-config [--plugin MODULE] [-q] INI\n"
+          "usage: sealprov check-config [--plugin MODULE] [-q] [--json] INI\n"
           "  Opens the module with INI exactly as a host would (parse, resolve every\n"
           "  device, open the devices, bind every worker), prints the device table and\n"
           "  closes. Exit status 0 if the module accepts the file, 1 with the module's\n"
-          "  message (file, line, key and value) if not.\n");
+          "  message (file, line, key and value) if not. --json prints one object either\n"
+          "  way: {\"ok\": true, \"devices\": [...]} or {\"ok\": false, \"status\": ...,\n"
+          "  \"error\": ...} (the message is on stderr too).\n");
+}
+
+/* check-config --json when the module refuses the file (or cannot be loaded). */
+static void print_json_refusal(const sp_cli_host *h, const char *ini, int st, const char *detail) {
+  printf("{\"ok\": false, \"module\": ");
+  sp_cli_json_str(stdout, h->path[0] ? h->path : sp_cli_plugin_path(NULL));
+  printf(", \"config\": ");
+  sp_cli_json_str(stdout, ini);
+  printf(", \"status\": ");
+  sp_cli_json_str(stdout, st < 0 ? "module not loaded" : h->vt->strerror(st));
+  printf(", \"error\": ");
+  sp_cli_json_str(stdout, detail);
+  printf("}\n");
 }
 
 int cmd_check_config(int argc, char **argv) {
   static const struct option opts[] = {
       {"plugin", required_argument, NULL, 'P'},
       {"quiet", no_argument, NULL, 'q'},
+      {"json", no_argument, NULL, 'j'},
       {"help", no_argument, NULL, 'h'},
       {NULL, 0, NULL, 0},
   };
   const char *plugin = NULL;
-  int quiet = 0, c;
+  int quiet = 0, json = 0, c;
   optind = 0;
   while ((c = getopt_long(argc, argv, "qh", opts, NULL)) != -1) {
     switch (c) {
       case 'P': plugin = optarg; break;
       case 'q': quiet = 1; break;
+      case 'j': json = 1; break;
       case 'h': check_usage(stdout); return 0;
       default: check_usage(stderr); return 2;
     }
   }
   if (argc - optind != 1) {
-    fprintf(stderr, "sealprov check-config: expected one INI file\n");
+    sp_cli_error("expected one INI file");
     check_usage(stderr);
     return 2;
   }
@@ -168,9 +191,32 @@ int cmd_check_config(int argc, char **argv) {
   sp_cli_host h;
   sealprov_device_info *d = NULL;
   size_t n = 0;
-  int rc = open_and_list(&h, plugin, ini, &d, &n);
+  int rc;
+  if (json) {
+    /* Load and open here, so that a refusal is a JSON answer too. */
+    if (!sp_cli_host_load(&h, plugin)) {
+      if (plugin != NULL) snprintf(h.path, sizeof h.path, "%s", plugin);
+      print_json_refusal(&h, ini, -1, "the module could not be loaded (see stderr)");
+      return 1;
+    }
+    int st = h.vt->open(ini, &h.p);
+    if (st != SEALPROV_OK) {
+      char detail[2048];
+      snprintf(detail, sizeof detail, "%s", h.vt->last_error());
+      sp_cli_error("open %s: %s: %s", ini, h.vt->strerror(st), detail);
+      h.p = NULL;
+      print_json_refusal(&h, ini, st, detail);
+      sp_cli_host_close(&h);
+      return 1;
+    }
+    rc = list_devices(&h, &d, &n);
+  } else {
+    rc = open_and_list(&h, plugin, ini, &d, &n);
+  }
   if (rc != 0) return rc;
-  if (!quiet) {
+  if (json) {
+    print_json(&h, ini, d, n);
+  } else if (!quiet) {
     printf("%s: OK, %zu device(s)\n", ini, n);
     print_table(stdout, d, n);
   }

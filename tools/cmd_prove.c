@@ -7,7 +7,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
 #include "cli.h"
 #include "g16_util.h"
@@ -24,17 +23,32 @@ static void prove_usage(FILE *f)
           "  proofs are deterministic but NOT zero-knowledge (tests only).\n");
 }
 
-/* Prints the per-partition table (or JSON) of a finished job. */
+/* A partition's status as the table shows it: the module's status, "not run" when the
+ * job never reached it (parameters that did not load, a refused submit), and "proved"
+ * for a partition whose proof was made but not written because the job failed. */
+static const char *part_status(const sealprov_partition_result *r, bool written)
+{
+  if (r->status < 0)
+    return "not run";
+  if (r->status == SEALPROV_OK && !written)
+    return "proved";
+  return g16_status_name(r->status);
+}
+
+/* Prints the per-partition table (or JSON) of a job; stage says where it stopped when
+ * it did not succeed ("parameters", "submit", "job", "write"). */
 static void report(bool json, const char *params, const char *out, char **files, size_t n,
-                   const g16_prove_report *rep)
+                   const g16_prove_report *rep, bool written)
 {
   if (json) {
     printf("{\"params\": ");
     sp_cli_json_str(stdout, params);
     printf(", \"proofs\": ");
     sp_cli_json_str(stdout, out);
-    printf(", \"status\": \"%s\", \"load_ms\": %.1f, \"prove_ms\": %.1f, \"devices_used\": %zu",
-           g16_status_name(rep->status), rep->load_ms, rep->prove_ms, rep->devices_used);
+    printf(", \"status\": \"%s\", \"written\": %s, \"load_ms\": %.1f, \"prove_ms\": %.1f, "
+           "\"devices_used\": %zu",
+           rep->status == SEALPROV_OK && !written ? "I/O" : g16_status_name(rep->status),
+           written ? "true" : "false", rep->load_ms, rep->prove_ms, rep->devices_used);
     if (rep->status != SEALPROV_OK) {
       printf(", \"error\": ");
       sp_cli_json_str(stdout, rep->detail);
@@ -44,7 +58,7 @@ static void report(bool json, const char *params, const char *out, char **files,
       const sealprov_partition_result *r = &rep->results[i];
       printf("%s{\"index\": %zu, \"file\": ", i ? ", " : "", i);
       sp_cli_json_str(stdout, files[i]);
-      printf(", \"status\": \"%s\", \"device\": %d, \"device_name\": ", g16_status_name(r->status),
+      printf(", \"status\": \"%s\", \"device\": %d, \"device_name\": ", part_status(r, written),
              r->device);
       sp_cli_json_str(stdout, rep->device_names[i]);
       printf(", \"attempts\": %u, \"queued_ms\": %.1f, \"run_ms\": %.1f}", r->attempts,
@@ -53,17 +67,25 @@ static void report(bool json, const char *params, const char *out, char **files,
     printf("]}\n");
     return;
   }
-  printf("%-5s %-10s %-12s %8s %10s %10s  %s\n", "part", "status", "device", "attempts",
+  if (rep->stage == G16_STAGE_PARAMS) {
+    /* nothing ran: no table of partitions at all */
+    printf("no proofs: the parameters %s did not load (%s)\n", params,
+           g16_status_name(rep->status));
+    return;
+  }
+  printf("%-5s %-16s %-12s %8s %10s %10s  %s\n", "part", "status", "device", "attempts",
          "queued_ms", "run_ms", "file");
   for (size_t i = 0; i < n; i++) {
     const sealprov_partition_result *r = &rep->results[i];
-    printf("%-5zu %-10s %-12s %8u %10.1f %10.1f  %s\n", i,
-           r->status < 0 ? "not run" : g16_status_name(r->status), rep->device_names[i],
-           r->attempts, r->queued_ms, r->run_ms, files[i]);
+    printf("%-5zu %-16s %-12s %8u %10.1f %10.1f  %s\n", i, part_status(r, written),
+           rep->device_names[i], r->attempts, r->queued_ms, r->run_ms, files[i]);
   }
-  if (rep->status == SEALPROV_OK)
+  if (written)
     printf("%zu proofs on %zu device%s in %.0f ms (parameters loaded in %.0f ms): %s\n", n,
            rep->devices_used, rep->devices_used == 1 ? "" : "s", rep->prove_ms, rep->load_ms, out);
+  else
+    printf("no proof file written: %s\n",
+           rep->status == SEALPROV_OK ? "it could not be written" : g16_status_name(rep->status));
 }
 
 int cmd_prove(int argc, char **argv)
@@ -108,10 +130,18 @@ int cmd_prove(int argc, char **argv)
   }
   size_t n = (size_t)(argc - optind);
   if (!params || !out || n == 0) {
-    fprintf(stderr, "sealprov prove: missing %s\n",
-            !params ? "--params" : !out ? "--out" : "partition files");
+    sp_cli_error("missing %s", !params ? "--params" : !out ? "--out" : "partition files");
     prove_usage(stderr);
     return 2;
+  }
+  /* Outputs first: a proof file that cannot be written must not cost a proving run. */
+  if (!g16_check_output_file("--out", out))
+    return 2;
+  const char *env_out[] = {"SEALPROV_TIMELINE", "SEALPROV_STATS"};
+  for (size_t i = 0; i < 2; i++) {
+    const char *v = getenv(env_out[i]);
+    if (v != NULL && *v && !g16_check_output_file(env_out[i], v))
+      return 2;
   }
   char **files = argv + optind;
   sp_spa **spa = calloc(n, sizeof *spa);
@@ -122,30 +152,35 @@ int cmd_prove(int argc, char **argv)
   int ret = 2;
   sp_cli_host h = {0};
   if (!spa || !asg || !proofs || !rep.results || !rep.device_names) {
-    fprintf(stderr, "sealprov prove: out of memory\n");
+    sp_cli_error("out of memory");
     goto out;
   }
+  sp_cli_note("reading %zu partition file%s", n, n == 1 ? "" : "s");
   for (size_t i = 0; i < n; i++) {
     char err[1024];
     if (sp_spa_read(files[i], &spa[i], err, sizeof err) != SEALPROV_OK) {
-      fprintf(stderr, "sealprov prove: %s\n", err);
+      sp_cli_error("%s", err);
       goto out;
     }
     asg[i] = spa[i]->asg;
   }
   if (zero_rs)
-    fprintf(stderr, "sealprov prove: --zero-rs: proofs are deterministic and NOT zero-knowledge\n");
+    sp_cli_warn("--zero-rs: proofs are deterministic and NOT zero-knowledge");
   if (!sp_cli_host_open(&h, plugin, sp_cli_config_path(ini))) {
     ret = 1;
     goto out;
   }
-  ret = g16_prove_partitions(&h, params, asg, n, zero_rs, !json && isatty(STDERR_FILENO), proofs,
-                             &rep);
-  if (ret == 0 && !g16_write_file(out, proofs, 192 * n))
-    ret = 1;
-  report(json, params, out, files, n, &rep);
+  ret = g16_prove_partitions(&h, params, asg, n, zero_rs, sp_cli_progress, proofs, &rep);
+  bool written = false;
+  if (ret == 0) {
+    sp_cli_note("writing %s", out);
+    written = g16_write_file(out, proofs, 192 * n);
+    if (!written)
+      ret = 1;
+  }
+  report(json, params, out, files, n, &rep, written);
   if (rep.status != SEALPROV_OK)
-    fprintf(stderr, "sealprov prove: %s: %s\n", g16_status_name(rep.status), rep.detail);
+    sp_cli_error("%s: %s", g16_status_name(rep.status), rep.detail);
 out:
   sp_cli_host_close(&h);
   for (size_t i = 0; spa && i < n; i++)

@@ -2,12 +2,14 @@
  * one assignment file per partition (plugin/circuit.c does the work). */
 #include <config.h>
 
+#include <dirent.h>
 #include <errno.h>
 #include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include "circuit.h"
 #include "cli.h"
@@ -17,7 +19,8 @@ static void setup_usage(FILE *f)
 {
   fprintf(f,
           "usage: sealprov setup --constraints N --inputs K --partitions P --out DIR\n"
-          "                      [--shape sealing|random] [--seed S] [--threads T] [--json]\n"
+          "                      [--shape sealing|random] [--seed S] [--threads T] [--force]\n"
+          "                      [--json]\n"
           "  Generates an R1CS with N constraints (bellperson's input constraints included;\n"
           "  the FFT domain is the next power of two) and K public inputs besides ONE, runs\n"
           "  a Groth16 setup with toxic waste derived from the seed, and writes\n"
@@ -26,7 +29,74 @@ static void setup_usage(FILE *f)
           "  --shape sealing (default): mostly bits, a-density ~99 %%, b-density ~25 %%;\n"
           "  random: uniformly random sparse rows. Without --seed a random seed is used\n"
           "  (and printed).\n"
+          "  DIR must be new or empty; --force writes into a non-empty DIR after removing\n"
+          "  the circuit.params, circuit.vk and partition-*.spa files already there (so\n"
+          "  no stale partition of an earlier setup stays next to the new ones).\n"
           "  INSECURE: whoever knows the seed can forge proofs. Testing and benchmarks only.\n");
+}
+
+/* The files setup writes into DIR: circuit.params, circuit.vk, partition-NN.spa. */
+static bool setup_file(const char *name)
+{
+  size_t len = strlen(name);
+  return !strcmp(name, "circuit.params") || !strcmp(name, "circuit.vk") ||
+         (!strncmp(name, "partition-", 10) && len > 14 && !strcmp(name + len - 4, ".spa"));
+}
+
+/* An existing --out: refused when it holds anything, unless --force; with --force the
+ * files of an earlier setup are removed first, so old and new never mix. */
+static bool prepare_existing_dir(const char *dir, bool force)
+{
+  struct stat st;
+  if (stat(dir, &st) != 0 || !S_ISDIR(st.st_mode)) {
+    sp_cli_error("--out %s: exists and is not a directory", dir);
+    return false;
+  }
+  DIR *d = opendir(dir);
+  if (d == NULL) {
+    sp_cli_error("--out %s: cannot read the directory: %s", dir, strerror(errno));
+    return false;
+  }
+  size_t entries = 0, removed = 0;
+  char first[256] = "";
+  bool ok = true;
+  struct dirent *e;
+  while ((e = readdir(d)) != NULL) {
+    if (!strcmp(e->d_name, ".") || !strcmp(e->d_name, ".."))
+      continue;
+    if (!entries++)
+      snprintf(first, sizeof first, "%s", e->d_name);
+    if (!force || !setup_file(e->d_name))
+      continue;
+    size_t l = strlen(dir) + strlen(e->d_name) + 2;
+    char *p = malloc(l);
+    if (p == NULL) {
+      sp_cli_error("out of memory");
+      ok = false;
+      break;
+    }
+    snprintf(p, l, "%s/%s", dir, e->d_name);
+    if (unlink(p) != 0) {
+      sp_cli_error("--force: cannot remove %s: %s", p, strerror(errno));
+      ok = false;
+    } else {
+      removed++;
+    }
+    free(p);
+  }
+  closedir(d);
+  if (!ok)
+    return false;
+  if (entries > 0 && !force) {
+    sp_cli_error("--out %s: the directory is not empty (%zu entr%s, e.g. \"%s\"); give a new or "
+                 "empty directory, or --force to replace an earlier setup there",
+                 dir, entries, entries == 1 ? "y" : "ies", first);
+    return false;
+  }
+  if (removed > 0)
+    sp_cli_warn("--force: removed %zu file%s of an earlier setup from %s", removed,
+                removed == 1 ? "" : "s", dir);
+  return true;
 }
 
 int cmd_setup(int argc, char **argv)
@@ -40,11 +110,13 @@ int cmd_setup(int argc, char **argv)
       {"threads", required_argument, NULL, 't'},
       {"out", required_argument, NULL, 'o'},
       {"json", no_argument, NULL, 'j'},
+      {"force", no_argument, NULL, 'f'},
       {"help", no_argument, NULL, 'h'},
       {NULL, 0, NULL, 0},
   };
   uint64_t n = 0, k = 0, parts = 0, seed = 0, threads = 0;
   bool have_n = false, have_k = false, have_p = false, have_seed = false, json = false;
+  bool force = false;
   sp_shape shape = SP_SHAPE_SEALING;
   const char *out = NULL;
   optind = 0;
@@ -72,7 +144,7 @@ int cmd_setup(int argc, char **argv)
       else if (!strcmp(optarg, "random"))
         shape = SP_SHAPE_RANDOM;
       else {
-        fprintf(stderr, "sealprov setup: --shape \"%s\": expected sealing or random\n", optarg);
+        sp_cli_error("--shape \"%s\": expected sealing or random", optarg);
         return 2;
       }
       break;
@@ -91,6 +163,9 @@ int cmd_setup(int argc, char **argv)
     case 'j':
       json = true;
       break;
+    case 'f':
+      force = true;
+      break;
     case 'h':
       setup_usage(stdout);
       return 0;
@@ -100,29 +175,32 @@ int cmd_setup(int argc, char **argv)
     }
   }
   if (optind < argc) {
-    fprintf(stderr, "sealprov setup: unexpected argument \"%s\"\n", argv[optind]);
+    sp_cli_error("unexpected argument \"%s\"", argv[optind]);
     return 2;
   }
   if (!have_n || !have_k || !have_p || !out) {
-    fprintf(stderr, "sealprov setup: missing %s\n",
-            !have_n ? "--constraints" : !have_k ? "--inputs" : !have_p ? "--partitions" : "--out");
+    sp_cli_error("missing %s",
+                 !have_n ? "--constraints" : !have_k ? "--inputs" : !have_p ? "--partitions" : "--out");
     setup_usage(stderr);
     return 2;
   }
   if (parts == 0) {
-    fprintf(stderr, "sealprov setup: --partitions must be at least 1\n");
+    sp_cli_error("--partitions must be at least 1");
     return 2;
   }
-  if (mkdir(out, 0755) != 0 && errno != EEXIST) {
-    fprintf(stderr, "sealprov setup: cannot create %s: %s\n", out, strerror(errno));
-    return 1;
+  if (mkdir(out, 0755) != 0) {
+    if (errno != EEXIST) {
+      sp_cli_error("--out %s: cannot create the directory: %s", out, strerror(errno));
+      return 1;
+    }
+    if (!prepare_existing_dir(out, force))
+      return 1;
   }
   if (!have_seed)
     seed = sp_random_seed();
-  fprintf(stderr,
-          "sealprov setup: WARNING: INSECURE parameters, for testing and benchmarks only: the\n"
-          "  toxic waste comes from seed %llu; anyone who knows it can forge proofs.\n",
-          (unsigned long long)seed);
+  sp_cli_warn("INSECURE parameters, for testing and benchmarks only: the toxic waste comes\n"
+              "  from seed %llu; anyone who knows it can forge proofs.",
+              (unsigned long long)seed);
 
   sp_setup_opts o = {.constraints = n,
                      .inputs = (uint32_t)k,
@@ -133,9 +211,11 @@ int cmd_setup(int argc, char **argv)
                      .nthreads = threads ? (unsigned)threads : g16_ncpus()};
   sp_setup_result r;
   char err[1024] = "";
+  sp_cli_note("making the circuit, its parameters and %llu partition file%s in %s",
+              (unsigned long long)parts, parts == 1 ? "" : "s", out);
   int rc = sp_setup_run(&o, &r, err, sizeof err);
   if (rc != SEALPROV_OK) {
-    fprintf(stderr, "sealprov setup: %s\n", err);
+    sp_cli_error("%s", err);
     return 1;
   }
   const sp_circuit_info *in = &r.info;

@@ -307,7 +307,7 @@ int cmd_stress(int argc, char **argv)
   }
   size_t n = (size_t)(argc - optind);
   if (!params || n == 0 || nthreads == 0 || jobs == 0) {
-    fprintf(stderr, "sealprov stress: %s\n",
+    sp_cli_error("%s",
             !params        ? "missing --params"
             : n == 0       ? "missing partition files"
             : nthreads == 0 ? "--threads must be at least 1"
@@ -316,7 +316,7 @@ int cmd_stress(int argc, char **argv)
     return 2;
   }
   if (n > UINT32_MAX) {
-    fprintf(stderr, "sealprov stress: %zu partition files; a job holds at most %u\n", n,
+    sp_cli_error("%zu partition files; a job holds at most %u", n,
             UINT32_MAX);
     return 2;
   }
@@ -331,18 +331,18 @@ int cmd_stress(int argc, char **argv)
   double t0, load_ms, wall_ms;
   int rc, ret = 2;
   if (!spa || !asg || !th) {
-    fprintf(stderr, "sealprov stress: out of memory\n");
+    sp_cli_error("out of memory");
     goto out;
   }
   for (size_t i = 0; i < n; i++) {
     char err[1024];
     if (sp_spa_read(files[i], &spa[i], err, sizeof err) != SEALPROV_OK) {
-      fprintf(stderr, "sealprov stress: %s\n", err);
+      sp_cli_error("%s", err);
       goto out;
     }
     asg[i] = spa[i]->asg;
     if (asg[i].inp_size == 0) { /* verify() needs the inputs after ONE */
-      fprintf(stderr, "sealprov stress: %s: inp_size is 0 (no ONE input)\n", files[i]);
+      sp_cli_error("%s: inp_size is 0 (no ONE input)", files[i]);
       goto out;
     }
   }
@@ -355,7 +355,7 @@ int cmd_stress(int argc, char **argv)
   rc = h.vt->srs_load(h.p, params, &ctx.srs);
   load_ms = g16_now_ms() - t0;
   if (rc != SEALPROV_OK) {
-    fprintf(stderr, "sealprov stress: %s: %s\n", g16_status_name(rc), h.vt->last_error());
+    sp_cli_error("%s: %s", g16_status_name(rc), h.vt->last_error());
     goto out;
   }
   for (unsigned t = 0; t < nthreads; t++) {
@@ -376,7 +376,7 @@ int cmd_stress(int argc, char **argv)
     pthread_join(th[t].tid, NULL);
   wall_ms = g16_now_ms() - t0;
   if (started < nthreads) {
-    fprintf(stderr, "sealprov stress: could start only %u of %u threads\n", started,
+    sp_cli_error("could start only %u of %u threads", started,
             (unsigned)nthreads);
     goto out;
   }

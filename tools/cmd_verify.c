@@ -56,8 +56,7 @@ int cmd_verify(int argc, char **argv)
   }
   size_t n = (size_t)(argc - optind);
   if (!vk_path || !proofs_path || n == 0) {
-    fprintf(stderr, "sealprov verify: missing %s\n",
-            !vk_path ? "--vk" : !proofs_path ? "--proofs" : "partition files");
+    sp_cli_error("missing %s", !vk_path ? "--vk" : !proofs_path ? "--proofs" : "partition files");
     verify_usage(stderr);
     return 2;
   }
@@ -65,10 +64,11 @@ int cmd_verify(int argc, char **argv)
   sp_srs *vk = NULL;
   int rc = sp_srs_load(vk_path, true, true, 1, &vk, err, sizeof err);
   if (rc != SEALPROV_OK) {
-    fprintf(stderr, "sealprov verify: %s\n", err);
+    sp_cli_error("%s", err);
     if (strstr(err, "trailing bytes"))
-      fprintf(stderr, "sealprov verify: (is %s a .params file? --vk takes the .vk file that "
-                      "`sealprov setup` writes next to it)\n", vk_path);
+      fprintf(stderr, "  (is %s a .params file? --vk takes the .vk file that `sealprov setup`\n"
+                      "  writes next to it; `sealprov inspect %s` tells which it is)\n",
+              vk_path, vk_path);
     return 2;
   }
   uint8_t *proofs = NULL;

@@ -24,7 +24,16 @@ int g16_prove_partitions(sp_cli_host *h, const char *params, const sealprov_assi
   const sealprov_vtable *vt = h->vt;
   rep->detail[0] = 0;
   rep->devices_used = 0;
+  rep->stage = G16_STAGE_PARAMS;
+  rep->load_ms = rep->prove_ms = 0;
+  /* Every partition is "not run" until the module says otherwise. */
+  for (size_t i = 0; i < n; i++) {
+    rep->results[i] = (sealprov_partition_result){.status = -1, .device = -1};
+    snprintf(rep->device_names[i], 64, "-");
+  }
   sealprov_srs *srs = NULL;
+  if (progress)
+    sp_cli_note("loading the parameters %s", params);
   double t0 = g16_now_ms();
   int rc = vt->srs_load(h->p, params, &srs);
   rep->load_ms = g16_now_ms() - t0;
@@ -33,6 +42,9 @@ int g16_prove_partitions(sp_cli_host *h, const char *params, const sealprov_assi
     snprintf(rep->detail, sizeof rep->detail, "%s", vt->last_error());
     return 1;
   }
+  if (progress)
+    sp_cli_note("parameters loaded in %.1f s", rep->load_ms / 1e3);
+  rep->stage = G16_STAGE_SUBMIT;
   uint8_t *zeros = zero_rs ? calloc(n, 32) : NULL;
   if (zero_rs && !zeros) {
     vt->srs_release(srs);
@@ -56,25 +68,27 @@ int g16_prove_partitions(sp_cli_host *h, const char *params, const sealprov_assi
   job.results = rep->results;
   job.on_inputs_released = on_released;
   job.user = &released;
-  for (size_t i = 0; i < n; i++)
-    rep->results[i] = (sealprov_partition_result){.status = -1, .device = -1};
   sealprov_job_id id = 0;
   t0 = g16_now_ms();
+  if (progress)
+    sp_cli_note("proving %zu partition%s", n, n == 1 ? "" : "s");
   rc = vt->submit(h->p, &job, &id);
   if (rc == SEALPROV_OK) {
+    rep->stage = G16_STAGE_DONE;
     unsigned shown = ~0u;
     /* wait in slices so a terminal sees the partitions come in */
     while ((rc = vt->wait(h->p, id, progress ? 200 : -1)) == SEALPROV_ERR_TIMEOUT) {
       unsigned done = atomic_load(&released);
       if (done != shown) {
-        fprintf(stderr, "\rproving: %u of %zu partitions done, %.1f s", done, n,
-                (g16_now_ms() - t0) / 1e3);
+        /* one line per partition that is through (a line per stage, no \r tricks) */
+        sp_cli_note("proving: %u of %zu partitions through, %.1f s", done, n,
+                    (g16_now_ms() - t0) / 1e3);
         shown = done;
       }
     }
-    if (progress && shown != ~0u)
-      fprintf(stderr, "\rproving: %zu of %zu partitions done, %.1f s\n",
-              (size_t)atomic_load(&released), n, (g16_now_ms() - t0) / 1e3);
+    if (progress)
+      sp_cli_note("proving: %s after %.1f s", rc == SEALPROV_OK ? "done" : "failed",
+                  (g16_now_ms() - t0) / 1e3);
   }
   rep->prove_ms = g16_now_ms() - t0;
   rep->status = rc;

@@ -39,13 +39,12 @@ bool g16_parse_u64(const char *opt, const char *value, uint64_t max, uint64_t *o
       goto range;
     }
   }
-  fprintf(stderr, "sealprov: %s: \"%s\" is not a number (decimal or 2^K)\n", opt,
-          value ? value : "");
+  sp_cli_error("%s: \"%s\" is not a number (decimal or 2^K)", opt, value ? value : "");
   return false;
 range:
   if (v > max) {
-    fprintf(stderr, "sealprov: %s: %llu is larger than the maximum %llu\n", opt,
-            (unsigned long long)v, (unsigned long long)max);
+    sp_cli_error("%s: %llu is larger than the maximum %llu", opt, (unsigned long long)v,
+                 (unsigned long long)max);
     return false;
   }
   *out = v;
@@ -62,21 +61,20 @@ bool g16_read_proofs(const char *path, size_t n, uint8_t **out)
 {
   FILE *f = fopen(path, "rb");
   if (!f) {
-    fprintf(stderr, "sealprov: %s: cannot open: %s\n", path, strerror(errno));
+    sp_cli_error("%s: cannot open: %s", path, strerror(errno));
     return false;
   }
   struct stat st;
   if (fstat(fileno(f), &st) != 0 || (uint64_t)st.st_size != (uint64_t)n * 192) {
-    fprintf(stderr,
-            "sealprov: %s: %lld bytes, expected %zu proofs of 192 bytes (%zu bytes) for the %zu "
-            "partition files given\n",
-            path, (long long)st.st_size, n, n * 192, n);
+    sp_cli_error("%s: %lld bytes, expected %zu proofs of 192 bytes (%zu bytes) for the %zu "
+                 "partition files given",
+                 path, (long long)st.st_size, n, n * 192, n);
     fclose(f);
     return false;
   }
   uint8_t *b = malloc(n * 192 + 1);
   if (!b || fread(b, 1, n * 192, f) != n * 192) {
-    fprintf(stderr, "sealprov: %s: read failed\n", path);
+    sp_cli_error("%s: read failed: %s", path, ferror(f) ? strerror(errno) : "file shrank");
     free(b);
     fclose(f);
     return false;
@@ -100,10 +98,49 @@ bool g16_write_file(const char *path, const uint8_t *data, size_t len)
   if (ok && rename(tmp, path) != 0)
     ok = false;
   if (!ok) {
-    fprintf(stderr, "sealprov: %s: cannot write: %s\n", path, strerror(errno));
+    sp_cli_error("%s: cannot write: %s", path, strerror(errno));
     unlink(tmp);
   }
   free(tmp);
+  return ok;
+}
+
+bool g16_check_output_file(const char *opt, const char *path)
+{
+  if (path == NULL || !*path) {
+    sp_cli_error("%s: empty path", opt);
+    return false;
+  }
+  size_t len = strlen(path);
+  char *dir = malloc(len + 2);
+  if (dir == NULL) {
+    sp_cli_error("out of memory");
+    return false;
+  }
+  memcpy(dir, path, len + 1);
+  char *slash = strrchr(dir, '/');
+  if (slash == NULL)
+    strcpy(dir, ".");
+  else if (slash == dir)
+    dir[1] = 0; /* "/file" */
+  else
+    *slash = 0;
+  bool ok = false;
+  struct stat st;
+  if (stat(dir, &st) != 0)
+    sp_cli_error("%s %s: the directory %s %s", opt, path, dir,
+                 errno == ENOENT ? "does not exist" : strerror(errno));
+  else if (!S_ISDIR(st.st_mode))
+    sp_cli_error("%s %s: %s is not a directory", opt, path, dir);
+  else if (access(dir, W_OK | X_OK) != 0)
+    sp_cli_error("%s %s: cannot create files in %s: %s", opt, path, dir, strerror(errno));
+  else if (stat(path, &st) == 0 && S_ISDIR(st.st_mode))
+    sp_cli_error("%s %s: is a directory; give a file name", opt, path);
+  else if (stat(path, &st) == 0 && access(path, W_OK) != 0)
+    sp_cli_error("%s %s: the file exists and is not writable: %s", opt, path, strerror(errno));
+  else
+    ok = true;
+  free(dir);
   return ok;
 }
 
@@ -163,7 +200,8 @@ static void dump_text(text_fn fn, sealprov_provider *p, const char *path)
       fputs(buf, f);
       fclose(f);
     } else {
-      fprintf(stderr, "sealprov: cannot write %s\n", path);
+      sp_cli_warn("cannot write %s (SEALPROV_TIMELINE / SEALPROV_STATS): %s", path,
+                   strerror(errno));
     }
   }
   free(buf);

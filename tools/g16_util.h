@@ -25,6 +25,12 @@ unsigned g16_ncpus(void);
 bool g16_read_proofs(const char *path, size_t n, uint8_t **out);
 bool g16_write_file(const char *path, const uint8_t *data, size_t len);
 
+/* Checks before any work that `path` can be written as an output file (option `opt`):
+ * its directory exists and takes new files, and path is not a directory nor a file
+ * we may not replace. Prints an error naming the option and path and returns false
+ * otherwise. */
+bool g16_check_output_file(const char *opt, const char *path);
+
 /* Removes a directory tree made by the CLI (temporary setups); best effort. */
 void g16_remove_tree(const char *dir);
 
@@ -33,12 +39,17 @@ const char *g16_status_name(int status);
 
 /* ---- proving through the module (prove, demo) ------------------------------------ */
 
+/* Where g16_prove_partitions stopped (G16_STAGE_DONE when the job ran to its end,
+ * successfully or not). */
+enum { G16_STAGE_PARAMS = 1, G16_STAGE_SUBMIT = 2, G16_STAGE_DONE = 3 };
+
 typedef struct g16_prove_report {
+  int stage;                           /* G16_STAGE_* */
   double load_ms;                      /* srs_load */
   double prove_ms;                     /* submit -> wait returned */
   int status;                          /* the job's status */
   char detail[1024];                   /* last_error() of a failed call */
-  sealprov_partition_result *results;  /* n entries (caller's array) */
+  sealprov_partition_result *results;  /* n entries (caller's array); status -1: not run */
   char (*device_names)[64];            /* n entries: section of results[i].device */
   size_t devices_used;                 /* distinct devices among the results */
 } g16_prove_report;

@@ -1,5 +1,5 @@
-# tools/groth16.mk -- the Groth16 commands of the CLI: setup, prove, verify, demo, bench,
-# stress.
+# tools/groth16.mk -- the Groth16 commands of the CLI: setup, prove, verify, inspect,
+# demo, bench, stress.
 tools_sealprov_SOURCES += \
   tools/g16_util.h \
   tools/g16_util.c \
@@ -7,6 +7,7 @@ tools_sealprov_SOURCES += \
   tools/cmd_setup.c \
   tools/cmd_prove.c \
   tools/cmd_verify.c \
+  tools/cmd_inspect.c \
   tools/cmd_demo.c \
   tools/cmd_bench.c
 tools_sealprov_SOURCES += tools/cmd_stress.c

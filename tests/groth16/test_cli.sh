@@ -53,6 +53,51 @@ expect 2 "setup bad number" -- "$SP" setup --constraints 12x --inputs 3 --partit
 has '"12x" is not a number' "setup number error"
 expect 1 "setup too small" -- "$SP" setup --constraints 20 --inputs 8 --partitions 1 --out "$T/x"
 has "too small for 8 inputs" "setup size error"
+# An existing directory with files in it: refused unless --force, which replaces the
+# files of the earlier setup (a stale partition-03.spa must not stay next to 2 new ones).
+expect 1 "setup into a non-empty directory" -- "$SP" setup --constraints 500 --inputs 3 --partitions 2 --seed 7 --out "$T/a"
+has "sealprov setup: error: --out $T/a: the directory is not empty" "setup refusal"
+has "or --force" "setup refusal names --force"
+cp -r "$T/a" "$T/f"
+echo keep >"$T/f/notes.txt"
+expect 0 "setup --force" -- "$SP" setup --constraints 300 --inputs 3 --partitions 2 --seed 5 --out "$T/f" --force
+has "warning: --force: removed 6 files of an earlier setup" "setup --force says what it removed"
+test -e "$T/f/partition-03.spa" && fail "setup --force left a stale partition file"
+test -s "$T/f/partition-01.spa" && test -s "$T/f/notes.txt" || fail "setup --force: new files, other files kept"
+mkdir "$T/empty"
+expect 0 "setup into an empty directory" -- "$SP" setup --constraints 300 --inputs 3 --partitions 1 --seed 5 --out "$T/empty"
+: >"$T/plainfile"
+expect 1 "setup --out a file" -- "$SP" setup --constraints 300 --inputs 3 --partitions 1 --out "$T/plainfile" --force
+has "exists and is not a directory" "setup --out file"
+
+# ---- inspect -----------------------------------------------------------------------
+head -c 1000 "$T/a/partition-01.spa" >"$T/trunc.spa"
+head -c 5000 "$T/a/circuit.params" >"$T/trunc.params"
+expect 0 "inspect" -- "$SP" inspect "$T/a/partition-00.spa" "$T/a/circuit.params" "$T/a/circuit.vk"
+has "partition assignment (.spa version 1)" "inspect .spa kind"
+has "constraints   500 " "inspect .spa constraints"
+has "inputs        4 (ONE and 3 public)" "inspect .spa inputs"
+has "^       0  0x1$" "inspect .spa: input 0 is ONE"
+has "Groth16 parameters (.params)" "inspect .params kind"
+has "domain        512 (2^9; h_len 511)" "inspect .params domain"
+has "Groth16 verifying key (.vk)" "inspect .vk kind"
+expect 0 "inspect --json" -- "$SP" inspect --json --check "$T/a/partition-00.spa" "$T/a/circuit.vk"
+has '"kind": "spa"' "inspect --json spa"
+has '"inp_size": 4' "inspect --json inp_size"
+has '"public_inputs": \["0x1", "0x' "inspect --json inputs"
+has '"kind": "vk"' "inspect --json vk"
+has '"check": "ok"' "inspect --check"
+if command -v python3 >/dev/null 2>&1; then
+  python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); assert len(d["files"])==2 and len(d["files"][0]["public_inputs"])==4' "$T/out" \
+    || fail "inspect --json is not the JSON expected"
+fi
+expect 1 "inspect truncated" -- "$SP" inspect --json "$T/trunc.params" "$T/a/circuit.vk"
+has '"file": "'"$T"'/trunc.params", "error": ".*vector h: length 511' "inspect names the vector"
+has '"kind": "vk"' "inspect goes on after a bad file"
+expect 1 "inspect truncated .spa" -- "$SP" inspect "$T/trunc.spa"
+has "do not add up to the file length 1000 bytes" "inspect .spa size check"
+expect 2 "inspect missing file" -- "$SP" inspect "$T/none.spa"
+has "sealprov inspect: error: $T/none.spa: cannot open" "inspect missing file message"
 
 # ---- prove -------------------------------------------------------------------------
 P="$T/a/partition-00.spa $T/a/partition-01.spa $T/a/partition-02.spa $T/a/partition-03.spa"
@@ -78,6 +123,39 @@ test -e "$T/x.proofs" && fail "a failed prove wrote a proof file"
 head -c 5000 "$T/a/circuit.params" >"$T/trunc.params"
 expect 1 "prove truncated params" -- "$SP" prove -c "$T/two.ini" --params "$T/trunc.params" --out "$T/x.proofs" "$T/a/partition-00.spa"
 has "truncated" "prove params error"
+# Parameters that do not load: no partition is called ok, and no table of them at all.
+has "no proofs: the parameters $T/trunc.params did not load" "prove: what happened"
+grep -q ' ok ' "$T/out" && fail "prove called a partition ok although the parameters did not load"
+has "^sealprov prove: error: parameters: " "prove: error prefix"
+expect 1 "prove --json truncated params" -- "$SP" prove -c "$T/two.ini" --params "$T/trunc.params" --out "$T/x.proofs" --json "$T/a/partition-00.spa" "$T/a/partition-01.spa"
+has '"status": "parameters", "written": false' "prove --json: job status"
+test "$(grep -o '"status": "not run"' "$T/out" | wc -l)" -eq 2 || fail "prove --json: both partitions 'not run'"
+grep -q '"status": "ok"' "$T/out" && fail "prove --json called a partition ok"
+# A partition that does not fit the parameters: the table says what each one is.
+expect 1 "prove mismatched table" -- "$SP" prove -c "$T/two.ini" --params "$T/c/circuit.params" --out "$T/x.proofs" "$T/a/partition-00.spa" "$T/a/partition-01.spa"
+grep -Eq '^[01] +ok ' "$T/out" && fail "prove called a partition of a failed job ok"
+# Outputs are checked before any work: a missing directory, a directory as the file.
+expect 2 "prove --out in a missing directory" -- "$SP" prove -c "$T/two.ini" --params "$T/a/circuit.params" --out "$T/nodir/p.proofs" "$T/a/partition-00.spa"
+has "sealprov prove: error: --out $T/nodir/p.proofs: the directory $T/nodir does not exist" "prove --out message"
+grep -q 'loading\|proofs on' "$T/out" && fail "prove worked before refusing its --out"
+expect 2 "prove --out a directory" -- "$SP" prove -c "$T/two.ini" --params "$T/a/circuit.params" --out "$T/a" "$T/a/partition-00.spa"
+has "is a directory" "prove --out directory message"
+expect 2 "prove SEALPROV_TIMELINE in a missing directory" -- env SEALPROV_TIMELINE="$T/nodir/t.txt" "$SP" prove -c "$T/two.ini" --params "$T/a/circuit.params" --out "$T/x.proofs" "$T/a/partition-00.spa"
+has "SEALPROV_TIMELINE $T/nodir/t.txt: the directory $T/nodir does not exist" "prove timeline check"
+test -e "$T/x.proofs" && fail "a refused prove wrote a proof file"
+# Progress: a line per stage with --progress (as on a terminal), none otherwise.
+expect 0 "prove --progress" -- "$SP" --progress prove -c "$T/two.ini" --params "$T/a/circuit.params" --out "$T/p.proofs" "$T/a/partition-00.spa"
+for stage in "reading 1 partition file" "opening the devices of" "loading the parameters" \
+  "parameters loaded in" "proving 1 partition" "proving: done" "writing $T/p.proofs"; do
+  has "^sealprov prove: $stage" "progress line '$stage'"
+done
+expect 0 "prove without a terminal" -- "$SP" prove -c "$T/two.ini" --params "$T/a/circuit.params" --out "$T/p.proofs" "$T/a/partition-00.spa"
+grep -q '^sealprov prove: ' "$T/out" && fail "progress lines without a terminal"
+if command -v script >/dev/null 2>&1; then
+  # a real terminal (a pty from script(1)): progress by default
+  script -qec "\"$SP\" prove -c \"$T/two.ini\" --params \"$T/a/circuit.params\" --out \"$T/p.proofs\" \"$T/a/partition-00.spa\"" /dev/null >"$T/out" 2>&1
+  has "sealprov prove: loading the parameters" "progress on a terminal"
+fi
 
 # ---- verify ------------------------------------------------------------------------
 # shellcheck disable=SC2086

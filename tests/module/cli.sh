@@ -61,5 +61,53 @@ grep -q '^  devices ' "$tmp/usage.out" && grep -q '^  check-config ' "$tmp/usage
 "$sealprov" --help | grep -q '^usage: sealprov' || fail "--help"
 "$sealprov" --version | grep -q '^sealprov [0-9]' || fail "--version"
 rc=0; "$sealprov" --plugin "$tmp/none.so" devices -c "$tmp/three.ini" 2> "$tmp/noplugin.out" || rc=$?
-[ "$rc" -eq 1 ] && grep -q "cannot load the module $tmp/none.so" "$tmp/noplugin.out" || fail "missing module"
+cat "$tmp/noplugin.out"
+[ "$rc" -eq 1 ] && grep -q "^sealprov devices: error: cannot load the module $tmp/none.so (given with --plugin)" "$tmp/noplugin.out" \
+  || fail "missing module"
+grep -q "looked in: $tmp/none.so" "$tmp/noplugin.out" || fail "missing module: where it looked"
+grep -q -- "--plugin PATH or SEALPROV_PLUGIN=PATH" "$tmp/noplugin.out" || fail "missing module: how to name it"
+
+# Without --plugin or $SEALPROV_PLUGIN, the CLI of a build tree finds the module of that
+# tree (../plugin/.libs/sealprov.so next to it), not the install prefix.
+env -u SEALPROV_PLUGIN "$sealprov" devices -c "$tmp/three.ini" --json > "$tmp/tree.out" || fail "build-tree module"
+grep -q "\"module\": \"$(cd "$top_builddir" && pwd -P)/plugin/.libs/sealprov.so\"" "$tmp/tree.out" \
+  || { cat "$tmp/tree.out"; fail "the build tree's module was not the one loaded"; }
+# A copy of the program outside any build tree looks in the install prefix and says so.
+cp "$sealprov" "$tmp/sealprov-copy"
+rc=0; env -u SEALPROV_PLUGIN "$tmp/sealprov-copy" devices -c "$tmp/three.ini" 2> "$tmp/copy.out" || rc=$?
+cat "$tmp/copy.out"
+if [ "$rc" -eq 1 ]; then
+  grep -q "(the installed default)" "$tmp/copy.out" && grep -q "SEALPROV_PLUGIN=PATH" "$tmp/copy.out" \
+    || fail "no module in the prefix: message"
+else
+  echo "note: a module is installed in the prefix; the not-found message was not exercised"
+fi
+
+# help: the list, a command's own usage, an unknown command.
+"$sealprov" help > "$tmp/help.out" || fail "help"
+grep -q '^  inspect ' "$tmp/help.out" && grep -q '^  help ' "$tmp/help.out" || fail "help lists commands"
+"$sealprov" help devices | grep -q '^usage: sealprov devices' || fail "help devices"
+"$sealprov" help check-config | grep -q -- '--json' || fail "help check-config"
+rc=0; "$sealprov" help no-such-command 2> "$tmp/help2.out" >/dev/null || rc=$?
+[ "$rc" -eq 2 ] && grep -q "^sealprov help: error: unknown command 'no-such-command'" "$tmp/help2.out" \
+  || fail "help of an unknown command"
+rc=0; "$sealprov" no-such-command 2> "$tmp/unk.out" >/dev/null || rc=$?
+grep -q "^sealprov: error: unknown command 'no-such-command'; \`sealprov help\` lists the commands" "$tmp/unk.out" \
+  || { cat "$tmp/unk.out"; fail "unknown command message"; }
+
+# check-config --json: one object whether the file is accepted or not.
+"$sealprov" check-config --json "$tmp/three.ini" > "$tmp/cj.out" || fail "check-config --json good"
+cat "$tmp/cj.out"
+grep -q '^{"ok": true, "module": ' "$tmp/cj.out" && grep -q '"section": "c2"' "$tmp/cj.out" \
+  || fail "check-config --json content"
+rc=0; "$sealprov" check-config --json "$tmp/bad.ini" > "$tmp/cjb.out" 2> "$tmp/cjb.err" || rc=$?
+cat "$tmp/cjb.out" "$tmp/cjb.err"
+[ "$rc" -eq 1 ] || fail "check-config --json bad: exit $rc"
+grep -q '^{"ok": false, .*"status": "configuration error", "error": ".*bad.ini:4: \[c0\] type = \\"gpu-ish\\"' "$tmp/cjb.out" \
+  || fail "check-config --json refusal"
+grep -q '^sealprov check-config: error: open ' "$tmp/cjb.err" || fail "check-config --json: message on stderr"
+if command -v python3 >/dev/null 2>&1; then
+  python3 -c 'import json,sys; [json.load(open(f)) for f in sys.argv[1:]]' "$tmp/cj.out" "$tmp/cjb.out" "$tmp/json.out" \
+    || fail "check-config / devices --json is not valid JSON"
+fi
 echo "cli: all checks passed"
