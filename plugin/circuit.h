@@ -101,6 +101,18 @@ void sp_partition_name(char *buf, size_t len, uint32_t p, uint32_t nparts);
 /* Seeds: a deterministic 64-bit random from the OS (getrandom). */
 uint64_t sp_random_seed(void);
 
+/* Writes the circuit's constraint system as a circom .r1cs file (version 1, BLS12-381's
+ * r, coefficients canonical little-endian): wire i is variable i (ONE, the public
+ * inputs, then aux), nPubOut 0, nPubIn = inputs, nPrvIn 0, identity wire-to-label map,
+ * and only the circuit's own constraints: bellperson's `input_i * 0 = 0` constraints
+ * are not in the file; whoever proves appends them (plugin/cs.h). Returns OK, IO or
+ * NO_MEMORY. */
+int sp_circuit_write_r1cs(const sp_circuit *c, const char *path, char *err, size_t errlen);
+
+/* The .r1cs of the circuit `sealprov setup` makes for o (the same circuit: generated
+ * again from o's sizes, shape and seed) written to DIR/circuit.r1cs. */
+int sp_setup_write_r1cs(const sp_setup_opts *o, char *err, size_t errlen);
+
 #ifdef __cplusplus
 }
 #endif

@@ -10,4 +10,6 @@ plugin_libsealprov_core_la_SOURCES += \
   plugin/spa.h \
   plugin/spa.c \
   plugin/circuit.h \
-  plugin/circuit.c
+  plugin/circuit.c \
+  plugin/cs.h \
+  plugin/cs.c
