@@ -33,7 +33,7 @@ extern "C" {
 #endif
 
 #define SEALPROV_ABI_MAJOR 1
-#define SEALPROV_ABI_MINOR 0
+#define SEALPROV_ABI_MINOR 1
 #define SEALPROV_ENTRY_SYMBOL "sealprov_provider_init"
 
 #define SEALPROV_PROOF_BYTES 192u   /* compressed A (48) || B (96) || C (48) */
@@ -85,6 +85,7 @@ typedef struct sealprov_host {
 /* ---- Opaque handles ----------------------------------------------------------- */
 typedef struct sealprov_provider sealprov_provider;
 typedef struct sealprov_srs sealprov_srs;   /* loaded parameters (or a verifying key) */
+typedef struct sealprov_cs sealprov_cs;     /* a loaded constraint system (ABI 1.1) */
 typedef uint64_t sealprov_job_id;           /* never 0 */
 
 /* ---- A partition assignment (the supraseal-c2 Assignment layout) ---------------
@@ -150,6 +151,17 @@ typedef struct sealprov_job {
   sealprov_released_fn on_inputs_released; /* optional; per partition, once the module no
                                              longer reads that partition's a/b/c/aux */
   void *user;
+  /* ---- ABI 1.1 (a host built against 1.0 has a struct_size that ends before this
+   * field: the module reads cs as NULL and the job as a full-assignment job). ---- */
+  /* NULL: every partition carries a, b, c and the density bitmaps (the full
+   * assignment). Else a constraint system from cs_load() with the same circuit as srs:
+   * each partition gives ONLY inp_assignment/inp_size and aux_assignment/aux_size (the
+   * witness); a, b, c, abc_size and the six density fields must be NULL / 0. The module
+   * computes a = A z, b = B z, c = C z over every row (bellperson's input constraints
+   * included) and takes the densities computed at cs_load, so the proof bytes are those
+   * of the full assignment for the same witness and r, s. A reference is held by the
+   * job. on_inputs_released then means: the module no longer reads inputs and aux. */
+  sealprov_cs *cs;
 } sealprov_job;
 
 /* ---- Device table ----------------------------------------------------------------- */
@@ -178,6 +190,19 @@ typedef struct sealprov_device_info {
   double busy_seconds;       /* time inside the device section */
   double lock_wait_seconds;
 } sealprov_device_info;
+
+/* What cs_info() reports about a loaded constraint system (ABI 1.1). */
+typedef struct sealprov_cs_info {
+  uint32_t struct_size;      /* the host sets it; the module writes only what it covers */
+  uint32_t reserved;
+  uint64_t constraints;      /* constraints in the file */
+  uint64_t abc_size;         /* constraints + inp_size (bellperson's input constraints) */
+  uint64_t inp_size;         /* ONE + public outputs + public inputs */
+  uint64_t aux_size;         /* every other wire */
+  uint64_t nnz_a, nnz_b, nnz_c; /* terms of the three matrices in the file */
+  uint64_t a_aux_popcount, b_inp_popcount, b_aux_popcount; /* the densities */
+  uint64_t host_bytes;       /* host memory the loaded system holds */
+} sealprov_cs_info;
 
 /* ---- The function table --------------------------------------------------------------
  * Every function returns a sealprov_status unless noted. */
@@ -252,6 +277,26 @@ typedef struct sealprov_vtable {
   /* The task timeline (one line per event: time, event, job, partition, device,
    * worker, duration), oldest first, same buffer convention as stats. */
   int (*timeline)(sealprov_provider *p, char *buf, size_t cap, size_t *len);
+
+  /* ---- ABI 1.1: witness-only jobs (check SEALPROV_VTABLE_HAS(vt, cs_load)). ---- */
+  /* Loads a constraint system from a circom binary .r1cs file (read with pread, never
+   * mapped; every length checked against the file; the field must be BLS12-381's
+   * scalar field). Wire order: circom's 0 = ONE, public outputs, public inputs are
+   * the job's inputs (inp_assignment, ONE first), every later wire is aux, in file
+   * order. The density bitmaps are computed here, once. The handle is reference
+   * counted like srs_load's; jobs hold a reference. Statuses: OK, INVALID_ARGUMENT,
+   * IO, PARAMS (malformed file: the message names the section, constraint and byte
+   * offset), UNSUPPORTED (another field: the message names its prime; PLONK custom
+   * gates), NO_MEMORY, SHUTDOWN. Thread-safe. */
+  int (*cs_load)(sealprov_provider *p, const char *path, sealprov_cs **out);
+  /* Drops the caller's reference; memory goes when the last job using it ends. NULL is
+   * ignored; a handle that is not loaded (released twice) is refused with a warning
+   * in the log, never followed. Thread-safe. */
+  void (*cs_release)(sealprov_cs *cs);
+  /* Fills *out (up to out->struct_size bytes) with the system's sizes. Statuses: OK,
+   * INVALID_ARGUMENT (NULL, a handle that is not loaded, struct_size too small for the
+   * first fields). Thread-safe. */
+  int (*cs_info)(const sealprov_cs *cs, sealprov_cs_info *out);
 } sealprov_vtable;
 
 #define SEALPROV_VTABLE_HAS(vt, field) \

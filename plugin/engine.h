@@ -32,6 +32,7 @@ extern "C" {
 
 struct sp_srs;
 struct sp_device_cfg;
+struct sp_cs;
 
 /* One partition to prove. Everything points into memory that stays alive until the
  * task ends. */
@@ -45,6 +46,10 @@ typedef struct sp_task {
   unsigned cpu_threads;            /* host threads the engine may use */
   /* Fault injection for tests ([testing] in the INI); 0 = none. */
   uint32_t inject;                 /* SP_INJECT_* */
+  /* A witness-only partition (job->cs): asg carries only inputs and aux (checked
+   * against cs at submit); the engine computes a, b, c from cs (cs.h: sp_cs_evaluate)
+   * and takes the densities from it. NULL: asg is a full assignment. */
+  const struct sp_cs *cs;
 } sp_task;
 
 #define SP_INJECT_FAIL_KERNEL 0x1u   /* execute returns SEALPROV_ERR_DEVICE */

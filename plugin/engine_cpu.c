@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "config.h" /* plugin/config.h: sp_device_cfg */
+#include "cs.h"
 #include "engine.h"
 #include "groth16.h"
 #include "srs.h"
@@ -61,20 +62,42 @@ static int cpu_prepare(void *dev, const sp_task *t, void **prep, char *err, size
 {
   (void)dev;
   *prep = NULL;
-  return sp_groth16_check_rows(t->asg, t->scalar_encoding, t->cpu_threads, err, errlen);
+  if (t->cs == NULL)
+    return sp_groth16_check_rows(t->asg, t->scalar_encoding, t->cpu_threads, err, errlen);
+  /* A witness-only partition: a, b, c = A z, B z, C z first (owned by prep), then the
+   * same row check, which names the first constraint the witness does not satisfy. */
+  sp_cs_eval *e = NULL;
+  int st = sp_cs_evaluate(t->cs, t->asg, t->scalar_encoding, t->cpu_threads, &e, err, errlen);
+  if (st != SEALPROV_OK)
+    return st;
+  *prep = e;
+  return sp_groth16_check_rows(&e->asg, t->scalar_encoding, t->cpu_threads, err, errlen);
+}
+
+static void cpu_release(void *dev, void *prep)
+{
+  (void)dev;
+  sp_cs_eval_free(prep);
 }
 
 static int cpu_execute(void *dev, const sp_task *t, void *prep, uint8_t proof[192], char *err,
                        size_t errlen)
 {
-  (void)prep;
   cpu_device *d = dev;
+  /* witness-only partitions prove the assignment prepare computed */
+  const sealprov_assignment *asg = prep != NULL ? &((const sp_cs_eval *)prep)->asg : t->asg;
+  if (t->cs != NULL && prep == NULL) {
+    snprintf(err, errlen, "cpu device %u [%s]: witness-only partition %u of job %llu reached "
+             "execute without prepare's a, b, c", d->index, d->section, t->partition,
+             (unsigned long long)t->job_id);
+    return SEALPROV_ERR_INTERNAL;
+  }
   if (t->inject & SP_INJECT_FAIL_KERNEL) {
     snprintf(err, errlen, "cpu device %u [%s]: injected kernel failure (job %llu partition %u)",
              d->index, d->section, (unsigned long long)t->job_id, t->partition);
     return SEALPROV_ERR_DEVICE;
   }
-  int rc = sp_groth16_prove(t->srs, t->asg, t->scalar_encoding, &t->r, &t->s, t->cpu_threads,
+  int rc = sp_groth16_prove(t->srs, asg, t->scalar_encoding, &t->r, &t->s, t->cpu_threads,
                             proof, err, errlen);
   if (rc == SEALPROV_OK && (t->inject & SP_INJECT_CORRUPT_PROOF))
     proof[191] ^= 0x01; /* C's last byte: the self-check must catch it */
@@ -89,7 +112,7 @@ const sp_engine_ops sp_engine_cpu = {
     .worker_unbind = cpu_worker_unbind,
     .prepare = cpu_prepare,
     .execute = cpu_execute,
-    .release = NULL,
+    .release = cpu_release,
     .srs_evict = NULL,
     .memory_in_use = NULL,
 };

@@ -7,6 +7,7 @@
  */
 #include <config.h>
 
+#include <errno.h>
 #include <inttypes.h>
 #include <pthread.h>
 #include <stdarg.h>
@@ -16,10 +17,13 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "cs.h"
+#include "cuda_api.h"
 #include "groth16.h"
 #include "internal.h"
 #include "log.h"
 #include "srs.h"
+#include "util.h"
 
 /* ---- per-thread error detail ------------------------------------------------------ */
 
@@ -103,6 +107,47 @@ static void srs_on_free(sp_srs *srs, void *user) {
   pthread_mutex_unlock(&providers_mu);
 }
 
+/* Constraint systems (cs_load), registered by value the same way. */
+static sp_cs **live_cs;
+static size_t live_cs_len, live_cs_cap;
+
+static bool cs_register(sp_cs *cs) {
+  pthread_mutex_lock(&providers_mu);
+  bool ok = true;
+  if (live_cs_len == live_cs_cap) {
+    size_t cap = live_cs_cap ? 2 * live_cs_cap : 16;
+    sp_cs **n = realloc(live_cs, cap * sizeof *n);
+    if (n == NULL)
+      ok = false;
+    else {
+      live_cs = n;
+      live_cs_cap = cap;
+    }
+  }
+  if (ok) live_cs[live_cs_len++] = cs;
+  pthread_mutex_unlock(&providers_mu);
+  return ok;
+}
+
+/* Under providers_mu. */
+static bool cs_is_live_locked(const void *cs) {
+  for (size_t i = 0; i < live_cs_len; i++)
+    if ((const void *)live_cs[i] == cs) return true;
+  return false;
+}
+
+static void cs_on_free(sp_cs *cs, void *user) {
+  (void)user;
+  pthread_mutex_lock(&providers_mu);
+  for (size_t i = 0; i < live_cs_len; i++) {
+    if (live_cs[i] == cs) {
+      live_cs[i] = live_cs[--live_cs_len];
+      break;
+    }
+  }
+  pthread_mutex_unlock(&providers_mu);
+}
+
 static sealprov_provider *live(sealprov_provider *p) {
   if (p == NULL) return NULL;
   pthread_mutex_lock(&providers_mu);
@@ -123,6 +168,28 @@ static int check_job_srs(const char *what, const sealprov_job *job) {
                   "srs_load/vk_load)",
                   what, (void *)job->srs);
   return SEALPROV_OK;
+}
+
+/* The job's cs field (ABI 1.1), when the host's struct covers it and sets it, must be
+ * a live handle. */
+static int check_job_cs(const char *what, const sealprov_job *job) {
+  if (job == NULL || job->struct_size < offsetof(sealprov_job, cs) + sizeof job->cs ||
+      job->cs == NULL)
+    return SEALPROV_OK;
+  pthread_mutex_lock(&providers_mu);
+  bool ok = cs_is_live_locked(job->cs);
+  pthread_mutex_unlock(&providers_mu);
+  if (!ok)
+    return sp_err(SEALPROV_ERR_INVALID_ARGUMENT,
+                  "%s: job->cs %p is not a loaded constraint system (released, or never returned "
+                  "by cs_load)",
+                  what, (void *)job->cs);
+  return SEALPROV_OK;
+}
+
+static int check_cs_hook(const sp_srs *srs, const struct sp_cs *cs, const sealprov_assignment *asg,
+                         char *err, size_t errlen) {
+  return sp_cs_check_partition(srs, cs, asg, err, errlen);
 }
 
 /* ---- vtable ------------------------------------------------------------------------ */
@@ -201,6 +268,9 @@ static int vt_open(const char *ini_path, sealprov_provider **out) {
         .check_assignment = sp_groth16_check_assignment,
         .srs_retain = sp_srs_retain,
         .srs_release = sp_srs_release,
+        .check_cs = check_cs_hook,
+        .cs_retain = sp_cs_retain,
+        .cs_release = sp_cs_release,
     };
     st = sp_provider_create(cfg, engines, &hooks, out, tls_err, sizeof tls_err);
   }
@@ -264,6 +334,57 @@ static void load_log(void *user, int level, const char *msg) {
   sp_log(level, "%s", msg);
 }
 
+/* A load whose subgroup checks run on a GPU: on a module thread bound to that GPU
+ * first thing (design rule 2), so the host's calling thread keeps its own CUDA device
+ * (or none) and no other GPU gets a context. If the GPU cannot be had the load goes on
+ * with the checks on the CPU, and says so. */
+typedef struct gpu_load {
+  const char *path;
+  sp_srs_load_opts lo;
+  int ordinal;
+  const char *section;
+  sp_srs *srs;
+  int st;
+  char err[SP_ERR_DETAIL_MAX];
+} gpu_load;
+
+#ifdef HAVE_CUDA
+static void *gpu_load_main(void *arg) {
+  gpu_load *g = arg;
+  int confirmed = -1;
+  sp_cuda_checker *ck = NULL;
+  char why[256] = "";
+  int bst = sp_gpu_bind(g->ordinal, &confirmed, why, sizeof why);
+  if (bst == SEALPROV_OK) bst = sp_cuda_checker_create(g->ordinal, &ck, why, sizeof why);
+  if (bst == SEALPROV_OK) {
+    g->lo.check = sp_cuda_checker_run;
+    g->lo.check_user = ck;
+    sp_log(SEALPROV_LOG_INFO, "srs_load %s: subgroup checks on [%s] (CUDA ordinal %d)", g->path,
+           g->section, g->ordinal);
+  } else {
+    sp_log(SEALPROV_LOG_WARN,
+           "srs_load %s: [%s] (CUDA ordinal %d) could not take the subgroup checks (%s): checking "
+           "on the CPU",
+           g->path, g->section, g->ordinal, why);
+  }
+  g->st = sp_srs_load_ex(g->path, &g->lo, &g->srs, g->err, sizeof g->err);
+  sp_cuda_checker_destroy(ck);
+  return NULL;
+}
+#endif
+
+/* The device that takes a load's subgroup checks: the first CUDA device of the INI
+ * (-1: none, or this build has no CUDA). */
+static int load_check_device(const sealprov_provider *p) {
+#ifdef HAVE_CUDA
+  for (size_t i = 0; i < p->cfg->ndevices; i++)
+    if (p->cfg->devices[i].type == SP_DEVICE_CUDA && p->cfg->devices[i].ordinal >= 0) return (int)i;
+#else
+  (void)p;
+#endif
+  return -1;
+}
+
 static int load(sealprov_provider *p, const char *path, bool vk_only, sealprov_srs **out) {
   const char *what = vk_only ? "vk_load" : "srs_load";
   sp_err_clear();
@@ -285,7 +406,35 @@ static int load(sealprov_provider *p, const char *path, bool vk_only, sealprov_s
                          .progress = load_progress_log,
                          .progress_user = &lp,
                          .log = load_log};
-  int st = sp_srs_load_ex(path, &lo, &srs, tls_err, sizeof tls_err);
+  int st;
+  int gdev = vk_only || !lo.subgroup_check ? -1 : load_check_device(p);
+  if (gdev >= 0) {
+    gpu_load *g = calloc(1, sizeof *g);
+    if (g == NULL) return sp_err(SEALPROV_ERR_NO_MEMORY, "%s: out of memory", what);
+    g->path = path;
+    g->lo = lo;
+    g->ordinal = p->cfg->devices[gdev].ordinal;
+    g->section = p->cfg->devices[gdev].section;
+    g->st = SEALPROV_ERR_INTERNAL;
+    pthread_t t;
+#ifdef HAVE_CUDA
+    int e = sp_thread_start(&t, gpu_load_main, g, "sp-load");
+#else
+    int e = ENOSYS;
+#endif
+    if (e != 0) {
+      free(g);
+      return sp_err(SEALPROV_ERR_NO_MEMORY, "%s: cannot start the loading thread: %s", what,
+                    strerror(e));
+    }
+    pthread_join(t, NULL);
+    st = g->st;
+    srs = g->srs;
+    if (st != SEALPROV_OK) snprintf(tls_err, sizeof tls_err, "%s", g->err);
+    free(g);
+  } else {
+    st = sp_srs_load_ex(path, &lo, &srs, tls_err, sizeof tls_err);
+  }
   if (st != SEALPROV_OK) return st;
   if (!srs_register(srs)) {
     sp_srs_release(srs);
@@ -328,6 +477,7 @@ static int vt_submit(sealprov_provider *p, const sealprov_job *job, sealprov_job
   sp_err_clear();
   if (live(p) == NULL) return sp_err(SEALPROV_ERR_INVALID_ARGUMENT, "submit: not an open provider");
   if (check_job_srs("submit", job) != SEALPROV_OK) return SEALPROV_ERR_INVALID_ARGUMENT;
+  if (check_job_cs("submit", job) != SEALPROV_OK) return SEALPROV_ERR_INVALID_ARGUMENT;
   return settle(sp_sched_submit(p->sched, job, id, tls_err, sizeof tls_err));
 }
 
@@ -351,6 +501,7 @@ static int vt_prove(sealprov_provider *p, const sealprov_job *job) {
     return sp_err(SEALPROV_ERR_INVALID_ARGUMENT,
                   "prove: a DETACHED job cannot be waited on; use submit()");
   if (check_job_srs("prove", job) != SEALPROV_OK) return SEALPROV_ERR_INVALID_ARGUMENT;
+  if (check_job_cs("prove", job) != SEALPROV_OK) return SEALPROV_ERR_INVALID_ARGUMENT;
   sealprov_job_id id = 0;
   int st = sp_sched_submit(p->sched, job, &id, tls_err, sizeof tls_err);
   if (st != SEALPROV_OK) return st;
@@ -425,6 +576,92 @@ static int vt_timeline(sealprov_provider *p, char *buf, size_t cap, size_t *len)
   return text_call("timeline", sp_sched_timeline, p, buf, cap, len);
 }
 
+/* ---- constraint systems (ABI 1.1) ---------------------------------------------------- */
+
+static int vt_cs_load(sealprov_provider *p, const char *path, sealprov_cs **out) {
+  sp_err_clear();
+  if (out != NULL) *out = NULL;
+  if (live(p) == NULL) return sp_err(SEALPROV_ERR_INVALID_ARGUMENT, "cs_load: not an open provider");
+  if (path == NULL || out == NULL)
+    return sp_err(SEALPROV_ERR_INVALID_ARGUMENT, "cs_load: NULL %s", path == NULL ? "path" : "out");
+  sp_cs *cs = NULL;
+  double t0 = sp_now_ms();
+  int st = sp_cs_load(path, &cs, tls_err, sizeof tls_err);
+  if (st != SEALPROV_OK) return st;
+  if (!cs_register(cs)) {
+    sp_cs_release(cs);
+    return sp_err(SEALPROV_ERR_NO_MEMORY, "cs_load: out of memory registering the handle of %s",
+                  path);
+  }
+  cs->on_free = cs_on_free;
+  sp_log(SEALPROV_LOG_INFO,
+         "cs_load %s: %" PRIu64 " constraints (+%" PRIu64 " input constraints), %" PRIu64
+         " inputs, %" PRIu64 " aux, %" PRIu64 "/%" PRIu64 "/%" PRIu64 " terms in A/B/C, %" PRIu32
+         " distinct coefficients, %.1f MiB, %.0f ms",
+         cs->path, cs->n_rows, cs->inp_size, cs->inp_size, cs->aux_size, cs->nnz[0], cs->nnz[1],
+         cs->nnz[2], cs->ncoeffs, (double)cs->host_bytes / (1024.0 * 1024.0), sp_now_ms() - t0);
+  *out = (sealprov_cs *)cs;
+  return settle(SEALPROV_OK);
+}
+
+static void vt_cs_release(sealprov_cs *handle) {
+  sp_err_clear();
+  if (handle == NULL) return;
+  /* As srs_release: look-up and reference under one lock; cs_on_free takes it itself. */
+  pthread_mutex_lock(&providers_mu);
+  bool ok = cs_is_live_locked(handle);
+  if (ok) sp_cs_retain((sp_cs *)handle);
+  pthread_mutex_unlock(&providers_mu);
+  if (!ok) {
+    sp_err(SEALPROV_ERR_INVALID_ARGUMENT,
+           "cs_release: %p is not a loaded constraint system (released twice, or never loaded)",
+           (void *)handle);
+    sp_log(SEALPROV_LOG_WARN, "%s", tls_err);
+    return;
+  }
+  sp_cs_release((sp_cs *)handle); /* the caller's reference */
+  sp_cs_release((sp_cs *)handle); /* ours: may free */
+}
+
+static int vt_cs_info(const sealprov_cs *handle, sealprov_cs_info *out) {
+  sp_err_clear();
+  const size_t first = offsetof(sealprov_cs_info, constraints) + sizeof out->constraints;
+  if (handle == NULL || out == NULL)
+    return sp_err(SEALPROV_ERR_INVALID_ARGUMENT, "cs_info: NULL %s", handle == NULL ? "cs" : "out");
+  if (out->struct_size < first)
+    return sp_err(SEALPROV_ERR_INVALID_ARGUMENT,
+                  "cs_info: out->struct_size %" PRIu32 " is smaller than %zu: set it to "
+                  "sizeof(sealprov_cs_info)",
+                  out->struct_size, first);
+  sealprov_cs_info info;
+  memset(&info, 0, sizeof info);
+  pthread_mutex_lock(&providers_mu);
+  bool ok = cs_is_live_locked(handle);
+  if (ok) {
+    const sp_cs *cs = (const sp_cs *)handle;
+    info.constraints = cs->n_rows;
+    info.abc_size = cs->abc_size;
+    info.inp_size = cs->inp_size;
+    info.aux_size = cs->aux_size;
+    info.nnz_a = cs->nnz[0];
+    info.nnz_b = cs->nnz[1];
+    info.nnz_c = cs->nnz[2];
+    info.a_aux_popcount = cs->a_aux_popcount;
+    info.b_inp_popcount = cs->b_inp_popcount;
+    info.b_aux_popcount = cs->b_aux_popcount;
+    info.host_bytes = cs->host_bytes;
+  }
+  pthread_mutex_unlock(&providers_mu);
+  if (!ok)
+    return sp_err(SEALPROV_ERR_INVALID_ARGUMENT,
+                  "cs_info: %p is not a loaded constraint system (released, or never loaded)",
+                  (const void *)handle);
+  uint32_t n = out->struct_size < sizeof info ? out->struct_size : (uint32_t)sizeof info;
+  info.struct_size = n;
+  memcpy(out, &info, n);
+  return SEALPROV_OK;
+}
+
 static const sealprov_vtable vtable = {
     .abi_major = SEALPROV_ABI_MAJOR,
     .abi_minor = SEALPROV_ABI_MINOR,
@@ -445,6 +682,9 @@ static const sealprov_vtable vtable = {
     .devices = vt_devices,
     .stats = vt_stats,
     .timeline = vt_timeline,
+    .cs_load = vt_cs_load,
+    .cs_release = vt_cs_release,
+    .cs_info = vt_cs_info,
 };
 
 const sealprov_vtable *sp_module_vtable(void) { return &vtable; }

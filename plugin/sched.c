@@ -33,6 +33,7 @@ struct sp_job {
   sealprov_job_id id;
   sealprov_job desc;        /* the host's description, zero-extended to our size */
   sp_srs *srs;
+  struct sp_cs *cs;         /* witness-only job: its constraint system (referenced) */
   sp_task_rec *tasks;       /* desc.num_partitions entries */
   uint32_t remaining;       /* partitions not ended */
   uint64_t seq;             /* submission order: FIFO among equal priorities */
@@ -448,6 +449,7 @@ sp_task_rec *sp_sched_take(sp_sched *s, sp_worker *w, sp_task *out) {
   out->job_id = j->id;
   out->partition = t->partition;
   out->srs = j->srs;
+  out->cs = j->cs;
   out->asg = &j->desc.partitions[t->partition];
   out->scalar_encoding = j->desc.scalar_encoding;
   out->r = t->r;
@@ -638,6 +640,7 @@ static void *notifier_main(void *arg) {
              sp_status_name(j->status), j->err);
       /* The parameters outlive the job only if the host still holds them. */
       if (s->hooks.srs_release != NULL && j->srs != NULL) s->hooks.srs_release(j->srs);
+      if (s->hooks.cs_release != NULL && j->cs != NULL) s->hooks.cs_release(j->cs);
       if (j->desc.on_complete != NULL) j->desc.on_complete(j->desc.user, j->id, j->status);
     }
 
@@ -988,7 +991,18 @@ int sp_sched_submit(sp_sched *s, const sealprov_job *job, sealprov_job_id *id, c
                 "zero-knowledge, so they need the explicit flag",
                 d.r != NULL ? "r" : "s");
   }
-  if (s->hooks.check_assignment != NULL) {
+  struct sp_cs *cs = (struct sp_cs *)d.cs;
+  if (cs != NULL && s->hooks.check_cs == NULL)
+    return fail(err, errlen, SEALPROV_ERR_UNSUPPORTED,
+                "job->cs is set, but this provider has no witness-only proving");
+  if (cs != NULL) {
+    for (uint32_t i = 0; i < d.num_partitions; i++) {
+      char msg[512] = "";
+      int st = s->hooks.check_cs(srs, cs, &d.partitions[i], msg, sizeof msg);
+      if (st != SEALPROV_OK)
+        return fail(err, errlen, st, "partition %" PRIu32 ": %s", i, msg);
+    }
+  } else if (s->hooks.check_assignment != NULL) {
     for (uint32_t i = 0; i < d.num_partitions; i++) {
       char msg[384] = "";
       int st = s->hooks.check_assignment(srs, &d.partitions[i], msg, sizeof msg);
@@ -1006,6 +1020,7 @@ int sp_sched_submit(sp_sched *s, const sealprov_job *job, sealprov_job_id *id, c
   }
   j->desc = d;
   j->srs = srs;
+  j->cs = cs;
   j->tasks = tasks;
   int st = draw_rs(&d, tasks, err, errlen);
   if (st != SEALPROV_OK) {
@@ -1043,6 +1058,7 @@ int sp_sched_submit(sp_sched *s, const sealprov_job *job, sealprov_job_id *id, c
     return st;
   }
   if (s->hooks.srs_retain != NULL) s->hooks.srs_retain(srs);
+  if (cs != NULL && s->hooks.cs_retain != NULL) s->hooks.cs_retain(cs);
   j->id = s->next_id++;
   j->seq = s->next_seq++;
   j->t_submit = sp_now();

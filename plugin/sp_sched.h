@@ -59,6 +59,12 @@ typedef int (*sp_proof_verify_fn)(const sp_srs *srs, const sealprov_assignment *
 typedef int (*sp_assignment_check_fn)(const sp_srs *srs, const sealprov_assignment *asg,
                                       char *err, size_t errlen);
 
+struct sp_cs;
+/* Per-partition checks of a witness-only partition (job->cs) against the constraint
+ * system and the parameters (sp_cs_check_partition in module.c). */
+typedef int (*sp_cs_check_fn)(const sp_srs *srs, const struct sp_cs *cs,
+                              const sealprov_assignment *asg, char *err, size_t errlen);
+
 /* What the scheduler needs from the rest of the module. Every member may be NULL:
  * no verify_proof -> no self-check (even if cfg->verify_proofs); no check_assignment
  * -> only the structural checks of submit; no retain/release -> the scheduler does
@@ -68,6 +74,10 @@ typedef struct sp_sched_hooks {
   sp_assignment_check_fn check_assignment;
   void (*srs_retain)(sp_srs *srs);
   void (*srs_release)(sp_srs *srs); /* called on the notifier thread when a job ends */
+  /* Witness-only jobs (job->cs). No check_cs: such jobs are refused (UNSUPPORTED). */
+  sp_cs_check_fn check_cs;
+  void (*cs_retain)(struct sp_cs *cs);
+  void (*cs_release)(struct sp_cs *cs); /* on the notifier thread, when a job ends */
 } sp_sched_hooks;
 
 /* Opens every device of cfg with engines[i] (one engine per cfg->devices[i]), starts

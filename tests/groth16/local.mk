@@ -32,6 +32,16 @@ tests_groth16_test_groth16_module_SOURCES = tests/groth16/test_groth16_module.c
 tests_groth16_test_groth16_module_CFLAGS = $(G16_TEST_CFLAGS)
 tests_groth16_test_groth16_module_LDADD = $(G16_TEST_LDADD)
 EXTRA_tests_groth16_test_groth16_module_DEPENDENCIES = plugin/sealprov.la
+
+# witness-only proving: .r1cs / .wtns files, the CPU sparse products, and jobs that name
+# a constraint system through the dlopen'ed module (byte-equal to full assignments)
+check_PROGRAMS += tests/groth16/test_cs
+TESTS += tests/groth16/test_cs
+SAN_TESTS += tests/groth16/test_cs
+tests_groth16_test_cs_SOURCES = tests/groth16/test_cs.c
+tests_groth16_test_cs_CFLAGS = $(G16_TEST_CFLAGS)
+tests_groth16_test_cs_LDADD = $(G16_TEST_LDADD)
+EXTRA_tests_groth16_test_cs_DEPENDENCIES = plugin/sealprov.la
 endif
 
 EXTRA_DIST += tests/oracle/verify_groth16.mjs
