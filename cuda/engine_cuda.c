@@ -50,6 +50,7 @@
 
 #include "sp_gpu.h" /* first: hides <math.h>'s FP_ZERO from bls12_381.h */
 #include "../plugin/config.h" /* sp_device_cfg (not autoconf's config.h) */
+#include "cs.h"
 #include "engine.h"
 #include "engine_cuda.h"
 #include "groth16.h"
@@ -397,6 +398,7 @@ typedef struct cuda_prep {
   const uint64_t *bm[3]; /* a_aux, b_inp, b_aux */
   double prepare_ms;
   size_t vbytes, a_bytes; /* device size of a (2^log_domain elements), bytes of a staged */
+  sp_cs_eval *cs_eval;    /* witness-only partition: a, b, c computed on the host (cs.h) */
 } cuda_prep;
 
 static size_t align_up(size_t x, size_t a) { return (x + a - 1) / a * a; }
@@ -611,19 +613,31 @@ static int cuda_prepare(void *dev, const sp_task *t, void **prep, char *err, siz
   cuda_dev *d = dev;
   *prep = NULL;
   double t0 = sp_now_ms();
+  /* A witness-only partition: a, b, c with the host's SpMV first (a GPU SpMV comes
+   * later); from here on the task is the full assignment that ev owns. */
+  sp_cs_eval *ev = NULL;
+  sp_task tw;
+  if (t->cs != NULL) {
+    int est = sp_cs_evaluate(t->cs, t->asg, t->scalar_encoding, t->cpu_threads, &ev, err, errlen);
+    if (est) return est;
+    tw = *t;
+    tw.asg = &ev->asg;
+    t = &tw;
+  }
   /* Host-only work, outside the device lock: the size and density checks... */
   int st = sp_groth16_check_assignment(t->srs, t->asg, err, errlen);
-  if (st) return st;
   /* The public inputs (input 0 is ONE, every scalar below r) are checked here; the
    * rows a[i]*b[i] == c[i] are left to the self-check on this engine (a check of
    * 2^27 rows on the host would cost more than prepare's whole budget). */
-  st = sp_groth16_check_inputs(t->asg, t->scalar_encoding, err, errlen);
-  if (st) return st;
-  cuda_prep *p = calloc(1, sizeof *p);
+  if (!st) st = sp_groth16_check_inputs(t->asg, t->scalar_encoding, err, errlen);
+  cuda_prep *p = st ? NULL : calloc(1, sizeof *p);
   if (!p) {
+    sp_cs_eval_free(ev);
+    if (st) return st;
     snprintf(err, errlen, "cuda device [%s]: out of host memory", d->section);
     return SEALPROV_ERR_NO_MEMORY;
   }
+  p->cs_eval = ev;
   /* ...and the copy into pinned staging, so that execute's uploads are DMA at full
    * rate and overlap with compute. */
   copy_seg seg[8];
@@ -672,6 +686,7 @@ static void cuda_release(void *dev, void *prep) {
   pthread_mutex_unlock(&d->mu);
   /* execute synchronised both streams before returning: no DMA reads the buffer. */
   stage_give_back(dev, p->buf);
+  sp_cs_eval_free(p->cs_eval);
   free(p);
 }
 
@@ -1492,6 +1507,18 @@ static int cuda_execute(void *dev, const sp_task *t, void *prep, uint8_t proof[1
    * host's memory directly */
   cuda_prep pageable;
   const cuda_prep *src = prep;
+  sp_task tw; /* a witness-only partition proves the assignment prepare computed */
+  if (t->cs != NULL) {
+    if (!src || !src->cs_eval) {
+      snprintf(err, errlen, "cuda device %u [%s]: witness-only partition %u of job %llu reached "
+               "execute without prepare's a, b, c", d->index, d->section, t->partition,
+               (unsigned long long)t->job_id);
+      return SEALPROV_ERR_INTERNAL;
+    }
+    tw = *t;
+    tw.asg = &src->cs_eval->asg;
+    t = &tw;
+  }
   if (!src) {
     int st = sp_groth16_check_assignment(t->srs, t->asg, err, errlen);
     if (st) return st;
