@@ -2,11 +2,13 @@
  *
  *   cc -I/usr/local/include minimal_host.c -o minimal_host -ldl
  *   ./minimal_host /usr/local/lib/sealprov/sealprov.so /usr/local/etc/sealprov/sealprov.ini \
- *       [PARAMS INPUTS_HEX PROOF_FILE]
+ *       [KEY.vk INPUTS_HEX PROOF_FILE]
  *
  * It loads the module with dlopen, negotiates the ABI, opens a provider with an INI
- * file, prints the devices and the counters, and closes. Given a .params (or .vk)
- * file, the public inputs and a proof file, it also verifies the proof. It needs
+ * file, prints the devices and the counters, and closes. Given a verifying key (a .vk
+ * file: vk_load refuses a .params file), the public inputs and a proof file, it also
+ * verifies the proof; `sealprov inspect --inputs-hex PARTITION.spa` prints the inputs
+ * in the form INPUTS_HEX takes. It needs
  * only <sealprov.h> and libdl: a host links nothing of the module. The test suite
  * builds and runs it (tests/module/minimal_host.sh). See docs/abi.md.
  */
@@ -38,10 +40,10 @@ static const char *state_name(int state) {
 
 /* Verifies one proof: inputs as hex, 64 hex digits (32 bytes little-endian) each,
  * comma-separated, without the leading ONE. */
-static int verify_one(const sealprov_vtable *vt, sealprov_provider *p, const char *params,
+static int verify_one(const sealprov_vtable *vt, sealprov_provider *p, const char *vk_path,
                       const char *inputs_hex, const char *proof_path) {
   sealprov_srs *vk = NULL;
-  int st = vt->vk_load(p, params, &vk);
+  int st = vt->vk_load(p, vk_path, &vk);
   if (st != SEALPROV_OK) return fail(vt, "vk_load", st);
   size_t n = *inputs_hex ? 1 : 0;
   for (const char *c = inputs_hex; *c; c++) n += *c == ',';
@@ -78,7 +80,7 @@ static int verify_one(const sealprov_vtable *vt, sealprov_provider *p, const cha
 
 int main(int argc, char **argv) {
   if (argc != 3 && argc != 6) {
-    fprintf(stderr, "usage: %s MODULE.so CONFIG.ini [PARAMS INPUTS_HEX PROOF_FILE]\n", argv[0]);
+    fprintf(stderr, "usage: %s MODULE.so CONFIG.ini [KEY.vk INPUTS_HEX PROOF_FILE]\n", argv[0]);
     return 2;
   }
 

@@ -41,6 +41,8 @@ if "$sealprov" setup --help >/dev/null 2>&1 && "$sealprov" prove --help >/dev/nu
   inp=$(od -An -t u8 -j 24 -N 8 "$spa" | tr -d ' ')
   off=$((96 + 3 * 32 * abc + 32))
   hex=$(od -An -v -t x1 -j "$off" -N $((32 * (inp - 1))) "$spa" | tr -d ' \n' | sed 's/.\{64\}/&,/g; s/,$//')
+  # `sealprov inspect --inputs-hex` (what docs/abi.md tells a user to run) gives the same.
+  [ "$("$sealprov" inspect --inputs-hex "$spa")" = "$hex" ] || fail "inspect --inputs-hex differs from the file's inputs"
   out=$("$host" "$SEALPROV_PLUGIN" "$tmp/cpu.ini" "$tmp/setup/circuit.vk" "$hex" "$tmp/proof")
   echo "$out" | grep -q "^proof $tmp/proof: valid$" || fail "the proof does not verify"
   # One flipped bit in C: still decodes or not, it must not verify.
@@ -50,6 +52,11 @@ if "$sealprov" setup --help >/dev/null 2>&1 && "$sealprov" prove --help >/dev/nu
     > "$tmp/bad.out" 2>&1 || rc=$?
   cat "$tmp/bad.out"
   [ "$rc" -eq 1 ] || fail "a corrupted proof was accepted"
+  # The .params file as the key: refused (docs/abi.md: verification needs the .vk).
+  rc=0; "$host" "$SEALPROV_PLUGIN" "$tmp/cpu.ini" "$tmp/setup/circuit.params" "$hex" "$tmp/proof" \
+    2> "$tmp/params.out" || rc=$?
+  cat "$tmp/params.out"
+  [ "$rc" -eq 1 ] && grep -q '^vk_load: ' "$tmp/params.out" || fail "a .params file was taken as a verifying key"
   # Wrong number of inputs: a precise refusal.
   rc=0; "$host" "$SEALPROV_PLUGIN" "$tmp/cpu.ini" "$tmp/setup/circuit.vk" "${hex%%,*}" "$tmp/proof" \
     2> "$tmp/count.out" || rc=$?
