@@ -11,16 +11,21 @@
 #include "cli.h"
 #include "g16_util.h"
 #include "spa.h"
+#include "witness.h"
 
 static void prove_usage(FILE *f)
 {
   fprintf(f,
           "usage: sealprov prove [--plugin MODULE] [-c INI] --params FILE --out PROOFS\n"
           "                      [--zero-rs] [--json] PARTITION.spa...\n"
+          "       sealprov prove ... --r1cs CIRCUIT.r1cs WITNESS.wtns|PARTITION.spa...\n"
           "  Proves every partition file in one job on the devices of the INI file\n"
           "  (default $SEALPROV_CONFIG, else " SP_DEFAULT_CONFIG ") and writes 192 bytes per\n"
           "  partition, in the order given, to PROOFS. --zero-rs uses r = s = 0: the\n"
-          "  proofs are deterministic but NOT zero-knowledge (tests only).\n");
+          "  proofs are deterministic but NOT zero-knowledge (tests only).\n"
+          "  --r1cs: witness-only proving: the module loads the circom constraint system\n"
+          "  and computes a, b, c itself; each file gives only a witness (a circom .wtns,\n"
+          "  or the inputs and aux of a .spa). Same proofs as the full assignments.\n");
 }
 
 /* A partition's status as the table shows it: the module's status, "not run" when the
@@ -94,9 +99,10 @@ int cmd_prove(int argc, char **argv)
       {"plugin", required_argument, NULL, 'P'}, {"config", required_argument, NULL, 'c'},
       {"params", required_argument, NULL, 'p'}, {"out", required_argument, NULL, 'o'},
       {"zero-rs", no_argument, NULL, 'z'},      {"json", no_argument, NULL, 'j'},
-      {"help", no_argument, NULL, 'h'},         {NULL, 0, NULL, 0},
+      {"help", no_argument, NULL, 'h'},         {"r1cs", required_argument, NULL, 'R'},
+      {NULL, 0, NULL, 0},
   };
-  const char *plugin = NULL, *ini = NULL, *params = NULL, *out = NULL;
+  const char *plugin = NULL, *ini = NULL, *params = NULL, *out = NULL, *r1cs = NULL;
   bool zero_rs = false, json = false;
   optind = 0;
   int c;
@@ -116,6 +122,9 @@ int cmd_prove(int argc, char **argv)
       break;
     case 'z':
       zero_rs = true;
+      break;
+    case 'R':
+      r1cs = optarg;
       break;
     case 'j':
       json = true;
@@ -155,8 +164,9 @@ int cmd_prove(int argc, char **argv)
     sp_cli_error("out of memory");
     goto out;
   }
-  sp_cli_note("reading %zu partition file%s", n, n == 1 ? "" : "s");
-  for (size_t i = 0; i < n; i++) {
+  if (r1cs == NULL)
+    sp_cli_note("reading %zu partition file%s", n, n == 1 ? "" : "s");
+  for (size_t i = 0; r1cs == NULL && i < n; i++) {
     char err[1024];
     if (sp_spa_read(files[i], &spa[i], err, sizeof err) != SEALPROV_OK) {
       sp_cli_error("%s", err);
@@ -170,7 +180,10 @@ int cmd_prove(int argc, char **argv)
     ret = 1;
     goto out;
   }
-  ret = g16_prove_partitions(&h, params, asg, n, zero_rs, sp_cli_progress, proofs, &rep);
+  if (r1cs != NULL) /* witness-only: the files are read once the system's sizes are known */
+    ret = g16_prove_witness(&h, params, r1cs, files, n, zero_rs, sp_cli_progress, proofs, &rep);
+  else
+    ret = g16_prove_partitions(&h, params, asg, n, zero_rs, sp_cli_progress, proofs, &rep);
   bool written = false;
   if (ret == 0) {
     sp_cli_note("writing %s", out);

@@ -25,21 +25,24 @@ static void setup_usage(FILE *f)
           "  the FFT domain is the next power of two) and K public inputs besides ONE, runs\n"
           "  a Groth16 setup with toxic waste derived from the seed, and writes\n"
           "  DIR/circuit.params, DIR/circuit.vk and DIR/partition-NN.spa (P partitions with\n"
-          "  different witnesses and inputs). N may be written 2^K.\n"
+          "  different witnesses and inputs), and DIR/circuit.r1cs (the constraint system as\n"
+          "  circom writes it, for prove --r1cs). N may be written 2^K.\n"
           "  --shape sealing (default): mostly bits, a-density ~99 %%, b-density ~25 %%;\n"
           "  random: uniformly random sparse rows. Without --seed a random seed is used\n"
           "  (and printed).\n"
           "  DIR must be new or empty; --force writes into a non-empty DIR after removing\n"
-          "  the circuit.params, circuit.vk and partition-*.spa files already there (so\n"
+          "  the circuit.params, circuit.vk, circuit.r1cs and partition-*.spa files there (so\n"
           "  no stale partition of an earlier setup stays next to the new ones).\n"
           "  INSECURE: whoever knows the seed can forge proofs. Testing and benchmarks only.\n");
 }
 
-/* The files setup writes into DIR: circuit.params, circuit.vk, partition-NN.spa. */
+/* The files setup writes into DIR: circuit.params, circuit.vk, circuit.r1cs,
+ * partition-NN.spa. */
 static bool setup_file(const char *name)
 {
   size_t len = strlen(name);
   return !strcmp(name, "circuit.params") || !strcmp(name, "circuit.vk") ||
+         !strcmp(name, "circuit.r1cs") ||
          (!strncmp(name, "partition-", 10) && len > 14 && !strcmp(name + len - 4, ".spa"));
 }
 
@@ -214,6 +217,12 @@ int cmd_setup(int argc, char **argv)
   sp_cli_note("making the circuit, its parameters and %llu partition file%s in %s",
               (unsigned long long)parts, parts == 1 ? "" : "s", out);
   int rc = sp_setup_run(&o, &r, err, sizeof err);
+  if (rc != SEALPROV_OK) {
+    sp_cli_error("%s", err);
+    return 1;
+  }
+  /* and the circuit's constraint system, for witness-only proving (prove --r1cs) */
+  rc = sp_setup_write_r1cs(&o, err, sizeof err);
   if (rc != SEALPROV_OK) {
     sp_cli_error("%s", err);
     return 1;

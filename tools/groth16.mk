@@ -11,3 +11,4 @@ tools_sealprov_SOURCES += \
   tools/cmd_demo.c \
   tools/cmd_bench.c
 tools_sealprov_SOURCES += tools/cmd_stress.c
+tools_sealprov_SOURCES += tools/witness.h tools/witness.c

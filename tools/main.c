@@ -7,6 +7,7 @@
 #include <unistd.h>
 
 #include "cli.h"
+#include "witness.h"
 
 /* Commands of other parts of the project are weak references: a build that does not
  * link one (e.g. `bench gpu` without CUDA) reports it as absent instead of failing
@@ -18,6 +19,8 @@
 #pragma weak cmd_bench
 #pragma weak cmd_stress
 #pragma weak cmd_inspect
+#pragma weak cmd_wtns
+#pragma weak cmd_bench_witness
 #pragma weak sp_cmd_bench_cpu
 #pragma weak sp_cmd_bench_gpu
 
@@ -40,7 +43,9 @@ static const command commands[] = {
     {"stress", NULL, cmd_stress, "many concurrent jobs from host threads, every proof verified"},
     {"bench", "cpu", sp_cmd_bench_cpu, "benchmark the CPU curve library (JSON)"},
     {"bench", "gpu", sp_cmd_bench_gpu, "benchmark the CUDA engine (JSON)"},
+    {"bench", "witness", cmd_bench_witness, "witness-only against full-assignment partitions (JSON)"},
     {"bench", NULL, cmd_bench, "benchmark Groth16 partitions (JSON)"},
+    {"wtns", NULL, cmd_wtns, "write a partition's witness as a circom .wtns file"},
     {"help", NULL, NULL, "this list, or a command's options: sealprov help COMMAND"},
 };
 #define NCOMMANDS (sizeof commands / sizeof commands[0])

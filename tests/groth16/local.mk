@@ -50,6 +50,10 @@ EXTRA_DIST += tests/oracle/verify_groth16.mjs
 TESTS += tests/groth16/test_cli.sh
 EXTRA_DIST += tests/groth16/test_cli.sh
 
+# witness-only proving from the CLI: setup's circuit.r1cs, `wtns`, `prove --r1cs`
+TESTS += tests/groth16/test_witness_cli.sh
+EXTRA_DIST += tests/groth16/test_witness_cli.sh
+
 # `sealprov stress`: concurrent jobs from 4 host threads, every proof verified
 TESTS += tests/groth16/test_stress.sh
 EXTRA_DIST += tests/groth16/test_stress.sh

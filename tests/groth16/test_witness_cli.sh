@@ -1,0 +1,96 @@
+#!/bin/sh
+# test_witness_cli.sh -- witness-only proving from the CLI: `sealprov setup` writes
+# circuit.r1cs, `sealprov wtns` writes a partition's witness as circom .wtns, and
+# `sealprov prove --r1cs` proves .wtns and .spa witnesses through the module to the same
+# bytes as full-assignment proving (r = s = 0); errors name the file at fault.
+set -u
+
+: "${top_builddir:?run through make check}"
+SP="$top_builddir/tools/sealprov"
+test -x "$SP" || { echo "SKIP: $SP not built"; exit 77; }
+
+T=$(mktemp -d "${TMPDIR:-/tmp}/sp_wcli_XXXXXX") || exit 1
+trap 'rm -rf "$T"' EXIT INT TERM
+fails=0
+fail() { echo "FAIL: $*"; fails=$((fails + 1)); }
+expect() {
+  want=$1; what=$2; shift 3
+  "$@" >"$T/out" 2>&1
+  got=$?
+  if [ "$got" -ne "$want" ]; then
+    fail "$what: exit $got, expected $want"
+    sed 's/^/    /' "$T/out"
+  fi
+}
+has() { grep -q -- "$1" "$T/out" || { fail "$2: output lacks '$1'"; sed 's/^/    /' "$T/out"; }; }
+
+cat >"$T/two.ini" <<EOF
+[provider]
+log_level = warn
+[cpu0]
+type = cpu
+threads = 1
+[cpu1]
+type = cpu
+threads = 1
+EOF
+export SEALPROV_CONFIG="$T/two.ini"
+
+expect 0 "setup" -- "$SP" setup --constraints 700 --inputs 3 --partitions 3 --seed 5 --out "$T/a"
+test -s "$T/a/circuit.r1cs" || fail "setup did not write circuit.r1cs"
+expect 0 "setup other circuit" -- "$SP" setup --constraints 400 --inputs 2 --partitions 1 --seed 6 --out "$T/b"
+# --force replaces circuit.r1cs like the other files of an earlier setup
+expect 0 "setup --force" -- "$SP" setup --constraints 400 --inputs 2 --partitions 1 --seed 6 --out "$T/b" --force
+
+for p in 00 01 02; do
+  expect 0 "wtns $p" -- "$SP" wtns "$T/a/partition-$p.spa" "$T/a/w$p.wtns"
+done
+A="$T/a"
+expect 0 "prove full" -- "$SP" prove --params "$A/circuit.params" --out "$T/full.bin" --zero-rs \
+  "$A/partition-00.spa" "$A/partition-01.spa" "$A/partition-02.spa"
+expect 0 "prove --r1cs .wtns" -- "$SP" prove --params "$A/circuit.params" --r1cs "$A/circuit.r1cs" \
+  --out "$T/wtns.bin" --zero-rs "$A/w00.wtns" "$A/w01.wtns" "$A/w02.wtns"
+has "3 proofs on" "witness-only summary"
+expect 0 "prove --r1cs .spa" -- "$SP" prove --params "$A/circuit.params" --r1cs "$A/circuit.r1cs" \
+  --out "$T/spa.bin" --zero-rs "$A/partition-00.spa" "$A/w01.wtns" "$A/partition-02.spa"
+cmp -s "$T/full.bin" "$T/wtns.bin" || fail "witness-only (.wtns) proofs differ from full-assignment proofs"
+cmp -s "$T/full.bin" "$T/spa.bin" || fail "witness-only (.spa) proofs differ from full-assignment proofs"
+# with random r, s the proofs verify
+expect 0 "prove --r1cs random r, s" -- "$SP" prove --params "$A/circuit.params" --r1cs "$A/circuit.r1cs" \
+  --out "$T/rnd.bin" "$A/w00.wtns" "$A/w01.wtns"
+expect 0 "verify witness-only proofs" -- "$SP" verify --vk "$A/circuit.vk" --proofs "$T/rnd.bin" \
+  "$A/partition-00.spa" "$A/partition-01.spa"
+
+# another circuit's witness: refused before proving, naming the file and the sizes
+expect 1 "prove --r1cs wrong witness" -- "$SP" prove --params "$A/circuit.params" --r1cs "$A/circuit.r1cs" \
+  --out "$T/x.bin" "$T/b/partition-00.spa"
+has "partition 0: inp_size 3 does not match the constraint system's 4" "size mismatch named"
+"$SP" wtns "$T/b/partition-00.spa" "$T/b/w.wtns" >/dev/null 2>&1 || fail "wtns b"
+expect 1 "prove --r1cs wrong .wtns" -- "$SP" prove --params "$A/circuit.params" --r1cs "$A/circuit.r1cs" \
+  --out "$T/x.bin" "$T/b/w.wtns"
+has "$T/b/w.wtns: " "wtns file named"
+has "witness values, but the constraint system has" "wtns size message"
+# the system of another circuit against these parameters
+expect 1 "prove --r1cs other system" -- "$SP" prove --params "$A/circuit.params" --r1cs "$T/b/circuit.r1cs" \
+  --out "$T/x.bin" "$T/b/partition-00.spa"
+has "does not fit the parameters" "system/parameters mismatch"
+# a truncated .r1cs, a missing one
+head -c 300 "$A/circuit.r1cs" >"$T/short.r1cs"
+expect 1 "prove --r1cs truncated" -- "$SP" prove --params "$A/circuit.params" --r1cs "$T/short.r1cs" \
+  --out "$T/x.bin" "$A/w00.wtns"
+has "$T/short.r1cs" "truncated r1cs named"
+has "but the file has only 300 bytes" "truncated r1cs message"
+has "not run" "no partition ran"
+expect 1 "prove --r1cs missing" -- "$SP" prove --params "$A/circuit.params" --r1cs "$T/none.r1cs" \
+  --out "$T/x.bin" "$A/w00.wtns"
+has "$T/none.r1cs" "missing r1cs named"
+# wtns usage
+expect 2 "wtns usage" -- "$SP" wtns "$A/partition-00.spa"
+
+# the bench: runs, and reports equal proofs (sizes here are tiny: no figure is checked)
+expect 0 "bench witness" -- "$SP" bench witness --reps 1 --threads 2 "$A"
+has '"proofs_equal": true' "bench compares the proofs"
+has '"host_bytes_ratio"' "bench host memory"
+
+[ "$fails" -eq 0 ] || { echo "$fails failure(s)"; exit 1; }
+echo "PASS"
