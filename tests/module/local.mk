@@ -30,7 +30,18 @@ tests_module_test_soak_SOURCES = tests/module/test_soak.c
 tests_module_test_soak_CFLAGS = $(AM_CFLAGS) $(CHECK_CFLAGS)
 tests_module_test_soak_LDADD = $(SP_INTERNAL_LIBS) $(SP_EXTERNAL_LIBS) $(CHECK_LIBS)
 EXTRA_tests_module_test_soak_DEPENDENCIES = plugin/sealprov.la
+
+# The catalogue of bad inputs (docs/errors.md is its --markdown output): each case runs
+# in a child process, through the dlopen'ed module or the CLI (so a crash is a failed
+# case, not a dead suite). Links the internals only to make its fixture files.
+check_PROGRAMS += tests/module/test_bad_inputs
+TESTS += tests/module/test_bad_inputs
+SAN_TESTS += tests/module/test_bad_inputs
+tests_module_test_bad_inputs_SOURCES = tests/module/test_bad_inputs.c
+tests_module_test_bad_inputs_LDADD = $(SP_INTERNAL_LIBS) $(SP_EXTERNAL_LIBS)
+EXTRA_tests_module_test_bad_inputs_DEPENDENCIES = plugin/sealprov.la tools/sealprov$(EXEEXT)
 endif
+EXTRA_DIST += docs/errors.md dev/soak.sh
 
 # Shell tests: exported symbols (nm -D), no environment writes in the module's
 # sources, the CLI, the ABI example of docs/abi.md run against the module, and
