@@ -65,8 +65,11 @@ bool sp_cli_host_open(sp_cli_host *h, const char *plugin, const char *ini);
 /* close (if opened) + dlclose. Safe on a cleared or failed h. */
 void sp_cli_host_close(sp_cli_host *h);
 
-/* Writes s as a JSON string literal (quotes included, control characters escaped). */
+/* Writes s as a JSON string literal (quotes included, control characters escaped; a
+ * byte that is not part of valid UTF-8 becomes \u00NN, so the JSON stays valid). */
 void sp_cli_json_str(FILE *f, const char *s);
+/* Writes s with every byte that is not part of valid UTF-8 shown as \xNN. */
+void sp_cli_put_utf8(FILE *f, const char *s);
 
 /* ---- messages (tools/json.c: the stand-alone benchmarks share them) ----------------
  * Every message of the CLI on stderr has one of three shapes:
@@ -76,7 +79,8 @@ void sp_cli_json_str(FILE *f, const char *s);
  *                                 sp_cli_progress is set)
  * CMD is sp_cli_cmd ("prove", "bench gpu"), set by main.c before the command runs;
  * without one the prefix is "sealprov:". Messages of the module come through the log
- * callback as "sealprov: [module LEVEL] ...". */
+ * callback as "sealprov: [module LEVEL] ...". Every message is written as valid UTF-8
+ * (sp_cli_put_utf8), whatever bytes a file name or argument holds. */
 extern const char *sp_cli_cmd;
 /* Progress lines on stderr: main.c sets it when stderr is a terminal (--progress /
  * --no-progress force it), and clears it for -q. */

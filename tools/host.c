@@ -76,7 +76,9 @@ const char *sp_cli_config_path(const char *ini) {
 static void host_log(void *user, int level, const char *msg) {
   (void)user;
   static const char *const names[] = {"error", "warn", "info", "debug"};
-  fprintf(stderr, "sealprov: [module %s] %s\n", level >= 0 && level <= 3 ? names[level] : "?", msg);
+  fprintf(stderr, "sealprov: [module %s] ", level >= 0 && level <= 3 ? names[level] : "?");
+  sp_cli_put_utf8(stderr, msg);
+  fputc('\n', stderr);
 }
 
 bool sp_cli_host_load(sp_cli_host *h, const char *plugin) {

@@ -110,4 +110,15 @@ if command -v python3 >/dev/null 2>&1; then
   python3 -c 'import json,sys; [json.load(open(f)) for f in sys.argv[1:]]' "$tmp/cj.out" "$tmp/cjb.out" "$tmp/json.out" \
     || fail "check-config / devices --json is not valid JSON"
 fi
+# Messages are valid UTF-8 whatever bytes an argument or file name holds.
+bad=$(printf 'x\377y')
+rc=0; "$sealprov" check-config "$tmp/$bad.ini" 2> "$tmp/utf8.out" || rc=$?
+cat "$tmp/utf8.out"
+[ "$rc" -eq 1 ] && grep -q 'x\\xFFy.ini' "$tmp/utf8.out" || fail "a non-UTF-8 file name is not shown as \\xFF"
+if command -v iconv >/dev/null 2>&1; then
+  iconv -f UTF-8 -t UTF-8 "$tmp/utf8.out" >/dev/null 2>&1 || fail "a message is not valid UTF-8"
+  "$sealprov" check-config --json "$tmp/$bad.ini" > "$tmp/utf8.json" 2>/dev/null || true
+  iconv -f UTF-8 -t UTF-8 "$tmp/utf8.json" >/dev/null 2>&1 || fail "check-config --json is not valid UTF-8"
+  grep -q 'x\\u00ffy.ini' "$tmp/utf8.json" || fail "JSON: the byte is not escaped as \\u00ff"
+fi
 echo "cli: all checks passed"
