@@ -21,6 +21,7 @@ noinst_LTLIBRARIES += cuda/libsealprov_cuda.la
 # itself is C11 on top of it (srs.h's C11 atomics have no C++ equivalent).
 cuda_libsealprov_cuda_la_SOURCES = \
   cuda/ff.cuh cuda/ec.cuh cuda/gpu_internal.cuh cuda/sp_gpu.h cuda/engine_cuda.h \
-  cuda/gpu.cu cuda/ntt.cu cuda/msm.cu cuda/prove.cu cuda/engine_cuda.c
+  cuda/gpu.cu cuda/ntt.cu cuda/msm.cu cuda/prove.cu cuda/engine_cuda.c \
+  cuda/subgroup.cu cuda/setup.cu cuda/sp_cuda_setup.h
 endif
 EXTRA_DIST += cuda/NOTES.md

@@ -170,6 +170,28 @@ int sp_gpu_check_rows(sp_gpu *g, const void *d_a, const void *d_b, const void *d
 int sp_gpu_fr_mul_vec(sp_gpu *g, void *d_dst, const void *d_x, const void *d_y, size_t n,
                       char *err, size_t errlen);
 
+/* Subgroup check of n decoded affine points (host memory, the module's layout:
+ * g1_affine_t, or g2_affine_t when g2; Montgomery form) on device `ordinal`, for the
+ * parameter loader: on the curve, and in G1 (phi(P) == -[x^2] P) or G2 (psi(P) ==
+ * [x] P), the CPU's tests (g1_affine_in_subgroup / g2_affine_in_subgroup); infinity
+ * passes. *first_bad gets the lowest failing index, or n if every point passes.
+ * Callable from any thread: it switches the thread to `ordinal` for the call and back.
+ * Streams of its own, three pinned chunk buffers (96 MiB each, host and device): host
+ * copies, uploads and checks overlap. Returns OK, DEVICE, DEVICE_MEMORY (a buffer could
+ * not be had) or INVALID_ARGUMENT. (subgroup.cu) */
+int sp_cuda_subgroup_check(int ordinal, bool g2, const void *pts, size_t n, size_t *first_bad,
+                           char *err, size_t errlen);
+/* The same with the streams and buffers made once (sp_cuda_subgroup_check makes and
+ * frees them in every call: cudaHostAlloc of 288 MiB is not free). sp_cuda_checker_run
+ * has the shape of the loader's hook (srs.h, sp_srs_check_fn): pass it as `check` and
+ * the checker as `check_user`. Calls on one checker are serialised (a mutex); any
+ * thread may make them. */
+typedef struct sp_cuda_checker sp_cuda_checker;
+int sp_cuda_checker_create(int ordinal, sp_cuda_checker **out, char *err, size_t errlen);
+void sp_cuda_checker_destroy(sp_cuda_checker *c);
+int sp_cuda_checker_run(void *checker, bool g2, const void *pts, size_t n, size_t *first_bad,
+                        char *err, size_t errlen);
+
 /* ---- data movement: a copy stream, events, pinned host memory ---------------------
  * A context has two streams: the compute stream (everything above runs there) and a
  * copy stream for host -> device transfers that overlap with compute. Ordering between

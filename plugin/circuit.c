@@ -1054,6 +1054,11 @@ typedef struct sink {
   uint8_t *bytes;
   unsigned nthreads;
   const fb_table *fb1, *fb2;
+  const sp_fixed_base *ext; /* another engine for the products, or NULL */
+  size_t block;             /* points per emitted block */
+  char *err;                /* ext's message */
+  size_t errlen;
+  int ext_rc;               /* ext's status when it failed */
 } sink;
 
 static void sink_write(sink *s, bool to_vk, const void *p, size_t n)
@@ -1072,8 +1077,17 @@ static bool emit_points(sink *s, bool to_vk, bool with_len, const fr_t *k, size_
     uint8_t len[4] = {(uint8_t)(n >> 24), (uint8_t)(n >> 16), (uint8_t)(n >> 8), (uint8_t)n};
     sink_write(s, to_vk, len, 4);
   }
-  for (size_t off = 0; off < n; off += EMIT_BLOCK) {
-    size_t cnt = n - off < EMIT_BLOCK ? n - off : EMIT_BLOCK;
+  for (size_t off = 0; off < n; off += s->block) {
+    size_t cnt = n - off < s->block ? n - off : s->block;
+    if (s->ext) {
+      int rc = s->ext->mul(s->ext->ctx, g2, k + off, cnt, s->bytes, s->err, s->errlen);
+      if (rc != SEALPROV_OK) {
+        s->ext_rc = rc;
+        return false;
+      }
+      sink_write(s, to_vk, s->bytes, cnt * (g2 ? 192u : 96u));
+      continue;
+    }
     emit_ctx e = {.fb = g2 ? s->fb2 : s->fb1, .k = k + off, .g2 = g2, .aff = s->aff,
                   .bytes = s->bytes};
     atomic_init(&e.failed, 0);
@@ -1104,12 +1118,29 @@ int sp_circuit_write_params(const sp_circuit *c, uint64_t seed, unsigned nthread
                             const char *params_path, const char *vk_path, char *err,
                             size_t errlen)
 {
+  return sp_circuit_write_params_fb(c, seed, nthreads, NULL, params_path, vk_path, err, errlen);
+}
+
+int sp_circuit_write_params_fb(const sp_circuit *c, uint64_t seed, unsigned nthreads,
+                               const sp_fixed_base *fb, const char *params_path,
+                               const char *vk_path, char *err, size_t errlen)
+{
   int rc = SEALPROV_ERR_NO_MEMORY;
   uint64_t nvars = c->inp_size + c->aux_size, abc = c->n_rows + c->inp_size;
   size_t m = (size_t)1 << c->log_domain;
   fr_t *lag = NULL, *u = NULL, *v = NULL, *w = NULL, *k = NULL;
   fb_table fb1 = {0}, fb2 = {0};
-  sink s = {.nthreads = nthreads ? nthreads : 1, .path = {params_path, vk_path}};
+  sink s = {.nthreads = nthreads ? nthreads : 1,
+            .path = {params_path, vk_path},
+            .ext = fb,
+            .block = fb ? fb->block : EMIT_BLOCK,
+            .err = err,
+            .errlen = errlen};
+  if (fb && (!fb->mul || fb->block == 0)) {
+    sp_set_err(err, errlen, "fixed-base engine %s: no multiplier or a block of 0 points",
+               fb->name ? fb->name : "(unnamed)");
+    return SEALPROV_ERR_INVALID_ARGUMENT;
+  }
   char *tmp[2] = {0};
 
   /* toxic waste: its own random stream, never stored */
@@ -1182,14 +1213,14 @@ int sp_circuit_write_params(const sp_circuit *c, uint64_t seed, unsigned nthread
   /* scalars, reused vector after vector */
   size_t kmax = m > nvars ? m : nvars;
   k = malloc(kmax * sizeof(fr_t));
-  s.aff = malloc((size_t)EMIT_BLOCK * sizeof(g2_affine_t));
-  s.bytes = malloc((size_t)EMIT_BLOCK * 192);
+  s.aff = fb ? NULL : malloc((size_t)EMIT_BLOCK * sizeof(g2_affine_t));
+  s.bytes = malloc(s.block * 192);
   /* products per group, to size the fixed-base tables */
   size_t b_len = (size_t)(c->b_inp_pop + c->b_aux_pop);
   size_t n_g1 = 3 + (size_t)nvars + (m - 1) + (size_t)(c->inp_size + c->a_aux_pop) + b_len;
   size_t n_g2 = 3 + b_len;
-  if (!k || !s.aff || !s.bytes || !fb_init(&fb1, false, n_g1, s.nthreads) ||
-      !fb_init(&fb2, true, n_g2, s.nthreads))
+  if (!k || (!fb && !s.aff) || !s.bytes ||
+      (!fb && (!fb_init(&fb1, false, n_g1, s.nthreads) || !fb_init(&fb2, true, n_g2, s.nthreads))))
     goto oom;
   s.fb1 = &fb1;
   s.fb2 = &fb2;
@@ -1274,6 +1305,13 @@ int sp_circuit_write_params(const sp_circuit *c, uint64_t seed, unsigned nthread
         goto out;
       }
     ok = emit_points(&s, false, true, k, n, false) && emit_points(&s, false, true, k, n, true);
+  }
+  if (!ok && s.ext_rc) {
+    size_t l = strlen(err);
+    if (l < errlen)
+      snprintf(err + l, errlen - l, " (fixed-base products on %s)", fb->name ? fb->name : "?");
+    rc = s.ext_rc;
+    goto out;
   }
   if (!ok)
     goto oom;
@@ -1361,7 +1399,7 @@ int sp_setup_run(const sp_setup_opts *o, sp_setup_result *res, char *err, size_t
   snprintf(pp, dl, "%s/circuit.params", o->out_dir);
   snprintf(vp, dl, "%s/circuit.vk", o->out_dir);
   t0 = sp_now_ms();
-  rc = sp_circuit_write_params(c, o->seed, o->nthreads, pp, vp, err, errlen);
+  rc = sp_circuit_write_params_fb(c, o->seed, o->nthreads, o->fixed_base, pp, vp, err, errlen);
   if (rc)
     goto out;
   res->params_ms = sp_now_ms() - t0;

@@ -76,6 +76,26 @@ int sp_circuit_write_params(const sp_circuit *c, uint64_t seed, unsigned nthread
                             const char *params_path, const char *vk_path, char *err,
                             size_t errlen);
 
+/* Another engine for the fixed-base products of the setup (the GPU's: cuda/
+ * sp_cuda_setup.h). mul writes the serialized points k[i] * G (G1's generator, 96
+ * bytes each, or G2's when g2, 192 bytes each; bellperson's uncompressed encoding) for
+ * n <= block Montgomery scalars into out, and returns OK or a status with err set. The
+ * files are the same bytes whichever engine computes the points. */
+typedef struct sp_fixed_base {
+  void *ctx;
+  int (*mul)(void *ctx, bool g2, const void *k /* fr_t[n] */, size_t n, uint8_t *out,
+             char *err, size_t errlen);
+  size_t block; /* scalars per call, at least 1 */
+  const char *name; /* for messages: "cuda device 0" */
+} sp_fixed_base;
+
+/* sp_circuit_write_params with the fixed-base products on fb (NULL: the CPU, nthreads
+ * threads). The points are written as they come, a block at a time: host memory holds
+ * the circuit's scalars and one block of points, never a whole vector of points. */
+int sp_circuit_write_params_fb(const sp_circuit *c, uint64_t seed, unsigned nthreads,
+                               const sp_fixed_base *fb, const char *params_path,
+                               const char *vk_path, char *err, size_t errlen);
+
 /* Everything `sealprov setup` does: generate, write DIR/circuit.params, DIR/circuit.vk
  * and DIR/partition-NN.spa (NN from 00; more digits past 100 partitions). */
 typedef struct sp_setup_opts {
@@ -86,6 +106,7 @@ typedef struct sp_setup_opts {
   uint64_t seed;
   const char *out_dir;      /* must exist */
   unsigned nthreads;
+  const sp_fixed_base *fixed_base; /* NULL: the CPU computes the points */
 } sp_setup_opts;
 
 typedef struct sp_setup_result {

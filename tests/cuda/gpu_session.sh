@@ -4,7 +4,8 @@
 # the named steps, each under a time limit so one stuck step cannot eat the lease.
 # Everything goes to OUTDIR/session.log (and OUTDIR/bench*.json); a one-line summary
 # per step goes to stdout.
-#   steps: info quick full ntt-full msm-full ntt-big engine engine-full bench
+#   steps: info quick full ntt-full msm-full ntt-big engine checks fullsize20 fullsize24
+#          engine-full bench
 #          bench-quick bench27 memcheck racecheck sass sweep-msm sweep-ntt
 set -u
 B=${1:?bindir}
@@ -41,6 +42,9 @@ for step in "$@"; do
     msm-full) run msm-full 400 "$B/test_cuda_kernels" --full --only=msm1 ;;
     ntt-big) run ntt-big 590 "$B/test_cuda_kernels" --only=none --big=24,27 ;;
     engine) run engine 150 "$B/test_cuda_engine" ;;
+    checks) run checks 300 "$B/test_cuda_checks" --setup-max=18 ;;
+    fullsize20) run fullsize20 300 "$B/fullsize" --dir /tmp/sp-full20 --log 20 --inputs 16 --threads 16 ;;
+    fullsize24) run fullsize24 590 "$B/fullsize" --dir /tmp/sp-full24 --log 24 --threads 16 ;;
     engine-full) run engine-full 500 "$B/test_cuda_engine" --full ;;
     bench-quick) run bench-quick 120 "$B/bench_gpu" --quick ;;
     bench)

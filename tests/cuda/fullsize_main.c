@@ -1,0 +1,221 @@
+/* fullsize_main.c -- the full-size run of issue 14 in one process (dev/fullsize.sh runs
+ * it): a sealing-shaped circuit with a 2^K domain, its INSECURE setup with the
+ * fixed-base products on the GPU (cuda/setup.cu) written to DIR/full.params and
+ * DIR/full.vk, srs_load of that file with every check (on-curve, not infinity, and
+ * subgroup on the GPU through the loader's hook), then P partitions whose witnesses are
+ * made in memory (the disk of the GPU machine holds the parameters, not 16 GiB
+ * assignment files), each proved by the CUDA engine (prepare, execute, release, as a
+ * worker of the module runs them), self-checked against the loaded parameters, and
+ * verified again with the verifying key read back from DIR/full.vk.
+ *
+ * Exit 0 when every proof verifies, 1 otherwise, 77 without a GPU. Built by
+ * tests/cuda/standalone.sh (no libinih there: the CUDA engine is used directly, not
+ * through the dlopen'ed module and its INI).
+ */
+#include <config.h> /* autoconf's (first through -I.): HAVE_CUDA declares sp_engine_cuda */
+
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "../../cuda/sp_gpu.h"
+#include "../../cuda/sp_cuda_setup.h"
+#include "circuit.h"
+#include "../../plugin/config.h" /* sp_device_cfg */
+#include "engine.h"
+#include "../../cuda/engine_cuda.h"
+#include "groth16.h"
+#include "srs.h"
+#include "util.h"
+
+static void usage(const char *a0) {
+  fprintf(stderr,
+          "usage: %s --dir DIR [--log K] [--partitions P] [--inputs N] [--seed S] [--threads T]\n"
+          "             [--keep]\n"
+          "  K: the domain 2^K (default 27; constraints 0.97 * 2^K as PoRep C2), P partitions\n"
+          "  (default 3), N public inputs (default 328). --keep leaves the files in DIR.\n",
+          a0);
+}
+
+static int progress(void *user, const sp_srs_progress *p) {
+  double *last = user;
+  if (p->done || p->elapsed_ms - *last >= 5000) {
+    *last = p->elapsed_ms;
+    printf("  load: %s %.1f / %.1f GB, %.0f Mpoints checked, %.2f GB/s%s\n", p->vector,
+           p->bytes_done / 1e9, p->bytes_total / 1e9, p->points_checked / 1e6,
+           p->bytes_per_s / 1e9, p->done ? " (done)" : "");
+  }
+  return 0;
+}
+
+int main(int argc, char **argv) {
+  unsigned logk = 27, parts = 3, threads = (unsigned)sysconf(_SC_NPROCESSORS_ONLN);
+  uint64_t inputs = 328, seed = 0x5ea1f011;
+  const char *dir = NULL;
+  bool keep = false;
+  for (int i = 1; i < argc; i++) {
+    const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
+    if (!strcmp(a, "--dir") && v) dir = argv[++i];
+    else if (!strcmp(a, "--log") && v) logk = (unsigned)strtoul(argv[++i], NULL, 10);
+    else if (!strcmp(a, "--partitions") && v) parts = (unsigned)strtoul(argv[++i], NULL, 10);
+    else if (!strcmp(a, "--inputs") && v) inputs = strtoull(argv[++i], NULL, 10);
+    else if (!strcmp(a, "--seed") && v) seed = strtoull(argv[++i], NULL, 0);
+    else if (!strcmp(a, "--threads") && v) threads = (unsigned)strtoul(argv[++i], NULL, 10);
+    else if (!strcmp(a, "--keep")) keep = true;
+    else {
+      usage(argv[0]);
+      return 2;
+    }
+  }
+  if (!dir || logk < 10 || logk > 27 || parts == 0 || parts > 100 || threads == 0) {
+    usage(argv[0]);
+    return 2;
+  }
+  setvbuf(stdout, NULL, _IOLBF, 0);
+  if (sp_gpu_device_count() <= 0) {
+    printf("SKIP: no CUDA device visible\n");
+    return 77;
+  }
+  char err[1024] = "", pp[4096], vp[4096];
+  snprintf(pp, sizeof pp, "%s/full.params", dir);
+  snprintf(vp, sizeof vp, "%s/full.vk", dir);
+  uint64_t cons = (uint64_t)((double)((uint64_t)1 << logk) * 0.97);
+  int fails = 0;
+
+  double t0 = sp_now_ms();
+  sp_circuit *c = NULL;
+  int st = sp_circuit_generate(cons, (uint32_t)inputs, SP_SHAPE_SEALING, seed, &c, err, sizeof err);
+  if (st) {
+    printf("FAIL circuit: %s\n", err);
+    return 1;
+  }
+  sp_circuit_info info;
+  sp_circuit_info_get(c, &info);
+  printf("circuit: %llu constraints, domain 2^%u, %llu inputs, %llu aux (%.1f s)\n",
+         (unsigned long long)info.abc_size, info.log_domain, (unsigned long long)info.inp_size,
+         (unsigned long long)info.aux_size, (sp_now_ms() - t0) / 1e3);
+
+  /* GPU setup */
+  t0 = sp_now_ms();
+  sp_cuda_setup *gs = NULL;
+  st = sp_cuda_setup_create(0, &gs, err, sizeof err);
+  if (!st) {
+    sp_fixed_base fb = sp_cuda_setup_fixed_base(gs);
+    st = sp_circuit_write_params_fb(c, seed, threads, &fb, pp, vp, err, sizeof err);
+  }
+  sp_cuda_setup_destroy(gs);
+  if (st) {
+    printf("FAIL GPU setup: %s\n", err);
+    return 1;
+  }
+  struct stat sb;
+  double psize = stat(pp, &sb) == 0 ? (double)sb.st_size : 0;
+  printf("setup (GPU): %.1f s, %s: %.2f GB\n", (sp_now_ms() - t0) / 1e3, pp, psize / 1e9);
+
+  /* load with every check, subgroup on the GPU */
+  sp_cuda_checker *chk = NULL;
+  st = sp_cuda_checker_create(0, &chk, err, sizeof err);
+  if (st) {
+    printf("FAIL checker: %s\n", err);
+    return 1;
+  }
+  double last = 0;
+  sp_srs_load_opts lo;
+  memset(&lo, 0, sizeof lo);
+  lo.subgroup_check = true;
+  lo.nthreads = threads;
+  lo.progress = progress;
+  lo.progress_user = &last;
+  lo.check = sp_cuda_checker_run;
+  lo.check_user = chk;
+  lo.chunk_bytes = (size_t)256 << 20;
+  sp_srs *srs = NULL, *vk = NULL;
+  t0 = sp_now_ms();
+  st = sp_srs_load_ex(pp, &lo, &srs, err, sizeof err);
+  double load_ms = sp_now_ms() - t0;
+  sp_cuda_checker_destroy(chk);
+  if (st) {
+    printf("FAIL load: %s\n", err);
+    return 1;
+  }
+  printf("load (every point on-curve, not infinity, subgroup on the GPU): %.1f s, %.2f GB/s\n",
+         load_ms / 1e3, psize / load_ms / 1e6);
+  st = sp_srs_load(vp, true, true, threads, &vk, err, sizeof err);
+  if (st) {
+    printf("FAIL vk load: %s\n", err);
+    return 1;
+  }
+
+  /* the CUDA engine, one device, as a worker of the module uses it */
+  sp_device_cfg cfg;
+  memset(&cfg, 0, sizeof cfg);
+  snprintf(cfg.section, sizeof cfg.section, "gpu0");
+  cfg.type = SP_DEVICE_CUDA;
+  cfg.ordinal = 0;
+  cfg.workers = 1;
+  void *dev = NULL;
+  int confirmed = -1;
+  st = sp_engine_cuda.device_open(&cfg, &dev, err, sizeof err);
+  if (!st) st = sp_engine_cuda.worker_bind(dev, 0, &confirmed, err, sizeof err);
+  if (st) {
+    printf("FAIL engine: %s\n", err);
+    return 1;
+  }
+  for (unsigned p = 0; p < parts; p++) {
+    double tw = sp_now_ms();
+    sp_witness *w = NULL;
+    st = sp_circuit_witness(c, seed ^ ((uint64_t)(p + 1) * 0x9E3779B97F4A7C15ull), &w, err,
+                            sizeof err);
+    if (st) {
+      printf("FAIL witness %u: %s\n", p, err);
+      fails++;
+      continue;
+    }
+    tw = sp_now_ms() - tw;
+    sp_task t;
+    memset(&t, 0, sizeof t);
+    t.job_id = 1;
+    t.partition = p;
+    t.srs = srs;
+    t.asg = &w->asg;
+    t.scalar_encoding = SEALPROV_SCALAR_CANONICAL_LE;
+    t.cpu_threads = threads;
+    uint8_t rb[64];
+    for (int i = 0; i < 64; i++) rb[i] = (uint8_t)(seed * 131 + p * 17 + (uint64_t)i * 7);
+    fr_from_bytes_wide(&t.r, rb);
+    rb[0] ^= 0x5a;
+    fr_from_bytes_wide(&t.s, rb);
+    uint8_t proof[192];
+    void *prep = NULL;
+    double tp = sp_now_ms();
+    st = sp_engine_cuda.prepare(dev, &t, &prep, err, sizeof err);
+    if (!st) st = sp_engine_cuda.execute(dev, &t, prep, proof, err, sizeof err);
+    if (prep) sp_engine_cuda.release(dev, prep);
+    tp = sp_now_ms() - tp;
+    bool v1 = false, v2 = false;
+    char e1[256] = "", e2[256] = "";
+    if (!st) {
+      sp_groth16_verify(srs, &w->asg, t.scalar_encoding, proof, &v1, e1, sizeof e1);
+      sp_groth16_verify(vk, &w->asg, t.scalar_encoding, proof, &v2, e2, sizeof e2);
+    }
+    printf("partition %u: witness %.1f s, prove %.1f s%s, self-check %s, verify with %s: %s %s%s%s\n",
+           p, tw / 1e3, tp / 1e3, p == 0 ? " (first: parameters uploaded)" : "",
+           v1 ? "ok" : "FAILED", vp, v2 ? "ok" : "FAILED", st ? err : "", e1, e2);
+    if (st || !v1 || !v2) fails++;
+    sp_witness_free(w);
+  }
+  sp_engine_cuda.worker_unbind(dev, 0);
+  sp_engine_cuda.device_close(dev);
+  sp_srs_release(srs);
+  sp_srs_release(vk);
+  sp_circuit_free(c);
+  if (!keep) {
+    unlink(pp);
+    unlink(vp);
+  }
+  printf("%s: %u of %u proofs verify\n", fails ? "FAIL" : "OK", parts - (unsigned)fails, parts);
+  return fails ? 1 : 0;
+}
