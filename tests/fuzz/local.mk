@@ -34,7 +34,7 @@ TESTS += tests/fuzz/replay_corpora.sh
 SAN_TESTS += tests/fuzz/replay_corpora.sh
 # fuzz_vk.c includes fuzz_params.c; the corpora and dictionaries travel as folders.
 EXTRA_DIST += tests/fuzz/replay_corpora.sh tests/fuzz/run.sh tests/fuzz/corpus tests/fuzz/dict \
-  docs/fuzzing.md
+  tests/fuzz/coverage-ignore.txt tests/fuzz/.gitattributes docs/fuzzing.md
 
 if FUZZING
 noinst_PROGRAMS += tests/fuzz/fuzz_ini tests/fuzz/fuzz_params tests/fuzz/fuzz_vk \
