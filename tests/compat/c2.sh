@@ -60,13 +60,16 @@ SEALPROV_CONFIG="$T/bad.ini" \
   "$HOST" --load-error "$T/p/circuit.params" "bad.ini:3" || fail "bad INI"
 
 # SEALPROV_C2_OPEN_AT_LOAD=1 opens the provider when the library loads (before main):
-# a bad INI is reported from there, and a good one serves the whole run.
+# a bad INI is reported from there; a good one opens quietly and serves the calls.
 SEALPROV_C2_OPEN_AT_LOAD=1 SEALPROV_CONFIG="$T/bad.ini" \
   "$HOST" --load-error "$T/p/circuit.params" "bad.ini:3" 2>"$T/load.err" || fail "open at load, bad INI"
 grep -q '^sealprov_c2: load: cannot open the sealprov provider .*bad.ini:3' "$T/load.err" ||
   { cat "$T/load.err"; fail "SEALPROV_C2_OPEN_AT_LOAD=1 did not open the provider at load"; }
-SEALPROV_C2_OPEN_AT_LOAD=1 SEALPROV_CONFIG="$T/two.ini" "$HOST" "$T/p" >"$T/load.out" 2>&1 ||
-  { cat "$T/load.out"; fail "c2_host with SEALPROV_C2_OPEN_AT_LOAD=1"; }
+SEALPROV_C2_OPEN_AT_LOAD=1 SEALPROV_CONFIG="$T/two.ini" \
+  "$HOST" --load-error "$T/p/no-such.params" "no-such.params" >"$T/load.out" 2>&1 ||
+  { cat "$T/load.out"; fail "SEALPROV_C2_OPEN_AT_LOAD=1 with a good INI"; }
+grep -q 'sealprov_c2: load:' "$T/load.out" &&
+  { cat "$T/load.out"; fail "SEALPROV_C2_OPEN_AT_LOAD=1 failed with a good INI"; }
 
 if [ "$fails" -ne 0 ]; then
   echo "$fails check(s) failed"
