@@ -1,11 +1,12 @@
 # man -- sealprov(1) and sealprov.ini(5), installed by `make install`. The pages are
 # made from man/*.in with the configured paths and version; tests/man/man_pages.sh
 # renders them and checks that every CLI command and INI key is documented.
-man_MANS = man/sealprov.1 man/sealprov.ini.5
+nodist_man_MANS = man/sealprov.1 man/sealprov.ini.5
 EXTRA_DIST += man/sealprov.1.in man/sealprov.ini.5.in
-CLEANFILES += man/sealprov.1 man/sealprov.ini.5
+CLEANFILES += $(nodist_man_MANS)
 
-# ([@]X[@]: config.status must not substitute these in the Makefile itself.)
+# ([@]X[@]: config.status must not substitute these in the Makefile itself.) The pages
+# are made in the build tree and not distributed (nodist): the .in files are.
 SP_MAN_SED = sed -e 's|[@]PACKAGE_VERSION[@]|$(PACKAGE_VERSION)|g' \
   -e 's|[@]pkglibdir[@]|$(pkglibdir)|g' -e 's|[@]sysconfdir[@]|$(sysconfdir)|g'
 
