@@ -642,7 +642,9 @@ static double ratio_or_0(double x, double y) { return y > 0 ? x / y : 0; }
 static void tp_log(void *user, int level, const char *msg) {
   (void)user;
   static const char *const names[] = {"error", "warn", "info", "debug"};
-  fprintf(stderr, "sealprov: [module %s] %s\n", level >= 0 && level <= 3 ? names[level] : "?", msg);
+  fprintf(stderr, "sealprov: [module %s] ", level >= 0 && level <= 3 ? names[level] : "?");
+  sp_cli_put_utf8(stderr, msg);
+  fputc('\n', stderr);
 }
 
 /* One job of a stream; the notifier thread writes t_done before wait() returns. */

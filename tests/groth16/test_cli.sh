@@ -143,6 +143,15 @@ has "is a directory" "prove --out directory message"
 expect 2 "prove SEALPROV_TIMELINE in a missing directory" -- env SEALPROV_TIMELINE="$T/nodir/t.txt" "$SP" prove -c "$T/two.ini" --params "$T/a/circuit.params" --out "$T/x.proofs" "$T/a/partition-00.spa"
 has "SEALPROV_TIMELINE $T/nodir/t.txt: the directory $T/nodir does not exist" "prove timeline check"
 test -e "$T/x.proofs" && fail "a refused prove wrote a proof file"
+if [ "$(id -u)" -ne 0 ]; then # root may write anything: only checkable as a user
+  : >"$T/ro.proofs"; chmod 444 "$T/ro.proofs"
+  expect 2 "prove --out an unwritable file" -- "$SP" prove -c "$T/two.ini" --params "$T/a/circuit.params" --out "$T/ro.proofs" "$T/a/partition-00.spa"
+  has "the file exists and is not writable" "prove --out unwritable message"
+  mkdir "$T/rodir"; chmod 555 "$T/rodir"
+  expect 2 "prove --out in an unwritable directory" -- "$SP" prove -c "$T/two.ini" --params "$T/a/circuit.params" --out "$T/rodir/p.proofs" "$T/a/partition-00.spa"
+  has "cannot create files in $T/rodir" "prove --out unwritable directory message"
+  chmod 755 "$T/rodir"
+fi
 # Progress: a line per stage with --progress (as on a terminal), none otherwise.
 expect 0 "prove --progress" -- "$SP" --progress prove -c "$T/two.ini" --params "$T/a/circuit.params" --out "$T/p.proofs" "$T/a/partition-00.spa"
 for stage in "reading 1 partition file" "opening the devices of" "loading the parameters" \
