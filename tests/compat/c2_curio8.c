@@ -1,7 +1,8 @@
 /* c2_curio8.c -- a caller that appends (std::mutex *gpu_mtx, int gpu_index) to
- * generate_groth16_proofs_c, as DESIGN.md describes Curio's newest form: the library's
- * one 6-parameter definition must serve it as well (arguments 7 and 8 are placed and
- * removed by the caller). */
+ * generate_groth16_proofs_c, the 8-argument form the project's design notes give for
+ * Curio (the Curio sources found so far pass 7: gpu_mtx only). The library's one
+ * 6-parameter definition must serve it as well: arguments 7 and 8 are placed and
+ * removed by the caller. */
 #include "c2_host.h"
 
 #include <stddef.h>
