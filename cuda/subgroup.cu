@@ -14,6 +14,7 @@
  * at the same time. The lowest failing index is kept by atomicMin on the device.
  */
 #include <pthread.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "gpu_internal.cuh"
@@ -40,26 +41,55 @@ struct sg_consts {
   spc_fp2 psi_y;
 };
 
-/* [|x|] of an XYZZ point (not an affine one: the second multiplication of G1). */
+/* dbl-2008-s-1 (ec.cuh's dbl) inlined, operands by value: variant 1 of the kernels.
+ * ec.cuh's dbl is a call taking a reference (variant 0, the default), whose operands go
+ * through the stack; 63 of the 68 operations of a multiplication by |x| are doublings.
+ * Measured on the H200 (cuda/NOTES.md v7), variant 1 is not faster: G1 3.1M points
+ * 155.2 against 148.8 ms, G2 1.05M 87.3 against 86.9 ms (and G2 spills). */
 template <class F>
+__device__ __forceinline__ spc_xyzz<F> sg_dbl_inl(spc_xyzz<F> p) {
+  if (p.is_inf()) return p;
+  F u = F::dbl(p.y);
+  F v = F::sqr(u);
+  F w = F::mul(u, v);
+  F s = F::mul(p.x, v);
+  F x2 = F::sqr(p.x);
+  F m = F::add(F::dbl(x2), x2);
+  spc_xyzz<F> r;
+  r.x = F::sub(F::sqr(m), F::dbl(s));
+  r.y = F::mul_sub_mul(m, F::sub(s, r.x), w, p.y);
+  r.zz = F::mul(v, p.zz);
+  r.zzz = F::mul(w, p.zzz);
+  return r;
+}
+template <class F, int V>
+__device__ __forceinline__ spc_xyzz<F> sg_dbl(const spc_xyzz<F> &p) {
+  return V ? sg_dbl_inl<F>(p) : spc_xyzz<F>::dbl(p);
+}
+
+/* [|x|] of an XYZZ point (not an affine one: the second multiplication of G1). */
+template <class F, int V>
 __device__ __forceinline__ spc_xyzz<F> sg_mul_absx(const spc_xyzz<F> &p) {
   spc_xyzz<F> acc = p; /* bit 63 */
+#pragma unroll 1
   for (int bit = 62; bit >= 0; bit--) {
-    acc = spc_xyzz<F>::dbl(acc);
+    acc = sg_dbl<F, V>(acc);
     if ((SP_SG_ABS_X >> bit) & 1u) acc = spc_xyzz<F>::add(acc, p);
   }
   return acc;
 }
-template <class F>
+template <class F, int V>
 __device__ __forceinline__ spc_xyzz<F> sg_mul_absx_affine(const spc_affine<F> &p) {
   spc_xyzz<F> acc = spc_xyzz<F>::from_affine(p);
+#pragma unroll 1
   for (int bit = 62; bit >= 0; bit--) {
-    acc = spc_xyzz<F>::dbl(acc);
+    acc = sg_dbl<F, V>(acc);
     if ((SP_SG_ABS_X >> bit) & 1u) acc = spc_xyzz<F>::add_affine(acc, p);
   }
   return acc;
 }
 
+template <int V>
 __global__ void k_subgroup_g1(const spc_g1_affine *pts, size_t n, size_t base, sg_consts k,
                               unsigned long long *bad) {
   size_t i = (size_t)blockIdx.x * blockDim.x + threadIdx.x;
@@ -69,7 +99,7 @@ __global__ void k_subgroup_g1(const spc_g1_affine *pts, size_t n, size_t base, s
   spc_fp rhs = spc_fp::add(spc_fp::mul(spc_fp::sqr(p.x), p.x), k.b4);
   bool ok = spc_fp::sqr(p.y).eq(rhs);
   if (ok) {
-    spc_g1_xyzz t = sg_mul_absx(sg_mul_absx_affine(p)); /* [x^2] P */
+    spc_g1_xyzz t = sg_mul_absx<spc_fp, V>(sg_mul_absx_affine<spc_fp, V>(p)); /* [x^2] P */
     spc_g1_affine phi;
     phi.x = spc_fp::mul(p.x, k.beta);
     phi.y = p.y;
@@ -78,6 +108,7 @@ __global__ void k_subgroup_g1(const spc_g1_affine *pts, size_t n, size_t base, s
   if (!ok) atomicMin(bad, (unsigned long long)(base + i));
 }
 
+template <int V>
 __global__ void k_subgroup_g2(const spc_g2_affine *pts, size_t n, size_t base, sg_consts k,
                               unsigned long long *bad) {
   size_t i = (size_t)blockIdx.x * blockDim.x + threadIdx.x;
@@ -90,7 +121,7 @@ __global__ void k_subgroup_g2(const spc_g2_affine *pts, size_t n, size_t base, s
   spc_fp2 rhs = spc_fp2::add(spc_fp2::mul(spc_fp2::sqr(p.x), p.x), b);
   bool ok = spc_fp2::sqr(p.y).eq(rhs);
   if (ok) {
-    spc_g2_xyzz t = sg_mul_absx_affine(p);
+    spc_g2_xyzz t = sg_mul_absx_affine<spc_fp2, V>(p);
     /* psi: conj(x) * (0 + c1 u) = (x.c1 c1) + (x.c0 c1) u; conj(y) * PSI_Y */
     spc_g2_affine psi;
     psi.x.c0 = spc_fp::mul(p.x.c1, k.psi_x_c1);
@@ -156,6 +187,10 @@ struct sp_cuda_checker {
   bool up_made[SG_SLOTS], kd_made[SG_SLOTS];
   void *host[SG_SLOTS], *dev[SG_SLOTS];
   unsigned long long *dbad;
+  /* SP_GPU_SG_VARIANT (read at creation): 0 = ec.cuh's doubling call (default), 1 =
+   * inlined. SP_GPU_PROFILE=1: a line per call on stderr (host copy and total time). */
+  int variant;
+  bool profile;
 };
 typedef struct sp_cuda_checker sg_state;
 
@@ -209,6 +244,10 @@ extern "C" int sp_cuda_checker_create(int ordinal, sp_cuda_checker **out, char *
     return SEALPROV_ERR_NO_MEMORY;
   }
   s->ordinal = ordinal;
+  const char *v = getenv("SP_GPU_SG_VARIANT");
+  s->variant = v && *v == '1' ? 1 : 0;
+  const char *pr = getenv("SP_GPU_PROFILE");
+  s->profile = pr && *pr == '1';
   pthread_mutex_init(&s->mu, NULL);
   int prev = -1;
   int st = sg_enter(ordinal, &prev, err, errlen);
@@ -250,6 +289,7 @@ static int sg_run(sg_state *s, bool g2, const uint8_t *pts, size_t n, size_t *fi
   memcpy(&k.beta, SG_BETA, sizeof k.beta);
   memcpy(&k.psi_x_c1, SG_PSI_X_C1, sizeof k.psi_x_c1);
   memcpy(&k.psi_y, SG_PSI_Y, sizeof k.psi_y);
+  double t0 = s->profile ? sp_now_ms() : 0, copy_ms = 0;
   unsigned long long hbad = ~0ull;
   SP_CUDA_CHECK(cudaMemcpyAsync(s->dbad, &hbad, sizeof hbad, cudaMemcpyHostToDevice, s->ks));
   SP_CUDA_CHECK(cudaStreamSynchronize(s->ks));
@@ -258,24 +298,35 @@ static int sg_run(sg_state *s, bool g2, const uint8_t *pts, size_t n, size_t *fi
     size_t first = c * per, cnt = n - first < per ? n - first : per;
     /* the pinned buffer is free once its previous upload is done */
     if (c >= SG_SLOTS) SP_CUDA_CHECK(cudaEventSynchronize(s->up[sl]));
+    double tc = s->profile ? sp_now_ms() : 0;
     sg_parallel_copy((uint8_t *)s->host[sl], pts + first * psz, cnt * psz);
+    if (s->profile) copy_ms += sp_now_ms() - tc;
     /* the device buffer is free once the check that read it is done */
     if (c >= SG_SLOTS) SP_CUDA_CHECK(cudaStreamWaitEvent(s->cs, s->kd[sl], 0));
     SP_CUDA_CHECK(cudaMemcpyAsync(s->dev[sl], s->host[sl], cnt * psz, cudaMemcpyHostToDevice, s->cs));
     SP_CUDA_CHECK(cudaEventRecord(s->up[sl], s->cs));
     SP_CUDA_CHECK(cudaStreamWaitEvent(s->ks, s->up[sl], 0));
-    if (g2)
-      k_subgroup_g2<<<sp_blocks(cnt, 64), 64, 0, s->ks>>>((const spc_g2_affine *)s->dev[sl], cnt,
-                                                          first, k, s->dbad);
+    const spc_g2_affine *p2 = (const spc_g2_affine *)s->dev[sl];
+    const spc_g1_affine *p1 = (const spc_g1_affine *)s->dev[sl];
+    if (g2 && s->variant)
+      k_subgroup_g2<1><<<sp_blocks(cnt, 64), 64, 0, s->ks>>>(p2, cnt, first, k, s->dbad);
+    else if (g2)
+      k_subgroup_g2<0><<<sp_blocks(cnt, 64), 64, 0, s->ks>>>(p2, cnt, first, k, s->dbad);
+    else if (s->variant)
+      k_subgroup_g1<1><<<sp_blocks(cnt, 128), 128, 0, s->ks>>>(p1, cnt, first, k, s->dbad);
     else
-      k_subgroup_g1<<<sp_blocks(cnt, 128), 128, 0, s->ks>>>((const spc_g1_affine *)s->dev[sl], cnt,
-                                                            first, k, s->dbad);
+      k_subgroup_g1<0><<<sp_blocks(cnt, 128), 128, 0, s->ks>>>(p1, cnt, first, k, s->dbad);
     SP_CUDA_LAUNCH_CHECK();
     SP_CUDA_CHECK(cudaEventRecord(s->kd[sl], s->ks));
   }
   SP_CUDA_CHECK(cudaMemcpyAsync(&hbad, s->dbad, sizeof hbad, cudaMemcpyDeviceToHost, s->ks));
   SP_CUDA_CHECK(cudaStreamSynchronize(s->ks));
   *first_bad = hbad == ~0ull ? n : (size_t)hbad;
+  if (s->profile) {
+    double ms = sp_now_ms() - t0;
+    fprintf(stderr, "subgroup %s variant %d: %zu points, %.2f ms (host copies %.2f ms), %.1f Mpoints/s\n",
+            g2 ? "G2" : "G1", s->variant, n, ms, copy_ms, (double)n / ms / 1e3);
+  }
   return SEALPROV_OK;
 }
 

@@ -14,6 +14,9 @@
 #include "circuit.h"
 #include "cli.h"
 #include "g16_util.h"
+#ifdef HAVE_CUDA
+#include "../cuda/sp_cuda_setup.h"
+#endif
 
 static void setup_usage(FILE *f)
 {
@@ -33,6 +36,8 @@ static void setup_usage(FILE *f)
           "  DIR must be new or empty; --force writes into a non-empty DIR after removing\n"
           "  the circuit.params, circuit.vk, circuit.r1cs and partition-*.spa files there (so\n"
           "  no stale partition of an earlier setup stays next to the new ones).\n"
+          "  --gpu[=ORDINAL]: the fixed-base products (every point of the parameters) on\n"
+          "  CUDA device ORDINAL (default 0); the files are the CPU setup's bytes.\n"
           "  INSECURE: whoever knows the seed can forge proofs. Testing and benchmarks only.\n");
 }
 
@@ -113,12 +118,15 @@ int cmd_setup(int argc, char **argv)
       {"threads", required_argument, NULL, 't'},
       {"out", required_argument, NULL, 'o'},
       {"json", no_argument, NULL, 'j'},
+      {"gpu", optional_argument, NULL, 'G'},
       {"force", no_argument, NULL, 'f'},
       {"help", no_argument, NULL, 'h'},
       {NULL, 0, NULL, 0},
   };
   uint64_t n = 0, k = 0, parts = 0, seed = 0, threads = 0;
   bool have_n = false, have_k = false, have_p = false, have_seed = false, json = false;
+  uint64_t gpu = 0;
+  bool use_gpu = false;
   bool force = false;
   sp_shape shape = SP_SHAPE_SEALING;
   const char *out = NULL;
@@ -162,6 +170,11 @@ int cmd_setup(int argc, char **argv)
       break;
     case 'o':
       out = optarg;
+      break;
+    case 'G':
+      if (optarg && !g16_parse_u64("--gpu", optarg, 1023, &gpu))
+        return 2;
+      use_gpu = true;
       break;
     case 'j':
       json = true;
@@ -216,7 +229,26 @@ int cmd_setup(int argc, char **argv)
   char err[1024] = "";
   sp_cli_note("making the circuit, its parameters and %llu partition file%s in %s",
               (unsigned long long)parts, parts == 1 ? "" : "s", out);
+#ifdef HAVE_CUDA
+  sp_cuda_setup *gs = NULL;
+  sp_fixed_base fb;
+  if (use_gpu) {
+    if (sp_cuda_setup_create((int)gpu, &gs, err, sizeof err) != SEALPROV_OK) {
+      sp_cli_error("--gpu=%llu: %s", (unsigned long long)gpu, err);
+      return 1;
+    }
+    fb = sp_cuda_setup_fixed_base(gs);
+    o.fixed_base = &fb;
+  }
   int rc = sp_setup_run(&o, &r, err, sizeof err);
+  sp_cuda_setup_destroy(gs);
+#else
+  if (use_gpu) {
+    sp_cli_error("--gpu: this build has no CUDA support (configure found no nvcc)");
+    return 1;
+  }
+  int rc = sp_setup_run(&o, &r, err, sizeof err);
+#endif
   if (rc != SEALPROV_OK) {
     sp_cli_error("%s", err);
     return 1;
