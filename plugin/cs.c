@@ -652,14 +652,17 @@ typedef struct eval_ctx {
   _Atomic uint64_t bad;     /* first variable that did not decode, + 1 (0 = none) */
 } eval_ctx;
 
-static void store_scalar(uint8_t *out, const fr_t *v, uint32_t enc)
+/* The products run on the witness's raw limbs, in whichever encoding it came. A
+ * Montgomery product is mont(u, v) = u v / R; with a coefficient in Montgomery form
+ * (c R) and a raw witness limb vector w, mont(c R, w) = c w: the canonical value of c x
+ * when w = x (canonical encoding), the Montgomery form of c x when w = x R (Montgomery
+ * encoding). Additions are the same in both. So no scalar is converted on the way in
+ * or out: the witness is only range-checked (< r), and a, b, c are stored as limbs in
+ * the job's own encoding. */
+static void store_scalar(uint8_t *out, const fr_t *v)
 {
-  if (enc == SEALPROV_SCALAR_MONTGOMERY) {
-    for (int i = 0; i < 4; i++)
-      put64(out + 8 * i, v->l[i]);
-  } else {
-    fr_to_le32(out, v);
-  }
+  for (int i = 0; i < 4; i++)
+    put64(out + 8 * i, v->l[i]);
 }
 
 static void decode_range(void *vctx, size_t begin, size_t end, unsigned chunk)
@@ -670,12 +673,14 @@ static void decode_range(void *vctx, size_t begin, size_t end, unsigned chunk)
   for (size_t v = begin; v < end; v++) {
     const uint8_t *p = v < inp ? (const uint8_t *)x->w->inp_assignment + 32 * v
                                : (const uint8_t *)x->w->aux_assignment + 32 * (v - inp);
-    if (!sp_scalar_decode(&x->z[v], p, x->enc)) {
+    if (!below_r(p)) {
       uint64_t cur = atomic_load(&x->bad), want = (uint64_t)v + 1;
       while ((cur == 0 || want < cur) && !atomic_compare_exchange_weak(&x->bad, &cur, want))
         ;
       return;
     }
+    for (int i = 0; i < 4; i++)
+      x->z[v].l[i] = le64(p + 8 * i);
   }
 }
 
@@ -688,7 +693,7 @@ static void spmv_range(void *vctx, size_t begin, size_t end, unsigned chunk)
   for (size_t i = begin; i < end; i++) {
     if (i >= cs->n_rows) { /* bellperson's input constraint: input_j * 0 = 0 */
       uint64_t j = i - cs->n_rows;
-      store_scalar(x->a + 32 * i, &x->z[j], x->enc);
+      store_scalar(x->a + 32 * i, &x->z[j]);
       memset(x->b + 32 * i, 0, 32);
       memset(x->c + 32 * i, 0, 32);
       continue;
@@ -704,7 +709,7 @@ static void spmv_range(void *vctx, size_t begin, size_t end, unsigned chunk)
           fr_add(&acc, &acc, &t);
         }
       }
-      store_scalar(out[q] + 32 * i, &acc, x->enc);
+      store_scalar(out[q] + 32 * i, &acc);
     }
   }
 }
