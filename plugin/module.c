@@ -7,6 +7,7 @@
  */
 #include <config.h>
 
+#include <errno.h>
 #include <inttypes.h>
 #include <pthread.h>
 #include <stdarg.h>
@@ -17,6 +18,7 @@
 #include <unistd.h>
 
 #include "cs.h"
+#include "cuda_api.h"
 #include "groth16.h"
 #include "internal.h"
 #include "log.h"
@@ -332,6 +334,57 @@ static void load_log(void *user, int level, const char *msg) {
   sp_log(level, "%s", msg);
 }
 
+/* A load whose subgroup checks run on a GPU: on a module thread bound to that GPU
+ * first thing (design rule 2), so the host's calling thread keeps its own CUDA device
+ * (or none) and no other GPU gets a context. If the GPU cannot be had the load goes on
+ * with the checks on the CPU, and says so. */
+typedef struct gpu_load {
+  const char *path;
+  sp_srs_load_opts lo;
+  int ordinal;
+  const char *section;
+  sp_srs *srs;
+  int st;
+  char err[SP_ERR_DETAIL_MAX];
+} gpu_load;
+
+#ifdef HAVE_CUDA
+static void *gpu_load_main(void *arg) {
+  gpu_load *g = arg;
+  int confirmed = -1;
+  sp_cuda_checker *ck = NULL;
+  char why[256] = "";
+  int bst = sp_gpu_bind(g->ordinal, &confirmed, why, sizeof why);
+  if (bst == SEALPROV_OK) bst = sp_cuda_checker_create(g->ordinal, &ck, why, sizeof why);
+  if (bst == SEALPROV_OK) {
+    g->lo.check = sp_cuda_checker_run;
+    g->lo.check_user = ck;
+    sp_log(SEALPROV_LOG_INFO, "srs_load %s: subgroup checks on [%s] (CUDA ordinal %d)", g->path,
+           g->section, g->ordinal);
+  } else {
+    sp_log(SEALPROV_LOG_WARN,
+           "srs_load %s: [%s] (CUDA ordinal %d) could not take the subgroup checks (%s): checking "
+           "on the CPU",
+           g->path, g->section, g->ordinal, why);
+  }
+  g->st = sp_srs_load_ex(g->path, &g->lo, &g->srs, g->err, sizeof g->err);
+  sp_cuda_checker_destroy(ck);
+  return NULL;
+}
+#endif
+
+/* The device that takes a load's subgroup checks: the first CUDA device of the INI
+ * (-1: none, or this build has no CUDA). */
+static int load_check_device(const sealprov_provider *p) {
+#ifdef HAVE_CUDA
+  for (size_t i = 0; i < p->cfg->ndevices; i++)
+    if (p->cfg->devices[i].type == SP_DEVICE_CUDA && p->cfg->devices[i].ordinal >= 0) return (int)i;
+#else
+  (void)p;
+#endif
+  return -1;
+}
+
 static int load(sealprov_provider *p, const char *path, bool vk_only, sealprov_srs **out) {
   const char *what = vk_only ? "vk_load" : "srs_load";
   sp_err_clear();
@@ -353,7 +406,35 @@ static int load(sealprov_provider *p, const char *path, bool vk_only, sealprov_s
                          .progress = load_progress_log,
                          .progress_user = &lp,
                          .log = load_log};
-  int st = sp_srs_load_ex(path, &lo, &srs, tls_err, sizeof tls_err);
+  int st;
+  int gdev = vk_only || !lo.subgroup_check ? -1 : load_check_device(p);
+  if (gdev >= 0) {
+    gpu_load *g = calloc(1, sizeof *g);
+    if (g == NULL) return sp_err(SEALPROV_ERR_NO_MEMORY, "%s: out of memory", what);
+    g->path = path;
+    g->lo = lo;
+    g->ordinal = p->cfg->devices[gdev].ordinal;
+    g->section = p->cfg->devices[gdev].section;
+    g->st = SEALPROV_ERR_INTERNAL;
+    pthread_t t;
+#ifdef HAVE_CUDA
+    int e = sp_thread_start(&t, gpu_load_main, g, "sp-load");
+#else
+    int e = ENOSYS;
+#endif
+    if (e != 0) {
+      free(g);
+      return sp_err(SEALPROV_ERR_NO_MEMORY, "%s: cannot start the loading thread: %s", what,
+                    strerror(e));
+    }
+    pthread_join(t, NULL);
+    st = g->st;
+    srs = g->srs;
+    if (st != SEALPROV_OK) snprintf(tls_err, sizeof tls_err, "%s", g->err);
+    free(g);
+  } else {
+    st = sp_srs_load_ex(path, &lo, &srs, tls_err, sizeof tls_err);
+  }
   if (st != SEALPROV_OK) return st;
   if (!srs_register(srs)) {
     sp_srs_release(srs);
