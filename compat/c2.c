@@ -26,6 +26,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "bls12_381/bls12_381.h"
 #include "sealprov.h"
@@ -479,7 +480,17 @@ static c2_error start(const char *fn, const c2_assignment provers[], size_t num_
   job.on_complete = on_complete;
   job.on_inputs_released = on_released;
   job.user = p;
-  int st = vt->submit(g_p, &job, &p->id);
+  /* supraseal's callers block while the GPUs are busy and treat any error as fatal
+   * (the Rust wrappers panic): a full queue (max_jobs, max_partitions of the INI) is
+   * waited out here, not returned. A job larger than max_partitions is refused by
+   * submit with INVALID_ARGUMENT, so this cannot wait forever for room. */
+  int st;
+  long delay_ms = 5;
+  while ((st = vt->submit(g_p, &job, &p->id)) == SEALPROV_ERR_QUEUE_FULL) {
+    struct timespec ts = {delay_ms / 1000, (delay_ms % 1000) * 1000000L};
+    nanosleep(&ts, NULL);
+    if (delay_ms < 200) delay_ms *= 2;
+  }
   if (st != SEALPROV_OK) {
     err = vt_fail(vt, st, fn, srs->ptr->path);
     pending_free(p);

@@ -140,7 +140,9 @@ c2_SRS clone_SRS(const c2_SRS *rhs);
  * System V, AArch64), so this one definition serves both callers; sealprov schedules
  * every partition on whichever of its devices is free (docs/integration.md). r_s and
  * s_s are the caller's blinding factors (one per circuit, blst Fr), used as given.
- * Proofs are written only when every partition has a verified proof. */
+ * Proofs are written only when every partition has a verified proof. Like supraseal's,
+ * the call blocks while sealprov's queue is full (max_jobs / max_partitions of the INI)
+ * instead of failing. */
 c2_error generate_groth16_proofs_c(const c2_assignment provers[], size_t num_circuits,
                                    const c2_fr r_s[], const c2_fr s_s[],
                                    c2_groth16_proof proofs[], const c2_SRS *srs);

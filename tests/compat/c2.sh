@@ -33,6 +33,20 @@ INI
 
 SEALPROV_CONFIG="$T/two.ini" "$HOST" "$T/p" || fail "c2_host (see above)"
 
+# callers on four threads against a queue of one job: every call waits for room
+cat >"$T/one.ini" <<INI
+[provider]
+log_level = warn
+max_jobs = 1
+[cpu0]
+type = cpu
+threads = 1
+[cpu1]
+type = cpu
+threads = 1
+INI
+SEALPROV_CONFIG="$T/one.ini" "$HOST" --concurrent "$T/p" || fail "c2_host --concurrent (see above)"
+
 # The Rust declarations themselves (tests/compat/rust_host.rs), when rustc is installed
 # and the library is not built with sanitizers (a plain rustc link lacks their runtime).
 LIBDIR="$top_builddir/compat/.libs"

@@ -6,6 +6,8 @@
  *   c2_host --load-error PARAMS WORD
  *                          create_SRS(PARAMS) must fail with a message containing WORD
  *                          (run with a wrong SEALPROV_PLUGIN or SEALPROV_CONFIG).
+ *   c2_host --concurrent DIR
+ *                          four threads prove at once through an INI with max_jobs = 1.
  *   c2_host --dump DIR OUT the same job, in the memory form the callers pass, and the
  *                          vtable's proofs as affine points, for tests/compat/rust_host.rs.
  *
@@ -22,6 +24,7 @@
 #include "spa.h"
 
 #include <dlfcn.h>
+#include <pthread.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -404,8 +407,63 @@ static int dump(const char *dir, const char *out) {
   return 0;
 }
 
+/* --concurrent DIR (with an INI of max_jobs = 1): callers on several threads at once,
+ * as cuzk's GPU workers call; the library waits out the full queue (supraseal's calls
+ * block, they never answer "busy"), and every thread gets the right proofs. */
+#define NTHREADS 4
+typedef struct {
+  const rs_srs *srs;
+  int split;
+  rs_proof proofs[NPART];
+  rs_error err;
+} worker_arg;
+
+static void nothing(void *user) { (void)user; }
+
+static void *worker(void *arg) {
+  worker_arg *w = arg;
+  w->err = w->split ? curio_split(provers, NPART, r_mont, s_mont, w->proofs, w->srs, nothing, NULL)
+                    : generate_groth16_proofs_c(provers, NPART, r_mont, s_mont, w->proofs, w->srs);
+  return NULL;
+}
+
+static int concurrent(const char *dir) {
+  load_inputs(dir);
+  reference(dir);
+  char params[1024];
+  snprintf(params, sizeof params, "%s/circuit.params", dir);
+  rs_srs srs = {NULL};
+  expect_ok(create_SRS(&srs, params, true), "create_SRS");
+  static worker_arg args[NTHREADS];
+  pthread_t th[NTHREADS];
+  for (int t = 0; t < NTHREADS; t++) {
+    args[t].srs = &srs;
+    args[t].split = t % 2;
+    if (pthread_create(&th[t], NULL, worker, &args[t]) != 0) die("pthread_create", "worker");
+  }
+  for (int t = 0; t < NTHREADS; t++) {
+    pthread_join(th[t], NULL);
+    char what[64];
+    snprintf(what, sizeof what, "thread %d (%s)", t, args[t].split ? "split API" : "upstream");
+    expect_ok(args[t].err, what);
+    check_proofs(args[t].proofs, what);
+  }
+  drop_SRS(&srs);
+  for (int i = 0; i < NPART; i++) {
+    free(mont[i]);
+    sp_spa_free(spa[i]);
+  }
+  vt->srs_release(vk);
+  vt->close(prov);
+  if (failures) return 1;
+  printf("c2_host: %d threads, one job at a time in the queue: every call waited and got "
+         "its proofs\n", NTHREADS);
+  return 0;
+}
+
 int main(int argc, char **argv) {
   if (argc == 4 && strcmp(argv[1], "--dump") == 0) return dump(argv[2], argv[3]);
+  if (argc == 3 && strcmp(argv[1], "--concurrent") == 0) return concurrent(argv[2]);
   if (argc == 4 && strcmp(argv[1], "--load-error") == 0) {
     rs_srs srs = {NULL};
     expect_error(create_SRS(&srs, argv[2], false), "create_SRS", argv[3]);
@@ -415,7 +473,7 @@ int main(int argc, char **argv) {
   }
   if (argc != 2) {
     fprintf(stderr, "usage: c2_host DIR | c2_host --load-error PARAMS WORD | "
-                    "c2_host --dump DIR OUT\n");
+                    "c2_host --concurrent DIR | c2_host --dump DIR OUT\n");
     return 2;
   }
   return run(argv[1]);
