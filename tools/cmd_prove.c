@@ -93,6 +93,36 @@ static void report(bool json, const char *params, const char *out, char **files,
            rep->status == SEALPROV_OK ? "it could not be written" : g16_status_name(rep->status));
 }
 
+/* The module names partitions by index; the user knows them by file. Returns
+ * "; partition 0 is FILE, ..." for the partitions that failed (by their results, or,
+ * when the job was refused before any ran, the "partition N" of the module's
+ * message), or "" when there is none to name. */
+static const char *failed_files(const g16_prove_report *rep, char **files, size_t n, char *buf,
+                                size_t len)
+{
+  size_t used = 0, named = 0;
+  buf[0] = 0;
+  for (size_t i = 0; i < n && named < 8; i++) {
+    int st = rep->results[i].status;
+    if (st <= 0 || st == SEALPROV_ERR_CANCELLED || st == SEALPROV_ERR_SHUTDOWN)
+      continue;
+    int w = snprintf(buf + used, len - used, "%s partition %zu is %s", named ? "," : ";", i,
+                     files[i]);
+    if (w < 0 || (size_t)w >= len - used)
+      break;
+    used += (size_t)w;
+    named++;
+  }
+  if (named == 0) {
+    const char *at = strstr(rep->detail, "partition ");
+    unsigned long idx;
+    char *end;
+    if (at != NULL && (idx = strtoul(at + 10, &end, 10), end != at + 10) && idx < n)
+      snprintf(buf, len, "; partition %lu is %s", idx, files[idx]);
+  }
+  return buf;
+}
+
 int cmd_prove(int argc, char **argv)
 {
   static const struct option opts[] = {
@@ -185,6 +215,7 @@ int cmd_prove(int argc, char **argv)
   else
     ret = g16_prove_partitions(&h, params, asg, n, zero_rs, sp_cli_progress, proofs, &rep);
   bool written = false;
+  char failed[1024];
   if (ret == 0) {
     sp_cli_note("writing %s", out);
     written = g16_write_file(out, proofs, 192 * n);
@@ -193,7 +224,8 @@ int cmd_prove(int argc, char **argv)
   }
   report(json, params, out, files, n, &rep, written);
   if (rep.status != SEALPROV_OK)
-    sp_cli_error("%s: %s", g16_status_name(rep.status), rep.detail);
+    sp_cli_error("%s: %s%s", g16_status_name(rep.status), rep.detail,
+                 failed_files(&rep, files, n, failed, sizeof failed));
 out:
   sp_cli_host_close(&h);
   for (size_t i = 0; spa && i < n; i++)

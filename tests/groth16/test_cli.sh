@@ -119,6 +119,7 @@ expect 2 "prove truncated partition" -- "$SP" prove -c "$T/two.ini" --params "$T
 has "trunc.spa: sizes in the header" "prove names the bad partition file"
 expect 1 "prove partition of another circuit" -- "$SP" prove -c "$T/two.ini" --params "$T/c/circuit.params" --out "$T/x.proofs" "$T/a/partition-00.spa"
 has "does not match parameter file" "prove size mismatch message"
+has "partition 0 is $T/a/partition-00.spa" "prove names the file of the partition at fault"
 test -e "$T/x.proofs" && fail "a failed prove wrote a proof file"
 head -c 5000 "$T/a/circuit.params" >"$T/trunc.params"
 expect 1 "prove truncated params" -- "$SP" prove -c "$T/two.ini" --params "$T/trunc.params" --out "$T/x.proofs" "$T/a/partition-00.spa"
