@@ -32,7 +32,7 @@ for name in $names; do
     failed="$failed $name"
     tail -60 "$bld/fuzz-$name.log"
   fi
-  grep -E '^(#[0-9]+.*DONE|stat::number_of_executed_units|stat::average_exec_per_sec|stat::new_units_added|stat::peak_rss_mb)' \
+  grep -a -E '^(#[0-9]+.*DONE|stat::number_of_executed_units|stat::average_exec_per_sec|stat::new_units_added|stat::peak_rss_mb)' \
     "$bld/fuzz-$name.log" || true
   found=$(find "$art" -type f | head -20)
   if [ -n "$found" ]; then
