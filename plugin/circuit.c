@@ -1103,6 +1103,33 @@ static bool emit_points(sink *s, bool to_vk, bool with_len, const fr_t *k, size_
   return true;
 }
 
+/* The Lagrange basis at tau over [begin, end): lag[i] = omega^i t(tau) / (m (tau -
+ * omega^i)); den is scratch. Each range starts from omega^begin and inverts its own
+ * denominators (fr_batch_inv), so ranges run on separate threads. */
+typedef struct lag_ctx {
+  fr_t *lag, *den;
+  const fr_t *tau;
+  fr_t omega, scale; /* scale = t(tau) / m */
+} lag_ctx;
+
+static void lag_range(void *vctx, size_t begin, size_t end, unsigned chunk)
+{
+  (void)chunk;
+  lag_ctx *l = vctx;
+  fr_t wi;
+  fr_pow_u64(&wi, &l->omega, (uint64_t)begin);
+  for (size_t i = begin; i < end; i++) {
+    fr_sub(&l->den[i], l->tau, &wi);
+    l->lag[i] = wi;
+    fr_mul(&wi, &wi, &l->omega);
+  }
+  fr_batch_inv(l->den + begin, l->den + begin, end - begin);
+  for (size_t i = begin; i < end; i++) {
+    fr_mul(&l->lag[i], &l->lag[i], &l->den[i]);
+    fr_mul(&l->lag[i], &l->lag[i], &l->scale);
+  }
+}
+
 static FILE *open_tmp(const char *path, char **tmp_out)
 {
   size_t n = strlen(path) + 32;
@@ -1174,21 +1201,14 @@ int sp_circuit_write_params_fb(const sp_circuit *c, uint64_t seed, unsigned nthr
     free(den);
     goto oom;
   }
-  fr_t omega, wi = FR_ONE, scale, minv;
-  fr_root_of_unity(&omega, c->log_domain);
+  fr_t minv;
+  lag_ctx lc = {.lag = lag, .den = den, .tau = &tau};
+  fr_root_of_unity(&lc.omega, c->log_domain);
   fr_from_u64(&minv, (uint64_t)m);
   fr_inv(&minv, &minv);
-  fr_mul(&scale, &t_tau, &minv);
-  for (uint64_t i = 0; i < abc; i++) {
-    fr_sub(&den[i], &tau, &wi);
-    lag[i] = wi;
-    fr_mul(&wi, &wi, &omega);
-  }
-  fr_batch_inv(den, den, abc);
-  for (uint64_t i = 0; i < abc; i++) {
-    fr_mul(&lag[i], &lag[i], &den[i]);
-    fr_mul(&lag[i], &lag[i], &scale);
-  }
+  fr_mul(&lc.scale, &t_tau, &minv);
+  /* in ranges on s.nthreads threads: the values do not depend on the split */
+  (void)bls_parallel_for((size_t)abc, s.nthreads, lag_range, &lc);
   free(den);
 
   /* QAP polynomials of every variable at tau */
