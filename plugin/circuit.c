@@ -1130,6 +1130,50 @@ static void lag_range(void *vctx, size_t begin, size_t end, unsigned chunk)
   }
 }
 
+/* The QAP polynomials u, v, w of every variable at tau, summed over the rows. Part p of
+ * `parts` owns the variables of the 64-variable blocks b with b % parts == p: it reads
+ * every row but multiplies and adds only for its own variables, so parts run on
+ * separate threads without sharing a written cache line, and each variable's sum is
+ * formed in row order by one thread (the field sums are exact: the same values for any
+ * number of parts). */
+typedef struct qap_ctx {
+  const sp_circuit *c;
+  const fr_t *lag;
+  fr_t *u, *v, *w;
+  unsigned parts;
+} qap_ctx;
+
+static void qap_range(void *vctx, size_t begin, size_t end, unsigned chunk)
+{
+  (void)chunk;
+  const qap_ctx *x = vctx;
+  const sp_circuit *c = x->c;
+  for (size_t p = begin; p < end; p++) {
+#define QAP_MINE(var) ((((uint64_t)(var) >> 6) % x->parts) == p)
+    fr_t tmp_fr;
+    for (uint64_t i = 0; i < c->n_rows; i++) {
+      const row *rw = &c->rows[i];
+      const term *t = c->terms + rw->start;
+      unsigned n = (unsigned)rw->na + rw->nb + rw->nc;
+      for (unsigned q = 0; q < n; q++) {
+        if (!QAP_MINE(t[q].var))
+          continue;
+        fr_t *acc = q < rw->na ? x->u : q < (unsigned)rw->na + rw->nb ? x->v : x->w;
+        fr_mul(&tmp_fr, &c->coeffs[t[q].coeff], &x->lag[i]);
+        fr_add(&acc[t[q].var], &acc[t[q].var], &tmp_fr);
+      }
+      if (rw->out_var != NO_VAR && QAP_MINE(rw->out_var)) {
+        fr_mul(&tmp_fr, &c->coeffs[rw->out_coeff], &x->lag[i]);
+        fr_add(&x->w[rw->out_var], &x->w[rw->out_var], &tmp_fr);
+      }
+    }
+    for (uint64_t i = 0; i < c->inp_size; i++)
+      if (QAP_MINE(i))
+        fr_add(&x->u[i], &x->u[i], &x->lag[c->n_rows + i]);
+#undef QAP_MINE
+  }
+}
+
 static FILE *open_tmp(const char *path, char **tmp_out)
 {
   size_t n = strlen(path) + 32;
@@ -1179,7 +1223,7 @@ int sp_circuit_write_params_fb(const sp_circuit *c, uint64_t seed, unsigned nthr
   /* toxic waste: its own random stream, never stored */
   rng r;
   rng_init(&r, seed, 3);
-  fr_t tau, alpha, beta, gamma, delta, ginv, dinv, t_tau, tmp_fr;
+  fr_t tau, alpha, beta, gamma, delta, ginv, dinv, t_tau;
   rng_fr_nonzero(&r, &tau);
   rng_fr_nonzero(&r, &alpha);
   rng_fr_nonzero(&r, &beta);
@@ -1217,22 +1261,8 @@ int sp_circuit_write_params_fb(const sp_circuit *c, uint64_t seed, unsigned nthr
   w = calloc(nvars, sizeof(fr_t));
   if (!u || !v || !w)
     goto oom;
-  for (uint64_t i = 0; i < c->n_rows; i++) {
-    const row *rw = &c->rows[i];
-    const term *t = c->terms + rw->start;
-    unsigned n = (unsigned)rw->na + rw->nb + rw->nc;
-    for (unsigned q = 0; q < n; q++) {
-      fr_t *acc = q < rw->na ? u : q < (unsigned)rw->na + rw->nb ? v : w;
-      fr_mul(&tmp_fr, &c->coeffs[t[q].coeff], &lag[i]);
-      fr_add(&acc[t[q].var], &acc[t[q].var], &tmp_fr);
-    }
-    if (rw->out_var != NO_VAR) {
-      fr_mul(&tmp_fr, &c->coeffs[rw->out_coeff], &lag[i]);
-      fr_add(&w[rw->out_var], &w[rw->out_var], &tmp_fr);
-    }
-  }
-  for (uint64_t i = 0; i < c->inp_size; i++)
-    fr_add(&u[i], &u[i], &lag[c->n_rows + i]);
+  qap_ctx qc = {.c = c, .lag = lag, .u = u, .v = v, .w = w, .parts = s.nthreads};
+  (void)bls_parallel_for(s.nthreads, s.nthreads, qap_range, &qc);
   free(lag);
   lag = NULL;
 
