@@ -42,6 +42,12 @@
 #include "spa.h"
 
 #define MSG_MAX 2048
+/* Seconds a case may take before it counts as hanging (the sanitizers slow proving). */
+#if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
+#define CASE_TIMEOUT 60
+#else
+#define CASE_TIMEOUT 10
+#endif
 
 static const sealprov_vtable *vt;
 static char tmp_root[256];
@@ -1156,7 +1162,7 @@ static void run_case(const bcase *c, outcome *o) {
   if (pid < 0) die("fork", strerror(errno));
   if (pid == 0) {
     close(fd[0]);
-    alarm(20); /* a case that hangs (e.g. blocks opening a FIFO) dies of SIGALRM */
+    alarm(CASE_TIMEOUT); /* a case that hangs (e.g. blocks opening a FIFO) dies of SIGALRM */
     outcome r;
     memset(&r, 0, sizeof r);
     r.valid = -1;
@@ -1201,6 +1207,8 @@ static const char *status_text(const bcase *c, int st, char *buf, size_t len) {
 /* Returns NULL when the outcome is right, else why not. */
 static const char *judge(const bcase *c, const outcome *o, char *why, size_t len) {
   char a[32], b[32];
+  if (o->signal == SIGALRM)
+    return snprintf(why, len, "hangs (killed after %d s)", CASE_TIMEOUT), why;
   if (o->signal) return snprintf(why, len, "crashed (signal %d)", o->signal), why;
   if (o->status != c->want && !(c->want_alt >= 0 && o->status == c->want_alt))
     return snprintf(why, len, "status %s, expected %s", status_text(c, o->status, a, sizeof a),
@@ -1260,8 +1268,8 @@ static void print_markdown(FILE *f, const outcome *res) {
           "Statuses are the `SEALPROV_ERR_*` codes of `include/sealprov.h` (see docs/abi.md).\n"
           "A row marked ✗ is a known defect: the test expects another status, or a message\n"
           "that names more, and fails until it is fixed. A case that hangs is killed after\n"
-          "20 s.\n\n",
-          CONSTRAINTS, INPUTS);
+          "%d s.\n\n",
+          CONSTRAINTS, INPUTS, CASE_TIMEOUT);
   const char *area = "";
   unsigned k = 0;
   for (size_t i = 0; i < NCASES; i++) {
@@ -1275,7 +1283,7 @@ static void print_markdown(FILE *f, const outcome *res) {
     fprintf(f, "| %u | ", ++k);
     md_text(f, c->input);
     if (res[i].signal == SIGALRM)
-      fputs(" | hangs (killed after 20 s)", f);
+      fprintf(f, " | hangs (killed after %d s)", CASE_TIMEOUT);
     else if (res[i].signal)
       fprintf(f, " | crashes (signal %d, %s)", res[i].signal, strsignal(res[i].signal));
     else
