@@ -284,8 +284,9 @@ int cmd_setup(int argc, char **argv)
            in->log_domain, (unsigned long long)in->inp_size - 1, (unsigned long long)in->aux_size);
     printf("density      a %.1f %%, b %.1f %% of aux; %.1f %% of aux are bits\n", 100 * ad,
            100 * bd, 100 * bits);
-    printf("wrote        %s/circuit.params, %s/circuit.vk, %llu partition files (%s)\n", out, out,
-           (unsigned long long)parts, last);
+    printf("wrote        %s/circuit.params, %s/circuit.vk, %s/circuit.r1cs, %llu partition files "
+           "(%s)\n",
+           out, out, out, (unsigned long long)parts, last);
     printf("time         circuit %.0f ms, parameters %.0f ms, partitions %.0f ms\n", r.circuit_ms,
            r.params_ms, r.partitions_ms);
   }
