@@ -21,12 +21,15 @@
 
 #include <ctype.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <inttypes.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include <ini.h>
 
@@ -882,9 +885,32 @@ static void set_defaults(sp_config *c) {
 /* shown: path as messages show it (printable()). */
 static int read_file(const char *path, const char *shown, char **out, size_t *outlen, char *err,
                      size_t errlen) {
-  FILE *f = fopen(path, "rb");
+  /* O_NONBLOCK so that a FIFO without a writer cannot block open(); only a regular
+   * file is read. */
+  int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
+  if (fd < 0) {
+    sp_set_err(err, errlen, "%s: cannot open: %s", shown, strerror(errno));
+    return SEALPROV_ERR_IO;
+  }
+  struct stat sb;
+  if (fstat(fd, &sb) != 0 || !S_ISREG(sb.st_mode)) {
+    sp_set_err(err, errlen, "%s: not a regular file (%s)", shown,
+               S_ISDIR(sb.st_mode) ? "a directory" : S_ISFIFO(sb.st_mode) ? "a FIFO" : "not a plain file");
+    close(fd);
+    return SEALPROV_ERR_IO;
+  }
+  if ((uint64_t)sb.st_size > CFG_MAX_FILE_BYTES) {
+    sp_set_err(err, errlen, "%s: %" PRIu64 " bytes, larger than the 1 MiB an INI file may have; is this an INI file?",
+               shown, (uint64_t)sb.st_size);
+    close(fd);
+    return SEALPROV_ERR_CONFIG;
+  }
+  int fl = fcntl(fd, F_GETFL);
+  if (fl >= 0) (void)fcntl(fd, F_SETFL, fl & ~O_NONBLOCK);
+  FILE *f = fdopen(fd, "rb");
   if (!f) {
     sp_set_err(err, errlen, "%s: cannot open: %s", shown, strerror(errno));
+    close(fd);
     return SEALPROV_ERR_IO;
   }
   size_t cap = 4096, len = 0;
@@ -915,8 +941,8 @@ static int read_file(const char *path, const char *shown, char **out, size_t *ou
   if (len > CFG_MAX_FILE_BYTES) {
     free(buf);
     fclose(f);
-    sp_set_err(err, errlen, "%s: file larger than %u bytes; is this an INI file?", shown,
-            CFG_MAX_FILE_BYTES);
+    sp_set_err(err, errlen, "%s: larger than the 1 MiB (%u bytes) an INI file may have; is this an INI file?",
+               shown, CFG_MAX_FILE_BYTES);
     return SEALPROV_ERR_CONFIG;
   }
   if (ferror(f)) {

@@ -103,6 +103,11 @@ static void srs_on_free(sp_srs *srs, void *user) {
       break;
     }
   }
+  if (live_srs_len == 0) { /* nothing left: a host that unloads the module leaks nothing */
+    free(live_srs);
+    live_srs = NULL;
+    live_srs_cap = 0;
+  }
   for (sealprov_provider *p = providers; p != NULL; p = p->next) sp_sched_srs_evict(p->sched, srs);
   pthread_mutex_unlock(&providers_mu);
 }
@@ -144,6 +149,11 @@ static void cs_on_free(sp_cs *cs, void *user) {
       live_cs[i] = live_cs[--live_cs_len];
       break;
     }
+  }
+  if (live_cs_len == 0) {
+    free(live_cs);
+    live_cs = NULL;
+    live_cs_cap = 0;
   }
   pthread_mutex_unlock(&providers_mu);
 }

@@ -75,17 +75,23 @@ int sp_file_open(sp_file *f, const char *path, char *err, size_t errlen)
   f->fd = -1;
   f->path = path;
   sp_utf8_escape(path, f->esc, sizeof f->esc);
-  int fd = open(path, O_RDONLY | O_CLOEXEC);
+  /* O_NONBLOCK: opening a FIFO without a writer would otherwise block for ever; the
+   * flag does nothing to a regular file's reads, and anything else is refused below. */
+  int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
   if (fd < 0) {
     sp_set_err(err, errlen, "%s: cannot open: %s", f->esc, strerror(errno));
     return SEALPROV_ERR_IO;
   }
   struct stat st;
   if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
-    sp_set_err(err, errlen, "%s: not a regular file", f->esc);
+    sp_set_err(err, errlen, "%s: not a regular file (%s)", f->esc,
+               S_ISDIR(st.st_mode) ? "a directory" : S_ISFIFO(st.st_mode) ? "a FIFO"
+               : S_ISCHR(st.st_mode) || S_ISBLK(st.st_mode) ? "a device" : S_ISSOCK(st.st_mode) ? "a socket" : "not a plain file");
     close(fd);
     return SEALPROV_ERR_IO;
   }
+  int fl = fcntl(fd, F_GETFL);
+  if (fl >= 0) (void)fcntl(fd, F_SETFL, fl & ~O_NONBLOCK);
   f->fd = fd;
   f->size = (uint64_t)st.st_size;
   f->dev = (uint64_t)st.st_dev;

@@ -912,7 +912,7 @@ static const bcase cases[] = {
     INI_ID("file does not exist", 1, IO, "missing.ini", "cannot open"),
     INI_ID("a directory", 2, IO, "adir"),
     INI_ID("a FIFO (not a regular file)", 3, IO, "a.fifo"),
-    INI_ID("larger than 1 MiB", 4, CONFIG, "bad.ini", "larger than 1048576 bytes"),
+    INI_ID("larger than 1 MiB", 4, CONFIG, "bad.ini", "larger than the 1 MiB"),
     INI_ID("a NUL byte in a line", 5, CONFIG, "bad.ini:2"),
     INI("empty file", "", CONFIG, "bad.ini", "no device section"),
     INI("only [provider]", "[provider]\nlog_level = info\n", CONFIG, "bad.ini", "no device section"),
