@@ -286,6 +286,8 @@ START_TEST(test_input_faults_charge_no_device)
     free(copy);
   }
   sealprov_device_info info[2];
+  memset(info, 0, sizeof info);
+  info[0].struct_size = sizeof info[0]; /* the host's struct size: all fields */
   size_t n = 0;
   ck_assert_int_eq(vt->devices(p, info, 2, &n), SEALPROV_OK);
   for (int d = 0; d < 2; d++) {
