@@ -3,7 +3,7 @@
  * Only property queries: no cudaSetDevice, no allocation, no kernel. A device's
  * properties do not need a current device, and the thread calling this (the host's
  * thread inside provider open) must come out with the current device it had
- * (DESIGN.md rule 2: only workers bind, and each binds once). The properties reported
+ * (docs/design.md rule 2: only workers bind, and each binds once). The properties reported
  * here -- UUID and PCI bus id -- are what the INI selectors are matched against, so the
  * match holds whatever CUDA_VISIBLE_DEVICES / CUDA_DEVICE_ORDER the host started with;
  * this file never reads or writes either variable.

@@ -12,7 +12,7 @@
  *    line is never a "continuation" and " ; comment" is always a comment.
  * The first error (lowest line) wins; everything after it is ignored.
  *
- * Nothing here touches CUDA's current device or the CUDA_* environment (DESIGN.md,
+ * Nothing here touches CUDA's current device or the CUDA_* environment (docs/design.md,
  * rules 1 and 4): devices are resolved by matching the properties the runtime reports.
  */
 #ifdef HAVE_CONFIG_H
@@ -1057,7 +1057,7 @@ static void describe_gpus(const sp_gpu_info *gpus, int n, char *dst, size_t cap)
       used += (size_t)w;
     }
   }
-  /* Read, never written (DESIGN.md rule 1): it explains why a GPU may be missing. */
+  /* Read, never written (docs/design.md rule 1): it explains why a GPU may be missing. */
   const char *cvd = getenv("CUDA_VISIBLE_DEVICES");
   if (cvd && used < cap) {
     char shown[128];

@@ -5,7 +5,7 @@
  * only after every worker has reported does open() return. Nothing here, or
  * anywhere in the module, sets CUDA_VISIBLE_DEVICES or CUDA_DEVICE_ORDER: the
  * runtime reads them once per process, and changing them from a worker is exactly
- * the bug that put every worker of the field's prover on GPU 0 (DESIGN.md).
+ * the bug that put every worker of the field's prover on GPU 0 (docs/design.md).
  */
 #include <config.h>
 
@@ -218,7 +218,7 @@ int sp_pool_start(sp_pool *pool, sp_sched *s, sp_device_rt *devs, unsigned ndev,
       return fail_start(pool, s, w->bind_status);
     }
   }
-  /* Rule 2 of DESIGN.md: every worker of a device confirmed the same ordinal, and for
+  /* Rule 2 of docs/design.md: every worker of a device confirmed the same ordinal, and for
    * a GPU it is the one its selector resolved to. */
   for (unsigned i = 0; i < ndev; i++) {
     sp_device_rt *d = &devs[i];

@@ -817,7 +817,7 @@ int sp_sched_create(const sp_config *cfg, const sp_engine_ops *const *engines,
     free_sched(s);
     return st;
   }
-  /* Rule 1 of DESIGN.md: the selector -> device mapping is logged at open. */
+  /* Rule 1 of docs/design.md: the selector -> device mapping is logged at open. */
   for (unsigned i = 0; i < s->ndev; i++) {
     const sp_device_rt *d = &s->devs[i];
     if (d->cfg.type == SP_DEVICE_CUDA)

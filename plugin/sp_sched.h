@@ -11,7 +11,7 @@
  * hooks, so nothing here reaches for the INI parser, the .params reader or the
  * Groth16 code by name.
  *
- * Rules it enforces (DESIGN.md "Lessons"):
+ * Rules it enforces (docs/design.md "Lessons"):
  *  - a worker binds to its device (engine worker_bind) before anything else and
  *    never changes device; create returns only when every worker is bound;
  *  - one lock per device, held only around the engine's execute (device work);

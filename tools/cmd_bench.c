@@ -190,7 +190,7 @@ static int bench_one(unsigned log, uint32_t inputs, unsigned repeat, unsigned th
   ret = 0;
   goto out;
 fail:
-  fprintf(stderr, "sealprov bench: 2^%u: %s\n", log, err);
+  sp_cli_error("2^%u: %s", log, err);
 out:
   sp_spa_free(spa);
   sp_srs_release(srs);
@@ -316,7 +316,7 @@ static int bench_load_file(const char *path, unsigned threads, unsigned repeat, 
   char err[1024];
   struct stat st;
   if (stat(path, &st) != 0) {
-    fprintf(stderr, "sealprov bench load: %s: %s\n", path, strerror(errno));
+    sp_cli_error("%s: %s", path, strerror(errno));
     return 1;
   }
   snprintf(row->path, sizeof row->path, "%s", path);
@@ -357,7 +357,7 @@ static int bench_load_file(const char *path, unsigned threads, unsigned repeat, 
   free(t);
   return 0;
 fail:
-  fprintf(stderr, "sealprov bench load: %s\n", err);
+  sp_cli_error("%s", err);
   free(t);
   return 1;
 }
@@ -435,8 +435,7 @@ static int bench_load(int argc, char **argv)
       for (char *t = strtok_r(copy, ",", &save); t; t = strtok_r(NULL, ",", &save)) {
         uint64_t v;
         if (nsizes == BENCH_MAX_SIZES || !g16_parse_u64("--sizes", t, 27, &v) || v < 6) {
-          fprintf(stderr, "sealprov bench load: --sizes takes up to %d exponents between 6 and "
-                          "27\n", BENCH_MAX_SIZES);
+          sp_cli_error("--sizes takes up to %d exponents between 6 and 27", BENCH_MAX_SIZES);
           free(copy);
           return 2;
         }
@@ -466,7 +465,7 @@ static int bench_load(int argc, char **argv)
   }
   int nfiles = argc - optind;
   if ((nfiles == 0) == (nsizes == 0)) {
-    fprintf(stderr, "sealprov bench load: give FILE... or --sizes, not both\n");
+    sp_cli_error("give FILE... or --sizes, not both");
     bench_load_usage(stderr);
     return 2;
   }
@@ -474,7 +473,7 @@ static int bench_load(int argc, char **argv)
     struct stat st;
     errno = 0;
     if (stat(argv[i], &st) != 0 || !S_ISREG(st.st_mode)) {
-      fprintf(stderr, "sealprov bench load: %s: %s\n", argv[i],
+      sp_cli_error("%s: %s", argv[i],
               errno ? strerror(errno) : "not a regular file");
       return 1;
     }
@@ -524,7 +523,7 @@ static int bench_load(int argc, char **argv)
                          .nthreads = nt};
       sp_setup_result sr;
       if (sp_setup_run(&o, &sr, err, sizeof err) != SEALPROV_OK) {
-        fprintf(stderr, "sealprov bench load: setup 2^%u: %s\n", sizes[i], err);
+        sp_cli_error("setup 2^%u: %s", sizes[i], err);
         rc = 1;
       } else {
         snprintf(path, sizeof path, "%s/circuit.params", dirbuf);
@@ -544,8 +543,10 @@ static int bench_load(int argc, char **argv)
 
 int cmd_bench(int argc, char **argv)
 {
-  if (argc > 1 && !strcmp(argv[1], "load"))
+  if (argc > 1 && !strcmp(argv[1], "load")) {
+    sp_cli_cmd = "bench load"; /* messages: "sealprov bench load: error: ..." */
     return bench_load(argc - 1, argv + 1);
+  }
   static const struct option opts[] = {
       {"sizes", required_argument, NULL, 's'},   {"inputs", required_argument, NULL, 'k'},
       {"repeat", required_argument, NULL, 'r'},  {"threads", required_argument, NULL, 't'},
@@ -565,7 +566,7 @@ int cmd_bench(int argc, char **argv)
       for (char *t = strtok_r(copy, ",", &save); t; t = strtok_r(NULL, ",", &save)) {
         uint64_t v;
         if (nsizes == BENCH_MAX_SIZES || !g16_parse_u64("--sizes", t, 24, &v) || v < 6) {
-          fprintf(stderr, "sealprov bench: --sizes takes up to %d exponents between 6 and 24\n",
+          sp_cli_error("--sizes takes up to %d exponents between 6 and 24",
                   BENCH_MAX_SIZES);
           free(copy);
           return 2;
@@ -599,7 +600,7 @@ int cmd_bench(int argc, char **argv)
     }
   }
   if (optind < argc) {
-    fprintf(stderr, "sealprov bench: unexpected argument \"%s\"\n", argv[optind]);
+    sp_cli_error("unexpected argument \"%s\"", argv[optind]);
     return 2;
   }
   unsigned nt = threads ? (unsigned)threads : g16_ncpus();

@@ -1,7 +1,7 @@
 #!/bin/sh
 # Nothing in the module changes the process environment. CUDA reads
 # CUDA_VISIBLE_DEVICES / CUDA_DEVICE_ORDER once per process: a module that set them
-# from worker threads put every worker on GPU 0 in the field (DESIGN.md, "Lessons").
+# from worker threads put every worker on GPU 0 in the field (docs/design.md, "Lessons").
 # Devices are chosen by cudaSetDevice on each worker only.
 set -eu
 src=${top_srcdir:?top_srcdir is not set (make check sets it)}

@@ -693,7 +693,7 @@ START_TEST(test_not_present_lists_gpus) {
 }
 END_TEST
 
-/* DESIGN.md rule 1, for the files of this area: device choice never goes through the
+/* docs/design.md rule 1, for the files of this area: device choice never goes through the
  * environment. */
 START_TEST(test_sources_never_set_cuda_env) {
   static const char *const files[] = { "plugin/config.c", "cuda/cuda_devices.cu" };
