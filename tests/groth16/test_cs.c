@@ -188,12 +188,14 @@ START_TEST(test_evaluate_montgomery)
       ck_assert_msg(fr_eq(&x, &y), "%c[%llu]", "abc"[q], (unsigned long long)i);
     }
   }
+  sp_cs_eval_free(e);
+  e = NULL;
   /* a scalar not below r is named */
   memset(mont + 32 * (full->inp_size + 5), 0xff, 32);
   ck_assert_int_eq(sp_cs_evaluate(cs, &w, SEALPROV_SCALAR_MONTGOMERY, 2, &e, err, sizeof err),
                    SEALPROV_ERR_ASSIGNMENT);
   ck_assert_msg(strstr(err, "aux_assignment[5]") != NULL, "%s", err);
-  sp_cs_eval_free(NULL);
+  sp_cs_eval_free(e); /* NULL after the failure; freeing it must be harmless */
   free(mont);
   sp_spa_free(spa);
   sp_cs_release(cs);
