@@ -627,8 +627,9 @@ static int cuda_prepare(void *dev, const sp_task *t, void **prep, char *err, siz
   /* Host-only work, outside the device lock: the size and density checks... */
   int st = sp_groth16_check_assignment(t->srs, t->asg, err, errlen);
   /* The public inputs (input 0 is ONE, every scalar below r) are checked here; the
-   * rows a[i]*b[i] == c[i] are left to the self-check on this engine (a check of
-   * 2^27 rows on the host would cost more than prepare's whole budget). */
+   * rows a[i]*b[i] == c[i] are checked on the device in execute, before any MSM
+   * (sp_gpu_check_rows: a check of 2^27 rows on the host would cost more than
+   * prepare's whole budget). */
   if (!st) st = sp_groth16_check_inputs(t->asg, t->scalar_encoding, err, errlen);
   cuda_prep *p = st ? NULL : calloc(1, sizeof *p);
   if (!p) {
