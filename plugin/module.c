@@ -59,37 +59,56 @@ static sealprov_provider *providers;
  * A provider or parameter handle is checked by looking its VALUE up among the live
  * ones, never by reading through it: a closed provider or a released parameter set
  * is freed memory, and a foreign pointer may point anywhere (design rule 7). */
-static sp_srs **live_srs;
-static size_t live_srs_len, live_srs_cap;
+/* A set of live handle values (under providers_mu), one for parameter sets and one for
+ * constraint systems. Its array is freed when the last handle goes, so a host that
+ * unloads the module leaks nothing. */
+typedef struct handle_set {
+  const void **v;
+  size_t len, cap;
+} handle_set;
+static handle_set live_srs, live_cs;
 
-static bool srs_register(sp_srs *srs) {
+static bool set_has_locked(const handle_set *s, const void *h) {
+  for (size_t i = 0; i < s->len; i++)
+    if (s->v[i] == h) return true;
+  return false;
+}
+
+static void set_remove_locked(handle_set *s, const void *h) {
+  for (size_t i = 0; i < s->len; i++) {
+    if (s->v[i] == h) {
+      s->v[i] = s->v[--s->len];
+      break;
+    }
+  }
+  if (s->len == 0) {
+    free(s->v);
+    s->v = NULL;
+    s->cap = 0;
+  }
+}
+
+static bool handle_register(handle_set *s, const void *h) {
   pthread_mutex_lock(&providers_mu);
   bool ok = true;
-  if (live_srs_len == live_srs_cap) {
-    size_t cap = live_srs_cap ? 2 * live_srs_cap : 16;
-    sp_srs **n = realloc(live_srs, cap * sizeof *n);
+  if (s->len == s->cap) {
+    size_t cap = s->cap ? 2 * s->cap : 16;
+    const void **n = realloc(s->v, cap * sizeof *n);
     if (n == NULL)
       ok = false;
     else {
-      live_srs = n;
-      live_srs_cap = cap;
+      s->v = n;
+      s->cap = cap;
     }
   }
-  if (ok) live_srs[live_srs_len++] = srs;
+  if (ok) s->v[s->len++] = h;
   pthread_mutex_unlock(&providers_mu);
   return ok;
 }
 
-/* Under providers_mu. */
-static bool srs_is_live_locked(const void *srs) {
-  for (size_t i = 0; i < live_srs_len; i++)
-    if ((const void *)live_srs[i] == srs) return true;
-  return false;
-}
-
-static bool srs_is_live(const void *srs) {
+static bool handle_is_live(const handle_set *s, const void *h) {
   pthread_mutex_lock(&providers_mu);
-  bool ok = srs != NULL && srs_is_live_locked(srs);
+  bool ok = h != NULL && set_has_locked(s, h);
   pthread_mutex_unlock(&providers_mu);
   return ok;
 }
@@ -97,64 +116,16 @@ static bool srs_is_live(const void *srs) {
 static void srs_on_free(sp_srs *srs, void *user) {
   (void)user;
   pthread_mutex_lock(&providers_mu);
-  for (size_t i = 0; i < live_srs_len; i++) {
-    if (live_srs[i] == srs) {
-      live_srs[i] = live_srs[--live_srs_len];
-      break;
-    }
-  }
-  if (live_srs_len == 0) { /* nothing left: a host that unloads the module leaks nothing */
-    free(live_srs);
-    live_srs = NULL;
-    live_srs_cap = 0;
-  }
+  set_remove_locked(&live_srs, srs);
   for (sealprov_provider *p = providers; p != NULL; p = p->next) sp_sched_srs_evict(p->sched, srs);
   pthread_mutex_unlock(&providers_mu);
 }
 
 /* Constraint systems (cs_load), registered by value the same way. */
-static sp_cs **live_cs;
-static size_t live_cs_len, live_cs_cap;
-
-static bool cs_register(sp_cs *cs) {
-  pthread_mutex_lock(&providers_mu);
-  bool ok = true;
-  if (live_cs_len == live_cs_cap) {
-    size_t cap = live_cs_cap ? 2 * live_cs_cap : 16;
-    sp_cs **n = realloc(live_cs, cap * sizeof *n);
-    if (n == NULL)
-      ok = false;
-    else {
-      live_cs = n;
-      live_cs_cap = cap;
-    }
-  }
-  if (ok) live_cs[live_cs_len++] = cs;
-  pthread_mutex_unlock(&providers_mu);
-  return ok;
-}
-
-/* Under providers_mu. */
-static bool cs_is_live_locked(const void *cs) {
-  for (size_t i = 0; i < live_cs_len; i++)
-    if ((const void *)live_cs[i] == cs) return true;
-  return false;
-}
-
 static void cs_on_free(sp_cs *cs, void *user) {
   (void)user;
   pthread_mutex_lock(&providers_mu);
-  for (size_t i = 0; i < live_cs_len; i++) {
-    if (live_cs[i] == cs) {
-      live_cs[i] = live_cs[--live_cs_len];
-      break;
-    }
-  }
-  if (live_cs_len == 0) {
-    free(live_cs);
-    live_cs = NULL;
-    live_cs_cap = 0;
-  }
+  set_remove_locked(&live_cs, cs);
   pthread_mutex_unlock(&providers_mu);
 }
 
@@ -172,7 +143,7 @@ static int check_job_srs(const char *what, const sealprov_job *job) {
   if (job == NULL || job->struct_size < offsetof(sealprov_job, srs) + sizeof job->srs ||
       job->srs == NULL)
     return SEALPROV_OK; /* the scheduler reports these with their own messages */
-  if (!srs_is_live(job->srs))
+  if (!handle_is_live(&live_srs, job->srs))
     return sp_err(SEALPROV_ERR_INVALID_ARGUMENT,
                   "%s: job->srs %p is not a loaded parameter set (released, or never returned by "
                   "srs_load/vk_load)",
@@ -186,10 +157,7 @@ static int check_job_cs(const char *what, const sealprov_job *job) {
   if (job == NULL || job->struct_size < offsetof(sealprov_job, cs) + sizeof job->cs ||
       job->cs == NULL)
     return SEALPROV_OK;
-  pthread_mutex_lock(&providers_mu);
-  bool ok = cs_is_live_locked(job->cs);
-  pthread_mutex_unlock(&providers_mu);
-  if (!ok)
+  if (!handle_is_live(&live_cs, job->cs))
     return sp_err(SEALPROV_ERR_INVALID_ARGUMENT,
                   "%s: job->cs %p is not a loaded constraint system (released, or never returned "
                   "by cs_load)",
@@ -446,7 +414,7 @@ static int load(sealprov_provider *p, const char *path, bool vk_only, sealprov_s
     st = sp_srs_load_ex(path, &lo, &srs, tls_err, sizeof tls_err);
   }
   if (st != SEALPROV_OK) return st;
-  if (!srs_register(srs)) {
+  if (!handle_register(&live_srs, srs)) {
     sp_srs_release(srs);
     return sp_err(SEALPROV_ERR_NO_MEMORY, "%s: out of memory registering the handle of %s", what, path);
   }
@@ -469,7 +437,7 @@ static void vt_srs_release(sealprov_srs *srs) {
    * reference cannot both pass the look-up. sp_srs_release may call srs_on_free,
    * which takes providers_mu itself: drop the lock first, holding a reference. */
   pthread_mutex_lock(&providers_mu);
-  bool ok = srs_is_live_locked(srs);
+  bool ok = set_has_locked(&live_srs, srs);
   if (ok) sp_srs_retain((sp_srs *)srs);
   pthread_mutex_unlock(&providers_mu);
   if (!ok) {
@@ -531,7 +499,7 @@ static int vt_verify(sealprov_provider *p, const sealprov_srs *vk, const void *i
     return sp_err(SEALPROV_ERR_INVALID_ARGUMENT,
                   "verify: scalar_encoding %" PRIu32 " is neither CANONICAL_LE (0) nor MONTGOMERY (1)",
                   scalar_encoding);
-  if (!srs_is_live(vk))
+  if (!handle_is_live(&live_srs, vk))
     return sp_err(SEALPROV_ERR_INVALID_ARGUMENT,
                   "verify: vk %p is not a loaded parameter set (released, or never returned by "
                   "vk_load/srs_load)",
@@ -598,7 +566,7 @@ static int vt_cs_load(sealprov_provider *p, const char *path, sealprov_cs **out)
   double t0 = sp_now_ms();
   int st = sp_cs_load(path, &cs, tls_err, sizeof tls_err);
   if (st != SEALPROV_OK) return st;
-  if (!cs_register(cs)) {
+  if (!handle_register(&live_cs, cs)) {
     sp_cs_release(cs);
     return sp_err(SEALPROV_ERR_NO_MEMORY, "cs_load: out of memory registering the handle of %s",
                   path);
@@ -619,7 +587,7 @@ static void vt_cs_release(sealprov_cs *handle) {
   if (handle == NULL) return;
   /* As srs_release: look-up and reference under one lock; cs_on_free takes it itself. */
   pthread_mutex_lock(&providers_mu);
-  bool ok = cs_is_live_locked(handle);
+  bool ok = set_has_locked(&live_cs, handle);
   if (ok) sp_cs_retain((sp_cs *)handle);
   pthread_mutex_unlock(&providers_mu);
   if (!ok) {
@@ -646,7 +614,7 @@ static int vt_cs_info(const sealprov_cs *handle, sealprov_cs_info *out) {
   sealprov_cs_info info;
   memset(&info, 0, sizeof info);
   pthread_mutex_lock(&providers_mu);
-  bool ok = cs_is_live_locked(handle);
+  bool ok = set_has_locked(&live_cs, handle);
   if (ok) {
     const sp_cs *cs = (const sp_cs *)handle;
     info.constraints = cs->n_rows;

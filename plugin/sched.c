@@ -543,16 +543,13 @@ void sp_sched_finish(sp_sched *s, sp_worker *w, sp_task_rec *t, const sp_attempt
     if (self_check) {
       /* Not charged yet: the device or the input may be at fault. */
       bool again_here = (t->suspect_devices & bit) != 0;
-      if (t->suspect_devices == 0) {
-        int n = snprintf(t->suspect_err, sizeof t->suspect_err, "job %" PRIu64 " partition %" PRIu32 ": ",
-                         j->id, t->partition);
-        if (n > 0 && (size_t)n < sizeof t->suspect_err)
-          memcpy(t->suspect_err + n, a->err,
-                 strnlen(a->err, sizeof t->suspect_err - (size_t)n - 1) + 1);
-        t->suspect_err[sizeof t->suspect_err - 1] = '\0';
-      }
+      if (t->suspect_devices == 0) /* %.200s: the whole line fits suspect_err */
+        snprintf(t->suspect_err, sizeof t->suspect_err, "job %" PRIu64 " partition %" PRIu32 ": %.200s",
+                 j->id, t->partition, a->err);
       t->suspect_devices |= bit;
-      t->self_check_fails++;
+      /* The second failed self-check is always the input's fault: on another device, or
+       * again here, which a retry only reaches once no untried healthy device is left
+       * (eligible()). */
       input_fault = __builtin_popcountll(t->suspect_devices) >= 2 ||
                     (again_here && !untried_device_left(s, t));
     } else {
@@ -564,10 +561,10 @@ void sp_sched_finish(sp_sched *s, sp_worker *w, sp_task_rec *t, const sp_attempt
       suspect_list(s, t, who, sizeof who);
       const sp_srs *srs = j->srs;
       end_task(s, t, SEALPROV_ERR_ASSIGNMENT,
-               "partition %" PRIu32 " of job %" PRIu64 ": its proof failed the self-check %" PRIu32
-               " times (on %s): the assignment does not satisfy the circuit of these parameters "
+               "partition %" PRIu32 " of job %" PRIu64 ": its proof failed the self-check 2 "
+               "times (on %s): the assignment does not satisfy the circuit of these parameters "
                "(file %s); no device was charged",
-               t->partition, j->id, t->self_check_fails, who,
+               t->partition, j->id, who,
                srs != NULL && srs->path != NULL ? srs->path : "?");
       snprintf(input_msg, sizeof input_msg, "%s", t->err);
     } else if (j->cancelled) {

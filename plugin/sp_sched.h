@@ -157,7 +157,6 @@ typedef struct sp_task_rec {
    * self-check (on another device, or twice on the only one) makes it the input's
    * fault (ASSIGNMENT) and no suspect is charged. */
   uint64_t suspect_devices;
-  uint32_t self_check_fails;
   char suspect_err[256];           /* the first failed self-check's message */
   int status;                      /* final status once ended */
   int device;                      /* device of the last attempt, -1 none */

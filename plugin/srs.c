@@ -616,38 +616,55 @@ static int json_string(json *j, char *out, size_t outlen)
 
 static int json_skip_value(json *j, int depth);
 
-static int json_skip_container(json *j, int depth, char close, bool keys)
+/* Containers: json_open consumes the opening character at j->p and tells whether
+ * members follow (false: it was empty and its closing character is consumed too);
+ * json_key reads `"key" :`; json_next consumes the ',' after a member (*more = true)
+ * or the closing character (*more = false). */
+static bool json_open(json *j, char close)
 {
   j->p++;
   json_ws(j);
   if (j->p < j->end && *j->p == close) {
     j->p++;
+    return false;
+  }
+  return true;
+}
+
+static int json_key(json *j, char *key, size_t keylen)
+{
+  int st = json_string(j, key, keylen);
+  if (st)
+    return st;
+  json_ws(j);
+  if (j->p >= j->end || *j->p != ':')
+    return json_fail(j, "expected ':'");
+  j->p++;
+  json_ws(j);
+  return SEALPROV_OK;
+}
+
+static int json_next(json *j, char close, bool *more)
+{
+  json_ws(j);
+  if (j->p < j->end && (*j->p == ',' || *j->p == close)) {
+    *more = *j->p++ == ',';
     return SEALPROV_OK;
   }
-  for (;;) {
-    int st;
-    if (keys) {
-      char k[256];
-      if ((st = json_string(j, k, sizeof k)))
-        return st;
-      json_ws(j);
-      if (j->p >= j->end || *j->p != ':')
-        return json_fail(j, "expected ':'");
-      j->p++;
-    }
-    if ((st = json_skip_value(j, depth + 1)))
-      return st;
-    json_ws(j);
-    if (j->p < j->end && *j->p == ',') {
-      j->p++;
-      continue;
-    }
-    if (j->p < j->end && *j->p == close) {
-      j->p++;
-      return SEALPROV_OK;
-    }
-    return json_fail(j, keys ? "expected ',' or '}'" : "expected ',' or ']'");
+  return json_fail(j, close == '}' ? "expected ',' or '}'" : "expected ',' or ']'");
+}
+
+static int json_skip_container(json *j, int depth, char close, bool keys)
+{
+  int st = SEALPROV_OK;
+  for (bool more = json_open(j, close); !st && more;) {
+    char k[256];
+    if (keys && (st = json_key(j, k, sizeof k)))
+      break;
+    if (!(st = json_skip_value(j, depth + 1)))
+      st = json_next(j, close, &more);
   }
+  return st;
 }
 
 static int json_skip_value(json *j, int depth)
@@ -691,86 +708,54 @@ typedef struct manifest_entry {
   size_t entries;    /* entries in the manifest */
 } manifest_entry;
 
+/* The members of the entry object at j->p: "digest" (a string) into e, the rest
+ * skipped whatever their type. */
+static int manifest_entry_read(json *j, manifest_entry *e)
+{
+  int st = SEALPROV_OK;
+  e->has_digest = false;
+  for (bool more = json_open(j, '}'); !st && more;) {
+    char mk[64];
+    if ((st = json_key(j, mk, sizeof mk)))
+      break;
+    if (!strcmp(mk, "digest") && j->p < j->end && *j->p == '"') {
+      if (!(st = json_string(j, e->digest, sizeof e->digest)))
+        e->has_digest = true;
+    } else {
+      st = json_skip_value(j, 2);
+    }
+    if (!st)
+      st = json_next(j, '}', &more);
+  }
+  return st;
+}
+
 /* Finds the entry called `name` in the manifest text. OK when found (e->digest set),
  * NOT_FOUND when the manifest has no such entry, PARAMS when it is malformed. */
 static int manifest_find(json *j, const char *name, manifest_entry *e)
 {
-  int st;
+  int st = SEALPROV_OK;
   bool found = false;
   e->entries = 0;
   json_ws(j);
   if (j->p >= j->end || *j->p != '{')
     return json_fail(j, "expected '{' (an object of file names)");
-  j->p++;
-  json_ws(j);
-  if (j->p < j->end && *j->p == '}') {
-    j->p++;
-  } else {
-    for (;;) {
-      char key[1024];
-      if ((st = json_string(j, key, sizeof key)))
-        return st;
-      json_ws(j);
-      if (j->p >= j->end || *j->p != ':')
-        return json_fail(j, "expected ':'");
-      j->p++;
-      json_ws(j);
-      if (j->p >= j->end || *j->p != '{')
-        return json_fail(j, "an entry is not an object");
-      e->entries++;
-      bool mine = !found && strcmp(key, name) == 0;
-      if (!mine) {
-        if ((st = json_skip_value(j, 1)))
-          return st;
-      } else {
-        found = true;
-        snprintf(e->name, sizeof e->name, "%s", key);
-        e->has_digest = false;
-        j->p++;
-        json_ws(j);
-        if (j->p < j->end && *j->p == '}') {
-          j->p++;
-        } else {
-          for (;;) {
-            char mk[64];
-            if ((st = json_string(j, mk, sizeof mk)))
-              return st;
-            json_ws(j);
-            if (j->p >= j->end || *j->p != ':')
-              return json_fail(j, "expected ':'");
-            j->p++;
-            json_ws(j);
-            if (!strcmp(mk, "digest") && j->p < j->end && *j->p == '"') {
-              if ((st = json_string(j, e->digest, sizeof e->digest)))
-                return st;
-              e->has_digest = true;
-            } else if ((st = json_skip_value(j, 2))) {
-              return st;
-            }
-            json_ws(j);
-            if (j->p < j->end && *j->p == ',') {
-              j->p++;
-              continue;
-            }
-            if (j->p < j->end && *j->p == '}') {
-              j->p++;
-              break;
-            }
-            return json_fail(j, "expected ',' or '}'");
-          }
-        }
-      }
-      json_ws(j);
-      if (j->p < j->end && *j->p == ',') {
-        j->p++;
-        continue;
-      }
-      if (j->p < j->end && *j->p == '}') {
-        j->p++;
-        break;
-      }
-      return json_fail(j, "expected ',' or '}'");
+  for (bool more = json_open(j, '}'); more;) {
+    char key[1024];
+    if ((st = json_key(j, key, sizeof key)))
+      return st;
+    if (j->p >= j->end || *j->p != '{')
+      return json_fail(j, "an entry is not an object");
+    e->entries++;
+    if (!found && strcmp(key, name) == 0) {
+      found = true;
+      snprintf(e->name, sizeof e->name, "%s", key);
+      st = manifest_entry_read(j, e);
+    } else {
+      st = json_skip_value(j, 1);
     }
+    if (st || (st = json_next(j, '}', &more)))
+      return st;
   }
   json_ws(j);
   if (j->p != j->end)

@@ -415,6 +415,28 @@ static void print_load_row(const load_row *r, bool json, bool first, unsigned th
   fflush(stdout);
 }
 
+/* --sizes K,K,...: up to BENCH_MAX_SIZES exponents between 6 and max_log. */
+static bool parse_sizes(const char *arg, unsigned max_log, unsigned *sizes, unsigned *n)
+{
+  *n = 0;
+  char *copy = strdup(arg), *save = NULL;
+  if (copy == NULL) {
+    sp_cli_error("out of memory");
+    return false;
+  }
+  bool ok = true;
+  for (char *t = strtok_r(copy, ",", &save); t && ok; t = strtok_r(NULL, ",", &save)) {
+    uint64_t v;
+    ok = *n < BENCH_MAX_SIZES && g16_parse_u64("--sizes", t, max_log, &v) && v >= 6;
+    if (ok)
+      sizes[(*n)++] = (unsigned)v;
+  }
+  if (!ok)
+    sp_cli_error("--sizes takes up to %d exponents between 6 and %u", BENCH_MAX_SIZES, max_log);
+  free(copy);
+  return ok;
+}
+
 static int bench_load(int argc, char **argv)
 {
   static const struct option opts[] = {
@@ -429,21 +451,10 @@ static int bench_load(int argc, char **argv)
   int c;
   while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
     switch (c) {
-    case 's': {
-      nsizes = 0;
-      char *copy = strdup(optarg), *save = NULL;
-      for (char *t = strtok_r(copy, ",", &save); t; t = strtok_r(NULL, ",", &save)) {
-        uint64_t v;
-        if (nsizes == BENCH_MAX_SIZES || !g16_parse_u64("--sizes", t, 27, &v) || v < 6) {
-          sp_cli_error("--sizes takes up to %d exponents between 6 and 27", BENCH_MAX_SIZES);
-          free(copy);
-          return 2;
-        }
-        sizes[nsizes++] = (unsigned)v;
-      }
-      free(copy);
+    case 's':
+      if (!parse_sizes(optarg, 27, sizes, &nsizes))
+        return 2;
       break;
-    }
     case 't':
       if (!g16_parse_u64("--threads", optarg, 1024, &threads))
         return 2;
@@ -560,22 +571,10 @@ int cmd_bench(int argc, char **argv)
   int c;
   while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
     switch (c) {
-    case 's': {
-      nsizes = 0;
-      char *copy = strdup(optarg), *save = NULL;
-      for (char *t = strtok_r(copy, ",", &save); t; t = strtok_r(NULL, ",", &save)) {
-        uint64_t v;
-        if (nsizes == BENCH_MAX_SIZES || !g16_parse_u64("--sizes", t, 24, &v) || v < 6) {
-          sp_cli_error("--sizes takes up to %d exponents between 6 and 24",
-                  BENCH_MAX_SIZES);
-          free(copy);
-          return 2;
-        }
-        sizes[nsizes++] = (unsigned)v;
-      }
-      free(copy);
+    case 's':
+      if (!parse_sizes(optarg, 24, sizes, &nsizes))
+        return 2;
       break;
-    }
     case 'k':
       if (!g16_parse_u64("--inputs", optarg, 1000, &inputs))
         return 2;
