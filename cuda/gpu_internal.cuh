@@ -112,4 +112,27 @@ static inline unsigned sp_blocks(size_t n, unsigned threads) {
   return (unsigned)((n + threads - 1) / threads);
 }
 
+/* Field inversions shared by the kernels of gpu.cu and setup.cu. */
+/* a^(p-2): Fermat inversion (a != 0). p - 2 as 32-bit words. */
+__device__ __forceinline__ spc_fp sp_fp_inv(const spc_fp &a) {
+  spc_fp r = spc_fp::one();
+  for (int w = 11; w >= 0; w--) {
+    uint32_t e = SPC_FP_P[w] - (w == 0 ? 2u : 0u);
+    for (int bit = 31; bit >= 0; bit--) {
+      r = spc_fp::sqr(r);
+      if ((e >> bit) & 1u) r = spc_fp::mul(r, a);
+    }
+  }
+  return r;
+}
+__device__ __forceinline__ spc_fp sp_inv(const spc_fp &a) { return sp_fp_inv(a); }
+__device__ __forceinline__ spc_fp2 sp_inv(const spc_fp2 &a) {
+  /* 1/(c0 + c1 u) = (c0 - c1 u) / (c0^2 + c1^2) */
+  spc_fp t = sp_fp_inv(spc_fp::add(spc_fp::sqr(a.c0), spc_fp::sqr(a.c1)));
+  spc_fp2 r;
+  r.c0 = spc_fp::mul(a.c0, t);
+  r.c1 = spc_fp::neg(spc_fp::mul(a.c1, t));
+  return r;
+}
+
 #endif

@@ -24,25 +24,6 @@
 #define FB_CH 8                   /* points per thread (one inversion) */
 #define FB_BLOCK ((size_t)1 << 22) /* scalars per call */
 
-__device__ __forceinline__ spc_fp fb_fp_inv(const spc_fp &a) {
-  spc_fp r = spc_fp::one();
-  for (int w = 11; w >= 0; w--) {
-    uint32_t e = SPC_FP_P[w] - (w == 0 ? 2u : 0u);
-    for (int bit = 31; bit >= 0; bit--) {
-      r = spc_fp::sqr(r);
-      if ((e >> bit) & 1u) r = spc_fp::mul(r, a);
-    }
-  }
-  return r;
-}
-__device__ __forceinline__ spc_fp fb_inv(const spc_fp &a) { return fb_fp_inv(a); }
-__device__ __forceinline__ spc_fp2 fb_inv(const spc_fp2 &a) {
-  spc_fp t = fb_fp_inv(spc_fp::add(spc_fp::sqr(a.c0), spc_fp::sqr(a.c1)));
-  spc_fp2 r;
-  r.c0 = spc_fp::mul(a.c0, t);
-  r.c1 = spc_fp::neg(spc_fp::mul(a.c1, t));
-  return r;
-}
 
 /* T[j * FB_DIGITS + d - 1] = d * base[j] */
 template <class F>
@@ -57,7 +38,7 @@ __global__ void k_fb_table(spc_affine<F> *t, const spc_affine<F> *base) {
     acc = X::dbl(acc);
     if ((d >> bit) & 1u) acc = X::add_affine(acc, b);
   }
-  F izzz = fb_inv(acc.zzz); /* d < r: never infinity */
+  F izzz = sp_inv(acc.zzz); /* d < r: never infinity */
   F iz = F::mul(acc.zz, izzz);
   spc_affine<F> a;
   a.x = F::mul(acc.x, F::sqr(iz));
@@ -108,7 +89,7 @@ __global__ void k_fb_mul(const spc_fr *k, size_t n, const spc_affine<F> *t, uint
     if (!acc.is_inf()) run = F::mul(run, acc.zzz);
     pref[i] = run;
   }
-  F inv = fb_inv(run);
+  F inv = sp_inv(run);
   for (unsigned i = cnt; i-- > 0;) {
     uint8_t *o = out + (first + i) * PSZ;
     if (pts[i].is_inf()) {
