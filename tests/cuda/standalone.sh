@@ -5,6 +5,7 @@
 #   OUTDIR/test_cuda_kernels [--full] [--big=24,27]   kernels against the CPU library
 #   OUTDIR/test_cuda_engine [--full]    whole partitions against sp_groth16_prove
 #   OUTDIR/test_cuda_checks [--setup-max=18]  subgroup and a*b = c checks, GPU setup
+#   OUTDIR/test_cuda_spmv [--max=K] [--bench=24,26]  GPU a, b, c of witness-only proving vs the CPU
 #   OUTDIR/fullsize --dir D [--log K]   GPU setup -> checked load -> proofs (dev/fullsize.sh)
 #   OUTDIR/bench_gpu --json ...         `sealprov bench gpu` without the rest of the CLI
 #                                       (--throughput runs the module's scheduler: sched.c,
@@ -31,7 +32,7 @@ newer() { # newer TARGET DEP... : true if TARGET is missing or older than a DEP
 }
 
 objs=""
-for f in gpu ntt msm prove cuda_devices subgroup setup; do
+for f in gpu ntt msm prove cuda_devices subgroup setup spmv; do
   o="$out/obj/cu_$f.o" # cu_: the CPU library has msm.c and ntt.c too
   # in parallel: seven nvcc runs one after the other take minutes of device time
   if newer "$o" "cuda/$f.cu" $cuh cuda/*.h plugin/circuit.h; then
@@ -42,9 +43,9 @@ done
 for p in ${pids:-}; do wait "$p" || { echo "nvcc failed"; exit 1; }; done
 extra=$(ls plugin/blake2b.c plugin/cs.c 2>/dev/null || true) # the loader's digest, constraint systems
 for f in plugin/bls12_381/*.c plugin/groth16.c plugin/srs.c plugin/circuit.c plugin/spa.c plugin/util.c \
-         plugin/log.c plugin/sched.c plugin/pool.c $extra \
+         plugin/log.c plugin/sched.c plugin/pool.c plugin/topo.c $extra \
          cuda/engine_cuda.c tools/bench_gpu.c tools/json.c tests/cuda/test_cuda_kernels.c \
-         tests/cuda/test_cuda_engine.c tests/cuda/test_cuda_checks.c tests/cuda/fullsize_main.c tests/cuda/bench_gpu_main.c; do
+         tests/cuda/test_cuda_engine.c tests/cuda/test_cuda_checks.c tests/cuda/test_cuda_spmv.c tests/cuda/fullsize_main.c tests/cuda/bench_gpu_main.c; do
   o="$out/obj/$(basename "$f" .c).o"
   if newer "$o" "$f" plugin/bls12_381/*.h plugin/*.h cuda/*.h include/sealprov.h; then
     echo "CC   $f"; $CC -c "$f" -o "$o"
@@ -56,10 +57,11 @@ for f in plugin/bls12_381/*.c plugin/groth16.c plugin/srs.c plugin/circuit.c plu
   lib="$lib $out/obj/$(basename "$f" .c).o"
 done
 # the scheduler, for bench_gpu --throughput only
-sched="$out/obj/sched.o $out/obj/pool.o"
+sched="$out/obj/sched.o $out/obj/pool.o $out/obj/topo.o"
 link() { echo "LINK $1"; $nvcc -o "$out/$1" "$out/obj/$2.o" $3 $lib -lpthread; }
 link test_cuda_kernels test_cuda_kernels
 link test_cuda_engine test_cuda_engine
 link test_cuda_checks test_cuda_checks
+link test_cuda_spmv test_cuda_spmv
 link fullsize fullsize_main
 link bench_gpu bench_gpu_main "$out/obj/bench_gpu.o $out/obj/json.o $sched"
