@@ -14,6 +14,8 @@ plugin_libsealprov_core_la_SOURCES = \
   plugin/sched.c \
   plugin/pool.c \
   plugin/module.c
+# snarkjs interop: .zkey reader and its CPU prover (sealprov prove --zkey)
+plugin_libsealprov_core_la_SOURCES += plugin/zkey.h plugin/zkey.c
 
 pkglib_LTLIBRARIES += plugin/sealprov.la
 plugin_sealprov_la_SOURCES =
