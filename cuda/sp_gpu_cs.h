@@ -41,16 +41,17 @@ int sp_gpu_cs_upload(sp_gpu *g, const sp_gpu_cs_desc *cs, sp_gpu_cs **out, uint6
 void sp_gpu_cs_free(sp_gpu_cs *c);
 uint64_t sp_gpu_cs_bytes(const sp_gpu_cs *c);
 
-/* d_z: inp_size + aux_size scalars on the device (inputs, then aux: raw 32-byte
- * little-endian limbs in the job's encoding). *first_bad gets the lowest index whose
- * value is not below r, or UINT64_MAX when every value is. */
-int sp_gpu_cs_check_witness(sp_gpu *g, const sp_gpu_cs *c, const void *d_z, uint64_t *first_bad,
-                            char *err, size_t errlen);
-/* d_a, d_b, d_c: abc_size scalars each, written in the witness's encoding. d_z must have
- * passed sp_gpu_cs_check_witness. Runs on the context's stream (asynchronous: sync or
- * download to wait). */
-int sp_gpu_cs_eval(sp_gpu *g, const sp_gpu_cs *c, const void *d_z, void *d_a, void *d_b, void *d_c,
-                   char *err, size_t errlen);
+/* The witness on the device: d_inp inp_size scalars (ONE first), d_aux aux_size (raw
+ * 32-byte little-endian limbs in the job's encoding). *first_bad gets the lowest index
+ * (inputs first, then aux) whose value is not below r, or UINT64_MAX when every value
+ * is. */
+int sp_gpu_cs_check_witness(sp_gpu *g, const sp_gpu_cs *c, const void *d_inp, const void *d_aux,
+                            uint64_t *first_bad, char *err, size_t errlen);
+/* d_a, d_b, d_c: abc_size scalars each, written in the witness's encoding. The witness
+ * must have passed sp_gpu_cs_check_witness. Runs on the context's stream (asynchronous:
+ * sync or download to wait). */
+int sp_gpu_cs_eval(sp_gpu *g, const sp_gpu_cs *c, const void *d_inp, const void *d_aux, void *d_a,
+                   void *d_b, void *d_c, char *err, size_t errlen);
 
 #ifdef __cplusplus
 }

@@ -68,6 +68,12 @@ extern "C" int sp_gpu_cs_upload(sp_gpu *g, const sp_gpu_cs_desc *cs, sp_gpu_cs *
     snprintf(err, errlen, "constraint system %s: inconsistent sizes for the device copy", cs->path);
     return SEALPROV_ERR_INVALID_ARGUMENT;
   }
+  if (cs->inp_size > UINT32_MAX || cs->inp_size + cs->aux_size > UINT32_MAX + 1ull) {
+    free(c);
+    snprintf(err, errlen, "constraint system %s: %llu variables: more than the 2^32 the device copy "
+             "indexes", cs->path, (unsigned long long)(cs->inp_size + cs->aux_size));
+    return SEALPROV_ERR_INVALID_ARGUMENT;
+  }
   int st = cs_alloc_copy(g, (void **)&c->off, cs->off, (combos + 1) * sizeof(uint64_t), &c->bytes,
                          err, errlen);
   if (!st) st = cs_alloc_copy(g, (void **)&c->var, cs->var, nnz * sizeof(uint32_t), &c->bytes, err, errlen);
@@ -84,15 +90,17 @@ extern "C" int sp_gpu_cs_upload(sp_gpu *g, const sp_gpu_cs_desc *cs, sp_gpu_cs *
   return SEALPROV_OK;
 }
 
-/* Lowest index whose raw limbs are not below r. */
-__global__ void k_cs_check_witness(const spc_fr *z, uint64_t n, unsigned long long *bad) {
+/* Lowest index (inputs first, then aux) whose raw limbs are not below r. */
+__global__ void k_cs_check_witness(const spc_fr *inp, uint64_t ninp, const spc_fr *aux, uint64_t n,
+                                   unsigned long long *bad) {
   uint64_t i = (uint64_t)blockIdx.x * blockDim.x + threadIdx.x;
   if (i >= n) return;
-  if (!spc_fr::lt_mod(z[i])) atomicMin(bad, (unsigned long long)i);
+  if (!spc_fr::lt_mod(i < ninp ? inp[i] : aux[i - ninp])) atomicMin(bad, (unsigned long long)i);
 }
 
-extern "C" int sp_gpu_cs_check_witness(sp_gpu *g, const sp_gpu_cs *c, const void *d_z,
-                                       uint64_t *first_bad, char *err, size_t errlen) {
+extern "C" int sp_gpu_cs_check_witness(sp_gpu *g, const sp_gpu_cs *c, const void *d_inp,
+                                       const void *d_aux, uint64_t *first_bad, char *err,
+                                       size_t errlen) {
   *first_bad = UINT64_MAX;
   if (c->nvars == 0) return SEALPROV_OK;
   unsigned long long *dbad = NULL, hbad = ~0ull;
@@ -100,8 +108,8 @@ extern "C" int sp_gpu_cs_check_witness(sp_gpu *g, const sp_gpu_cs *c, const void
   if (st) return st;
   SP_CUDA_CHECK_GOTO(cudaMemcpyAsync(dbad, &hbad, sizeof hbad, cudaMemcpyHostToDevice, g->stream),
                      st, done);
-  k_cs_check_witness<<<sp_blocks(c->nvars, 256), 256, 0, g->stream>>>((const spc_fr *)d_z, c->nvars,
-                                                                       dbad);
+  k_cs_check_witness<<<sp_blocks(c->nvars, 256), 256, 0, g->stream>>>(
+      (const spc_fr *)d_inp, c->inp_size, (const spc_fr *)d_aux, c->nvars, dbad);
   SP_CUDA_LAUNCH_CHECK_GOTO(st, done);
   SP_TRY_GOTO(sp_gpu_download(g, &hbad, dbad, sizeof hbad, err, errlen), st, done);
   *first_bad = hbad;
@@ -110,17 +118,19 @@ done:
   return st;
 }
 
-/* Thread j computes linear combination j = 3 i + q of row i (q: 0 A, 1 B, 2 C). */
+/* Thread j computes linear combination j = 3 i + q of row i (q: 0 A, 1 B, 2 C). Variable
+ * v is inp[v] below ninp, else aux[v - ninp]. */
 __global__ void k_cs_spmv(const uint64_t *__restrict__ off, const uint32_t *__restrict__ var,
                           const uint32_t *__restrict__ cix, const spc_fr *__restrict__ coeffs,
-                          const spc_fr *__restrict__ z, uint64_t combos, spc_fr *a, spc_fr *b,
-                          spc_fr *c) {
+                          const spc_fr *__restrict__ inp, uint32_t ninp, const spc_fr *__restrict__ aux,
+                          uint64_t combos, spc_fr *a, spc_fr *b, spc_fr *c) {
   uint64_t j = (uint64_t)blockIdx.x * blockDim.x + threadIdx.x;
   if (j >= combos) return;
   uint64_t k = off[j], end = off[j + 1];
   spc_fr acc = spc_fr::zero();
   for (; k < end; k++) {
-    spc_fr zv = z[var[k]];
+    uint32_t v = var[k];
+    spc_fr zv = v < ninp ? inp[v] : aux[v - ninp];
     uint32_t ci = cix[k];
     acc = spc_fr::add(acc, ci == 0 ? zv : spc_fr::mul(coeffs[ci], zv));
   }
@@ -131,27 +141,27 @@ __global__ void k_cs_spmv(const uint64_t *__restrict__ off, const uint32_t *__re
 }
 
 /* bellperson's input constraints, rows n_rows + t: a = input t, b = c = 0. */
-__global__ void k_cs_inputs(const spc_fr *z, uint64_t n_rows, uint64_t ninp, spc_fr *a, spc_fr *b,
+__global__ void k_cs_inputs(const spc_fr *inp, uint64_t n_rows, uint64_t ninp, spc_fr *a, spc_fr *b,
                             spc_fr *c) {
   uint64_t t = (uint64_t)blockIdx.x * blockDim.x + threadIdx.x;
   if (t >= ninp) return;
-  a[n_rows + t] = z[t];
+  a[n_rows + t] = inp[t];
   b[n_rows + t] = spc_fr::zero();
   c[n_rows + t] = spc_fr::zero();
 }
 
-extern "C" int sp_gpu_cs_eval(sp_gpu *g, const sp_gpu_cs *c, const void *d_z, void *d_a, void *d_b,
-                              void *d_c, char *err, size_t errlen) {
+extern "C" int sp_gpu_cs_eval(sp_gpu *g, const sp_gpu_cs *c, const void *d_inp, const void *d_aux,
+                              void *d_a, void *d_b, void *d_c, char *err, size_t errlen) {
   uint64_t combos = 3 * c->n_rows;
   if (combos) {
     k_cs_spmv<<<sp_blocks(combos, 128), 128, 0, g->stream>>>(
-        c->off, c->var, c->cix, c->coeffs, (const spc_fr *)d_z, combos, (spc_fr *)d_a, (spc_fr *)d_b,
-        (spc_fr *)d_c);
+        c->off, c->var, c->cix, c->coeffs, (const spc_fr *)d_inp, (uint32_t)c->inp_size,
+        (const spc_fr *)d_aux, combos, (spc_fr *)d_a, (spc_fr *)d_b, (spc_fr *)d_c);
     SP_CUDA_LAUNCH_CHECK();
   }
   uint64_t ninp = c->abc_size - c->n_rows;
   if (ninp) {
-    k_cs_inputs<<<sp_blocks(ninp, 128), 128, 0, g->stream>>>((const spc_fr *)d_z, c->n_rows, ninp,
+    k_cs_inputs<<<sp_blocks(ninp, 128), 128, 0, g->stream>>>((const spc_fr *)d_inp, c->n_rows, ninp,
                                                             (spc_fr *)d_a, (spc_fr *)d_b, (spc_fr *)d_c);
     SP_CUDA_LAUNCH_CHECK();
   }

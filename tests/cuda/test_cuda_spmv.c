@@ -80,19 +80,20 @@ static int gpu_eval(sp_gpu *g, sp_gpu_cs *dc, const sp_cs *cs, const uint8_t *in
                     uint8_t *abc, uint64_t *bad, int reps, double *ms) {
   char err[768] = "";
   uint64_t nv = cs->inp_size + cs->aux_size, n = cs->abc_size;
-  void *dz = NULL, *dabc = NULL;
+  void *dz = NULL, *dabc = NULL; /* inputs, then aux, in one buffer */
   int st = sp_gpu_alloc(g, &dz, nv * 32, err, sizeof err);
+  void *daux = (uint8_t *)dz + cs->inp_size * 32;
   if (!st) st = sp_gpu_alloc(g, &dabc, 3 * n * 32, err, sizeof err);
   if (!st) st = sp_gpu_upload(g, dz, inp, cs->inp_size * 32, err, sizeof err);
   if (!st && cs->aux_size)
     st = sp_gpu_upload(g, (uint8_t *)dz + cs->inp_size * 32, aux, cs->aux_size * 32, err, sizeof err);
-  if (!st) st = sp_gpu_cs_check_witness(g, dc, dz, bad, err, sizeof err);
+  if (!st) st = sp_gpu_cs_check_witness(g, dc, dz, daux, bad, err, sizeof err);
   if (!st && *bad == UINT64_MAX) {
     double t[16];
     int k = reps < 1 ? 1 : reps > 15 ? 15 : reps;
     for (int r = 0; r <= k && !st; r++) { /* r == 0: warm-up */
       double t0 = sp_now_ms();
-      st = sp_gpu_cs_eval(g, dc, dz, dabc, (uint8_t *)dabc + n * 32, (uint8_t *)dabc + 2 * n * 32, err,
+      st = sp_gpu_cs_eval(g, dc, dz, daux, dabc, (uint8_t *)dabc + n * 32, (uint8_t *)dabc + 2 * n * 32, err,
                           sizeof err);
       if (!st) st = sp_gpu_sync(g, err, sizeof err);
       if (r) t[r - 1] = sp_now_ms() - t0;
