@@ -33,7 +33,7 @@ extern "C" {
 #endif
 
 #define SEALPROV_ABI_MAJOR 1
-#define SEALPROV_ABI_MINOR 1
+#define SEALPROV_ABI_MINOR 2
 #define SEALPROV_ENTRY_SYMBOL "sealprov_provider_init"
 
 #define SEALPROV_PROOF_BYTES 192u   /* compressed A (48) || B (96) || C (48) */
@@ -162,7 +162,20 @@ typedef struct sealprov_job {
    * of the full assignment for the same witness and r, s. A reference is held by the
    * job. on_inputs_released then means: the module no longer reads inputs and aux. */
   sealprov_cs *cs;
+  /* ---- ABI 1.2 (a host built against 1.0 or 1.1 has a struct_size that ends before
+   * this field: the module reads 0, any device). ---- */
+  /* 0: any device. Else bit i (SEALPROV_DEVICE_BIT(i)) allows device i, the index
+   * devices() reports: the job's partitions run only on allowed devices, and a retry
+   * after a device fault goes only to another allowed device; when no allowed device
+   * is left healthy the partition fails with the device's error. submit refuses a bit
+   * at or past the number of devices (INVALID_ARGUMENT) and a set whose devices are
+   * all quarantined (NO_DEVICE). A module older than ABI 1.2 does not read this field
+   * and runs the job anywhere: check vtable->abi_minor >= 2 before relying on it. */
+  uint64_t device_mask;
 } sealprov_job;
+
+/* The device_mask bit of device index i (0 <= i < 64). */
+#define SEALPROV_DEVICE_BIT(i) (UINT64_C(1) << (i))
 
 /* ---- Device table ----------------------------------------------------------------- */
 typedef enum sealprov_device_state {

@@ -34,6 +34,7 @@ struct sp_job {
   sealprov_job desc;        /* the host's description, zero-extended to our size */
   sp_srs *srs;
   struct sp_cs *cs;         /* witness-only job: its constraint system (referenced) */
+  uint64_t allowed;         /* devices it may run on: bit i = device i (device_mask, or all) */
   sp_task_rec *tasks;       /* desc.num_partitions entries */
   uint32_t remaining;       /* partitions not ended */
   uint64_t seq;             /* submission order: FIFO among equal priorities */
@@ -279,13 +280,41 @@ static unsigned healthy_devices(const sp_sched *s) {
   return n;
 }
 
-/* May device d run t? Not if d already failed t while some other healthy device has
- * not: a retry must land on ANOTHER device whenever one exists. */
+/* Devices of mask that are not quarantined. */
+static unsigned healthy_in(const sp_sched *s, uint64_t mask) {
+  unsigned n = 0;
+  for (unsigned i = 0; i < s->ndev; i++)
+    n += (mask & (UINT64_C(1) << i)) && !s->devs[i].quarantined;
+  return n;
+}
+
+/* Every device of the provider, as a mask (the set of a job with device_mask 0). */
+static uint64_t all_devices(const sp_sched *s) {
+  return s->ndev >= 64 ? UINT64_MAX : (UINT64_C(1) << s->ndev) - 1;
+}
+
+/* "device 1 (cpu1), device 2 (cpu2)" for the devices of mask. */
+static void device_list(const sp_sched *s, uint64_t mask, char *out, size_t len) {
+  size_t off = 0;
+  out[0] = '\0';
+  for (unsigned i = 0; i < s->ndev && off < len; i++)
+    if (mask & (UINT64_C(1) << i))
+      off += (size_t)snprintf(out + off, len - off, "%sdevice %u (%s)", off ? ", " : "", i,
+                              dev_name(&s->devs[i]));
+}
+
+/* May device d run t? Not if the job does not allow d (device_mask), nor if d already
+ * failed t while some other allowed healthy device has not: a retry must land on
+ * ANOTHER allowed device whenever one exists. */
 static bool eligible(const sp_sched *s, const sp_task_rec *t, const sp_device_rt *d) {
+  const uint64_t allowed = t->job->allowed;
+  if (!(allowed & (UINT64_C(1) << d->index))) return false;
   if (!(t->failed_devices & (UINT64_C(1) << d->index))) return true;
   for (unsigned i = 0; i < s->ndev; i++) {
     const sp_device_rt *e = &s->devs[i];
-    if (e != d && !e->quarantined && !(t->failed_devices & (UINT64_C(1) << i))) return false;
+    if (e != d && (allowed & (UINT64_C(1) << i)) && !e->quarantined &&
+        !(t->failed_devices & (UINT64_C(1) << i)))
+      return false;
   }
   return true;
 }
@@ -493,11 +522,47 @@ static void charge_device(sp_sched *s, sp_device_rt *d, const char *why, char *q
   }
 }
 
-/* Is there a healthy device that has not failed t yet? */
+/* Is there a healthy device the job allows that has not failed t yet? */
 static bool untried_device_left(const sp_sched *s, const sp_task_rec *t) {
   for (unsigned i = 0; i < s->ndev; i++)
-    if (!s->devs[i].quarantined && !(t->failed_devices & (UINT64_C(1) << i))) return true;
+    if ((t->job->allowed & (UINT64_C(1) << i)) && !s->devs[i].quarantined &&
+        !(t->failed_devices & (UINT64_C(1) << i)))
+      return true;
   return false;
+}
+
+/* Why a job restricted to mask cannot run: which of its devices were quarantined, with
+ * each one's last error when with_last (cut to keep a task's message whole). */
+static void stranded_detail(const sp_sched *s, uint64_t mask, bool with_last, char *out,
+                            size_t len) {
+  size_t off = (size_t)snprintf(out, len, "the job's device_mask 0x%" PRIx64
+                                " allows no healthy device:", mask);
+  for (unsigned i = 0; i < s->ndev && off < len; i++) {
+    const sp_device_rt *d = &s->devs[i];
+    if (!(mask & (UINT64_C(1) << i))) continue;
+    off += (size_t)snprintf(out + off, len - off, " device %u (%s) quarantined after %" PRIu64
+                            " failure%s", i, dev_name(d), d->failures, d->failures == 1 ? "" : "s");
+    if (with_last && off < len)
+      off += (size_t)snprintf(out + off, len - off, " (last: %.100s)",
+                              d->last_error[0] ? d->last_error : "none");
+    if (off < len) off += (size_t)snprintf(out + off, len - off, ";");
+  }
+  if (off > 0 && off < len && out[off - 1] == ';') out[off - 1] = '\0';
+}
+
+/* After a quarantine: queued partitions of jobs whose allowed devices are all
+ * quarantined now can never run; they end with NO_DEVICE (under s->mu). */
+static void fail_stranded(sp_sched *s) {
+  sp_task_rec *next;
+  for (sp_task_rec *t = s->qhead; t != NULL; t = next) {
+    next = t->next;
+    if (healthy_in(s, t->job->allowed) > 0) continue;
+    char why[900];
+    stranded_detail(s, t->job->allowed, true, why, sizeof why);
+    queue_remove(s, t);
+    end_task(s, t, SEALPROV_ERR_NO_DEVICE, "partition %" PRIu32 " of job %" PRIu64 ": %s",
+             t->partition, t->job->id, why);
+  }
 }
 
 /* "device 0 (gpu0) and device 1 (gpu1)" for the suspects of t. */
@@ -583,6 +648,15 @@ void sp_sched_finish(sp_sched *s, sp_worker *w, sp_task_rec *t, const sp_attempt
       end_task(s, t, SEALPROV_ERR_NO_DEVICE, "partition %" PRIu32 " of job %" PRIu64 ": %s",
                t->partition, j->id, why);
       fail_queued_no_device(s);
+    } else if (healthy_in(s, j->allowed) == 0) {
+      /* A job restricted to quarantined devices: the partition ends with the error of
+       * its last attempt (the job's other queued partitions: fail_stranded below). */
+      char why[900];
+      stranded_detail(s, j->allowed, false, why, sizeof why);
+      end_task(s, t, status,
+               "partition %" PRIu32 " of job %" PRIu64 ": attempt %" PRIu32 " failed on device "
+               "%u (%s): %s; not retried: %s",
+               t->partition, j->id, t->attempts, d->index, dev_name(d), a->err, why);
     } else if (t->attempts >= max_attempts) {
       end_task(s, t, status,
                "partition %" PRIu32 " of job %" PRIu64 ": gave up after %" PRIu32
@@ -608,6 +682,8 @@ void sp_sched_finish(sp_sched *s, sp_worker *w, sp_task_rec *t, const sp_attempt
     end_task(s, t, a->status, "partition %" PRIu32 " of job %" PRIu64 ": %s", t->partition,
              j->id, a->err);
   }
+  /* A quarantine may leave restricted jobs without any device they may run on. */
+  if (quarantine_msg[0]) fail_stranded(s);
   pthread_mutex_unlock(&s->mu);
   /* t and j may be gone now (the job can end and be reaped): only the copies. */
   if (quarantine_msg[0]) SLOG(s, SEALPROV_LOG_WARN, "%s", quarantine_msg);
@@ -988,6 +1064,14 @@ int sp_sched_submit(sp_sched *s, const sealprov_job *job, sealprov_job_id *id, c
                 "zero-knowledge, so they need the explicit flag",
                 d.r != NULL ? "r" : "s");
   }
+  const uint64_t all = all_devices(s);
+  if (d.device_mask & ~all) {
+    unsigned bad = (unsigned)__builtin_ctzll(d.device_mask & ~all);
+    return fail(err, errlen, SEALPROV_ERR_INVALID_ARGUMENT,
+                "job->device_mask 0x%" PRIx64 " names device %u, but this provider has %u "
+                "device%s (indexes 0 to %u, as devices() lists them)",
+                d.device_mask, bad, s->ndev, s->ndev == 1 ? "" : "s", s->ndev - 1);
+  }
   struct sp_cs *cs = (struct sp_cs *)d.cs;
   if (cs != NULL && s->hooks.check_cs == NULL)
     return fail(err, errlen, SEALPROV_ERR_UNSUPPORTED,
@@ -1018,6 +1102,7 @@ int sp_sched_submit(sp_sched *s, const sealprov_job *job, sealprov_job_id *id, c
   j->desc = d;
   j->srs = srs;
   j->cs = cs;
+  j->allowed = d.device_mask != 0 ? d.device_mask : all;
   j->tasks = tasks;
   int st = draw_rs(&d, tasks, err, errlen);
   if (st != SEALPROV_OK) {
@@ -1039,6 +1124,10 @@ int sp_sched_submit(sp_sched *s, const sealprov_job *job, sealprov_job_id *id, c
   } else if (healthy_devices(s) == 0) {
     char why[1024];
     no_device_detail(s, why, sizeof why);
+    st = fail(err, errlen, SEALPROV_ERR_NO_DEVICE, "submit: %s", why);
+  } else if (healthy_in(s, j->allowed) == 0) {
+    char why[900];
+    stranded_detail(s, j->allowed, true, why, sizeof why);
     st = fail(err, errlen, SEALPROV_ERR_NO_DEVICE, "submit: %s", why);
   } else if (s->cfg.max_jobs > 0 && s->active_jobs >= s->cfg.max_jobs) {
     st = fail(err, errlen, SEALPROV_ERR_QUEUE_FULL,
@@ -1070,8 +1159,15 @@ int sp_sched_submit(sp_sched *s, const sealprov_job *job, sealprov_job_id *id, c
     sp_sched_timeline_add(s, SP_TL_QUEUED, j->id, i, -1, -1, 0, SEALPROV_OK);
   }
   *id = j->id;
+  char where[600] = "";
+  if (d.device_mask != 0) device_list(s, j->allowed, where, sizeof where);
+  sealprov_job_id new_id = j->id;
   pthread_cond_broadcast(&s->work_cv);
   pthread_mutex_unlock(&s->mu);
+  /* j may be gone now (a fast job can end and be reaped): only the copies. */
+  if (where[0])
+    SLOG(s, SEALPROV_LOG_DEBUG, "job %" PRIu64 ": %" PRIu32 " partition(s) restricted to %s",
+         new_id, d.num_partitions, where);
   return SEALPROV_OK;
 }
 

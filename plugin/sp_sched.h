@@ -15,9 +15,12 @@
  *  - a worker binds to its device (engine worker_bind) before anything else and
  *    never changes device; create returns only when every worker is bound;
  *  - one lock per device, held only around the engine's execute (device work);
- *  - a device failure (DEVICE, DEVICE_MEMORY) requeues the task for a device that
- *    has not failed it yet, counts against the device, and quarantines the device
- *    after quarantine_after failures;
+ *  - a job with a device_mask (ABI 1.2) runs only on the devices it allows;
+ *  - a device failure (DEVICE, DEVICE_MEMORY) requeues the task for an allowed device
+ *    that has not failed it yet, counts against the device, and quarantines the device
+ *    after quarantine_after failures; when the job allows no healthy device any more,
+ *    the failed partition ends with its device error and the job's queued ones with
+ *    NO_DEVICE;
  *  - a failed self-check requeues the task too but charges nobody yet: the device is
  *    charged only when the same partition then verifies (elsewhere, or on the same
  *    device when it is the only one); a partition whose proof fails on two devices

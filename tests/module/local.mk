@@ -10,6 +10,15 @@ tests_module_test_pool_SOURCES = tests/module/test_pool.c tests/module/test_engi
 tests_module_test_pool_CFLAGS = $(AM_CFLAGS) $(CHECK_CFLAGS)
 tests_module_test_pool_LDADD = $(SP_INTERNAL_LIBS) $(SP_EXTERNAL_LIBS) $(CHECK_LIBS)
 
+# Per-job device choice (sealprov_job.device_mask, ABI 1.2) on virtual devices.
+check_PROGRAMS += tests/module/test_affinity
+TESTS += tests/module/test_affinity
+SAN_TESTS += tests/module/test_affinity
+tests_module_test_affinity_SOURCES = tests/module/test_affinity.c tests/module/test_engine.c \
+  tests/module/test_engine.h
+tests_module_test_affinity_CFLAGS = $(AM_CFLAGS) $(CHECK_CFLAGS)
+tests_module_test_affinity_LDADD = $(SP_INTERNAL_LIBS) $(SP_EXTERNAL_LIBS) $(CHECK_LIBS)
+
 # The built module through dlopen, as a host sees it ($SEALPROV_PLUGIN from
 # AM_TESTS_ENVIRONMENT). Links nothing of the module.
 check_PROGRAMS += tests/module/test_dlopen
