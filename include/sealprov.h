@@ -202,6 +202,15 @@ typedef struct sealprov_device_info {
   uint64_t memory_limit;     /* bytes, 0 = no limit */
   double busy_seconds;       /* time inside the device section */
   double lock_wait_seconds;
+  /* ---- ABI 1.2: topology (sysfs; docs/configuration.md "NUMA placement"). A host
+   * built against 1.0/1.1 sets out[0].struct_size to its smaller entry before the call
+   * (docs/abi.md) and gets entries that end before these fields. ---- */
+  int32_t numa_node;         /* the device's NUMA node; -1: unknown, or one node only */
+  uint32_t bound_cpus;       /* CPUs its worker threads are bound to; 0 = not bound */
+  uint32_t pcie_gen;         /* PCIe link generation now (1..7); 0 = unknown or CPU */
+  uint32_t pcie_width;       /* lanes now; 0 = unknown or CPU */
+  uint32_t pcie_max_gen;     /* what the device and its slot can do */
+  uint32_t pcie_max_width;
 } sealprov_device_info;
 
 /* What cs_info() reports about a loaded constraint system (ABI 1.1). */

@@ -49,18 +49,20 @@
 enum provider_key {
   PK_LOG_LEVEL, PK_VERIFY_PROOFS, PK_PARAMS_SUBGROUP_CHECK, PK_MAX_JOBS, PK_MAX_PARTITIONS,
   PK_QUARANTINE_AFTER, PK_MAX_ATTEMPTS, PK_TIMELINE_EVENTS, PK_LOAD_THREADS, PK_PARAMS_MANIFEST,
-  PK_COUNT_
+  PK_NUMA, PK_COUNT_
 };
 static const char *const provider_keys[PK_COUNT_] = {
   "log_level", "verify_proofs", "params_subgroup_check", "max_jobs", "max_partitions",
-  "quarantine_after", "max_attempts", "timeline_events", "load_threads", "params_manifest"
+  "quarantine_after", "max_attempts", "timeline_events", "load_threads", "params_manifest",
+  "numa"
 };
 
 enum device_key {
-  DK_TYPE, DK_DEVICE, DK_WORKERS, DK_THREADS, DK_MEMORY_LIMIT, DK_PINNED_STAGING, DK_COUNT_
+  DK_TYPE, DK_DEVICE, DK_WORKERS, DK_THREADS, DK_MEMORY_LIMIT, DK_PINNED_STAGING, DK_NUMA_NODE,
+  DK_COUNT_
 };
 static const char *const device_keys[DK_COUNT_] = {
-  "type", "device", "workers", "threads", "memory_limit", "pinned_staging"
+  "type", "device", "workers", "threads", "memory_limit", "pinned_staging", "numa_node"
 };
 
 enum testing_key { TK_INJECT_DEVICE, TK_INJECT, TK_INJECT_COUNT, TK_COUNT_ };
@@ -76,6 +78,7 @@ static const num_range provider_ranges[PK_COUNT_] = {
 static const num_range workers_range = { 1, 64 };
 static const num_range threads_range = { 0, 1024 };
 static const num_range inject_count_range = { 0, 1000000000 };
+static const num_range numa_node_range = { 0, 1023 }; /* the kernel's largest MAX_NUMNODES */
 
 /* ---- parser state ------------------------------------------------------------ */
 
@@ -621,6 +624,12 @@ static void handle_provider(cfg_parse *p, int k, const char *key, const char *va
     else
       snprintf(c->params_manifest, sizeof c->params_manifest, "%s", value);
     return;
+  case PK_NUMA:
+    /* auto: bind each device's workers to its NUMA node (topo.h); off: leave them */
+    if (strcasecmp(value, "auto") == 0) c->numa_off = false;
+    else if (strcasecmp(value, "off") == 0) c->numa_off = true;
+    else fail_kv(p, p->lineno, p->section, key, value, "use auto or off");
+    return;
   default: break;
   }
   if (!want_number(p, key, value, provider_ranges[k], &v)) return;
@@ -684,6 +693,11 @@ static void handle_device(cfg_parse *p, int k, const char *key, const char *valu
     if (!want_bytes(p, key, value, &v)) return;
     /* UINT64_MAX itself means off; a budget that large is "no limit" anyway */
     d->pinned_staging = v == 0 ? SP_PINNED_STAGING_OFF : v == UINT64_MAX ? UINT64_MAX - 1 : v;
+    break;
+  case DK_NUMA_NODE:
+    if (!want_number(p, key, value, numa_node_range, &v)) return;
+    d->numa_node_set = true;
+    d->numa_node = (unsigned)v;
     break;
   default: break;
   }
@@ -828,6 +842,7 @@ static void check_devices(cfg_parse *p) {
       return;
     }
     if (!a->key_line[DK_WORKERS]) d->workers = d->type == SP_DEVICE_CUDA ? 2 : 1;
+    d->numa_off = c->numa_off; /* [provider] numa, whichever section came first */
   }
 }
 

@@ -37,6 +37,13 @@ typedef struct sp_device_cfg {
   /* pinned_staging: host memory the device may page-lock for staging assignments
    * (bytes); 0 = auto (the default), SP_PINNED_STAGING_OFF = off. */
   uint64_t pinned_staging;
+  /* numa_node = N in the device section (numa_node_set): the NUMA node its workers are
+   * bound to, instead of the node sysfs gives a GPU's PCI device (CPU devices have
+   * none). numa_off: [provider] numa = off, copied into every device. Zero (a table
+   * made in memory) means: no INI node, numa = auto. */
+  bool numa_node_set;
+  unsigned numa_node;
+  bool numa_off;
   /* Filled by sp_config_resolve_devices(): */
   int ordinal;               /* CUDA runtime ordinal; -1 for cpu devices */
   char name[96];
@@ -45,6 +52,11 @@ typedef struct sp_device_cfg {
   /* [testing] fault injection aimed at this device (0 = none), SP_INJECT_* bits. */
   uint32_t inject;
   uint32_t inject_count;     /* inject on this many tasks, 0 = every task */
+  /* Filled when the device's first worker starts (pool.c, topo.h: sp_topo_place), read
+   * by devices() once open() has returned: */
+  int topo_numa_node;        /* -1: unknown, or a host with one node */
+  unsigned pcie_gen, pcie_width, pcie_max_gen, pcie_max_width; /* 0 = unknown */
+  unsigned bound_cpus;       /* CPUs the workers are bound to; 0 = not bound */
 } sp_device_cfg;
 
 typedef struct sp_config {
@@ -59,6 +71,7 @@ typedef struct sp_config {
   unsigned timeline_events;  /* [provider] timeline_events kept (default 4096) */
   unsigned load_threads;     /* [provider] load_threads for .params decoding (0 = auto) */
   char params_manifest[4096];/* [provider] params_manifest: parameters.json ("" = none) */
+  bool numa_off;             /* [provider] numa = off (default auto: false) */
   sp_device_cfg devices[SP_MAX_DEVICES];
   size_t ndevices;
 } sp_config;

@@ -14,6 +14,8 @@ plugin_libsealprov_core_la_SOURCES = \
   plugin/sched.c \
   plugin/pool.c \
   plugin/module.c
+# NUMA nodes, PCIe links and worker placement from sysfs (pool.c binds with it)
+plugin_libsealprov_core_la_SOURCES += plugin/topo.h plugin/topo.c
 # snarkjs interop: .zkey reader and its CPU prover (sealprov prove --zkey)
 plugin_libsealprov_core_la_SOURCES += plugin/zkey.h plugin/zkey.c
 

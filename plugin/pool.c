@@ -6,11 +6,21 @@
  * anywhere in the module, sets CUDA_VISIBLE_DEVICES or CUDA_DEVICE_ORDER: the
  * runtime reads them once per process, and changing them from a worker is exactly
  * the bug that put every worker of the field's prover on GPU 0 (docs/design.md).
+ *
+ * Before it binds, a worker places itself (topo.h): on a host with several NUMA nodes
+ * it binds its thread to the CPUs of its device's node (a GPU's node from sysfs, or
+ * the section's numa_node) that the thread calling open() may use, unless [provider]
+ * numa = off. Every thread a worker starts for host work (bls_parallel_for, the
+ * engines' copy threads) inherits that mask, and memory that a bound thread touches
+ * first (the CUDA engine's page-locked staging, prepare's buffers) comes from that
+ * node under the kernel's default policy.
  */
 #include <config.h>
 
+#include <errno.h>
 #include <inttypes.h>
 #include <pthread.h>
+#include <sched.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -18,6 +28,7 @@
 
 #include "log.h"
 #include "sp_sched.h"
+#include "topo.h"
 
 int sp_thread_start(pthread_t *t, void *(*fn)(void *), void *arg, const char *name) {
   sigset_t all, old;
@@ -104,10 +115,67 @@ static void run_attempt(sp_sched *s, sp_worker *w, const sp_task *task, sp_attem
   a->status = st;
 }
 
+/* Binds the calling worker thread to its device's NUMA node (see the top of this
+ * file). Never fails: without a placement the worker runs where it was started. The
+ * device's first worker records the outcome for devices() and logs it. */
+static void place_worker(sp_worker *w) {
+  sp_device_rt *d = w->dev;
+  bool root_ignored = false;
+  const char *root = sp_topo_root(&root_ignored);
+  cpu_set_t allowed;
+  CPU_ZERO(&allowed);
+  sp_topo_dev t;
+  bool warn = false;
+  if (sched_getaffinity(0, sizeof allowed, &allowed) != 0) {
+    /* more CPUs than cpu_set_t holds: leave the thread as it is */
+    memset(&t, 0, sizeof t);
+    t.numa_node = -1;
+    warn = true;
+    snprintf(t.note, sizeof t.note, "cannot read this thread's CPU affinity (%s): not bound",
+             strerror(errno));
+  } else {
+    int ini_node = d->cfg.numa_node_set ? (int)d->cfg.numa_node : -1;
+    sp_topo_place(root, !d->cfg.numa_off, ini_node,
+                  d->cfg.type == SP_DEVICE_CUDA ? d->cfg.pci_bus_id : "", &allowed, &t, &warn);
+  }
+  unsigned bound = 0;
+  if (t.bind) {
+    int rc = pthread_setaffinity_np(pthread_self(), sizeof t.cpus, &t.cpus);
+    if (rc == 0) {
+      bound = t.ncpus;
+    } else {
+      warn = true;
+      snprintf(t.note, sizeof t.note, "NUMA node %d: pthread_setaffinity_np failed (%s): not "
+               "bound", t.numa_node, strerror(rc));
+    }
+  }
+  if (w->local != 0) {
+    if (warn) /* the first worker's outcome is logged once; another's failure is news */
+      sp_log(SEALPROV_LOG_WARN, "device %u [%s] worker %u: %s", d->index, d->cfg.section,
+             w->local, t.note);
+    return;
+  }
+  d->cfg.topo_numa_node = t.numa_node;
+  d->cfg.pcie_gen = t.link.cur_gen;
+  d->cfg.pcie_width = t.link.cur_width;
+  d->cfg.pcie_max_gen = t.link.max_gen;
+  d->cfg.pcie_max_width = t.link.max_width;
+  d->cfg.bound_cpus = bound;
+  if (root_ignored)
+    sp_log(SEALPROV_LOG_WARN, "SEALPROV_SYSFS_ROOT is not an absolute path under 512 bytes: "
+           "ignored, topology read from /sys");
+  sp_log(warn ? SEALPROV_LOG_WARN : bound ? SEALPROV_LOG_INFO : SEALPROV_LOG_DEBUG,
+         "device %u [%s]: %s", d->index, d->cfg.section, t.note);
+}
+
 static void *worker_main(void *arg) {
   sp_worker *w = arg;
   sp_device_rt *d = w->dev;
   sp_pool *pool = w->pool;
+
+  /* Placement (no CUDA call, nothing of the engine) comes before the engine's bind, so
+   * whatever the bind allocates on the host is already on the device's node. */
+  place_worker(w);
 
   /* First thing on this thread: bind to the device. */
   char msg[256] = "";

@@ -1296,6 +1296,13 @@ int sp_sched_devices(sp_sched *s, sealprov_device_info *out, size_t cap, size_t 
     e.memory_limit = d->cfg.memory_limit;
     e.busy_seconds = d->busy_s;
     e.lock_wait_seconds = d->lock_wait_s;
+    /* ABI 1.2: what the device's first worker found at start (pool.c, topo.h) */
+    e.numa_node = d->cfg.topo_numa_node;
+    e.bound_cpus = d->cfg.bound_cpus;
+    e.pcie_gen = d->cfg.pcie_gen;
+    e.pcie_width = d->cfg.pcie_width;
+    e.pcie_max_gen = d->cfg.pcie_max_gen;
+    e.pcie_max_width = d->cfg.pcie_max_width;
     memcpy((char *)out + i * stride, &e, stride);
   }
   pthread_mutex_unlock(&s->mu);

@@ -5,6 +5,7 @@
 #include <config.h>
 
 #include <getopt.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -23,15 +24,42 @@ static const char *state_name(int s) {
 
 static const char *or_dash(const char *s) { return s[0] ? s : "-"; }
 
+/* "gen5x16", "gen4x8(max:gen5x16)" when the link runs below what it can do, "-" when
+ * sysfs says nothing; a part it does not know is "?". */
+static void format_link(char *buf, size_t cap, const sealprov_device_info *d) {
+  if (d->pcie_gen == 0 && d->pcie_width == 0) {
+    snprintf(buf, cap, "-");
+    return;
+  }
+  char cur[32], max[32], g[12], w[12];
+  snprintf(g, sizeof g, "%u", d->pcie_gen);
+  snprintf(w, sizeof w, "%u", d->pcie_width);
+  snprintf(cur, sizeof cur, "gen%sx%s", d->pcie_gen ? g : "?", d->pcie_width ? w : "?");
+  snprintf(g, sizeof g, "%u", d->pcie_max_gen);
+  snprintf(w, sizeof w, "%u", d->pcie_max_width);
+  snprintf(max, sizeof max, "gen%sx%s", d->pcie_max_gen ? g : "?", d->pcie_max_width ? w : "?");
+  bool slower = (d->pcie_max_gen > d->pcie_gen && d->pcie_gen) ||
+                (d->pcie_max_width > d->pcie_width && d->pcie_width);
+  if (slower)
+    snprintf(buf, cap, "%s(max:%s)", cur, max);
+  else
+    snprintf(buf, cap, "%s", cur);
+}
+
 static void print_table(FILE *f, const sealprov_device_info *d, size_t n) {
-  fprintf(f, "%-5s %-12s %-5s %-24s %-42s %-13s %7s %9s %7s %s\n", "index", "section", "type",
-          "name", "uuid", "pci", "ordinal", "confirmed", "workers", "state");
+  fprintf(f, "%-5s %-12s %-5s %-24s %-42s %-13s %4s %4s %-20s %7s %9s %7s %s\n", "index",
+          "section", "type", "name", "uuid", "pci", "numa", "cpus", "pcie", "ordinal",
+          "confirmed", "workers", "state");
   for (size_t i = 0; i < n; i++) {
-    char ord[16], conf[16];
+    char ord[16], conf[16], node[16], cpus[16], link[80];
     snprintf(ord, sizeof ord, "%d", d[i].ordinal);
     snprintf(conf, sizeof conf, "%d", d[i].confirmed_ordinal);
-    fprintf(f, "%-5d %-12s %-5s %-24s %-42s %-13s %7s %9s %7u %s\n", d[i].index, d[i].section,
-            d[i].type, d[i].name, or_dash(d[i].uuid), or_dash(d[i].pci_bus_id),
+    snprintf(node, sizeof node, "%d", d[i].numa_node);
+    snprintf(cpus, sizeof cpus, "%u", d[i].bound_cpus);
+    format_link(link, sizeof link, &d[i]);
+    fprintf(f, "%-5d %-12s %-5s %-24s %-42s %-13s %4s %4s %-20s %7s %9s %7u %s\n", d[i].index,
+            d[i].section, d[i].type, d[i].name, or_dash(d[i].uuid), or_dash(d[i].pci_bus_id),
+            d[i].numa_node < 0 ? "-" : node, d[i].bound_cpus ? cpus : "-", link,
             d[i].ordinal < 0 ? "-" : ord, d[i].confirmed_ordinal < 0 ? "-" : conf, d[i].workers,
             state_name(d[i].state));
   }
@@ -58,9 +86,11 @@ static void print_json(const sp_cli_host *h, const char *ini, const sealprov_dev
     printf(", \"pci_bus_id\": ");
     sp_cli_json_str(stdout, d[i].pci_bus_id);
     printf(", \"ordinal\": %d, \"confirmed_ordinal\": %d, \"workers\": %u, \"state\": \"%s\", "
-           "\"memory_limit\": %llu}",
+           "\"memory_limit\": %llu, \"numa_node\": %d, \"bound_cpus\": %u, \"pcie\": "
+           "{\"gen\": %u, \"width\": %u, \"max_gen\": %u, \"max_width\": %u}}",
            d[i].ordinal, d[i].confirmed_ordinal, d[i].workers, state_name(d[i].state),
-           (unsigned long long)d[i].memory_limit);
+           (unsigned long long)d[i].memory_limit, d[i].numa_node, d[i].bound_cpus, d[i].pcie_gen,
+           d[i].pcie_width, d[i].pcie_max_gen, d[i].pcie_max_width);
   }
   printf("]}\n");
 }
@@ -96,8 +126,11 @@ static void devices_usage(FILE *f) {
           "usage: sealprov devices [--plugin MODULE] [-c INI] [--json]\n"
           "  Opens the module with INI (default $SEALPROV_CONFIG, else " SP_DEFAULT_CONFIG ")\n"
           "  and prints each device: index, INI section, type, name, UUID, PCI bus id, the\n"
-          "  CUDA ordinal its selector resolved to, the ordinal its workers confirmed with\n"
-          "  cudaGetDevice, workers and state.\n");
+          "  NUMA node, the CPUs its workers are bound to, its PCIe link (generation x lanes,\n"
+          "  and what it could do when it runs slower; from sysfs), the CUDA ordinal its\n"
+          "  selector resolved to, the ordinal its workers confirmed with cudaGetDevice,\n"
+          "  workers and state. --json adds numa_node (-1: unknown or one node),\n"
+          "  bound_cpus (0: not bound) and pcie {gen, width, max_gen, max_width} (0: unknown).\n");
 }
 
 int cmd_devices(int argc, char **argv) {

@@ -22,7 +22,7 @@ INI
 # devices: one row per section, in INI order, with the columns the issue names.
 out=$("$sealprov" --plugin "$SEALPROV_PLUGIN" devices -c "$tmp/three.ini")
 echo "$out"
-echo "$out" | head -1 | grep -q '^index  *section  *type  *name  *uuid  *pci  *ordinal  *confirmed  *workers  *state$' \
+echo "$out" | head -1 | grep -q '^index  *section  *type  *name  *uuid  *pci  *numa  *cpus  *pcie  *ordinal  *confirmed  *workers  *state$' \
   || fail "header"
 [ "$(echo "$out" | sed 1d | awk '{ print $1 ":" $2 ":" $3 }' | tr '\n' ' ')" = "0:c0:cpu 1:c1:cpu 2:c2:cpu " ] \
   || fail "rows"

@@ -64,3 +64,17 @@ EXTRA_DIST += tests/module/exported_symbols.sh tests/module/no_env_writes.sh \
 check_PROGRAMS += tests/module/minimal_host
 tests_module_minimal_host_SOURCES = docs/examples/minimal_host.c
 tests_module_minimal_host_LDADD = $(DL_LIBS)
+
+# NUMA topology and placement (plugin/topo.c, pool.c) on CPU devices against fake sysfs
+# trees that tests/module/fake_sysfs.sh writes (2 nodes, 4 GPUs); the CLI's view of the
+# same (topo_cli.sh).
+if HAVE_CHECK
+check_PROGRAMS += tests/module/test_topo
+TESTS += tests/module/test_topo
+SAN_TESTS += tests/module/test_topo
+tests_module_test_topo_SOURCES = tests/module/test_topo.c
+tests_module_test_topo_CFLAGS = $(AM_CFLAGS) $(CHECK_CFLAGS)
+tests_module_test_topo_LDADD = $(SP_INTERNAL_LIBS) $(SP_EXTERNAL_LIBS) $(CHECK_LIBS)
+endif
+TESTS += tests/module/topo_cli.sh
+EXTRA_DIST += tests/module/fake_sysfs.sh tests/module/topo_cli.sh
