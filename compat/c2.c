@@ -14,6 +14,12 @@
  *   groth16_proof[]       <- the module's 192-byte compressed proofs, decompressed into
  *                            affine points with Montgomery Fp limbs (blst's layout)
  *   RustError             <- {status, malloc'd "sealprov_c2: fn: status: detail"}
+ *   gpu_index (Curio)     -> job->device_mask (ABI 1.2): the device whose CUDA ordinal
+ *                            is gpu_index; on a provider without CUDA devices, device
+ *                            gpu_index of the table; -1 = any device. Read from
+ *                            generate_groth16_proofs_c only when SEALPROV_C2_ARGS = 8.
+ *   gpu_mtx (Curio)       -> a token from create_gpu_mutex whose mutex is held from
+ *                            submit until the job's proofs are ready
  */
 #include <config.h>
 
@@ -31,6 +37,7 @@
 #include "bls12_381/bls12_381.h"
 #include "sealprov.h"
 
+#define SEALPROV_C2_IMPLEMENTATION /* the header then leaves generate_groth16_proofs_c to us */
 #pragma GCC visibility push(default)
 #include "sealprov_c2.h"
 #pragma GCC visibility pop
@@ -105,7 +112,10 @@ static void c2_log(void *user, int level, const char *msg) {
           level >= 0 && level <= 3 ? names[level] : "?", msg);
 }
 
-/* SEALPROV_C2_LOG_LEVEL = error | warn | info | debug (default warn). */
+/* SEALPROV_C2_LOG_LEVEL = error | warn | info | debug (default warn). Read at load (and
+ * again when the provider opens): the host may call setenv from other threads later
+ * (cuzk does), and getenv then races with it. */
+static int g_log_level = SEALPROV_LOG_WARN;
 static int c2_log_level(void) {
   static const char *const names[] = {"error", "warn", "info", "debug"};
   const char *env = getenv("SEALPROV_C2_LOG_LEVEL");
@@ -123,6 +133,38 @@ static const char *env_or(const char *name, const char *fallback, const char **s
   }
   *source = "the installed default";
   return fallback;
+}
+
+/* Library messages of level INFO and above (per SEALPROV_C2_LOG_LEVEL), on stderr. */
+static void c2_note(int level, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void c2_note(int level, const char *fmt, ...) {
+  if (level > g_log_level) return;
+  char line[1024];
+  va_list ap;
+  va_start(ap, fmt);
+  vsnprintf(line, sizeof line, fmt, ap);
+  va_end(ap);
+  fprintf(stderr, "sealprov_c2: %s\n", line);
+}
+
+/* How many arguments the host passes to generate_groth16_proofs_c: 6 (upstream), 7
+ * (Curio's gpu_mtx) or 8 (gpu_mtx, gpu_index), from SEALPROV_C2_ARGS at load. A callee
+ * cannot tell how many arguments its caller placed: arguments 7 and 8 are read only
+ * when the host says it passes them (reading them from a 6-argument caller would take
+ * whatever lies in the caller's frame). g_args_err: the variable's value was wrong. */
+static int g_sync_args = 6;
+static char g_args_err[200];
+
+static void read_args_env(void) {
+  const char *v = getenv("SEALPROV_C2_ARGS");
+  if (v == NULL || *v == '\0') return;
+  if (strcmp(v, "6") == 0 || strcmp(v, "7") == 0 || strcmp(v, "8") == 0)
+    g_sync_args = v[0] - '0';
+  else
+    snprintf(g_args_err, sizeof g_args_err,
+             "SEALPROV_C2_ARGS = '%.40s' is not 6 (upstream callers), 7 (Curio: gpu_mtx) or 8 "
+             "(gpu_mtx, gpu_index)",
+             v);
 }
 
 /* The vtable and provider, opening them on the first call. On failure *err is set
@@ -153,8 +195,9 @@ static const sealprov_vtable *provider(const char *fn, c2_error *err) {
       void *obj;
       sealprov_provider_init_fn fn;
     } sym = {.obj = dlsym(g_dl, SEALPROV_ENTRY_SYMBOL)};
+    g_log_level = c2_log_level();
     sealprov_host host = {.struct_size = sizeof host,
-                          .log_level = c2_log_level(),
+                          .log_level = g_log_level,
                           .log = c2_log,
                           .log_user = NULL};
     const sealprov_vtable *vt = NULL;
@@ -209,6 +252,9 @@ static const sealprov_vtable *provider(const char *fn, c2_error *err) {
  * call, with only that worker's GPU visible to the whole process. A failure here is
  * reported on stderr and the first call tries again. */
 __attribute__((constructor)) static void c2_open_at_load(void) {
+  g_log_level = c2_log_level();
+  read_args_env();
+  if (g_args_err[0]) fprintf(stderr, "sealprov_c2: load: %s\n", g_args_err);
   const char *v = getenv("SEALPROV_C2_OPEN_AT_LOAD");
   if (v == NULL || strcmp(v, "1") != 0) return;
   c2_error err = c2_ok();
@@ -341,15 +387,25 @@ c2_SRS clone_SRS(const c2_SRS *rhs) {
   return out;
 }
 
-/* ---- GPU "mutex" tokens --------------------------------------------------------- */
+/* ---- GPU mutexes ------------------------------------------------------------------
+ * Curio's fork allocates a std::mutex per GPU and holds it around its kernels. Ours is
+ * a pthread mutex first (libstdc++'s std::mutex is one pthread_mutex_t, so the layout
+ * is the same), then a magic that tells a token from a stray pointer. A job that
+ * passes one holds it from submit until its proofs are ready (start() below). */
 
 typedef struct c2_gpu_token {
+  pthread_mutex_t mu;
   uint32_t magic;
 } c2_gpu_token;
 
 void *create_gpu_mutex(void) {
   c2_gpu_token *t = malloc(sizeof *t);
-  if (t != NULL) t->magic = C2_MUTEX_MAGIC;
+  if (t == NULL) return NULL;
+  if (pthread_mutex_init(&t->mu, NULL) != 0) {
+    free(t);
+    return NULL;
+  }
+  t->magic = C2_MUTEX_MAGIC;
   return t;
 }
 
@@ -357,7 +413,81 @@ void destroy_gpu_mutex(void *mtx) {
   c2_gpu_token *t = mtx;
   if (t == NULL || t->magic != C2_MUTEX_MAGIC) return;
   t->magic = 0;
+  pthread_mutex_destroy(&t->mu);
   free(t);
+}
+
+/* ---- gpu_index -> device_mask ------------------------------------------------------ */
+
+/* Curio's gpu_index names a GPU by its CUDA ordinal, as this process sees it: the
+ * device of the provider's table whose ordinal it is. A provider without CUDA devices
+ * (CPU devices: CI, GPU-less hosts) maps it to device gpu_index of its table, which
+ * submit checks against the table. -1: any device (*mask 0). where gets
+ * "device 1 [gpu1]" for the log. */
+static c2_error device_for(const sealprov_vtable *vt, const char *fn, int gpu_index,
+                           uint64_t *mask, char *where, size_t wlen) {
+  *mask = 0;
+  snprintf(where, wlen, "any device");
+  if (gpu_index == -1) return c2_ok();
+  if (gpu_index < -1)
+    return c2_fail(SEALPROV_ERR_INVALID_ARGUMENT, fn,
+                   "gpu_index %d: must be -1 (any device) or a CUDA ordinal (0, 1, ...)",
+                   gpu_index);
+  if (vt->abi_minor < 2)
+    return c2_fail(SEALPROV_ERR_UNSUPPORTED, fn,
+                   "gpu_index %d: the sealprov module implements ABI %" PRIu32 ".%" PRIu32
+                   ", which cannot restrict a job to one device (that needs ABI 1.2); update "
+                   "the module, or pass gpu_index -1",
+                   gpu_index, vt->abi_major, vt->abi_minor);
+  enum { CAP = 64 };
+  sealprov_device_info *dev = calloc(CAP, sizeof *dev);
+  if (dev == NULL) return c2_fail(SEALPROV_ERR_NO_MEMORY, fn, "no memory for the device table");
+  dev[0].struct_size = sizeof *dev;
+  size_t count = 0;
+  int st = vt->devices(g_p, dev, CAP, &count);
+  if (st != SEALPROV_OK) {
+    c2_error err = vt_fail(vt, st, fn, "devices()");
+    free(dev);
+    return err;
+  }
+  if (count > CAP) count = CAP;
+  size_t ncuda = 0;
+  char ordinals[400] = "";
+  size_t off = 0;
+  for (size_t i = 0; i < count; i++) {
+    if (strcmp(dev[i].type, "cuda") != 0) continue;
+    ncuda++;
+    if (dev[i].ordinal == gpu_index) {
+      *mask = SEALPROV_DEVICE_BIT(i);
+      snprintf(where, wlen, "device %zu [%.63s], CUDA ordinal %d", i, dev[i].section,
+               gpu_index);
+      free(dev);
+      return c2_ok();
+    }
+    if (off < sizeof ordinals)
+      off += (size_t)snprintf(ordinals + off, sizeof ordinals - off, "%s%d [%.63s]",
+                              off ? ", " : "", dev[i].ordinal, dev[i].section);
+  }
+  c2_error err = c2_ok();
+  if (ncuda > 0) {
+    err = c2_fail(SEALPROV_ERR_INVALID_ARGUMENT, fn,
+                  "gpu_index %d: no device of the provider is CUDA ordinal %d (its CUDA "
+                  "devices: %s; sealprov devices -c <INI> lists them)",
+                  gpu_index, gpu_index, ordinals);
+  } else if (gpu_index >= CAP) {
+    err = c2_fail(SEALPROV_ERR_INVALID_ARGUMENT, fn,
+                  "gpu_index %d: the provider has no CUDA devices and %zu device(s); "
+                  "gpu_index then names a device of its table (0 to %zu)",
+                  gpu_index, count, count - 1);
+  } else {
+    /* CPU devices only: the table index; submit refuses an index past the table. */
+    *mask = SEALPROV_DEVICE_BIT(gpu_index);
+    if ((size_t)gpu_index < count)
+      snprintf(where, wlen, "device %d [%.63s] (no CUDA devices: gpu_index is the table index)",
+               gpu_index, dev[gpu_index].section);
+  }
+  free(dev);
+  return err;
 }
 
 /* ---- proving -------------------------------------------------------------------- */
@@ -368,6 +498,9 @@ typedef struct c2_pending {
   sealprov_job_id id;
   sealprov_assignment *asg; /* the job's partitions: alive until the job is waited on */
   uint8_t *out;             /* 192 x n compressed proofs */
+  sealprov_partition_result *res; /* where each partition ran */
+  int gpu_index;            /* the caller's, -1 = any */
+  char where[160];          /* what gpu_index mapped to */
   pthread_mutex_t mu;
   pthread_cond_t cv;
   size_t released; /* partitions whose inputs the module no longer reads */
@@ -400,13 +533,25 @@ static void pending_free(c2_pending *p) {
   pthread_mutex_destroy(&p->mu);
   free(p->asg);
   free(p->out);
+  free(p->res);
   free(p);
 }
 
+/* What Curio's forms add to a call: the GPU mutex (NULL: none) and gpu_index. */
+typedef struct c2_pin {
+  void *gpu_mtx;
+  int gpu_index;
+} c2_pin;
+
 static c2_error start(const char *fn, const c2_assignment provers[], size_t num_circuits,
                       const c2_fr r_s[], const c2_fr s_s[], const c2_SRS *srs,
-                      c2_pending **out) {
+                      const c2_pin *pin, c2_pending **out) {
   *out = NULL;
+  c2_gpu_token *tok = pin->gpu_mtx;
+  if (tok != NULL && tok->magic != C2_MUTEX_MAGIC)
+    return c2_fail(SEALPROV_ERR_INVALID_ARGUMENT, fn,
+                   "gpu_mtx %p is not a mutex from create_gpu_mutex (destroyed already?)",
+                   pin->gpu_mtx);
   if (provers == NULL) return c2_fail(SEALPROV_ERR_INVALID_ARGUMENT, fn, "provers is NULL");
   if (num_circuits == 0)
     return c2_fail(SEALPROV_ERR_INVALID_ARGUMENT, fn, "num_circuits is 0");
@@ -427,11 +572,17 @@ static c2_error start(const char *fn, const c2_assignment provers[], size_t num_
   c2_error err = c2_ok();
   const sealprov_vtable *vt = provider(fn, &err);
   if (vt == NULL) return err;
+  uint64_t mask = 0;
+  char where[160];
+  err = device_for(vt, fn, pin->gpu_index, &mask, where, sizeof where);
+  if (err.code != 0) return err;
 
   c2_pending *p = calloc(1, sizeof *p);
   sealprov_assignment *asg = p != NULL ? calloc(num_circuits, sizeof *asg) : NULL;
   uint8_t *proofs = asg != NULL ? calloc(num_circuits, SEALPROV_PROOF_BYTES) : NULL;
-  if (proofs == NULL) {
+  sealprov_partition_result *res = proofs != NULL ? calloc(num_circuits, sizeof *res) : NULL;
+  if (res == NULL) {
+    free(proofs);
     free(asg);
     free(p);
     return c2_fail(SEALPROV_ERR_NO_MEMORY, fn, "no memory for a job of %zu circuits",
@@ -463,6 +614,9 @@ static c2_error start(const char *fn, const c2_assignment provers[], size_t num_
   p->n = num_circuits;
   p->asg = asg;
   p->out = proofs;
+  p->res = res;
+  p->gpu_index = pin->gpu_index;
+  snprintf(p->where, sizeof p->where, "%s", where);
   pthread_mutex_init(&p->mu, NULL);
   pthread_cond_init(&p->cv, NULL);
 
@@ -477,6 +631,8 @@ static c2_error start(const char *fn, const c2_assignment provers[], size_t num_
   job.r = (const uint8_t *)r_s; /* decoded at submit */
   job.s = (const uint8_t *)s_s;
   job.proofs_out = proofs;
+  job.results = res;
+  job.device_mask = mask; /* 0 (any) unless gpu_index named a device */
   job.on_complete = on_complete;
   job.on_inputs_released = on_released;
   job.user = p;
@@ -486,13 +642,23 @@ static c2_error start(const char *fn, const c2_assignment provers[], size_t num_
    * submit with INVALID_ARGUMENT, so this cannot wait forever for room. */
   int st;
   long delay_ms = 5;
+  /* The caller's GPU mutex is held from here until the job's inputs are no longer read
+   * (its proofs are ready): calls that share one take turns, as the fork's do around
+   * their kernels. */
+  if (tok != NULL) pthread_mutex_lock(&tok->mu);
   while ((st = vt->submit(g_p, &job, &p->id)) == SEALPROV_ERR_QUEUE_FULL) {
     struct timespec ts = {delay_ms / 1000, (delay_ms % 1000) * 1000000L};
     nanosleep(&ts, NULL);
     if (delay_ms < 200) delay_ms *= 2;
   }
   if (st != SEALPROV_OK) {
-    err = vt_fail(vt, st, fn, srs->ptr->path);
+    if (tok != NULL) pthread_mutex_unlock(&tok->mu);
+    char what[1200];
+    if (pin->gpu_index >= 0)
+      snprintf(what, sizeof what, "%s, gpu_index %d", srs->ptr->path, pin->gpu_index);
+    else
+      snprintf(what, sizeof what, "%s", srs->ptr->path);
+    err = vt_fail(vt, st, fn, what);
     pending_free(p);
     return err;
   }
@@ -501,6 +667,7 @@ static c2_error start(const char *fn, const c2_assignment provers[], size_t num_
   pthread_mutex_lock(&p->mu);
   while (p->released < p->n && !p->ended) pthread_cond_wait(&p->cv, &p->mu);
   pthread_mutex_unlock(&p->mu);
+  if (tok != NULL) pthread_mutex_unlock(&tok->mu);
   *out = p;
   return c2_ok();
 }
@@ -514,6 +681,19 @@ static c2_error finish(const char *fn, c2_pending *p, c2_groth16_proof proofs[])
                            vt->strerror(st), vt->last_error());
     pending_free(p);
     return err;
+  }
+  if (SEALPROV_LOG_INFO <= g_log_level) {
+    char ran[256] = "";
+    size_t off = 0;
+    uint64_t seen = 0;
+    for (size_t i = 0; i < p->n && off < sizeof ran; i++) {
+      int d = p->res[i].device;
+      if (d < 0 || d > 63 || (seen & SEALPROV_DEVICE_BIT(d))) continue;
+      seen |= SEALPROV_DEVICE_BIT(d);
+      off += (size_t)snprintf(ran + off, sizeof ran - off, "%s%d", off ? ", " : "", d);
+    }
+    c2_note(SEALPROV_LOG_INFO, "%s: job %" PRIu64 ": gpu_index %d -> %s: %zu partition(s) ran "
+            "on device(s) %s", fn, p->id, p->gpu_index, p->where, p->n, ran);
   }
   c2_groth16_proof *tmp = proofs != NULL ? malloc(p->n * sizeof *tmp) : NULL;
   if (tmp == NULL) {
@@ -550,15 +730,26 @@ static c2_error finish(const char *fn, c2_pending *p, c2_groth16_proof proofs[])
   return c2_ok();
 }
 
+/* Declared here with Curio's two trailing parameters; the header declares upstream's
+ * six. gpu_mtx and gpu_index are read only when SEALPROV_C2_ARGS says the caller
+ * passes them, and never written: with a 6-argument caller on x86-64 their stack slots
+ * are the caller's memory (compat/local.mk also builds this file with
+ * -fno-optimize-sibling-calls, so that no tail call reuses those slots). */
+__attribute__((visibility("default"))) c2_error generate_groth16_proofs_c(
+    const c2_assignment provers[], size_t num_circuits, const c2_fr r_s[], const c2_fr s_s[],
+    c2_groth16_proof proofs[], const c2_SRS *srs, void *gpu_mtx, int gpu_index);
 c2_error generate_groth16_proofs_c(const c2_assignment provers[], size_t num_circuits,
                                    const c2_fr r_s[], const c2_fr s_s[],
-                                   c2_groth16_proof proofs[], const c2_SRS *srs) {
+                                   c2_groth16_proof proofs[], const c2_SRS *srs, void *gpu_mtx,
+                                   int gpu_index) {
   static const char fn[] = "generate_groth16_proofs_c";
-  /* Arguments 7 and 8 of Curio's callers (gpu_mtx, gpu_index) are not read here: an
-   * upstream caller does not pass them. */
+  if (g_args_err[0]) return c2_fail(SEALPROV_ERR_CONFIG, fn, "%s", g_args_err);
+  c2_pin pin = {NULL, -1};
+  if (g_sync_args >= 7) pin.gpu_mtx = gpu_mtx;
+  if (g_sync_args >= 8) pin.gpu_index = gpu_index;
   if (proofs == NULL) return c2_fail(SEALPROV_ERR_INVALID_ARGUMENT, fn, "proofs is NULL");
   c2_pending *p = NULL;
-  c2_error err = start(fn, provers, num_circuits, r_s, s_s, srs, &p);
+  c2_error err = start(fn, provers, num_circuits, r_s, s_s, srs, &pin, &p);
   if (err.code != 0) return err;
   return finish(fn, p, proofs);
 }
@@ -568,12 +759,14 @@ c2_error generate_groth16_proofs_start_c(const c2_assignment provers[], size_t n
                                          const c2_SRS *srs, void *gpu_mtx,
                                          void **pending_out) {
   static const char fn[] = "generate_groth16_proofs_start_c";
-  (void)gpu_mtx; /* sealprov's scheduler holds one lock per device itself */
   if (pending_out == NULL)
     return c2_fail(SEALPROV_ERR_INVALID_ARGUMENT, fn, "pending_out is NULL");
   *pending_out = NULL;
+  /* Curio's split API has no gpu_index: any device; its gpu_mtx is held like the
+   * synchronous call's. */
+  c2_pin pin = {gpu_mtx, -1};
   c2_pending *p = NULL;
-  c2_error err = start(fn, provers, num_circuits, r_s, s_s, srs, &p);
+  c2_error err = start(fn, provers, num_circuits, r_s, s_s, srs, &pin, &p);
   if (err.code == 0) *pending_out = p;
   return err;
 }

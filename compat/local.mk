@@ -8,7 +8,10 @@ compat_libsealprov_c2_la_SOURCES = compat/c2.c compat/sealprov_c2.h
 compat_libsealprov_c2_la_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/compat \
   -DSP_C2_DEFAULT_PLUGIN='"$(pkglibdir)/sealprov.so"' \
   -DSP_C2_DEFAULT_CONFIG='"$(sysconfdir)/sealprov/sealprov.ini"'
-compat_libsealprov_c2_la_CFLAGS = $(AM_CFLAGS) -fvisibility=hidden
+# -fno-optimize-sibling-calls: generate_groth16_proofs_c is defined with Curio's 8
+# parameters but also called with 6; no tail call may reuse the stack slots of
+# arguments 7 and 8, which then belong to the caller (compat/c2.c).
+compat_libsealprov_c2_la_CFLAGS = $(AM_CFLAGS) -fvisibility=hidden -fno-optimize-sibling-calls
 # The BLS12-381 code (proof decompression) is linked in and stays hidden: the regex
 # below is the whole exported interface (tests/compat/c2_symbols.sh checks it).
 compat_libsealprov_c2_la_LDFLAGS = $(AM_LDFLAGS) -version-info 0:0:0 -no-undefined \

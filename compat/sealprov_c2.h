@@ -137,22 +137,36 @@ c2_SRS clone_SRS(const c2_SRS *rhs);
  * generate_groth16_proofs_c(provers, num_circuits, r_s, s_s, proofs, SRS& srs):
  * upstream's six parameters. Curio's fork passes (std::mutex *gpu_mtx[, int gpu_index])
  * after srs: those trailing arguments are placed and removed by the caller (x86-64
- * System V, AArch64), so this one definition serves both callers; sealprov schedules
- * every partition on whichever of its devices is free (docs/integration.md). r_s and
- * s_s are the caller's blinding factors (one per circuit, blst Fr), used as given.
- * Proofs are written only when every partition has a verified proof. Like supraseal's,
- * the call blocks while sealprov's queue is full (max_jobs / max_partitions of the INI)
- * instead of failing. */
+ * System V, AArch64), so this one definition serves every caller. The library cannot
+ * tell how many arguments a caller placed, so it reads the trailing ones only when the
+ * environment says they are there (read once, when the library is loaded):
+ *   SEALPROV_C2_ARGS unset or 6  upstream callers: any device, no mutex;
+ *   SEALPROV_C2_ARGS = 7         gpu_mtx is read (NULL or from create_gpu_mutex);
+ *   SEALPROV_C2_ARGS = 8         gpu_mtx and gpu_index are read: gpu_index >= 0 runs
+ *                                the job only on the device whose CUDA ordinal (as this
+ *                                process sees it) is gpu_index, or, on a provider
+ *                                without CUDA devices, on device gpu_index of its table;
+ *                                -1 = any device. Another index is an error.
+ * Setting 7 or 8 for a host that passes fewer arguments reads whatever lies in its
+ * stack frame: never do that. Without a gpu_index sealprov schedules every partition on
+ * whichever of its devices is free (docs/integration.md). r_s and s_s are the caller's
+ * blinding factors (one per circuit, blst Fr), used as given. Proofs are written only
+ * when every partition has a verified proof. Like supraseal's, the call blocks while
+ * sealprov's queue is full (max_jobs / max_partitions of the INI) instead of failing.
+ * (The library's own source defines the function with Curio's eight parameters.) */
+#ifndef SEALPROV_C2_IMPLEMENTATION
 c2_error generate_groth16_proofs_c(const c2_assignment provers[], size_t num_circuits,
                                    const c2_fr r_s[], const c2_fr s_s[],
                                    c2_groth16_proof proofs[], const c2_SRS *srs);
+#endif
 
 /* Curio's split API. start submits the job and returns once sealprov no longer reads
  * any of the assignments' memory (a, b, c, inputs, aux, density bitmaps), so the caller
  * may free them as soon as it returns; *pending_out gets a handle (NULL on failure).
  * finalize waits for the proofs, writes them and consumes the handle whatever the
  * outcome. destroy_pending_proof cancels what has not run, waits and frees the handle
- * (NULL ignored). gpu_mtx may be NULL or any value from create_gpu_mutex. */
+ * (NULL ignored). gpu_mtx is NULL or a value from create_gpu_mutex (anything else is
+ * refused when its magic does not match). The split API has no gpu_index: any device. */
 c2_error generate_groth16_proofs_start_c(const c2_assignment provers[], size_t num_circuits,
                                          const c2_fr r_s[], const c2_fr s_s[],
                                          const c2_SRS *srs, void *gpu_mtx,
@@ -160,9 +174,12 @@ c2_error generate_groth16_proofs_start_c(const c2_assignment provers[], size_t n
 c2_error finalize_groth16_proof_c(void *handle, c2_groth16_proof proofs[]);
 void destroy_pending_proof(void *handle);
 
-/* An opaque per-GPU token for Curio's workers (a std::mutex there). sealprov keeps its
- * own lock per device, so the token is only carried; NULL from create_gpu_mutex means
- * no memory. destroy_gpu_mutex(NULL) is ignored. */
+/* Curio's per-GPU mutex (a std::mutex there). Here a pthread mutex (the layout of
+ * libstdc++'s std::mutex) followed by a tag; a call given one holds it from submit
+ * until its proofs are ready, so calls that share one take turns, as the fork's calls
+ * do around their kernels (sealprov keeps its own lock per device besides). Do not hold
+ * it yourself across a call that passes it. NULL from create_gpu_mutex means no memory.
+ * destroy_gpu_mutex(NULL) is ignored; destroy it only when no call uses it. */
 void *create_gpu_mutex(void);
 void destroy_gpu_mutex(void *mtx);
 

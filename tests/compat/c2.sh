@@ -47,6 +47,37 @@ threads = 1
 INI
 SEALPROV_CONFIG="$T/one.ini" "$HOST" --concurrent "$T/p" || fail "c2_host --concurrent (see above)"
 
+# Curio's gpu_index (SEALPROV_C2_ARGS=8: the host passes 8 arguments). The INI has no
+# CUDA devices, so gpu_index is the index in the device table; the library's info lines
+# say where every partition of each job ran.
+SEALPROV_C2_ARGS=8 SEALPROV_C2_LOG_LEVEL=info SEALPROV_CONFIG="$T/two.ini" \
+  "$HOST" --pin "$T/p" >"$T/pin.out" 2>"$T/pin.err" ||
+  { cat "$T/pin.out" "$T/pin.err"; fail "c2_host --pin"; }
+ran() { # GPU_INDEX DEVICES: every job of that gpu_index ran its 10 partitions on DEVICES
+  lines=$(grep "^sealprov_c2: generate_groth16_proofs_c: job [0-9]*: gpu_index $1 -> " "$T/pin.err")
+  [ -n "$lines" ] || { fail "no job with gpu_index $1 in the library's log"; return; }
+  echo "$lines" | grep -v "10 partition(s) ran on device(s) $2\$" &&
+    fail "gpu_index $1: a job ran elsewhere than on device(s) $2"
+  return 0
+}
+ran 0 0
+ran 1 1
+grep -q '^sealprov_c2: generate_groth16_proofs_c: job [0-9]*: gpu_index 0 -> device 0 \[cpu0\] (no CUDA devices: gpu_index is the table index)' "$T/pin.err" ||
+  fail "gpu_index 0 was not mapped to device 0 [cpu0]"
+grep -q '^sealprov_c2: generate_groth16_proofs_c: job [0-9]*: gpu_index -1 -> any device: 10 partition(s) ran on device(s) [01]' "$T/pin.err" ||
+  fail "gpu_index -1 did not run on any device"
+# 0 and 1 twice each (with and without a mutex), the two threads, and once after the errors
+[ "$(grep -c 'gpu_index [01] -> device' "$T/pin.err")" -eq 7 ] ||
+  { grep 'sealprov_c2:' "$T/pin.err"; fail "expected 7 pinned jobs in the library's log"; }
+printf '%s\n' "$(grep -c 'ran on device' "$T/pin.err") jobs logged by the library"
+
+# a wrong SEALPROV_C2_ARGS: reported at load and by every synchronous call
+SEALPROV_C2_ARGS=9 SEALPROV_CONFIG="$T/two.ini" \
+  "$HOST" --sync-error "$T/p/circuit.params" "SEALPROV_C2_ARGS = '9' is not 6" 2>"$T/args.err" ||
+  { cat "$T/args.err"; fail "SEALPROV_C2_ARGS=9"; }
+grep -q "^sealprov_c2: load: SEALPROV_C2_ARGS = '9' is not 6" "$T/args.err" ||
+  { cat "$T/args.err"; fail "SEALPROV_C2_ARGS=9 not reported at load"; }
+
 # The Rust declarations themselves (tests/compat/rust_host.rs), when rustc is installed
 # and the library is not built with sanitizers (a plain rustc link lacks their runtime).
 LIBDIR="$top_builddir/compat/.libs"

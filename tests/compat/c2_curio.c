@@ -63,3 +63,23 @@ rs_error curio_generate7(const rs_assignment *provers, size_t n, const rs_fr *r,
   destroy_gpu_mutex(mtx);
   return e;
 }
+
+void *curio_mutex_create(void) { return create_gpu_mutex(); }
+void curio_mutex_destroy(void *mtx) { destroy_gpu_mutex(mtx); }
+
+rs_error curio_split_mtx(const rs_assignment *provers, size_t n, const rs_fr *r, const rs_fr *s,
+                         rs_proof *proofs, const rs_srs *srs, void *gpu_mtx) {
+  void *pending = NULL;
+  rs_error e = generate_groth16_proofs_start_c(provers, n, r, s, srs, gpu_mtx, &pending);
+  if (e.code == 0) {
+    if (pending == NULL) {
+      rs_error bad = {-1, NULL};
+      return bad;
+    }
+    e = finalize_groth16_proof_c(pending, proofs);
+  } else if (pending != NULL) {
+    rs_error bad = {-2, NULL};
+    return bad;
+  }
+  return e;
+}

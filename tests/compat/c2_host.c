@@ -10,6 +10,14 @@
  *                          four threads prove at once through an INI with max_jobs = 1.
  *   c2_host --dump DIR OUT the same job, in the memory form the callers pass, and the
  *                          vtable's proofs as affine points, for tests/compat/rust_host.rs.
+ *   c2_host --pin DIR      (SEALPROV_C2_ARGS=8) only Curio's 8-argument calls: gpu_index
+ *                          0, 1 and -1 with and without a mutex from create_gpu_mutex
+ *                          give the right proofs, an index past the table and -2 give
+ *                          error structs; c2.sh reads where each job ran from the
+ *                          library's info lines on stderr.
+ *   c2_host --sync-error PARAMS WORD
+ *                          generate_groth16_proofs_c must fail with WORD (a wrong
+ *                          SEALPROV_C2_ARGS).
  *
  * The functions are declared here as upstream's Rust extern blocks declare them (6-argument
  * generate_groth16_proofs_c, SRS& as a pointer, errors by value); Curio's forms are in
@@ -461,8 +469,124 @@ static int concurrent(const char *dir) {
   return 0;
 }
 
+/* --pin DIR, with SEALPROV_C2_ARGS=8: Curio's 8-argument calls only (a 6- or 7-argument
+ * call would have its missing arguments read from its stack frame). */
+typedef struct {
+  const rs_srs *srs;
+  void *mtx;
+  int gpu_index;
+  rs_proof proofs[NPART];
+  rs_error err;
+} pin_arg;
+
+static void *pin_worker(void *arg) {
+  pin_arg *w = arg;
+  w->err = curio_generate8_mtx(provers, NPART, r_mont, s_mont, w->proofs, w->srs, w->mtx,
+                               w->gpu_index);
+  return NULL;
+}
+
+static int pin(const char *dir) {
+  load_inputs(dir);
+  reference(dir);
+  char params[1024];
+  snprintf(params, sizeof params, "%s/circuit.params", dir);
+  rs_srs srs = {NULL};
+  expect_ok(create_SRS(&srs, params, true), "create_SRS");
+  static rs_proof proofs[NPART];
+  void *mtx = curio_mutex_create();
+  CHECK(mtx != NULL, "create_gpu_mutex returned NULL");
+  /* printed before each call, so c2.sh can pair the library's lines with the calls */
+  static const int order[] = {0, 1, -1};
+  for (int k = 0; k < 3; k++) {
+    char what[96];
+    snprintf(what, sizeof what, "8 arguments, gpu_index %d, mutex", order[k]);
+    memset(proofs, 0, sizeof proofs);
+    expect_ok(curio_generate8_mtx(provers, NPART, r_mont, s_mont, proofs, &srs, mtx, order[k]),
+              what);
+    check_proofs(proofs, what);
+    snprintf(what, sizeof what, "8 arguments, gpu_index %d, NULL mutex", order[k]);
+    memset(proofs, 0, sizeof proofs);
+    expect_ok(curio_generate8(provers, NPART, r_mont, s_mont, proofs, &srs, order[k]), what);
+    check_proofs(proofs, what);
+  }
+  /* The mutex is a pthread mutex (std::mutex's layout) and no call left it locked. */
+  CHECK(pthread_mutex_trylock((pthread_mutex_t *)mtx) == 0,
+        "the GPU mutex is still locked after the calls returned");
+  pthread_mutex_unlock((pthread_mutex_t *)mtx);
+
+  /* two workers of one GPU share its mutex; both get their proofs */
+  static pin_arg args[2];
+  pthread_t th[2];
+  for (int t = 0; t < 2; t++) {
+    args[t].srs = &srs;
+    args[t].mtx = mtx;
+    args[t].gpu_index = t;
+    if (pthread_create(&th[t], NULL, pin_worker, &args[t]) != 0) die("pthread_create", "pin");
+  }
+  for (int t = 0; t < 2; t++) {
+    pthread_join(th[t], NULL);
+    char what[64];
+    snprintf(what, sizeof what, "thread %d sharing the mutex (gpu_index %d)", t, t);
+    expect_ok(args[t].err, what);
+    check_proofs(args[t].proofs, what);
+  }
+  memset(proofs, 0, sizeof proofs);
+  expect_ok(curio_split_mtx(provers, NPART, r_mont, s_mont, proofs, &srs, mtx),
+            "split API with the mutex");
+  check_proofs(proofs, "split API with the mutex");
+
+  printf("bad gpu_index / gpu_mtx:\n");
+  expect_error(curio_generate8(provers, NPART, r_mont, s_mont, proofs, &srs, 5),
+               "gpu_index past the table",
+               "job->device_mask 0x20 names device 5, but this provider has 2 devices");
+  expect_error(curio_generate8_mtx(provers, NPART, r_mont, s_mont, proofs, &srs, mtx, 70),
+               "gpu_index 70", "gpu_index 70: the provider has no CUDA devices and 2 device(s)");
+  expect_error(curio_generate8(provers, NPART, r_mont, s_mont, proofs, &srs, -2),
+               "gpu_index -2", "gpu_index -2: must be -1 (any device) or a CUDA ordinal");
+  static uint64_t not_a_mutex[16]; /* zeros: no tag */
+  expect_error(curio_generate8_mtx(provers, NPART, r_mont, s_mont, proofs, &srs, not_a_mutex, 0),
+               "a stray gpu_mtx", "is not a mutex from create_gpu_mutex");
+  expect_error(curio_split_mtx(provers, NPART, r_mont, s_mont, proofs, &srs, not_a_mutex),
+               "a stray gpu_mtx (split API)", "is not a mutex from create_gpu_mutex");
+  CHECK(pthread_mutex_trylock((pthread_mutex_t *)mtx) == 0,
+        "the GPU mutex is still locked after the failed calls");
+  pthread_mutex_unlock((pthread_mutex_t *)mtx);
+
+  /* still works after the errors */
+  memset(proofs, 0, sizeof proofs);
+  expect_ok(curio_generate8_mtx(provers, NPART, r_mont, s_mont, proofs, &srs, mtx, 1),
+            "gpu_index 1 after the errors");
+  check_proofs(proofs, "gpu_index 1 after the errors");
+  curio_mutex_destroy(mtx);
+  drop_SRS(&srs);
+  for (int i = 0; i < NPART; i++) {
+    free(mont[i]);
+    sp_spa_free(spa[i]);
+  }
+  vt->srs_release(vk);
+  vt->close(prov);
+  if (failures) {
+    fprintf(stderr, "c2_host: %d check(s) failed\n", failures);
+    return 1;
+  }
+  printf("c2_host: gpu_index 0, 1 and -1 through the 8-argument call: every proof equals "
+         "the vtable's and verifies\n");
+  return 0;
+}
+
 int main(int argc, char **argv) {
   if (argc == 4 && strcmp(argv[1], "--dump") == 0) return dump(argv[2], argv[3]);
+  if (argc == 3 && strcmp(argv[1], "--pin") == 0) return pin(argv[2]);
+  if (argc == 4 && strcmp(argv[1], "--sync-error") == 0) {
+    rs_srs srs = {NULL};
+    expect_ok(create_SRS(&srs, argv[2], false), "create_SRS");
+    rs_proof p[1];
+    expect_error(generate_groth16_proofs_c(provers, 1, r_mont, s_mont, p, &srs),
+                 "generate_groth16_proofs_c", argv[3]);
+    drop_SRS(&srs);
+    return failures ? 1 : 0;
+  }
   if (argc == 3 && strcmp(argv[1], "--concurrent") == 0) return concurrent(argv[2]);
   if (argc == 4 && strcmp(argv[1], "--load-error") == 0) {
     rs_srs srs = {NULL};
@@ -473,7 +597,8 @@ int main(int argc, char **argv) {
   }
   if (argc != 2) {
     fprintf(stderr, "usage: c2_host DIR | c2_host --load-error PARAMS WORD | "
-                    "c2_host --concurrent DIR | c2_host --dump DIR OUT\n");
+                    "c2_host --concurrent DIR | c2_host --dump DIR OUT | c2_host --pin DIR | "
+                    "c2_host --sync-error PARAMS WORD\n");
     return 2;
   }
   return run(argv[1]);

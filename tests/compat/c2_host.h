@@ -57,5 +57,15 @@ rs_error curio_generate7(const rs_assignment *provers, size_t n, const rs_fr *r,
 /* c2_curio8.c: the 8-argument form (gpu_mtx NULL, gpu_index given) */
 rs_error curio_generate8(const rs_assignment *provers, size_t n, const rs_fr *r,
                          const rs_fr *s, rs_proof *proofs, const rs_srs *srs, int gpu_index);
+/* the 8-argument form with a mutex from create_gpu_mutex (or NULL) */
+rs_error curio_generate8_mtx(const rs_assignment *provers, size_t n, const rs_fr *r,
+                             const rs_fr *s, rs_proof *proofs, const rs_srs *srs, void *gpu_mtx,
+                             int gpu_index);
+/* c2_curio.c: Curio's mutex allocator */
+void *curio_mutex_create(void);
+void curio_mutex_destroy(void *mtx);
+/* the split API with the caller's mutex (NULL, a token, or anything else) */
+rs_error curio_split_mtx(const rs_assignment *provers, size_t n, const rs_fr *r, const rs_fr *s,
+                         rs_proof *proofs, const rs_srs *srs, void *gpu_mtx);
 
 #endif
