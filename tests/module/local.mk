@@ -78,3 +78,8 @@ tests_module_test_topo_LDADD = $(SP_INTERNAL_LIBS) $(SP_EXTERNAL_LIBS) $(CHECK_L
 endif
 TESTS += tests/module/topo_cli.sh
 EXTRA_DIST += tests/module/fake_sysfs.sh tests/module/topo_cli.sh
+# dev/gpu-throughput.sh (the multi-GPU machines' script, issue 18) runs from the release
+# tarball, so it is distributed with what it uses; its --dry-run on CPU devices is a test.
+TESTS += tests/module/gpu_throughput_dry.sh
+EXTRA_DIST += tests/module/gpu_throughput_dry.sh dev/gpu-throughput.sh \
+  dev/timeline-summary.awk dev/device-env.sh
