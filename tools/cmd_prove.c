@@ -22,12 +22,14 @@ static void prove_usage(FILE *f)
 {
   fprintf(f,
           "usage: sealprov prove [--plugin MODULE] [-c INI] --params FILE --out PROOFS\n"
-          "                      [--zero-rs] [--json] PARTITION.spa...\n"
+          "                      [--device N[,M...]] [--zero-rs] [--json] PARTITION.spa...\n"
           "       sealprov prove ... --r1cs CIRCUIT.r1cs WITNESS.wtns|PARTITION.spa...\n"
           "  Proves every partition file in one job on the devices of the INI file\n"
           "  (default $SEALPROV_CONFIG, else " SP_DEFAULT_CONFIG ") and writes 192 bytes per\n"
           "  partition, in the order given, to PROOFS. --zero-rs uses r = s = 0: the\n"
           "  proofs are deterministic but NOT zero-knowledge (tests only).\n"
+          "  --device N[,M...]: run the job only on these devices (indexes as `sealprov\n"
+          "  devices` lists them; a retry after a device fault stays among them).\n"
           "  --r1cs: witness-only proving: the module loads the circom constraint system\n"
           "  and computes a, b, c itself; each file gives only a witness (a circom .wtns,\n"
           "  or the inputs and aux of a .spa). Same proofs as the full assignments.\n"
@@ -348,6 +350,64 @@ out:
   return ret;
 }
 
+/* --device N[,M...] -> a device_mask (bit i = device i of devices()). */
+static bool parse_devices(const char *arg, uint64_t *mask)
+{
+  *mask = 0;
+  const char *p = arg;
+  for (;;) {
+    char *end;
+    errno = 0;
+    unsigned long v = strtoul(p, &end, 10);
+    if (end == p || *p < '0' || *p > '9' || errno != 0 || v > 63 ||
+        (*end != ',' && *end != '\0')) {
+      sp_cli_error("--device '%s': not a list of device indexes (0 to 63, comma-separated; "
+                   "`sealprov devices` lists them)",
+                   arg);
+      return false;
+    }
+    *mask |= UINT64_C(1) << v;
+    if (*end == '\0')
+      return true;
+    p = end + 1;
+  }
+}
+
+/* The job itself is built by the proving helpers (g16_prove.c, witness.c), which know
+ * nothing of --device: a copy of the module's vtable whose submit adds the mask stands
+ * in for it, as a host could interpose. */
+static sealprov_vtable devices_vt;
+static int (*devices_submit)(sealprov_provider *, const sealprov_job *, sealprov_job_id *);
+static uint64_t devices_mask;
+
+static int submit_on_devices(sealprov_provider *p, const sealprov_job *job, sealprov_job_id *id)
+{
+  if (job == NULL || job->struct_size < sizeof *job)
+    return devices_submit(p, job, id);
+  sealprov_job j = *job;
+  j.device_mask = devices_mask;
+  return devices_submit(p, &j, id);
+}
+
+static bool restrict_devices(sp_cli_host *h, uint64_t mask)
+{
+  const sealprov_vtable *vt = h->vt;
+  if (vt->abi_minor < 2) {
+    sp_cli_error("--device: the module %s implements ABI %" PRIu32 ".%" PRIu32
+                 ", which cannot restrict a job to devices (ABI 1.2 can)",
+                 h->path, vt->abi_major, vt->abi_minor);
+    return false;
+  }
+  size_t have = vt->struct_size < sizeof devices_vt ? vt->struct_size : sizeof devices_vt;
+  memset(&devices_vt, 0, sizeof devices_vt);
+  memcpy(&devices_vt, vt, have);
+  devices_submit = vt->submit;
+  devices_mask = mask;
+  devices_vt.submit = submit_on_devices;
+  h->vt = &devices_vt;
+  return true;
+}
+
 int cmd_prove(int argc, char **argv)
 {
   static const struct option opts[] = {
@@ -357,11 +417,14 @@ int cmd_prove(int argc, char **argv)
       {"help", no_argument, NULL, 'h'},         {"r1cs", required_argument, NULL, 'R'},
       {"zkey", required_argument, NULL, 'K'},   {"wtns", required_argument, NULL, 'W'},
       {"out-proof", required_argument, NULL, 'F'}, {"out-public", required_argument, NULL, 'U'},
+      {"device", required_argument, NULL, 'D'},
       {NULL, 0, NULL, 0},
   };
   const char *plugin = NULL, *ini = NULL, *params = NULL, *out = NULL, *r1cs = NULL;
   const char *zkey = NULL, *wtns = NULL, *out_proof = NULL, *out_public = NULL;
   bool zero_rs = false, json = false;
+  uint64_t device_mask = 0;
+  const char *device_arg = NULL;
   optind = 0;
   int c;
   while ((c = getopt_long(argc, argv, "c:h", opts, NULL)) != -1) {
@@ -399,6 +462,11 @@ int cmd_prove(int argc, char **argv)
     case 'j':
       json = true;
       break;
+    case 'D':
+      if (!parse_devices(optarg, &device_mask))
+        return 2;
+      device_arg = optarg;
+      break;
     case 'h':
       prove_usage(stdout);
       return 0;
@@ -409,7 +477,8 @@ int cmd_prove(int argc, char **argv)
   }
   size_t n = (size_t)(argc - optind);
   if (zkey || wtns || out_proof || out_public) { /* snarkjs interop: its own mode */
-    const char *clash = params ? "--params" : out ? "--out" : r1cs ? "--r1cs" : n ? argv[optind] : NULL;
+    const char *clash = params ? "--params" : out ? "--out" : r1cs ? "--r1cs"
+                        : device_arg ? "--device" : n ? argv[optind] : NULL;
     if (!zkey || !wtns || clash) {
       if (clash)
         sp_cli_error("%s cannot be combined with --zkey/--wtns (snarkjs proving)", clash);
@@ -460,6 +529,10 @@ int cmd_prove(int argc, char **argv)
   if (zero_rs)
     sp_cli_warn("--zero-rs: proofs are deterministic and NOT zero-knowledge");
   if (!sp_cli_host_open(&h, plugin, sp_cli_config_path(ini))) {
+    ret = 1;
+    goto out;
+  }
+  if (device_arg != NULL && !restrict_devices(&h, device_mask)) {
     ret = 1;
     goto out;
   }

@@ -18,6 +18,9 @@ tests_module_test_affinity_SOURCES = tests/module/test_affinity.c tests/module/t
   tests/module/test_engine.h
 tests_module_test_affinity_CFLAGS = $(AM_CFLAGS) $(CHECK_CFLAGS)
 tests_module_test_affinity_LDADD = $(SP_INTERNAL_LIBS) $(SP_EXTERNAL_LIBS) $(CHECK_LIBS)
+# ... and through the CLI: sealprov prove --device on three CPU devices.
+TESTS += tests/module/prove_device.sh
+EXTRA_DIST += tests/module/prove_device.sh
 
 # The built module through dlopen, as a host sees it ($SEALPROV_PLUGIN from
 # AM_TESTS_ENVIRONMENT). Links nothing of the module.

@@ -1,0 +1,73 @@
+#!/bin/sh
+# prove_device.sh -- `sealprov prove --device N[,M...]` (job->device_mask, ABI 1.2) on
+# three CPU devices: every partition runs on the devices named; an index past the
+# table is refused with the module's message; a malformed list is a usage error (2).
+set -u
+: "${SEALPROV_PLUGIN:?SEALPROV_PLUGIN is not set (make check sets it)}"
+SP=${top_builddir:?run through make check}/tools/sealprov
+test -x "$SP" || { echo "SKIP: $SP not built"; exit 77; }
+T=$(mktemp -d "${TMPDIR:-/tmp}/sp_dev_XXXXXX") || exit 1
+trap 'rm -rf "$T"' EXIT INT TERM
+fails=0
+fail() { echo "FAIL: $*"; fails=$((fails + 1)); }
+
+cat >"$T/three.ini" <<'INI'
+[provider]
+log_level = warn
+[c0]
+type = cpu
+threads = 1
+[c1]
+type = cpu
+threads = 1
+[c2]
+type = cpu
+threads = 1
+INI
+"$SP" setup --constraints 200 --inputs 3 --partitions 6 --seed 5 --out "$T/p" >"$T/setup.out" 2>&1 ||
+  { cat "$T/setup.out"; echo "FAIL: sealprov setup"; exit 1; }
+set -- "$T"/p/partition-*.spa
+[ "$#" -eq 6 ] || { echo "FAIL: setup wrote $# partition files, not 6"; exit 1; }
+
+# devices that did the work, from --json: the distinct "device_name" values, sorted
+used() { grep -o '"device_name": "[^"]*"' "$1" | sort -u | sed 's/.*: "//; s/"$//' | tr '\n' ' '; }
+
+"$SP" prove -c "$T/three.ini" --params "$T/p/circuit.params" --out "$T/one.proofs" \
+  --device 1 --json "$@" >"$T/one.json" 2>"$T/one.err" || { cat "$T/one.err"; fail "--device 1"; }
+[ "$(used "$T/one.json")" = "c1 " ] || { cat "$T/one.json"; fail "--device 1 ran on: $(used "$T/one.json")"; }
+
+"$SP" prove -c "$T/three.ini" --params "$T/p/circuit.params" --out "$T/two.proofs" \
+  --device 0,2 --json "$@" >"$T/two.json" 2>"$T/two.err" || { cat "$T/two.err"; fail "--device 0,2"; }
+case "$(used "$T/two.json")" in
+  "c0 " | "c2 " | "c0 c2 ") ;;
+  *) cat "$T/two.json"; fail "--device 0,2 ran on: $(used "$T/two.json")" ;;
+esac
+"$SP" verify --vk "$T/p/circuit.vk" --proofs "$T/one.proofs" "$@" >"$T/v1.out" 2>&1 ||
+  { cat "$T/v1.out"; fail "proofs of --device 1 do not verify"; }
+"$SP" verify --vk "$T/p/circuit.vk" --proofs "$T/two.proofs" "$@" >"$T/v2.out" 2>&1 ||
+  { cat "$T/v2.out"; fail "proofs of --device 0,2 do not verify"; }
+
+# past the table: the module refuses the job at submit and says why; no proof file
+"$SP" prove -c "$T/three.ini" --params "$T/p/circuit.params" --out "$T/bad.proofs" \
+  --device 3 "$@" >"$T/bad.out" 2>"$T/bad.err"
+rc=$?
+[ "$rc" -eq 1 ] || fail "--device 3: exit status $rc, expected 1"
+grep -q "job->device_mask 0x8 names device 3, but this provider has 3 devices" "$T/bad.err" ||
+  { cat "$T/bad.err"; fail "--device 3: no module message"; }
+test -e "$T/bad.proofs" && fail "--device 3 wrote a proof file"
+
+# malformed lists: usage errors before anything is loaded
+for arg in x 1,,2 -1 64 "1 2" 1,; do
+  "$SP" prove -c "$T/three.ini" --params "$T/p/circuit.params" --out "$T/u.proofs" \
+    --device "$arg" "$@" >"$T/u.out" 2>"$T/u.err"
+  rc=$?
+  [ "$rc" -eq 2 ] || fail "--device '$arg': exit status $rc, expected 2"
+  grep -q "^sealprov prove: error: --device '$arg': not a list of device indexes" "$T/u.err" ||
+    { cat "$T/u.err"; fail "--device '$arg': message"; }
+done
+
+if [ "$fails" -ne 0 ]; then
+  echo "$fails check(s) failed"
+  exit 1
+fi
+echo "prove --device: all checks passed"
