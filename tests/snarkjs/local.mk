@@ -1,0 +1,10 @@
+# tests/snarkjs: snarkjs interop against snarkjs and circom themselves (npm packages
+# pinned by tests/snarkjs/package-lock.json, installed with `npm ci` there; the test
+# skips, 77, without them): `sealprov prove --zkey` proofs verified by snarkjs and
+# byte-equal to snarkjs's with zero blinding, snarkjs's proofs verified by `sealprov
+# verify` with verification_key.json, and precise errors for bad keys and witnesses.
+TESTS += tests/snarkjs/test_snarkjs.sh
+EXTRA_DIST += tests/snarkjs/test_snarkjs.sh tests/snarkjs/prove_zero_rs.mjs \
+  tests/snarkjs/package.json tests/snarkjs/package-lock.json \
+  tests/snarkjs/circuits/mul.circom tests/snarkjs/circuits/chain.circom \
+  tests/snarkjs/circuits/multi.circom
