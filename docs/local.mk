@@ -1,2 +1,2 @@
 EXTRA_DIST += docs/abi.md docs/configuration.md docs/formats.md docs/PERFORMANCE.md \
-  docs/design.md
+  docs/design.md docs/snarkjs.md
