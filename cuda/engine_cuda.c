@@ -9,13 +9,24 @@
  * that unbinds, so every CUDA call that touches it runs on a thread bound to this
  * device.
  *
- * Data movement (issue 5 item 1, issue 6 item 4):
- *  - prepare (no device lock) copies the assignment (a, b, c, inputs, aux, density
- *    bitmaps) with t->cpu_threads threads into a pinned staging buffer taken from a
- *    per-device pool (at most one buffer per worker, reused across tasks, grown when a
- *    partition needs more, within the pinned_staging budget). When pinned memory is off,
- *    over budget or cannot be had, execute reads the host's pageable memory as before:
- *    never a failure.
+ * Data movement (issue 5 item 1, issue 6 item 4, issue 16 item 3):
+ *  - chunked staging (pinned_staging = auto / chunked, the default): prepare (no device
+ *    lock) takes a device buffer for the whole partition (one per worker, kept across
+ *    tasks; land_take: only with room next to the parameter set and an execute's
+ *    working memory) and carries the assignment (a, b, c, inputs, aux, density bitmaps)
+ *    into it through a few pinned chunks of the process-wide pool (hostmem.h): the host
+ *    fills chunk k + 1 with t->cpu_threads threads while chunk k travels on the
+ *    buffer's own transfer stream (sp_gpu_xfer). The chunks go back to the pool when
+ *    the partition is on the device, so the module's host memory for staging is the
+ *    chunks, whatever the partition size; under [provider] host_memory_limit a prepare
+ *    waits for a chunk another one gives back. execute then copies device to device.
+ *  - whole-partition staging (pinned_staging = whole or a size, the earlier default):
+ *    prepare copies the assignment with t->cpu_threads threads into a pinned staging
+ *    buffer taken from a per-device pool (at most one buffer per worker, reused across
+ *    tasks, grown when a partition needs more, within the pinned_staging budget and
+ *    host_memory_limit).
+ *    In either mode, when staging is off or its memory cannot be had, execute reads the
+ *    host's pageable memory as before: never a failure.
  *  - execute uploads on the context's copy stream, ordered against the compute stream
  *    by events: a, b and c one after another (decoding a while b and c travel), the
  *    inputs, aux and bitmaps while the H pipeline runs.
