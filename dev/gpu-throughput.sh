@@ -22,7 +22,8 @@
 #   JOBS24, JOBS27, JOBS  timed jobs per size after the warm-up (defaults 3, 1, 2)
 #   PARTITIONS   partitions per job (default 10); WORKERS per GPU (default 2)
 #   WARMUP       warm-up job partitions (default: one per worker)
-#   PINNED       the engine's pinned staging per GPU: auto (default) | off | bytes[K|M|G]
+#   PINNED       the engine's staging per GPU: auto (default, = chunked) | chunked | whole | off |
+#                bytes[K|M|G], or a comma list (each stream once per mode, same data)
 #   TOTAL        seconds this call may take in all (default 580: under a 10-minute
 #                limit); each size gets what is left, minus 10 s to write up
 # Synthetic parameters are random points, not a setup: proofs cannot verify and are
