@@ -1901,6 +1901,15 @@ void sp_engine_cuda_host_memory(void *dev, sp_cuda_host_memory *out) {
   }
 }
 
+uint64_t sp_engine_cuda_trim_chunks(void *dev) {
+  cuda_dev *d = dev;
+  int ordinal = d->ordinal;
+  pthread_mutex_lock(&chunk_mu);
+  uint64_t n = chunk_pool ? sp_chunk_pool_trim(chunk_pool, &ordinal) : 0;
+  pthread_mutex_unlock(&chunk_mu);
+  return n;
+}
+
 void sp_engine_cuda_set_staging(void *dev, int mode) {
   cuda_dev *d = dev;
   pthread_mutex_lock(&d->mu);

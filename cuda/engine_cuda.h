@@ -68,6 +68,9 @@ void sp_engine_cuda_host_memory(void *dev, sp_cuda_host_memory *out);
  * buffer of its own). Tests and benchmarks switch it between tasks. */
 enum { SP_STAGING_OFF = 0, SP_STAGING_WHOLE = 1, SP_STAGING_CHUNKED = 2 };
 void sp_engine_cuda_set_staging(void *dev, int mode);
+/* Frees the idle chunks of the process-wide staging pool (tests: a later prepare has
+ * to allocate, or do without, its chunks); returns the bytes freed. */
+uint64_t sp_engine_cuda_trim_chunks(void *dev);
 
 /* Tests and benchmarks: force_stream streams the parameter points even when the set
  * would fit on the device; chunk_points sets the points per chunk (rounded down to a

@@ -79,8 +79,9 @@ static int gpu_prove(void *dev, const sp_task *t, bool use_prepare, uint8_t proo
  * staging (the partition carried into a device buffer through pinned chunks of the
  * shared pool); the module holds no host memory for the device once it is released.
  * The same proof with whole-partition pinned staging, and chunked again under a
- * host_memory_limit smaller than one chunk (no chunk can be had: the partition goes
- * from the host's memory into the device buffer), give the same bytes. */
+ * host_memory_limit that leaves no room for a chunk (the pool's idle chunks freed
+ * first, so none can be had: the partition goes from the host's memory into the device
+ * buffer), give the same bytes. */
 static void run_staging(void *dev, const sp_task *t, const uint8_t cpu_proof[192],
                         const sp_cuda_timings *first) {
   char err[512] = "";
@@ -122,9 +123,16 @@ static void run_staging(void *dev, const sp_task *t, const uint8_t cpu_proof[192
 
   sp_engine_cuda_set_staging(dev, SP_STAGING_CHUNKED);
   const uint64_t keep = sp_hostmem_limit();
-  sp_hostmem_set_limit(4096 + hm.module_bytes); /* under one chunk next to what is held */
+  (void)sp_engine_cuda_trim_chunks(dev);
+  sp_hostmem_stats hs;
+  sp_hostmem_get(&hs);
+  sp_hostmem_set_limit(hs.total + 4096); /* no room for a chunk next to what is held */
+  sp_hostmem_reset_peak();
   st = gpu_prove(dev, t, true, p, &tm, err, sizeof err);
+  sp_hostmem_get(&hs);
   sp_hostmem_set_limit(keep);
+  CHECK(hs.peak <= hs.limit || hs.limit == 0, "2^%u: host memory peak %llu over the cap %llu",
+        logm, (unsigned long long)hs.peak, (unsigned long long)hs.limit);
   CHECK(st == SEALPROV_OK && memcmp(p, cpu_proof, 192) == 0,
         "2^%u chunked under a host_memory_limit below one chunk: %s", logm,
         st ? err : "proof differs from the CPU's");
