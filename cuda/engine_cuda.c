@@ -9,13 +9,24 @@
  * that unbinds, so every CUDA call that touches it runs on a thread bound to this
  * device.
  *
- * Data movement (issue 5 item 1, issue 6 item 4):
- *  - prepare (no device lock) copies the assignment (a, b, c, inputs, aux, density
- *    bitmaps) with t->cpu_threads threads into a pinned staging buffer taken from a
- *    per-device pool (at most one buffer per worker, reused across tasks, grown when a
- *    partition needs more, within the pinned_staging budget). When pinned memory is off,
- *    over budget or cannot be had, execute reads the host's pageable memory as before:
- *    never a failure.
+ * Data movement (issue 5 item 1, issue 6 item 4, issue 16 item 3):
+ *  - chunked staging (pinned_staging = auto / chunked, the default): prepare (no device
+ *    lock) takes a device buffer for the whole partition (one per worker, kept across
+ *    tasks; land_take: only with room next to the parameter set and an execute's
+ *    working memory) and carries the assignment (a, b, c, inputs, aux, density bitmaps)
+ *    into it through a few pinned chunks of the process-wide pool (hostmem.h): the host
+ *    fills chunk k + 1 with t->cpu_threads threads while chunk k travels on the
+ *    buffer's own transfer stream (sp_gpu_xfer). The chunks go back to the pool when
+ *    the partition is on the device, so the module's host memory for staging is the
+ *    chunks, whatever the partition size; under [provider] host_memory_limit a prepare
+ *    waits for a chunk another one gives back. execute then copies device to device.
+ *  - whole-partition staging (pinned_staging = whole or a size, the earlier default):
+ *    prepare copies the assignment with t->cpu_threads threads into a pinned staging
+ *    buffer taken from a per-device pool (at most one buffer per worker, reused across
+ *    tasks, grown when a partition needs more, within the pinned_staging budget and
+ *    host_memory_limit).
+ *    In either mode, when staging is off or its memory cannot be had, execute reads the
+ *    host's pageable memory as before: never a failure.
  *  - execute uploads on the context's copy stream, ordered against the compute stream
  *    by events: a, b and c one after another (decoding a while b and c travel), the
  *    inputs, aux and bitmaps while the H pipeline runs.
@@ -54,6 +65,7 @@
 #include "engine.h"
 #include "engine_cuda.h"
 #include "groth16.h"
+#include "hostmem.h"
 #include "srs.h"
 #include "util.h" /* SP_TRY_GOTO */
 
@@ -117,7 +129,17 @@ typedef struct stage_buf {
   void *p;
   size_t cap;
   bool busy;
+  sp_gpu_xfer *x; /* chunked staging: the transfer stream of this device buffer */
 } stage_buf;
+
+/* Staging modes (sp_device_cfg.pinned_staging, sp_engine_cuda_set_staging). */
+enum { STAGE_OFF = SP_STAGING_OFF, STAGE_WHOLE = SP_STAGING_WHOLE, STAGE_CHUNKED = SP_STAGING_CHUNKED };
+
+/* Chunked staging: chunks of this size from the process-wide pool (hostmem.h), this
+ * many per partition being staged. SP_GPU_STAGE_CHUNK_MIB and SP_GPU_STAGE_CHUNKS
+ * change them (benchmarks). */
+#define SP_CHUNK_BYTES_DEFAULT ((size_t)128 << 20)
+#define SP_CHUNKS_DEFAULT 4
 
 /* Events of one execute (device lock held: one user at a time). */
 enum {
@@ -133,6 +155,12 @@ typedef struct cuda_dev {
   int ordinal;
   uint64_t memory_limit;
   uint64_t pinned_cfg; /* sp_device_cfg.pinned_staging as configured */
+  int stage_mode;      /* STAGE_*, from pinned_cfg (sp_engine_cuda_set_staging changes it) */
+  /* chunked staging: one device buffer per worker for a partition's vectors (the
+   * "landing"), filled through chunks of the shared pool; device bytes they hold */
+  stage_buf land[SP_MAX_WORKERS];
+  uint64_t land_bytes;
+  unsigned chunks_per_stage;
   unsigned workers;
   pthread_mutex_t mu;  /* gpu creation, bound count, resident/registered lists, staging
                           pool, timings, knobs */
@@ -175,6 +203,56 @@ typedef struct cuda_dev {
 } cuda_dev;
 
 
+/* ---- the shared chunk pool (chunked staging) ---------------------------------------
+ * One pool for every device of the process: pinned memory is allocated portable
+ * (sp_gpu_host_alloc), so a chunk serves any device. Made when the first device
+ * binds, freed when the last one unbinds (no partition is staged then). */
+static pthread_mutex_t chunk_mu = PTHREAD_MUTEX_INITIALIZER;
+static sp_chunk_pool *chunk_pool;
+static unsigned chunk_devices; /* devices with a context */
+
+static void *chunk_alloc(size_t bytes, void *user) {
+  void *p = NULL;
+  char e[256];
+  return sp_gpu_host_alloc(*(const int *)user, &p, bytes, e, sizeof e) == SEALPROV_OK ? p : NULL;
+}
+static void chunk_free(void *p, void *user) { sp_gpu_host_free(*(const int *)user, p); }
+
+static size_t env_size(const char *name, size_t dflt, size_t lo, size_t hi) {
+  const char *v = getenv(name);
+  if (!v || !*v) return dflt;
+  char *end = NULL;
+  unsigned long long x = strtoull(v, &end, 10);
+  if (!end || *end || x < lo || x > hi) return dflt;
+  return (size_t)x;
+}
+
+static void chunk_pool_hold(void) {
+  pthread_mutex_lock(&chunk_mu);
+  if (!chunk_pool) {
+    size_t mib = env_size("SP_GPU_STAGE_CHUNK_MIB", SP_CHUNK_BYTES_DEFAULT >> 20, 1, 4096);
+    if (sp_chunk_pool_create(mib << 20, chunk_alloc, chunk_free, &chunk_pool) != SEALPROV_OK)
+      chunk_pool = NULL; /* chunked staging then stages without chunks (pageable) */
+  }
+  chunk_devices++;
+  pthread_mutex_unlock(&chunk_mu);
+}
+
+static void chunk_pool_drop(int ordinal) {
+  pthread_mutex_lock(&chunk_mu);
+  if (chunk_devices > 0 && --chunk_devices == 0 && chunk_pool) {
+    sp_chunk_pool_destroy(chunk_pool, &ordinal);
+    chunk_pool = NULL;
+  }
+  pthread_mutex_unlock(&chunk_mu);
+}
+
+static int stage_mode_of(uint64_t cfg) {
+  return cfg == SP_PINNED_STAGING_OFF ? STAGE_OFF
+         : cfg == 0 || cfg == SP_PINNED_STAGING_CHUNKED ? STAGE_CHUNKED
+                                                         : STAGE_WHOLE;
+}
+
 static void sleep_ms(unsigned ms) {
   struct timespec ts = {(time_t)(ms / 1000), (long)(ms % 1000) * 1000000L};
   while (nanosleep(&ts, &ts) != 0) {
@@ -198,6 +276,8 @@ static int cuda_device_open(const struct sp_device_cfg *cfg, void **dev, char *e
   d->ordinal = cfg->ordinal;
   d->memory_limit = cfg->memory_limit;
   d->pinned_cfg = cfg->pinned_staging;
+  d->stage_mode = stage_mode_of(cfg->pinned_staging);
+  d->chunks_per_stage = (unsigned)env_size("SP_GPU_STAGE_CHUNKS", SP_CHUNKS_DEFAULT, 1, 16);
   d->workers = cfg->workers ? cfg->workers : 2;
   {
     const char *e = getenv("SP_GPU_EARLY_UPLOAD"); /* benchmarks: 0 off, 1 handoff only */
@@ -306,11 +386,21 @@ static void drop_all(cuda_dev *d) {
   }
   d->registered_bytes = 0;
   for (unsigned i = 0; i < SP_MAX_WORKERS; i++) {
-    if (d->stage[i].p) sp_gpu_host_free(d->ordinal, d->stage[i].p);
+    if (d->stage[i].p) {
+      sp_gpu_host_free(d->ordinal, d->stage[i].p);
+      sp_hostmem_release(d->index, d->stage[i].cap);
+    }
     memset(&d->stage[i], 0, sizeof d->stage[i]);
+    if (d->land[i].p) sp_gpu_free_persistent(d->ordinal, d->land[i].p);
+    sp_gpu_xfer_destroy(d->land[i].x);
+    memset(&d->land[i], 0, sizeof d->land[i]);
   }
   d->pinned_bytes = 0;
-  if (d->bounce) sp_gpu_host_free(d->ordinal, d->bounce);
+  d->land_bytes = 0;
+  if (d->bounce) {
+    sp_gpu_host_free(d->ordinal, d->bounce);
+    sp_hostmem_release(d->index, d->bounce_cap);
+  }
   d->bounce = NULL;
   d->bounce_cap = 0;
   for (int i = 0; i < EV_COUNT; i++) {
@@ -363,10 +453,16 @@ static int cuda_worker_bind(void *dev, unsigned worker, int *confirmed_ordinal, 
       sp_gpu_destroy(d->gpu);
       d->gpu = NULL;
     }
-    if (!st)
+    if (!st) {
+      /* whole-partition staging: the configured budget, or auto (half the host's
+       * memory shared among the GPUs) for `whole` and for the chunked mode's
+       * sp_engine_cuda_set_staging(dev, STAGE_WHOLE) */
       d->pinned_budget = d->pinned_cfg == SP_PINNED_STAGING_OFF ? 0
-                         : d->pinned_cfg ? d->pinned_cfg
-                                         : auto_pinned_budget();
+                         : d->pinned_cfg && d->pinned_cfg < SP_PINNED_STAGING_CHUNKED
+                             ? d->pinned_cfg
+                             : auto_pinned_budget();
+      chunk_pool_hold();
+    }
   }
   if (!st) d->bound++;
   pthread_mutex_unlock(&d->mu);
@@ -385,6 +481,7 @@ static void cuda_worker_unbind(void *dev, unsigned worker) {
     drop_all(d);
     sp_gpu_destroy(d->gpu);
     d->gpu = NULL;
+    chunk_pool_drop(d->ordinal);
   }
   pthread_mutex_unlock(&d->mu);
 }
@@ -394,6 +491,8 @@ static void cuda_worker_unbind(void *dev, unsigned worker) {
 /* Where execute reads the assignment from: the staging buffer or the host's memory. */
 typedef struct cuda_prep {
   stage_buf *buf; /* NULL: pageable (the host's own arrays) */
+  stage_buf *land; /* chunked staging: the sources are this device buffer */
+  uint64_t cs_bytes; /* host bytes of cs_eval's a, b, c (counted in hostmem) */
   const void *abc[3], *inp, *aux;
   const uint64_t *bm[3]; /* a_aux, b_inp, b_aux */
   double prepare_ms;
@@ -489,11 +588,16 @@ static stage_buf *stage_take(cuda_dev *d, size_t need) {
   stage_buf *grow = NULL;
   if (empty && d->pinned_bytes + want <= d->pinned_budget) grow = empty;
   else if (largest && d->pinned_bytes - largest->cap + want <= d->pinned_budget) grow = largest;
+  /* the host-wide cap (host_memory_limit): a whole-partition buffer cannot wait for
+   * room (it is kept across tasks), so over the cap the partition is uploaded from
+   * the host's memory instead */
+  if (grow && !sp_hostmem_try_reserve(d->index, want)) grow = NULL;
   if (!grow) {
     pthread_mutex_unlock(&d->mu);
     return NULL;
   }
   void *old = grow->p;
+  if (old) sp_hostmem_release(d->index, grow->cap);
   d->pinned_bytes = d->pinned_bytes - grow->cap + want; /* reserved while allocating */
   grow->busy = true;
   grow->p = NULL;
@@ -510,6 +614,7 @@ static stage_buf *stage_take(cuda_dev *d, size_t need) {
     d->pinned_bytes -= want;
     grow->busy = false;
     pthread_mutex_unlock(&d->mu);
+    sp_hostmem_release(d->index, want);
     return NULL;
   }
   grow->p = p;
@@ -523,6 +628,112 @@ static void stage_give_back(cuda_dev *d, stage_buf *b) {
   pthread_mutex_lock(&d->mu);
   b->busy = false;
   pthread_mutex_unlock(&d->mu);
+}
+
+static size_t srs_bytes(const sp_srs *s);
+static cuda_resident *find_resident(const cuda_dev *d, const sp_srs *srs);
+static uint64_t resident_bytes(const cuda_dev *d);
+
+/* Chunked staging's device buffer for a partition of `need` bytes (a, b, c, inputs,
+ * aux, bitmaps), or NULL when the device has no room for it next to the parameter set
+ * (resident, or to be made so) and the working memory of an execute with an early
+ * upload (work_bytes of five vectors), within memory_limit or else the card's memory
+ * (the context pool's cache is counted as free: the pool gives it back when an
+ * allocation needs it). One per worker, kept across tasks, grown when a partition
+ * needs more. Never an error: without it the partition is uploaded from the host's
+ * memory in execute. */
+static stage_buf *land_take(cuda_dev *d, size_t need, const sp_srs *srs, size_t vbytes) {
+  pthread_mutex_lock(&d->mu);
+  stage_buf *fit = NULL, *empty = NULL, *largest = NULL;
+  for (unsigned i = 0; i < d->workers; i++) {
+    stage_buf *b = &d->land[i];
+    if (b->busy) continue;
+    if (b->p && b->cap >= need && (!fit || b->cap < fit->cap)) fit = b;
+    if (!b->p && !empty) empty = b;
+    if (b->p && (!largest || b->cap > largest->cap)) largest = b;
+  }
+  if (fit) {
+    fit->busy = true;
+    pthread_mutex_unlock(&d->mu);
+    return fit;
+  }
+  stage_buf *grow = empty ? empty : largest;
+  size_t want = align_up(need, SP_STAGE_ROUND);
+  uint64_t cap = d->memory_limit, free_b = 0, total_b = 0;
+  if (!cap && d->gpu && sp_gpu_mem_info(d->gpu, &free_b, &total_b) == SEALPROV_OK) cap = total_b;
+  uint64_t other = d->land_bytes - (grow && grow->p ? grow->cap : 0);
+  uint64_t params = find_resident(d, srs) ? 0 : srs_bytes(srs);
+  uint64_t after = other + want + resident_bytes(d) + params + work_bytes(vbytes, 5);
+  if (!grow || !cap || after > cap) {
+    pthread_mutex_unlock(&d->mu);
+    return NULL;
+  }
+  void *old = grow->p;
+  d->land_bytes = other + want;
+  grow->busy = true;
+  grow->p = NULL;
+  grow->cap = 0;
+  pthread_mutex_unlock(&d->mu);
+  char e[256];
+  if (old) sp_gpu_free_persistent(d->ordinal, old);
+  void *p = NULL;
+  int st = sp_gpu_dev_alloc(d->ordinal, &p, want, e, sizeof e);
+  if (!st && !grow->x) st = sp_gpu_xfer_create(d->ordinal, &grow->x, e, sizeof e);
+  pthread_mutex_lock(&d->mu);
+  if (st) {
+    if (p) sp_gpu_free_persistent(d->ordinal, p);
+    d->land_bytes -= want;
+    grow->busy = false;
+    pthread_mutex_unlock(&d->mu);
+    return NULL;
+  }
+  grow->p = p;
+  grow->cap = want;
+  pthread_mutex_unlock(&d->mu);
+  return grow;
+}
+
+/* Copies the segments (host sources, device destinations in b) to the device through
+ * chunks of the shared pool: the host fills chunk k + 1 (with nthreads threads) while
+ * chunk k travels on b's transfer stream. A segment never shares a chunk with
+ * another (destinations are not contiguous). Without a chunk (host_memory_limit, or
+ * pinned memory refused) the segments go straight from the host's memory. Returns when
+ * every byte is on the device. *waited: the pool made it wait for a chunk. */
+static int chunked_upload(cuda_dev *d, stage_buf *b, const copy_seg *seg, int nseg,
+                          unsigned nthreads, bool *waited, char *err, size_t errlen) {
+  void *ch[16] = {NULL};
+  unsigned n = 0;
+  *waited = false;
+  pthread_mutex_lock(&chunk_mu);
+  sp_chunk_pool *pool = chunk_pool;
+  pthread_mutex_unlock(&chunk_mu);
+  int ordinal = d->ordinal;
+  if (pool) n = sp_chunk_pool_take(pool, d->index, d->chunks_per_stage, ch, &ordinal, waited);
+  if (n > SP_XFER_SLOTS) n = SP_XFER_SLOTS;
+  int st = SEALPROV_OK;
+  if (n == 0) {
+    for (int i = 0; !st && i < nseg; i++)
+      st = sp_gpu_xfer_send(b->x, 0, seg[i].dst, seg[i].src, seg[i].n, err, errlen);
+  } else {
+    const size_t cb = sp_chunk_pool_chunk_bytes(pool);
+    unsigned k = 0;
+    for (int i = 0; !st && i < nseg; i++)
+      for (size_t off = 0; !st && off < seg[i].n; off += cb, k++) {
+        unsigned slot = k % n;
+        size_t len = seg[i].n - off < cb ? seg[i].n - off : cb;
+        if (k >= n) st = sp_gpu_xfer_wait(b->x, slot, err, errlen); /* chunk k - n has left */
+        if (st) break;
+        copy_seg c = {ch[slot], (const uint8_t *)seg[i].src + off, len};
+        parallel_copy(&c, 1, nthreads);
+        st = sp_gpu_xfer_send(b->x, slot, (uint8_t *)seg[i].dst + off, ch[slot], len, err,
+                              errlen);
+      }
+  }
+  char e2[256];
+  int st2 = sp_gpu_xfer_finish(b->x, st ? e2 : err, st ? sizeof e2 : errlen);
+  if (!st) st = st2;
+  if (n) sp_chunk_pool_give(pool, d->index, n, ch);
+  return st;
 }
 
 static void prep_sources_pageable(cuda_prep *p, const sealprov_assignment *asg) {
@@ -639,15 +850,57 @@ static int cuda_prepare(void *dev, const sp_task *t, void **prep, char *err, siz
     return SEALPROV_ERR_NO_MEMORY;
   }
   p->cs_eval = ev;
-  /* ...and the copy into pinned staging, so that execute's uploads are DMA at full
-   * rate and overlap with compute. */
+  if (ev) { /* the witness-only partition's a, b, c: the module's host memory */
+    p->cs_bytes = (uint64_t)ev->asg.abc_size * 32 * 3;
+    sp_hostmem_add(d->index, p->cs_bytes);
+  }
+  /* ...and the copy into staging, so that execute's uploads are DMA at full rate (or
+   * device-to-device copies) and overlap with compute. */
   copy_seg seg[8];
   size_t need = stage_layout(t->asg, seg, NULL);
-  stage_buf *b = stage_take(d, need);
+  pthread_mutex_lock(&d->mu);
+  const int mode = d->stage_mode;
+  pthread_mutex_unlock(&d->mu);
   p->vbytes = ((size_t)1 << t->srs->log_domain) * 32;
   p->a_bytes = seg[0].n;
+  stage_buf *b = NULL;
+  if (mode == STAGE_CHUNKED) {
+    /* Chunked: the whole partition goes to a device buffer of its own now, through
+     * a few pinned chunks (the module's host memory stays at the chunks); execute
+     * copies it device to device. */
+    stage_buf *l = land_take(d, need, t->srs, p->vbytes);
+    if (l) {
+      stage_layout(t->asg, seg, l->p);
+      bool waited = false;
+      st = chunked_upload(d, l, seg, 8, t->cpu_threads, &waited, err, errlen);
+      if (st) {
+        char tmp[512];
+        snprintf(tmp, sizeof tmp, "%s", err);
+        snprintf(err, errlen, "cuda device %u [%s]: chunked staging of job %llu partition %u: %s",
+                 d->index, d->section, (unsigned long long)t->job_id, t->partition, tmp);
+        stage_give_back(d, l);
+        sp_hostmem_release(d->index, p->cs_bytes);
+        sp_cs_eval_free(ev);
+        free(p);
+        return st;
+      }
+      p->land = l;
+      p->abc[0] = seg[0].dst;
+      p->abc[1] = seg[1].dst;
+      p->abc[2] = seg[2].dst;
+      p->inp = seg[3].dst;
+      p->aux = seg[4].dst;
+      for (int i = 0; i < 3; i++) p->bm[i] = seg[5 + i].n ? seg[5 + i].dst : NULL;
+    } else {
+      prep_sources_pageable(p, t->asg);
+    }
+  } else if (mode == STAGE_WHOLE) {
+    b = stage_take(d, need);
+  }
   bool sent = false;
-  if (b) {
+  if (p->land) {
+    sent = early_from_prepare(d, p, t->srs);
+  } else if (b) {
     stage_layout(t->asg, seg, b->p);
     p->buf = b;
     p->abc[0] = seg[0].dst;
@@ -661,13 +914,13 @@ static int cuda_prepare(void *dev, const sp_task *t, void **prep, char *err, siz
     parallel_copy(seg, 1, t->cpu_threads);
     sent = early_from_prepare(d, p, t->srs);
     parallel_copy(seg + 1, 7, t->cpu_threads);
-  } else {
+  } else if (!p->land) {
     prep_sources_pageable(p, t->asg);
   }
-  /* Staged (pinned: the copy can run asynchronously), not sent above, and nothing else
-   * waiting: ask for an early upload of a by the execute that is running. Last in
-   * prepare: once asked, p lives until its execute. */
-  if (b && p->a_bytes && !sent) {
+  /* Staged (pinned or on the device: the copy can run asynchronously), not sent above,
+   * and nothing else waiting: ask for an early upload of a by the execute that is
+   * running. Last in prepare: once asked, p lives until its execute. */
+  if ((b || p->land) && p->a_bytes && !sent) {
     pthread_mutex_lock(&d->mu);
     if (d->early_mode != SP_EARLY_OFF && !d->early_want && !d->early_owner) d->early_want = p;
     pthread_mutex_unlock(&d->mu);
@@ -687,6 +940,8 @@ static void cuda_release(void *dev, void *prep) {
   pthread_mutex_unlock(&d->mu);
   /* execute synchronised both streams before returning: no DMA reads the buffer. */
   stage_give_back(dev, p->buf);
+  stage_give_back(dev, p->land);
+  if (p->cs_bytes) sp_hostmem_release(d->index, p->cs_bytes);
   sp_cs_eval_free(p->cs_eval);
   free(p);
 }
@@ -861,7 +1116,8 @@ static uint64_t cuda_host_memory_in_use(void *dev) {
 static uint64_t cuda_memory_in_use(void *dev) {
   cuda_dev *d = dev;
   pthread_mutex_lock(&d->mu);
-  uint64_t n = (d->gpu ? sp_gpu_memory_in_use(d->gpu) : 0) + resident_bytes(d);
+  /* with the chunked staging's device buffers (cudaMalloc, outside the pool) */
+  uint64_t n = (d->gpu ? sp_gpu_memory_in_use(d->gpu) : 0) + resident_bytes(d) + d->land_bytes;
   pthread_mutex_unlock(&d->mu);
   return n;
 }
@@ -926,9 +1182,16 @@ static uint8_t *get_bounce(xctx *x, size_t slot_bytes) {
   if (d->bounce && d->bounce_cap >= 2 * slot_bytes) return d->bounce;
   char e[256];
   void *p = NULL;
-  if (sp_gpu_host_alloc(d->ordinal, &p, 2 * slot_bytes, e, sizeof e) != SEALPROV_OK) return NULL;
+  if (!sp_hostmem_try_reserve(d->index, 2 * slot_bytes)) return NULL; /* host_memory_limit */
+  if (sp_gpu_host_alloc(d->ordinal, &p, 2 * slot_bytes, e, sizeof e) != SEALPROV_OK) {
+    sp_hostmem_release(d->index, 2 * slot_bytes);
+    return NULL;
+  }
   /* the old buffer's last transfers were waited for at the end of its stream_points */
-  if (d->bounce) sp_gpu_host_free(d->ordinal, d->bounce);
+  if (d->bounce) {
+    sp_gpu_host_free(d->ordinal, d->bounce);
+    sp_hostmem_release(d->index, d->bounce_cap);
+  }
   pthread_mutex_lock(&d->mu);
   d->bounce = p;
   d->bounce_cap = 2 * slot_bytes;
@@ -1530,7 +1793,8 @@ static int cuda_execute(void *dev, const sp_task *t, void *prep, uint8_t proof[1
   sp_cuda_timings tm;
   memset(&tm, 0, sizeof tm);
   tm.prepare_ms = src->prepare_ms;
-  tm.staged = src->buf != NULL;
+  tm.staged = src->buf != NULL || src->land != NULL;
+  tm.staged_on_device = src->land != NULL;
   pthread_mutex_lock(&d->mu);
   size_t chunk = d->stream_chunk ? d->stream_chunk : SP_STREAM_CHUNK_DEFAULT;
   /* No prepare may use the context from here on (early_from_prepare). */
@@ -1624,6 +1888,32 @@ void sp_engine_cuda_host_memory(void *dev, sp_cuda_host_memory *out) {
   out->staging_budget = d->pinned_budget;
   out->registered_bytes = d->registered_bytes;
   out->bounce_bytes = d->bounce_cap;
+  out->stage_mode = d->stage_mode;
+  for (unsigned i = 0; i < SP_MAX_WORKERS; i++)
+    if (d->land[i].p) out->landing_buffers++;
+  out->landing_bytes = d->land_bytes;
+  pthread_mutex_unlock(&d->mu);
+  sp_hostmem_stats hs;
+  sp_hostmem_get(&hs);
+  if (d->index < SP_HOSTMEM_DEVICES) {
+    out->module_bytes = hs.dev[d->index];
+    out->module_peak_bytes = hs.dev_peak[d->index];
+  }
+}
+
+uint64_t sp_engine_cuda_trim_chunks(void *dev) {
+  cuda_dev *d = dev;
+  int ordinal = d->ordinal;
+  pthread_mutex_lock(&chunk_mu);
+  uint64_t n = chunk_pool ? sp_chunk_pool_trim(chunk_pool, &ordinal) : 0;
+  pthread_mutex_unlock(&chunk_mu);
+  return n;
+}
+
+void sp_engine_cuda_set_staging(void *dev, int mode) {
+  cuda_dev *d = dev;
+  pthread_mutex_lock(&d->mu);
+  if (mode >= SP_STAGING_OFF && mode <= SP_STAGING_CHUNKED) d->stage_mode = mode;
   pthread_mutex_unlock(&d->mu);
 }
 

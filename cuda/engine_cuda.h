@@ -34,6 +34,8 @@ typedef struct sp_cuda_timings {
   bool a_early;          /* a was already on the device: sent during the previous
                             execute, or by this partition's prepare (engine_cuda.c,
                             "early upload") */
+  bool staged_on_device; /* chunked staging: prepare put the partition in a device
+                            buffer; execute copied it device to device */
 } sp_cuda_timings;
 
 /* Timings of the last execute() on this engine device handle (dev of engine.h). */
@@ -49,8 +51,26 @@ typedef struct sp_cuda_host_memory {
   uint64_t registered_bytes; /* vectors this device streams from (a vector shared by
                               * several devices is page-locked once, counted by each) */
   uint64_t bounce_bytes;
+  /* Appended (chunked staging, issue 16 item 3): */
+  int stage_mode;            /* SP_STAGING_* now in force */
+  uint64_t landing_bytes;    /* DEVICE memory of the chunked staging's partition buffers */
+  unsigned landing_buffers;
+  uint64_t module_bytes;     /* host memory the module holds for this device's partitions
+                                now (hostmem.h: staging, bounce, chunks taken, witness-only
+                                a, b, c) */
+  uint64_t module_peak_bytes; /* the highest since sp_hostmem_reset_peak */
 } sp_cuda_host_memory;
 void sp_engine_cuda_host_memory(void *dev, sp_cuda_host_memory *out);
+
+/* Staging of partitions (sp_device_cfg.pinned_staging): none (the host's memory), a
+ * whole-partition pinned buffer per worker (`whole`, the earlier default), or chunked
+ * (the default: a few pinned chunks of a shared pool carry the partition into a device
+ * buffer of its own). Tests and benchmarks switch it between tasks. */
+enum { SP_STAGING_OFF = 0, SP_STAGING_WHOLE = 1, SP_STAGING_CHUNKED = 2 };
+void sp_engine_cuda_set_staging(void *dev, int mode);
+/* Frees the idle chunks of the process-wide staging pool (tests: a later prepare has
+ * to allocate, or do without, its chunks); returns the bytes freed. */
+uint64_t sp_engine_cuda_trim_chunks(void *dev);
 
 /* Tests and benchmarks: force_stream streams the parameter points even when the set
  * would fit on the device; chunk_points sets the points per chunk (rounded down to a

@@ -305,7 +305,9 @@ extern "C" int sp_gpu_event_sync(sp_gpu *g, sp_gpu_event *ev, char *err, size_t 
 extern "C" int sp_gpu_upload_async(sp_gpu *g, void *d, const void *h, size_t bytes, char *err,
                                    size_t errlen) {
   if (bytes == 0) return SEALPROV_OK;
-  SP_CUDA_CHECK(cudaMemcpyAsync(d, h, bytes, cudaMemcpyHostToDevice, g->copy_stream));
+  /* cudaMemcpyDefault: h may also be device memory (a partition staged on the device
+   * by chunks, engine_cuda.c), then this is a device-to-device copy */
+  SP_CUDA_CHECK(cudaMemcpyAsync(d, h, bytes, cudaMemcpyDefault, g->copy_stream));
   return SEALPROV_OK;
 }
 
@@ -405,6 +407,98 @@ extern "C" int sp_gpu_host_register(int ordinal, void *p, size_t bytes, bool *ow
   (void)cudaGetLastError();
   scope_leave(&sc);
   return e == cudaSuccess ? SEALPROV_OK : SEALPROV_ERR_NO_MEMORY;
+}
+
+/* ---- chunked staging: device buffers and a transfer stream of their own ---------- */
+
+extern "C" int sp_gpu_dev_alloc(int ordinal, void **d, size_t bytes, char *err, size_t errlen) {
+  *d = NULL;
+  sp_dev_scope sc;
+  scope_enter(&sc, ordinal);
+  cudaError_t e = cudaMalloc(d, bytes ? bytes : 1);
+  if (e != cudaSuccess) {
+    (void)cudaGetLastError();
+    *d = NULL;
+    snprintf(err, errlen, "%s:%d: device %d: cudaMalloc(%zu bytes): %s", __FILE__, __LINE__,
+             ordinal, bytes, cudaGetErrorString(e));
+  }
+  scope_leave(&sc);
+  return e == cudaSuccess ? SEALPROV_OK : sp_cuda_status(e);
+}
+
+struct sp_gpu_xfer {
+  int ordinal;
+  cudaStream_t stream;
+  cudaEvent_t ev[SP_XFER_SLOTS];
+};
+
+extern "C" int sp_gpu_xfer_create(int ordinal, sp_gpu_xfer **out, char *err, size_t errlen) {
+  *out = NULL;
+  sp_gpu_xfer *x = (sp_gpu_xfer *)calloc(1, sizeof *x);
+  if (!x) {
+    snprintf(err, errlen, "sp_gpu_xfer_create: out of host memory");
+    return SEALPROV_ERR_NO_MEMORY;
+  }
+  x->ordinal = ordinal;
+  sp_dev_scope sc;
+  scope_enter(&sc, ordinal);
+  cudaError_t e = cudaStreamCreateWithFlags(&x->stream, cudaStreamNonBlocking);
+  for (int i = 0; e == cudaSuccess && i < SP_XFER_SLOTS; i++)
+    e = cudaEventCreateWithFlags(&x->ev[i], cudaEventDisableTiming);
+  if (e == cudaSuccess) {
+    /* recorded once on the empty stream: a wait on a slot never used is then a no-op */
+    for (int i = 0; e == cudaSuccess && i < SP_XFER_SLOTS; i++)
+      e = cudaEventRecord(x->ev[i], x->stream);
+  }
+  scope_leave(&sc);
+  if (e != cudaSuccess) {
+    (void)cudaGetLastError();
+    snprintf(err, errlen, "%s:%d: device %d: transfer stream: %s", __FILE__, __LINE__, ordinal,
+             cudaGetErrorString(e));
+    sp_gpu_xfer_destroy(x);
+    return SEALPROV_ERR_DEVICE;
+  }
+  *out = x;
+  return SEALPROV_OK;
+}
+
+extern "C" void sp_gpu_xfer_destroy(sp_gpu_xfer *x) {
+  if (!x) return;
+  sp_dev_scope sc;
+  scope_enter(&sc, x->ordinal);
+  if (x->stream) cudaStreamSynchronize(x->stream);
+  for (int i = 0; i < SP_XFER_SLOTS; i++)
+    if (x->ev[i]) cudaEventDestroy(x->ev[i]);
+  if (x->stream) cudaStreamDestroy(x->stream);
+  (void)cudaGetLastError();
+  scope_leave(&sc);
+  free(x);
+}
+
+extern "C" int sp_gpu_xfer_send(sp_gpu_xfer *x, unsigned slot, void *d, const void *h,
+                                size_t bytes, char *err, size_t errlen) {
+  if (slot >= SP_XFER_SLOTS) {
+    snprintf(err, errlen, "sp_gpu_xfer_send: slot %u out of range", slot);
+    return SEALPROV_ERR_INVALID_ARGUMENT;
+  }
+  if (bytes) SP_CUDA_CHECK(cudaMemcpyAsync(d, h, bytes, cudaMemcpyDefault, x->stream));
+  SP_CUDA_CHECK(cudaEventRecord(x->ev[slot], x->stream));
+  return SEALPROV_OK;
+}
+
+extern "C" int sp_gpu_xfer_wait(sp_gpu_xfer *x, unsigned slot, char *err, size_t errlen) {
+  if (slot >= SP_XFER_SLOTS) {
+    snprintf(err, errlen, "sp_gpu_xfer_wait: slot %u out of range", slot);
+    return SEALPROV_ERR_INVALID_ARGUMENT;
+  }
+  SP_CUDA_CHECK(cudaEventSynchronize(x->ev[slot]));
+  return SEALPROV_OK;
+}
+
+extern "C" int sp_gpu_xfer_finish(sp_gpu_xfer *x, char *err, size_t errlen) {
+  SP_CUDA_CHECK(cudaStreamSynchronize(x->stream));
+  SP_CUDA_CHECK(cudaGetLastError());
+  return SEALPROV_OK;
 }
 
 extern "C" void sp_gpu_host_unregister(int ordinal, void *p) {

@@ -235,6 +235,28 @@ int sp_gpu_host_register(int ordinal, void *p, size_t bytes, bool *owned, char *
                          size_t errlen);
 void sp_gpu_host_unregister(int ordinal, void *p);
 
+/* ---- chunked staging (engine_cuda.c, pinned_staging = chunked) ---------------------
+ * A partition's vectors go to a device buffer of their own (sp_gpu_dev_alloc: cudaMalloc
+ * outside any context's pool, freed with sp_gpu_free_persistent) through a few pinned
+ * chunk buffers: the host fills chunk k + 1 while chunk k travels. The transfer object
+ * is a stream of its own and one event per chunk slot, so it runs beside a context's
+ * streams without touching the context; one thread uses it at a time. Callable from
+ * any thread: creation and destruction switch to `ordinal` and back; sends need the
+ * calling thread's current device to be `ordinal` only for pageable sources. */
+#define SP_XFER_SLOTS 16
+int sp_gpu_dev_alloc(int ordinal, void **d, size_t bytes, char *err, size_t errlen);
+typedef struct sp_gpu_xfer sp_gpu_xfer;
+int sp_gpu_xfer_create(int ordinal, sp_gpu_xfer **out, char *err, size_t errlen);
+void sp_gpu_xfer_destroy(sp_gpu_xfer *x); /* waits for its transfers first */
+/* Queues a copy of bytes from h (pinned, pageable or device memory) to d, then records
+ * slot's event. */
+int sp_gpu_xfer_send(sp_gpu_xfer *x, unsigned slot, void *d, const void *h, size_t bytes,
+                     char *err, size_t errlen);
+/* The host waits until slot's last send has completed (its source may be refilled). */
+int sp_gpu_xfer_wait(sp_gpu_xfer *x, unsigned slot, char *err, size_t errlen);
+/* The host waits for every send; reports an asynchronous error. */
+int sp_gpu_xfer_finish(sp_gpu_xfer *x, char *err, size_t errlen);
+
 /* For each k < count: out[k] = the number of elements of d_sorted (n uint32, ascending)
  * that are < min(k * step, limit), i.e. lower_bound positions of the chunk boundaries
  * (one thread per boundary on the device; count small). */

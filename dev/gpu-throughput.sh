@@ -44,7 +44,8 @@
 #                 the machine's own count)
 #   JOBS24, JOBS27, JOBS  timed jobs per size (defaults 3, 2, 2); PARTITIONS per job
 #                 (default 10); WORKERS per GPU (default 2); PINNED: bench's
-#                 --pinned-staging (auto | off | bytes)
+#                 --pinned-staging: auto (= chunked) | chunked | whole | off | bytes, or
+#                 a comma list (each stream once per mode, same data)
 #   DEMO_CONSTRAINTS, DEMO_PARTITIONS  the fault and select demos (default 262144, 20)
 #   TOTAL         seconds this call may take (default 580); a run that would start with
 #                 less than 30 s left is skipped (and reported)

@@ -49,12 +49,12 @@
 enum provider_key {
   PK_LOG_LEVEL, PK_VERIFY_PROOFS, PK_PARAMS_SUBGROUP_CHECK, PK_MAX_JOBS, PK_MAX_PARTITIONS,
   PK_QUARANTINE_AFTER, PK_MAX_ATTEMPTS, PK_TIMELINE_EVENTS, PK_LOAD_THREADS, PK_PARAMS_MANIFEST,
-  PK_NUMA, PK_COUNT_
+  PK_NUMA, PK_HOST_MEMORY_LIMIT, PK_COUNT_
 };
 static const char *const provider_keys[PK_COUNT_] = {
   "log_level", "verify_proofs", "params_subgroup_check", "max_jobs", "max_partitions",
   "quarantine_after", "max_attempts", "timeline_events", "load_threads", "params_manifest",
-  "numa"
+  "numa", "host_memory_limit"
 };
 
 enum device_key {
@@ -630,6 +630,20 @@ static void handle_provider(cfg_parse *p, int k, const char *key, const char *va
     else if (strcasecmp(value, "off") == 0) c->numa_off = true;
     else fail_kv(p, p->lineno, p->section, key, value, "use auto or off");
     return;
+  case PK_HOST_MEMORY_LIMIT:
+    /* host memory the module may hold for partitions, all devices together (hostmem.h):
+     * auto / off = no cap (auto may size one later), or bytes; 0 bytes is off */
+    if (strcasecmp(value, "auto") == 0 || strcasecmp(value, "off") == 0) {
+      c->host_memory_limit = 0;
+      return;
+    }
+    if (!isdigit((unsigned char)value[0])) {
+      fail_kv(p, p->lineno, p->section, key, value,
+              "not auto, off or a size; use e.g. host_memory_limit = 16GiB");
+      return;
+    }
+    if (want_bytes(p, key, value, &v)) c->host_memory_limit = v;
+    return;
   default: break;
   }
   if (!want_number(p, key, value, provider_ranges[k], &v)) return;
@@ -676,9 +690,18 @@ static void handle_device(cfg_parse *p, int k, const char *key, const char *valu
     d->memory_limit = v;
     break;
   case DK_PINNED_STAGING:
-    /* auto (the default), off, or a byte budget; 0 bytes is off */
+    /* auto (the default) = chunked, whole (whole-partition buffers, budget auto), off,
+     * or a byte budget for whole-partition buffers; 0 bytes is off */
     if (strcasecmp(value, "auto") == 0) {
       d->pinned_staging = 0;
+      break;
+    }
+    if (strcasecmp(value, "chunked") == 0) {
+      d->pinned_staging = SP_PINNED_STAGING_CHUNKED;
+      break;
+    }
+    if (strcasecmp(value, "whole") == 0) {
+      d->pinned_staging = SP_PINNED_STAGING_WHOLE;
       break;
     }
     if (strcasecmp(value, "off") == 0) {
@@ -687,12 +710,15 @@ static void handle_device(cfg_parse *p, int k, const char *key, const char *valu
     }
     if (!isdigit((unsigned char)value[0])) {
       fail_kv(p, p->lineno, p->section, key, value,
-              "not auto, off or a size; use e.g. pinned_staging = 32GiB");
+              "not auto, chunked, whole, off or a size; use e.g. pinned_staging = 32GiB");
       return;
     }
     if (!want_bytes(p, key, value, &v)) return;
-    /* UINT64_MAX itself means off; a budget that large is "no limit" anyway */
-    d->pinned_staging = v == 0 ? SP_PINNED_STAGING_OFF : v == UINT64_MAX ? UINT64_MAX - 1 : v;
+    /* the values from SP_PINNED_STAGING_CHUNKED up are the words; a budget that large
+     * is "no limit" anyway */
+    d->pinned_staging = v == 0                            ? SP_PINNED_STAGING_OFF
+                        : v >= SP_PINNED_STAGING_CHUNKED ? SP_PINNED_STAGING_CHUNKED - 1
+                                                         : v;
     break;
   case DK_NUMA_NODE:
     if (!want_number(p, key, value, numa_node_range, &v)) return;

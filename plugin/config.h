@@ -13,6 +13,10 @@ extern "C" {
 
 #define SP_MAX_DEVICES 64
 #define SP_PINNED_STAGING_OFF UINT64_MAX /* sp_device_cfg.pinned_staging = off */
+/* = whole: a whole-partition pinned buffer per worker, budget auto */
+#define SP_PINNED_STAGING_WHOLE (UINT64_MAX - 1)
+/* = chunked: the same as auto (0); sizes are at most SP_PINNED_STAGING_CHUNKED - 1 */
+#define SP_PINNED_STAGING_CHUNKED (UINT64_MAX - 2)
 
 typedef enum sp_device_type { SP_DEVICE_CPU = 0, SP_DEVICE_CUDA = 1 } sp_device_type;
 typedef enum sp_selector_kind {
@@ -34,8 +38,10 @@ typedef struct sp_device_cfg {
   unsigned workers;          /* default: 2 for cuda, 1 for cpu */
   unsigned threads;          /* host threads per task (cpu engine work); 0 = auto */
   uint64_t memory_limit;     /* bytes; 0 = no limit */
-  /* pinned_staging: host memory the device may page-lock for staging assignments
-   * (bytes); 0 = auto (the default), SP_PINNED_STAGING_OFF = off. */
+  /* pinned_staging: 0 = auto (the default) = SP_PINNED_STAGING_CHUNKED: chunked staging
+   * (a few pinned chunks of a shared pool carry each partition into a device buffer);
+   * SP_PINNED_STAGING_WHOLE or a byte budget: whole-partition pinned buffers (the
+   * earlier default), within the budget; SP_PINNED_STAGING_OFF = off. */
   uint64_t pinned_staging;
   /* numa_node = N in the device section (numa_node_set): the NUMA node its workers are
    * bound to, instead of the node sysfs gives a GPU's PCI device (CPU devices have
@@ -72,6 +78,7 @@ typedef struct sp_config {
   unsigned load_threads;     /* [provider] load_threads for .params decoding (0 = auto) */
   char params_manifest[4096];/* [provider] params_manifest: parameters.json ("" = none) */
   bool numa_off;             /* [provider] numa = off (default auto: false) */
+  uint64_t host_memory_limit;/* [provider] host_memory_limit: bytes, 0 = auto/off (hostmem.h) */
   sp_device_cfg devices[SP_MAX_DEVICES];
   size_t ndevices;
 } sp_config;

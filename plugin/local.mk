@@ -13,6 +13,8 @@ plugin_libsealprov_core_la_SOURCES = \
   plugin/sp_sched.h \
   plugin/sched.c \
   plugin/pool.c \
+  plugin/hostmem.h \
+  plugin/hostmem.c \
   plugin/module.c
 # NUMA nodes, PCIe links and worker placement from sysfs (pool.c binds with it)
 plugin_libsealprov_core_la_SOURCES += plugin/topo.h plugin/topo.c

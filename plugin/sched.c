@@ -26,6 +26,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "hostmem.h"
 #include "log.h"
 #include "sp_sched.h"
 
@@ -816,6 +817,8 @@ int sp_sched_create(const sp_config *cfg, const sp_engine_ops *const *engines,
   if (s == NULL) return fail(err, errlen, SEALPROV_ERR_NO_MEMORY, "scheduler: out of memory");
   s->cfg = *cfg;
   if (hooks != NULL) s->hooks = *hooks;
+  /* [provider] host_memory_limit: the engines' staging waits for memory under it */
+  sp_hostmem_set_limit(cfg->host_memory_limit);
   s->t0 = sp_now();
   s->next_id = 1;
   s->ndev = (unsigned)cfg->ndevices;
@@ -1423,6 +1426,36 @@ int sp_sched_stats(sp_sched *s, char *buf, size_t cap, size_t *len) {
             "# TYPE sealprov_partitions_requeued_total counter\n"
             "sealprov_partitions_requeued_total %" PRIu64 "\n",
             queued, active, submitted, ok, failed, requeues);
+  /* Host memory the module holds for partitions (hostmem.h): per device, in total, its
+   * peak, the cap, and how often and how long staging waited for it. */
+  sp_hostmem_stats hm;
+  sp_hostmem_get(&hm);
+  sb_printf(&b, "# HELP sealprov_device_module_host_bytes Host memory the module holds for the "
+                "device's partitions (staging, chunks taken, bounce buffers, witness-only a, b, c).\n"
+                "# TYPE sealprov_device_module_host_bytes gauge\n");
+  for (unsigned i = 0; i < s->ndev; i++) {
+    sb_printf(&b, "sealprov_device_module_host_bytes{device=\"%u\",section=\"", i);
+    sb_label(&b, s->devs[i].cfg.section);
+    sb_printf(&b, "\"} %" PRIu64 "\n", i < SP_HOSTMEM_DEVICES ? hm.dev[i] : 0);
+  }
+  sb_printf(&b,
+            "# HELP sealprov_module_host_bytes Host memory the module holds for partitions, all "
+            "devices and the shared chunk pool's idle chunks.\n"
+            "# TYPE sealprov_module_host_bytes gauge\nsealprov_module_host_bytes %" PRIu64 "\n"
+            "# HELP sealprov_module_host_peak_bytes Highest sealprov_module_host_bytes.\n"
+            "# TYPE sealprov_module_host_peak_bytes gauge\nsealprov_module_host_peak_bytes %" PRIu64
+            "\n"
+            "# HELP sealprov_module_host_limit_bytes [provider] host_memory_limit (0: none).\n"
+            "# TYPE sealprov_module_host_limit_bytes gauge\nsealprov_module_host_limit_bytes %" PRIu64
+            "\n"
+            "# HELP sealprov_module_host_waits_total Partitions whose staging waited for host "
+            "memory under the limit.\n"
+            "# TYPE sealprov_module_host_waits_total counter\nsealprov_module_host_waits_total %" PRIu64
+            "\n"
+            "# HELP sealprov_module_host_wait_seconds_total Time staging waited for host memory.\n"
+            "# TYPE sealprov_module_host_wait_seconds_total counter\n"
+            "sealprov_module_host_wait_seconds_total %.6f\n",
+            hm.total, hm.peak, hm.limit, hm.waits, hm.wait_s);
   return sb_deliver(&b, buf, cap, len);
 }
 

@@ -38,6 +38,7 @@
 #include "cli.h"
 #include "../plugin/config.h" /* sp_device_cfg */
 #include "engine.h"
+#include "hostmem.h"
 #include "../cuda/engine_cuda.h"
 #include "cuda_api.h"
 #include "groth16.h" /* sp_groth16_check_assignment: the module's submit-time check */
@@ -71,6 +72,10 @@ typedef struct bg_opts {
   unsigned workers;                        /* per GPU */
   unsigned warmup;                         /* warm-up job partitions; 0 = every worker one */
   uint64_t pinned;                         /* sp_device_cfg.pinned_staging: 0 auto, OFF, bytes */
+  /* --pinned-staging A,B: each throughput stream runs once per mode, in this order,
+   * on the same synthetic data (same-call A/B pairs) */
+  uint64_t pinned_list[4];
+  unsigned npinned;
 } bg_opts;
 
 
@@ -122,12 +127,14 @@ static bool parse_list(const char *s, unsigned *out, unsigned *n, unsigned lo, u
   return parse_list_cap(s, out, n, BG_MAX_SIZES, lo, hi);
 }
 
-/* --pinned-staging: auto | off | bytes with an optional K, M or G (1024-based) suffix.
- * The same meanings as the INI's pinned_staging, whose sizes use the INI's units
- * (KiB, GB, ...) instead. */
+/* --pinned-staging: auto | chunked | whole | off | bytes with an optional K, M or G
+ * (1024-based) suffix. The same meanings as the INI's pinned_staging, whose sizes use
+ * the INI's units (KiB, GB, ...) instead. */
 static bool parse_pinned(const char *s, uint64_t *out) {
   if (!strcmp(s, "auto")) return *out = 0, true;
   if (!strcmp(s, "off")) return *out = SP_PINNED_STAGING_OFF, true;
+  if (!strcmp(s, "chunked")) return *out = SP_PINNED_STAGING_CHUNKED, true;
+  if (!strcmp(s, "whole")) return *out = SP_PINNED_STAGING_WHOLE, true;
   char *end;
   unsigned long long v = strtoull(s, &end, 10);
   unsigned shift = 0;
@@ -139,11 +146,31 @@ static bool parse_pinned(const char *s, uint64_t *out) {
   return true;
 }
 
+/* A comma-separated list of those (at most 4). */
+static bool parse_pinned_list(const char *s, bg_opts *o) {
+  char buf[256];
+  if (strlen(s) >= sizeof buf) return false;
+  snprintf(buf, sizeof buf, "%s", s);
+  o->npinned = 0;
+  char *save = NULL;
+  for (char *t = strtok_r(buf, ",", &save); t; t = strtok_r(NULL, ",", &save)) {
+    if (o->npinned == 4 || !parse_pinned(t, &o->pinned_list[o->npinned])) return false;
+    o->npinned++;
+  }
+  if (o->npinned == 0) return false;
+  o->pinned = o->pinned_list[0];
+  return true;
+}
+
 static void print_pinned(const bg_opts *o) {
   if (o->pinned == 0)
     printf("\"auto\"");
   else if (o->pinned == SP_PINNED_STAGING_OFF)
     printf("\"off\"");
+  else if (o->pinned == SP_PINNED_STAGING_CHUNKED)
+    printf("\"chunked\"");
+  else if (o->pinned == SP_PINNED_STAGING_WHOLE)
+    printf("\"whole\"");
   else
     printf("%llu", (unsigned long long)o->pinned);
 }
@@ -156,8 +183,10 @@ static void bg_usage(FILE *f) {
           "       sealprov bench gpu --throughput 24,27 [--gpus 1,2] [--jobs 3,1]\n"
           "                          [--partitions 10] [--workers 2] [--warmup P]\n"
           "                          [--ordinals 0,1] [--json]\n"
-          "  --pinned-staging auto|off|BYTES[K|M|G]: the engine's pinned staging per GPU\n"
-          "  (the INI's pinned_staging; default auto), for partitions and throughput.\n"
+          "  --pinned-staging auto|chunked|whole|off|BYTES[K|M|G]: the engine's staging per\n"
+          "  GPU (the INI's pinned_staging; default auto = chunked), for partitions and\n"
+          "  throughput; a comma list (e.g. whole,chunked) runs each throughput stream once\n"
+          "  per mode on the same data, with host peak RSS and module host memory per run.\n"
           "  Sizes are log2; 'none' skips a group. --quick: small sizes for a smoke run.\n"
           "  Inputs are generated on the GPU; partitions use synthetic parameters.\n"
           "  --throughput: streams of --jobs jobs (one value, or one per size) of\n"
@@ -387,6 +416,32 @@ static void bg_fill_scalars(uint8_t *p, size_t n, unsigned p01, uint64_t seed) {
   (void)bls_parallel_for(n, nt, bg_fill_range, &f);
 }
 
+/* c[i] = a[i] * b[i] over a range of rows (canonical little-endian scalars): the
+ * engine checks a*b = c before any MSM (issue 14), so random a, b, c would fail it. */
+typedef struct bg_abc {
+  uint8_t *a, *b, *c;
+} bg_abc;
+
+static void bg_abc_range(void *vctx, size_t begin, size_t end, unsigned chunk) {
+  (void)chunk;
+  const bg_abc *x = vctx;
+  for (size_t i = begin; i < end; i++) {
+    fr_t fa, fb;
+    (void)fr_from_le32(&fa, x->a + 32 * i); /* bg_fill_scalars keeps them below r */
+    (void)fr_from_le32(&fb, x->b + 32 * i);
+    fr_mul(&fa, &fa, &fb);
+    fr_to_le32(x->c + 32 * i, &fa);
+  }
+}
+
+static void bg_make_c(uint8_t *a, uint8_t *b, uint8_t *c, size_t n) {
+  long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
+  unsigned nt = ncpu < 1 ? 1 : ncpu > 32 ? 32 : (unsigned)ncpu;
+  if (n < ((size_t)1 << 16)) nt = 1;
+  bg_abc x = {a, b, c};
+  (void)bls_parallel_for(n, nt, bg_abc_range, &x);
+}
+
 /* One synthetic parameter set and one sealing-shaped assignment for a domain of 2^lg:
  * 97 % of the domain constraints, 328 inputs (4 below 2^11), a-density 99.7 %,
  * b-density 25.4 %, 85 % of aux values 0 or 1. Not to be copied (srs is pointed to). */
@@ -483,7 +538,8 @@ static int synth_make(bg_synth *x, sp_gpu *g, unsigned lg, char *err, size_t err
     return SEALPROV_ERR_NO_MEMORY;
   }
   uint8_t *inp = x->sc + 3 * abc * 32, *aux = inp + ninp * 32;
-  bg_fill_scalars(x->sc, 3 * abc, 0, rng);
+  bg_fill_scalars(x->sc, 2 * abc, 0, rng);
+  bg_make_c(x->sc, x->sc + abc * 32, x->sc + 2 * abc * 32, abc); /* satisfies a*b = c */
   bg_fill_scalars(inp, ninp, 0, rng + 1);
   memset(inp, 0, 32);
   inp[0] = 1; /* ONE */
@@ -704,6 +760,8 @@ typedef struct tp_dev {
   double lock_wait_s;        /* devices() counter, over the stream */
   uint64_t memory;           /* engine memory in use after the stream (stats) */
   uint64_t host_pinned;      /* host memory it holds page-locked (stats; 0 if not there) */
+  uint64_t module_host;      /* host memory the module holds for its partitions (stats) */
+  uint64_t module_host_peak; /* the highest during the run (hostmem accountant) */
 } tp_dev;
 
 typedef struct tp_run {
@@ -711,6 +769,11 @@ typedef struct tp_run {
   double warm_s, seconds;
   double win_start, win_end; /* timeline: first queued .. last done of the stream */
   bool timeline_complete;
+  /* host memory over the whole run (warm-up included): the process's peak RSS (VmHWM,
+   * reset at the start of the run where /proc allows; else the process's maximum), the
+   * module's own peak (hostmem accountant), and what the host passed in */
+  uint64_t rss_peak, module_peak, passed_bytes;
+  bool rss_reset;
   tp_dev dev[BG_MAX_GPUS];
 } tp_run;
 
@@ -827,15 +890,49 @@ static void tp_memory(sp_sched *s, tp_run *r) {
     free(buf);
     return;
   }
-  uint64_t dev_mem[BG_MAX_GPUS] = {0}, pinned[BG_MAX_GPUS] = {0};
+  uint64_t dev_mem[BG_MAX_GPUS] = {0}, pinned[BG_MAX_GPUS] = {0}, mod[BG_MAX_GPUS] = {0};
   tp_metric(buf, "sealprov_device_memory_bytes", dev_mem, r->ngpu);
   /* newer modules only: 0 where the metric is missing */
   tp_metric(buf, "sealprov_device_host_pinned_bytes", pinned, r->ngpu);
+  tp_metric(buf, "sealprov_device_module_host_bytes", mod, r->ngpu);
   for (unsigned i = 0; i < r->ngpu; i++) {
     r->dev[i].memory = dev_mem[i];
     r->dev[i].host_pinned = pinned[i];
+    r->dev[i].module_host = mod[i];
   }
   free(buf);
+}
+
+static uint64_t bg_max_rss_bytes(void) {
+  struct rusage ru;
+  return getrusage(RUSAGE_SELF, &ru) == 0 ? (uint64_t)ru.ru_maxrss * 1024 : 0;
+}
+
+/* The process's peak RSS (VmHWM of /proc/self/status) in bytes, 0 if unreadable. */
+static uint64_t bg_vmhwm_bytes(void) {
+  FILE *f = fopen("/proc/self/status", "r");
+  if (!f) return 0;
+  char line[256];
+  unsigned long long kb = 0;
+  while (fgets(line, sizeof line, f))
+    if (sscanf(line, "VmHWM: %llu kB", &kb) == 1) break;
+  fclose(f);
+  return (uint64_t)kb * 1024;
+}
+
+/* Starts VmHWM again from the current RSS (Linux >= 4.0: "5" to clear_refs). */
+static bool bg_reset_vmhwm(void) {
+  FILE *f = fopen("/proc/self/clear_refs", "w");
+  if (!f) return false;
+  bool ok = fputs("5", f) >= 0;
+  return fclose(f) == 0 && ok;
+}
+
+/* Bytes of the host's assignment arrays (what a sealing host passes per partition). */
+static uint64_t bg_assignment_bytes(const sealprov_assignment *a) {
+  return ((uint64_t)a->abc_size * 3 + a->inp_size + a->aux_size) * 32 +
+         ((a->a_aux_bit_len + 63) / 64 + (a->b_inp_bit_len + 63) / 64 +
+          (a->b_aux_bit_len + 63) / 64) * 8;
 }
 
 static const sp_gpu_info *tp_info(const sp_gpu_info *infos, int ninfos, unsigned ordinal) {
@@ -901,6 +998,11 @@ static int tp_run_stream(const bg_opts *o, bg_synth *x, unsigned ngpu, unsigned 
   }
   const sp_sched_hooks hooks = {.check_assignment = sp_groth16_check_assignment};
   sp_sched *s = NULL;
+  /* host memory from here: the synthetic data exist already, so the peak RSS is what
+   * the host passed in plus what the module holds at its highest */
+  r->rss_reset = bg_reset_vmhwm();
+  sp_hostmem_reset_peak();
+  r->passed_bytes = bg_params_bytes(&x->srs) + bg_assignment_bytes(&x->asg);
   int st = sp_sched_create(cfg, engines, &hooks, &s, err, errlen);
   free(cfg);
   if (st) return st;
@@ -1038,6 +1140,14 @@ static int tp_run_stream(const bg_opts *o, bg_synth *x, unsigned ngpu, unsigned 
   }
   st = tp_timeline(s, r, jobs[0].id, jobs[njobs - 1].id, err, errlen);
   tp_memory(s, r);
+  {
+    sp_hostmem_stats hs;
+    sp_hostmem_get(&hs);
+    r->module_peak = hs.peak;
+    for (unsigned i = 0; i < ngpu && i < SP_HOSTMEM_DEVICES; i++)
+      r->dev[i].module_host_peak = hs.dev_peak[i];
+    r->rss_peak = r->rss_reset ? bg_vmhwm_bytes() : bg_max_rss_bytes();
+  }
 out:
   sp_sched_destroy(s); /* joins the workers; the engine frees the resident parameters */
   if (jobs)
@@ -1048,11 +1158,6 @@ out:
   free(jobs);
   free(asg);
   return st;
-}
-
-static uint64_t bg_max_rss_bytes(void) {
-  struct rusage ru;
-  return getrusage(RUSAGE_SELF, &ru) == 0 ? (uint64_t)ru.ru_maxrss * 1024 : 0;
 }
 
 /* Partitions per second from the first submit to the last completion. */
@@ -1101,10 +1206,16 @@ static void tp_print(const bg_opts *o, const bg_synth *x, const tp_run *r, doubl
            "\"timeline_window_s\": %.3f, \"timeline_complete\": %s,\n     \"self_check\": false, "
            "\"note\": \"synthetic parameters (random points, not a setup): proofs cannot verify\",\n"
            "     \"synthetic_params_gen_ms\": %.1f, \"synthetic_assignment_gen_ms\": %.1f, "
-           "\"params_bytes\": %llu, \"host_max_rss_bytes\": %llu, \"pinned_staging\": ",
+           "\"params_bytes\": %llu, \"host_max_rss_bytes\": %llu,\n     "
+           "\"host_peak_rss_bytes\": %llu, \"host_peak_rss_since\": \"%s\", "
+           "\"host_passed_bytes\": %llu, \"module_host_peak_bytes\": %llu, "
+           "\"module_host_peak_per_gpu_bytes\": %llu, \"pinned_staging\": ",
            r->warm_jobs, r->warm_parts, r->warm_s, window, r->timeline_complete ? "true" : "false",
            x->params_ms, x->assignment_ms, (unsigned long long)params,
-           (unsigned long long)bg_max_rss_bytes());
+           (unsigned long long)bg_max_rss_bytes(), (unsigned long long)r->rss_peak,
+           r->rss_reset ? "run" : "process", (unsigned long long)r->passed_bytes,
+           (unsigned long long)r->module_peak,
+           (unsigned long long)(r->ngpu ? r->module_peak / r->ngpu : 0));
     print_pinned(o);
     printf(",\n     \"devices\": [");
     for (unsigned i = 0; i < r->ngpu; i++) {
@@ -1122,6 +1233,7 @@ static void tp_print(const bg_opts *o, const bg_synth *x, const tp_run *r, doubl
              "\"max_idle_gap_ms\": %.3f, \"total_idle_gap_ms\": %.3f, \"lead_in_ms\": %.1f, "
              "\"tail_ms\": %.1f,\n       \"execute_median_ms\": %.1f, \"prepare_median_ms\": %.1f, "
              "\"lock_wait_s\": %.3f, \"memory_in_use_bytes\": %llu, \"host_pinned_bytes\": %llu, "
+             "\"module_host_bytes\": %llu, \"module_host_peak_bytes\": %llu, "
              "\"params_resident\": %s}",
              d->results, d->executes, d->busy_s, span,
              ratio_or_0(d->busy_s, span), ratio_or_0(d->busy_s, window),
@@ -1129,7 +1241,8 @@ static void tp_print(const bg_opts *o, const bg_synth *x, const tp_run *r, doubl
              d->executes && window > 0 ? (d->first_start - r->win_start) * 1e3 : 0,
              d->executes && window > 0 ? (r->win_end - d->last_end) * 1e3 : 0, d->exec_median_ms,
              d->prep_median_ms, d->lock_wait_s, (unsigned long long)d->memory,
-             (unsigned long long)d->host_pinned, d->memory >= params ? "true" : "false");
+             (unsigned long long)d->host_pinned, (unsigned long long)d->module_host,
+             (unsigned long long)d->module_host_peak, d->memory >= params ? "true" : "false");
     }
     printf("]}");
     fflush(stdout);
@@ -1146,6 +1259,12 @@ static void tp_print(const bg_opts *o, const bg_synth *x, const tp_run *r, doubl
   printf("\n  warm-up %.1f s (%u job%s of %u partitions); timeline window %.2f s%s\n", r->warm_s,
          r->warm_jobs, r->warm_jobs == 1 ? "" : "s", r->warm_parts, window,
          r->timeline_complete ? "" : " (INCOMPLETE: events missing)");
+  printf("  host memory: peak RSS %.2f GB (since the %s's start); passed in by the host %.2f GB; "
+         "held by the module at its peak %.2f GB (%.2f GB per GPU); staging ",
+         (double)r->rss_peak / 1e9, r->rss_reset ? "run" : "process", (double)r->passed_bytes / 1e9,
+         (double)r->module_peak / 1e9, r->ngpu ? (double)r->module_peak / r->ngpu / 1e9 : 0.0);
+  print_pinned(o);
+  printf("\n");
   for (unsigned i = 0; i < r->ngpu; i++) {
     const tp_dev *d = &r->dev[i];
     double span = d->executes ? d->last_end - d->first_start : 0;
@@ -1205,14 +1324,22 @@ static int bench_throughput(const bg_opts *o, const sp_gpu_info *infos, int ninf
       snprintf(err, errlen, "out of host memory");
       st = SEALPROV_ERR_NO_MEMORY;
     }
-    for (unsigned k = 0; !st && k < o->ngpus; k++) {
-      st = tp_run_stream(o, x, o->gpus[k], njobs, infos, ninfos, &runs[k], err, errlen);
-      if (st) break;
-      if (o->gpus[k] == 1) {
-        pps1 = tp_pps(&runs[k]);
-        steady1 = tp_steady_pps(&runs[k]);
+    /* each staging mode of --pinned-staging in turn (the last one's runs feed the
+     * scaling summary below) */
+    unsigned nmodes = o->npinned ? o->npinned : 1;
+    for (unsigned mi = 0; !st && mi < nmodes; mi++) {
+      bg_opts om = *o;
+      if (o->npinned) om.pinned = o->pinned_list[mi];
+      pps1 = steady1 = 0;
+      for (unsigned k = 0; !st && k < o->ngpus; k++) {
+        st = tp_run_stream(&om, x, o->gpus[k], njobs, infos, ninfos, &runs[k], err, errlen);
+        if (st) break;
+        if (o->gpus[k] == 1) {
+          pps1 = tp_pps(&runs[k]);
+          steady1 = tp_steady_pps(&runs[k]);
+        }
+        tp_print(&om, x, &runs[k], pps1, steady1);
       }
-      tp_print(o, x, &runs[k], pps1, steady1);
     }
     /* With --gpus 2,1 the ratio is known only now. */
     if (!st && pps1 > 0 && o->ngpus > 1) {
@@ -1305,7 +1432,7 @@ int sp_cmd_bench_gpu(int argc, char **argv) {
       case 'o':
         ok = parse_list_cap(optarg, o.ordinals, &o.nordinals, BG_MAX_GPUS, 0, 1023) && o.nordinals > 0;
         break;
-      case 'S': ok = parse_pinned(optarg, &o.pinned); break;
+      case 'S': ok = parse_pinned_list(optarg, &o); break;
       case 'h': bg_usage(stdout); return 0;
       default: ok = false;
     }

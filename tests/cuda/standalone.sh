@@ -43,7 +43,7 @@ done
 for p in ${pids:-}; do wait "$p" || { echo "nvcc failed"; exit 1; }; done
 extra=$(ls plugin/blake2b.c plugin/cs.c 2>/dev/null || true) # the loader's digest, constraint systems
 for f in plugin/bls12_381/*.c plugin/groth16.c plugin/srs.c plugin/circuit.c plugin/spa.c plugin/util.c \
-         plugin/log.c plugin/sched.c plugin/pool.c plugin/topo.c $extra \
+         plugin/log.c plugin/hostmem.c plugin/sched.c plugin/pool.c plugin/topo.c $extra \
          cuda/engine_cuda.c tools/bench_gpu.c tools/json.c tests/cuda/test_cuda_kernels.c \
          tests/cuda/test_cuda_engine.c tests/cuda/test_cuda_checks.c tests/cuda/test_cuda_spmv.c tests/cuda/fullsize_main.c tests/cuda/bench_gpu_main.c; do
   o="$out/obj/$(basename "$f" .c).o"
@@ -53,7 +53,7 @@ for f in plugin/bls12_381/*.c plugin/groth16.c plugin/srs.c plugin/circuit.c plu
 done
 lib="$objs"
 for f in plugin/bls12_381/*.c plugin/groth16.c plugin/srs.c plugin/circuit.c plugin/spa.c plugin/util.c \
-         plugin/log.c cuda/engine_cuda.c $extra; do
+         plugin/log.c plugin/hostmem.c cuda/engine_cuda.c $extra; do
   lib="$lib $out/obj/$(basename "$f" .c).o"
 done
 # the scheduler, for bench_gpu --throughput only

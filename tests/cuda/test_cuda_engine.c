@@ -26,6 +26,7 @@
 #include "../../cuda/engine_cuda.h"
 #include "groth16.h"
 #include "srs.h"
+#include "hostmem.h"
 #include "util.h" /* sp_now_ms */
 #include "gpu_check.h"
 
@@ -72,6 +73,72 @@ static int gpu_prove(void *dev, const sp_task *t, bool use_prepare, uint8_t proo
   memset(tm, 0, sizeof *tm);
   if (!st) sp_engine_cuda_last_timings(dev, tm);
   return st;
+}
+
+/* Staging modes (engine_cuda.c): the first proof ran with the default, chunked
+ * staging (the partition carried into a device buffer through pinned chunks of the
+ * shared pool); the module holds no host memory for the device once it is released.
+ * The same proof with whole-partition pinned staging, and chunked again under a
+ * host_memory_limit that leaves no room for a chunk (the pool's idle chunks freed
+ * first, so none can be had: the partition goes from the host's memory into the device
+ * buffer), give the same bytes. */
+static void run_staging(void *dev, const sp_task *t, const uint8_t cpu_proof[192],
+                        const sp_cuda_timings *first) {
+  char err[512] = "";
+  const unsigned logm = t->srs->log_domain;
+  uint8_t p[192];
+  sp_cuda_timings tm;
+  sp_cuda_host_memory hm;
+  sp_engine_cuda_host_memory(dev, &hm);
+  CHECK(hm.stage_mode == SP_STAGING_CHUNKED, "2^%u: staging mode %d, want chunked (default)",
+        logm, hm.stage_mode);
+  CHECK(first->staged_on_device == (hm.landing_buffers > 0),
+        "2^%u chunked: staged on the device %d with %u device buffer(s)", logm,
+        (int)first->staged_on_device, hm.landing_buffers);
+  /* what stays held is what earlier sizes' whole-mode and streaming runs keep: their
+   * staging and bounce buffers; the chunks went back to the pool */
+  CHECK(hm.module_bytes == hm.staging_bytes + hm.bounce_bytes,
+        "2^%u chunked: the module holds %llu host bytes for the device after release "
+        "(staging %llu, bounce %llu)", logm, (unsigned long long)hm.module_bytes,
+        (unsigned long long)hm.staging_bytes, (unsigned long long)hm.bounce_bytes);
+  printf("  2^%u chunked staging: on the device %s (%u buffer(s), %llu B), prepare %.1f ms, "
+         "module host peak %llu B\n", logm, first->staged_on_device ? "yes" : "no",
+         hm.landing_buffers, (unsigned long long)hm.landing_bytes, first->prepare_ms,
+         (unsigned long long)hm.module_peak_bytes);
+
+  sp_engine_cuda_set_staging(dev, SP_STAGING_WHOLE);
+  int st = gpu_prove(dev, t, true, p, &tm, err, sizeof err);
+  sp_engine_cuda_host_memory(dev, &hm);
+  CHECK(st == SEALPROV_OK && memcmp(p, cpu_proof, 192) == 0, "2^%u whole-partition staging: %s",
+        logm, st ? err : "proof differs from the CPU's");
+  CHECK(st || (tm.staged == (hm.staging_buffers > 0) && !tm.staged_on_device),
+        "2^%u whole: staged %d on the device %d with %u buffer(s)", logm, (int)tm.staged,
+        (int)tm.staged_on_device, hm.staging_buffers);
+  CHECK(hm.module_bytes == hm.staging_bytes + hm.bounce_bytes,
+        "2^%u whole: module holds %llu host bytes, staging %llu + bounce %llu", logm,
+        (unsigned long long)hm.module_bytes, (unsigned long long)hm.staging_bytes,
+        (unsigned long long)hm.bounce_bytes);
+  printf("  2^%u whole staging: prepare %.1f ms, module host %llu B\n", logm, tm.prepare_ms,
+         (unsigned long long)hm.module_bytes);
+
+  sp_engine_cuda_set_staging(dev, SP_STAGING_CHUNKED);
+  const uint64_t keep = sp_hostmem_limit();
+  (void)sp_engine_cuda_trim_chunks(dev);
+  sp_hostmem_stats hs;
+  sp_hostmem_get(&hs);
+  sp_hostmem_set_limit(hs.total + 4096); /* no room for a chunk next to what is held */
+  sp_hostmem_reset_peak();
+  st = gpu_prove(dev, t, true, p, &tm, err, sizeof err);
+  sp_hostmem_get(&hs);
+  sp_hostmem_set_limit(keep);
+  CHECK(hs.peak <= hs.limit || hs.limit == 0, "2^%u: host memory peak %llu over the cap %llu",
+        logm, (unsigned long long)hs.peak, (unsigned long long)hs.limit);
+  CHECK(st == SEALPROV_OK && memcmp(p, cpu_proof, 192) == 0,
+        "2^%u chunked under a host_memory_limit below one chunk: %s", logm,
+        st ? err : "proof differs from the CPU's");
+  st = gpu_prove(dev, t, true, p, &tm, err, sizeof err);
+  CHECK(st == SEALPROV_OK && memcmp(p, cpu_proof, 192) == 0, "2^%u chunked again: %s", logm,
+        st ? err : "proof differs from the CPU's");
 }
 
 /* Parameter streaming (the set not resident, points uploaded in chunks overlapping the
@@ -249,6 +316,7 @@ static void run_size(void *dev, uint64_t constraints, uint64_t seed, const char 
          (unsigned long long)constraints, srs->log_domain, t_setup, t_cpu, t_gpu,
          tm.srs_upload_ms, tm.prepare_ms, tm.staged ? "pinned staging" : "pageable",
          memcmp(cpu_proof, gpu_proof, 192) ? "DIFFER" : "equal");
+  if (st == SEALPROV_OK) run_staging(dev, &t, cpu_proof, &tm);
   if (st == SEALPROV_OK) run_streaming(dev, &t, cpu_proof);
   if (st == SEALPROV_OK) run_early(dev, &t, cpu_proof);
 

@@ -21,6 +21,13 @@ tests_module_test_affinity_LDADD = $(SP_INTERNAL_LIBS) $(SP_EXTERNAL_LIBS) $(CHE
 # ... and through the CLI: sealprov prove --device on three CPU devices.
 TESTS += tests/module/prove_device.sh
 EXTRA_DIST += tests/module/prove_device.sh
+# The host-memory accountant, its cap and the shared chunk pool (plugin/hostmem.c).
+check_PROGRAMS += tests/module/test_hostmem
+TESTS += tests/module/test_hostmem
+SAN_TESTS += tests/module/test_hostmem
+tests_module_test_hostmem_SOURCES = tests/module/test_hostmem.c
+tests_module_test_hostmem_CFLAGS = $(AM_CFLAGS) $(CHECK_CFLAGS)
+tests_module_test_hostmem_LDADD = $(SP_INTERNAL_LIBS) $(SP_EXTERNAL_LIBS) $(CHECK_LIBS)
 
 # The built module through dlopen, as a host sees it ($SEALPROV_PLUGIN from
 # AM_TESTS_ENVIRONMENT). Links nothing of the module.

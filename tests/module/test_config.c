@@ -128,11 +128,11 @@ static const bad_case bad_cases[] = {
   { "memory unit only", CPU0 "memory_limit = GiB\n", SEALPROV_ERR_CONFIG, 3,
     { "[cpu0]", "memory_limit", "\"GiB\"", "not a number" } },
   { "pinned_staging word", CPU0 "pinned_staging = lots\n", SEALPROV_ERR_CONFIG, 3,
-    { "[cpu0]", "pinned_staging", "\"lots\"", "not auto, off or a size" } },
+    { "[cpu0]", "pinned_staging", "\"lots\"", "not auto, chunked, whole, off or a size" } },
   { "pinned_staging bad unit", CPU0 "pinned_staging = 32G\n", SEALPROV_ERR_CONFIG, 3,
     { "[cpu0]", "pinned_staging", "\"32G\"", "bad unit \"G\"" } },
   { "pinned_staging negative", CPU0 "pinned_staging = -1GiB\n", SEALPROV_ERR_CONFIG, 3,
-    { "[cpu0]", "pinned_staging", "\"-1GiB\"", "not auto, off or a size" } },
+    { "[cpu0]", "pinned_staging", "\"-1GiB\"", "not auto, chunked, whole, off or a size" } },
   { "pinned_staging fraction", CPU0 "pinned_staging = 1.5GiB\n", SEALPROV_ERR_CONFIG, 3,
     { "[cpu0]", "pinned_staging", "\"1.5GiB\"", "fractions are not supported" } },
   { "pinned_staging twice", CPU0 "pinned_staging = auto\npinned_staging = off\n",
@@ -143,6 +143,10 @@ static const bad_case bad_cases[] = {
     { "[provider]", "params_subgroup_check", "\"2\"", "not a boolean" } },
   { "bad log level", "[provider]\nlog_level = verbose\n" CPU0, SEALPROV_ERR_CONFIG, 2,
     { "[provider]", "log_level", "\"verbose\"", "unknown log level" } },
+  { "host_memory_limit word", "[provider]\nhost_memory_limit = plenty\n" CPU0, SEALPROV_ERR_CONFIG,
+    2, { "[provider]", "host_memory_limit", "\"plenty\"", "not auto, off or a size" } },
+  { "host_memory_limit bad unit", "[provider]\nhost_memory_limit = 16G\n" CPU0,
+    SEALPROV_ERR_CONFIG, 2, { "[provider]", "host_memory_limit", "\"16G\"", "bad unit \"G\"" } },
   { "max_jobs zero", "[provider]\nmax_jobs = 0\n" CPU0, SEALPROV_ERR_CONFIG, 2,
     { "[provider]", "max_jobs", "\"0\"", "out of range" } },
   { "max_attempts junk", "[provider]\nmax_attempts = three\n" CPU0, SEALPROV_ERR_CONFIG, 2,
@@ -381,6 +385,7 @@ START_TEST(test_defaults) {
   ck_assert_uint_eq(cfg->max_attempts, 3);
   ck_assert_uint_eq(cfg->timeline_events, 4096);
   ck_assert_uint_eq(cfg->load_threads, 0);
+  ck_assert_uint_eq(cfg->host_memory_limit, 0); /* auto: no cap */
   ck_assert_uint_eq(cfg->ndevices, 1);
   const sp_device_cfg *d = &cfg->devices[0];
   ck_assert_uint_eq(d->index, 0);
@@ -465,7 +470,9 @@ START_TEST(test_pinned_staging) {
     { "auto", 0 }, { "AUTO", 0 }, { "off", SP_PINNED_STAGING_OFF }, { "Off", SP_PINNED_STAGING_OFF },
     { "0", SP_PINNED_STAGING_OFF }, { "0GiB", SP_PINNED_STAGING_OFF }, { "4096", 4096 },
     { "32GiB", 32ull << 30 }, { "100 GB", 100000000000ull },
-    { "18446744073709551615", UINT64_MAX - 1 }, /* "no limit", kept apart from off */
+    { "18446744073709551615", SP_PINNED_STAGING_CHUNKED - 1 }, /* "no limit", kept apart
+                                                                    from off and the words */
+    { "chunked", SP_PINNED_STAGING_CHUNKED }, { "Whole", SP_PINNED_STAGING_WHOLE },
   };
   for (size_t i = 0; i < sizeof t / sizeof t[0]; i++) {
     char text[128];
@@ -473,6 +480,20 @@ START_TEST(test_pinned_staging) {
     expect_ok(text);
     ck_assert_msg(cfg->devices[0].pinned_staging == t[i].v, "pinned_staging = %s gave %llu",
                   t[i].w, (unsigned long long)cfg->devices[0].pinned_staging);
+  }
+}
+END_TEST
+
+START_TEST(test_host_memory_limit) {
+  static const struct { const char *w; uint64_t v; } t[] = {
+    { "auto", 0 }, { "OFF", 0 }, { "0", 0 }, { "16GiB", 16ull << 30 }, { "4096", 4096 },
+  };
+  for (size_t i = 0; i < sizeof t / sizeof t[0]; i++) {
+    char text[128];
+    snprintf(text, sizeof text, "[provider]\nhost_memory_limit = %s\n" CPU0, t[i].w);
+    expect_ok(text);
+    ck_assert_msg(cfg->host_memory_limit == t[i].v, "host_memory_limit = %s gave %llu", t[i].w,
+                  (unsigned long long)cfg->host_memory_limit);
   }
 }
 END_TEST
@@ -739,6 +760,7 @@ static Suite *config_suite(void) {
   tcase_add_test(tc, test_booleans);
   tcase_add_test(tc, test_memory_units);
   tcase_add_test(tc, test_pinned_staging);
+  tcase_add_test(tc, test_host_memory_limit);
   tcase_add_test(tc, test_selectors);
   tcase_add_test(tc, test_syntax_tolerance);
   tcase_add_test(tc, test_no_final_newline);

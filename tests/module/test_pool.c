@@ -1409,6 +1409,12 @@ START_TEST(test_timeline_and_stats) {
                                    "name=\"virtual cpu 1\",uuid=\"\",pci_bus_id=\"\",ordinal=\"-1\","
                                    "confirmed_ordinal=\"-1\"} 1\n"));
   ck_assert_ptr_nonnull(strstr(st, "sealprov_jobs_completed_total{outcome=\"ok\"} 1\n"));
+  /* host memory the module holds (hostmem.h): the CPU engine holds none; no cap set */
+  ck_assert_ptr_nonnull(
+      strstr(st, "sealprov_device_module_host_bytes{device=\"1\",section=\"cpu1\"} 0\n"));
+  ck_assert_ptr_nonnull(strstr(st, "sealprov_module_host_bytes 0\n"));
+  ck_assert_ptr_nonnull(strstr(st, "sealprov_module_host_limit_bytes 0\n"));
+  ck_assert_ptr_nonnull(strstr(st, "sealprov_module_host_waits_total 0\n"));
   free(st);
   sp_sched_destroy(s);
   free(j);
