@@ -60,6 +60,7 @@
 #include <unistd.h>
 
 #include "sp_gpu.h" /* first: hides <math.h>'s FP_ZERO from bls12_381.h */
+#include "sp_gpu_cs.h"
 #include "../plugin/config.h" /* sp_device_cfg (not autoconf's config.h) */
 #include "cs.h"
 #include "engine.h"
@@ -149,6 +150,15 @@ enum {
 
 struct cuda_prep;
 
+/* A constraint system kept on a device for witness-only partitions (cuda/spmv.cu), made
+ * at its first partition there, dropped by cs_evict when the system is freed. */
+typedef struct cuda_cs_res {
+  const sp_cs *cs;
+  sp_gpu_cs *g;
+  uint64_t bytes;
+  struct cuda_cs_res *next;
+} cuda_cs_res;
+
 typedef struct cuda_dev {
   unsigned index;
   char section[64];
@@ -168,6 +178,8 @@ typedef struct cuda_dev {
   unsigned bound;
   cuda_resident *res;
   cuda_hostreg *reg;
+  cuda_cs_res *cs_res;  /* constraint systems on this device (under mu) */
+  bool cs_host;         /* SP_GPU_CS=host: witness-only a, b, c on the host (A/B runs) */
   sp_cuda_timings last;
   /* pinned staging pool */
   uint64_t pinned_budget; /* resolved at first bind; 0 = off */
@@ -282,6 +294,8 @@ static int cuda_device_open(const struct sp_device_cfg *cfg, void **dev, char *e
   {
     const char *e = getenv("SP_GPU_EARLY_UPLOAD"); /* benchmarks: 0 off, 1 handoff only */
     d->early_mode = e && *e >= '0' && *e <= '2' ? *e - '0' : SP_EARLY_ALL;
+    const char *c = getenv("SP_GPU_CS"); /* benchmarks: "host" = the host's SpMV */
+    d->cs_host = c && strcmp(c, "host") == 0;
   }
   if (d->workers > SP_MAX_WORKERS) d->workers = SP_MAX_WORKERS;
   pthread_mutex_init(&d->mu, NULL);
@@ -383,6 +397,12 @@ static void drop_all(cuda_dev *d) {
     cuda_hostreg *r = d->reg;
     d->reg = r->next;
     free_hostreg(d, r);
+  }
+  while (d->cs_res) {
+    cuda_cs_res *c = d->cs_res;
+    d->cs_res = c->next;
+    sp_gpu_cs_free(c->g);
+    free(c);
   }
   d->registered_bytes = 0;
   for (unsigned i = 0; i < SP_MAX_WORKERS; i++) {
@@ -498,6 +518,10 @@ typedef struct cuda_prep {
   double prepare_ms;
   size_t vbytes, a_bytes; /* device size of a (2^log_domain elements), bytes of a staged */
   sp_cs_eval *cs_eval;    /* witness-only partition: a, b, c computed on the host (cs.h) */
+  /* Witness-only partition whose a, b, c execute computes on the device (spmv.cu):
+   * wasg is the task's assignment with a, b, c NULL and the system's densities. */
+  bool gpu_cs;
+  sealprov_assignment wasg;
 } cuda_prep;
 
 static size_t align_up(size_t x, size_t a) { return (x + a - 1) / a * a; }
@@ -518,6 +542,8 @@ static size_t stage_layout(const sealprov_assignment *asg, copy_seg seg[8], uint
                    (size_t)asg->abc_size * 32, (size_t)asg->inp_size * 32,
                    (size_t)asg->aux_size * 32, bitmap_bytes(asg->a_aux_bit_len),
                    bitmap_bytes(asg->b_inp_bit_len), bitmap_bytes(asg->b_aux_bit_len)};
+  for (int i = 0; i < 3; i++)
+    if (!src[i]) len[i] = 0; /* a witness-only partition: a, b, c are made on the device */
   size_t off = 0;
   for (int i = 0; i < 8; i++) {
     seg[i].dst = base ? base + off : NULL;
@@ -757,6 +783,7 @@ static cuda_resident *find_resident(const cuda_dev *d, const sp_srs *srs) {
 static uint64_t resident_bytes(const cuda_dev *d) {
   uint64_t n = 0;
   for (const cuda_resident *r = d->res; r; r = r->next) n += r->bytes;
+  for (const cuda_cs_res *c = d->cs_res; c; c = c->next) n += c->bytes;
   return n;
 }
 
@@ -824,11 +851,32 @@ static int cuda_prepare(void *dev, const sp_task *t, void **prep, char *err, siz
   cuda_dev *d = dev;
   *prep = NULL;
   double t0 = sp_now_ms();
-  /* A witness-only partition: a, b, c with the host's SpMV first (a GPU SpMV comes
-   * later); from here on the task is the full assignment that ev owns. */
+  /* A witness-only partition: on the device, only the witness is staged and execute
+   * computes a, b, c there (the system's sizes and densities were checked against the
+   * parameters at submit, sp_cs_check_partition); with SP_GPU_CS=host the host's SpMV
+   * runs here and the task is then the full assignment that ev owns. */
   sp_cs_eval *ev = NULL;
   sp_task tw;
-  if (t->cs != NULL) {
+  sealprov_assignment wasg;
+  bool gpu_cs = t->cs != NULL && !d->cs_host;
+  if (gpu_cs) {
+    const sp_cs *cs = t->cs;
+    wasg = *t->asg;
+    wasg.a = wasg.b = wasg.c = NULL;
+    wasg.abc_size = cs->abc_size;
+    wasg.a_aux_density = cs->a_aux;
+    wasg.a_aux_bit_len = cs->aux_size;
+    wasg.a_aux_popcount = cs->a_aux_popcount;
+    wasg.b_inp_density = cs->b_inp;
+    wasg.b_inp_bit_len = cs->inp_size;
+    wasg.b_inp_popcount = cs->b_inp_popcount;
+    wasg.b_aux_density = cs->b_aux;
+    wasg.b_aux_bit_len = cs->aux_size;
+    wasg.b_aux_popcount = cs->b_aux_popcount;
+    tw = *t;
+    tw.asg = &wasg;
+    t = &tw;
+  } else if (t->cs != NULL) {
     int est = sp_cs_evaluate(t->cs, t->asg, t->scalar_encoding, t->cpu_threads, &ev, err, errlen);
     if (est) return est;
     tw = *t;
@@ -836,7 +884,7 @@ static int cuda_prepare(void *dev, const sp_task *t, void **prep, char *err, siz
     t = &tw;
   }
   /* Host-only work, outside the device lock: the size and density checks... */
-  int st = sp_groth16_check_assignment(t->srs, t->asg, err, errlen);
+  int st = gpu_cs ? SEALPROV_OK : sp_groth16_check_assignment(t->srs, t->asg, err, errlen);
   /* The public inputs (input 0 is ONE, every scalar below r) are checked here; the
    * rows a[i]*b[i] == c[i] are checked on the device in execute, before any MSM
    * (sp_gpu_check_rows: a check of 2^27 rows on the host would cost more than
@@ -850,6 +898,8 @@ static int cuda_prepare(void *dev, const sp_task *t, void **prep, char *err, siz
     return SEALPROV_ERR_NO_MEMORY;
   }
   p->cs_eval = ev;
+  p->gpu_cs = gpu_cs;
+  if (gpu_cs) p->wasg = wasg;
   if (ev) { /* the witness-only partition's a, b, c: the module's host memory */
     p->cs_bytes = (uint64_t)ev->asg.abc_size * 32 * 3;
     sp_hostmem_add(d->index, p->cs_bytes);
@@ -1107,6 +1157,21 @@ static void cuda_srs_evict(void *dev, const struct sp_srs *srs) {
   drop_hostreg(dev, srs);
 }
 
+/* Drops this device's copy of cs (the system is being freed: no task uses it). Any
+ * thread: the free switches devices and back. */
+static void cuda_cs_evict(void *dev, const struct sp_cs *cs) {
+  cuda_dev *d = dev;
+  pthread_mutex_lock(&d->mu);
+  cuda_cs_res **pp = &d->cs_res;
+  while (*pp && (*pp)->cs != cs) pp = &(*pp)->next;
+  cuda_cs_res *c = *pp;
+  if (c) *pp = c->next;
+  pthread_mutex_unlock(&d->mu);
+  if (!c) return;
+  sp_gpu_cs_free(c->g);
+  free(c);
+}
+
 static uint64_t cuda_host_memory_in_use(void *dev) {
   sp_cuda_host_memory h;
   sp_engine_cuda_host_memory(dev, &h);
@@ -1168,6 +1233,7 @@ typedef struct xctx {
   cuda_hostreg *reg;     /* when streaming */
   sp_cuda_timings *tm;
   void *early_a;         /* a, already on the device (early upload), or NULL */
+  const sp_cs *cs;       /* witness-only partition: a, b, c made here from the witness */
 } xctx;
 
 /* Work on one chunk [p0, p1) of a point vector whose points for that range are at
@@ -1417,6 +1483,8 @@ typedef struct part_t {
   size_t m, nabc, ninp, naux, vbytes, bmb[3];
   void *abc[3], *inp, *aux, *as, *bs;
   uint64_t *bm[3];
+  bool rest_sent;        /* inp, aux and bitmaps already queued (witness-only) */
+  sp_cs_eval *host_ev;   /* witness-only fallback: a, b, c made on the host */
   split_t sp_l, sp_a, sp_b;
   h_ctx hc;
   g1_jac_t l_acc, a_acc, b1_acc;
@@ -1604,7 +1672,7 @@ static int part_h(xctx *x, part_t *p, char *err, size_t errlen) {
   p->abc[2] = NULL;
   SP_TRY(sp_gpu_fr_from_mont(g, p->abc[0], p->m, err, errlen));
   if (x->res == NULL) SP_TRY(sp_gpu_bitrev_dev(g, p->abc[0], logm, err, errlen));
-  SP_TRY(upload_rest(x, p, err, errlen));
+  if (!p->rest_sent) SP_TRY(upload_rest(x, p, err, errlen));
   SP_TRY(early_handoff(x, p, &p->abc[1], err, errlen)); /* b's buffer: freed or handed over */
   SP_TRY(sp_gpu_sync(g, err, errlen));
   tm->h_ntt_ms += sp_now_ms() - ts;
@@ -1671,6 +1739,96 @@ static int part_aux(xctx *x, part_t *p, char *err, size_t errlen) {
                    &p->b2_acc, NULL, &tm->g2_ms, err, errlen);
 }
 
+/* The device copy of cs on d, made now if it fits next to everything resident and an
+ * execute's working memory; NULL (and OK) when it does not (the caller then computes
+ * a, b, c on the host). Device lock held. */
+static int get_cs_resident(cuda_dev *d, const sp_cs *cs, size_t vbytes, sp_gpu_cs **out, char *err,
+                           size_t errlen) {
+  *out = NULL;
+  pthread_mutex_lock(&d->mu);
+  cuda_cs_res *c = d->cs_res;
+  while (c && c->cs != cs) c = c->next;
+  uint64_t in_use = sp_gpu_memory_in_use(d->gpu) + resident_bytes(d) + d->land_bytes;
+  pthread_mutex_unlock(&d->mu);
+  if (c) {
+    *out = c->g;
+    return SEALPROV_OK;
+  }
+  uint64_t nnz = cs->off[3 * cs->n_rows];
+  uint64_t need = (3 * cs->n_rows + 1) * 8 + nnz * 8 + (uint64_t)cs->ncoeffs * 32;
+  uint64_t work = work_bytes(vbytes, 4);
+  if (d->memory_limit && in_use + need + work > d->memory_limit) return SEALPROV_OK;
+  uint64_t free_b = 0, total_b = 0;
+  if (sp_gpu_mem_info(d->gpu, &free_b, &total_b) != SEALPROV_OK) return SEALPROV_OK;
+  if (need + work > free_b) {
+    sp_gpu_trim(d->gpu);
+    if (sp_gpu_mem_info(d->gpu, &free_b, &total_b) != SEALPROV_OK || need + work > free_b)
+      return SEALPROV_OK;
+  }
+  c = calloc(1, sizeof *c);
+  if (!c) {
+    snprintf(err, errlen, "out of host memory");
+    return SEALPROV_ERR_NO_MEMORY;
+  }
+  sp_gpu_cs_desc desc = {.path = cs->path, .n_rows = cs->n_rows, .abc_size = cs->abc_size,
+                         .inp_size = cs->inp_size, .aux_size = cs->aux_size, .off = cs->off,
+                         .var = cs->var, .cix = cs->cix, .coeffs = cs->coeffs, .ncoeffs = cs->ncoeffs};
+  int st = sp_gpu_cs_upload(d->gpu, &desc, &c->g, &c->bytes, err, errlen);
+  if (st) {
+    free(c);
+    /* not enough memory after all: the host computes a, b, c. Other errors are faults. */
+    return st == SEALPROV_ERR_DEVICE_MEMORY ? SEALPROV_OK : st;
+  }
+  c->cs = cs;
+  pthread_mutex_lock(&d->mu);
+  c->next = d->cs_res;
+  d->cs_res = c;
+  pthread_mutex_unlock(&d->mu);
+  *out = c->g;
+  return SEALPROV_OK;
+}
+
+/* A witness-only partition's a, b, c into p->abc[] (events EV_A..EV_C recorded after
+ * them): the witness (with the bitmaps) is uploaded first, range-checked, and the
+ * three products run on the device; when the system does not fit there, on the host
+ * (sp_cs_evaluate) and uploaded like a full assignment. */
+static int cs_abc(xctx *x, part_t *p, char *err, size_t errlen) {
+  cuda_dev *d = x->d;
+  sp_gpu *g = x->g;
+  const sp_task *t = p->t;
+  const uint32_t enc = t->scalar_encoding;
+  sp_gpu_cs *dc = NULL;
+  SP_TRY(get_cs_resident(d, x->cs, p->vbytes, &dc, err, errlen));
+  double ts = sp_now_ms();
+  if (!dc) {
+    sealprov_assignment w = *t->asg; /* the witness: inputs and aux */
+    SP_TRY(sp_cs_evaluate(x->cs, &w, enc, x->cpu_threads, &p->host_ev, err, errlen));
+    sp_hostmem_add(d->index, (uint64_t)p->host_ev->asg.abc_size * 32 * 3);
+    for (int k = 0; k < 3; k++) {
+      const void *h = k == 0 ? p->host_ev->asg.a : k == 1 ? p->host_ev->asg.b : p->host_ev->asg.c;
+      SP_TRY(sp_gpu_upload_async(g, p->abc[k], h, p->nabc * 32, err, errlen));
+      SP_TRY(sp_gpu_event_record(g, d->ev[EV_A + k], SP_STREAM_COPY, err, errlen));
+    }
+    x->tm->spmv_ms += sp_now_ms() - ts;
+    return SEALPROV_OK;
+  }
+  x->tm->spmv_on_gpu = true;
+  SP_TRY(upload_rest(x, p, err, errlen));
+  p->rest_sent = true;
+  SP_TRY(wait_copy(x, EV_REST, err, errlen));
+  ts = sp_now_ms();
+  uint64_t bad = UINT64_MAX;
+  SP_TRY(sp_gpu_cs_check_witness(g, dc, p->inp, p->aux, &bad, err, errlen));
+  if (bad != UINT64_MAX)
+    return bad < p->ninp ? bad_scalar("inp_assignment", bad, enc, err, errlen)
+                         : bad_scalar("aux_assignment", bad - p->ninp, enc, err, errlen);
+  SP_TRY(sp_gpu_cs_eval(g, dc, p->inp, p->aux, p->abc[0], p->abc[1], p->abc[2], err, errlen));
+  SP_TRY(sp_gpu_sync(g, err, errlen)); /* for the stage's time; the next step waits anyway */
+  for (int k = 0; k < 3; k++) SP_TRY(sp_gpu_event_record(g, d->ev[EV_A + k], SP_STREAM_COMPUTE, err, errlen));
+  x->tm->spmv_ms += sp_now_ms() - ts;
+  return SEALPROV_OK;
+}
+
 static int prove_partition(xctx *x, const sp_task *t, const cuda_prep *src, uint8_t proof[192],
                            char *err, size_t errlen) {
   cuda_dev *d = x->d;
@@ -1720,13 +1878,18 @@ static int prove_partition(xctx *x, const sp_task *t, const cuda_prep *src, uint
     SP_TRY_GOTO(sp_gpu_alloc(g, (void **)&p->bm[k], p->bmb[k], err, errlen), st, out);
   SP_TRY_GOTO(sp_gpu_event_record(g, d->ev[EV_ALLOC], SP_STREAM_COMPUTE, err, errlen), st, out);
   SP_TRY_GOTO(sp_gpu_stream_wait(g, SP_STREAM_COPY, d->ev[EV_ALLOC], err, errlen), st, out);
-  for (int k = 0; k < 3; k++) {
-    if (k > 0 || !tm->a_early)
-      SP_TRY_GOTO(sp_gpu_upload_async(g, p->abc[k], src->abc[k], p->nabc * 32, err, errlen), st,
-                  out);
-    SP_TRY_GOTO(sp_gpu_event_record(g, d->ev[EV_A + k], SP_STREAM_COPY, err, errlen), st, out);
+  if (x->cs) {
+    tm->upload_ms += sp_now_ms() - ts;
+    SP_TRY_GOTO(cs_abc(x, p, err, errlen), st, out);
+  } else {
+    for (int k = 0; k < 3; k++) {
+      if (k > 0 || !tm->a_early)
+        SP_TRY_GOTO(sp_gpu_upload_async(g, p->abc[k], src->abc[k], p->nabc * 32, err, errlen), st,
+                    out);
+      SP_TRY_GOTO(sp_gpu_event_record(g, d->ev[EV_A + k], SP_STREAM_COPY, err, errlen), st, out);
+    }
+    tm->upload_ms += sp_now_ms() - ts; /* pageable sources: the host waited in the calls */
   }
-  tm->upload_ms += sp_now_ms() - ts; /* pageable sources: the host waited in the calls */
 
   /* H first: b and c travel while a is decoded and transformed, the rest of the
    * assignment during the H MSM. (L, A, B first, with a, b and c travelling during
@@ -1746,6 +1909,12 @@ out:
   }
   for (int k = 0; k < 3; k++) sp_gpu_free(g, p->abc[k], p->vbytes);
   part_free_inputs(g, p);
+  if (p->host_ev) { /* its copies are complete: prove_partition's callers sync both streams */
+    char e3[128];
+    (void)sp_gpu_sync_all(g, e3, sizeof e3);
+    sp_hostmem_release(d->index, (uint64_t)p->host_ev->asg.abc_size * 32 * 3);
+    sp_cs_eval_free(p->host_ev);
+  }
   split_free(g, &p->sp_l);
   split_free(g, &p->sp_a);
   split_free(g, &p->sp_b);
@@ -1772,7 +1941,13 @@ static int cuda_execute(void *dev, const sp_task *t, void *prep, uint8_t proof[1
   cuda_prep pageable;
   const cuda_prep *src = prep;
   sp_task tw; /* a witness-only partition proves the assignment prepare computed */
-  if (t->cs != NULL) {
+  const sp_cs *gpu_cs = NULL; /* ... or has it computed on the device */
+  if (t->cs != NULL && src && src->gpu_cs) {
+    gpu_cs = t->cs;
+    tw = *t;
+    tw.asg = &src->wasg;
+    t = &tw;
+  } else if (t->cs != NULL) {
     if (!src || !src->cs_eval) {
       snprintf(err, errlen, "cuda device %u [%s]: witness-only partition %u of job %llu reached "
                "execute without prepare's a, b, c", d->index, d->section, t->partition,
@@ -1817,6 +1992,7 @@ static int cuda_execute(void *dev, const sp_task *t, void *prep, uint8_t proof[1
     x.chunk = rung == 0 || oom_ladder[rung - 1] > chunk ? chunk : oom_ladder[rung - 1];
     x.tm = &tm;
     x.early_a = rung == 0 ? early_a : NULL; /* prove_partition frees it on every path */
+    x.cs = gpu_cs;
     st = prove_partition(&x, t, src, proof, msg, sizeof msg);
     /* Nothing may stay in flight: the staging buffer goes back to the pool after
      * execute, and a retry reuses the device memory. */
@@ -1954,4 +2130,5 @@ const sp_engine_ops sp_engine_cuda = {
     .srs_evict = cuda_srs_evict,
     .memory_in_use = cuda_memory_in_use,
     .host_memory_in_use = cuda_host_memory_in_use,
+    .cs_evict = cuda_cs_evict,
 };

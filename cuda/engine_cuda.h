@@ -36,6 +36,11 @@ typedef struct sp_cuda_timings {
                             "early upload") */
   bool staged_on_device; /* chunked staging: prepare put the partition in a device
                             buffer; execute copied it device to device */
+  /* Appended (witness-only partitions, issue 17): */
+  double spmv_ms;        /* a, b, c from the witness: the range check and the three
+                            products on the device, or the host's SpMV when the system
+                            did not fit there */
+  bool spmv_on_gpu;      /* they ran on the device (cuda/spmv.cu) */
 } sp_cuda_timings;
 
 /* Timings of the last execute() on this engine device handle (dev of engine.h). */

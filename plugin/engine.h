@@ -79,6 +79,9 @@ typedef struct sp_engine_ops {
   /* Bytes of host memory the engine holds page-locked for this device: staging
    * buffers, registered parameter vectors (may be NULL). */
   uint64_t (*host_memory_in_use)(void *dev);
+  /* Drops any per-device copy of a constraint system (called before cs is freed; may
+   * be NULL). */
+  void (*cs_evict)(void *dev, const struct sp_cs *cs);
 } sp_engine_ops;
 
 extern const sp_engine_ops sp_engine_cpu;

@@ -126,6 +126,7 @@ static void cs_on_free(sp_cs *cs, void *user) {
   (void)user;
   pthread_mutex_lock(&providers_mu);
   set_remove_locked(&live_cs, cs);
+  for (sealprov_provider *p = providers; p != NULL; p = p->next) sp_sched_cs_evict(p->sched, cs);
   pthread_mutex_unlock(&providers_mu);
 }
 

@@ -1459,6 +1459,17 @@ int sp_sched_stats(sp_sched *s, char *buf, size_t cap, size_t *len) {
   return sb_deliver(&b, buf, cap, len);
 }
 
+void sp_sched_cs_evict(sp_sched *s, const struct sp_cs *cs) {
+  if (s == NULL || cs == NULL) return;
+  for (unsigned i = 0; i < s->ndev; i++) {
+    sp_device_rt *d = &s->devs[i];
+    if (!d->opened || d->eng->cs_evict == NULL) continue;
+    pthread_mutex_lock(&d->lock);
+    d->eng->cs_evict(d->handle, cs);
+    pthread_mutex_unlock(&d->lock);
+  }
+}
+
 void sp_sched_srs_evict(sp_sched *s, const sp_srs *srs) {
   if (s == NULL || srs == NULL) return;
   for (unsigned i = 0; i < s->ndev; i++) {

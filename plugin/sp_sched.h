@@ -131,6 +131,9 @@ bool sp_sched_on_callback_thread(const sp_sched *s);
 /* Tells every device's engine to drop its copy of srs (engine srs_evict, under the
  * device lock so no kernel of that device is running). Thread-safe. */
 void sp_sched_srs_evict(sp_sched *s, const sp_srs *srs);
+/* The same for a constraint system (engine cs_evict): its device copies go. */
+struct sp_cs;
+void sp_sched_cs_evict(sp_sched *s, const struct sp_cs *cs);
 
 /* ==================================================================================
  * Internals shared by sched.c and pool.c. Nothing else touches these.

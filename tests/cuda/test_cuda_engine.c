@@ -21,6 +21,7 @@
 
 #include "../../cuda/sp_gpu.h"
 #include "circuit.h"
+#include "cs.h"
 #include "../../plugin/config.h" /* sp_device_cfg */
 #include "engine.h"
 #include "../../cuda/engine_cuda.h"
@@ -254,6 +255,72 @@ static void run_early(void *dev, const sp_task *t, const uint8_t cpu_proof[192])
   sp_engine_cuda_set_early(dev, SP_EARLY_ALL);
 }
 
+/* Witness-only partitions (issue 17): the circuit's .r1cs loaded as a constraint
+ * system, the task given only the witness (inputs and aux); the engine computes a, b,
+ * c on the device (cuda/spmv.cu) and the proof is the full assignment's, in both
+ * encodings. A witness value >= r is refused naming it; cs_evict frees the device
+ * copy. */
+static void run_witness(void *dev, const sp_task *t, const sp_circuit *c, const sp_witness *w,
+                        const uint8_t cpu_proof[192], const char *dir) {
+  char err[512] = "", path[600];
+  snprintf(path, sizeof path, "%s/w%llu.r1cs", dir, (unsigned long long)w->asg.abc_size);
+  sp_cs *cs = NULL;
+  int st = sp_circuit_write_r1cs(c, path, err, sizeof err);
+  if (!st) st = sp_cs_load(path, &cs, err, sizeof err);
+  unlink(path);
+  CHECK(st == SEALPROV_OK, "witness-only: r1cs: %s", err);
+  if (st) return;
+  sealprov_assignment wa = {.inp_assignment = w->asg.inp_assignment, .inp_size = w->asg.inp_size,
+                            .aux_assignment = w->asg.aux_assignment, .aux_size = w->asg.aux_size};
+  sp_task tw = *t;
+  tw.asg = &wa;
+  tw.cs = cs;
+  uint8_t proof[192];
+  sp_cuda_timings tm;
+  uint64_t before = sp_engine_cuda.memory_in_use(dev);
+  st = gpu_prove(dev, &tw, true, proof, &tm, err, sizeof err);
+  CHECK(st == SEALPROV_OK && memcmp(proof, cpu_proof, 192) == 0,
+        "witness-only partition (a, b, c on the device): %s", st ? err : "proof differs");
+  CHECK(st != SEALPROV_OK || tm.spmv_on_gpu, "witness-only partition: a, b, c not made on the device");
+  printf("witness-only %llu constraints: a, b, c on the %s in %.2f ms, proof %s\n",
+         (unsigned long long)w->asg.abc_size, tm.spmv_on_gpu ? "device" : "host", tm.spmv_ms,
+         st == SEALPROV_OK && memcmp(proof, cpu_proof, 192) == 0 ? "equal" : "DIFFERS");
+  /* Montgomery-encoded witness, second use of the resident system */
+  size_t nv = (size_t)(wa.inp_size + wa.aux_size);
+  uint8_t *mont = malloc(nv * 32);
+  if (mont) {
+    memcpy(mont, wa.inp_assignment, wa.inp_size * 32);
+    memcpy(mont + wa.inp_size * 32, wa.aux_assignment, wa.aux_size * 32);
+    to_montgomery(mont, nv);
+    sealprov_assignment wm = wa;
+    wm.inp_assignment = mont;
+    wm.aux_assignment = mont + wa.inp_size * 32;
+    sp_task tm2 = tw;
+    tm2.asg = &wm;
+    tm2.scalar_encoding = SEALPROV_SCALAR_MONTGOMERY;
+    st = gpu_prove(dev, &tm2, true, proof, &tm, err, sizeof err);
+    CHECK(st == SEALPROV_OK && memcmp(proof, cpu_proof, 192) == 0,
+          "witness-only, Montgomery witness: %s", st ? err : "proof differs");
+    /* an aux value >= r: ASSIGNMENT naming aux_assignment[i] */
+    uint64_t bi = wa.aux_size / 2;
+    memset(mont + (wa.inp_size + bi) * 32, 0xff, 32);
+    st = gpu_prove(dev, &tm2, true, proof, &tm, err, sizeof err);
+    char needle[64];
+    snprintf(needle, sizeof needle, "aux_assignment[%llu]", (unsigned long long)bi);
+    CHECK(st == SEALPROV_ERR_ASSIGNMENT && strstr(err, needle),
+          "witness-only, aux value >= r: status %d, %s", st, err);
+    free(mont);
+  }
+  uint64_t mid = sp_engine_cuda.memory_in_use(dev);
+  CHECK(mid > before, "the device copy of the system is not counted (%llu -> %llu)",
+        (unsigned long long)before, (unsigned long long)mid);
+  sp_engine_cuda.cs_evict(dev, cs);
+  uint64_t after = sp_engine_cuda.memory_in_use(dev);
+  CHECK(after < mid, "cs_evict did not lower memory in use (%llu -> %llu)", (unsigned long long)mid,
+        (unsigned long long)after);
+  sp_cs_release(cs);
+}
+
 static void run_size(void *dev, uint64_t constraints, uint64_t seed, const char *dir) {
   char err[512] = "", path[600];
   double t0 = sp_now_ms();
@@ -319,6 +386,7 @@ static void run_size(void *dev, uint64_t constraints, uint64_t seed, const char 
   if (st == SEALPROV_OK) run_staging(dev, &t, cpu_proof, &tm);
   if (st == SEALPROV_OK) run_streaming(dev, &t, cpu_proof);
   if (st == SEALPROV_OK) run_early(dev, &t, cpu_proof);
+  if (st == SEALPROV_OK) run_witness(dev, &t, c, w, cpu_proof, dir);
 
   /* second run: resident parameters, Montgomery encoding of the same witness */
   size_t nsc = (size_t)(3 * w->asg.abc_size + w->asg.inp_size + w->asg.aux_size);
