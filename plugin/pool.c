@@ -13,7 +13,8 @@
  * numa = off. Every thread a worker starts for host work (bls_parallel_for, the
  * engines' copy threads) inherits that mask, and memory that a bound thread touches
  * first (the CUDA engine's page-locked staging, prepare's buffers) comes from that
- * node under the kernel's default policy.
+ * node under the kernel's default policy. With threads = 0 a bound device's tasks get
+ * its node's CPUs shared among the workers bound there (size_threads_by_node).
  */
 #include <config.h>
 
@@ -168,6 +169,35 @@ static void place_worker(sp_worker *w) {
          "device %u [%s]: %s", d->index, d->cfg.section, t.note);
 }
 
+/* Host threads per task when the INI leaves threads = 0 (sched.c: the machine's CPUs
+ * shared equally among all workers). A device whose workers will be bound to a node
+ * shares that node's usable CPUs with the other workers bound there instead, so that
+ * GPUs spread unevenly over the nodes do not oversubscribe one node and leave the
+ * other idle. Runs on the thread calling open(), before any worker starts: the
+ * workers inherit its affinity, so they will find the same placement. */
+static void size_threads_by_node(sp_device_rt *devs, unsigned ndev) {
+  cpu_set_t allowed;
+  if (sched_getaffinity(0, sizeof allowed, &allowed) != 0) return;
+  const char *root = sp_topo_root(NULL);
+  sp_topo_dev *t = calloc(ndev, sizeof *t);
+  if (t == NULL) return; /* the equal share stays */
+  for (unsigned i = 0; i < ndev; i++) {
+    const sp_device_cfg *c = &devs[i].cfg;
+    bool warn;
+    sp_topo_place(root, !c->numa_off, c->numa_node_set ? (int)c->numa_node : -1,
+                  c->type == SP_DEVICE_CUDA ? c->pci_bus_id : "", &allowed, &t[i], &warn);
+  }
+  for (unsigned i = 0; i < ndev; i++) {
+    if (!t[i].bind || devs[i].cfg.threads != 0) continue;
+    unsigned sharing = 0;
+    for (unsigned j = 0; j < ndev; j++)
+      if (t[j].bind && t[j].numa_node == t[i].numa_node) sharing += devs[j].cfg.workers;
+    unsigned n = sharing ? t[i].ncpus / sharing : 1;
+    devs[i].cpu_threads = n ? n : 1;
+  }
+  free(t);
+}
+
 static void *worker_main(void *arg) {
   sp_worker *w = arg;
   sp_device_rt *d = w->dev;
@@ -236,6 +266,7 @@ int sp_pool_start(sp_pool *pool, sp_sched *s, sp_device_rt *devs, unsigned ndev,
     return SEALPROV_ERR_NO_MEMORY;
   }
   pool->nworkers = total;
+  size_threads_by_node(devs, ndev);
   pthread_mutex_init(&pool->mu, NULL);
   pthread_cond_init(&pool->cv, NULL);
 

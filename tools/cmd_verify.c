@@ -541,6 +541,11 @@ static int verify_snarkjs(const char *vk_path, const char *proof_path, const cha
   double ms = g16_now_ms() - t0;
   if (code != 2 || json) {
     const char *verdict = code == 0 ? "valid" : code == 1 ? "invalid" : "error";
+    /* the reason without the file name the line already shows */
+    const char *why = msg[0] ? msg : "pairing check failed";
+    size_t pl = strlen(proof_path);
+    if (strncmp(why, proof_path, pl) == 0 && strncmp(why + pl, ": ", 2) == 0)
+      why += pl + 2;
     if (json) {
       printf("{\"vk\": ");
       sp_cli_json_str(stdout, vk_path);
@@ -551,12 +556,11 @@ static int verify_snarkjs(const char *vk_path, const char *proof_path, const cha
       printf(", \"result\": \"%s\", \"ms\": %.2f", verdict, ms);
       if (code) {
         printf(", \"reason\": ");
-        sp_cli_json_str(stdout, msg[0] ? msg : "pairing check failed");
+        sp_cli_json_str(stdout, why);
       }
       printf("}\n");
     } else {
-      printf("proof %-8s %s%s%s\n", verdict, proof_path, code ? ": " : "",
-             code ? (msg[0] ? msg : "pairing check failed") : "");
+      printf("proof %-8s %s%s%s\n", verdict, proof_path, code ? ": " : "", code ? why : "");
     }
     if (code != 2)
       msg[0] = 0;

@@ -452,6 +452,51 @@ START_TEST(test_placement_intersection) {
 }
 END_TEST
 
+/* threads = 0: a bound device's tasks get its node's usable CPUs shared among the
+ * workers bound to that node, not the machine's CPUs shared among all workers. */
+START_TEST(test_threads_by_node) {
+  cpu_set_t all;
+  int a, b;
+  allowed_cpus(&all, &a, &b);
+  char n0[64];
+  snprintf(n0, sizeof n0, "%d,%d", a, b);
+  setenv("SEALPROV_SYSFS_ROOT", fake_tree("thr", n0, "1000", NULL), 1);
+  sp_config *c = new_cfg();
+  add_dev(c, 0, NULL, 1);  /* d0: alone on node 0: all of node 0's CPUs we may use */
+  add_dev(c, -1, NULL, 1); /* d1..d3: no node: the machine's CPUs over all 5 workers */
+  add_dev(c, -1, NULL, 1);
+  add_dev(c, -1, NULL, 1);
+  add_dev(c, 1, NULL, 1);  /* d4: node 1 has no CPU we may use; threads = 3 is kept */
+  c->devices[4].threads = 3;
+  sp_sched *s = start(c);
+  long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
+  unsigned share = ncpu / 5 > 0 ? (unsigned)(ncpu / 5) : 1;
+  unsigned node0 = a == b ? 1 : 2;
+  char want[200];
+  snprintf(want, sizeof want, "device 0 [d0] rec '': 1 worker(s) bound; %u host thread(s) per "
+           "task", node0);
+  ck_assert_msg(strstr(log_text, want) != NULL, "no \"%s\" in:\n%s", want, log_text);
+  snprintf(want, sizeof want, "device 1 [d1] rec '': 1 worker(s) bound; %u host thread(s) per "
+           "task", share);
+  ck_assert_msg(strstr(log_text, want) != NULL, "no \"%s\" in:\n%s", want, log_text);
+  ck_assert_ptr_nonnull(strstr(log_text, "device 4 [d4] rec '': 1 worker(s) bound; 3 host "
+                                         "thread(s) per task"));
+  sp_sched_destroy(s);
+  free(c);
+
+  /* two devices, 3 workers, on node 0: its CPUs / 3, at least 1 */
+  c = new_cfg();
+  add_dev(c, 0, NULL, 2);
+  add_dev(c, 0, NULL, 1);
+  s = start(c);
+  snprintf(want, sizeof want, "device 1 [d1] rec '': 1 worker(s) bound; 1 host thread(s) per "
+           "task");
+  ck_assert_msg(strstr(log_text, want) != NULL, "no \"%s\" in:\n%s", want, log_text);
+  sp_sched_destroy(s);
+  free(c);
+}
+END_TEST
+
 /* numa = off: the node is known and shown, nothing is bound. */
 START_TEST(test_numa_off) {
   cpu_set_t all;
@@ -600,6 +645,7 @@ static Suite *topo_suite(void) {
   tcase_add_test(tc, test_root_knob);
   tcase_add_test(tc, test_placement);
   tcase_add_test(tc, test_placement_intersection);
+  tcase_add_test(tc, test_threads_by_node);
   tcase_add_test(tc, test_numa_off);
   tcase_add_test(tc, test_single_node);
   tcase_add_test(tc, test_old_struct_size);
