@@ -35,6 +35,7 @@
 #include <time.h>
 
 #include "bls12_381/bls12_381.h"
+#include "c2_map.h"
 #include "sealprov.h"
 
 #define SEALPROV_C2_IMPLEMENTATION /* the header then leaves generate_groth16_proofs_c to us */
@@ -420,20 +421,15 @@ void destroy_gpu_mutex(void *mtx) {
 /* ---- gpu_index -> device_mask ------------------------------------------------------ */
 
 /* Curio's gpu_index names a GPU by its CUDA ordinal, as this process sees it: the
- * device of the provider's table whose ordinal it is. A provider without CUDA devices
- * (CPU devices: CI, GPU-less hosts) maps it to device gpu_index of its table, which
- * submit checks against the table. -1: any device (*mask 0). where gets
- * "device 1 [gpu1]" for the log. */
+ * device of the provider's table whose ordinal it is; c2_map.c has the rules (and
+ * tests/compat/test_c2_map.c checks them on CUDA tables). where gets
+ * "device 1 [gpu1], CUDA ordinal 1" for the log. */
 static c2_error device_for(const sealprov_vtable *vt, const char *fn, int gpu_index,
                            uint64_t *mask, char *where, size_t wlen) {
   *mask = 0;
   snprintf(where, wlen, "any device");
   if (gpu_index == -1) return c2_ok();
-  if (gpu_index < -1)
-    return c2_fail(SEALPROV_ERR_INVALID_ARGUMENT, fn,
-                   "gpu_index %d: must be -1 (any device) or a CUDA ordinal (0, 1, ...)",
-                   gpu_index);
-  if (vt->abi_minor < 2)
+  if (gpu_index >= 0 && vt->abi_minor < 2)
     return c2_fail(SEALPROV_ERR_UNSUPPORTED, fn,
                    "gpu_index %d: the sealprov module implements ABI %" PRIu32 ".%" PRIu32
                    ", which cannot restrict a job to one device (that needs ABI 1.2); update "
@@ -444,50 +440,17 @@ static c2_error device_for(const sealprov_vtable *vt, const char *fn, int gpu_in
   if (dev == NULL) return c2_fail(SEALPROV_ERR_NO_MEMORY, fn, "no memory for the device table");
   dev[0].struct_size = sizeof *dev;
   size_t count = 0;
-  int st = vt->devices(g_p, dev, CAP, &count);
+  int st = gpu_index < -1 ? SEALPROV_OK : vt->devices(g_p, dev, CAP, &count);
   if (st != SEALPROV_OK) {
     c2_error err = vt_fail(vt, st, fn, "devices()");
     free(dev);
     return err;
   }
-  if (count > CAP) count = CAP;
-  size_t ncuda = 0;
-  char ordinals[400] = "";
-  size_t off = 0;
-  for (size_t i = 0; i < count; i++) {
-    if (strcmp(dev[i].type, "cuda") != 0) continue;
-    ncuda++;
-    if (dev[i].ordinal == gpu_index) {
-      *mask = SEALPROV_DEVICE_BIT(i);
-      snprintf(where, wlen, "device %zu [%.63s], CUDA ordinal %d", i, dev[i].section,
-               gpu_index);
-      free(dev);
-      return c2_ok();
-    }
-    if (off < sizeof ordinals)
-      off += (size_t)snprintf(ordinals + off, sizeof ordinals - off, "%s%d [%.63s]",
-                              off ? ", " : "", dev[i].ordinal, dev[i].section);
-  }
-  c2_error err = c2_ok();
-  if (ncuda > 0) {
-    err = c2_fail(SEALPROV_ERR_INVALID_ARGUMENT, fn,
-                  "gpu_index %d: no device of the provider is CUDA ordinal %d (its CUDA "
-                  "devices: %s; sealprov devices -c <INI> lists them)",
-                  gpu_index, gpu_index, ordinals);
-  } else if (gpu_index >= CAP) {
-    err = c2_fail(SEALPROV_ERR_INVALID_ARGUMENT, fn,
-                  "gpu_index %d: the provider has no CUDA devices and %zu device(s); "
-                  "gpu_index then names a device of its table (0 to %zu)",
-                  gpu_index, count, count - 1);
-  } else {
-    /* CPU devices only: the table index; submit refuses an index past the table. */
-    *mask = SEALPROV_DEVICE_BIT(gpu_index);
-    if ((size_t)gpu_index < count)
-      snprintf(where, wlen, "device %d [%.63s] (no CUDA devices: gpu_index is the table index)",
-               gpu_index, dev[gpu_index].section);
-  }
+  char msg[600];
+  st = c2_map_gpu_index(dev, count < CAP ? count : CAP, gpu_index, mask, where, wlen, msg,
+                        sizeof msg);
   free(dev);
-  return err;
+  return st == SEALPROV_OK ? c2_ok() : c2_fail(st, fn, "%s", msg);
 }
 
 /* ---- proving -------------------------------------------------------------------- */

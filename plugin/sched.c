@@ -587,6 +587,7 @@ void sp_sched_finish(sp_sched *s, sp_worker *w, sp_task_rec *t, const sp_attempt
    * never called with a scheduler lock held (it may be slow, or call back in). */
   char quarantine_msg[1200] = "", requeue_msg[600] = "", input_msg[600] = "";
   pthread_mutex_lock(&s->mu);
+  const unsigned healthy_before = healthy_devices(s);
   d->busy_s += a->execute_s;
   d->lock_wait_s += a->lock_wait_s;
   double now = sp_now();
@@ -683,8 +684,9 @@ void sp_sched_finish(sp_sched *s, sp_worker *w, sp_task_rec *t, const sp_attempt
     end_task(s, t, a->status, "partition %" PRIu32 " of job %" PRIu64 ": %s", t->partition,
              j->id, a->err);
   }
-  /* A quarantine may leave restricted jobs without any device they may run on. */
-  if (quarantine_msg[0]) fail_stranded(s);
+  /* A quarantine may leave restricted jobs without any device they may run on (the
+   * count, not quarantine_msg, tells: the message may not have had room). */
+  if (healthy_devices(s) < healthy_before) fail_stranded(s);
   pthread_mutex_unlock(&s->mu);
   /* t and j may be gone now (the job can end and be reaped): only the copies. */
   if (quarantine_msg[0]) SLOG(s, SEALPROV_LOG_WARN, "%s", quarantine_msg);

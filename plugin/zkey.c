@@ -185,12 +185,43 @@ static const char *decode_g2(g2_affine_t *out, const uint8_t *p, bool subgroup)
   return NULL;
 }
 
-#define POINT_CHUNK 4096u
+#define POINT_CHUNK 16384u
+#define MAX_DECODE_THREADS 256u
 
-/* Reads count points of a section (G2 when g2), in chunks. */
-static int read_points(sp_file *f, const zsec *sec, unsigned type, bool g2, uint64_t count,
-                       void *out, bool subgroup, char *err, size_t errlen)
+/* One chunk of points decoded by bls_parallel_for: each thread keeps its first bad
+ * point, so the message names the lowest one. */
+typedef struct decode_ctx {
+  const uint8_t *buf;
+  void *out;
+  bool g2, subgroup;
+  uint64_t bad[MAX_DECODE_THREADS];
+  const char *why[MAX_DECODE_THREADS];
+} decode_ctx;
+
+static void decode_range(void *vctx, size_t begin, size_t end, unsigned chunk)
 {
+  decode_ctx *x = vctx;
+  size_t psz = x->g2 ? G2_BYTES : G1_BYTES;
+  for (size_t j = begin; j < end; j++) {
+    const char *why = x->g2 ? decode_g2((g2_affine_t *)x->out + j, x->buf + j * psz, x->subgroup)
+                            : decode_g1((g1_affine_t *)x->out + j, x->buf + j * psz, x->subgroup);
+    if (why) {
+      x->bad[chunk] = j;
+      x->why[chunk] = why;
+      return;
+    }
+  }
+}
+
+/* Reads count points of a section (G2 when g2), in chunks, decoded and checked by up to
+ * nthreads threads. */
+static int read_points(sp_file *f, const zsec *sec, unsigned type, bool g2, uint64_t count,
+                       void *out, bool subgroup, unsigned nthreads, char *err, size_t errlen)
+{
+  if (nthreads == 0)
+    nthreads = 1;
+  if (nthreads > MAX_DECODE_THREADS)
+    nthreads = MAX_DECODE_THREADS;
   size_t psz = g2 ? G2_BYTES : G1_BYTES;
   uint8_t *buf = malloc(POINT_CHUNK * psz);
   if (!buf) {
@@ -204,18 +235,24 @@ static int read_points(sp_file *f, const zsec *sec, unsigned type, bool g2, uint
     rc = sp_file_read(f, buf, (size_t)(k * psz), off, section_names[type], err, errlen);
     if (rc)
       break;
-    for (uint64_t j = 0; j < k; j++) {
-      const char *why = g2 ? decode_g2((g2_affine_t *)out + i + j, buf + j * psz, subgroup)
-                           : decode_g1((g1_affine_t *)out + i + j, buf + j * psz, subgroup);
-      if (why) {
-        sp_set_err(err, errlen, "%s: section %u (%s): point %" PRIu64 " at byte offset %" PRIu64 ": %s",
-                   f->esc, type, section_names[type], i + j, off + j * psz, why);
-        rc = SEALPROV_ERR_PARAMS;
-        break;
+    decode_ctx x = {.buf = buf, .g2 = g2, .subgroup = subgroup,
+                    .out = g2 ? (void *)((g2_affine_t *)out + i) : (void *)((g1_affine_t *)out + i)};
+    for (unsigned t = 0; t < MAX_DECODE_THREADS; t++)
+      x.bad[t] = UINT64_MAX;
+    (void)bls_parallel_for((size_t)k, nthreads, decode_range, &x); /* all chunks run anyway */
+    uint64_t j = UINT64_MAX;
+    const char *why = NULL;
+    for (unsigned t = 0; t < MAX_DECODE_THREADS; t++)
+      if (x.bad[t] < j) {
+        j = x.bad[t];
+        why = x.why[t];
       }
-    }
-    if (rc)
+    if (why) {
+      sp_set_err(err, errlen, "%s: section %u (%s): point %" PRIu64 " at byte offset %" PRIu64 ": %s",
+                 f->esc, type, section_names[type], i + j, off + j * psz, why);
+      rc = SEALPROV_ERR_PARAMS;
       break;
+    }
   }
   free(buf);
   return rc;
@@ -431,7 +468,8 @@ void sp_zkey_free(sp_zkey *zk)
   free(zk);
 }
 
-int sp_zkey_load(const char *path, bool subgroup, sp_zkey **out, char *err, size_t errlen)
+int sp_zkey_load(const char *path, bool subgroup, unsigned nthreads, sp_zkey **out, char *err,
+                 size_t errlen)
 {
   if (out)
     *out = NULL;
@@ -478,12 +516,12 @@ int sp_zkey_load(const char *path, bool subgroup, sp_zkey **out, char *err, size
     goto out;
   }
   SP_TRY_GOTO(read_coefs(&f, sec, zk, err, errlen), rc, out);
-  SP_TRY_GOTO(read_points(&f, sec, 3, false, np + 1, zk->vk.ic, subgroup, err, errlen), rc, out);
-  SP_TRY_GOTO(read_points(&f, sec, 5, false, nv, zk->a, subgroup, err, errlen), rc, out);
-  SP_TRY_GOTO(read_points(&f, sec, 6, false, nv, zk->b1, subgroup, err, errlen), rc, out);
-  SP_TRY_GOTO(read_points(&f, sec, 7, true, nv, zk->b2, subgroup, err, errlen), rc, out);
-  SP_TRY_GOTO(read_points(&f, sec, 8, false, nv - np - 1, zk->c, subgroup, err, errlen), rc, out);
-  SP_TRY_GOTO(read_points(&f, sec, 9, false, d, zk->h, subgroup, err, errlen), rc, out);
+  SP_TRY_GOTO(read_points(&f, sec, 3, false, np + 1, zk->vk.ic, subgroup, nthreads, err, errlen), rc, out);
+  SP_TRY_GOTO(read_points(&f, sec, 5, false, nv, zk->a, subgroup, nthreads, err, errlen), rc, out);
+  SP_TRY_GOTO(read_points(&f, sec, 6, false, nv, zk->b1, subgroup, nthreads, err, errlen), rc, out);
+  SP_TRY_GOTO(read_points(&f, sec, 7, true, nv, zk->b2, subgroup, nthreads, err, errlen), rc, out);
+  SP_TRY_GOTO(read_points(&f, sec, 8, false, nv - np - 1, zk->c, subgroup, nthreads, err, errlen), rc, out);
+  SP_TRY_GOTO(read_points(&f, sec, 9, false, d, zk->h, subgroup, nthreads, err, errlen), rc, out);
   SP_TRY_GOTO(sp_file_check_unchanged(&f, err, errlen), rc, out);
   groth16_prepare_vk(&zk->vk.pvk, &zk->vk.alpha_g1, &zk->vk.beta_g2, &zk->vk.gamma_g2,
                      &zk->vk.delta_g2);

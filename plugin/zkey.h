@@ -51,12 +51,13 @@ typedef struct sp_zkey {
   g1_affine_t *h;             /* domain_size */
 } sp_zkey;
 
-/* Loads a snarkjs Groth16 .zkey. subgroup_check: every point also in its subgroup.
- * Statuses: OK, INVALID_ARGUMENT (NULL), IO (open/read; the file changed during the
+/* Loads a snarkjs Groth16 .zkey. subgroup_check: every point also in its subgroup;
+ * nthreads (0 = 1) threads decode and check the points. Statuses: OK, INVALID_ARGUMENT (NULL), IO (open/read; the file changed during the
  * load), UNSUPPORTED (another curve: the message names its prime; a PLONK or FFLONK
  * key), PARAMS (malformed: the message names the file, section and byte offset, and the
  * count it expected), NO_MEMORY. */
-int sp_zkey_load(const char *path, bool subgroup_check, sp_zkey **out, char *err, size_t errlen);
+int sp_zkey_load(const char *path, bool subgroup_check, unsigned nthreads, sp_zkey **out,
+                 char *err, size_t errlen);
 void sp_zkey_free(sp_zkey *zk);
 
 typedef struct sp_zkey_proof {

@@ -6,6 +6,7 @@
 
 #include <getopt.h>
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -105,6 +106,22 @@ static int list_devices(sp_cli_host *h, sealprov_device_info **out, size_t *n) {
   if (st != SEALPROV_OK || d == NULL) {
     sp_cli_error("devices(): %s: %s", h->vt->strerror(st ? st : SEALPROV_ERR_NO_MEMORY),
                  h->vt->last_error());
+    free(d);
+    sp_cli_host_close(h);
+    return 1;
+  }
+  /* A module older than this tool writes entries of its own, smaller size, one after the
+   * other (it says which in struct_size): spread them out to ours, the fields it does
+   * not have reading as unknown. Last first, so no entry overwrites one not yet moved. */
+  size_t got = count > 0 ? d[0].struct_size : sizeof *d;
+  if (got < sizeof *d && got >= offsetof(sealprov_device_info, memory_limit)) {
+    for (size_t i = count; i-- > 0;) {
+      memmove((char *)&d[i], (char *)d + i * got, got);
+      memset((char *)&d[i] + got, 0, sizeof *d - got);
+      if (got <= offsetof(sealprov_device_info, numa_node)) d[i].numa_node = -1;
+    }
+  } else if (got < sizeof *d) {
+    sp_cli_error("devices(): the module wrote entries of %zu bytes, too few to read", got);
     free(d);
     sp_cli_host_close(h);
     return 1;

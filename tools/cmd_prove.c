@@ -267,7 +267,7 @@ static int prove_zkey(const char *zkey_path, const char *wtns_path, const char *
   int ret = 2;
   double t0 = g16_now_ms();
   sp_cli_note("loading %s", zkey_path);
-  int rc = sp_zkey_load(zkey_path, true, &zk, err, sizeof err);
+  int rc = sp_zkey_load(zkey_path, true, g16_ncpus(), &zk, err, sizeof err);
   if (rc != SEALPROV_OK) {
     sp_cli_error("%s: %s", g16_status_name(rc), err);
     goto out;

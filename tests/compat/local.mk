@@ -6,5 +6,10 @@ tests_compat_c2_host_SOURCES = tests/compat/c2_host.c tests/compat/c2_curio.c \
   tests/compat/c2_curio8.c tests/compat/c2_host.h
 tests_compat_c2_host_LDADD = compat/libsealprov_c2.la $(SP_INTERNAL_LIBS) $(SP_EXTERNAL_LIBS)
 TESTS += tests/compat/c2_symbols.sh tests/compat/c2.sh
+# gpu_index -> device_mask on CUDA, mixed and CPU-only device tables (no module needed).
+check_PROGRAMS += tests/compat/test_c2_map
+TESTS += tests/compat/test_c2_map
+tests_compat_test_c2_map_SOURCES = tests/compat/test_c2_map.c compat/c2_map.c compat/c2_map.h
+tests_compat_test_c2_map_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/compat
 SAN_TESTS += tests/compat/c2.sh
 EXTRA_DIST += tests/compat/c2_symbols.sh tests/compat/c2.sh tests/compat/rust_host.rs

@@ -88,6 +88,10 @@ tests_module_test_topo_LDADD = $(SP_INTERNAL_LIBS) $(SP_EXTERNAL_LIBS) $(CHECK_L
 endif
 TESTS += tests/module/topo_cli.sh
 EXTRA_DIST += tests/module/fake_sysfs.sh tests/module/topo_cli.sh
+# A module of ABI 1.1 whose devices() writes the older, smaller entries (topo_cli.sh).
+check_LTLIBRARIES += tests/module/old_module.la
+tests_module_old_module_la_SOURCES = tests/module/old_module.c
+tests_module_old_module_la_LDFLAGS = -module -avoid-version -shared -rpath /nowhere
 # dev/gpu-throughput.sh (the multi-GPU machines' script, issue 18) runs from the release
 # tarball, so it is distributed with what it uses; its --dry-run on CPU devices is a test.
 TESTS += tests/module/gpu_throughput_dry.sh

@@ -74,4 +74,12 @@ SEALPROV_SYSFS_ROOT=relative "$sealprov" devices -c "$tmp/topo.ini" > /dev/null 
   || fail "devices, relative root"
 grep -q 'SEALPROV_SYSFS_ROOT is not an absolute path under 512 bytes: ignored, topology read from /sys' \
   "$tmp/r.err" || fail "relative root: no warning"
+# a module built before ABI 1.2 writes smaller entries: the CLI spreads them out and
+# shows the topology as unknown (tests/module/old_module.c)
+old="$top_builddir/tests/module/.libs/old_module.so"
+"$sealprov" --plugin "$old" devices -c "$tmp/topo.ini" --json > "$tmp/old.out" \
+  || fail "devices with a 1.1 module"
+cat "$tmp/old.out"
+grep -q '"section": "old0", .*"workers": 1, .*"memory_limit": 1000, "numa_node": -1, "bound_cpus": 0, "pcie": {"gen": 0, "width": 0, "max_gen": 0, "max_width": 0}}, {"index": 1, "section": "old1", .*"workers": 2, .*"memory_limit": 1001, "numa_node": -1, "bound_cpus": 0,' \
+  "$tmp/old.out" || fail "1.1 module: entries not read at its size"
 echo "PASS: topo_cli.sh"

@@ -8,3 +8,14 @@ EXTRA_DIST += tests/snarkjs/test_snarkjs.sh tests/snarkjs/prove_zero_rs.mjs \
   tests/snarkjs/package.json tests/snarkjs/package-lock.json \
   tests/snarkjs/circuits/mul.circom tests/snarkjs/circuits/chain.circom \
   tests/snarkjs/circuits/multi.circom
+
+# the same code without node: snarkjs's H against a direct evaluation, the decimal
+# numbers of its JSON, and the .zkey reader on keys built by the test
+if HAVE_CHECK
+check_PROGRAMS += tests/snarkjs/test_zkey
+TESTS += tests/snarkjs/test_zkey
+SAN_TESTS += tests/snarkjs/test_zkey
+tests_snarkjs_test_zkey_SOURCES = tests/snarkjs/test_zkey.c
+tests_snarkjs_test_zkey_CFLAGS = $(AM_CFLAGS) $(CHECK_CFLAGS)
+tests_snarkjs_test_zkey_LDADD = $(SP_INTERNAL_LIBS) $(SP_EXTERNAL_LIBS) $(CHECK_LIBS)
+endif

@@ -120,6 +120,21 @@ expect 2 "zkey cut inside its sections" -- "$SP" prove --zkey "$T/trunc2.zkey" -
   --out-proof "$T/x.json" --out-public "$T/y.json"
 has "runs past the end\|truncated?" "zkey cut inside its sections: says where"
 
+# a point off its curve: one byte of H point 3 changed (node finds section 9)
+node -e '
+const fs = require("fs"); const b = fs.readFileSync(process.argv[1]);
+let off = 12; const n = b.readUInt32LE(8);
+for (let i = 0; i < n; i++) {
+  const t = b.readUInt32LE(off), sz = Number(b.readBigUInt64LE(off + 4)); off += 12;
+  if (t === 9) { b[off + 96 * 3 + 5] ^= 0x40; break; }
+  off += sz;
+}
+fs.writeFileSync(process.argv[2], b);' "$M/mul.zkey" "$T/badpoint.zkey" || fail "could not make badpoint.zkey"
+expect 2 "zkey with a point off its curve" -- "$SP" prove --zkey "$T/badpoint.zkey" --wtns "$M/w.wtns" \
+  --out-proof "$T/x.json" --out-public "$T/y.json"
+has "section 9 (H points): point 3 at byte offset" "bad point: names section, point and offset"
+has "not on the curve" "bad point: says why"
+
 expect 2 "witness of another circuit" -- "$SP" prove --zkey "$T/chain/chain.zkey" --wtns "$M/w.wtns" \
   --out-proof "$T/x.json" --out-public "$T/y.json"
 has "has 6 values" "witness of another circuit: its count"
