@@ -225,8 +225,15 @@ func run(args []string) int {
 		fmt.Fprintln(os.Stderr, "error:", m.fail("devices", st))
 		return 1
 	}
+	// A module older than this header writes smaller entries, packed: step by the
+	// size it reports in the first entry (docs/abi.md, devices()).
+	stride := uintptr(dev[0].struct_size)
+	if stride == 0 || stride > unsafe.Sizeof(dev[0]) {
+		stride = unsafe.Sizeof(dev[0])
+	}
 	for i := 0; i < int(ndev); i++ {
-		fmt.Printf("device %d [%s] %s\n", i, C.GoString(&dev[i].section[0]), C.GoString(&dev[i].name[0]))
+		d := (*C.sealprov_device_info)(unsafe.Add(unsafe.Pointer(devs), uintptr(i)*stride))
+		fmt.Printf("device %d [%s] %s\n", i, C.GoString(&d.section[0]), C.GoString(&d.name[0]))
 	}
 
 	// 3. Parameters and partitions.
