@@ -49,11 +49,12 @@
 enum provider_key {
   PK_LOG_LEVEL, PK_VERIFY_PROOFS, PK_PARAMS_SUBGROUP_CHECK, PK_MAX_JOBS, PK_MAX_PARTITIONS,
   PK_QUARANTINE_AFTER, PK_MAX_ATTEMPTS, PK_TIMELINE_EVENTS, PK_LOAD_THREADS, PK_PARAMS_MANIFEST,
-  PK_COUNT_
+  PK_PARAMS_RESIDENCY, PK_COUNT_
 };
 static const char *const provider_keys[PK_COUNT_] = {
   "log_level", "verify_proofs", "params_subgroup_check", "max_jobs", "max_partitions",
-  "quarantine_after", "max_attempts", "timeline_events", "load_threads", "params_manifest"
+  "quarantine_after", "max_attempts", "timeline_events", "load_threads", "params_manifest",
+  "params_residency"
 };
 
 enum device_key {
@@ -620,6 +621,17 @@ static void handle_provider(cfg_parse *p, int k, const char *key, const char *va
       fail_kv(p, p->lineno, p->section, key, value, "path too long");
     else
       snprintf(c->params_manifest, sizeof c->params_manifest, "%s", value);
+    return;
+  case PK_PARAMS_RESIDENCY:
+    /* where srs_load puts the proving vectors: auto = straight onto the CUDA devices
+     * (no host copy) when every device is one and has room, else host; host = always
+     * the host load (docs/configuration.md) */
+    if (strcasecmp(value, "auto") == 0)
+      c->params_residency = SP_RESIDENCY_AUTO;
+    else if (strcasecmp(value, "host") == 0)
+      c->params_residency = SP_RESIDENCY_HOST;
+    else
+      fail_kv(p, p->lineno, p->section, key, value, "use auto or host");
     return;
   default: break;
   }

@@ -15,6 +15,8 @@ extern "C" {
 #define SP_PINNED_STAGING_OFF UINT64_MAX /* sp_device_cfg.pinned_staging = off */
 
 typedef enum sp_device_type { SP_DEVICE_CPU = 0, SP_DEVICE_CUDA = 1 } sp_device_type;
+/* [provider] params_residency */
+enum { SP_RESIDENCY_AUTO = 0, SP_RESIDENCY_HOST = 1 };
 typedef enum sp_selector_kind {
   SP_SELECT_NONE = 0,      /* cpu devices */
   SP_SELECT_ORDINAL = 1,   /* device = 0 */
@@ -59,6 +61,7 @@ typedef struct sp_config {
   unsigned timeline_events;  /* [provider] timeline_events kept (default 4096) */
   unsigned load_threads;     /* [provider] load_threads for .params decoding (0 = auto) */
   char params_manifest[4096];/* [provider] params_manifest: parameters.json ("" = none) */
+  int params_residency;      /* [provider] params_residency: SP_RESIDENCY_* (default auto) */
   sp_device_cfg devices[SP_MAX_DEVICES];
   size_t ndevices;
 } sp_config;

@@ -21,7 +21,7 @@ NV="$nvcc -gencode arch=compute_$arch,code=sm_$arch -O3 -std=c++17 ${NVFLAGS:-} 
  --expt-relaxed-constexpr -lineinfo -Xcompiler -fvisibility=hidden"
 CC="gcc -std=gnu11 -O2 -pthread -D_GNU_SOURCE -DHAVE_CUDA -DHAVE_PTHREAD_SETNAME_NP -Iinclude \
  -Iplugin -Icuda -Itools -Wall -Wextra -Wshadow -Wstrict-prototypes -Wmissing-prototypes"
-cuh="cuda/ff.cuh cuda/ec.cuh cuda/gpu_internal.cuh cuda/sp_gpu.h plugin/bls12_381/bls12_381.h"
+cuh="cuda/ff.cuh cuda/ec.cuh cuda/gpu_internal.cuh cuda/subgroup.cuh cuda/sp_gpu.h plugin/cuda_api.h plugin/bls12_381/bls12_381.h"
 
 newer() { # newer TARGET DEP... : true if TARGET is missing or older than a DEP
   t=$1; shift
@@ -31,7 +31,7 @@ newer() { # newer TARGET DEP... : true if TARGET is missing or older than a DEP
 }
 
 objs=""
-for f in gpu ntt msm prove cuda_devices subgroup setup; do
+for f in gpu ntt msm prove cuda_devices subgroup load setup; do
   o="$out/obj/cu_$f.o" # cu_: the CPU library has msm.c and ntt.c too
   # in parallel: seven nvcc runs one after the other take minutes of device time
   if newer "$o" "cuda/$f.cu" $cuh cuda/*.h plugin/circuit.h; then
