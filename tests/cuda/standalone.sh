@@ -5,6 +5,7 @@
 #   OUTDIR/test_cuda_kernels [--full] [--big=24,27]   kernels against the CPU library
 #   OUTDIR/test_cuda_engine [--full]    whole partitions against sp_groth16_prove
 #   OUTDIR/test_cuda_checks [--setup-max=18]  subgroup and a*b = c checks, GPU setup
+#   OUTDIR/test_cuda_load               the direct load against the host load
 #   OUTDIR/fullsize --dir D [--log K]   GPU setup -> checked load -> proofs (dev/fullsize.sh)
 #   OUTDIR/bench_gpu --json ...         `sealprov bench gpu` without the rest of the CLI
 #                                       (--throughput runs the module's scheduler: sched.c,
@@ -44,7 +45,7 @@ extra=$(ls plugin/blake2b.c plugin/cs.c 2>/dev/null || true) # the loader's dige
 for f in plugin/bls12_381/*.c plugin/groth16.c plugin/srs.c plugin/circuit.c plugin/spa.c plugin/util.c \
          plugin/log.c plugin/sched.c plugin/pool.c $extra \
          cuda/engine_cuda.c tools/bench_gpu.c tools/json.c tests/cuda/test_cuda_kernels.c \
-         tests/cuda/test_cuda_engine.c tests/cuda/test_cuda_checks.c tests/cuda/fullsize_main.c tests/cuda/bench_gpu_main.c; do
+         tests/cuda/test_cuda_engine.c tests/cuda/test_cuda_checks.c tests/cuda/test_cuda_load.c tests/cuda/fullsize_main.c tests/cuda/bench_gpu_main.c; do
   o="$out/obj/$(basename "$f" .c).o"
   if newer "$o" "$f" plugin/bls12_381/*.h plugin/*.h cuda/*.h include/sealprov.h; then
     echo "CC   $f"; $CC -c "$f" -o "$o"
@@ -61,5 +62,6 @@ link() { echo "LINK $1"; $nvcc -o "$out/$1" "$out/obj/$2.o" $3 $lib -lpthread; }
 link test_cuda_kernels test_cuda_kernels
 link test_cuda_engine test_cuda_engine
 link test_cuda_checks test_cuda_checks
+link test_cuda_load test_cuda_load
 link fullsize fullsize_main
 link bench_gpu bench_gpu_main "$out/obj/bench_gpu.o $out/obj/json.o $sched"
