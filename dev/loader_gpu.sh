@@ -20,9 +20,6 @@ rc=0
 echo "== test_cuda_load"
 SP_TEST_CPU_THREADS=16 "$b/test_cuda_load" >"$out/test_cuda_load.log" 2>&1 || rc=1
 grep -E "FAIL|direct load|checks," "$out/test_cuda_load.log" | tail -20
-echo "== test_cuda_checks, subgroup variant 2"
-SP_GPU_SG_VARIANT=2 "$b/test_cuda_checks" >"$out/test_cuda_checks_v2.log" 2>&1 || rc=1
-grep -E "FAIL|checks," "$out/test_cuda_checks_v2.log" | tail -8
 mkdir -p "$dir"
 run() { # run NAME VARIANT ARGS...
   local name=$1 v=$2
@@ -34,7 +31,9 @@ run() { # run NAME VARIANT ARGS...
 }
 run direct-v2 2 --partitions 1
 run direct-v0 0 --partitions 0 --reuse
-run direct-v2b 2 --partitions 0 --reuse
 run host-v2 2 --partitions 0 --reuse --load host
+echo "== test_cuda_checks, subgroup variant 2"
+SP_GPU_SG_VARIANT=2 "$b/test_cuda_checks" >"$out/test_cuda_checks_v2.log" 2>&1 || rc=1
+grep -E "FAIL|checks," "$out/test_cuda_checks_v2.log" | tail -8
 [ -n "$KEEP" ] || rm -rf "$dir"
 exit $rc
