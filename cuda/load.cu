@@ -161,7 +161,7 @@ struct sp_cuda_dload {
   uint64_t chunks;
   size_t vlen[5];
   sg_consts k;
-  double t0, ms;
+  double t0, ms, wait_ms;
   char declined[300];
 };
 
@@ -292,6 +292,7 @@ extern "C" int sp_cuda_dload_begin(void *user, uint64_t bytes, unsigned log_doma
   *take = false;
   l->declined[0] = '\0';
   l->t0 = sp_now_ms();
+  l->wait_ms = 0;
   /* the copy, the load's own buffers and a partition's working memory must fit */
   uint64_t work = 3ull * ((uint64_t)32 << log_domain) + DL_WORK_RESERVE;
   uint64_t need = bytes + work + (uint64_t)DL_SLOTS * l->chunk;
@@ -390,6 +391,7 @@ static int dl_retire(sp_cuda_dload *l, unsigned s, sp_srs_bad *bad, char *err, s
   dl_slot *sl = &l->slot[s];
   if (!sl->busy) return SEALPROV_OK;
   unsigned long long first = DL_NONE;
+  double tw = sp_now_ms();
   for (unsigned d = 0; d < l->ndev; d++) {
     int prev = -1;
     int st = dl_enter(l->dev[d].ordinal, &prev, err, errlen);
@@ -406,6 +408,7 @@ static int dl_retire(sp_cuda_dload *l, unsigned s, sp_srs_bad *bad, char *err, s
     if (b < first) first = b;
   }
   sl->busy = false;
+  l->wait_ms += sp_now_ms() - tw;
   if (first == DL_NONE) return SEALPROV_OK;
   if (first >= sl->n) {
     snprintf(err, errlen, "direct load: a device reported index %llu in a chunk of %zu points",
@@ -527,6 +530,7 @@ extern "C" sp_srs_devcopy *sp_cuda_dload_take(sp_cuda_dload *l) {
     }
   }
   c->upload_ms = l->ms;
+  c->wait_ms = l->wait_ms;
   /* the load's own buffers go now (the vectors are the caller's) */
   dl_release(l, false);
   l->begun = false;

@@ -108,6 +108,17 @@ __device__ __forceinline__ sg_jac<F> sg_jdbl(sg_jac<F> p) {
   return r;
 }
 
+/* The doubling as a call, operands by value (variant 5): the call boundary bounds the
+ * registers live across the loop (msm.cu's by-value calls, cuda/NOTES.md v6). */
+template <class F>
+__device__ __noinline__ sg_jac<F> sg_jdbl_call(sg_jac<F> p) {
+  return sg_jdbl<F>(p);
+}
+template <class F, bool CALL>
+__device__ __forceinline__ sg_jac<F> sg_jdbl2(const sg_jac<F> &p) {
+  return CALL ? sg_jdbl_call<F>(p) : sg_jdbl<F>(p);
+}
+
 /* p + (qx, qy), the affine point not infinity. */
 template <class F>
 __device__ __forceinline__ sg_jac<F> sg_jmadd(sg_jac<F> p, const F &qx, const F &qy) {
@@ -157,7 +168,7 @@ __device__ __forceinline__ sg_jac<F> sg_jadd(sg_jac<F> p, sg_jac<F> q) {
 }
 
 /* [|x|] (qx, qy) for an affine point not infinity. */
-template <class F>
+template <class F, bool CALL = false>
 __device__ __forceinline__ sg_jac<F> sg_jmul_absx_affine(const F &qx, const F &qy) {
   sg_jac<F> acc;
   acc.x = qx;
@@ -165,17 +176,17 @@ __device__ __forceinline__ sg_jac<F> sg_jmul_absx_affine(const F &qx, const F &q
   acc.z = F::one();
 #pragma unroll 1
   for (int bit = 62; bit >= 0; bit--) {
-    acc = sg_jdbl<F>(acc);
+    acc = sg_jdbl2<F, CALL>(acc);
     if ((SP_SG_ABS_X >> bit) & 1u) acc = sg_jmadd<F>(acc, qx, qy);
   }
   return acc;
 }
-template <class F>
+template <class F, bool CALL = false>
 __device__ __forceinline__ sg_jac<F> sg_jmul_absx(const sg_jac<F> &q) {
   sg_jac<F> acc = q;
 #pragma unroll 1
   for (int bit = 62; bit >= 0; bit--) {
-    acc = sg_jdbl<F>(acc);
+    acc = sg_jdbl2<F, CALL>(acc);
     if ((SP_SG_ABS_X >> bit) & 1u) acc = sg_jadd<F>(acc, q);
   }
   return acc;
@@ -199,8 +210,9 @@ __device__ __forceinline__ bool sg_ok_g1(const spc_g1_affine &p, const sg_consts
   spc_fp rhs = spc_fp::add(spc_fp::mul(spc_fp::sqr(p.x), p.x), k.b4);
   if (!spc_fp::sqr(p.y).eq(rhs)) return false;
   spc_fp bx = spc_fp::mul(p.x, k.beta);
-  if (V == 2) {
-    sg_jac<spc_fp> t = sg_jmul_absx<spc_fp>(sg_jmul_absx_affine<spc_fp>(p.x, p.y)); /* [x^2] P */
+  if (V == 2 || V == 5) {
+    sg_jac<spc_fp> t = sg_jmul_absx<spc_fp, V == 5>(
+        sg_jmul_absx_affine<spc_fp, V == 5>(p.x, p.y)); /* [x^2] P */
     return sg_jeq_neg<spc_fp>(t, bx, p.y);
   }
   spc_g1_xyzz t = sg_mul_absx<spc_fp, V>(sg_mul_absx_affine<spc_fp, V>(p)); /* [x^2] P */
@@ -225,7 +237,8 @@ __device__ __forceinline__ bool sg_ok_g2(const spc_g2_affine &p, const sg_consts
   cy.c0 = p.y.c0;
   cy.c1 = spc_fp::neg(p.y.c1);
   psi.y = spc_fp2::mul(cy, k.psi_y);
-  if (V == 2) return sg_jeq_neg<spc_fp2>(sg_jmul_absx_affine<spc_fp2>(p.x, p.y), psi.x, psi.y);
+  if (V == 2 || V == 5)
+    return sg_jeq_neg<spc_fp2>(sg_jmul_absx_affine<spc_fp2, V == 5>(p.x, p.y), psi.x, psi.y);
   spc_g2_xyzz t = sg_mul_absx_affine<spc_fp2, V>(p);
   return spc_g2_xyzz::add_affine(t, psi).is_inf();
 }
@@ -241,14 +254,17 @@ static inline sg_consts sg_make_consts() {
 
 /* ---- kernels: one thread a point; the lowest failing index (base + i) by atomicMin;
  * infinity (x = y = 0, the layout of a rejected point) passes, as on the CPU */
+/* G1 variants 3 and 4: variant 2 with its registers capped for 3 and 4 blocks of 128
+ * threads per multiprocessor (variant 2 takes 238 registers: 2 blocks). */
 template <int V>
-__global__ void k_subgroup_g1(const spc_g1_affine *pts, size_t n, size_t base, sg_consts k,
-                              unsigned long long *bad) {
+__global__ void __launch_bounds__(128, V == 3 ? 3 : V == 4 ? 4 : 1)
+    k_subgroup_g1(const spc_g1_affine *pts, size_t n, size_t base, sg_consts k,
+                  unsigned long long *bad) {
   size_t i = (size_t)blockIdx.x * blockDim.x + threadIdx.x;
   if (i >= n) return;
   spc_g1_affine p = pts[i];
   if (p.is_inf()) return;
-  if (!sg_ok_g1<V>(p, k)) atomicMin(bad, (unsigned long long)(base + i));
+  if (!sg_ok_g1<(V == 3 || V == 4 ? 2 : V)>(p, k)) atomicMin(bad, (unsigned long long)(base + i));
 }
 
 template <int V>
@@ -258,15 +274,19 @@ __global__ void k_subgroup_g2(const spc_g2_affine *pts, size_t n, size_t base, s
   if (i >= n) return;
   spc_g2_affine p = pts[i];
   if (p.is_inf()) return;
-  if (!sg_ok_g2<V>(p, k)) atomicMin(bad, (unsigned long long)(base + i));
+  if (!sg_ok_g2<(V == 3 || V == 4 ? 2 : V)>(p, k)) atomicMin(bad, (unsigned long long)(base + i));
 }
 
-/* Variant of the kernels: SP_GPU_SG_VARIANT (0, 1, 2) or SP_SG_DEFAULT_VARIANT. */
+/* Variant of the kernels: SP_GPU_SG_VARIANT (0 to 5) or SP_SG_DEFAULT_VARIANT: 0 XYZZ
+ * with ec.cuh's doubling call, 1 XYZZ inlined, 2 Jacobian inlined, 3 and 4 = 2 capped for
+ * 3 and 4 blocks of 128 (G1 only: G2 runs 2), 5 Jacobian with the doubling a call. */
 #ifndef SP_SG_DEFAULT_VARIANT
-#define SP_SG_DEFAULT_VARIANT 0
+/* 4: the direct load of a 2^23 file took 1.53 s against 1.82-1.85 s with variant 0 on
+ * the H200 (cuda/NOTES.md v8) */
+#define SP_SG_DEFAULT_VARIANT 4
 #endif
 static inline int sg_variant_env(const char *v) {
-  return v && v[0] >= '0' && v[0] <= '2' && !v[1] ? v[0] - '0' : SP_SG_DEFAULT_VARIANT;
+  return v && v[0] >= '0' && v[0] <= '5' && !v[1] ? v[0] - '0' : SP_SG_DEFAULT_VARIANT;
 }
 
 /* Launches the check of n decoded points at pts (device memory) on stream st. */
@@ -275,12 +295,20 @@ static inline void sg_launch(bool g2, int variant, const void *pts, size_t n, si
   const spc_g2_affine *p2 = (const spc_g2_affine *)pts;
   const spc_g1_affine *p1 = (const spc_g1_affine *)pts;
   if (n == 0) return;
-  if (g2 && variant == 2)
+  if (g2 && variant == 5)
+    k_subgroup_g2<5><<<sp_blocks(n, 64), 64, 0, st>>>(p2, n, base, k, bad);
+  else if (g2 && variant >= 2)
     k_subgroup_g2<2><<<sp_blocks(n, 64), 64, 0, st>>>(p2, n, base, k, bad);
   else if (g2 && variant == 1)
     k_subgroup_g2<1><<<sp_blocks(n, 64), 64, 0, st>>>(p2, n, base, k, bad);
   else if (g2)
     k_subgroup_g2<0><<<sp_blocks(n, 64), 64, 0, st>>>(p2, n, base, k, bad);
+  else if (variant == 5)
+    k_subgroup_g1<5><<<sp_blocks(n, 128), 128, 0, st>>>(p1, n, base, k, bad);
+  else if (variant == 4)
+    k_subgroup_g1<4><<<sp_blocks(n, 128), 128, 0, st>>>(p1, n, base, k, bad);
+  else if (variant == 3)
+    k_subgroup_g1<3><<<sp_blocks(n, 128), 128, 0, st>>>(p1, n, base, k, bad);
   else if (variant == 2)
     k_subgroup_g1<2><<<sp_blocks(n, 128), 128, 0, st>>>(p1, n, base, k, bad);
   else if (variant == 1)

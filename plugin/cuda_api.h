@@ -54,6 +54,8 @@ typedef struct sp_srs_devcopy {
   size_t bytes[5];                /* per vector, the same on every device */
   uint64_t total_bytes;           /* per device */
   double upload_ms;               /* host wall time of the load's device work */
+  double wait_ms;                 /* of which the reader waited for the devices (a
+                                     buffer still in use, the last checks) */
 } sp_srs_devcopy;
 /* A point the device rejected: its vector (0..4), index, byte offset and its encoding as
  * read (the loader recomputes the reason on the CPU, so the message is the CPU

@@ -209,13 +209,14 @@ int main(int argc, char **argv) {
   uint64_t npts = srs->h_len + srs->l_len + srs->a_len + srs->b_g1_len + srs->b_g2_len;
   printf("load (%s; every point on-curve, not infinity, subgroup on the GPU): %.2f s, %.2f GB/s, "
          "%.1f Mpoints/s, host RSS %.2f GB before, peak during the load %.2f GB%s (%.2fx the "
-         "file); device work %.2f s\n",
+         "file); device work %.2f s, of which the reader waited for the GPU %.2f s\n",
          taken ? "direct onto the GPU, no host copy"
                : direct ? "host: the direct load declined" : "host decode, GPU checker",
          load_ms / 1e3, psize / load_ms / 1e6, (double)npts / load_ms / 1e3, rss0 / 1e6,
          peak / 1e6, peak_ok ? "" : " (process peak: clear_refs failed)",
          psize > 0 ? (double)peak * 1e3 / psize : 0.0,
-         taken && srs->devcopy ? srs->devcopy->upload_ms / 1e3 : 0.0);
+         taken && srs->devcopy ? srs->devcopy->upload_ms / 1e3 : 0.0,
+         taken && srs->devcopy ? srs->devcopy->wait_ms / 1e3 : 0.0);
   st = sp_srs_load(vp, true, true, threads, &vk, err, sizeof err);
   if (st) {
     printf("FAIL vk load: %s\n", err);

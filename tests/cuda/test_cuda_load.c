@@ -2,7 +2,7 @@
  * host load:
  *   bytes     the device copies, downloaded, equal the host decoder's arrays, byte for
  *             byte (several sizes; small read buffers, so a file is many chunks; the
- *             subgroup kernel variants 0, 1 and 2 accept the same files);
+ *             subgroup kernel variants 0 to 5 accept the same files);
  *   bad       a coordinate >= p, a point off the curve, infinity, a point on the curve
  *             outside the subgroup (G1 and G2), a truncated file and one that shrinks
  *             during the load: the direct load fails with the host loader's message,
@@ -367,7 +367,7 @@ static void run_size(uint64_t constraints, uint64_t seed, const char *dir, bool 
   sp_srs *host = NULL, *dev = NULL;
   if (!st) st = sp_srs_load(path, false, true, threads, &host, err, sizeof err);
   CHECK(st == SEALPROV_OK, "host load: %s", err);
-  for (int variant = 0; variant < 3 && !st; variant++) {
+  for (int variant = 0; variant < 6 && !st; variant++) {
     char vs[2] = {(char)('0' + variant), 0};
     setenv("SP_GPU_SG_VARIANT", vs, 1);
     bool taken = false;
@@ -382,7 +382,7 @@ static void run_size(uint64_t constraints, uint64_t seed, const char *dir, bool 
       check_bytes(host, dev, what);
       printf("2^%u: direct load %.1f ms (subgroup variant %d), %.1f MB\n", host->log_domain, ms,
              variant, (double)dev->devcopy->total_bytes / 1e6);
-      if (variant == 2 && proof) run_proof(c, host, dev, seed);
+      if (variant == 4 && proof) run_proof(c, host, dev, seed);
       sp_srs_release(dev);
       dev = NULL;
     }
