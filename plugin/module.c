@@ -546,7 +546,12 @@ static void vt_srs_release(sealprov_srs *srs) {
 /* A set loaded straight onto the GPUs (device_only) has no host copy: every device of
  * the provider that may take its partitions must hold a copy (a CPU device, or a GPU
  * the set was not loaded onto, cannot prove with it). */
-static int check_job_devices(const char *what, const sealprov_provider *p, const sp_srs *srs) {
+static int check_job_devices(const char *what, const sealprov_provider *p, const sealprov_job *job) {
+  /* a job without a (live) srs is the scheduler's to refuse, with its own message */
+  if (job == NULL || job->struct_size < offsetof(sealprov_job, srs) + sizeof job->srs ||
+      job->srs == NULL)
+    return SEALPROV_OK;
+  const sp_srs *srs = (const sp_srs *)job->srs;
   if (!srs->device_only) return SEALPROV_OK;
   for (size_t i = 0; i < p->cfg->ndevices; i++) {
     const sp_device_cfg *d = &p->cfg->devices[i];
@@ -568,8 +573,7 @@ static int vt_submit(sealprov_provider *p, const sealprov_job *job, sealprov_job
   if (live(p) == NULL) return sp_err(SEALPROV_ERR_INVALID_ARGUMENT, "submit: not an open provider");
   if (check_job_srs("submit", job) != SEALPROV_OK) return SEALPROV_ERR_INVALID_ARGUMENT;
   if (check_job_cs("submit", job) != SEALPROV_OK) return SEALPROV_ERR_INVALID_ARGUMENT;
-  if (check_job_devices("submit", p, (const sp_srs *)job->srs) != SEALPROV_OK)
-    return SEALPROV_ERR_INVALID_ARGUMENT;
+  if (check_job_devices("submit", p, job) != SEALPROV_OK) return SEALPROV_ERR_INVALID_ARGUMENT;
   return settle(sp_sched_submit(p->sched, job, id, tls_err, sizeof tls_err));
 }
 
