@@ -377,6 +377,18 @@ static void *gpu_load_main(void *arg) {
   }
   double t0 = sp_now_ms();
   g->st = sp_srs_load_ex(g->path, &g->lo, &g->srs, g->err, sizeof g->err);
+  if (taken && (g->st == SEALPROV_ERR_DEVICE || g->st == SEALPROV_ERR_DEVICE_MEMORY)) {
+    /* the GPUs failed (not the file): load it again on the host */
+    char esc[SP_ERR_DETAIL_MAX];
+    sp_log(SEALPROV_LOG_WARN, "srs_load %s: the direct load onto the GPUs failed (%s): host load",
+           g->path, sp_utf8_escape(g->err, esc, sizeof esc));
+    sp_cuda_dload_destroy(dl);
+    dl = NULL;
+    taken = false;
+    g->lo.sink = NULL;
+    g->lo.sink_taken = NULL;
+    g->st = sp_srs_load_ex(g->path, &g->lo, &g->srs, g->err, sizeof g->err);
+  }
   double ms = sp_now_ms() - t0;
   if (g->st == SEALPROV_OK && taken) {
     g->srs->devcopy = sp_cuda_dload_take(dl);
@@ -399,7 +411,7 @@ static void *gpu_load_main(void *arg) {
              g->lo.subgroup_check ? "on the curve, in the subgroup" : "on the curve", list,
              ms / 1e3);
     }
-  } else if (g->st == SEALPROV_OK && g->lo.sink) {
+  } else if (g->st == SEALPROV_OK && g->lo.sink && dl) {
     sp_log(SEALPROV_LOG_INFO, "srs_load %s: host load: %s", g->path,
            *sp_cuda_dload_declined(dl) ? sp_cuda_dload_declined(dl) : "the device loader declined");
   }
