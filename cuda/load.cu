@@ -287,9 +287,13 @@ static int dl_dev_make(sp_cuda_dload *l, dl_dev *v, char *err, size_t errlen) {
 }
 
 extern "C" int sp_cuda_dload_begin(void *user, uint64_t bytes, unsigned log_domain, bool *take,
-                                   char *err, size_t errlen) {
+                                   size_t *chunk, char *err, size_t errlen) {
   sp_cuda_dload *l = (sp_cuda_dload *)user;
   *take = false;
+  /* a small file: buffers of its size (whole 64 KiB), not 3 x 256 MiB page-locked */
+  uint64_t fit = (bytes + 65535) & ~(uint64_t)65535;
+  if (fit < l->chunk) l->chunk = (size_t)fit;
+  *chunk = l->chunk;
   l->declined[0] = '\0';
   l->t0 = sp_now_ms();
   l->wait_ms = 0;

@@ -161,6 +161,7 @@ typedef struct reader {
   uint64_t points;
   const char *vector;        /* vector being read, for progress */
   bool sink;                 /* proving vectors go to o->sink (a direct load) */
+  size_t sink_chunk;         /* its buffers' bytes (begin may lower chunk_bytes) */
   char *err;
   size_t errlen;
 } reader;
@@ -371,10 +372,10 @@ static int sink_points(reader *r, const char *what, int vec, size_t n, bool g2)
 {
   const sp_srs_sink *k = r->o->sink;
   size_t each = g2 ? G2_BYTES : G1_BYTES;
-  size_t per = k->chunk_bytes / each;
+  size_t per = r->sink_chunk / each;
   if (per == 0) {
     sp_set_err(r->err, r->errlen, "%s: the device loader's buffers (%zu bytes) hold no point",
-               r->path, k->chunk_bytes);
+               r->path, r->sink_chunk);
     return SEALPROV_ERR_INTERNAL;
   }
   int st = k->vector(k->user, vec, n, r->err, r->errlen);
@@ -592,8 +593,11 @@ static int parse(reader *r, sp_srs *s, bool vk_only)
       /* the rest of the file bounds the decoded proving vectors (the same size) */
       bool take = false;
       const sp_srs_sink *k = r->o->sink;
-      if ((rc = k->begin(k->user, r->f.size - r->off, s->log_domain, &take, r->err, r->errlen)))
+      size_t chunk = k->chunk_bytes;
+      if ((rc = k->begin(k->user, r->f.size - r->off, s->log_domain, &take, &chunk, r->err,
+                         r->errlen)))
         return rc;
+      r->sink_chunk = chunk < k->chunk_bytes ? chunk : k->chunk_bytes;
       r->sink = take;
       s->device_only = take;
       if (r->o->sink_taken)

@@ -75,16 +75,17 @@ typedef void (*sp_srs_log_fn)(void *user, int level, const char *msg);
 /* Where a direct load sends the proving vectors instead of decoding them on the host
  * (cuda/load.cu implements it; cuda_api.h sp_cuda_dload_*). Call order: begin once,
  * when h's length is known (take = false: the host load goes on as if there were no
- * sink); then per vector: vector(), and per chunk buffer() (a page-locked buffer of up
- * to chunk_bytes, free once the chunk that used it last is checked) -> the loader
+ * sink; *chunk, which comes in as chunk_bytes, may be lowered for a small file); then
+ * per vector: vector(), and per chunk buffer() (a page-locked buffer of up to *chunk
+ * bytes, free once the chunk that used it last is checked) -> the loader
  * preads the chunk into it -> submit(); then finish() (waits for every check). buffer,
  * submit and finish return SEALPROV_ERR_PARAMS with *bad filled when a point (of any
  * chunk so far; the lowest in file order) failed: the loader words the message. */
 typedef struct sp_srs_sink {
   void *user;
   size_t chunk_bytes;
-  int (*begin)(void *user, uint64_t bytes, unsigned log_domain, bool *take, char *err,
-               size_t errlen);
+  int (*begin)(void *user, uint64_t bytes, unsigned log_domain, bool *take, size_t *chunk,
+               char *err, size_t errlen);
   int (*vector)(void *user, int vec, size_t n, char *err, size_t errlen);
   int (*buffer)(void *user, size_t bytes, void **buf, sp_srs_bad *bad, char *err, size_t errlen);
   int (*submit)(void *user, int vec, size_t index0, size_t n, uint64_t off0, sp_srs_bad *bad,

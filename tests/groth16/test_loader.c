@@ -713,6 +713,7 @@ END_TEST
  * results arrive. */
 typedef struct test_sink {
   bool take;
+  size_t lower;   /* begin() lowers the chunk size to this (0: keeps it) */
   uint64_t begin_bytes;
   unsigned log_domain;
   size_t chunk;
@@ -723,12 +724,15 @@ typedef struct test_sink {
   int calls_buffer, calls_submit, calls_finish;
 } test_sink;
 
-static int ts_begin(void *u, uint64_t bytes, unsigned log_domain, bool *take, char *err,
-                    size_t errlen)
+static int ts_begin(void *u, uint64_t bytes, unsigned log_domain, bool *take, size_t *chunk,
+                    char *err, size_t errlen)
 {
   (void)err;
   (void)errlen;
   test_sink *t = u;
+  ck_assert_uint_eq(*chunk, t->chunk);
+  if (t->lower)
+    *chunk = t->lower; /* the sink may ask for smaller chunks */
   t->begin_bytes = bytes;
   t->log_domain = log_domain;
   *take = t->take;
@@ -761,7 +765,7 @@ static int ts_buffer(void *u, size_t bytes, void **buf, sp_srs_bad *bad, char *e
   (void)errlen;
   test_sink *t = u;
   t->calls_buffer++;
-  ck_assert_uint_le(bytes, t->chunk);
+  ck_assert_uint_le(bytes, t->lower ? t->lower : t->chunk);
   memset(t->buf, 0xa5, t->chunk); /* what the loader does not read shows */
   *buf = t->buf;
   return ts_report(t, bad);
@@ -865,6 +869,17 @@ START_TEST(test_direct_load_sink)
   ck_assert_int_eq(t.calls_finish, 1);
   ck_assert_int_eq(t.calls_buffer, t.calls_submit);
   ck_assert_int_gt(t.calls_submit, 5);
+  int calls_at_1000 = t.calls_submit;
+  sp_srs_release(d);
+  ts_free(&t);
+
+  /* begin lowers the chunk size: more, smaller chunks, the same points */
+  ts_init(&t, &k, true, 1000);
+  t.lower = 400;
+  ck_assert_msg(sp_srs_load_ex(params, &o, &d, err, ERRLEN) == SEALPROV_OK, "%s", err);
+  ck_assert_int_gt(t.calls_submit, calls_at_1000);
+  ck_assert_mem_eq(t.vec[0], host->h, host->h_len * sizeof(g1_affine_t));
+  ck_assert_mem_eq(t.vec[4], host->b_g2, host->b_g2_len * sizeof(g2_affine_t));
   sp_srs_release(d);
   ts_free(&t);
 
