@@ -110,6 +110,8 @@ typedef struct cuda_resident {
   const sp_srs *srs;
   void *h, *l, *a, *b1, *b2;
   size_t bytes;
+  /* the device copy of a direct load (srs->devcopy): the srs frees it, not us */
+  bool borrowed;
   struct cuda_resident *next;
 } cuda_resident;
 
@@ -306,7 +308,7 @@ static int cuda_device_open(const struct sp_device_cfg *cfg, void **dev, char *e
 
 static void free_resident(cuda_dev *d, cuda_resident *r) {
   void *p[5] = {r->h, r->l, r->a, r->b1, r->b2};
-  for (int i = 0; i < 5; i++)
+  for (int i = 0; i < 5 && !r->borrowed; i++)
     if (p[i]) sp_gpu_free_persistent(d->ordinal, p[i]);
   free(r);
 }
@@ -1022,11 +1024,68 @@ static int upload_vec(sp_gpu *g, void **d, const void *h, size_t bytes, char *er
   return sp_gpu_alloc_upload_persistent(g, d, h, bytes, err, errlen);
 }
 
+/* A set loaded straight onto the devices (srs->device_only): its copy on this device,
+ * adopted as the resident copy (borrowed: the srs owns the memory). There is no host
+ * copy to upload or stream from, so a device without one cannot prove with the set:
+ * DEVICE_MEMORY (the scheduler may requeue the partition on a device that has one). */
+static int adopt_devcopy(cuda_dev *d, const sp_srs *srs, cuda_resident **out, char *err,
+                         size_t errlen) {
+  pthread_mutex_lock(&d->mu);
+  cuda_resident *found = find_resident(d, srs);
+  pthread_mutex_unlock(&d->mu);
+  if (found) {
+    *out = found;
+    return SEALPROV_OK;
+  }
+  const sp_srs_devcopy *c = srs->devcopy;
+  unsigned k = 0;
+  while (c && k < c->ndev && c->ordinal[k] != d->ordinal) k++;
+  if (!c || k == c->ndev) {
+    char list[128] = "";
+    for (unsigned i = 0; c && i < c->ndev; i++) {
+      size_t n = strlen(list);
+      snprintf(list + n, sizeof list - n, "%s%d", i ? ", " : "", c->ordinal[i]);
+    }
+    snprintf(err, errlen,
+             "parameter set %s was loaded straight onto CUDA device(s) %s with no host copy; this "
+             "device (ordinal %d) has no copy of it and none can be uploaded or streamed (load it "
+             "through a provider that includes this device, or with params_residency = host)",
+             srs->path, c && c->ndev ? list : "(none)", d->ordinal);
+    return SEALPROV_ERR_DEVICE_MEMORY;
+  }
+  cuda_resident *r = calloc(1, sizeof *r);
+  if (!r) {
+    snprintf(err, errlen, "out of host memory");
+    return SEALPROV_ERR_NO_MEMORY;
+  }
+  r->srs = srs;
+  r->bytes = c->total_bytes;
+  r->borrowed = true;
+  r->h = c->vec[k][V_H];
+  r->l = c->vec[k][V_L];
+  r->a = c->vec[k][V_A];
+  r->b1 = c->vec[k][V_B1];
+  r->b2 = c->vec[k][V_B2];
+  pthread_mutex_lock(&d->mu);
+  found = find_resident(d, srs); /* another worker of this device adopted it meanwhile */
+  if (found) {
+    free(r);
+    r = found;
+  } else {
+    r->next = d->res;
+    d->res = r;
+  }
+  pthread_mutex_unlock(&d->mu);
+  *out = r;
+  return SEALPROV_OK;
+}
+
 /* The resident copy of srs, made now if the budget allows; NULL (and OK) when the set
  * is to be streamed instead. Called with the device lock held. */
 static int get_resident(cuda_dev *d, const sp_srs *srs, cuda_resident **out, double *ms, char *err,
                         size_t errlen) {
   *out = NULL;
+  if (srs->device_only) return adopt_devcopy(d, srs, out, err, errlen);
   pthread_mutex_lock(&d->mu);
   /* forced streaming (tests, benchmarks) also bypasses a copy made earlier */
   bool force = d->force_stream;
@@ -1988,7 +2047,8 @@ static int cuda_execute(void *dev, const sp_task *t, void *prep, uint8_t proof[1
     x.d = d;
     x.g = d->gpu;
     x.cpu_threads = t->cpu_threads;
-    x.allow_resident = rung == 0;
+    /* a set with no host copy stays resident whatever happens (never streamed) */
+    x.allow_resident = rung == 0 || t->srs->device_only;
     x.chunk = rung == 0 || oom_ladder[rung - 1] > chunk ? chunk : oom_ladder[rung - 1];
     x.tm = &tm;
     x.early_a = rung == 0 ? early_a : NULL; /* prove_partition frees it on every path */
@@ -2003,6 +2063,16 @@ static int cuda_execute(void *dev, const sp_task *t, void *prep, uint8_t proof[1
       st = st2;
     }
     if (st != SEALPROV_ERR_DEVICE_MEMORY || rung == SP_OOM_RETRIES) break;
+    if (t->srs->device_only) {
+      /* The retry ladder drops the resident copy to stream it: impossible without a
+       * host copy. Say so (docs/abi.md: a direct-loaded set never streams). */
+      char m2[512];
+      snprintf(m2, sizeof m2,
+               "out of device memory with the parameters resident (loaded straight onto the "
+               "device: no host copy to stream from, so no retry with streaming): %s", msg);
+      snprintf(msg, sizeof msg, "%s", m2);
+      break;
+    }
     /* Out of memory: what the attempt held is freed (stream-ordered, synchronised
      * above); the resident copy of this set goes too (the retry streams it), the pool
      * gives its cache back, and after a short wait the next rung runs. */

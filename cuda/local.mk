@@ -22,6 +22,7 @@ noinst_LTLIBRARIES += cuda/libsealprov_cuda.la
 cuda_libsealprov_cuda_la_SOURCES = \
   cuda/ff.cuh cuda/ec.cuh cuda/gpu_internal.cuh cuda/sp_gpu.h cuda/engine_cuda.h \
   cuda/gpu.cu cuda/ntt.cu cuda/msm.cu cuda/prove.cu cuda/engine_cuda.c \
-  cuda/subgroup.cu cuda/setup.cu cuda/sp_cuda_setup.h cuda/spmv.cu cuda/sp_gpu_cs.h
+  cuda/subgroup.cu cuda/subgroup.cuh cuda/load.cu cuda/setup.cu cuda/sp_cuda_setup.h cuda/spmv.cu \
+  cuda/sp_gpu_cs.h
 endif
 EXTRA_DIST += cuda/NOTES.md

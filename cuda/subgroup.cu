@@ -6,7 +6,10 @@
  *   G2: P on y^2 = x^3 + 4(u + 1) and psi(P) + [|x|] P == O;
  * with |x| = 0xd201000000010000 (six bits set: 63 doublings and 5 additions per
  * multiplication). Infinity (x = y = 0 in the host layout) passes, as on the CPU.
- * The XYZZ additions of ec.cuh are complete, so P == -Q ends in infinity exactly.
+ * The kernels are in subgroup.cuh (shared with load.cu, the direct load): XYZZ
+ * variants 0 and 1 (ec.cuh's complete additions), Jacobian variants 2 to 5 (dbl-2009-l,
+ * completed by hand, the final comparison projective); the default is 4, Jacobian with
+ * the G1 kernel capped at 128 registers (cuda/NOTES.md v8).
  *
  * Transfers (a checker's buffers, made once): chunks of the caller's (pageable) array are copied by host threads into
  * one of three pinned buffers, sent on a copy stream and checked on a compute stream,
@@ -19,121 +22,7 @@
 
 #include "gpu_internal.cuh"
 
-#define SP_SG_ABS_X 0xd201000000010000ull
-
-/* Montgomery constants, the CPU's (g1.c: G1_B, G1_BETA; g2.c: PSI_X_C1, PSI_Y). */
-static const uint64_t SG_B4[6] = {0xaa270000000cfff3ull, 0x53cc0032fc34000aull,
-                                  0x478fe97a6b0a807full, 0xb1d37ebee6ba24d7ull,
-                                  0x8ec9733bbf78ab2full, 0x09d645513d83de7eull};
-static const uint64_t SG_BETA[6] = {0x30f1361b798a64e8ull, 0xf3b8ddab7ece5a2aull,
-                                    0x16a8ca3ac61577f7ull, 0xc26a2ff874fd029bull,
-                                    0x3636b76660701c6eull, 0x051ba4ab241b6160ull};
-static const uint64_t SG_PSI_X_C1[6] = {0x890dc9e4867545c3ull, 0x2af322533285a5d5ull,
-                                        0x50880866309b7e2cull, 0xa20d1b8c7e881024ull,
-                                        0x14e4f04fe2db9068ull, 0x14e56d3f1564853aull};
-static const uint64_t SG_PSI_Y[12] = {
-    0x3e2f585da55c9ad1ull, 0x4294213d86c18183ull, 0x382844c88b623732ull, 0x92ad2afd19103e18ull,
-    0x1d794e4fac7cf0b9ull, 0x0bd592fc7d825ec8ull, 0x7bcfa7a25aa30fdaull, 0xdc17dec12a927e7cull,
-    0x2f088dd86b4ebef1ull, 0xd1ca2087da74d4a7ull, 0x2da2596696cebc1dull, 0x0e2b7eedbbfd87d2ull};
-
-struct sg_consts {
-  spc_fp b4, beta, psi_x_c1;
-  spc_fp2 psi_y;
-};
-
-/* dbl-2008-s-1 (ec.cuh's dbl) inlined, operands by value: variant 1 of the kernels.
- * ec.cuh's dbl is a call taking a reference (variant 0, the default), whose operands go
- * through the stack; 63 of the 68 operations of a multiplication by |x| are doublings.
- * Measured on the H200 (cuda/NOTES.md v7), variant 1 is not faster: G1 3.1M points
- * 155.2 against 148.8 ms, G2 1.05M 87.3 against 86.9 ms (and G2 spills). */
-template <class F>
-__device__ __forceinline__ spc_xyzz<F> sg_dbl_inl(spc_xyzz<F> p) {
-  if (p.is_inf()) return p;
-  F u = F::dbl(p.y);
-  F v = F::sqr(u);
-  F w = F::mul(u, v);
-  F s = F::mul(p.x, v);
-  F x2 = F::sqr(p.x);
-  F m = F::add(F::dbl(x2), x2);
-  spc_xyzz<F> r;
-  r.x = F::sub(F::sqr(m), F::dbl(s));
-  r.y = F::mul_sub_mul(m, F::sub(s, r.x), w, p.y);
-  r.zz = F::mul(v, p.zz);
-  r.zzz = F::mul(w, p.zzz);
-  return r;
-}
-template <class F, int V>
-__device__ __forceinline__ spc_xyzz<F> sg_dbl(const spc_xyzz<F> &p) {
-  return V ? sg_dbl_inl<F>(p) : spc_xyzz<F>::dbl(p);
-}
-
-/* [|x|] of an XYZZ point (not an affine one: the second multiplication of G1). */
-template <class F, int V>
-__device__ __forceinline__ spc_xyzz<F> sg_mul_absx(const spc_xyzz<F> &p) {
-  spc_xyzz<F> acc = p; /* bit 63 */
-#pragma unroll 1
-  for (int bit = 62; bit >= 0; bit--) {
-    acc = sg_dbl<F, V>(acc);
-    if ((SP_SG_ABS_X >> bit) & 1u) acc = spc_xyzz<F>::add(acc, p);
-  }
-  return acc;
-}
-template <class F, int V>
-__device__ __forceinline__ spc_xyzz<F> sg_mul_absx_affine(const spc_affine<F> &p) {
-  spc_xyzz<F> acc = spc_xyzz<F>::from_affine(p);
-#pragma unroll 1
-  for (int bit = 62; bit >= 0; bit--) {
-    acc = sg_dbl<F, V>(acc);
-    if ((SP_SG_ABS_X >> bit) & 1u) acc = spc_xyzz<F>::add_affine(acc, p);
-  }
-  return acc;
-}
-
-template <int V>
-__global__ void k_subgroup_g1(const spc_g1_affine *pts, size_t n, size_t base, sg_consts k,
-                              unsigned long long *bad) {
-  size_t i = (size_t)blockIdx.x * blockDim.x + threadIdx.x;
-  if (i >= n) return;
-  spc_g1_affine p = pts[i];
-  if (p.is_inf()) return;
-  spc_fp rhs = spc_fp::add(spc_fp::mul(spc_fp::sqr(p.x), p.x), k.b4);
-  bool ok = spc_fp::sqr(p.y).eq(rhs);
-  if (ok) {
-    spc_g1_xyzz t = sg_mul_absx<spc_fp, V>(sg_mul_absx_affine<spc_fp, V>(p)); /* [x^2] P */
-    spc_g1_affine phi;
-    phi.x = spc_fp::mul(p.x, k.beta);
-    phi.y = p.y;
-    ok = spc_g1_xyzz::add_affine(t, phi).is_inf();
-  }
-  if (!ok) atomicMin(bad, (unsigned long long)(base + i));
-}
-
-template <int V>
-__global__ void k_subgroup_g2(const spc_g2_affine *pts, size_t n, size_t base, sg_consts k,
-                              unsigned long long *bad) {
-  size_t i = (size_t)blockIdx.x * blockDim.x + threadIdx.x;
-  if (i >= n) return;
-  spc_g2_affine p = pts[i];
-  if (p.is_inf()) return;
-  spc_fp2 b;
-  b.c0 = k.b4;
-  b.c1 = k.b4;
-  spc_fp2 rhs = spc_fp2::add(spc_fp2::mul(spc_fp2::sqr(p.x), p.x), b);
-  bool ok = spc_fp2::sqr(p.y).eq(rhs);
-  if (ok) {
-    spc_g2_xyzz t = sg_mul_absx_affine<spc_fp2, V>(p);
-    /* psi: conj(x) * (0 + c1 u) = (x.c1 c1) + (x.c0 c1) u; conj(y) * PSI_Y */
-    spc_g2_affine psi;
-    psi.x.c0 = spc_fp::mul(p.x.c1, k.psi_x_c1);
-    psi.x.c1 = spc_fp::mul(p.x.c0, k.psi_x_c1);
-    spc_fp2 cy;
-    cy.c0 = p.y.c0;
-    cy.c1 = spc_fp::neg(p.y.c1);
-    psi.y = spc_fp2::mul(cy, k.psi_y);
-    ok = spc_g2_xyzz::add_affine(t, psi).is_inf();
-  }
-  if (!ok) atomicMin(bad, (unsigned long long)(base + i));
-}
+#include "subgroup.cuh"
 
 /* ---- the host side ------------------------------------------------------------------ */
 
@@ -187,8 +76,9 @@ struct sp_cuda_checker {
   bool up_made[SG_SLOTS], kd_made[SG_SLOTS];
   void *host[SG_SLOTS], *dev[SG_SLOTS];
   unsigned long long *dbad;
-  /* SP_GPU_SG_VARIANT (read at creation): 0 = ec.cuh's doubling call (default), 1 =
-   * inlined. SP_GPU_PROFILE=1: a line per call on stderr (host copy and total time). */
+  /* SP_GPU_SG_VARIANT (read at creation; subgroup.cuh sg_variant_env: 0 to 5, default
+   * SP_SG_DEFAULT_VARIANT). SP_GPU_PROFILE=1: a line per call on stderr (host copy and
+   * total time). */
   int variant;
   bool profile;
 };
@@ -245,7 +135,7 @@ extern "C" int sp_cuda_checker_create(int ordinal, sp_cuda_checker **out, char *
   }
   s->ordinal = ordinal;
   const char *v = getenv("SP_GPU_SG_VARIANT");
-  s->variant = v && *v == '1' ? 1 : 0;
+  s->variant = sg_variant_env(v);
   const char *pr = getenv("SP_GPU_PROFILE");
   s->profile = pr && *pr == '1';
   pthread_mutex_init(&s->mu, NULL);
@@ -284,11 +174,7 @@ static int sg_run(sg_state *s, bool g2, const uint8_t *pts, size_t n, size_t *fi
   const size_t psz = g2 ? sizeof(g2_affine_t) : sizeof(g1_affine_t);
   const size_t per = SG_CHUNK_BYTES / psz;
   const size_t nchunks = (n + per - 1) / per;
-  sg_consts k;
-  memcpy(&k.b4, SG_B4, sizeof k.b4);
-  memcpy(&k.beta, SG_BETA, sizeof k.beta);
-  memcpy(&k.psi_x_c1, SG_PSI_X_C1, sizeof k.psi_x_c1);
-  memcpy(&k.psi_y, SG_PSI_Y, sizeof k.psi_y);
+  sg_consts k = sg_make_consts();
   double t0 = s->profile ? sp_now_ms() : 0, copy_ms = 0;
   unsigned long long hbad = ~0ull;
   SP_CUDA_CHECK(cudaMemcpyAsync(s->dbad, &hbad, sizeof hbad, cudaMemcpyHostToDevice, s->ks));
@@ -306,16 +192,7 @@ static int sg_run(sg_state *s, bool g2, const uint8_t *pts, size_t n, size_t *fi
     SP_CUDA_CHECK(cudaMemcpyAsync(s->dev[sl], s->host[sl], cnt * psz, cudaMemcpyHostToDevice, s->cs));
     SP_CUDA_CHECK(cudaEventRecord(s->up[sl], s->cs));
     SP_CUDA_CHECK(cudaStreamWaitEvent(s->ks, s->up[sl], 0));
-    const spc_g2_affine *p2 = (const spc_g2_affine *)s->dev[sl];
-    const spc_g1_affine *p1 = (const spc_g1_affine *)s->dev[sl];
-    if (g2 && s->variant)
-      k_subgroup_g2<1><<<sp_blocks(cnt, 64), 64, 0, s->ks>>>(p2, cnt, first, k, s->dbad);
-    else if (g2)
-      k_subgroup_g2<0><<<sp_blocks(cnt, 64), 64, 0, s->ks>>>(p2, cnt, first, k, s->dbad);
-    else if (s->variant)
-      k_subgroup_g1<1><<<sp_blocks(cnt, 128), 128, 0, s->ks>>>(p1, cnt, first, k, s->dbad);
-    else
-      k_subgroup_g1<0><<<sp_blocks(cnt, 128), 128, 0, s->ks>>>(p1, cnt, first, k, s->dbad);
+    sg_launch(g2, s->variant, s->dev[sl], cnt, first, k, s->dbad, s->ks);
     SP_CUDA_LAUNCH_CHECK();
     SP_CUDA_CHECK(cudaEventRecord(s->kd[sl], s->ks));
   }

@@ -49,12 +49,12 @@
 enum provider_key {
   PK_LOG_LEVEL, PK_VERIFY_PROOFS, PK_PARAMS_SUBGROUP_CHECK, PK_MAX_JOBS, PK_MAX_PARTITIONS,
   PK_QUARANTINE_AFTER, PK_MAX_ATTEMPTS, PK_TIMELINE_EVENTS, PK_LOAD_THREADS, PK_PARAMS_MANIFEST,
-  PK_NUMA, PK_HOST_MEMORY_LIMIT, PK_COUNT_
+  PK_NUMA, PK_HOST_MEMORY_LIMIT, PK_PARAMS_RESIDENCY, PK_COUNT_
 };
 static const char *const provider_keys[PK_COUNT_] = {
   "log_level", "verify_proofs", "params_subgroup_check", "max_jobs", "max_partitions",
   "quarantine_after", "max_attempts", "timeline_events", "load_threads", "params_manifest",
-  "numa", "host_memory_limit"
+  "numa", "host_memory_limit", "params_residency"
 };
 
 enum device_key {
@@ -643,6 +643,17 @@ static void handle_provider(cfg_parse *p, int k, const char *key, const char *va
       return;
     }
     if (want_bytes(p, key, value, &v)) c->host_memory_limit = v;
+    return;
+  case PK_PARAMS_RESIDENCY:
+    /* where srs_load puts the proving vectors: auto = straight onto the CUDA devices
+     * (no host copy) when every device is one and has room, else host; host = always
+     * the host load (docs/configuration.md) */
+    if (strcasecmp(value, "auto") == 0)
+      c->params_residency = SP_RESIDENCY_AUTO;
+    else if (strcasecmp(value, "host") == 0)
+      c->params_residency = SP_RESIDENCY_HOST;
+    else
+      fail_kv(p, p->lineno, p->section, key, value, "use auto or host");
     return;
   default: break;
   }

@@ -19,6 +19,8 @@ extern "C" {
 #define SP_PINNED_STAGING_CHUNKED (UINT64_MAX - 2)
 
 typedef enum sp_device_type { SP_DEVICE_CPU = 0, SP_DEVICE_CUDA = 1 } sp_device_type;
+/* [provider] params_residency */
+enum { SP_RESIDENCY_AUTO = 0, SP_RESIDENCY_HOST = 1 };
 typedef enum sp_selector_kind {
   SP_SELECT_NONE = 0,      /* cpu devices */
   SP_SELECT_ORDINAL = 1,   /* device = 0 */
@@ -79,6 +81,7 @@ typedef struct sp_config {
   char params_manifest[4096];/* [provider] params_manifest: parameters.json ("" = none) */
   bool numa_off;             /* [provider] numa = off (default auto: false) */
   uint64_t host_memory_limit;/* [provider] host_memory_limit: bytes, 0 = auto/off (hostmem.h) */
+  int params_residency;      /* [provider] params_residency: SP_RESIDENCY_* (default auto) */
   sp_device_cfg devices[SP_MAX_DEVICES];
   size_t ndevices;
 } sp_config;

@@ -39,6 +39,67 @@ void sp_cuda_checker_destroy(sp_cuda_checker *c);
 int sp_cuda_checker_run(void *checker, bool g2, const void *pts, size_t n, size_t *first_bad,
                         char *err, size_t errlen);
 
+/* ---- direct load (issue 14): the proving vectors go from the file straight onto the
+ * CUDA devices, decoded and checked there, with no host copy (cuda/load.cu).
+ *
+ * A device copy of a parameter set's five proving vectors (h, l, a, b_g1, b_g2), in the
+ * engine's resident layout (the host decoder's g1_affine_t / g2_affine_t bytes,
+ * Montgomery affine), one per device. Owned by the sp_srs it belongs to (srs.h:
+ * sp_srs.devcopy), freed with it through sp_cuda_devcopy_free. */
+#define SP_DEVCOPY_MAX 16
+typedef struct sp_srs_devcopy {
+  unsigned ndev;
+  int ordinal[SP_DEVCOPY_MAX];
+  void *vec[SP_DEVCOPY_MAX][5];   /* NULL for an empty vector */
+  size_t bytes[5];                /* per vector, the same on every device */
+  uint64_t total_bytes;           /* per device */
+  double upload_ms;               /* host wall time of the load's device work */
+  double wait_ms;                 /* of which the reader waited for the devices (a
+                                     buffer still in use, the last checks) */
+} sp_srs_devcopy;
+/* A point the device rejected: its vector (0..4), index, byte offset and its encoding as
+ * read (the loader recomputes the reason on the CPU, so the message is the CPU
+ * loader's). */
+typedef struct sp_srs_bad {
+  bool any;
+  int vec;
+  size_t index;
+  uint64_t off;
+  unsigned char enc[192];
+} sp_srs_bad;
+
+/* Frees every device array (any thread: switches to each ordinal and back). */
+void sp_cuda_devcopy_free(struct sp_srs_devcopy *c);
+/* Tests: copies vector vec (0..4) of device copy `dev` into host (c->bytes[vec] bytes). */
+int sp_cuda_devcopy_download(const struct sp_srs_devcopy *c, unsigned dev, int vec, void *host,
+                             char *err, size_t errlen);
+
+/* The loader's side of a direct load (the callbacks of srs.h's sp_srs_sink). Created on
+ * a thread bound to ordinals[0]; every device in ordinals gets every vector decoded into
+ * its own copy, and chunk i's subgroup checks run on device i mod ndev. memory_limit[i]
+ * (0 = the device's memory) bounds what a copy may take; begin() also leaves the
+ * engine's working memory for the set's domain free (else it declines: host load). */
+typedef struct sp_cuda_dload sp_cuda_dload;
+int sp_cuda_dload_create(const int *ordinals, const uint64_t *memory_limit, unsigned ndev,
+                         bool subgroup_check, sp_cuda_dload **out, char *err, size_t errlen);
+/* Waits for everything in flight and frees what was not taken. */
+void sp_cuda_dload_destroy(sp_cuda_dload *l);
+/* After a successful load: the device copies (the caller owns them), or NULL. */
+struct sp_srs_devcopy *sp_cuda_dload_take(sp_cuda_dload *l);
+/* One line on why the last begin() declined, or "" (for the log). */
+const char *sp_cuda_dload_declined(const sp_cuda_dload *l);
+/* Sink callbacks (srs.h sp_srs_sink; user = the sp_cuda_dload). */
+int sp_cuda_dload_begin(void *user, uint64_t bytes, unsigned log_domain, bool *take,
+                        size_t *chunk, char *err, size_t errlen);
+int sp_cuda_dload_vector(void *user, int vec, size_t n, char *err, size_t errlen);
+int sp_cuda_dload_buffer(void *user, size_t bytes, void **buf, struct sp_srs_bad *bad, char *err,
+                         size_t errlen);
+int sp_cuda_dload_submit(void *user, int vec, size_t index0, size_t n, uint64_t off0,
+                         struct sp_srs_bad *bad, char *err, size_t errlen);
+int sp_cuda_dload_finish(void *user, struct sp_srs_bad *bad, char *err, size_t errlen);
+/* Bytes of a read buffer (the most a chunk may have). */
+size_t sp_cuda_dload_chunk_bytes(const sp_cuda_dload *l);
+
 #ifdef __cplusplus
 }
 #endif

@@ -313,15 +313,25 @@ static void load_log(void *user, int level, const char *msg) {
   sp_log(level, "%s", msg);
 }
 
-/* A load whose subgroup checks run on a GPU: on a module thread bound to that GPU
- * first thing (design rule 2), so the host's calling thread keeps its own CUDA device
- * (or none) and no other GPU gets a context. If the GPU cannot be had the load goes on
- * with the checks on the CPU, and says so. */
+/* A load that uses the GPUs: on a module thread bound to the first CUDA device first
+ * thing (design rule 2), so the host's calling thread keeps its own CUDA device (or
+ * none). Two ways (issue 14):
+ *  - direct: every device of the provider is a CUDA device and params_residency = auto:
+ *    the proving vectors go from the file straight onto every device (cuda/load.cu),
+ *    decoded and checked there, with no host copy; the set is device_only. When a
+ *    device has no room (sp_cuda_dload_begin declines) the load goes on as below.
+ *  - host: the vectors are decoded into host memory and the subgroup checks of each
+ *    chunk run on the first CUDA device (the checker hook); if that GPU cannot be had
+ *    the checks run on the CPU, and the log says so. */
 typedef struct gpu_load {
   const char *path;
   sp_srs_load_opts lo;
   int ordinal;
   const char *section;
+  bool direct;               /* try the direct load */
+  int ordinals[SP_DEVCOPY_MAX];
+  uint64_t limits[SP_DEVCOPY_MAX];
+  unsigned ndev;
   sp_srs *srs;
   int st;
   char err[SP_ERR_DETAIL_MAX];
@@ -332,28 +342,88 @@ static void *gpu_load_main(void *arg) {
   gpu_load *g = arg;
   int confirmed = -1;
   sp_cuda_checker *ck = NULL;
-  char why[256] = "";
+  sp_cuda_dload *dl = NULL;
+  sp_srs_sink sink;
+  bool taken = false;
+  char why[512] = "";
   int bst = sp_gpu_bind(g->ordinal, &confirmed, why, sizeof why);
-  if (bst == SEALPROV_OK) bst = sp_cuda_checker_create(g->ordinal, &ck, why, sizeof why);
-  if (bst == SEALPROV_OK) {
+  if (bst == SEALPROV_OK && g->direct) {
+    char derr[512] = "";
+    if (sp_cuda_dload_create(g->ordinals, g->limits, g->ndev, g->lo.subgroup_check, &dl, derr,
+                             sizeof derr) == SEALPROV_OK) {
+      sink = (sp_srs_sink){.user = dl,
+                           .chunk_bytes = sp_cuda_dload_chunk_bytes(dl),
+                           .begin = sp_cuda_dload_begin,
+                           .vector = sp_cuda_dload_vector,
+                           .buffer = sp_cuda_dload_buffer,
+                           .submit = sp_cuda_dload_submit,
+                           .finish = sp_cuda_dload_finish};
+      g->lo.sink = &sink;
+      g->lo.sink_taken = &taken;
+    } else {
+      sp_log(SEALPROV_LOG_WARN, "srs_load %s: no direct load onto the GPUs (%s): host load",
+             g->path, derr);
+    }
+  }
+  if (bst == SEALPROV_OK && g->lo.subgroup_check)
+    bst = sp_cuda_checker_create(g->ordinal, &ck, why, sizeof why);
+  if (bst == SEALPROV_OK && g->lo.subgroup_check) {
     g->lo.check = sp_cuda_checker_run;
     g->lo.check_user = ck;
-    sp_log(SEALPROV_LOG_INFO, "srs_load %s: subgroup checks on [%s] (CUDA ordinal %d)", g->path,
-           g->section, g->ordinal);
-  } else {
+  } else if (g->lo.subgroup_check) {
     sp_log(SEALPROV_LOG_WARN,
            "srs_load %s: [%s] (CUDA ordinal %d) could not take the subgroup checks (%s): checking "
            "on the CPU",
            g->path, g->section, g->ordinal, why);
   }
+  double t0 = sp_now_ms();
   g->st = sp_srs_load_ex(g->path, &g->lo, &g->srs, g->err, sizeof g->err);
+  if (taken && (g->st == SEALPROV_ERR_DEVICE || g->st == SEALPROV_ERR_DEVICE_MEMORY)) {
+    /* the GPUs failed (not the file): load it again on the host */
+    char esc[SP_ERR_DETAIL_MAX];
+    sp_log(SEALPROV_LOG_WARN, "srs_load %s: the direct load onto the GPUs failed (%s): host load",
+           g->path, sp_utf8_escape(g->err, esc, sizeof esc));
+    sp_cuda_dload_destroy(dl);
+    dl = NULL;
+    taken = false;
+    g->lo.sink = NULL;
+    g->lo.sink_taken = NULL;
+    g->st = sp_srs_load_ex(g->path, &g->lo, &g->srs, g->err, sizeof g->err);
+  }
+  double ms = sp_now_ms() - t0;
+  if (g->st == SEALPROV_OK && taken) {
+    g->srs->devcopy = sp_cuda_dload_take(dl);
+    g->srs->devcopy_free = sp_cuda_devcopy_free;
+    if (g->srs->devcopy == NULL) {
+      sp_srs_release(g->srs);
+      g->srs = NULL;
+      g->st = SEALPROV_ERR_NO_MEMORY;
+      snprintf(g->err, sizeof g->err, "srs_load %s: out of host memory", g->path);
+    } else {
+      char list[128] = "";
+      for (unsigned i = 0; i < g->ndev; i++) {
+        size_t n = strlen(list);
+        snprintf(list + n, sizeof list - n, "%s%d", i ? ", " : "", g->ordinals[i]);
+      }
+      sp_log(SEALPROV_LOG_INFO,
+             "srs_load %s: direct load: %.2f GB of proving vectors decoded and checked (%s) on "
+             "CUDA device(s) %s, resident there, no host copy; %.1f s",
+             g->path, (double)g->srs->devcopy->total_bytes / 1e9,
+             g->lo.subgroup_check ? "on the curve, in the subgroup" : "on the curve", list,
+             ms / 1e3);
+    }
+  } else if (g->st == SEALPROV_OK && g->lo.sink && dl) {
+    sp_log(SEALPROV_LOG_INFO, "srs_load %s: host load: %s", g->path,
+           *sp_cuda_dload_declined(dl) ? sp_cuda_dload_declined(dl) : "the device loader declined");
+  }
+  sp_cuda_dload_destroy(dl);
   sp_cuda_checker_destroy(ck);
   return NULL;
 }
 #endif
 
-/* The device that takes a load's subgroup checks: the first CUDA device of the INI
- * (-1: none, or this build has no CUDA). */
+/* The device that takes a load's GPU work: the first CUDA device of the INI (-1: none,
+ * or this build has no CUDA). */
 static int load_check_device(const sealprov_provider *p) {
 #ifdef HAVE_CUDA
   for (size_t i = 0; i < p->cfg->ndevices; i++)
@@ -362,6 +432,31 @@ static int load_check_device(const sealprov_provider *p) {
   (void)p;
 #endif
   return -1;
+}
+
+/* Whether a .params load may go straight onto the devices (why not: into why). */
+static bool load_direct_ok(const sealprov_provider *p, char *why, size_t whylen) {
+#ifdef HAVE_CUDA
+  if (p->cfg->params_residency == SP_RESIDENCY_HOST) {
+    snprintf(why, whylen, "params_residency = host");
+    return false;
+  }
+  if (p->cfg->ndevices == 0 || p->cfg->ndevices > SP_DEVCOPY_MAX) {
+    snprintf(why, whylen, "%zu devices", p->cfg->ndevices);
+    return false;
+  }
+  for (size_t i = 0; i < p->cfg->ndevices; i++)
+    if (p->cfg->devices[i].type != SP_DEVICE_CUDA || p->cfg->devices[i].ordinal < 0) {
+      snprintf(why, whylen, "device [%s] is not a CUDA device (it proves from host memory)",
+               p->cfg->devices[i].section);
+      return false;
+    }
+  return true;
+#else
+  snprintf(why, whylen, "a build without CUDA");
+  (void)p;
+  return false;
+#endif
 }
 
 static int load(sealprov_provider *p, const char *path, bool vk_only, sealprov_srs **out) {
@@ -386,7 +481,11 @@ static int load(sealprov_provider *p, const char *path, bool vk_only, sealprov_s
                          .progress_user = &lp,
                          .log = load_log};
   int st;
-  int gdev = vk_only || !lo.subgroup_check ? -1 : load_check_device(p);
+  char why[256] = "";
+  bool direct = !vk_only && load_direct_ok(p, why, sizeof why);
+  int gdev = vk_only || (!lo.subgroup_check && !direct) ? -1 : load_check_device(p);
+  if (!vk_only && !direct && gdev >= 0)
+    sp_log(SEALPROV_LOG_INFO, "srs_load %s: host load (%s)", path, why);
   if (gdev >= 0) {
     gpu_load *g = calloc(1, sizeof *g);
     if (g == NULL) return sp_err(SEALPROV_ERR_NO_MEMORY, "%s: out of memory", what);
@@ -394,6 +493,11 @@ static int load(sealprov_provider *p, const char *path, bool vk_only, sealprov_s
     g->lo = lo;
     g->ordinal = p->cfg->devices[gdev].ordinal;
     g->section = p->cfg->devices[gdev].section;
+    g->direct = direct;
+    for (size_t i = 0; direct && i < p->cfg->ndevices; i++) {
+      g->ordinals[g->ndev] = p->cfg->devices[i].ordinal;
+      g->limits[g->ndev++] = p->cfg->devices[i].memory_limit;
+    }
     g->st = SEALPROV_ERR_INTERNAL;
     pthread_t t;
 #ifdef HAVE_CUDA
@@ -452,11 +556,37 @@ static void vt_srs_release(sealprov_srs *srs) {
   sp_srs_release((sp_srs *)srs); /* ours: may free */
 }
 
+/* A set loaded straight onto the GPUs (device_only) has no host copy: every device of
+ * the provider that may take its partitions must hold a copy (a CPU device, or a GPU
+ * the set was not loaded onto, cannot prove with it). */
+static int check_job_devices(const char *what, const sealprov_provider *p, const sealprov_job *job) {
+  /* a job without a (live) srs is the scheduler's to refuse, with its own message */
+  if (job == NULL || job->struct_size < offsetof(sealprov_job, srs) + sizeof job->srs ||
+      job->srs == NULL)
+    return SEALPROV_OK;
+  const sp_srs *srs = (const sp_srs *)job->srs;
+  if (!srs->device_only) return SEALPROV_OK;
+  for (size_t i = 0; i < p->cfg->ndevices; i++) {
+    const sp_device_cfg *d = &p->cfg->devices[i];
+    bool has = false;
+    for (unsigned k = 0; srs->devcopy && k < srs->devcopy->ndev; k++)
+      has = has || (d->type == SP_DEVICE_CUDA && srs->devcopy->ordinal[k] == d->ordinal);
+    if (!has)
+      return sp_err(SEALPROV_ERR_INVALID_ARGUMENT,
+                    "%s: parameter set %s was loaded straight onto the GPUs with no host copy, and "
+                    "device [%s] of this provider has no copy of it (load it through this provider, "
+                    "or with [provider] params_residency = host)",
+                    what, srs->path, d->section);
+  }
+  return SEALPROV_OK;
+}
+
 static int vt_submit(sealprov_provider *p, const sealprov_job *job, sealprov_job_id *id) {
   sp_err_clear();
   if (live(p) == NULL) return sp_err(SEALPROV_ERR_INVALID_ARGUMENT, "submit: not an open provider");
   if (check_job_srs("submit", job) != SEALPROV_OK) return SEALPROV_ERR_INVALID_ARGUMENT;
   if (check_job_cs("submit", job) != SEALPROV_OK) return SEALPROV_ERR_INVALID_ARGUMENT;
+  if (check_job_devices("submit", p, job) != SEALPROV_OK) return SEALPROV_ERR_INVALID_ARGUMENT;
   return settle(sp_sched_submit(p->sched, job, id, tls_err, sizeof tls_err));
 }
 

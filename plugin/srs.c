@@ -160,6 +160,8 @@ typedef struct reader {
   double t0;
   uint64_t points;
   const char *vector;        /* vector being read, for progress */
+  bool sink;                 /* proving vectors go to o->sink (a direct load) */
+  size_t sink_chunk;         /* its buffers' bytes (begin may lower chunk_bytes) */
   char *err;
   size_t errlen;
 } reader;
@@ -265,6 +267,146 @@ static int check_pending(reader *r)
   return SEALPROV_OK;
 }
 
+/* ---- parallel reads ------------------------------------------------------------------
+ * One thread's pread of a page-cached file copies at a few GB/s; a chunk is read by up
+ * to SP_SRS_READ_THREADS threads (at most nthreads), each a contiguous piece of at
+ * least SP_SRS_READ_PIECE bytes (opts->read_piece). A failing piece (short: the file shrank) fails the read
+ * with the message of the lowest failing piece. */
+#define SP_SRS_READ_THREADS 16u
+#define SP_SRS_READ_PIECE ((size_t)4 << 20)
+
+typedef struct pread_job {
+  sp_file *f;
+  uint8_t *buf;
+  size_t len;
+  uint64_t off;
+  const char *what;
+  int st;
+  char err[512];
+} pread_job;
+
+static void *pread_main(void *arg)
+{
+  pread_job *j = arg;
+  j->st = sp_file_read(j->f, j->buf, j->len, j->off, j->what, j->err, sizeof j->err);
+  return NULL;
+}
+
+static int read_parallel(reader *r, void *buf, size_t len, uint64_t off, const char *what)
+{
+  size_t k = r->nthreads < SP_SRS_READ_THREADS ? r->nthreads : SP_SRS_READ_THREADS;
+  size_t min_piece = r->o->read_piece ? r->o->read_piece : SP_SRS_READ_PIECE;
+  if (k > len / min_piece)
+    k = len / min_piece;
+  if (k <= 1)
+    return sp_file_read(&r->f, buf, len, off, what, r->err, r->errlen);
+  pread_job jobs[SP_SRS_READ_THREADS] = {{.st = SEALPROV_OK}};
+  pthread_t th[SP_SRS_READ_THREADS];
+  bool started[SP_SRS_READ_THREADS] = {false};
+  size_t piece = (len / k + 4095) & ~(size_t)4095;
+  size_t n = 0;
+  for (size_t at = 0; at < len && n < k; at += piece, n++) {
+    jobs[n] = (pread_job){.f = &r->f, .buf = (uint8_t *)buf + at,
+                          .len = len - at < piece ? len - at : piece, .off = off + at,
+                          .what = what};
+    /* piece 0 runs here; a piece without a thread runs here too */
+    started[n] = n > 0 && pthread_create(&th[n], NULL, pread_main, &jobs[n]) == 0;
+  }
+  pread_main(&jobs[0]);
+  for (size_t i = 1; i < n; i++) {
+    if (started[i])
+      pthread_join(th[i], NULL);
+    else
+      pread_main(&jobs[i]);
+  }
+  for (size_t i = 0; i < n; i++)
+    if (jobs[i].st != SEALPROV_OK) {
+      sp_set_err(r->err, r->errlen, "%s", jobs[i].err);
+      return jobs[i].st;
+    }
+  return SEALPROV_OK;
+}
+
+/* ---- a direct load: proving vectors through the sink ------------------------------------ */
+
+static const char *const vec_names[5] = {"h", "l", "a", "b_g1", "b_g2"};
+
+static int vec_id(const char *what)
+{
+  for (int i = 0; i < 5; i++)
+    if (strcmp(what, vec_names[i]) == 0)
+      return i;
+  return -1;
+}
+
+/* The message for a point the sink rejected: the CPU decoder's reason for the same
+ * bytes, so it reads as the host load's. */
+static int sink_bad(reader *r, const sp_srs_bad *b)
+{
+  bool g2 = b->vec == 4;
+  unsigned flags = r->subgroup ? BLS_DECODE_SUBGROUP_CHECK : 0;
+  const char *why = point_error(b->enc, g2, flags);
+  const char *vname = b->vec >= 0 && b->vec < 5 ? vec_names[b->vec] : "?";
+  if (strcmp(why, "unknown error") == 0) {
+    sp_set_err(r->err, r->errlen,
+               "%s: vector %s index %zu (byte offset %llu): rejected by the device check, but the "
+               "CPU decoder accepts the same bytes (internal error)",
+               r->path, vname, b->index, (unsigned long long)b->off);
+    return SEALPROV_ERR_INTERNAL;
+  }
+  sp_set_err(r->err, r->errlen, "%s: vector %s index %zu (byte offset %llu): %s", r->path, vname,
+             b->index, (unsigned long long)b->off, why);
+  return SEALPROV_ERR_PARAMS;
+}
+
+/* A sink call's status: a rejected point becomes the loader's message. */
+static int sink_status(reader *r, int st, const sp_srs_bad *bad)
+{
+  if (st == SEALPROV_ERR_PARAMS && bad->any)
+    return sink_bad(r, bad);
+  return st;
+}
+
+/* The proving vector `what` (n points) read chunk by chunk into the sink's buffers. */
+static int sink_points(reader *r, const char *what, int vec, size_t n, bool g2)
+{
+  const sp_srs_sink *k = r->o->sink;
+  size_t each = g2 ? G2_BYTES : G1_BYTES;
+  size_t per = r->sink_chunk / each;
+  if (per == 0) {
+    sp_set_err(r->err, r->errlen, "%s: the device loader's buffers (%zu bytes) hold no point",
+               r->path, r->sink_chunk);
+    return SEALPROV_ERR_INTERNAL;
+  }
+  int st = k->vector(k->user, vec, n, r->err, r->errlen);
+  if (st)
+    return st;
+  r->vector = what;
+  char what_rd[48];
+  snprintf(what_rd, sizeof what_rd, "vector %s", what);
+  for (size_t done = 0; done < n;) {
+    size_t cnt = n - done < per ? n - done : per;
+    size_t bytes = cnt * each;
+    void *buf = NULL;
+    sp_srs_bad bad = {.any = false};
+    if ((st = sink_status(r, k->buffer(k->user, bytes, &buf, &bad, r->err, r->errlen), &bad)))
+      return st;
+    if ((st = read_parallel(r, buf, bytes, r->off, what_rd)))
+      return st;
+    if (r->hashing)
+      sp_blake2b_update(&r->hash, buf, bytes);
+    if ((st = sink_status(r, k->submit(k->user, vec, done, cnt, r->off, &bad, r->err, r->errlen),
+                          &bad)))
+      return st;
+    r->points += cnt;
+    r->off += bytes;
+    done += cnt;
+    if ((st = progress(r, false)))
+      return st;
+  }
+  return SEALPROV_OK;
+}
+
 typedef struct decode_job {
   decode_ctx *c;
   size_t n;
@@ -292,6 +434,10 @@ static int read_points(reader *r, const char *what, size_t n, bool g2, bool prov
                (unsigned long long)avail);
     return SEALPROV_ERR_PARAMS;
   }
+  if (proving && r->sink) {
+    *out = NULL; /* device only */
+    return sink_points(r, what, vec_id(what), n, g2);
+  }
   void *dst = malloc(n * each + 1);
   if (!dst) {
     sp_set_err(r->err, r->errlen, "%s: out of memory for vector %s (%zu points, %zu bytes)",
@@ -307,7 +453,7 @@ static int read_points(reader *r, const char *what, size_t n, bool g2, bool prov
     size_t bytes = cnt * each;
     char what_rd[48];
     snprintf(what_rd, sizeof what_rd, "vector %s", what);
-    if ((st = sp_file_read(&r->f, r->stage, bytes, r->off, what_rd, r->err, r->errlen)))
+    if ((st = read_parallel(r, r->stage, bytes, r->off, what_rd)))
       goto fail;
     bool use_hook = proving && r->subgroup && r->hook;
     unsigned flags = r->subgroup && !use_hook ? BLS_DECODE_SUBGROUP_CHECK : 0;
@@ -397,6 +543,8 @@ static void srs_free(sp_srs *s)
   free(s->a);
   free(s->b_g1);
   free(s->b_g2);
+  if (s->devcopy && s->devcopy_free)
+    s->devcopy_free(s->devcopy);
   free(s->path);
   free(s);
 }
@@ -441,6 +589,20 @@ static int parse(reader *r, sp_srs *s, bool vk_only)
     }
     s->h_len = n;
     s->log_domain = (unsigned)__builtin_ctzll((unsigned long long)m);
+    if (r->o->sink) {
+      /* the rest of the file bounds the decoded proving vectors (the same size) */
+      bool take = false;
+      const sp_srs_sink *k = r->o->sink;
+      size_t chunk = k->chunk_bytes;
+      if ((rc = k->begin(k->user, r->f.size - r->off, s->log_domain, &take, &chunk, r->err,
+                         r->errlen)))
+        return rc;
+      r->sink_chunk = chunk < k->chunk_bytes ? chunk : k->chunk_bytes;
+      r->sink = take;
+      s->device_only = take;
+      if (r->o->sink_taken)
+        *r->o->sink_taken = take;
+    }
     if ((rc = read_points(r, "h", n, false, true, (void **)&s->h)))
       return rc;
     if ((rc = read_u32be(r, "l", &n)))
@@ -491,6 +653,13 @@ static int parse(reader *r, sp_srs *s, bool vk_only)
       return rc;
     if ((rc = check_pending(r)))
       return rc;
+    if (r->sink) {
+      /* every chunk's checks done; the lowest rejected point, if any */
+      sp_srs_bad bad = {.any = false};
+      const sp_srs_sink *k = r->o->sink;
+      if ((rc = sink_status(r, k->finish(k->user, &bad, r->err, r->errlen), &bad)))
+        return rc;
+    }
   }
   if (r->off != r->f.size) {
     sp_set_err(r->err, r->errlen,

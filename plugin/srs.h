@@ -9,6 +9,7 @@
 #include <stdint.h>
 
 #include "bls12_381/bls12_381.h"
+#include "cuda_api.h" /* sp_srs_devcopy, sp_srs_bad: plain C, no CUDA needed */
 
 #ifdef __cplusplus
 extern "C" {
@@ -34,6 +35,12 @@ typedef struct sp_srs {
   g1_affine_t *b_g1; size_t b_g1_len;  /* inputs in B, then aux in B */
   g2_affine_t *b_g2; size_t b_g2_len;
   unsigned log_domain;                 /* h_len + 1 == 1 << log_domain */
+  /* A direct load (sp_srs_load_opts.sink): the proving vectors exist only on the
+   * devices of devcopy, h, l, a, b_g1 and b_g2 are NULL (their lengths are set).
+   * Nothing may stream this set or prove it on the CPU (docs/abi.md). */
+  bool device_only;
+  sp_srs_devcopy *devcopy;
+  void (*devcopy_free)(sp_srs_devcopy *c);   /* called by the last release */
   /* Called on the last release, before freeing, so engines drop device copies. */
   void (*on_free)(struct sp_srs *srs, void *user);
   void *on_free_user;
@@ -65,6 +72,27 @@ typedef int (*sp_srs_check_fn)(void *user, bool g2, const void *pts, size_t n,
 /* Log lines from the loader (level: a sealprov_log_level). */
 typedef void (*sp_srs_log_fn)(void *user, int level, const char *msg);
 
+/* Where a direct load sends the proving vectors instead of decoding them on the host
+ * (cuda/load.cu implements it; cuda_api.h sp_cuda_dload_*). Call order: begin once,
+ * when h's length is known (take = false: the host load goes on as if there were no
+ * sink; *chunk, which comes in as chunk_bytes, may be lowered for a small file); then
+ * per vector: vector(), and per chunk buffer() (a page-locked buffer of up to *chunk
+ * bytes, free once the chunk that used it last is checked) -> the loader
+ * preads the chunk into it -> submit(); then finish() (waits for every check). buffer,
+ * submit and finish return SEALPROV_ERR_PARAMS with *bad filled when a point (of any
+ * chunk so far; the lowest in file order) failed: the loader words the message. */
+typedef struct sp_srs_sink {
+  void *user;
+  size_t chunk_bytes;
+  int (*begin)(void *user, uint64_t bytes, unsigned log_domain, bool *take, size_t *chunk,
+               char *err, size_t errlen);
+  int (*vector)(void *user, int vec, size_t n, char *err, size_t errlen);
+  int (*buffer)(void *user, size_t bytes, void **buf, sp_srs_bad *bad, char *err, size_t errlen);
+  int (*submit)(void *user, int vec, size_t index0, size_t n, uint64_t off0, sp_srs_bad *bad,
+                char *err, size_t errlen);
+  int (*finish)(void *user, sp_srs_bad *bad, char *err, size_t errlen);
+} sp_srs_sink;
+
 typedef struct sp_srs_load_opts {
   bool vk_only;              /* a .vk file: no proving vectors */
   bool subgroup_check;       /* check every point's subgroup membership */
@@ -84,6 +112,13 @@ typedef struct sp_srs_load_opts {
   /* Bytes read per chunk (0 = SP_SRS_CHUNK_BYTES, at most an eighth of the file but at
    * least 1 MiB); rounded down to whole points. */
   size_t chunk_bytes;
+  /* Optional: a direct load (see sp_srs_sink); the device copies are attached by the
+   * caller after a successful load (sp_srs.devcopy). Only for .params files. */
+  const sp_srs_sink *sink;
+  /* Out: whether the sink took the proving vectors (the set is device_only). */
+  bool *sink_taken;
+  /* Smallest piece a chunk's read is split into, one thread each (0 = 4 MiB; tests). */
+  size_t read_piece;
 } sp_srs_load_opts;
 
 #define SP_SRS_CHUNK_BYTES ((size_t)32 << 20)

@@ -21,6 +21,9 @@
 #include "groth16.h"
 #include "spa.h"
 #include "srs.h"
+#ifdef HAVE_CUDA
+#include "../cuda/sp_gpu.h" /* sp_gpu_bind */
+#endif
 
 #define BENCH_MAX_SIZES 16
 
@@ -215,7 +218,9 @@ static void bench_load_usage(FILE *f)
           "  cold one once, where the machine lets this process drop the file's pages.\n"
           "  Reports seconds, GB/s, points checked per second, host peak RSS during the\n"
           "  load (VmHWM after a reset; the process's getrusage maxrss in --json), and\n"
-          "  the thread count.\n");
+          "  the thread count. Where a GPU is visible (a CUDA build), also the direct load\n"
+          "  onto GPU 0 with every check (decoded and checked on the GPU, no host copy of\n"
+          "  the proving vectors; \"direct_gpu\" in --json), with its device time.\n");
 }
 
 /* KiB from /proc/self/status (0 if absent). */
@@ -272,7 +277,8 @@ static const char *drop_cache(const char *path, char *why, size_t whylen)
 }
 
 typedef struct load_run {
-  double ms;
+  double ms, device_ms;
+  bool direct;
   unsigned long long hwm_kib, rss_before_kib;
   uint64_t points;
 } load_run;
@@ -283,13 +289,41 @@ static int progress_points(void *user, const sp_srs_progress *p)
   return 0;
 }
 
-static int load_once(const char *path, bool checks, unsigned threads, load_run *run, char *err,
-                     size_t errlen)
+/* direct: the proving vectors straight onto CUDA device 0 (cuda/load.cu), decoded and
+ * checked there with no host copy, as srs_load does when every device of the provider
+ * is a GPU; run->device_ms is then the load's device wall time (first chunk to the last
+ * check) and run->direct whether the device took the vectors. */
+static int load_once(const char *path, bool checks, bool direct, unsigned threads, load_run *run,
+                     char *err, size_t errlen)
 {
   sp_srs *srs = NULL;
   uint64_t points = 0;
   sp_srs_load_opts o = {.subgroup_check = checks, .nthreads = threads,
                         .progress = progress_points, .progress_user = &points};
+  run->device_ms = 0;
+  run->direct = false;
+#ifdef HAVE_CUDA
+  sp_cuda_dload *dl = NULL;
+  sp_srs_sink sink;
+  bool taken = false;
+  if (direct) {
+    int ord = 0, confirmed = -1;
+    uint64_t lim = 0;
+    int st = sp_gpu_bind(0, &confirmed, err, errlen);
+    if (!st)
+      st = sp_cuda_dload_create(&ord, &lim, 1, checks, &dl, err, errlen);
+    if (st)
+      return st;
+    sink = (sp_srs_sink){.user = dl, .chunk_bytes = sp_cuda_dload_chunk_bytes(dl),
+                         .begin = sp_cuda_dload_begin, .vector = sp_cuda_dload_vector,
+                         .buffer = sp_cuda_dload_buffer, .submit = sp_cuda_dload_submit,
+                         .finish = sp_cuda_dload_finish};
+    o.sink = &sink;
+    o.sink_taken = &taken;
+  }
+#else
+  (void)direct;
+#endif
   run->rss_before_kib = status_kib("VmRSS");
   bool reset = reset_peak_rss();
   double t0 = g16_now_ms();
@@ -297,8 +331,30 @@ static int load_once(const char *path, bool checks, unsigned threads, load_run *
   run->ms = g16_now_ms() - t0;
   run->hwm_kib = reset ? status_kib("VmHWM") : 0;
   run->points = points;
+#ifdef HAVE_CUDA
+  if (st == SEALPROV_OK && taken) {
+    srs->devcopy = sp_cuda_dload_take(dl);
+    srs->devcopy_free = sp_cuda_devcopy_free;
+    run->direct = srs->devcopy != NULL;
+    run->device_ms = srs->devcopy ? srs->devcopy->upload_ms : 0;
+  }
+  sp_cuda_dload_destroy(dl);
+#endif
   sp_srs_release(srs);
   return st;
+}
+
+/* Whether a GPU is there for the direct load (a CUDA build that sees a device). */
+static bool direct_possible(void)
+{
+#ifdef HAVE_CUDA
+  sp_gpu_info g[1];
+  int n = 0;
+  char err[256];
+  return sp_cuda_enumerate(g, 1, &n, err, sizeof err) == SEALPROV_OK && n > 0;
+#else
+  return false;
+#endif
 }
 
 typedef struct load_row {
@@ -309,6 +365,10 @@ typedef struct load_row {
   unsigned long long hwm_kib[2], rss_before_kib;
   const char *cold_method;
   char cold_why[256];
+  /* the direct load onto GPU 0, checks on (direct_ok: measured) */
+  bool direct_ok;
+  double direct_warm_ms, direct_cold_ms, direct_device_ms;
+  unsigned long long direct_hwm_kib, direct_rss_before_kib;
 } load_row;
 
 static int bench_load_file(const char *path, unsigned threads, unsigned repeat, load_row *row)
@@ -326,12 +386,12 @@ static int bench_load_file(const char *path, unsigned threads, unsigned repeat, 
     return 1;
   load_run run;
   /* warm the cache (and check that the file loads) */
-  if (load_once(path, false, threads, &run, err, sizeof err) != SEALPROV_OK)
+  if (load_once(path, false, false, threads, &run, err, sizeof err) != SEALPROV_OK)
     goto fail;
   for (int mode = 0; mode < 2; mode++) {
     unsigned long long hwm = 0;
     for (unsigned i = 0; i < repeat; i++) {
-      if (load_once(path, mode == 0, threads, &run, err, sizeof err) != SEALPROV_OK)
+      if (load_once(path, mode == 0, false, threads, &run, err, sizeof err) != SEALPROV_OK)
         goto fail;
       t[i] = run.ms;
       if (run.hwm_kib > hwm)
@@ -350,9 +410,38 @@ static int bench_load_file(const char *path, unsigned threads, unsigned repeat, 
     row->cold_method = drop_cache(path, row->cold_why, sizeof row->cold_why);
     if (!row->cold_method)
       break;
-    if (load_once(path, mode == 0, threads, &run, err, sizeof err) != SEALPROV_OK)
+    if (load_once(path, mode == 0, false, threads, &run, err, sizeof err) != SEALPROV_OK)
       goto fail;
     row->cold_ms[mode] = run.ms;
+  }
+  /* the direct load onto the GPU, every check on: warm median, then cold once */
+  row->direct_cold_ms = -1;
+  if (direct_possible()) {
+    unsigned long long hwm = 0;
+    for (unsigned i = 0; i < repeat; i++) {
+      if (load_once(path, true, true, threads, &run, err, sizeof err) != SEALPROV_OK)
+        goto fail;
+      if (!run.direct) /* the device declined (no room): nothing to report */
+        break;
+      t[i] = run.ms;
+      hwm = run.hwm_kib > hwm ? run.hwm_kib : hwm;
+      if (i == 0) {
+        row->direct_rss_before_kib = run.rss_before_kib;
+        row->direct_device_ms = run.device_ms;
+      }
+      row->direct_ok = i == repeat - 1;
+    }
+    if (row->direct_ok) {
+      qsort(t, repeat, sizeof(double), cmp_double);
+      row->direct_warm_ms = t[repeat / 2];
+      row->direct_hwm_kib = hwm;
+      char why[256];
+      if (drop_cache(path, why, sizeof why)) {
+        if (load_once(path, true, true, threads, &run, err, sizeof err) != SEALPROV_OK)
+          goto fail;
+        row->direct_cold_ms = run.ms;
+      }
+    }
   }
   free(t);
   return 0;
@@ -385,6 +474,21 @@ static void print_load_row(const load_row *r, bool json, bool first, unsigned th
                gb / (r->cold_ms[m] / 1e3));
       printf("}");
     }
+    if (r->direct_ok) {
+      printf(", \"direct_gpu\": {\"warm_s\": %.4f, \"warm_gb_per_s\": %.3f, "
+             "\"warm_points_per_s\": %.0f, \"device_s\": %.4f, \"peak_rss_kib\": %llu, "
+             "\"peak_rss_growth_over_file\": %.3f",
+             r->direct_warm_ms / 1e3, gb / (r->direct_warm_ms / 1e3),
+             (double)r->points / (r->direct_warm_ms / 1e3), r->direct_device_ms / 1e3,
+             r->direct_hwm_kib,
+             r->bytes ? (double)(r->direct_hwm_kib - r->direct_rss_before_kib) * 1024.0 /
+                            (double)r->bytes
+                      : 0.0);
+      if (r->direct_cold_ms >= 0)
+        printf(", \"cold_s\": %.4f, \"cold_gb_per_s\": %.3f", r->direct_cold_ms / 1e3,
+               gb / (r->direct_cold_ms / 1e3));
+      printf("}");
+    }
     struct rusage ru;
     printf(", \"process_maxrss_kib\": %ld, \"cold\": ",
            getrusage(RUSAGE_SELF, &ru) == 0 ? ru.ru_maxrss : -1L);
@@ -409,6 +513,16 @@ static void print_load_row(const load_row *r, bool json, bool first, unsigned th
       printf("%8.3f %8.3f (%s)\n", r->cold_ms[0] / 1e3, r->cold_ms[1] / 1e3, r->cold_method);
     else
       printf("cold: not possible (%s)\n", r->cold_why);
+    if (r->direct_ok) {
+      printf("       direct onto GPU 0 (checked, no host copy): warm %.3f s, %.3f GB/s, %.0f "
+             "points/s, device %.3f s, peak %.0f MiB",
+             r->direct_warm_ms / 1e3, gb / (r->direct_warm_ms / 1e3),
+             (double)r->points / (r->direct_warm_ms / 1e3), r->direct_device_ms / 1e3,
+             (double)(r->direct_hwm_kib - r->direct_rss_before_kib) / 1024.0);
+      if (r->direct_cold_ms >= 0)
+        printf(", cold %.3f s", r->direct_cold_ms / 1e3);
+      printf("\n");
+    }
     if (!r->log)
       printf("       %s\n", r->path);
   }

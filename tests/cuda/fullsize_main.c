@@ -2,7 +2,9 @@
  * it): a sealing-shaped circuit with a 2^K domain, its INSECURE setup with the
  * fixed-base products on the GPU (cuda/setup.cu) written to DIR/full.params and
  * DIR/full.vk, srs_load of that file with every check (on-curve, not infinity, and
- * subgroup on the GPU through the loader's hook), then P partitions whose witnesses are
+ * subgroup on the GPU: by default the direct load, cuda/load.cu, which decodes and checks
+ * the proving vectors on the GPU into the engine's resident copy with no host copy;
+ * --load host: the host decode with the GPU checker hook), then P partitions whose witnesses are
  * made in memory (the disk of the GPU machine holds the parameters, not 16 GiB
  * assignment files), each proved by the CUDA engine (prepare, execute, release, as a
  * worker of the module runs them), self-checked against the loaded parameters, and
@@ -34,9 +36,12 @@
 static void usage(const char *a0) {
   fprintf(stderr,
           "usage: %s --dir DIR [--log K] [--partitions P] [--inputs N] [--seed S] [--threads T]\n"
-          "             [--keep]\n"
+          "             [--keep] [--reuse] [--load direct|host]\n"
           "  K: the domain 2^K (default 27; constraints 0.97 * 2^K as PoRep C2), P partitions\n"
-          "  (default 3), N public inputs (default 328). --keep leaves the files in DIR.\n",
+          "  (default 3, 0: load only), N public inputs (default 328). --keep leaves the files\n"
+          "  in DIR; --reuse takes DIR/full.params and full.vk of an earlier --keep run of the\n"
+          "  same K, seed and inputs instead of a new setup. --load: direct (default: onto the\n"
+          "  GPU, no host copy) or host (decoded on the host, subgroup checks on the GPU).\n",
           a0);
 }
 
@@ -51,11 +56,31 @@ static int progress(void *user, const sp_srs_progress *p) {
   return 0;
 }
 
+/* Host memory of this process from /proc/self/status (kB): "VmHWM" (peak) or "VmRSS". */
+static uint64_t proc_kb(const char *key) {
+  FILE *f = fopen("/proc/self/status", "r");
+  char line[256];
+  uint64_t v = 0;
+  size_t kl = strlen(key);
+  while (f && fgets(line, sizeof line, f))
+    if (!strncmp(line, key, kl) && line[kl] == ':') v = strtoull(line + kl + 1, NULL, 10);
+  if (f) fclose(f);
+  return v;
+}
+
+/* Resets VmHWM to the current RSS (Linux >= 4.0), so the peak after is the load's. */
+static bool reset_peak_rss(void) {
+  FILE *f = fopen("/proc/self/clear_refs", "w");
+  if (!f) return false;
+  bool ok = fputs("5", f) >= 0;
+  return fclose(f) == 0 && ok;
+}
+
 int main(int argc, char **argv) {
   unsigned logk = 27, parts = 3, threads = (unsigned)sysconf(_SC_NPROCESSORS_ONLN);
   uint64_t inputs = 328, seed = 0x5ea1f011;
   const char *dir = NULL;
-  bool keep = false;
+  bool keep = false, reuse = false, direct = true;
   for (int i = 1; i < argc; i++) {
     const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
     if (!strcmp(a, "--dir") && v) dir = argv[++i];
@@ -65,12 +90,15 @@ int main(int argc, char **argv) {
     else if (!strcmp(a, "--seed") && v) seed = strtoull(argv[++i], NULL, 0);
     else if (!strcmp(a, "--threads") && v) threads = (unsigned)strtoul(argv[++i], NULL, 10);
     else if (!strcmp(a, "--keep")) keep = true;
+    else if (!strcmp(a, "--reuse")) reuse = true;
+    else if (!strcmp(a, "--load") && v && (!strcmp(v, "direct") || !strcmp(v, "host")))
+      direct = !strcmp(argv[++i], "direct");
     else {
       usage(argv[0]);
       return 2;
     }
   }
-  if (!dir || logk < 10 || logk > 27 || parts == 0 || parts > 100 || threads == 0) {
+  if (!dir || logk < 10 || logk > 27 || parts > 100 || threads == 0) {
     usage(argv[0]);
     return 2;
   }
@@ -100,26 +128,46 @@ int main(int argc, char **argv) {
 
   /* GPU setup */
   t0 = sp_now_ms();
-  sp_cuda_setup *gs = NULL;
-  st = sp_cuda_setup_create(0, &gs, err, sizeof err);
-  if (!st) {
-    sp_fixed_base fb = sp_cuda_setup_fixed_base(gs);
-    st = sp_circuit_write_params_fb(c, seed, threads, &fb, pp, vp, err, sizeof err);
-  }
-  sp_cuda_setup_destroy(gs);
-  if (st) {
-    printf("FAIL GPU setup: %s\n", err);
-    return 1;
-  }
   struct stat sb;
+  if (reuse && stat(pp, &sb) == 0 && stat(vp, &sb) == 0) {
+    printf("setup: reusing %s (--reuse)\n", pp);
+  } else {
+    sp_cuda_setup *gs = NULL;
+    st = sp_cuda_setup_create(0, &gs, err, sizeof err);
+    if (!st) {
+      sp_fixed_base fb = sp_cuda_setup_fixed_base(gs);
+      st = sp_circuit_write_params_fb(c, seed, threads, &fb, pp, vp, err, sizeof err);
+    }
+    sp_cuda_setup_destroy(gs);
+    if (st) {
+      printf("FAIL GPU setup: %s\n", err);
+      return 1;
+    }
+  }
   double psize = stat(pp, &sb) == 0 ? (double)sb.st_size : 0;
   printf("setup (GPU): %.1f s, %s: %.2f GB\n", (sp_now_ms() - t0) / 1e3, pp, psize / 1e9);
 
-  /* load with every check, subgroup on the GPU */
-  sp_cuda_checker *chk = NULL;
-  st = sp_cuda_checker_create(0, &chk, err, sizeof err);
+  /* load with every check, on the GPU: direct (no host copy) or the host decode with
+   * the GPU checker hook */
+  int confirmed0 = -1;
+  st = sp_gpu_bind(0, &confirmed0, err, sizeof err);
   if (st) {
-    printf("FAIL checker: %s\n", err);
+    printf("FAIL bind: %s\n", err);
+    return 1;
+  }
+  sp_cuda_checker *chk = NULL;
+  sp_cuda_dload *dl = NULL;
+  sp_srs_sink sink;
+  bool taken = false;
+  if (direct) {
+    int ord = 0;
+    uint64_t lim = 0;
+    st = sp_cuda_dload_create(&ord, &lim, 1, true, &dl, err, sizeof err);
+  } else {
+    st = sp_cuda_checker_create(0, &chk, err, sizeof err);
+  }
+  if (st) {
+    printf("FAIL %s: %s\n", direct ? "direct loader" : "checker", err);
     return 1;
   }
   double last = 0;
@@ -129,20 +177,46 @@ int main(int argc, char **argv) {
   lo.nthreads = threads;
   lo.progress = progress;
   lo.progress_user = &last;
-  lo.check = sp_cuda_checker_run;
-  lo.check_user = chk;
-  lo.chunk_bytes = (size_t)256 << 20;
+  if (direct) {
+    sink = (sp_srs_sink){.user = dl, .chunk_bytes = sp_cuda_dload_chunk_bytes(dl),
+                         .begin = sp_cuda_dload_begin, .vector = sp_cuda_dload_vector,
+                         .buffer = sp_cuda_dload_buffer, .submit = sp_cuda_dload_submit,
+                         .finish = sp_cuda_dload_finish};
+    lo.sink = &sink;
+    lo.sink_taken = &taken;
+  } else {
+    lo.check = sp_cuda_checker_run;
+    lo.check_user = chk;
+    lo.chunk_bytes = (size_t)256 << 20;
+  }
   sp_srs *srs = NULL, *vk = NULL;
+  uint64_t rss0 = proc_kb("VmRSS");
+  bool peak_ok = reset_peak_rss();
   t0 = sp_now_ms();
   st = sp_srs_load_ex(pp, &lo, &srs, err, sizeof err);
   double load_ms = sp_now_ms() - t0;
+  uint64_t peak = proc_kb("VmHWM");
+  if (!st && taken) {
+    srs->devcopy = sp_cuda_dload_take(dl);
+    srs->devcopy_free = sp_cuda_devcopy_free;
+  }
+  sp_cuda_dload_destroy(dl);
   sp_cuda_checker_destroy(chk);
   if (st) {
     printf("FAIL load: %s\n", err);
     return 1;
   }
-  printf("load (every point on-curve, not infinity, subgroup on the GPU): %.1f s, %.2f GB/s\n",
-         load_ms / 1e3, psize / load_ms / 1e6);
+  uint64_t npts = srs->h_len + srs->l_len + srs->a_len + srs->b_g1_len + srs->b_g2_len;
+  printf("load (%s; every point on-curve, not infinity, subgroup on the GPU): %.2f s, %.2f GB/s, "
+         "%.1f Mpoints/s, host RSS %.2f GB before, peak during the load %.2f GB%s (%.2fx the "
+         "file); device work %.2f s, of which the reader waited for the GPU %.2f s\n",
+         taken ? "direct onto the GPU, no host copy"
+               : direct ? "host: the direct load declined" : "host decode, GPU checker",
+         load_ms / 1e3, psize / load_ms / 1e6, (double)npts / load_ms / 1e3, rss0 / 1e6,
+         peak / 1e6, peak_ok ? "" : " (process peak: clear_refs failed)",
+         psize > 0 ? (double)peak * 1e3 / psize : 0.0,
+         taken && srs->devcopy ? srs->devcopy->upload_ms / 1e3 : 0.0,
+         taken && srs->devcopy ? srs->devcopy->wait_ms / 1e3 : 0.0);
   st = sp_srs_load(vp, true, true, threads, &vk, err, sizeof err);
   if (st) {
     printf("FAIL vk load: %s\n", err);
@@ -202,7 +276,7 @@ int main(int argc, char **argv) {
       sp_groth16_verify(vk, &w->asg, t.scalar_encoding, proof, &v2, e2, sizeof e2);
     }
     printf("partition %u: witness %.1f s, prove %.1f s%s, self-check %s, verify with %s: %s %s%s%s\n",
-           p, tw / 1e3, tp / 1e3, p == 0 ? " (first: parameters uploaded)" : "",
+           p, tw / 1e3, tp / 1e3, p == 0 && !taken ? " (first: parameters uploaded)" : "",
            v1 ? "ok" : "FAILED", vp, v2 ? "ok" : "FAILED", st ? err : "", e1, e2);
     if (st || !v1 || !v2) fails++;
     sp_witness_free(w);

@@ -6,6 +6,7 @@
 #   OUTDIR/test_cuda_engine [--full]    whole partitions against sp_groth16_prove
 #   OUTDIR/test_cuda_checks [--setup-max=18]  subgroup and a*b = c checks, GPU setup
 #   OUTDIR/test_cuda_spmv [--max=K] [--bench=24,26]  GPU a, b, c of witness-only proving vs the CPU
+#   OUTDIR/test_cuda_load               the direct load against the host load
 #   OUTDIR/fullsize --dir D [--log K]   GPU setup -> checked load -> proofs (dev/fullsize.sh)
 #   OUTDIR/bench_gpu --json ...         `sealprov bench gpu` without the rest of the CLI
 #                                       (--throughput runs the module's scheduler: sched.c,
@@ -22,7 +23,7 @@ NV="$nvcc -gencode arch=compute_$arch,code=sm_$arch -O3 -std=c++17 ${NVFLAGS:-} 
  --expt-relaxed-constexpr -lineinfo -Xcompiler -fvisibility=hidden"
 CC="gcc -std=gnu11 -O2 -pthread -D_GNU_SOURCE -DHAVE_CUDA -DHAVE_PTHREAD_SETNAME_NP -Iinclude \
  -Iplugin -Icuda -Itools -Wall -Wextra -Wshadow -Wstrict-prototypes -Wmissing-prototypes"
-cuh="cuda/ff.cuh cuda/ec.cuh cuda/gpu_internal.cuh cuda/sp_gpu.h plugin/bls12_381/bls12_381.h"
+cuh="cuda/ff.cuh cuda/ec.cuh cuda/gpu_internal.cuh cuda/subgroup.cuh cuda/sp_gpu.h plugin/cuda_api.h plugin/bls12_381/bls12_381.h"
 
 newer() { # newer TARGET DEP... : true if TARGET is missing or older than a DEP
   t=$1; shift
@@ -32,7 +33,7 @@ newer() { # newer TARGET DEP... : true if TARGET is missing or older than a DEP
 }
 
 objs=""
-for f in gpu ntt msm prove cuda_devices subgroup setup spmv; do
+for f in gpu ntt msm prove cuda_devices subgroup load setup spmv; do
   o="$out/obj/cu_$f.o" # cu_: the CPU library has msm.c and ntt.c too
   # in parallel: seven nvcc runs one after the other take minutes of device time
   if newer "$o" "cuda/$f.cu" $cuh cuda/*.h plugin/circuit.h; then
@@ -45,7 +46,8 @@ extra=$(ls plugin/blake2b.c plugin/cs.c 2>/dev/null || true) # the loader's dige
 for f in plugin/bls12_381/*.c plugin/groth16.c plugin/srs.c plugin/circuit.c plugin/spa.c plugin/util.c \
          plugin/log.c plugin/hostmem.c plugin/sched.c plugin/pool.c plugin/topo.c $extra \
          cuda/engine_cuda.c tools/bench_gpu.c tools/json.c tests/cuda/test_cuda_kernels.c \
-         tests/cuda/test_cuda_engine.c tests/cuda/test_cuda_checks.c tests/cuda/test_cuda_spmv.c tests/cuda/fullsize_main.c tests/cuda/bench_gpu_main.c; do
+         tests/cuda/test_cuda_engine.c tests/cuda/test_cuda_checks.c tests/cuda/test_cuda_spmv.c tests/cuda/test_cuda_load.c \
+         tests/cuda/fullsize_main.c tests/cuda/bench_gpu_main.c; do
   o="$out/obj/$(basename "$f" .c).o"
   if newer "$o" "$f" plugin/bls12_381/*.h plugin/*.h cuda/*.h include/sealprov.h; then
     echo "CC   $f"; $CC -c "$f" -o "$o"
@@ -63,5 +65,6 @@ link test_cuda_kernels test_cuda_kernels
 link test_cuda_engine test_cuda_engine
 link test_cuda_checks test_cuda_checks
 link test_cuda_spmv test_cuda_spmv
+link test_cuda_load test_cuda_load
 link fullsize fullsize_main
 link bench_gpu bench_gpu_main "$out/obj/bench_gpu.o $out/obj/json.o $sched"

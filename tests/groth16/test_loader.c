@@ -705,6 +705,283 @@ START_TEST(test_subgroup_hook)
 }
 END_TEST
 
+/* ---- a direct load through the sink (the device loader's protocol, on the CPU) ------------ */
+
+/* A sink that does what cuda/load.cu does, with the CPU decoder: each submitted chunk
+ * is decoded (with the subgroup check) into its own arrays, and the first rejected
+ * point is reported late, at the next buffer() or finish() call, as the device's
+ * results arrive. */
+typedef struct test_sink {
+  bool take;
+  size_t lower;   /* begin() lowers the chunk size to this (0: keeps it) */
+  uint64_t begin_bytes;
+  unsigned log_domain;
+  size_t chunk;
+  uint8_t *buf;
+  void *vec[5];
+  size_t len[5];
+  sp_srs_bad pend;
+  int calls_buffer, calls_submit, calls_finish;
+} test_sink;
+
+static int ts_begin(void *u, uint64_t bytes, unsigned log_domain, bool *take, size_t *chunk,
+                    char *err, size_t errlen)
+{
+  (void)err;
+  (void)errlen;
+  test_sink *t = u;
+  ck_assert_uint_eq(*chunk, t->chunk);
+  if (t->lower)
+    *chunk = t->lower; /* the sink may ask for smaller chunks */
+  t->begin_bytes = bytes;
+  t->log_domain = log_domain;
+  *take = t->take;
+  return SEALPROV_OK;
+}
+
+static int ts_vector(void *u, int vec, size_t n, char *err, size_t errlen)
+{
+  (void)err;
+  (void)errlen;
+  test_sink *t = u;
+  ck_assert(vec >= 0 && vec < 5 && t->vec[vec] == NULL);
+  t->len[vec] = n;
+  t->vec[vec] = calloc(n + 1, vec == 4 ? sizeof(g2_affine_t) : sizeof(g1_affine_t));
+  ck_assert_ptr_nonnull(t->vec[vec]);
+  return SEALPROV_OK;
+}
+
+static int ts_report(test_sink *t, sp_srs_bad *bad)
+{
+  if (!t->pend.any)
+    return SEALPROV_OK;
+  *bad = t->pend;
+  return SEALPROV_ERR_PARAMS;
+}
+
+static int ts_buffer(void *u, size_t bytes, void **buf, sp_srs_bad *bad, char *err, size_t errlen)
+{
+  (void)err;
+  (void)errlen;
+  test_sink *t = u;
+  t->calls_buffer++;
+  ck_assert_uint_le(bytes, t->lower ? t->lower : t->chunk);
+  memset(t->buf, 0xa5, t->chunk); /* what the loader does not read shows */
+  *buf = t->buf;
+  return ts_report(t, bad);
+}
+
+static int ts_submit(void *u, int vec, size_t index0, size_t n, uint64_t off0, sp_srs_bad *bad,
+                     char *err, size_t errlen)
+{
+  (void)bad;
+  (void)err;
+  (void)errlen;
+  test_sink *t = u;
+  t->calls_submit++;
+  ck_assert_uint_le(index0 + n, t->len[vec]);
+  size_t each = vec == 4 ? 192 : 96;
+  for (size_t i = 0; i < n && !t->pend.any; i++) {
+    const uint8_t *enc = t->buf + i * each;
+    bls_err e;
+    bool inf;
+    if (vec == 4) {
+      g2_affine_t *q = (g2_affine_t *)t->vec[vec] + index0 + i;
+      e = g2_deserialize(q, enc, 192, BLS_DECODE_SUBGROUP_CHECK);
+      inf = e == BLS_OK && g2_affine_is_inf(q);
+    } else {
+      g1_affine_t *q = (g1_affine_t *)t->vec[vec] + index0 + i;
+      e = g1_deserialize(q, enc, 96, BLS_DECODE_SUBGROUP_CHECK);
+      inf = e == BLS_OK && g1_affine_is_inf(q);
+    }
+    if (e != BLS_OK || inf) {
+      t->pend = (sp_srs_bad){.any = true, .vec = vec, .index = index0 + i,
+                             .off = off0 + i * each};
+      memcpy(t->pend.enc, enc, each);
+    }
+  }
+  return SEALPROV_OK;
+}
+
+static int ts_finish(void *u, sp_srs_bad *bad, char *err, size_t errlen)
+{
+  (void)err;
+  (void)errlen;
+  test_sink *t = u;
+  t->calls_finish++;
+  return ts_report(t, bad);
+}
+
+static void ts_init(test_sink *t, sp_srs_sink *k, bool take, size_t chunk)
+{
+  memset(t, 0, sizeof *t);
+  t->take = take;
+  t->chunk = chunk;
+  t->buf = malloc(chunk);
+  ck_assert_ptr_nonnull(t->buf);
+  *k = (sp_srs_sink){.user = t, .chunk_bytes = chunk, .begin = ts_begin, .vector = ts_vector,
+                     .buffer = ts_buffer, .submit = ts_submit, .finish = ts_finish};
+}
+
+static void ts_free(test_sink *t)
+{
+  for (int i = 0; i < 5; i++)
+    free(t->vec[i]);
+  free(t->buf);
+}
+
+START_TEST(test_direct_load_sink)
+{
+  char err[ERRLEN], path[500], want[300];
+  sp_srs *host = load_ok(params);
+  vec_at v[6];
+  size_t len;
+  size_t end = layout(host, v);
+  test_sink t;
+  sp_srs_sink k;
+  bool taken = false;
+
+  /* taken: no host vectors, the sink's decode is the host's, byte for byte; every
+   * chunk was read in whole points (chunk 1000: ten G1 or five G2 points) */
+  ts_init(&t, &k, true, 1000);
+  sp_srs_load_opts o = opts_default();
+  o.sink = &k;
+  o.sink_taken = &taken;
+  sp_srs *d = NULL;
+  ck_assert_msg(sp_srs_load_ex(params, &o, &d, err, ERRLEN) == SEALPROV_OK, "%s", err);
+  ck_assert(taken && d->device_only);
+  ck_assert_ptr_null(d->h);
+  ck_assert_ptr_null(d->l);
+  ck_assert_ptr_null(d->a);
+  ck_assert_ptr_null(d->b_g1);
+  ck_assert_ptr_null(d->b_g2);
+  ck_assert_uint_eq(d->h_len, host->h_len);
+  ck_assert_uint_eq(d->b_g2_len, host->b_g2_len);
+  ck_assert_uint_eq(d->log_domain, host->log_domain);
+  ck_assert_uint_eq(t.log_domain, host->log_domain);
+  ck_assert_uint_eq(t.begin_bytes, len = end - (v[1].len_off + 4));
+  ck_assert_mem_eq(t.vec[0], host->h, host->h_len * sizeof(g1_affine_t));
+  ck_assert_mem_eq(t.vec[1], host->l, host->l_len * sizeof(g1_affine_t));
+  ck_assert_mem_eq(t.vec[2], host->a, host->a_len * sizeof(g1_affine_t));
+  ck_assert_mem_eq(t.vec[3], host->b_g1, host->b_g1_len * sizeof(g1_affine_t));
+  ck_assert_mem_eq(t.vec[4], host->b_g2, host->b_g2_len * sizeof(g2_affine_t));
+  ck_assert_mem_eq(d->vk.ic, host->vk.ic, host->vk.ic_len * sizeof(g1_affine_t));
+  ck_assert_int_eq(t.calls_finish, 1);
+  ck_assert_int_eq(t.calls_buffer, t.calls_submit);
+  ck_assert_int_gt(t.calls_submit, 5);
+  int calls_at_1000 = t.calls_submit;
+  sp_srs_release(d);
+  ts_free(&t);
+
+  /* begin lowers the chunk size: more, smaller chunks, the same points */
+  ts_init(&t, &k, true, 1000);
+  t.lower = 400;
+  ck_assert_msg(sp_srs_load_ex(params, &o, &d, err, ERRLEN) == SEALPROV_OK, "%s", err);
+  ck_assert_int_gt(t.calls_submit, calls_at_1000);
+  ck_assert_mem_eq(t.vec[0], host->h, host->h_len * sizeof(g1_affine_t));
+  ck_assert_mem_eq(t.vec[4], host->b_g2, host->b_g2_len * sizeof(g2_affine_t));
+  sp_srs_release(d);
+  ts_free(&t);
+
+  /* declined: the host load, as if there were no sink */
+  ts_init(&t, &k, false, 1000);
+  ck_assert_msg(sp_srs_load_ex(params, &o, &d, err, ERRLEN) == SEALPROV_OK, "%s", err);
+  ck_assert(!taken && !d->device_only && d->h != NULL);
+  ck_assert_mem_eq(d->h, host->h, host->h_len * sizeof(g1_affine_t));
+  ck_assert_int_eq(t.calls_submit, 0);
+  sp_srs_release(d);
+  ts_free(&t);
+
+  /* bad points, reported late by the sink: the host loader's message, word for word */
+  uint8_t *b = slurp(params, &len);
+  snprintf(path, sizeof path, "%s/sinkbad.params", root);
+  struct {
+    int vec;        /* index into v[] */
+    size_t index;
+    int how;        /* 0 not in G1, 1 x >= p, 2 infinity, 3 off the curve, 4 G2 y >= p */
+  } cases[] = {{4, 14, 0}, {1, 3, 1}, {2, 0, 2}, {3, 7, 3}, {5, 4, 4}};
+  for (size_t c = 0; c < sizeof cases / sizeof cases[0]; c++) {
+    uint8_t *m = malloc(len);
+    memcpy(m, b, len);
+    size_t each = cases[c].vec == 5 ? 192 : 96;
+    size_t at = v[cases[c].vec].len_off + 4 + each * cases[c].index;
+    if (cases[c].how == 0) {
+      g1_affine_t p;
+      non_subgroup_g1(&p);
+      g1_serialize(m + at, &p);
+    } else if (cases[c].how == 1) {
+      memset(m + at, 0x1f, 48); /* x > p, flags clear */
+    } else if (cases[c].how == 2) {
+      memset(m + at, 0, 96);
+      m[at] = 0x40;
+    } else if (cases[c].how == 3) {
+      m[at + 95] ^= 1;
+    } else {
+      memset(m + at + 96, 0x1f, 48);
+    }
+    spit(path, m, len);
+    free(m);
+    sp_srs_load_opts oh = opts_default();
+    char herr[ERRLEN];
+    ck_assert_int_eq(load_opts(path, &oh, herr), SEALPROV_ERR_PARAMS);
+    snprintf(want, sizeof want, "vector %s index %zu (byte offset %zu): ", v[cases[c].vec].name,
+             cases[c].index, at);
+    ck_assert_msg(strstr(herr, want), "case %zu: %s (want %s)", c, herr, want);
+    ts_init(&t, &k, true, 1000);
+    ck_assert_int_eq(load_opts(path, &o, err), SEALPROV_ERR_PARAMS);
+    ck_assert_str_eq(err, herr);
+    ts_free(&t);
+  }
+
+  /* the file shrinks during a direct load: the host load's message */
+  spit(path, b, len);
+  ts_init(&t, &k, true, 1000);
+  change_ctx cc = {.path = path, .mode = 0, .to = v[2].len_off + 4 + 96 * 30, .monotonic = true};
+  o.progress = change_cb;
+  o.progress_user = &cc;
+  ck_assert_int_eq(load_opts(path, &o, err), SEALPROV_ERR_IO);
+  ck_assert_msg(strstr(err, "sinkbad.params") && strstr(err, "changed during the load"), "%s",
+                err);
+  ts_free(&t);
+  free(b);
+  sp_srs_release(host);
+}
+END_TEST
+
+/* Chunks read by several threads in small pieces decode the same points. */
+START_TEST(test_parallel_read_same_result)
+{
+  char err[ERRLEN];
+  sp_srs *a = load_ok(params), *b = NULL;
+  sp_srs_load_opts o = {.subgroup_check = false, .nthreads = 5, .chunk_bytes = 96 * 400,
+                        .read_piece = 4096};
+  ck_assert_int_eq(sp_srs_load_ex(params, &o, &b, err, ERRLEN), SEALPROV_OK);
+  ck_assert_mem_eq(a->h, b->h, a->h_len * sizeof(g1_affine_t));
+  ck_assert_mem_eq(a->l, b->l, a->l_len * sizeof(g1_affine_t));
+  ck_assert_mem_eq(a->a, b->a, a->a_len * sizeof(g1_affine_t));
+  ck_assert_mem_eq(a->b_g1, b->b_g1, a->b_g1_len * sizeof(g1_affine_t));
+  ck_assert_mem_eq(a->b_g2, b->b_g2, a->b_g2_len * sizeof(g2_affine_t));
+  sp_srs_release(b);
+  /* a file cut short: a piece's read fails and names the file and the vector */
+  size_t len;
+  uint8_t *c = slurp(params, &len);
+  vec_at v[6];
+  layout(a, v);
+  char path[500];
+  snprintf(path, sizeof path, "%s/pcut.params", root);
+  spit(path, c, len);
+  change_ctx cc = {.path = path, .mode = 0, .to = v[2].len_off + 4 + 96 * 5, .monotonic = true};
+  o.progress = change_cb;
+  o.progress_user = &cc;
+  ck_assert_int_eq(load_opts(path, &o, err), SEALPROV_ERR_IO);
+  ck_assert_msg(strstr(err, "pcut.params") && strstr(err, "vector l") &&
+                    strstr(err, "changed during the load"),
+                "%s", err);
+  free(c);
+  sp_srs_release(a);
+}
+END_TEST
+
 /* ---- messages ------------------------------------------------------------------------------ */
 
 START_TEST(test_messages_utf8)
@@ -773,6 +1050,8 @@ int main(void)
   tcase_add_test(tc, test_manifest);
   tcase_add_test(tc, test_subgroup_hook);
   tcase_add_test(tc, test_messages_utf8);
+  tcase_add_test(tc, test_direct_load_sink);
+  tcase_add_test(tc, test_parallel_read_same_result);
   suite_add_tcase(s, tc);
   SRunner *sr = srunner_create(s);
   srunner_run_all(sr, CK_NORMAL);

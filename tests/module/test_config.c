@@ -141,6 +141,8 @@ static const bad_case bad_cases[] = {
     { "[provider]", "verify_proofs", "\"maybe\"", "not a boolean" } },
   { "bad bool 2", "[provider]\nparams_subgroup_check = 2\n" CPU0, SEALPROV_ERR_CONFIG, 2,
     { "[provider]", "params_subgroup_check", "\"2\"", "not a boolean" } },
+  { "bad params_residency", "[provider]\nparams_residency = gpu\n" CPU0, SEALPROV_ERR_CONFIG, 2,
+    { "[provider]", "params_residency", "\"gpu\"", "use auto or host" } },
   { "bad log level", "[provider]\nlog_level = verbose\n" CPU0, SEALPROV_ERR_CONFIG, 2,
     { "[provider]", "log_level", "\"verbose\"", "unknown log level" } },
   { "host_memory_limit word", "[provider]\nhost_memory_limit = plenty\n" CPU0, SEALPROV_ERR_CONFIG,
@@ -386,6 +388,7 @@ START_TEST(test_defaults) {
   ck_assert_uint_eq(cfg->timeline_events, 4096);
   ck_assert_uint_eq(cfg->load_threads, 0);
   ck_assert_uint_eq(cfg->host_memory_limit, 0); /* auto: no cap */
+  ck_assert_int_eq(cfg->params_residency, SP_RESIDENCY_AUTO);
   ck_assert_uint_eq(cfg->ndevices, 1);
   const sp_device_cfg *d = &cfg->devices[0];
   ck_assert_uint_eq(d->index, 0);
@@ -406,7 +409,9 @@ END_TEST
 START_TEST(test_provider_values) {
   expect_ok("[provider]\nlog_level = DEBUG\nverify_proofs = off\nparams_subgroup_check = No\n"
             "max_jobs = 7\nmax_partitions = 70\nquarantine_after = 5\nmax_attempts = 4\n"
-            "timeline_events = 0\nload_threads = 12\n\n[cpu0]\ntype = cpu\n");
+            "timeline_events = 0\nload_threads = 12\nparams_residency = Host\n\n[cpu0]\n"
+            "type = cpu\n");
+  ck_assert_int_eq(cfg->params_residency, SP_RESIDENCY_HOST);
   ck_assert_int_eq(cfg->log_level, SEALPROV_LOG_DEBUG);
   ck_assert(!cfg->verify_proofs);
   ck_assert(!cfg->params_subgroup_check);
