@@ -550,6 +550,16 @@ extern "C" void sp_gpu_trim(sp_gpu *g) {
 
 extern "C" unsigned sp_gpu_alloc_retries(const sp_gpu *g) { return g ? g->alloc_retries : 0; }
 
+extern "C" uint64_t sp_gpu_pool_reserved(sp_gpu *g) {
+  if (!g) return 0;
+  uint64_t v = 0; /* cuuint64_t */
+  if (cudaMemPoolGetAttribute(g->pool, cudaMemPoolAttrReservedMemCurrent, &v) != cudaSuccess) {
+    (void)cudaGetLastError();
+    return 0;
+  }
+  return (uint64_t)v;
+}
+
 extern "C" void sp_gpu_inject_oom(sp_gpu *g, unsigned n) {
   if (g) g->inject_oom = n;
 }

@@ -274,6 +274,9 @@ int sp_gpu_bitrev_dev(sp_gpu *g, void *d, unsigned log_n, char *err, size_t errl
 void sp_gpu_trim(sp_gpu *g);
 /* How many allocations succeeded only after that trim (tests, diagnostics). */
 unsigned sp_gpu_alloc_retries(const sp_gpu *g);
+/* Device memory the context's pool holds from the driver now (cached or in use): the
+ * pool's own figure, unlike sp_gpu_mem_info's, which other processes on the GPU move. */
+uint64_t sp_gpu_pool_reserved(sp_gpu *g);
 
 /* Fault injection for tests: the next n calls of sp_gpu_alloc fail as out of memory
  * (SEALPROV_ERR_DEVICE_MEMORY) without allocating. */

@@ -174,6 +174,17 @@ static void test_pool(sp_gpu *g) {
   CHECK(free1 + a_bytes / 2 < free0, "pool: %zu bytes freed but not kept (free %llu -> %llu)",
         a_bytes, (unsigned long long)free0, (unsigned long long)free1);
   st = sp_gpu_alloc(g, &b, b_bytes, err, sizeof err);
+  if (st == SEALPROV_ERR_DEVICE_MEMORY) {
+    /* Another process on this GPU (a peer engine, a parallel `make check`) may have taken
+     * memory since free0 was read: with the cache handed back, is there still room? */
+    uint64_t now = 0;
+    sp_gpu_trim(g);
+    if (sp_gpu_mem_info(g, &now, &total) == SEALPROV_OK && now < b_bytes) {
+      printf("pool: skipped: %llu bytes free now, %llu at the start (the GPU is shared)\n",
+             (unsigned long long)now, (unsigned long long)free0);
+      return;
+    }
+  }
   CHECK(st == SEALPROV_OK, "pool: allocating %zu bytes next to a %zu-byte cache: %s", b_bytes,
         a_bytes, err);
   unsigned trims = sp_gpu_alloc_retries(g) - retries0;
@@ -184,8 +195,11 @@ static void test_pool(sp_gpu *g) {
   }
   sp_gpu_trim(g);
   CHECK(sp_gpu_mem_info(g, &free2, &total) == SEALPROV_OK, "pool: memory info");
-  CHECK(free2 + gib > free0, "pool: after the trim %llu bytes free, %llu before the test",
-        (unsigned long long)free2, (unsigned long long)free0);
+  /* the pool's own figure: the device's free memory also moves with other processes */
+  uint64_t kept = sp_gpu_pool_reserved(g);
+  CHECK(kept < gib, "pool: after the trim the pool still holds %llu bytes (device free %llu, %llu "
+        "before the test)", (unsigned long long)kept, (unsigned long long)free2,
+        (unsigned long long)free0);
   CHECK(sp_gpu_memory_in_use(g) == 0, "pool: %llu bytes still counted in use",
         (unsigned long long)sp_gpu_memory_in_use(g));
   printf("pool: %zu then %zu of %llu free bytes: the second allocation succeeded next to the "
