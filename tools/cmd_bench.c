@@ -23,6 +23,7 @@
 #include "srs.h"
 #ifdef HAVE_CUDA
 #include "../cuda/sp_gpu.h" /* sp_gpu_bind */
+#include "cuda_api.h"       /* sp_cuda_checker_* */
 #endif
 
 #define BENCH_MAX_SIZES 16
@@ -210,8 +211,8 @@ out:
 static void bench_load_usage(FILE *f)
 {
   fprintf(f,
-          "usage: sealprov bench load [--json] [--threads T] [--repeat R] FILE...\n"
-          "       sealprov bench load [--json] [--threads T] [--repeat R] --sizes K,...\n"
+          "usage: sealprov bench load [--json] [--threads T] [--repeat R] [--cpu-checks] FILE...\n"
+          "       sealprov bench load [--json] [--threads T] [--repeat R] [--cpu-checks] --sizes K,...\n"
           "  Loads each .params FILE (or a sealing-shaped 2^K setup made in a temporary\n"
           "  directory) with every point checked (on the curve and in the subgroup) and\n"
           "  with on-curve checks only: from a warm page cache (median of R), and from a\n"
@@ -220,7 +221,10 @@ static void bench_load_usage(FILE *f)
           "  load (VmHWM after a reset; the process's getrusage maxrss in --json), and\n"
           "  the thread count. Where a GPU is visible (a CUDA build), also the direct load\n"
           "  onto GPU 0 with every check (decoded and checked on the GPU, no host copy of\n"
-          "  the proving vectors; \"direct_gpu\" in --json), with its device time.\n");
+          "  the proving vectors; \"direct_gpu\" in --json), with its device time; the\n"
+          "  host path's subgroup checks then run on GPU 0 too, as srs_load does when the\n"
+          "  provider has a CUDA device (--cpu-checks: on the CPU, every core: slow at\n"
+          "  2^24 and beyond).\n");
 }
 
 /* KiB from /proc/self/status (0 if absent). */
@@ -289,6 +293,36 @@ static int progress_points(void *user, const sp_srs_progress *p)
   return 0;
 }
 
+/* The host path's subgroup checker: GPU 0 where one is visible and --cpu-checks was not
+ * given (made at the first checked load; this CLI thread is then bound to GPU 0, as the
+ * direct load binds it), else NULL: the CPU checks. */
+static bool bench_cpu_checks;
+#ifdef HAVE_CUDA
+static sp_cuda_checker *bench_checker;
+static bool bench_checker_tried;
+#endif
+
+static void *host_checker(void)
+{
+#ifdef HAVE_CUDA
+  if (!bench_cpu_checks && !bench_checker_tried) {
+    bench_checker_tried = true;
+    sp_gpu_info g[1];
+    int n = 0, confirmed = -1;
+    char err[256];
+    if (sp_cuda_enumerate(g, 1, &n, err, sizeof err) == SEALPROV_OK && n > 0 &&
+        (sp_gpu_bind(0, &confirmed, err, sizeof err) != SEALPROV_OK ||
+         sp_cuda_checker_create(0, &bench_checker, err, sizeof err) != SEALPROV_OK)) {
+      sp_cli_note("GPU 0 cannot take the subgroup checks (%s): they run on the CPU", err);
+      bench_checker = NULL;
+    }
+  }
+  return bench_checker;
+#else
+  return NULL;
+#endif
+}
+
 /* direct: the proving vectors straight onto CUDA device 0 (cuda/load.cu), decoded and
  * checked there with no host copy, as srs_load does when every device of the provider
  * is a GPU; run->device_ms is then the load's device wall time (first chunk to the last
@@ -303,6 +337,10 @@ static int load_once(const char *path, bool checks, bool direct, unsigned thread
   run->device_ms = 0;
   run->direct = false;
 #ifdef HAVE_CUDA
+  if (checks && !direct && host_checker()) {
+    o.check = sp_cuda_checker_run;
+    o.check_user = bench_checker;
+  }
   sp_cuda_dload *dl = NULL;
   sp_srs_sink sink;
   bool taken = false;
@@ -369,6 +407,7 @@ typedef struct load_row {
   bool direct_ok;
   double direct_warm_ms, direct_cold_ms, direct_device_ms;
   unsigned long long direct_hwm_kib, direct_rss_before_kib;
+  bool gpu_checks; /* the host path's subgroup checks ran on GPU 0 */
 } load_row;
 
 static int bench_load_file(const char *path, unsigned threads, unsigned repeat, load_row *row)
@@ -403,6 +442,8 @@ static int bench_load_file(const char *path, unsigned threads, unsigned repeat, 
     }
     qsort(t, repeat, sizeof(double), cmp_double);
     row->warm_ms[mode] = t[repeat / 2];
+    if (mode == 0)
+      row->gpu_checks = host_checker() != NULL;
     row->hwm_kib[mode] = hwm;
   }
   for (int mode = 0; mode < 2; mode++) {
@@ -464,11 +505,13 @@ static void print_load_row(const load_row *r, bool json, bool first, unsigned th
     static const char *const mode[2] = {"checked", "on_curve_only"};
     for (int m = 0; m < 2; m++) {
       printf(", \"%s\": {\"warm_s\": %.4f, \"warm_gb_per_s\": %.3f, \"warm_points_per_s\": %.0f, "
-             "\"peak_rss_kib\": %llu, \"peak_rss_growth_over_file\": %.3f",
+             "\"peak_rss_kib\": %llu, \"peak_rss_growth_over_file\": %.3f%s",
              mode[m], r->warm_ms[m] / 1e3, gb / (r->warm_ms[m] / 1e3),
              (double)r->points / (r->warm_ms[m] / 1e3), r->hwm_kib[m],
              r->bytes ? (double)(r->hwm_kib[m] - r->rss_before_kib) * 1024.0 / (double)r->bytes
-                      : 0.0);
+                      : 0.0,
+             m == 0 ? (r->gpu_checks ? ", \"subgroup_checks_on\": \"gpu0\"" : ", \"subgroup_checks_on\": \"cpu\"")
+                    : "");
       if (r->cold_ms[m] >= 0)
         printf(", \"cold_s\": %.4f, \"cold_gb_per_s\": %.3f", r->cold_ms[m] / 1e3,
                gb / (r->cold_ms[m] / 1e3));
@@ -556,7 +599,8 @@ static int bench_load(int argc, char **argv)
   static const struct option opts[] = {
       {"sizes", required_argument, NULL, 's'},  {"threads", required_argument, NULL, 't'},
       {"repeat", required_argument, NULL, 'r'}, {"json", no_argument, NULL, 'j'},
-      {"help", no_argument, NULL, 'h'},         {NULL, 0, NULL, 0},
+      {"cpu-checks", no_argument, NULL, 'C'},   {"help", no_argument, NULL, 'h'},
+      {NULL, 0, NULL, 0},
   };
   unsigned sizes[BENCH_MAX_SIZES], nsizes = 0;
   uint64_t threads = 0, repeat = 3;
@@ -579,6 +623,9 @@ static int bench_load(int argc, char **argv)
       break;
     case 'j':
       json = true;
+      break;
+    case 'C':
+      bench_cpu_checks = true;
       break;
     case 'h':
       bench_load_usage(stdout);
@@ -622,7 +669,9 @@ static int bench_load(int argc, char **argv)
            "median of %llu\n",
            cpu, g16_ncpus(), (double)mem_kib / (1024.0 * 1024.0), load_average(), nt,
            (unsigned long long)repeat);
-    printf("(peak_MiB: the load's peak RSS growth; cold: checked, then on-curve only)\n");
+    printf("(peak_MiB: the load's peak RSS growth; cold: checked, then on-curve only; subgroup "
+           "checks of the host path on %s)\n",
+           host_checker() ? "GPU 0" : "the CPU");
     printf("%-6s %9s %10s | %8s %7s %11s %9s | %8s %7s %9s | %8s %8s\n", "size", "GB",
            "points", "warm_s", "GB/s", "points/s", "peak_MiB", "nochk_s", "GB/s", "peak_MiB",
            "cold_s", "nochk_s");
@@ -663,6 +712,10 @@ static int bench_load(int argc, char **argv)
   }
   if (json)
     printf("]}\n");
+#ifdef HAVE_CUDA
+  sp_cuda_checker_destroy(bench_checker);
+  bench_checker = NULL;
+#endif
   return rc;
 }
 
