@@ -371,6 +371,8 @@ static void maybe_cancel(host_job *h, uint64_t *rs) {
   int rc = vt->cancel(prov, h->id);
   if (rc == SEALPROV_OK)
     h->cancelled = true;
+  else if (rc == SEALPROV_ERR_NOT_FOUND && h->mode == W_DETACHED && atomic_load(&h->callbacks) > 0)
+    ; /* a DETACHED job is freed right after its on_complete: it ended before the cancel */
   else
     failf("cancel of job %" PRIu64 " (not yet waited on): %s: %s", h->id, vt->strerror(rc),
           vt->last_error());
