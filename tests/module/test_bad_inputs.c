@@ -460,7 +460,7 @@ enum abi_id {
   A_WAIT_AFTER_CLOSE, A_DEVICES_AFTER_CLOSE, A_STATS_AFTER_CLOSE, A_VERIFY_FOREIGN,
   A_SRS_NULL_PATH, A_SRS_NULL_OUT, A_SRS_EMPTY_PATH, A_SUBMIT_NULL_JOB, A_SUBMIT_NULL_ID,
   A_JOB_SIZE_0, A_JOB_FLAGS, A_JOB_SRS_NULL, A_JOB_SRS_VK, A_JOB_NPARTS_0, A_JOB_NPARTS_MAX,
-  A_JOB_PARTS_NULL, A_JOB_PROOFS_NULL, A_JOB_ENCODING, A_JOB_FIXED_NO_R, A_JOB_R_NO_FLAG,
+  A_JOB_PARTS_NULL, A_JOB_PROOFS_NULL, A_JOB_ENCODING, A_JOB_DEVICE_MASK, A_JOB_FIXED_NO_R, A_JOB_R_NO_FLAG,
   A_JOB_R_GE_R, A_P_ABC_BIG, A_P_INP_SIZE, A_P_AUX_SIZE, A_P_A_POP, A_P_B_POP, A_P_A_NULL,
   A_P_C_NULL, A_P_INP_NULL, A_P_AUX_NULL, A_P_BM_NULL, A_P_BITLEN, A_P_BM_VS_POP, A_P_AUX_GE_R,
   A_P_INPUT0, A_P_UNSAT, A_P_MONT, A_P_TWIN, A_P_OTHER, A_WAIT_UNKNOWN, A_WAIT_TWICE, A_WAIT_ZERO,
@@ -631,6 +631,7 @@ static void run_abi(const bcase *c, outcome *o) {
     case A_JOB_PARTS_NULL: j.partitions = NULL, take(o, vt->submit(p, &j, &id)); break;
     case A_JOB_PROOFS_NULL: j.proofs_out = NULL, take(o, vt->submit(p, &j, &id)); break;
     case A_JOB_ENCODING: j.scalar_encoding = 7, take(o, vt->submit(p, &j, &id)); break;
+    case A_JOB_DEVICE_MASK: j.device_mask = SEALPROV_DEVICE_BIT(5), take(o, vt->submit(p, &j, &id)); break;
     case A_JOB_FIXED_NO_R: j.flags = SEALPROV_JOB_FIXED_RS, take(o, vt->submit(p, &j, &id)); break;
     case A_JOB_R_NO_FLAG: {
       uint8_t r[32] = {1}, s2[32] = {2};
@@ -1108,6 +1109,7 @@ static const bcase cases[] = {
     ABI("job->partitions NULL", A_JOB_PARTS_NULL, ERR_INVALID_ARGUMENT, "partitions"),
     ABI("job->proofs_out NULL", A_JOB_PROOFS_NULL, ERR_INVALID_ARGUMENT, "proofs_out"),
     ABI("job->scalar_encoding 7", A_JOB_ENCODING, ERR_INVALID_ARGUMENT, "scalar_encoding 7"),
+    ABI("job->device_mask naming device 5 of 2", A_JOB_DEVICE_MASK, ERR_INVALID_ARGUMENT, "device_mask", "device 5"),
     ABI("FIXED_RS without r", A_JOB_FIXED_NO_R, ERR_INVALID_ARGUMENT, "FIXED_RS", "r"),
     ABI("r and s without FIXED_RS", A_JOB_R_NO_FLAG, ERR_INVALID_ARGUMENT, "FIXED_RS"),
     ABI("fixed r = the group order", A_JOB_R_GE_R, ERR_INVALID_ARGUMENT, "r"),
