@@ -254,7 +254,10 @@ typedef struct sealprov_vtable {
    * INVALID_ARGUMENT. */
   int (*close)(sealprov_provider *p);
 
-  /* Loads a bellperson .params file (mmap, every point validated). The handle is
+  /* Loads a bellperson .params file, read with pread (never mapped), every point
+   * validated ([provider] params_subgroup_check). With only CUDA devices and
+   * params_residency = auto the proving vectors go straight onto every GPU, decoded and
+   * checked there, with no host copy (docs/abi.md). The handle is
    * reference counted; jobs hold a reference. Statuses: OK, INVALID_ARGUMENT, IO,
    * PARAMS, NO_MEMORY, SHUTDOWN. */
   int (*srs_load)(sealprov_provider *p, const char *path, sealprov_srs **out);
