@@ -588,6 +588,23 @@ static void parallel_copy(const copy_seg *seg, int nseg, unsigned nthreads) {
   (void)bls_parallel_for(total, nthreads, copy_range, &c);
 }
 
+/* Among a worker pool's n free slots (under d->mu): the smallest buffer of at least
+ * need bytes, taken (busy); else NULL, with *empty the first slot without a buffer and
+ * *largest the largest free buffer (the candidates to make or regrow one). */
+static stage_buf *slot_pick(stage_buf *slots, unsigned n, size_t need, stage_buf **empty,
+                            stage_buf **largest) {
+  stage_buf *fit = NULL;
+  for (unsigned i = 0; i < n; i++) {
+    stage_buf *b = &slots[i];
+    if (b->busy) continue;
+    if (b->p && b->cap >= need && (!fit || b->cap < fit->cap)) fit = b;
+    if (!b->p && !*empty) *empty = b;
+    if (b->p && (!*largest || b->cap > (*largest)->cap)) *largest = b;
+  }
+  if (fit) fit->busy = true;
+  return fit;
+}
+
 /* A staging buffer of at least need bytes from the device's pool, or NULL (pageable
  * path) when staging is off, over budget, every slot is busy, or pinned memory cannot
  * be had. Never an error. */
@@ -597,16 +614,9 @@ static stage_buf *stage_take(cuda_dev *d, size_t need) {
     pthread_mutex_unlock(&d->mu);
     return NULL;
   }
-  stage_buf *fit = NULL, *empty = NULL, *largest = NULL;
-  for (unsigned i = 0; i < d->workers; i++) {
-    stage_buf *b = &d->stage[i];
-    if (b->busy) continue;
-    if (b->p && b->cap >= need && (!fit || b->cap < fit->cap)) fit = b;
-    if (!b->p && !empty) empty = b;
-    if (b->p && (!largest || b->cap > largest->cap)) largest = b;
-  }
+  stage_buf *empty = NULL, *largest = NULL;
+  stage_buf *fit = slot_pick(d->stage, d->workers, need, &empty, &largest);
   if (fit) {
-    fit->busy = true;
     pthread_mutex_unlock(&d->mu);
     return fit;
   }
@@ -672,16 +682,9 @@ static uint64_t resident_bytes(const cuda_dev *d);
  * memory in execute. */
 static stage_buf *land_take(cuda_dev *d, size_t need, const sp_srs *srs, size_t vbytes) {
   pthread_mutex_lock(&d->mu);
-  stage_buf *fit = NULL, *empty = NULL, *largest = NULL;
-  for (unsigned i = 0; i < d->workers; i++) {
-    stage_buf *b = &d->land[i];
-    if (b->busy) continue;
-    if (b->p && b->cap >= need && (!fit || b->cap < fit->cap)) fit = b;
-    if (!b->p && !empty) empty = b;
-    if (b->p && (!largest || b->cap > largest->cap)) largest = b;
-  }
+  stage_buf *empty = NULL, *largest = NULL;
+  stage_buf *fit = slot_pick(d->land, d->workers, need, &empty, &largest);
   if (fit) {
-    fit->busy = true;
     pthread_mutex_unlock(&d->mu);
     return fit;
   }
@@ -862,19 +865,7 @@ static int cuda_prepare(void *dev, const sp_task *t, void **prep, char *err, siz
   sealprov_assignment wasg;
   bool gpu_cs = t->cs != NULL && !d->cs_host;
   if (gpu_cs) {
-    const sp_cs *cs = t->cs;
-    wasg = *t->asg;
-    wasg.a = wasg.b = wasg.c = NULL;
-    wasg.abc_size = cs->abc_size;
-    wasg.a_aux_density = cs->a_aux;
-    wasg.a_aux_bit_len = cs->aux_size;
-    wasg.a_aux_popcount = cs->a_aux_popcount;
-    wasg.b_inp_density = cs->b_inp;
-    wasg.b_inp_bit_len = cs->inp_size;
-    wasg.b_inp_popcount = cs->b_inp_popcount;
-    wasg.b_aux_density = cs->b_aux;
-    wasg.b_aux_bit_len = cs->aux_size;
-    wasg.b_aux_popcount = cs->b_aux_popcount;
+    sp_cs_assignment_of(t->cs, t->asg, &wasg);
     tw = *t;
     tw.asg = &wasg;
     t = &tw;
@@ -998,6 +989,24 @@ static void cuda_release(void *dev, void *prep) {
   free(p);
 }
 
+/* ---- the direct load's sink and adoption (cuda_api.h) ------------------------------ */
+
+void sp_cuda_dload_sink(sp_cuda_dload *l, sp_srs_sink *out) {
+  *out = (sp_srs_sink){.user = l,
+                       .chunk_bytes = sp_cuda_dload_chunk_bytes(l),
+                       .begin = sp_cuda_dload_begin,
+                       .vector = sp_cuda_dload_vector,
+                       .buffer = sp_cuda_dload_buffer,
+                       .submit = sp_cuda_dload_submit,
+                       .finish = sp_cuda_dload_finish};
+}
+
+bool sp_cuda_dload_adopt(sp_cuda_dload *l, sp_srs *srs) {
+  srs->devcopy = sp_cuda_dload_take(l);
+  srs->devcopy_free = sp_cuda_devcopy_free;
+  return srs->devcopy != NULL;
+}
+
 /* ---- parameter residency and registration ------------------------------------------ */
 
 static size_t srs_bytes(const sp_srs *s) {
@@ -1082,6 +1091,20 @@ static int adopt_devcopy(cuda_dev *d, const sp_srs *srs, cuda_resident **out, ch
 
 /* The resident copy of srs, made now if the budget allows; NULL (and OK) when the set
  * is to be streamed instead. Called with the device lock held. */
+/* Room on d for a long-lived copy of `need` bytes (cudaMalloc, outside the pool) next
+ * to `in_use` and `work` bytes of working memory: within memory_limit, else the card's
+ * free memory. The pool keeps freed scratch cached (gpu.cu): that is handed back and
+ * looked at again before saying no. False also when the memory cannot be read (a real
+ * device fault shows up later). */
+static bool room_for_copy(cuda_dev *d, uint64_t in_use, uint64_t need, uint64_t work) {
+  if (d->memory_limit && in_use + need + work > d->memory_limit) return false;
+  uint64_t free_b = 0, total_b = 0;
+  if (sp_gpu_mem_info(d->gpu, &free_b, &total_b) != SEALPROV_OK) return false;
+  if (need + work <= free_b) return true;
+  sp_gpu_trim(d->gpu);
+  return sp_gpu_mem_info(d->gpu, &free_b, &total_b) == SEALPROV_OK && need + work <= free_b;
+}
+
 static int get_resident(cuda_dev *d, const sp_srs *srs, cuda_resident **out, double *ms, char *err,
                         size_t errlen) {
   *out = NULL;
@@ -1098,19 +1121,7 @@ static int get_resident(cuda_dev *d, const sp_srs *srs, cuda_resident **out, dou
   }
   size_t need = srs_bytes(srs);
   uint64_t work = work_bytes(((size_t)1 << srs->log_domain) * sizeof(fr_t), 3);
-  uint64_t free_b = 0, total_b = 0;
-  if (d->memory_limit && in_use + need + work > d->memory_limit) return SEALPROV_OK;
-  if (sp_gpu_mem_info(d->gpu, &free_b, &total_b) != SEALPROV_OK)
-    return SEALPROV_OK; /* stream instead; a real device fault shows up later */
-  bool fits = need + work <= free_b;
-  if (!fits) {
-    /* the pool keeps freed scratch cached (gpu.cu): hand that back and look again,
-     * since a resident copy (cudaMalloc) is made outside the pool */
-    sp_gpu_trim(d->gpu);
-    if (sp_gpu_mem_info(d->gpu, &free_b, &total_b) != SEALPROV_OK) return SEALPROV_OK;
-    fits = need + work <= free_b;
-  }
-  if (!fits) return SEALPROV_OK;
+  if (!room_for_copy(d, in_use, need, work)) return SEALPROV_OK; /* stream instead */
   double t0 = sp_now_ms();
   cuda_resident *r = calloc(1, sizeof *r);
   if (!r) {
@@ -1815,15 +1826,7 @@ static int get_cs_resident(cuda_dev *d, const sp_cs *cs, size_t vbytes, sp_gpu_c
   }
   uint64_t nnz = cs->off[3 * cs->n_rows];
   uint64_t need = (3 * cs->n_rows + 1) * 8 + nnz * 8 + (uint64_t)cs->ncoeffs * 32;
-  uint64_t work = work_bytes(vbytes, 4);
-  if (d->memory_limit && in_use + need + work > d->memory_limit) return SEALPROV_OK;
-  uint64_t free_b = 0, total_b = 0;
-  if (sp_gpu_mem_info(d->gpu, &free_b, &total_b) != SEALPROV_OK) return SEALPROV_OK;
-  if (need + work > free_b) {
-    sp_gpu_trim(d->gpu);
-    if (sp_gpu_mem_info(d->gpu, &free_b, &total_b) != SEALPROV_OK || need + work > free_b)
-      return SEALPROV_OK;
-  }
+  if (!room_for_copy(d, in_use, need, work_bytes(vbytes, 4))) return SEALPROV_OK;
   c = calloc(1, sizeof *c);
   if (!c) {
     snprintf(err, errlen, "out of host memory");

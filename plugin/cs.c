@@ -68,16 +68,9 @@ static uint64_t words_of(uint64_t bits)
 
 /* ---- the iden3 container ----------------------------------------------------------- */
 
-typedef struct section {
-  uint64_t off, size; /* content */
-  bool present;
-} section;
-
-/* Reads the section table. sec[1..nsec_known] get the first section of each type;
- * a repeated header or data section is refused. bad: the status for a malformed file. */
-static int read_container(sp_file *f, const char magic[4], const char *kind, int bad,
-                          uint32_t *version, section *sec, unsigned nsec_known, char *err,
-                          size_t errlen)
+int sp_iden3_read(sp_file *f, const char magic[4], const char *kind, int bad, uint32_t *version,
+                  sp_iden3_section *sec, unsigned nsec_known, const char *const *names, char *err,
+                  size_t errlen)
 {
   uint8_t h[12];
   if (f->size < 12) {
@@ -100,7 +93,7 @@ static int read_container(sp_file *f, const char magic[4], const char *kind, int
     if (f->size - off < 12) {
       sp_set_err(err, errlen,
                  "%s: section %" PRIu32 " of %" PRIu32 ": its 12-byte header at byte offset %" PRIu64
-                 " runs past the end of the file (%" PRIu64 " bytes)",
+                 " runs past the end of the file (%" PRIu64 " bytes): truncated?",
                  f->esc, i, n, off, f->size);
       return bad;
     }
@@ -108,22 +101,26 @@ static int read_container(sp_file *f, const char magic[4], const char *kind, int
     uint32_t type = le32(s);
     uint64_t size = le64(s + 4);
     off += 12;
+    bool known = type >= 1 && type <= nsec_known;
+    const char *name = names && known ? names[type] : names ? "unknown" : NULL;
     if (size > f->size - off) {
       sp_set_err(err, errlen,
-                 "%s: section %" PRIu32 " (type %" PRIu32 ") claims %" PRIu64
-                 " bytes at byte offset %" PRIu64 ", but the file has only %" PRIu64 " bytes",
-                 f->esc, i, type, size, off, f->size);
+                 "%s: section %" PRIu32 " (type %" PRIu32 "%s%s) claims %" PRIu64
+                 " bytes at byte offset %" PRIu64 ", but the file has only %" PRIu64
+                 " bytes (%" PRIu64 " follow): truncated?",
+                 f->esc, i, type, name ? ", " : "", name ? name : "", size, off, f->size,
+                 f->size - off);
       return bad;
     }
-    if (type >= 1 && type <= nsec_known) {
+    if (known) {
       if (sec[type].present) {
         sp_set_err(err, errlen,
-                   "%s: section type %" PRIu32 " appears twice (byte offsets %" PRIu64
+                   "%s: section type %" PRIu32 " appears twice (%s%sbyte offsets %" PRIu64
                    " and %" PRIu64 ")",
-                   f->esc, type, sec[type].off - 12, off - 12);
+                   f->esc, type, name ? name : "", name ? "; " : "", sec[type].off - 12, off - 12);
         return bad;
       }
-      sec[type] = (section){.off = off, .size = size, .present = true};
+      sec[type] = (sp_iden3_section){.off = off, .size = size, .present = true};
     }
     off += size;
   }
@@ -138,7 +135,7 @@ static int read_container(sp_file *f, const char magic[4], const char *kind, int
 }
 
 /* The field of a header: n8 must be 32 and the prime BLS12-381's r. */
-static int check_prime(sp_file *f, const section *hdr, uint32_t *n8_out, char *err, size_t errlen,
+static int check_prime(sp_file *f, const sp_iden3_section *hdr, uint32_t *n8_out, char *err, size_t errlen,
                        int bad)
 {
   uint8_t b[4];
@@ -330,7 +327,7 @@ void sp_cs_release(sp_cs *cs)
 
 static const char *const lc_name[3] = {"A", "B", "C"};
 
-static int parse_constraints(sp_file *f, const section *sc, sp_cs *cs, uint64_t nwires,
+static int parse_constraints(sp_file *f, const sp_iden3_section *sc, sp_cs *cs, uint64_t nwires,
                              char *err, size_t errlen)
 {
   uint64_t m = cs->n_rows;
@@ -487,10 +484,10 @@ int sp_cs_load(const char *path, sp_cs **out, char *err, size_t errlen)
     goto fail;
   }
   atomic_init(&cs->refs, 1);
-  section sec[6] = {{0}};
+  sp_iden3_section sec[6] = {{0}};
   uint32_t version = 0;
-  SP_TRY_GOTO(read_container(&f, "r1cs", "circom .r1cs", SEALPROV_ERR_PARAMS, &version, sec, 5,
-                             err, errlen),
+  SP_TRY_GOTO(sp_iden3_read(&f, "r1cs", "circom .r1cs", SEALPROV_ERR_PARAMS, &version, sec, 5,
+                            NULL, err, errlen),
               st, fail);
   if (version != 1) {
     st = SEALPROV_ERR_PARAMS;
@@ -714,6 +711,22 @@ static void spmv_range(void *vctx, size_t begin, size_t end, unsigned chunk)
   }
 }
 
+void sp_cs_assignment_of(const sp_cs *cs, const sealprov_assignment *w, sealprov_assignment *out)
+{
+  *out = *w;
+  out->a = out->b = out->c = NULL;
+  out->abc_size = cs->abc_size;
+  out->a_aux_density = cs->a_aux;
+  out->a_aux_bit_len = cs->aux_size;
+  out->a_aux_popcount = cs->a_aux_popcount;
+  out->b_inp_density = cs->b_inp;
+  out->b_inp_bit_len = cs->inp_size;
+  out->b_inp_popcount = cs->b_inp_popcount;
+  out->b_aux_density = cs->b_aux;
+  out->b_aux_bit_len = cs->aux_size;
+  out->b_aux_popcount = cs->b_aux_popcount;
+}
+
 void sp_cs_eval_free(sp_cs_eval *e)
 {
   if (!e)
@@ -780,21 +793,10 @@ int sp_cs_evaluate(const sp_cs *cs, const sealprov_assignment *w, uint32_t enc, 
   e->decode_ms = t1 - t0;
   explicit_bzero(z, nvars * sizeof *z); /* the witness is secret */
   free(z);
-  sealprov_assignment *a = &e->asg;
-  *a = *w;
-  a->a = x.a;
-  a->b = x.b;
-  a->c = x.c;
-  a->abc_size = abc;
-  a->a_aux_density = cs->a_aux;
-  a->a_aux_bit_len = cs->aux_size;
-  a->a_aux_popcount = cs->a_aux_popcount;
-  a->b_inp_density = cs->b_inp;
-  a->b_inp_bit_len = cs->inp_size;
-  a->b_inp_popcount = cs->b_inp_popcount;
-  a->b_aux_density = cs->b_aux;
-  a->b_aux_bit_len = cs->aux_size;
-  a->b_aux_popcount = cs->b_aux_popcount;
+  sp_cs_assignment_of(cs, w, &e->asg);
+  e->asg.a = x.a;
+  e->asg.b = x.b;
+  e->asg.c = x.c;
   *out = e;
   return SEALPROV_OK;
 }
@@ -822,11 +824,11 @@ int sp_wtns_load(const char *path, sp_wtns **out, char *err, size_t errlen)
   sp_file f;
   SP_TRY(sp_file_open(&f, path, err, errlen));
   const int bad = SEALPROV_ERR_ASSIGNMENT;
-  section sec[3] = {{0}};
+  sp_iden3_section sec[3] = {{0}};
   uint32_t version = 0;
   sp_wtns *w = NULL;
   int st;
-  SP_TRY_GOTO(read_container(&f, "wtns", "circom .wtns", bad, &version, sec, 2, err, errlen), st,
+  SP_TRY_GOTO(sp_iden3_read(&f, "wtns", "circom .wtns", bad, &version, sec, 2, NULL, err, errlen), st,
               fail);
   if (version != 1 && version != 2) {
     st = bad;

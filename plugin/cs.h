@@ -98,6 +98,28 @@ typedef struct sp_cs_eval {
 int sp_cs_evaluate(const sp_cs *cs, const sealprov_assignment *w, uint32_t scalar_encoding,
                    unsigned nthreads, sp_cs_eval **out, char *err, size_t errlen);
 void sp_cs_eval_free(sp_cs_eval *e);
+/* The witness w as a full assignment of cs without its vectors: inputs and aux from w,
+ * abc_size and the density bitmaps from the system, a, b, c NULL (the caller fills them,
+ * as sp_cs_evaluate does, or makes them on a device). */
+void sp_cs_assignment_of(const sp_cs *cs, const sealprov_assignment *w, sealprov_assignment *out);
+
+/* ---- iden3's binary container (.r1cs, .wtns, snarkjs's .zkey) -------------------- */
+
+/* A section's content in the file. */
+typedef struct sp_iden3_section {
+  uint64_t off, size;
+  bool present;
+} sp_iden3_section;
+
+struct sp_file;
+/* Reads the header ("magic", version, section count) and the section table of f:
+ * sec[1..nsec_known] get the first section of each type (a repeated one is refused);
+ * sections must tile the file exactly. names (may be NULL) name types 1..nsec_known in
+ * the messages; kind names the format ("circom .r1cs"). bad: the status for a malformed
+ * file. The caller checks *version. */
+int sp_iden3_read(struct sp_file *f, const char magic[4], const char *kind, int bad,
+                  uint32_t *version, sp_iden3_section *sec, unsigned nsec_known,
+                  const char *const *names, char *err, size_t errlen);
 
 /* ---- circom .wtns (witness) files ---------------------------------------------- */
 

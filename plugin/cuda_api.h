@@ -99,6 +99,14 @@ int sp_cuda_dload_submit(void *user, int vec, size_t index0, size_t n, uint64_t 
 int sp_cuda_dload_finish(void *user, struct sp_srs_bad *bad, char *err, size_t errlen);
 /* Bytes of a read buffer (the most a chunk may have). */
 size_t sp_cuda_dload_chunk_bytes(const sp_cuda_dload *l);
+/* The loader's sink (srs.h sp_srs_sink) made of the callbacks above on l. Implemented
+ * in cuda/engine_cuda.c (C: it needs srs.h). */
+struct sp_srs_sink;
+struct sp_srs;
+void sp_cuda_dload_sink(sp_cuda_dload *l, struct sp_srs_sink *out);
+/* After a load whose sink took the vectors: srs gets l's device copies and their free
+ * function; false (srs->devcopy NULL) when they could not be had. */
+bool sp_cuda_dload_adopt(sp_cuda_dload *l, struct sp_srs *srs);
 
 #ifdef __cplusplus
 }

@@ -351,13 +351,7 @@ static void *gpu_load_main(void *arg) {
     char derr[512] = "";
     if (sp_cuda_dload_create(g->ordinals, g->limits, g->ndev, g->lo.subgroup_check, &dl, derr,
                              sizeof derr) == SEALPROV_OK) {
-      sink = (sp_srs_sink){.user = dl,
-                           .chunk_bytes = sp_cuda_dload_chunk_bytes(dl),
-                           .begin = sp_cuda_dload_begin,
-                           .vector = sp_cuda_dload_vector,
-                           .buffer = sp_cuda_dload_buffer,
-                           .submit = sp_cuda_dload_submit,
-                           .finish = sp_cuda_dload_finish};
+      sp_cuda_dload_sink(dl, &sink);
       g->lo.sink = &sink;
       g->lo.sink_taken = &taken;
     } else {
@@ -392,9 +386,7 @@ static void *gpu_load_main(void *arg) {
   }
   double ms = sp_now_ms() - t0;
   if (g->st == SEALPROV_OK && taken) {
-    g->srs->devcopy = sp_cuda_dload_take(dl);
-    g->srs->devcopy_free = sp_cuda_devcopy_free;
-    if (g->srs->devcopy == NULL) {
+    if (!sp_cuda_dload_adopt(dl, g->srs)) {
       sp_srs_release(g->srs);
       g->srs = NULL;
       g->st = SEALPROV_ERR_NO_MEMORY;

@@ -28,6 +28,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "cs.h"
 #include "groth16.h"
 #include "util.h"
 
@@ -54,74 +55,19 @@ static uint64_t le64(const uint8_t *p)
   return (uint64_t)le32(p) | (uint64_t)le32(p + 4) << 32;
 }
 
-typedef struct zsec {
-  uint64_t off, size;
-  bool present;
-} zsec;
+typedef sp_iden3_section zsec;
 
-/* The section table: sec[1..NSEC] get their section; a repeated one is refused. */
+/* The section table (cs.h: sp_iden3_read): sec[1..NSEC] get their section; version 1
+ * and sections 1..9 must be there. */
 static int read_sections(sp_file *f, zsec *sec, char *err, size_t errlen)
 {
-  uint8_t h[12];
-  if (f->size < 12) {
-    sp_set_err(err, errlen,
-               "%s: %" PRIu64 " bytes is too short for a snarkjs .zkey file (12-byte header)",
-               f->esc, f->size);
-    return SEALPROV_ERR_PARAMS;
-  }
-  SP_TRY(sp_file_read(f, h, 12, 0, "file header", err, errlen));
-  if (memcmp(h, "zkey", 4) != 0) {
-    sp_set_err(err, errlen,
-               "%s: not a snarkjs .zkey file: magic is %02x %02x %02x %02x, expected \"zkey\"",
-               f->esc, h[0], h[1], h[2], h[3]);
-    return SEALPROV_ERR_PARAMS;
-  }
-  uint32_t version = le32(h + 4), n = le32(h + 8);
+  uint32_t version = 0;
+  SP_TRY(sp_iden3_read(f, "zkey", "snarkjs .zkey", SEALPROV_ERR_PARAMS, &version, sec, NSEC,
+                       section_names, err, errlen));
   if (version != 1) {
     sp_set_err(err, errlen, "%s: .zkey version %" PRIu32 " (this reader knows version 1)",
                f->esc, version);
     return SEALPROV_ERR_UNSUPPORTED;
-  }
-  uint64_t off = 12;
-  for (uint32_t i = 0; i < n; i++) {
-    uint8_t s[12];
-    if (f->size - off < 12) {
-      sp_set_err(err, errlen,
-                 "%s: section %" PRIu32 " of %" PRIu32 ": its 12-byte header at byte offset %" PRIu64
-                 " runs past the end of the file (%" PRIu64 " bytes): truncated?",
-                 f->esc, i, n, off, f->size);
-      return SEALPROV_ERR_PARAMS;
-    }
-    SP_TRY(sp_file_read(f, s, 12, off, "section header", err, errlen));
-    uint32_t type = le32(s);
-    uint64_t size = le64(s + 4);
-    off += 12;
-    if (size > f->size - off) {
-      sp_set_err(err, errlen,
-                 "%s: section %" PRIu32 " (type %" PRIu32 ", %s) claims %" PRIu64
-                 " bytes at byte offset %" PRIu64 ", but only %" PRIu64 " bytes follow: truncated?",
-                 f->esc, i, type, type >= 1 && type <= NSEC ? section_names[type] : "unknown",
-                 size, off, f->size - off);
-      return SEALPROV_ERR_PARAMS;
-    }
-    if (type >= 1 && type <= NSEC) {
-      if (sec[type].present) {
-        sp_set_err(err, errlen,
-                   "%s: section type %" PRIu32 " (%s) appears twice (byte offsets %" PRIu64
-                   " and %" PRIu64 ")",
-                   f->esc, type, section_names[type], sec[type].off - 12, off - 12);
-        return SEALPROV_ERR_PARAMS;
-      }
-      sec[type] = (zsec){.off = off, .size = size, .present = true};
-    }
-    off += size;
-  }
-  if (off != f->size) {
-    sp_set_err(err, errlen,
-               "%s: %" PRIu64 " bytes follow the last of its %" PRIu32
-               " sections (byte offset %" PRIu64 ")",
-               f->esc, f->size - off, n, off);
-    return SEALPROV_ERR_PARAMS;
   }
   for (unsigned t = 1; t <= 9; t++)
     if (!sec[t].present) {

@@ -352,10 +352,7 @@ static int load_once(const char *path, bool checks, bool direct, unsigned thread
       st = sp_cuda_dload_create(&ord, &lim, 1, checks, &dl, err, errlen);
     if (st)
       return st;
-    sink = (sp_srs_sink){.user = dl, .chunk_bytes = sp_cuda_dload_chunk_bytes(dl),
-                         .begin = sp_cuda_dload_begin, .vector = sp_cuda_dload_vector,
-                         .buffer = sp_cuda_dload_buffer, .submit = sp_cuda_dload_submit,
-                         .finish = sp_cuda_dload_finish};
+    sp_cuda_dload_sink(dl, &sink);
     o.sink = &sink;
     o.sink_taken = &taken;
   }
@@ -371,9 +368,7 @@ static int load_once(const char *path, bool checks, bool direct, unsigned thread
   run->points = points;
 #ifdef HAVE_CUDA
   if (st == SEALPROV_OK && taken) {
-    srs->devcopy = sp_cuda_dload_take(dl);
-    srs->devcopy_free = sp_cuda_devcopy_free;
-    run->direct = srs->devcopy != NULL;
+    run->direct = sp_cuda_dload_adopt(dl, srs);
     run->device_ms = srs->devcopy ? srs->devcopy->upload_ms : 0;
   }
   sp_cuda_dload_destroy(dl);

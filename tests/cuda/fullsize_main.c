@@ -178,10 +178,7 @@ int main(int argc, char **argv) {
   lo.progress = progress;
   lo.progress_user = &last;
   if (direct) {
-    sink = (sp_srs_sink){.user = dl, .chunk_bytes = sp_cuda_dload_chunk_bytes(dl),
-                         .begin = sp_cuda_dload_begin, .vector = sp_cuda_dload_vector,
-                         .buffer = sp_cuda_dload_buffer, .submit = sp_cuda_dload_submit,
-                         .finish = sp_cuda_dload_finish};
+    sp_cuda_dload_sink(dl, &sink);
     lo.sink = &sink;
     lo.sink_taken = &taken;
   } else {
@@ -196,10 +193,7 @@ int main(int argc, char **argv) {
   st = sp_srs_load_ex(pp, &lo, &srs, err, sizeof err);
   double load_ms = sp_now_ms() - t0;
   uint64_t peak = proc_kb("VmHWM");
-  if (!st && taken) {
-    srs->devcopy = sp_cuda_dload_take(dl);
-    srs->devcopy_free = sp_cuda_devcopy_free;
-  }
+  if (!st && taken) (void)sp_cuda_dload_adopt(dl, srs);
   sp_cuda_dload_destroy(dl);
   sp_cuda_checker_destroy(chk);
   if (st) {

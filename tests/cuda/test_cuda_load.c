@@ -47,20 +47,13 @@ static int direct_load(const char *path, bool subgroup, sp_srs **out, bool *take
   *taken = false;
   int st = sp_cuda_dload_create(&ord, &lim, 1, subgroup, &dl, err, errlen);
   if (st) return st;
-  sp_srs_sink sink = {.user = dl,
-                      .chunk_bytes = sp_cuda_dload_chunk_bytes(dl),
-                      .begin = sp_cuda_dload_begin,
-                      .vector = sp_cuda_dload_vector,
-                      .buffer = sp_cuda_dload_buffer,
-                      .submit = sp_cuda_dload_submit,
-                      .finish = sp_cuda_dload_finish};
+  sp_srs_sink sink;
+  sp_cuda_dload_sink(dl, &sink);
   sp_srs_load_opts o = {.subgroup_check = subgroup, .nthreads = threads, .sink = &sink,
                         .sink_taken = taken};
   st = sp_srs_load_ex(path, &o, out, err, errlen);
   if (st == SEALPROV_OK && *taken) {
-    (*out)->devcopy = sp_cuda_dload_take(dl);
-    (*out)->devcopy_free = sp_cuda_devcopy_free;
-    if (!(*out)->devcopy) {
+    if (!sp_cuda_dload_adopt(dl, *out)) {
       snprintf(err, errlen, "take: out of memory");
       st = SEALPROV_ERR_NO_MEMORY;
       sp_srs_release(*out);
@@ -263,10 +256,8 @@ static void run_bad(const char *path, const sp_srs *host, const char *dir) {
     CHECK(spit(bad, b, len), "write");
     sc.calls = 0;
     int st = sp_cuda_dload_create(&ord, &lim, 1, true, &dl, derr, sizeof derr);
-    sp_srs_sink sink = {.user = dl, .chunk_bytes = sp_cuda_dload_chunk_bytes(dl),
-                        .begin = sp_cuda_dload_begin, .vector = sp_cuda_dload_vector,
-                        .buffer = sp_cuda_dload_buffer, .submit = sp_cuda_dload_submit,
-                        .finish = sp_cuda_dload_finish};
+    sp_srs_sink sink;
+    sp_cuda_dload_sink(dl, &sink);
     o.sink = &sink;
     o.sink_taken = &taken;
     int dst = st ? st : sp_srs_load_ex(bad, &o, &s, derr, sizeof derr);
