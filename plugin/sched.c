@@ -1461,24 +1461,25 @@ int sp_sched_stats(sp_sched *s, char *buf, size_t cap, size_t *len) {
   return sb_deliver(&b, buf, cap, len);
 }
 
-void sp_sched_cs_evict(sp_sched *s, const struct sp_cs *cs) {
-  if (s == NULL || cs == NULL) return;
-  for (unsigned i = 0; i < s->ndev; i++) {
+/* Every opened device whose engine keeps copies drops its copy of srs or of cs, under
+ * that device's lock (no task of it runs meanwhile). */
+static void evict_copies(sp_sched *s, const sp_srs *srs, const struct sp_cs *cs) {
+  for (unsigned i = 0; s != NULL && i < s->ndev; i++) {
     sp_device_rt *d = &s->devs[i];
-    if (!d->opened || d->eng->cs_evict == NULL) continue;
+    void (*srs_ev)(void *, const struct sp_srs *) = srs ? d->eng->srs_evict : NULL;
+    void (*cs_ev)(void *, const struct sp_cs *) = cs ? d->eng->cs_evict : NULL;
+    if (!d->opened || (srs_ev == NULL && cs_ev == NULL)) continue;
     pthread_mutex_lock(&d->lock);
-    d->eng->cs_evict(d->handle, cs);
+    if (srs_ev) srs_ev(d->handle, srs);
+    if (cs_ev) cs_ev(d->handle, cs);
     pthread_mutex_unlock(&d->lock);
   }
 }
 
+void sp_sched_cs_evict(sp_sched *s, const struct sp_cs *cs) {
+  if (cs != NULL) evict_copies(s, NULL, cs);
+}
+
 void sp_sched_srs_evict(sp_sched *s, const sp_srs *srs) {
-  if (s == NULL || srs == NULL) return;
-  for (unsigned i = 0; i < s->ndev; i++) {
-    sp_device_rt *d = &s->devs[i];
-    if (!d->opened || d->eng->srs_evict == NULL) continue;
-    pthread_mutex_lock(&d->lock);
-    d->eng->srs_evict(d->handle, srs);
-    pthread_mutex_unlock(&d->lock);
-  }
+  if (srs != NULL) evict_copies(s, srs, NULL);
 }
