@@ -162,7 +162,7 @@ static void place_worker(sp_worker *w) {
   d->cfg.pcie_max_gen = t.link.max_gen;
   d->cfg.pcie_max_width = t.link.max_width;
   d->cfg.bound_cpus = bound;
-  if (root_ignored)
+  if (root_ignored && d->index == 0) /* once per open(), not once per device */
     sp_log(SEALPROV_LOG_WARN, "SEALPROV_SYSFS_ROOT is not an absolute path under 512 bytes: "
            "ignored, topology read from /sys");
   sp_log(warn ? SEALPROV_LOG_WARN : bound ? SEALPROV_LOG_INFO : SEALPROV_LOG_DEBUG,

@@ -695,14 +695,6 @@ static int bench_partition(const bg_opts *o, void *dev, sp_gpu *g, unsigned lg, 
 /* x / y, 0 when y is 0 (no NaN or infinity in the JSON). */
 static double ratio_or_0(double x, double y) { return y > 0 ? x / y : 0; }
 
-static void tp_log(void *user, int level, const char *msg) {
-  (void)user;
-  static const char *const names[] = {"error", "warn", "info", "debug"};
-  fprintf(stderr, "sealprov: [module %s] ", level >= 0 && level <= 3 ? names[level] : "?");
-  sp_cli_put_utf8(stderr, msg);
-  fputc('\n', stderr);
-}
-
 /* One job of a stream; the notifier thread writes t_done before wait() returns. */
 typedef struct tp_job {
   sealprov_job job;
@@ -1288,7 +1280,7 @@ static void tp_print(const bg_opts *o, const bg_synth *x, const tp_run *r, doubl
 static int bench_throughput(const bg_opts *o, const sp_gpu_info *infos, int ninfos, char *err,
                             size_t errlen) {
   /* The scheduler logs through the host's callback: here, stderr. */
-  const sealprov_host host = {sizeof(sealprov_host), SEALPROV_LOG_INFO, tp_log, NULL};
+  const sealprov_host host = {sizeof(sealprov_host), SEALPROV_LOG_INFO, sp_cli_module_log, NULL};
   sp_log_set_host(&host);
   int st = SEALPROV_OK;
   for (unsigned i = 0; !st && i < o->ntp; i++) {

@@ -70,6 +70,9 @@ void sp_cli_host_close(sp_cli_host *h);
 void sp_cli_json_str(FILE *f, const char *s);
 /* Writes s with every byte that is not part of valid UTF-8 shown as \xNN. */
 void sp_cli_put_utf8(FILE *f, const char *s);
+/* The host log callback of the CLI and bench: "sealprov: [module LEVEL] msg" on stderr,
+ * each line whole when the module's threads log at once. */
+void sp_cli_module_log(void *user, int level, const char *msg);
 
 /* ---- messages (tools/json.c: the stand-alone benchmarks share them) ----------------
  * Every message of the CLI on stderr has one of three shapes:

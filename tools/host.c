@@ -73,14 +73,6 @@ const char *sp_cli_config_path(const char *ini) {
   return env != NULL && *env ? env : SP_DEFAULT_CONFIG;
 }
 
-static void host_log(void *user, int level, const char *msg) {
-  (void)user;
-  static const char *const names[] = {"error", "warn", "info", "debug"};
-  fprintf(stderr, "sealprov: [module %s] ", level >= 0 && level <= 3 ? names[level] : "?");
-  sp_cli_put_utf8(stderr, msg);
-  fputc('\n', stderr);
-}
-
 bool sp_cli_host_load(sp_cli_host *h, const char *plugin) {
   memset(h, 0, sizeof *h);
   const char *path = sp_cli_plugin_path(plugin);
@@ -122,11 +114,11 @@ bool sp_cli_host_load(sp_cli_host *h, const char *plugin) {
     sp_cli_host_close(h);
     return false;
   }
-  static sealprov_host host = {.struct_size = sizeof(sealprov_host), .log = host_log};
+  static sealprov_host host = {.struct_size = sizeof(sealprov_host), .log = sp_cli_module_log};
   host.log_level = sp_cli_log_level;
   int st = init(SEALPROV_ABI_MAJOR, SEALPROV_ABI_MINOR, &host, &h->vt);
   if (st != SEALPROV_OK || h->vt == NULL) {
-    /* The module logged the versions through host_log already; say which file. */
+    /* The module logged the versions through sp_cli_module_log already; say which file. */
     sp_cli_error("the module %s refused this tool (ABI %d.%d): status %d", path,
                  SEALPROV_ABI_MAJOR, SEALPROV_ABI_MINOR, st);
     sp_cli_host_close(h);

@@ -81,12 +81,14 @@ static void message(const char *kind, const char *fmt, va_list ap)
   else if (len >= (int)sizeof buf)
     text = buf; /* cut, rather than nothing */
   va_end(ap2);
+  flockfile(stderr); /* whole lines, among the module's log lines from its threads */
   if (sp_cli_cmd != NULL && *sp_cli_cmd)
     fprintf(stderr, "sealprov %s: %s", sp_cli_cmd, kind);
   else
     fprintf(stderr, "sealprov: %s", kind);
   sp_cli_put_utf8(stderr, len < 0 ? "(message could not be formatted)" : text);
   fputc('\n', stderr);
+  funlockfile(stderr);
   if (text != buf)
     free(text);
 }
@@ -115,4 +117,17 @@ void sp_cli_note(const char *fmt, ...)
   va_start(ap, fmt);
   message("", fmt, ap);
   va_end(ap);
+}
+
+/* The module calls this from any of its threads at once (docs/abi.md): the stream lock
+ * keeps each line whole, where three separate writes to unbuffered stderr would
+ * interleave with another thread's. */
+void sp_cli_module_log(void *user, int level, const char *msg) {
+  (void)user;
+  static const char *const names[] = {"error", "warn", "info", "debug"};
+  flockfile(stderr);
+  fprintf(stderr, "sealprov: [module %s] ", level >= 0 && level <= 3 ? names[level] : "?");
+  sp_cli_put_utf8(stderr, msg);
+  fputc('\n', stderr);
+  funlockfile(stderr);
 }
