@@ -9,7 +9,9 @@
 #   - snarkjs's proofs pass `sealprov verify` with its verification_key.json, and a
 #     wrong public signal fails it;
 #   - a truncated key, a bn128 key or witness, and a witness of another circuit give
-#     precise errors.
+#     precise errors;
+#   - sealprov's own .r1cs and .wtns (setup, wtns) pass snarkjs's reader and witness
+#     check, and a snarkjs key made from that .r1cs proves with sealprov.
 # Skips (77) when node, npm or tests/snarkjs/node_modules are missing (`npm ci` in
 # tests/snarkjs installs the pinned snarkjs and circom2; .ci/run does).
 set -u
@@ -188,6 +190,32 @@ printf '{"pi_a": [' >"$T/cut.json"
 expect 2 "verify: proof.json cut short" -- "$SP" verify --vk "$M/vk.json" --proof "$T/cut.json" \
   --public "$M/sj_public.json"
 has "cut.json: not valid JSON at byte offset" "cut proof.json: names the file and offset"
+
+# sealprov's own files as snarkjs reads them: the .r1cs of `sealprov setup` and the
+# .wtns of `sealprov wtns` (the same pair `sealprov prove --r1cs` takes) pass snarkjs's
+# own reader and witness check (a witness with one value changed does not); a snarkjs
+# key made from that .r1cs proves with `sealprov prove --zkey`, and snarkjs verifies.
+O="$T/own"
+run "sealprov setup (own r1cs)" "$SP" setup --constraints 24 --inputs 2 --partitions 1 --seed 7 \
+  --out "$O"
+run "sealprov wtns" "$SP" wtns "$O/partition-00.spa" "$O/w.wtns"
+expect 0 "own r1cs: snarkjs r1cs info" -- "$SNARKJS" r1cs info "$O/circuit.r1cs"
+has "Curve: bls12-381" "own r1cs: snarkjs reads the curve"
+has "# of Public Inputs: 2" "own r1cs: snarkjs reads the public inputs"
+expect 0 "own r1cs + wtns: snarkjs wtns check" -- "$SNARKJS" wtns check "$O/circuit.r1cs" "$O/w.wtns"
+has "WITNESS IS CORRECT" "own r1cs + wtns: snarkjs finds the witness correct"
+# aux value 4 of 26 (a constrained wire of the sealing shape), low byte changed
+run "change one witness value" node -e '
+  const fs = require("fs"); const b = fs.readFileSync(process.argv[1]);
+  b[b.length - 32 * 22] ^= 4; fs.writeFileSync(process.argv[2], b);' "$O/w.wtns" "$O/bad.wtns"
+expect 1 "own r1cs + changed wtns: snarkjs wtns check" -- "$SNARKJS" wtns check "$O/circuit.r1cs" "$O/bad.wtns"
+has "WITNESS IS NOT CORRECT" "own r1cs + changed wtns: snarkjs finds the witness wrong"
+run "groth16 setup (own r1cs)" "$SNARKJS" groth16 setup "$O/circuit.r1cs" "$T/pot.ptau" "$O/own.zkey"
+run "export vk (own r1cs)" "$SNARKJS" zkey export verificationkey "$O/own.zkey" "$O/vk.json"
+expect 0 "own r1cs: sealprov prove --zkey" -- "$SP" prove --zkey "$O/own.zkey" --wtns "$O/w.wtns" \
+  --out-proof "$O/proof.json" --out-public "$O/public.json"
+expect 0 "own r1cs: snarkjs groth16 verify" -- "$SNARKJS" groth16 verify "$O/vk.json" "$O/public.json" "$O/proof.json"
+has "OK" "own r1cs: snarkjs says OK"
 
 if [ "$fails" -ne 0 ]; then
   echo "$fails check(s) failed"
