@@ -1089,8 +1089,6 @@ static int adopt_devcopy(cuda_dev *d, const sp_srs *srs, cuda_resident **out, ch
   return SEALPROV_OK;
 }
 
-/* The resident copy of srs, made now if the budget allows; NULL (and OK) when the set
- * is to be streamed instead. Called with the device lock held. */
 /* Room on d for a long-lived copy of `need` bytes (cudaMalloc, outside the pool) next
  * to `in_use` and `work` bytes of working memory: within memory_limit, else the card's
  * free memory. The pool keeps freed scratch cached (gpu.cu): that is handed back and
@@ -1105,6 +1103,8 @@ static bool room_for_copy(cuda_dev *d, uint64_t in_use, uint64_t need, uint64_t 
   return sp_gpu_mem_info(d->gpu, &free_b, &total_b) == SEALPROV_OK && need + work <= free_b;
 }
 
+/* The resident copy of srs, made now if the budget allows; NULL (and OK) when the set
+ * is to be streamed instead. Called with the device lock held. */
 static int get_resident(cuda_dev *d, const sp_srs *srs, cuda_resident **out, double *ms, char *err,
                         size_t errlen) {
   *out = NULL;
