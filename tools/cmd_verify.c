@@ -15,6 +15,7 @@
 #include "groth16.h"
 #include "spa.h"
 #include "srs.h"
+#include "util.h"
 #include "zkey.h"
 
 static void verify_usage(FILE *f)
@@ -76,8 +77,10 @@ static int verify_snarkjs(const char *vk_path, const char *proof_path, const cha
     const char *verdict = code == 0 ? "valid" : code == 1 ? "invalid" : "error";
     /* the reason without the file name the line already shows */
     const char *why = msg[0] ? msg : "pairing check failed";
-    size_t pl = strlen(proof_path);
-    if (strncmp(why, proof_path, pl) == 0 && strncmp(why + pl, ": ", 2) == 0)
+    char pesc[SP_ESC_MAX]; /* the readers name files escaped (sp_utf8_escape) */
+    sp_utf8_escape(proof_path, pesc, sizeof pesc);
+    size_t pl = strlen(pesc);
+    if (strncmp(why, pesc, pl) == 0 && strncmp(why + pl, ": ", 2) == 0)
       why += pl + 2;
     if (json) {
       printf("{\"vk\": ");

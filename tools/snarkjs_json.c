@@ -196,13 +196,14 @@ static bool jvalue(jparse *p, jv *v, int depth)
   return jfail(p, "unexpected character");
 }
 
-/* Reads and parses a JSON file (at most 64 MiB). false: *msg says why. */
-static bool json_load(const char *path, jv *out, char *msg, size_t msglen)
+/* Reads and parses a JSON file (at most 64 MiB); file is path escaped for messages.
+ * false: *msg says why. */
+static bool json_load(const char *path, const char *file, jv *out, char *msg, size_t msglen)
 {
   memset(out, 0, sizeof *out);
   FILE *f = fopen(path, "rb");
   if (!f) {
-    snprintf(msg, msglen, "%s: cannot open: %s", path, strerror(errno));
+    snprintf(msg, msglen, "%s: cannot open: %s", file, strerror(errno));
     return false;
   }
   size_t cap = 1 << 16, len = 0;
@@ -211,14 +212,14 @@ static bool json_load(const char *path, jv *out, char *msg, size_t msglen)
   while (ok) {
     if (len == cap) {
       if (cap >= ((size_t)64 << 20)) {
-        snprintf(msg, msglen, "%s: larger than 64 MiB: not a snarkjs JSON file", path);
+        snprintf(msg, msglen, "%s: larger than 64 MiB: not a snarkjs JSON file", file);
         ok = false;
         break;
       }
       char *nb = realloc(buf, cap *= 2);
       if (!nb) {
         ok = false;
-        snprintf(msg, msglen, "%s: out of memory", path);
+        snprintf(msg, msglen, "%s: out of memory", file);
         break;
       }
       buf = nb;
@@ -227,7 +228,7 @@ static bool json_load(const char *path, jv *out, char *msg, size_t msglen)
     len += k;
     if (k == 0) {
       if (ferror(f)) {
-        snprintf(msg, msglen, "%s: read error: %s", path, strerror(errno));
+        snprintf(msg, msglen, "%s: read error: %s", file, strerror(errno));
         ok = false;
       }
       break;
@@ -238,7 +239,7 @@ static bool json_load(const char *path, jv *out, char *msg, size_t msglen)
     free(buf);
     return false;
   }
-  jparse p = {.s = buf, .path = path, .len = len};
+  jparse p = {.s = buf, .path = file, .len = len};
   ok = jvalue(&p, out, 0);
   if (ok) {
     jws(&p);
@@ -322,21 +323,24 @@ static const char *jg2(const jv *v, g2_affine_t *out)
   return g2_affine_on_curve(out) ? NULL : "not on the curve";
 }
 
-/* Checks protocol and curve of a snarkjs file. */
-static bool jcurve(const jv *o, const char *path, char *msg, size_t msglen)
+/* Checks protocol and curve of a snarkjs file. Text from the file is shown escaped
+ * (sp_utf8_escape): a raw byte of it must not make the message invalid UTF-8. */
+static bool jcurve(const jv *o, const char *file, char *msg, size_t msglen)
 {
   const jv *proto = jget(o, "protocol"), *curve = jget(o, "curve");
+  char esc[256];
   if (!proto || proto->kind != JV_STR || strcmp(proto->str, "groth16") != 0) {
-    snprintf(msg, msglen, "%s: \"protocol\" is %s%s%s, sealprov verifies \"groth16\"", path,
-             proto && proto->kind == JV_STR ? "\"" : "", proto && proto->kind == JV_STR ? proto->str : "missing",
-             proto && proto->kind == JV_STR ? "\"" : "");
+    bool str = proto && proto->kind == JV_STR;
+    snprintf(msg, msglen, "%s: \"protocol\" is %s%s%s, sealprov verifies \"groth16\"", file,
+             str ? "\"" : "", str ? sp_utf8_escape(proto->str, esc, sizeof esc) : proto ? "not a string" : "missing",
+             str ? "\"" : "");
     return false;
   }
   if (curve && (curve->kind != JV_STR || strcmp(curve->str, "bls12381") != 0)) {
     bool bn = curve->kind == JV_STR && strcmp(curve->str, "bn128") == 0;
     snprintf(msg, msglen,
-             "%s: \"curve\" is %s%s: sealprov verifies BLS12-381 (\"bls12381\") only%s", path,
-             curve->kind == JV_STR ? curve->str : "not a string",
+             "%s: \"curve\" is %s%s: sealprov verifies BLS12-381 (\"bls12381\") only%s", file,
+             curve->kind == JV_STR ? sp_utf8_escape(curve->str, esc, sizeof esc) : "not a string",
              bn ? " (BN254, base field q = 0x30644e72e131a029b85045b68181585d97816a916871ca8d3c208c16d87cfd47)" : "",
              bn ? ": make the key from a bls12381 powers of tau and a circuit compiled with circom --prime bls12381" : "");
     return false;
@@ -347,17 +351,19 @@ static bool jcurve(const jv *o, const char *path, char *msg, size_t msglen)
 /* verification_key.json into vk (ic malloc'd). */
 bool sp_snarkjs_load_vk(const char *path, sp_vk *vk, char *msg, size_t msglen)
 {
+  char file[SP_ESC_MAX];
+  sp_utf8_escape(path, file, sizeof file);
   jv o;
   memset(vk, 0, sizeof *vk);
-  if (!json_load(path, &o, msg, msglen))
+  if (!json_load(path, file, &o, msg, msglen))
     return false;
   bool ok = false;
   const char *why = NULL, *field = NULL;
   if (o.kind != JV_OBJ) {
-    snprintf(msg, msglen, "%s: not a JSON object: not a snarkjs verification_key.json", path);
+    snprintf(msg, msglen, "%s: not a JSON object: not a snarkjs verification_key.json", file);
     goto out;
   }
-  if (!jcurve(&o, path, msg, msglen))
+  if (!jcurve(&o, file, msg, msglen))
     goto out;
   const jv *ic = jget(&o, "IC"), *np = jget(&o, "nPublic");
   struct {
@@ -372,27 +378,32 @@ bool sp_snarkjs_load_vk(const char *path, sp_vk *vk, char *msg, size_t msglen)
     const jv *v = jget(&o, pts[i].name);
     field = pts[i].name;
     why = !v ? "missing" : pts[i].g2 ? jg2(v, pts[i].out) : jg1(v, pts[i].out);
-    if (!why && (pts[i].g2 ? !g2_affine_in_subgroup(pts[i].out) : !g1_affine_in_subgroup(pts[i].out)))
-      why = "not in the subgroup (or infinity)";
+    /* g1/g2_affine_in_subgroup take infinity (it is in the subgroup): refused apart,
+     * a key with a point at infinity is no key (fuzz_snarkjs found alpha = [0, 1, 0]
+     * accepted) */
+    if (!why && (pts[i].g2 ? g2_affine_is_inf(pts[i].out) : g1_affine_is_inf(pts[i].out)))
+      why = "the point at infinity";
+    else if (!why && (pts[i].g2 ? !g2_affine_in_subgroup(pts[i].out) : !g1_affine_in_subgroup(pts[i].out)))
+      why = "not in the subgroup";
   }
   if (!why && (!ic || ic->kind != JV_ARR || ic->n == 0)) {
     field = "IC";
     why = "missing or not a non-empty array of points";
   }
   if (why) {
-    snprintf(msg, msglen, "%s: \"%s\": %s", path, field, why);
+    snprintf(msg, msglen, "%s: \"%s\": %s", file, field, why);
     goto out;
   }
   uint64_t npub;
   if (np && (np->kind != JV_NUM || !sp_dec_to_limbs(&npub, 1, np->str) || npub + 1 != ic->n)) {
     snprintf(msg, msglen, "%s: \"nPublic\" is %s, but \"IC\" has %zu points (nPublic + 1 expected)",
-             path, np->kind == JV_NUM ? np->str : "not a number", ic->n);
+             file, np->kind == JV_NUM ? np->str : "not a number", ic->n);
     goto out;
   }
   vk->ic_len = ic->n;
   vk->ic = malloc(ic->n * sizeof(g1_affine_t));
   if (!vk->ic) {
-    snprintf(msg, msglen, "out of memory");
+    snprintf(msg, msglen, "%s: out of memory", file);
     goto out;
   }
   for (size_t i = 0; i < ic->n; i++) {
@@ -400,7 +411,7 @@ bool sp_snarkjs_load_vk(const char *path, sp_vk *vk, char *msg, size_t msglen)
     if (!why && !g1_affine_in_subgroup(&vk->ic[i]) && !g1_affine_is_inf(&vk->ic[i]))
       why = "not in the subgroup";
     if (why) {
-      snprintf(msg, msglen, "%s: \"IC\"[%zu]: %s", path, i, why);
+      snprintf(msg, msglen, "%s: \"IC\"[%zu]: %s", file, i, why);
       goto out;
     }
   }
@@ -417,16 +428,18 @@ out:
 
 bool sp_snarkjs_load_proof(const char *path, sp_zkey_proof *pr, char *msg, size_t msglen)
 {
+  char file[SP_ESC_MAX];
+  sp_utf8_escape(path, file, sizeof file);
   jv o;
-  if (!json_load(path, &o, msg, msglen))
+  if (!json_load(path, file, &o, msg, msglen))
     return false;
   bool ok = false;
   const char *why = NULL, *field = NULL;
   if (o.kind != JV_OBJ) {
-    snprintf(msg, msglen, "%s: not a JSON object: not a snarkjs proof.json", path);
+    snprintf(msg, msglen, "%s: not a JSON object: not a snarkjs proof.json", file);
     goto out;
   }
-  if (!jcurve(&o, path, msg, msglen))
+  if (!jcurve(&o, file, msg, msglen))
     goto out;
   field = "pi_a";
   why = jg1(jget(&o, "pi_a"), &pr->a);
@@ -439,7 +452,7 @@ bool sp_snarkjs_load_proof(const char *path, sp_zkey_proof *pr, char *msg, size_
     why = jg1(jget(&o, "pi_c"), &pr->c);
   }
   if (why) {
-    snprintf(msg, msglen, "%s: \"%s\": %s", path, field, jget(&o, field) ? why : "missing");
+    snprintf(msg, msglen, "%s: \"%s\": %s", file, field, jget(&o, field) ? why : "missing");
     goto out;
   }
   ok = true;
@@ -450,24 +463,26 @@ out:
 
 bool sp_snarkjs_load_public(const char *path, scalar_t **pub, size_t *n, char *msg, size_t msglen)
 {
+  char file[SP_ESC_MAX];
+  sp_utf8_escape(path, file, sizeof file);
   jv o;
   *pub = NULL;
-  if (!json_load(path, &o, msg, msglen))
+  if (!json_load(path, file, &o, msg, msglen))
     return false;
   bool ok = false;
   if (o.kind != JV_ARR) {
-    snprintf(msg, msglen, "%s: not a JSON array: not a snarkjs public.json", path);
+    snprintf(msg, msglen, "%s: not a JSON array: not a snarkjs public.json", file);
     goto out;
   }
   *n = o.n;
   *pub = malloc(o.n * sizeof(scalar_t) + 1);
   if (!*pub) {
-    snprintf(msg, msglen, "out of memory");
+    snprintf(msg, msglen, "%s: out of memory", file);
     goto out;
   }
   for (size_t i = 0; i < o.n; i++)
     if (!jdec(&o.items[i], (*pub)[i].l, 4, BLS_R)) {
-      snprintf(msg, msglen, "%s: signal %zu is not a decimal string below r", path, i);
+      snprintf(msg, msglen, "%s: signal %zu is not a decimal string below r", file, i);
       goto out;
     }
   ok = true;
