@@ -47,7 +47,7 @@ static bool looks_like_json(const char *path)
 static int verify_snarkjs(const char *vk_path, const char *proof_path, const char *public_path,
                           bool json)
 {
-  char msg[1024] = "";
+  char msg[2048] = ""; /* an escaped path (up to SP_ESC_MAX) and the reason */
   sp_vk vk;
   sp_zkey_proof pr;
   scalar_t *pub = NULL;

@@ -3,11 +3,12 @@
  * tests/fuzz/fuzz_snarkjs.c.
  *
  * Each reader parses the whole file with a small JSON parser (objects, arrays,
- * strings without \u escapes, numbers, literals; at most 64 MiB, nesting at most 33
- * levels) and returns false with a message in msg when the file cannot be read, is not
- * JSON or is not the snarkjs file expected. Every message names the file (escaped as
- * valid UTF-8) and is valid UTF-8 when msglen leaves room for the whole message;
- * text taken from the file is escaped the same way. */
+ * strings without \u escapes, numbers, literals; at most 64 MiB, 2,097,152 values and
+ * 33 levels of nesting) and returns false with a message in msg when the file cannot
+ * be read, is not JSON or is not the snarkjs file expected. Every message names the
+ * file (escaped as valid UTF-8) and is valid UTF-8 when msglen leaves room for the
+ * whole message (2048 bytes always do); text taken from the file is escaped the same
+ * way, and cut to at most 255 bytes. */
 #ifndef SEALPROV_TOOLS_SNARKJS_JSON_H
 #define SEALPROV_TOOLS_SNARKJS_JSON_H
 
