@@ -862,7 +862,9 @@ static int json_skip_value(json *j, int depth)
   }
   if (c == '-' || (c >= '0' && c <= '9')) {
     const char *q = j->p;
-    while (q < j->end && strchr("+-0123456789.eE", *q))
+    /* *q first: strchr finds a NUL byte (the string's terminator), which made NUL
+     * bytes after a number part of it (fuzz_manifest: corpus/manifest/number-nul.json) */
+    while (q < j->end && *q && strchr("+-0123456789.eE", *q))
       q++;
     j->p = q;
     return SEALPROV_OK;

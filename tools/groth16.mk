@@ -7,6 +7,8 @@ tools_sealprov_SOURCES += \
   tools/cmd_setup.c \
   tools/cmd_prove.c \
   tools/cmd_verify.c \
+  tools/snarkjs_json.h \
+  tools/snarkjs_json.c \
   tools/cmd_inspect.c \
   tools/cmd_demo.c \
   tools/cmd_bench.c

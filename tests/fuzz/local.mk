@@ -69,3 +69,27 @@ tests_fuzz_test_config_utf8_SOURCES = tests/fuzz/test_config_utf8.c $(FUZZ_COMMO
 tests_fuzz_test_config_utf8_CFLAGS = $(AM_CFLAGS) $(CHECK_CFLAGS)
 tests_fuzz_test_config_utf8_LDADD = $(SP_INTERNAL_LIBS) $(SP_EXTERNAL_LIBS) $(CHECK_LIBS)
 endif
+
+# The JSON readers: snarkjs's verification_key.json / proof.json / public.json
+# (tools/snarkjs_json.c, linked into the harness) and parameters.json (plugin/srs.c,
+# reached through sp_srs_load_ex with a manifest; the .vk it checks is FUZZ_VK_PATH).
+FUZZ_HARNESSES += snarkjs manifest
+FUZZ_SNARKJS_SOURCES = tests/fuzz/fuzz_snarkjs.c tools/snarkjs_json.c tools/snarkjs_json.h \
+  $(FUZZ_COMMON_SOURCES)
+check_PROGRAMS += tests/fuzz/replay_snarkjs tests/fuzz/replay_manifest
+tests_fuzz_replay_snarkjs_SOURCES = tests/fuzz/replay.c $(FUZZ_SNARKJS_SOURCES)
+tests_fuzz_replay_snarkjs_LDADD = $(FUZZ_LIBS)
+tests_fuzz_replay_manifest_SOURCES = tests/fuzz/replay.c tests/fuzz/fuzz_manifest.c \
+  $(FUZZ_COMMON_SOURCES)
+tests_fuzz_replay_manifest_CPPFLAGS = $(AM_CPPFLAGS) $(FUZZ_VK_CPPFLAGS)
+tests_fuzz_replay_manifest_LDADD = $(FUZZ_LIBS)
+if FUZZING
+noinst_PROGRAMS += tests/fuzz/fuzz_snarkjs tests/fuzz/fuzz_manifest
+tests_fuzz_fuzz_snarkjs_SOURCES = $(FUZZ_SNARKJS_SOURCES)
+tests_fuzz_fuzz_snarkjs_LDFLAGS = $(AM_LDFLAGS) $(FUZZ_LDFLAGS)
+tests_fuzz_fuzz_snarkjs_LDADD = $(FUZZ_LIBS)
+tests_fuzz_fuzz_manifest_SOURCES = tests/fuzz/fuzz_manifest.c $(FUZZ_COMMON_SOURCES)
+tests_fuzz_fuzz_manifest_CPPFLAGS = $(AM_CPPFLAGS) $(FUZZ_VK_CPPFLAGS)
+tests_fuzz_fuzz_manifest_LDFLAGS = $(AM_LDFLAGS) $(FUZZ_LDFLAGS)
+tests_fuzz_fuzz_manifest_LDADD = $(FUZZ_LIBS)
+endif
