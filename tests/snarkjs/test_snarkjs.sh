@@ -186,6 +186,13 @@ printf '{"pi_a": ["1", "2", "1"], "pi_b": [["1","0"],["1","0"],["1","0"]], "pi_c
 expect 1 "verify: a proof point off the curve" -- "$SP" verify --vk "$M/vk.json" --proof "$T/offcurve.json" \
   --public "$M/sj_public.json"
 has "not on the curve" "off-curve proof: says why"
+# a public.json of more values than any snarkjs file has: refused while parsing, not
+# after gigabytes of parse tree (tools/snarkjs_json.c JV_MAX_VALUES = 2^21)
+awk 'BEGIN { printf "["; for (i = 0; i < 2097153; i++) printf "%s\"1\"", i ? "," : ""; print "]" }' \
+  >"$T/huge_public.json"
+expect 2 "verify: a public.json of 2^21 + 1 values" -- "$SP" verify --vk "$M/vk.json" \
+  --proof "$M/sj_proof.json" --public "$T/huge_public.json"
+has "more than 2097152 values" "huge public.json: says why"
 printf '{"pi_a": [' >"$T/cut.json"
 expect 2 "verify: proof.json cut short" -- "$SP" verify --vk "$M/vk.json" --proof "$T/cut.json" \
   --public "$M/sj_public.json"
