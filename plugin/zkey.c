@@ -171,7 +171,7 @@ static int read_points(sp_file *f, const zsec *sec, unsigned type, bool g2, uint
   size_t psz = g2 ? G2_BYTES : G1_BYTES;
   uint8_t *buf = malloc(POINT_CHUNK * psz);
   if (!buf) {
-    sp_set_err(err, errlen, "out of memory reading %s", section_names[type]);
+    sp_set_err(err, errlen, "%s: out of memory reading %s", f->esc, section_names[type]);
     return SEALPROV_ERR_NO_MEMORY;
   }
   int rc = SEALPROV_OK;
@@ -264,7 +264,7 @@ static int read_header(sp_file *f, const zsec *sec, sp_zkey *zk, bool subgroup, 
   }
   uint8_t *h = malloc((size_t)want);
   if (!h) {
-    sp_set_err(err, errlen, "out of memory");
+    sp_set_err(err, errlen, "%s: out of memory for the Groth16 header", f->esc);
     return SEALPROV_ERR_NO_MEMORY;
   }
   int rc = sp_file_read(f, h, (size_t)want, g->off, section_names[2], err, errlen);
@@ -353,7 +353,7 @@ static int read_coefs(sp_file *f, const zsec *sec, sp_zkey *zk, char *err, size_
   uint8_t *buf = malloc(POINT_CHUNK * 44);
   int rc = SEALPROV_OK;
   if (!zk->coefs || !buf) {
-    sp_set_err(err, errlen, "out of memory for %" PRIu64 " coefficients", n);
+    sp_set_err(err, errlen, "%s: out of memory for %" PRIu64 " coefficients", f->esc, n);
     rc = SEALPROV_ERR_NO_MEMORY;
     goto out;
   }
