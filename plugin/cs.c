@@ -8,7 +8,7 @@
  *                        nPrvIn u32, nLabels u64, mConstraints u32
  *         2 constraints: mConstraints x { A, B, C }, each { nTerms u32,
  *                        nTerms x { wireId u32, coefficient (n8 bytes) } }
- *         3 wire2label:  nWires x u64 (not needed to prove; its size is checked)
+ *         3 wire2label:  nWires x u64 (required: it backs nWires; its content is not read)
  *         4, 5:          PLONK custom gates (refused)
  *   .wtns 1 header:      n8 u32, prime (n8 bytes), nWitness u32
  *         2 values:      nWitness x n8 bytes
@@ -350,7 +350,10 @@ static int parse_constraints(sp_file *f, const sp_iden3_section *sc, sp_cs *cs, 
   cs->off = malloc((3 * m + 1) * sizeof *cs->off);
   cs->var = malloc((total ? total : 1) * sizeof *cs->var);
   cs->cix = malloc((total ? total : 1) * sizeof *cs->cix);
-  reader r = {.f = f, .pos = sc->off, .end = sc->off + sc->size, .cap = READER_CHUNK,
+  /* The buffer need not exceed the section (+1: never malloc(0)): a 4 MiB buffer for a
+   * small file was most of fuzz_r1cs's time under ASan (perf: memset and page faults). */
+  reader r = {.f = f, .pos = sc->off, .end = sc->off + sc->size,
+              .cap = sc->size < READER_CHUNK ? (size_t)sc->size + 1 : READER_CHUNK,
               .buf_off = sc->off};
   r.buf = malloc(r.cap);
   coef_table ct = {0};
@@ -544,7 +547,19 @@ int sp_cs_load(const char *path, sp_cs **out, char *err, size_t errlen)
                f.esc, nlabels, nwires);
     goto fail;
   }
-  if (sec[3].present && sec[3].size != 8 * nwires) {
+  /* nWires sizes the density bitmaps (and the witness a job must give): the
+   * wire-to-label section (8 bytes a wire, always written by circom) is what backs it in
+   * the file. Without it, a 12-byte change to a small file claimed 2^32 wires and made
+   * the load allocate and clear 1 GiB (fuzz_r1cs, tests/fuzz/corpus/r1cs). */
+  if (!sec[3].present) {
+    st = SEALPROV_ERR_PARAMS;
+    sp_set_err(err, errlen,
+               "%s: no wire-to-label section (type 3), which circom always writes: nothing in "
+               "the file backs nWires %" PRIu64,
+               f.esc, nwires);
+    goto fail;
+  }
+  if (sec[3].size != 8 * nwires) {
     st = SEALPROV_ERR_PARAMS;
     sp_set_err(err, errlen,
                "%s: wire-to-label section is %" PRIu64 " bytes (byte offset %" PRIu64

@@ -6,13 +6,14 @@
 # added to tests/fuzz/corpus/NAME/ stays a regression test.
 # ./configure --enable-fuzzing (clang with libFuzzer, --without-cuda): `make` also
 # builds tests/fuzz/fuzz_NAME, the libFuzzer binaries; `dev/run fuzz` runs them.
-FUZZ_HARNESSES = ini params vk spa point proof
+FUZZ_HARNESSES = ini params vk spa point proof r1cs wtns zkey
 FUZZ_VK_CPPFLAGS = -DFUZZ_VK_PATH='"$(abs_top_srcdir)/tests/fuzz/corpus/vk/setup64.vk"'
 FUZZ_COMMON_SOURCES = tests/fuzz/fuzz_common.h
 FUZZ_LIBS = $(SP_INTERNAL_LIBS) $(SP_EXTERNAL_LIBS)
 
 check_PROGRAMS += tests/fuzz/replay_ini tests/fuzz/replay_params tests/fuzz/replay_vk \
-  tests/fuzz/replay_spa tests/fuzz/replay_point tests/fuzz/replay_proof
+  tests/fuzz/replay_spa tests/fuzz/replay_point tests/fuzz/replay_proof \
+  tests/fuzz/replay_r1cs tests/fuzz/replay_wtns tests/fuzz/replay_zkey
 tests_fuzz_replay_ini_SOURCES = tests/fuzz/replay.c tests/fuzz/fuzz_ini.c $(FUZZ_COMMON_SOURCES)
 tests_fuzz_replay_ini_LDADD = $(FUZZ_LIBS)
 tests_fuzz_replay_params_SOURCES = tests/fuzz/replay.c tests/fuzz/fuzz_params.c \
@@ -29,6 +30,12 @@ tests_fuzz_replay_proof_SOURCES = tests/fuzz/replay.c tests/fuzz/fuzz_proof.c \
   $(FUZZ_COMMON_SOURCES)
 tests_fuzz_replay_proof_CPPFLAGS = $(AM_CPPFLAGS) $(FUZZ_VK_CPPFLAGS)
 tests_fuzz_replay_proof_LDADD = $(FUZZ_LIBS)
+tests_fuzz_replay_r1cs_SOURCES = tests/fuzz/replay.c tests/fuzz/fuzz_r1cs.c $(FUZZ_COMMON_SOURCES)
+tests_fuzz_replay_r1cs_LDADD = $(FUZZ_LIBS)
+tests_fuzz_replay_wtns_SOURCES = tests/fuzz/replay.c tests/fuzz/fuzz_wtns.c $(FUZZ_COMMON_SOURCES)
+tests_fuzz_replay_wtns_LDADD = $(FUZZ_LIBS)
+tests_fuzz_replay_zkey_SOURCES = tests/fuzz/replay.c tests/fuzz/fuzz_zkey.c $(FUZZ_COMMON_SOURCES)
+tests_fuzz_replay_zkey_LDADD = $(FUZZ_LIBS)
 
 TESTS += tests/fuzz/replay_corpora.sh
 SAN_TESTS += tests/fuzz/replay_corpora.sh
@@ -38,7 +45,8 @@ EXTRA_DIST += tests/fuzz/replay_corpora.sh tests/fuzz/run.sh tests/fuzz/corpus t
 
 if FUZZING
 noinst_PROGRAMS += tests/fuzz/fuzz_ini tests/fuzz/fuzz_params tests/fuzz/fuzz_vk \
-  tests/fuzz/fuzz_spa tests/fuzz/fuzz_point tests/fuzz/fuzz_proof
+  tests/fuzz/fuzz_spa tests/fuzz/fuzz_point tests/fuzz/fuzz_proof tests/fuzz/fuzz_r1cs \
+  tests/fuzz/fuzz_wtns tests/fuzz/fuzz_zkey
 tests_fuzz_fuzz_ini_SOURCES = tests/fuzz/fuzz_ini.c $(FUZZ_COMMON_SOURCES)
 tests_fuzz_fuzz_ini_LDFLAGS = $(AM_LDFLAGS) $(FUZZ_LDFLAGS)
 tests_fuzz_fuzz_ini_LDADD = $(FUZZ_LIBS)
@@ -58,6 +66,15 @@ tests_fuzz_fuzz_proof_SOURCES = tests/fuzz/fuzz_proof.c $(FUZZ_COMMON_SOURCES)
 tests_fuzz_fuzz_proof_CPPFLAGS = $(AM_CPPFLAGS) $(FUZZ_VK_CPPFLAGS)
 tests_fuzz_fuzz_proof_LDFLAGS = $(AM_LDFLAGS) $(FUZZ_LDFLAGS)
 tests_fuzz_fuzz_proof_LDADD = $(FUZZ_LIBS)
+tests_fuzz_fuzz_r1cs_SOURCES = tests/fuzz/fuzz_r1cs.c $(FUZZ_COMMON_SOURCES)
+tests_fuzz_fuzz_r1cs_LDFLAGS = $(AM_LDFLAGS) $(FUZZ_LDFLAGS)
+tests_fuzz_fuzz_r1cs_LDADD = $(FUZZ_LIBS)
+tests_fuzz_fuzz_wtns_SOURCES = tests/fuzz/fuzz_wtns.c $(FUZZ_COMMON_SOURCES)
+tests_fuzz_fuzz_wtns_LDFLAGS = $(AM_LDFLAGS) $(FUZZ_LDFLAGS)
+tests_fuzz_fuzz_wtns_LDADD = $(FUZZ_LIBS)
+tests_fuzz_fuzz_zkey_SOURCES = tests/fuzz/fuzz_zkey.c $(FUZZ_COMMON_SOURCES)
+tests_fuzz_fuzz_zkey_LDFLAGS = $(AM_LDFLAGS) $(FUZZ_LDFLAGS)
+tests_fuzz_fuzz_zkey_LDADD = $(FUZZ_LIBS)
 endif
 
 # INI messages are valid UTF-8 (issue 13 item 4): escapes, cuts, paths.

@@ -5,7 +5,7 @@ set -eu
 src=${top_srcdir:-$(cd "$(dirname "$0")/../.." && pwd)}
 bld=${top_builddir:-.}
 status=0
-for name in ini params vk spa point proof snarkjs manifest; do
+for name in ini params vk spa point proof r1cs wtns zkey snarkjs manifest; do
   dir="$src/tests/fuzz/corpus/$name"
   prog="$bld/tests/fuzz/replay_$name"
   if [ ! -d "$dir" ]; then echo "replay_corpora: $dir missing" >&2; status=1; continue; fi

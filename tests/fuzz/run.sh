@@ -12,7 +12,7 @@ src=$(cd "$(dirname "$0")/../.." && pwd)
 bld=$(cd "$1" && pwd); shift
 secs=${FUZZ_SECONDS:-30}
 if [ $# -ge 1 ]; then secs=$1; shift; fi
-names=${*:-ini params vk spa point proof snarkjs manifest}
+names=${*:-ini params vk spa point proof r1cs wtns zkey snarkjs manifest}
 failed=
 for name in $names; do
   prog="$bld/tests/fuzz/fuzz_$name"
