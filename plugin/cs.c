@@ -24,6 +24,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "groth16.h"
@@ -911,13 +912,21 @@ fail:
 
 int sp_wtns_write(const char *path, const uint8_t *values, uint64_t n, char *err, size_t errlen)
 {
+  char esc[SP_ESC_MAX];
+  /* the header holds n in 32 bits: refused before anything is written */
+  if (n > UINT32_MAX) {
+    sp_set_err(err, errlen, "%s: more than 2^32 - 1 witness values (%" PRIu64 ")",
+               sp_utf8_escape(path, esc, sizeof esc), n);
+    return SEALPROV_ERR_INVALID_ARGUMENT;
+  }
   FILE *fp = fopen(path, "wb");
   if (!fp) {
-    char esc[SP_ESC_MAX];
     sp_set_err(err, errlen, "%s: cannot create: %s", sp_utf8_escape(path, esc, sizeof esc),
                strerror(errno));
     return SEALPROV_ERR_IO;
   }
+  struct stat sb; /* only a regular file is removed after a failed write, never /dev/full */
+  bool regular = fstat(fileno(fp), &sb) == 0 && S_ISREG(sb.st_mode);
   uint8_t h[12 + 12 + 40 + 12];
   memcpy(h, "wtns", 4);
   put32(h + 4, 2);
@@ -930,11 +939,16 @@ int sp_wtns_write(const char *path, const uint8_t *values, uint64_t n, char *err
   put32(h + 64, 2);
   put64(h + 68, 32 * n);
   bool ok = fwrite(h, sizeof h, 1, fp) == 1 && (n == 0 || fwrite(values, 32, n, fp) == n);
-  ok = (fclose(fp) == 0) && ok;
-  if (!ok || n > UINT32_MAX) {
-    char esc[SP_ESC_MAX];
-    sp_set_err(err, errlen, "%s: %s", sp_utf8_escape(path, esc, sizeof esc),
-               n > UINT32_MAX ? "more than 2^32 - 1 witness values" : "write failed");
+  int werr = ok ? 0 : errno;
+  if (fclose(fp) != 0 && ok) {
+    ok = false;
+    werr = errno;
+  }
+  if (!ok) {
+    if (regular)
+      (void)unlink(path); /* no cut-short .wtns left behind for a later reader */
+    sp_set_err(err, errlen, "%s: write failed: %s", sp_utf8_escape(path, esc, sizeof esc),
+               werr ? strerror(werr) : "short write");
     return SEALPROV_ERR_IO;
   }
   return SEALPROV_OK;

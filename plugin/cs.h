@@ -137,7 +137,8 @@ int sp_wtns_load(const char *path, sp_wtns **out, char *err, size_t errlen);
 void sp_wtns_free(sp_wtns *w);
 
 /* Writes a .wtns file (version 2) of n canonical little-endian values (tests, setup).
- * Statuses: OK, IO. */
+ * Statuses: OK, INVALID_ARGUMENT (n > 2^32 - 1: nothing written), IO (the file cannot
+ * be made, or a write failed: what was written is removed). */
 int sp_wtns_write(const char *path, const uint8_t *values, uint64_t n, char *err, size_t errlen);
 
 /* BLS12-381's r, little-endian, as circom writes a prime. */

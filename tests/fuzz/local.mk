@@ -6,7 +6,8 @@
 # added to tests/fuzz/corpus/NAME/ stays a regression test.
 # ./configure --enable-fuzzing (clang with libFuzzer, --without-cuda): `make` also
 # builds tests/fuzz/fuzz_NAME, the libFuzzer binaries; `dev/run fuzz` runs them.
-FUZZ_HARNESSES = ini params vk spa point proof r1cs wtns zkey
+# The harnesses (one name each): ini params vk spa point proof r1cs wtns zkey snarkjs
+# manifest. The same list is in replay_corpora.sh, run.sh and dev/run's fuzz target.
 FUZZ_VK_CPPFLAGS = -DFUZZ_VK_PATH='"$(abs_top_srcdir)/tests/fuzz/corpus/vk/setup64.vk"'
 FUZZ_COMMON_SOURCES = tests/fuzz/fuzz_common.h
 FUZZ_LIBS = $(SP_INTERNAL_LIBS) $(SP_EXTERNAL_LIBS)
@@ -90,7 +91,6 @@ endif
 # The JSON readers: snarkjs's verification_key.json / proof.json / public.json
 # (tools/snarkjs_json.c, linked into the harness) and parameters.json (plugin/srs.c,
 # reached through sp_srs_load_ex with a manifest; the .vk it checks is FUZZ_VK_PATH).
-FUZZ_HARNESSES += snarkjs manifest
 FUZZ_SNARKJS_SOURCES = tests/fuzz/fuzz_snarkjs.c tools/snarkjs_json.c tools/snarkjs_json.h \
   $(FUZZ_COMMON_SOURCES)
 check_PROGRAMS += tests/fuzz/replay_snarkjs tests/fuzz/replay_manifest

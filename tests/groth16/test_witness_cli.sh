@@ -86,6 +86,13 @@ expect 1 "prove --r1cs missing" -- "$SP" prove --params "$A/circuit.params" --r1
 has "$T/none.r1cs" "missing r1cs named"
 # wtns usage
 expect 2 "wtns usage" -- "$SP" wtns "$A/partition-00.spa"
+# a write that fails (a full disk) is an error naming the file, and a cut-short .wtns
+# is not left behind; a file that is not a regular one is never removed
+if [ -w /dev/full ]; then
+  expect 1 "wtns to a full disk" -- "$SP" wtns "$A/partition-00.spa" /dev/full
+  has "/dev/full: write failed: " "wtns to a full disk: says why"
+  test -c /dev/full || fail "wtns removed /dev/full"
+fi
 
 # the bench: runs, and reports equal proofs (sizes here are tiny: no figure is checked)
 expect 0 "bench witness" -- "$SP" bench witness --reps 1 --threads 2 "$A"
