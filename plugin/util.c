@@ -51,7 +51,19 @@ const char *sp_utf8_escape(const char *s, char *out, size_t outlen)
       unsigned lo = c == 0xf0 ? 0x90 : 0x80, hi = c == 0xf4 ? 0x8f : 0xbf;
       n = p[1] >= lo && p[1] <= hi && (p[2] & 0xc0) == 0x80 && (p[3] & 0xc0) == 0x80 ? 4 : 0;
     }
-    if (n) {
+    if (n == 1 && c == '\\') { /* a literal backslash is doubled: an escape is never ambiguous */
+      if (o + 2 >= outlen)
+        break;
+      memcpy(out + o, "\\\\", 2);
+      o += 2;
+      p++;
+    } else if (n == 2 && c == 0xc2 && p[1] < 0xa0) { /* C1 control U+0080..U+009F */
+      if (o + 6 >= outlen)
+        break;
+      snprintf(out + o, 7, "\\u%04x", (unsigned)p[1]);
+      o += 6;
+      p += 2;
+    } else if (n) {
       if (o + n >= outlen)
         break;
       memcpy(out + o, p, n);
