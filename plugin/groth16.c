@@ -587,19 +587,19 @@ int sp_groth16_prove(const sp_srs *srs, const sealprov_assignment *asg, uint32_t
     sp_set_err(err, errlen, "scalar_encoding %u is neither canonical (0) nor Montgomery (1)", enc);
     return SEALPROV_ERR_INVALID_ARGUMENT;
   }
-  int rc = sp_groth16_check_assignment(srs, asg, err, errlen);
-  if (rc)
-    return rc;
-  if (srs->device_only || (!srs->h && srs->h_len) || (!srs->l && srs->l_len) ||
-      (!srs->a && srs->a_len) || (!srs->b_g1 && srs->b_g1_len) || (!srs->b_g2 && srs->b_g2_len)) {
+  if (srs != NULL && srs->device_only) {
     /* loaded straight onto the GPUs (params_residency = auto): no host copy to prove
-     * with here. module.c's submit refuses such jobs for CPU devices first. */
+     * with here, whatever the assignment. module.c's submit refuses such jobs for CPU
+     * devices first. */
     sp_set_err(err, errlen,
                "parameter set %s has no host copy of its proving vectors (loaded onto the GPUs "
                "only): the CPU prover cannot use it; load it with params_residency = host",
                srs->path ? srs->path : "(unnamed)");
     return SEALPROV_ERR_PARAMS;
   }
+  int rc = sp_groth16_check_assignment(srs, asg, err, errlen);
+  if (rc)
+    return rc;
   if (nthreads == 0)
     nthreads = 1;
 

@@ -121,8 +121,7 @@ static void run_attempt(sp_sched *s, sp_worker *w, const sp_task *task, sp_attem
  * device's first worker records the outcome for devices() and logs it. */
 static void place_worker(sp_worker *w) {
   sp_device_rt *d = w->dev;
-  bool root_ignored = false;
-  const char *root = sp_topo_root(&root_ignored);
+  const char *root = sp_topo_root(NULL);
   cpu_set_t allowed;
   CPU_ZERO(&allowed);
   sp_topo_dev t;
@@ -162,9 +161,6 @@ static void place_worker(sp_worker *w) {
   d->cfg.pcie_max_gen = t.link.max_gen;
   d->cfg.pcie_max_width = t.link.max_width;
   d->cfg.bound_cpus = bound;
-  if (root_ignored && d->index == 0) /* once per open(), not once per device */
-    sp_log(SEALPROV_LOG_WARN, "SEALPROV_SYSFS_ROOT is not an absolute path under 512 bytes: "
-           "ignored, topology read from /sys");
   sp_log(warn ? SEALPROV_LOG_WARN : bound ? SEALPROV_LOG_INFO : SEALPROV_LOG_DEBUG,
          "device %u [%s]: %s", d->index, d->cfg.section, t.note);
 }
@@ -266,6 +262,11 @@ int sp_pool_start(sp_pool *pool, sp_sched *s, sp_device_rt *devs, unsigned ndev,
     return SEALPROV_ERR_NO_MEMORY;
   }
   pool->nworkers = total;
+  bool root_ignored = false; /* said once here, on the thread calling open() */
+  (void)sp_topo_root(&root_ignored);
+  if (root_ignored)
+    sp_log(SEALPROV_LOG_WARN, "SEALPROV_SYSFS_ROOT is not an absolute path under 512 bytes: "
+           "ignored, topology read from /sys");
   size_threads_by_node(devs, ndev);
   pthread_mutex_init(&pool->mu, NULL);
   pthread_cond_init(&pool->cv, NULL);

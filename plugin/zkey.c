@@ -55,11 +55,9 @@ static uint64_t le64(const uint8_t *p)
   return (uint64_t)le32(p) | (uint64_t)le32(p + 4) << 32;
 }
 
-typedef sp_iden3_section zsec;
-
 /* The section table (cs.h: sp_iden3_read): sec[1..NSEC] get their section; version 1
  * and sections 1..9 must be there. */
-static int read_sections(sp_file *f, zsec *sec, char *err, size_t errlen)
+static int read_sections(sp_file *f, sp_iden3_section *sec, char *err, size_t errlen)
 {
   uint32_t version = 0;
   SP_TRY(sp_iden3_read(f, "zkey", "snarkjs .zkey", SEALPROV_ERR_PARAMS, &version, sec, NSEC,
@@ -78,7 +76,7 @@ static int read_sections(sp_file *f, zsec *sec, char *err, size_t errlen)
   return SEALPROV_OK;
 }
 
-static int expect_size(sp_file *f, const zsec *sec, unsigned type, uint64_t want,
+static int expect_size(sp_file *f, const sp_iden3_section *sec, unsigned type, uint64_t want,
                        const char *how, char *err, size_t errlen)
 {
   if (sec[type].size == want)
@@ -132,6 +130,14 @@ static const char *decode_g2(g2_affine_t *out, const uint8_t *p, bool subgroup)
 }
 
 #define POINT_CHUNK 16384u
+
+/* Entries a chunk buffer holds: POINT_CHUNK, or fewer when the section has fewer (a 4 MiB
+ * buffer for a 5 KiB key was about half of fuzz_zkey's time: ASan clears it and its
+ * shadow). At least 1, so the buffer is never malloc(0). */
+static size_t chunk_entries(uint64_t count)
+{
+  return count == 0 ? 1 : count < POINT_CHUNK ? (size_t)count : POINT_CHUNK;
+}
 #define MAX_DECODE_THREADS 256u
 
 /* One chunk of points decoded by bls_parallel_for: each thread keeps its first bad
@@ -161,7 +167,7 @@ static void decode_range(void *vctx, size_t begin, size_t end, unsigned chunk)
 
 /* Reads count points of a section (G2 when g2), in chunks, decoded and checked by up to
  * nthreads threads. */
-static int read_points(sp_file *f, const zsec *sec, unsigned type, bool g2, uint64_t count,
+static int read_points(sp_file *f, const sp_iden3_section *sec, unsigned type, bool g2, uint64_t count,
                        void *out, bool subgroup, unsigned nthreads, char *err, size_t errlen)
 {
   if (nthreads == 0)
@@ -169,8 +175,7 @@ static int read_points(sp_file *f, const zsec *sec, unsigned type, bool g2, uint
   if (nthreads > MAX_DECODE_THREADS)
     nthreads = MAX_DECODE_THREADS;
   size_t psz = g2 ? G2_BYTES : G1_BYTES;
-  /* no larger than the section (+1: never malloc(0)); see read_coefs */
-  uint8_t *buf = malloc((count < POINT_CHUNK ? (size_t)count : POINT_CHUNK) * psz + 1);
+  uint8_t *buf = malloc(chunk_entries(count) * psz);
   if (!buf) {
     sp_set_err(err, errlen, "%s: out of memory reading %s", f->esc, section_names[type]);
     return SEALPROV_ERR_NO_MEMORY;
@@ -207,7 +212,7 @@ static int read_points(sp_file *f, const zsec *sec, unsigned type, bool g2, uint
 
 /* ---- the header ---------------------------------------------------------------------- */
 
-static int read_header(sp_file *f, const zsec *sec, sp_zkey *zk, bool subgroup, char *err,
+static int read_header(sp_file *f, const sp_iden3_section *sec, sp_zkey *zk, bool subgroup, char *err,
                        size_t errlen)
 {
   uint8_t b[4];
@@ -223,7 +228,7 @@ static int read_header(sp_file *f, const zsec *sec, sp_zkey *zk, bool subgroup, 
                f->esc, proto, proto == 2 ? "PLONK" : proto == 10 ? "FFLONK" : "unknown");
     return proto == 2 || proto == 10 ? SEALPROV_ERR_UNSUPPORTED : SEALPROV_ERR_PARAMS;
   }
-  const zsec *g = &sec[2];
+  const sp_iden3_section *g = &sec[2];
   uint8_t hb[4 + 64];
   if (g->size < 4) {
     sp_set_err(err, errlen, "%s: section 2 (Groth16 header) has %" PRIu64 " bytes: too short",
@@ -337,9 +342,9 @@ static int read_header(sp_file *f, const zsec *sec, sp_zkey *zk, bool subgroup, 
 
 /* ---- coefficients -------------------------------------------------------------------- */
 
-static int read_coefs(sp_file *f, const zsec *sec, sp_zkey *zk, char *err, size_t errlen)
+static int read_coefs(sp_file *f, const sp_iden3_section *sec, sp_zkey *zk, char *err, size_t errlen)
 {
-  const zsec *s = &sec[4];
+  const sp_iden3_section *s = &sec[4];
   uint8_t b[4];
   if (s->size < 4) {
     sp_set_err(err, errlen, "%s: section 4 (coefficients) has %" PRIu64 " bytes: too short for its count",
@@ -351,9 +356,7 @@ static int read_coefs(sp_file *f, const zsec *sec, sp_zkey *zk, char *err, size_
   SP_TRY(expect_size(f, sec, 4, 4 + n * 44, "its count of coefficients (4 + 44 each)", err, errlen));
   zk->n_coefs = n;
   zk->coefs = malloc(n * sizeof *zk->coefs + 1);
-  /* The chunk buffers need not exceed their section: at 0.7 to 3 MiB each for a 5 KiB
-   * key, clearing them and their ASan shadow was about half of fuzz_zkey's time (perf). */
-  uint8_t *buf = malloc((n < POINT_CHUNK ? (size_t)n : POINT_CHUNK) * 44 + 1);
+  uint8_t *buf = malloc(chunk_entries(n) * 44);
   int rc = SEALPROV_OK;
   if (!zk->coefs || !buf) {
     sp_set_err(err, errlen, "%s: out of memory for %" PRIu64 " coefficients", f->esc, n);
@@ -428,7 +431,7 @@ int sp_zkey_load(const char *path, bool subgroup, unsigned nthreads, sp_zkey **o
   }
   sp_file f;
   SP_TRY(sp_file_open(&f, path, err, errlen));
-  zsec sec[NSEC + 1] = {{0}};
+  sp_iden3_section sec[NSEC + 1] = {{0}};
   sp_zkey *zk = calloc(1, sizeof *zk);
   int rc = SEALPROV_OK;
   if (!zk || !(zk->path = strdup(f.esc))) {

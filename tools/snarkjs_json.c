@@ -357,23 +357,33 @@ static bool jcurve(const jv *o, const char *file, char *msg, size_t msglen)
   return true;
 }
 
+/* The start shared by verification_key.json and proof.json: file = the escaped path
+ * (SP_ESC_MAX bytes), *o = the parsed file, a JSON object of protocol groth16 on
+ * bls12381. On false msg says why and nothing is left to free. */
+static bool load_groth16_object(const char *path, char *file, jv *o, const char *what, char *msg,
+                                size_t msglen)
+{
+  sp_utf8_escape(path, file, SP_ESC_MAX);
+  if (!json_load(path, file, o, msg, msglen))
+    return false;
+  if (o->kind != JV_OBJ)
+    snprintf(msg, msglen, "%s: not a JSON object: not a snarkjs %s", file, what);
+  else if (jcurve(o, file, msg, msglen))
+    return true;
+  jv_free(o);
+  return false;
+}
+
 /* verification_key.json into vk (ic malloc'd). */
 bool sp_snarkjs_load_vk(const char *path, sp_vk *vk, char *msg, size_t msglen)
 {
   char file[SP_ESC_MAX];
-  sp_utf8_escape(path, file, sizeof file);
   jv o;
   memset(vk, 0, sizeof *vk);
-  if (!json_load(path, file, &o, msg, msglen))
+  if (!load_groth16_object(path, file, &o, "verification_key.json", msg, msglen))
     return false;
   bool ok = false;
   const char *why = NULL, *field = NULL;
-  if (o.kind != JV_OBJ) {
-    snprintf(msg, msglen, "%s: not a JSON object: not a snarkjs verification_key.json", file);
-    goto out;
-  }
-  if (!jcurve(&o, file, msg, msglen))
-    goto out;
   const jv *ic = jget(&o, "IC"), *np = jget(&o, "nPublic");
   struct {
     const char *name;
@@ -438,18 +448,11 @@ out:
 bool sp_snarkjs_load_proof(const char *path, sp_zkey_proof *pr, char *msg, size_t msglen)
 {
   char file[SP_ESC_MAX];
-  sp_utf8_escape(path, file, sizeof file);
   jv o;
-  if (!json_load(path, file, &o, msg, msglen))
+  if (!load_groth16_object(path, file, &o, "proof.json", msg, msglen))
     return false;
   bool ok = false;
   const char *why = NULL, *field = NULL;
-  if (o.kind != JV_OBJ) {
-    snprintf(msg, msglen, "%s: not a JSON object: not a snarkjs proof.json", file);
-    goto out;
-  }
-  if (!jcurve(&o, file, msg, msglen))
-    goto out;
   field = "pi_a";
   why = jg1(jget(&o, "pi_a"), &pr->a);
   if (!why) {

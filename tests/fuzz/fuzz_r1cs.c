@@ -18,6 +18,7 @@
  *    non-zero coefficient in A; b_inp / b_aux: inputs / aux wires with one in B), with no
  *    bit past the vector's length, and the popcounts match. */
 #include "fuzz_common.h"
+#include "iden3_walk.h"
 
 #include "../../plugin/cs.h"
 #include "sealprov.h"
@@ -28,31 +29,6 @@ int LLVMFuzzerInitialize(int *argc, char ***argv) {
   (void)argc;
   (void)argv;
   return 0;
-}
-
-static uint32_t rd32(const uint8_t *p) {
-  return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
-}
-
-static uint64_t rd64(const uint8_t *p) { return (uint64_t)rd32(p) | (uint64_t)rd32(p + 4) << 32; }
-
-/* The first section of type t (the loader refuses a repeated known type, so on an
- * accepted file the first is the only one). */
-static const uint8_t *find_section(const uint8_t *d, size_t size, uint32_t t, uint64_t *len) {
-  uint32_t n = rd32(d + 8);
-  size_t off = 12;
-  for (uint32_t i = 0; i < n && size - off >= 12; i++) {
-    uint32_t type = rd32(d + off);
-    uint64_t sz = rd64(d + off + 4);
-    off += 12;
-    if (sz > size - off) return NULL;
-    if (type == t) {
-      *len = sz;
-      return d + off;
-    }
-    off += (size_t)sz;
-  }
-  return NULL;
 }
 
 static uint64_t words(uint64_t bits) { return bits / 64 + 1; } /* cs.c: one spare word */

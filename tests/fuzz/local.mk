@@ -9,7 +9,7 @@
 # The harnesses (one name each): ini params vk spa point proof r1cs wtns zkey snarkjs
 # manifest. The same list is in replay_corpora.sh, run.sh and dev/run's fuzz target.
 FUZZ_VK_CPPFLAGS = -DFUZZ_VK_PATH='"$(abs_top_srcdir)/tests/fuzz/corpus/vk/setup64.vk"'
-FUZZ_COMMON_SOURCES = tests/fuzz/fuzz_common.h
+FUZZ_COMMON_SOURCES = tests/fuzz/fuzz_common.h tests/fuzz/iden3_walk.h
 FUZZ_LIBS = $(SP_INTERNAL_LIBS) $(SP_EXTERNAL_LIBS)
 
 check_PROGRAMS += tests/fuzz/replay_ini tests/fuzz/replay_params tests/fuzz/replay_vk \

@@ -872,6 +872,18 @@ START_TEST(test_direct_load_sink)
   ck_assert_int_eq(t.calls_buffer, t.calls_submit);
   ck_assert_int_gt(t.calls_submit, 5);
   int calls_at_1000 = t.calls_submit;
+  /* the CPU prover refuses a set with no host vectors, whatever the assignment */
+  {
+    sealprov_assignment none;
+    memset(&none, 0, sizeof none);
+    fr_t zero;
+    memset(&zero, 0, sizeof zero);
+    uint8_t proof[192];
+    ck_assert_int_eq(sp_groth16_prove(d, &none, SEALPROV_SCALAR_CANONICAL_LE, &zero, &zero, 1,
+                                      proof, err, ERRLEN),
+                     SEALPROV_ERR_PARAMS);
+    ck_assert_msg(strstr(err, "no host copy of its proving vectors"), "%s", err);
+  }
   sp_srs_release(d);
   ts_free(&t);
 
