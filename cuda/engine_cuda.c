@@ -163,6 +163,9 @@ typedef struct cuda_cs_res {
 
 typedef struct cuda_dev {
   unsigned index;
+  sp_hostmem *hm;      /* the provider's accountant (sp_device_cfg.hostmem), or own_hm */
+  sp_hostmem *own_hm;  /* made at open when the caller passed none (tests, benchmarks) */
+  bool pool_held;      /* holds a reference on hm's staging pool (first bind .. last unbind) */
   char section[64];
   int ordinal;
   uint64_t memory_limit;
@@ -217,14 +220,10 @@ typedef struct cuda_dev {
 } cuda_dev;
 
 
-/* ---- the shared chunk pool (chunked staging) ---------------------------------------
- * One pool for every device of the process: pinned memory is allocated portable
- * (sp_gpu_host_alloc), so a chunk serves any device. Made when the first device
- * binds, freed when the last one unbinds (no partition is staged then). */
-static pthread_mutex_t chunk_mu = PTHREAD_MUTEX_INITIALIZER;
-static sp_chunk_pool *chunk_pool;
-static unsigned chunk_devices; /* devices with a context */
-
+/* ---- the provider's chunk pool (chunked staging) ----------------------------------
+ * One pool for every device of the provider (hostmem.h: sp_hostmem_pool_hold): pinned
+ * memory is allocated portable (sp_gpu_host_alloc), so a chunk serves any device. Held
+ * from a device's first bind to its last unbind (no partition is staged then). */
 static void *chunk_alloc(size_t bytes, void *user) {
   void *p = NULL;
   char e[256];
@@ -241,24 +240,17 @@ static size_t env_size(const char *name, size_t dflt, size_t lo, size_t hi) {
   return (size_t)x;
 }
 
-static void chunk_pool_hold(void) {
-  pthread_mutex_lock(&chunk_mu);
-  if (!chunk_pool) {
-    size_t mib = env_size("SP_GPU_STAGE_CHUNK_MIB", SP_CHUNK_BYTES_DEFAULT >> 20, 1, 4096);
-    if (sp_chunk_pool_create(mib << 20, chunk_alloc, chunk_free, &chunk_pool) != SEALPROV_OK)
-      chunk_pool = NULL; /* chunked staging then stages without chunks (pageable) */
-  }
-  chunk_devices++;
-  pthread_mutex_unlock(&chunk_mu);
+static void chunk_pool_hold(cuda_dev *d) {
+  size_t mib = env_size("SP_GPU_STAGE_CHUNK_MIB", SP_CHUNK_BYTES_DEFAULT >> 20, 1, 4096);
+  (void)sp_hostmem_pool_hold(d->hm, mib << 20, chunk_alloc, chunk_free);
+  d->pool_held = true; /* a NULL pool: chunked staging then stages without chunks */
 }
 
-static void chunk_pool_drop(int ordinal) {
-  pthread_mutex_lock(&chunk_mu);
-  if (chunk_devices > 0 && --chunk_devices == 0 && chunk_pool) {
-    sp_chunk_pool_destroy(chunk_pool, &ordinal);
-    chunk_pool = NULL;
-  }
-  pthread_mutex_unlock(&chunk_mu);
+static void chunk_pool_drop(cuda_dev *d) {
+  if (!d->pool_held) return;
+  int ordinal = d->ordinal;
+  sp_hostmem_pool_drop(d->hm, &ordinal);
+  d->pool_held = false;
 }
 
 static int stage_mode_of(uint64_t cfg) {
@@ -286,6 +278,15 @@ static int cuda_device_open(const struct sp_device_cfg *cfg, void **dev, char *e
     return SEALPROV_ERR_NO_MEMORY;
   }
   d->index = cfg->index;
+  d->hm = cfg->hostmem;
+  if (!d->hm) {
+    if (sp_hostmem_create(0, &d->own_hm) != SEALPROV_OK) {
+      free(d);
+      snprintf(err, errlen, "cuda device [%s]: out of host memory", cfg->section);
+      return SEALPROV_ERR_NO_MEMORY;
+    }
+    d->hm = d->own_hm;
+  }
   snprintf(d->section, sizeof d->section, "%s", cfg->section);
   d->ordinal = cfg->ordinal;
   d->memory_limit = cfg->memory_limit;
@@ -410,7 +411,7 @@ static void drop_all(cuda_dev *d) {
   for (unsigned i = 0; i < SP_MAX_WORKERS; i++) {
     if (d->stage[i].p) {
       sp_gpu_host_free(d->ordinal, d->stage[i].p);
-      sp_hostmem_release(d->index, d->stage[i].cap);
+      sp_hostmem_release(d->hm, d->index, d->stage[i].cap);
     }
     memset(&d->stage[i], 0, sizeof d->stage[i]);
     if (d->land[i].p) sp_gpu_free_persistent(d->ordinal, d->land[i].p);
@@ -421,7 +422,7 @@ static void drop_all(cuda_dev *d) {
   d->land_bytes = 0;
   if (d->bounce) {
     sp_gpu_host_free(d->ordinal, d->bounce);
-    sp_hostmem_release(d->index, d->bounce_cap);
+    sp_hostmem_release(d->hm, d->index, d->bounce_cap);
   }
   d->bounce = NULL;
   d->bounce_cap = 0;
@@ -438,6 +439,7 @@ static void cuda_device_close(void *dev) {
    * unbound; if a worker never got that far (failed bind), nothing was created. */
   pthread_mutex_destroy(&d->mu);
   pthread_cond_destroy(&d->cv);
+  sp_hostmem_destroy(d->own_hm);
   free(d);
 }
 
@@ -483,7 +485,7 @@ static int cuda_worker_bind(void *dev, unsigned worker, int *confirmed_ordinal, 
                          : d->pinned_cfg && d->pinned_cfg < SP_PINNED_STAGING_CHUNKED
                              ? d->pinned_cfg
                              : auto_pinned_budget();
-      chunk_pool_hold();
+      chunk_pool_hold(d);
     }
   }
   if (!st) d->bound++;
@@ -503,7 +505,7 @@ static void cuda_worker_unbind(void *dev, unsigned worker) {
     drop_all(d);
     sp_gpu_destroy(d->gpu);
     d->gpu = NULL;
-    chunk_pool_drop(d->ordinal);
+    chunk_pool_drop(d);
   }
   pthread_mutex_unlock(&d->mu);
 }
@@ -629,13 +631,13 @@ static stage_buf *stage_take(cuda_dev *d, size_t need) {
   /* the host-wide cap (host_memory_limit): a whole-partition buffer cannot wait for
    * room (it is kept across tasks), so over the cap the partition is uploaded from
    * the host's memory instead */
-  if (grow && !sp_hostmem_try_reserve(d->index, want)) grow = NULL;
+  if (grow && !sp_hostmem_try_reserve(d->hm, d->index, want)) grow = NULL;
   if (!grow) {
     pthread_mutex_unlock(&d->mu);
     return NULL;
   }
   void *old = grow->p;
-  if (old) sp_hostmem_release(d->index, grow->cap);
+  if (old) sp_hostmem_release(d->hm, d->index, grow->cap);
   d->pinned_bytes = d->pinned_bytes - grow->cap + want; /* reserved while allocating */
   grow->busy = true;
   grow->p = NULL;
@@ -652,7 +654,7 @@ static stage_buf *stage_take(cuda_dev *d, size_t need) {
     d->pinned_bytes -= want;
     grow->busy = false;
     pthread_mutex_unlock(&d->mu);
-    sp_hostmem_release(d->index, want);
+    sp_hostmem_release(d->hm, d->index, want);
     return NULL;
   }
   grow->p = p;
@@ -735,9 +737,7 @@ static int chunked_upload(cuda_dev *d, stage_buf *b, const copy_seg *seg, int ns
   void *ch[16] = {NULL};
   unsigned n = 0;
   *waited = false;
-  pthread_mutex_lock(&chunk_mu);
-  sp_chunk_pool *pool = chunk_pool;
-  pthread_mutex_unlock(&chunk_mu);
+  sp_chunk_pool *pool = sp_hostmem_pool(d->hm);
   int ordinal = d->ordinal;
   if (pool) n = sp_chunk_pool_take(pool, d->index, d->chunks_per_stage, ch, &ordinal, waited);
   if (n > SP_XFER_SLOTS) n = SP_XFER_SLOTS;
@@ -895,7 +895,7 @@ static int cuda_prepare(void *dev, const sp_task *t, void **prep, char *err, siz
   if (gpu_cs) p->wasg = wasg;
   if (ev) { /* the witness-only partition's a, b, c: the module's host memory */
     p->cs_bytes = (uint64_t)ev->asg.abc_size * 32 * 3;
-    sp_hostmem_add(d->index, p->cs_bytes);
+    sp_hostmem_add(d->hm, d->index, p->cs_bytes);
   }
   /* ...and the copy into staging, so that execute's uploads are DMA at full rate (or
    * device-to-device copies) and overlap with compute. */
@@ -922,7 +922,7 @@ static int cuda_prepare(void *dev, const sp_task *t, void **prep, char *err, siz
         snprintf(err, errlen, "cuda device %u [%s]: chunked staging of job %llu partition %u: %s",
                  d->index, d->section, (unsigned long long)t->job_id, t->partition, tmp);
         stage_give_back(d, l);
-        sp_hostmem_release(d->index, p->cs_bytes);
+        sp_hostmem_release(d->hm, d->index, p->cs_bytes);
         sp_cs_eval_free(ev);
         free(p);
         return st;
@@ -984,7 +984,7 @@ static void cuda_release(void *dev, void *prep) {
   /* execute synchronised both streams before returning: no DMA reads the buffer. */
   stage_give_back(dev, p->buf);
   stage_give_back(dev, p->land);
-  if (p->cs_bytes) sp_hostmem_release(d->index, p->cs_bytes);
+  if (p->cs_bytes) sp_hostmem_release(d->hm, d->index, p->cs_bytes);
   sp_cs_eval_free(p->cs_eval);
   free(p);
 }
@@ -1318,15 +1318,15 @@ static uint8_t *get_bounce(xctx *x, size_t slot_bytes) {
   if (d->bounce && d->bounce_cap >= 2 * slot_bytes) return d->bounce;
   char e[256];
   void *p = NULL;
-  if (!sp_hostmem_try_reserve(d->index, 2 * slot_bytes)) return NULL; /* host_memory_limit */
+  if (!sp_hostmem_try_reserve(d->hm, d->index, 2 * slot_bytes)) return NULL; /* host_memory_limit */
   if (sp_gpu_host_alloc(d->ordinal, &p, 2 * slot_bytes, e, sizeof e) != SEALPROV_OK) {
-    sp_hostmem_release(d->index, 2 * slot_bytes);
+    sp_hostmem_release(d->hm, d->index, 2 * slot_bytes);
     return NULL;
   }
   /* the old buffer's last transfers were waited for at the end of its stream_points */
   if (d->bounce) {
     sp_gpu_host_free(d->ordinal, d->bounce);
-    sp_hostmem_release(d->index, d->bounce_cap);
+    sp_hostmem_release(d->hm, d->index, d->bounce_cap);
   }
   pthread_mutex_lock(&d->mu);
   d->bounce = p;
@@ -1865,7 +1865,7 @@ static int cs_abc(xctx *x, part_t *p, char *err, size_t errlen) {
   if (!dc) {
     sealprov_assignment w = *t->asg; /* the witness: inputs and aux */
     SP_TRY(sp_cs_evaluate(x->cs, &w, enc, x->cpu_threads, &p->host_ev, err, errlen));
-    sp_hostmem_add(d->index, (uint64_t)p->host_ev->asg.abc_size * 32 * 3);
+    sp_hostmem_add(d->hm, d->index, (uint64_t)p->host_ev->asg.abc_size * 32 * 3);
     for (int k = 0; k < 3; k++) {
       const void *h = k == 0 ? p->host_ev->asg.a : k == 1 ? p->host_ev->asg.b : p->host_ev->asg.c;
       SP_TRY(sp_gpu_upload_async(g, p->abc[k], h, p->nabc * 32, err, errlen));
@@ -1974,7 +1974,7 @@ out:
   if (p->host_ev) { /* its copies are complete: prove_partition's callers sync both streams */
     char e3[128];
     (void)sp_gpu_sync_all(g, e3, sizeof e3);
-    sp_hostmem_release(d->index, (uint64_t)p->host_ev->asg.abc_size * 32 * 3);
+    sp_hostmem_release(d->hm, d->index, (uint64_t)p->host_ev->asg.abc_size * 32 * 3);
     sp_cs_eval_free(p->host_ev);
   }
   split_free(g, &p->sp_l);
@@ -2143,20 +2143,20 @@ void sp_engine_cuda_host_memory(void *dev, sp_cuda_host_memory *out) {
   out->landing_bytes = d->land_bytes;
   pthread_mutex_unlock(&d->mu);
   sp_hostmem_stats hs;
-  sp_hostmem_get(&hs);
+  sp_hostmem_get(d->hm, &hs);
   if (d->index < SP_HOSTMEM_DEVICES) {
     out->module_bytes = hs.dev[d->index];
     out->module_peak_bytes = hs.dev_peak[d->index];
   }
 }
 
+sp_hostmem *sp_engine_cuda_hostmem(void *dev) { return ((cuda_dev *)dev)->hm; }
+
 uint64_t sp_engine_cuda_trim_chunks(void *dev) {
   cuda_dev *d = dev;
   int ordinal = d->ordinal;
-  pthread_mutex_lock(&chunk_mu);
-  uint64_t n = chunk_pool ? sp_chunk_pool_trim(chunk_pool, &ordinal) : 0;
-  pthread_mutex_unlock(&chunk_mu);
-  return n;
+  sp_chunk_pool *pool = sp_hostmem_pool(d->hm);
+  return pool ? sp_chunk_pool_trim(pool, &ordinal) : 0;
 }
 
 void sp_engine_cuda_set_staging(void *dev, int mode) {

@@ -73,7 +73,12 @@ void sp_engine_cuda_host_memory(void *dev, sp_cuda_host_memory *out);
  * buffer of its own). Tests and benchmarks switch it between tasks. */
 enum { SP_STAGING_OFF = 0, SP_STAGING_WHOLE = 1, SP_STAGING_CHUNKED = 2 };
 void sp_engine_cuda_set_staging(void *dev, int mode);
-/* Frees the idle chunks of the process-wide staging pool (tests: a later prepare has
+/* The host-memory accountant the device counts in (hostmem.h): the provider's, or the
+ * device's own when it was opened without one (tests, benchmarks set caps and read
+ * peaks through it). */
+struct sp_hostmem;
+struct sp_hostmem *sp_engine_cuda_hostmem(void *dev);
+/* Frees the idle chunks of the provider's staging pool (tests: a later prepare has
  * to allocate, or do without, its chunks); returns the bytes freed. */
 uint64_t sp_engine_cuda_trim_chunks(void *dev);
 

@@ -65,6 +65,11 @@ typedef struct sp_device_cfg {
   int topo_numa_node;        /* -1: unknown, or a host with one node */
   unsigned pcie_gen, pcie_width, pcie_max_gen, pcie_max_width; /* 0 = unknown */
   unsigned bound_cpus;       /* CPUs the workers are bound to; 0 = not bound */
+  /* Set by the scheduler before device_open: the provider's host-memory accountant
+   * (hostmem.h), which the engine counts its host memory in and takes staging chunks
+   * from. NULL (an engine opened directly by a test or benchmark): the engine makes
+   * one of its own, without a cap. */
+  struct sp_hostmem *hostmem;
 } sp_device_cfg;
 
 typedef struct sp_config {

@@ -90,6 +90,10 @@ struct sp_sched {
   pthread_mutex_t tl_mu;
   tl_entry *tl;
   size_t tl_cap, tl_head, tl_count;
+
+  /* The provider's host-memory accountant and staging pool (hostmem.h): its own cap and
+   * counters, handed to every engine device through sp_device_cfg.hostmem. */
+  sp_hostmem *hostmem;
 };
 
 static const char *const tl_names[SP_TL_EVENT_COUNT_] = {
@@ -755,6 +759,7 @@ static void free_sched(sp_sched *s) {
   pthread_cond_destroy(&s->notify_cv);
   free(s->tl);
   free(s->devs);
+  sp_hostmem_destroy(s->hostmem);
   free(s);
 }
 
@@ -819,8 +824,13 @@ int sp_sched_create(const sp_config *cfg, const sp_engine_ops *const *engines,
   if (s == NULL) return fail(err, errlen, SEALPROV_ERR_NO_MEMORY, "scheduler: out of memory");
   s->cfg = *cfg;
   if (hooks != NULL) s->hooks = *hooks;
-  /* [provider] host_memory_limit: the engines' staging waits for memory under it */
-  sp_hostmem_set_limit(cfg->host_memory_limit);
+  /* [provider] host_memory_limit: the engines' staging waits for memory under it. The
+   * accountant is this provider's: a failed open frees it, and no other provider's cap
+   * or counters change. */
+  if (sp_hostmem_create(cfg->host_memory_limit, &s->hostmem) != SEALPROV_OK) {
+    free(s);
+    return fail(err, errlen, SEALPROV_ERR_NO_MEMORY, "scheduler: out of memory");
+  }
   s->t0 = sp_now();
   s->next_id = 1;
   s->ndev = (unsigned)cfg->ndevices;
@@ -853,6 +863,7 @@ int sp_sched_create(const sp_config *cfg, const sp_engine_ops *const *engines,
     sp_device_rt *d = &s->devs[i];
     d->index = i;
     d->cfg = cfg->devices[i];
+    d->cfg.hostmem = s->hostmem;
     d->eng = engines[i];
     d->confirmed_ordinal = -1;
     d->inject_left = d->cfg.inject_count;
@@ -1431,7 +1442,7 @@ int sp_sched_stats(sp_sched *s, char *buf, size_t cap, size_t *len) {
   /* Host memory the module holds for partitions (hostmem.h): per device, in total, its
    * peak, the cap, and how often and how long staging waited for it. */
   sp_hostmem_stats hm;
-  sp_hostmem_get(&hm);
+  sp_hostmem_get(s->hostmem, &hm);
   sb_printf(&b, "# HELP sealprov_device_module_host_bytes Host memory the module holds for the "
                 "device's partitions (staging, chunks taken, bounce buffers, witness-only a, b, c).\n"
                 "# TYPE sealprov_device_module_host_bytes gauge\n");
@@ -1456,8 +1467,12 @@ int sp_sched_stats(sp_sched *s, char *buf, size_t cap, size_t *len) {
             "\n"
             "# HELP sealprov_module_host_wait_seconds_total Time staging waited for host memory.\n"
             "# TYPE sealprov_module_host_wait_seconds_total counter\n"
-            "sealprov_module_host_wait_seconds_total %.6f\n",
-            hm.total, hm.peak, hm.limit, hm.waits, hm.wait_s);
+            "sealprov_module_host_wait_seconds_total %.6f\n"
+            "# HELP sealprov_module_host_release_errors_total Releases of more host memory than "
+            "was counted (a double release: a bug; 0 in a healthy module).\n"
+            "# TYPE sealprov_module_host_release_errors_total counter\n"
+            "sealprov_module_host_release_errors_total %" PRIu64 "\n",
+            hm.total, hm.peak, hm.limit, hm.waits, hm.wait_s, hm.release_errors);
   return sb_deliver(&b, buf, cap, len);
 }
 
@@ -1479,6 +1494,8 @@ static void evict_copies(sp_sched *s, const sp_srs *srs, const struct sp_cs *cs)
 void sp_sched_cs_evict(sp_sched *s, const struct sp_cs *cs) {
   if (cs != NULL) evict_copies(s, NULL, cs);
 }
+
+sp_hostmem *sp_sched_hostmem(sp_sched *s) { return s->hostmem; }
 
 void sp_sched_srs_evict(sp_sched *s, const sp_srs *srs) {
   if (srs != NULL) evict_copies(s, srs, NULL);

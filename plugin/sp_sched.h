@@ -128,6 +128,11 @@ int sp_sched_timeline(sp_sched *s, char *buf, size_t cap, size_t *len);
 unsigned sp_sched_wait_calls(sp_sched *s);
 bool sp_sched_on_callback_thread(const sp_sched *s);
 
+/* The provider's host-memory accountant (hostmem.h): its cap, counters and staging
+ * pool, shared by its engine devices (benchmarks read its peaks). */
+struct sp_hostmem;
+struct sp_hostmem *sp_sched_hostmem(sp_sched *s);
+
 /* Tells every device's engine to drop its copy of srs (engine srs_evict, under the
  * device lock so no kernel of that device is running). Thread-safe. */
 void sp_sched_srs_evict(sp_sched *s, const sp_srs *srs);

@@ -993,11 +993,11 @@ static int tp_run_stream(const bg_opts *o, bg_synth *x, unsigned ngpu, unsigned 
   /* host memory from here: the synthetic data exist already, so the peak RSS is what
    * the host passed in plus what the module holds at its highest */
   r->rss_reset = bg_reset_vmhwm();
-  sp_hostmem_reset_peak();
   r->passed_bytes = bg_params_bytes(&x->srs) + bg_assignment_bytes(&x->asg);
   int st = sp_sched_create(cfg, engines, &hooks, &s, err, errlen);
   free(cfg);
   if (st) return st;
+  sp_hostmem_reset_peak(sp_sched_hostmem(s));
 
   /* Every partition of every job is the same assignment: the module only reads it. */
   unsigned nasg = r->warm_parts > o->partitions ? r->warm_parts : o->partitions;
@@ -1134,7 +1134,7 @@ static int tp_run_stream(const bg_opts *o, bg_synth *x, unsigned ngpu, unsigned 
   tp_memory(s, r);
   {
     sp_hostmem_stats hs;
-    sp_hostmem_get(&hs);
+    sp_hostmem_get(sp_sched_hostmem(s), &hs);
     r->module_peak = hs.peak;
     for (unsigned i = 0; i < ngpu && i < SP_HOSTMEM_DEVICES; i++)
       r->dev[i].module_host_peak = hs.dev_peak[i];

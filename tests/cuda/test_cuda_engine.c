@@ -123,15 +123,16 @@ static void run_staging(void *dev, const sp_task *t, const uint8_t cpu_proof[192
          (unsigned long long)hm.module_bytes);
 
   sp_engine_cuda_set_staging(dev, SP_STAGING_CHUNKED);
-  const uint64_t keep = sp_hostmem_limit();
+  sp_hostmem *acct = sp_engine_cuda_hostmem(dev);
+  const uint64_t keep = sp_hostmem_limit(acct);
   (void)sp_engine_cuda_trim_chunks(dev);
   sp_hostmem_stats hs;
-  sp_hostmem_get(&hs);
-  sp_hostmem_set_limit(hs.total + 4096); /* no room for a chunk next to what is held */
-  sp_hostmem_reset_peak();
+  sp_hostmem_get(acct, &hs);
+  sp_hostmem_set_limit(acct, hs.total + 4096); /* no room for a chunk next to what is held */
+  sp_hostmem_reset_peak(acct);
   st = gpu_prove(dev, t, true, p, &tm, err, sizeof err);
-  sp_hostmem_get(&hs);
-  sp_hostmem_set_limit(keep);
+  sp_hostmem_get(acct, &hs);
+  sp_hostmem_set_limit(acct, keep);
   CHECK(hs.peak <= hs.limit || hs.limit == 0, "2^%u: host memory peak %llu over the cap %llu",
         logm, (unsigned long long)hs.peak, (unsigned long long)hs.limit);
   CHECK(st == SEALPROV_OK && memcmp(p, cpu_proof, 192) == 0,
