@@ -24,6 +24,9 @@ struct sealprov_provider {
   sp_config *cfg;
   sp_sched *sched;
   struct sealprov_provider *next; /* module-wide list of open providers */
+  /* Under module.c's providers_mu: */
+  unsigned calls;  /* vtable calls and evictions inside now: close frees after they left */
+  uint64_t serial; /* order of creation (evictions visit providers by it) */
 };
 
 /* ---- Per-thread error detail (sealprov_vtable.last_error) ------------------------ */

@@ -47,21 +47,47 @@ static int settle(int status) {
   return status;
 }
 
-/* ---- open providers (for parameter eviction) --------------------------------------
- * A parameter set is not tied to one provider: a host may load it through one and
- * prove with it on another. When its last reference goes, every open provider's
- * engines must drop their device copies, or a later allocation at the same address
- * could be mistaken for it. */
+/* ---- open providers ------------------------------------------------------------------
+ * The module-wide list of open providers, and the handles the host holds, under one
+ * mutex that is only ever held for look-ups and list changes: never across device work,
+ * a wait, an engine or a host callback (issue 22 item 2).
+ *
+ * A vtable call finds its provider in the list and takes a reference (calls) under the
+ * lock; close unlinks the provider (no new call finds it), shuts its scheduler down
+ * (queued work fails with SHUTDOWN, running work finishes, blocked waits return), waits
+ * until the calls still inside have returned, and only then frees it. So no call on a
+ * closed or closing provider touches freed memory (design rule 7). */
 static pthread_mutex_t providers_mu = PTHREAD_MUTEX_INITIALIZER;
+static pthread_cond_t providers_cv = PTHREAD_COND_INITIALIZER; /* a provider's calls fell to 0 */
 static sealprov_provider *providers;
+static uint64_t next_serial = 1; /* under providers_mu */
+
+/* p with a reference taken, if p is an open provider; else NULL. */
+static sealprov_provider *provider_get(sealprov_provider *p) {
+  if (p == NULL) return NULL;
+  pthread_mutex_lock(&providers_mu);
+  sealprov_provider *q = providers;
+  while (q != NULL && q != p) q = q->next;
+  if (q != NULL) q->calls++;
+  pthread_mutex_unlock(&providers_mu);
+  return q;
+}
+
+static void provider_put(sealprov_provider *p) {
+  pthread_mutex_lock(&providers_mu);
+  if (--p->calls == 0) pthread_cond_broadcast(&providers_cv);
+  pthread_mutex_unlock(&providers_mu);
+}
 
 /* ---- handles the host holds ----------------------------------------------------------
- * A provider or parameter handle is checked by looking its VALUE up among the live
- * ones, never by reading through it: a closed provider or a released parameter set
- * is freed memory, and a foreign pointer may point anywhere (design rule 7). */
-/* A set of live handle values (under providers_mu), one for parameter sets and one for
- * constraint systems. Its array is freed when the last handle goes, so a host that
- * unloads the module leaks nothing. */
+ * A parameter set or constraint system handle is checked by looking its VALUE up among
+ * the ones the host holds, never by reading through it: a released one is freed memory,
+ * and a foreign pointer may point anywhere (design rule 7). A handle is in its set from
+ * the load that returned it until the host's release, which takes it out under the same
+ * lock: so a handle found in the set still has the host's reference, a reference taken
+ * under the lock keeps it alive after the lock is dropped, and two releases of one
+ * handle cannot both pass the look-up. Jobs hold their own references: a set released
+ * by the host lives on until its last job ends. */
 typedef struct handle_set {
   const void **v;
   size_t len, cap;
@@ -74,10 +100,14 @@ static bool set_has_locked(const handle_set *s, const void *h) {
   return false;
 }
 
-static void set_remove_locked(handle_set *s, const void *h) {
+/* Takes h out of the set; false when it was not there. The array is freed when the last
+ * handle goes, so a host that unloads the module leaks nothing. */
+static bool set_remove_locked(handle_set *s, const void *h) {
+  bool found = false;
   for (size_t i = 0; i < s->len; i++) {
     if (s->v[i] == h) {
       s->v[i] = s->v[--s->len];
+      found = true;
       break;
     }
   }
@@ -86,6 +116,7 @@ static void set_remove_locked(handle_set *s, const void *h) {
     s->v = NULL;
     s->cap = 0;
   }
+  return found;
 }
 
 static bool handle_register(handle_set *s, const void *h) {
@@ -106,63 +137,95 @@ static bool handle_register(handle_set *s, const void *h) {
   return ok;
 }
 
-static bool handle_is_live(const handle_set *s, const void *h) {
+/* A reference on the parameter set h if the host holds it (NULL: it does not). */
+static sp_srs *srs_get(const void *h) {
   pthread_mutex_lock(&providers_mu);
-  bool ok = h != NULL && set_has_locked(s, h);
+  sp_srs *srs = h != NULL && set_has_locked(&live_srs, h) ? (sp_srs *)h : NULL;
+  if (srs != NULL) sp_srs_retain(srs);
   pthread_mutex_unlock(&providers_mu);
-  return ok;
+  return srs;
+}
+
+static sp_cs *cs_get(const void *h) {
+  pthread_mutex_lock(&providers_mu);
+  sp_cs *cs = h != NULL && set_has_locked(&live_cs, h) ? (sp_cs *)h : NULL;
+  if (cs != NULL) sp_cs_retain(cs);
+  pthread_mutex_unlock(&providers_mu);
+  return cs;
+}
+
+/* Every open provider's engines drop their device copies of srs or cs (the last
+ * reference is going: a later allocation at the same address must not be mistaken for
+ * it). The providers are visited one at a time, newest first, each with a reference
+ * taken under the lock and the eviction run outside it: an eviction waits for the
+ * device's running partition, and nothing else may wait for that (issue 22 item 2). A
+ * provider opened meanwhile cannot hold a copy of a set nobody references. */
+static void evict_everywhere(const sp_srs *srs, const sp_cs *cs) {
+  uint64_t below = UINT64_MAX;
+  for (;;) {
+    pthread_mutex_lock(&providers_mu);
+    sealprov_provider *next = NULL;
+    for (sealprov_provider *q = providers; q != NULL; q = q->next)
+      if (q->serial < below && (next == NULL || q->serial > next->serial)) next = q;
+    if (next != NULL) {
+      next->calls++;
+      below = next->serial;
+    }
+    pthread_mutex_unlock(&providers_mu);
+    if (next == NULL) break;
+    if (srs != NULL) sp_sched_srs_evict(next->sched, srs);
+    if (cs != NULL) sp_sched_cs_evict(next->sched, cs);
+    provider_put(next);
+  }
 }
 
 static void srs_on_free(sp_srs *srs, void *user) {
   (void)user;
-  pthread_mutex_lock(&providers_mu);
-  set_remove_locked(&live_srs, srs);
-  for (sealprov_provider *p = providers; p != NULL; p = p->next) sp_sched_srs_evict(p->sched, srs);
-  pthread_mutex_unlock(&providers_mu);
+  evict_everywhere(srs, NULL);
 }
 
-/* Constraint systems (cs_load), registered by value the same way. */
 static void cs_on_free(sp_cs *cs, void *user) {
   (void)user;
-  pthread_mutex_lock(&providers_mu);
-  set_remove_locked(&live_cs, cs);
-  for (sealprov_provider *p = providers; p != NULL; p = p->next) sp_sched_cs_evict(p->sched, cs);
-  pthread_mutex_unlock(&providers_mu);
+  evict_everywhere(NULL, cs);
 }
 
-static sealprov_provider *live(sealprov_provider *p) {
-  if (p == NULL) return NULL;
-  pthread_mutex_lock(&providers_mu);
-  sealprov_provider *q = providers;
-  while (q != NULL && q != p) q = q->next;
-  pthread_mutex_unlock(&providers_mu);
-  return q;
+/* The job's parameter set and constraint system, referenced for the duration of one
+ * submit (the scheduler takes its own references for the job's life). */
+typedef struct job_refs {
+  sp_srs *srs;
+  sp_cs *cs;
+} job_refs;
+
+static void job_refs_drop(job_refs *r) {
+  /* may be the last references (the host released them meanwhile): evictions run here,
+   * with no lock of the module held */
+  if (r->srs != NULL) sp_srs_release(r->srs);
+  if (r->cs != NULL) sp_cs_release(r->cs);
+  r->srs = NULL;
+  r->cs = NULL;
 }
 
-/* The job's srs field, when the host's struct covers it, must be a live handle. */
-static int check_job_srs(const char *what, const sealprov_job *job) {
-  if (job == NULL || job->struct_size < offsetof(sealprov_job, srs) + sizeof job->srs ||
-      job->srs == NULL)
-    return SEALPROV_OK; /* the scheduler reports these with their own messages */
-  if (!handle_is_live(&live_srs, job->srs))
+/* The job's srs and cs fields, when the host's struct covers and sets them, must be
+ * handles the host holds; a reference is taken on each. A job without them, or with a
+ * struct too small, is the scheduler's to refuse with its own messages. */
+static int job_refs_take(const char *what, const sealprov_job *job, job_refs *r) {
+  r->srs = NULL;
+  r->cs = NULL;
+  if (job == NULL) return SEALPROV_OK;
+  if (job->struct_size >= offsetof(sealprov_job, srs) + sizeof job->srs && job->srs != NULL &&
+      (r->srs = srs_get(job->srs)) == NULL)
     return sp_err(SEALPROV_ERR_INVALID_ARGUMENT,
                   "%s: job->srs %p is not a loaded parameter set (released, or never returned by "
                   "srs_load/vk_load)",
                   what, (void *)job->srs);
-  return SEALPROV_OK;
-}
-
-/* The job's cs field (ABI 1.1), when the host's struct covers it and sets it, must be
- * a live handle. */
-static int check_job_cs(const char *what, const sealprov_job *job) {
-  if (job == NULL || job->struct_size < offsetof(sealprov_job, cs) + sizeof job->cs ||
-      job->cs == NULL)
-    return SEALPROV_OK;
-  if (!handle_is_live(&live_cs, job->cs))
+  if (job->struct_size >= offsetof(sealprov_job, cs) + sizeof job->cs && job->cs != NULL &&
+      (r->cs = cs_get(job->cs)) == NULL) {
+    job_refs_drop(r);
     return sp_err(SEALPROV_ERR_INVALID_ARGUMENT,
                   "%s: job->cs %p is not a loaded constraint system (released, or never returned "
                   "by cs_load)",
                   what, (void *)job->cs);
+  }
   return SEALPROV_OK;
 }
 
@@ -202,6 +265,7 @@ int sp_provider_create(const sp_config *cfg, const sp_engine_ops *const *engines
   p->cfg = copy;
   p->magic = SP_PROVIDER_MAGIC;
   pthread_mutex_lock(&providers_mu);
+  p->serial = next_serial++;
   p->next = providers;
   providers = p;
   pthread_mutex_unlock(&providers_mu);
@@ -262,20 +326,35 @@ static int vt_open(const char *ini_path, sealprov_provider **out) {
   return settle(st);
 }
 
-static int vt_close(sealprov_provider *p) {
+static int vt_close(sealprov_provider *h) {
   sp_err_clear();
-  if (live(p) == NULL) return sp_err(SEALPROV_ERR_INVALID_ARGUMENT, "close: not an open provider");
-  if (sp_sched_on_callback_thread(p->sched))
+  sealprov_provider *p = provider_get(h);
+  if (p == NULL) return sp_err(SEALPROV_ERR_INVALID_ARGUMENT, "close: not an open provider");
+  if (sp_sched_on_callback_thread(p->sched)) {
+    provider_put(p);
     return sp_err(SEALPROV_ERR_INVALID_ARGUMENT,
                   "close() called from an on_complete/on_inputs_released callback: close joins "
                   "the thread that runs the callbacks; close from another thread");
+  }
+  /* Unlinked, no new call finds p; of two concurrent closes only one unlinks it. */
+  bool unlinked = false;
   pthread_mutex_lock(&providers_mu);
   for (sealprov_provider **pp = &providers; *pp != NULL; pp = &(*pp)->next) {
     if (*pp == p) {
       *pp = p->next;
+      unlinked = true;
       break;
     }
   }
+  p->calls--; /* this call's own reference */
+  if (p->calls == 0) pthread_cond_broadcast(&providers_cv);
+  pthread_mutex_unlock(&providers_mu);
+  if (!unlinked) return sp_err(SEALPROV_ERR_INVALID_ARGUMENT, "close: not an open provider");
+  /* Queued work fails with SHUTDOWN, running work finishes, blocked wait()s return;
+   * then the calls still inside (devices, stats, an eviction) leave before p goes. */
+  sp_sched_shutdown(p->sched);
+  pthread_mutex_lock(&providers_mu);
+  while (p->calls > 0) pthread_cond_wait(&providers_cv, &providers_mu);
   pthread_mutex_unlock(&providers_mu);
   sp_sched_destroy(p->sched);
   p->magic = 0;
@@ -451,11 +530,8 @@ static bool load_direct_ok(const sealprov_provider *p, char *why, size_t whylen)
 #endif
 }
 
-static int load(sealprov_provider *p, const char *path, bool vk_only, sealprov_srs **out) {
+static int load_on(sealprov_provider *p, const char *path, bool vk_only, sealprov_srs **out) {
   const char *what = vk_only ? "vk_load" : "srs_load";
-  sp_err_clear();
-  if (out != NULL) *out = NULL;
-  if (live(p) == NULL) return sp_err(SEALPROV_ERR_INVALID_ARGUMENT, "%s: not an open provider", what);
   if (path == NULL || out == NULL)
     return sp_err(SEALPROV_ERR_INVALID_ARGUMENT, "%s: NULL %s", what, path == NULL ? "path" : "out");
   unsigned threads = p->cfg->load_threads;
@@ -511,14 +587,27 @@ static int load(sealprov_provider *p, const char *path, bool vk_only, sealprov_s
     st = sp_srs_load_ex(path, &lo, &srs, tls_err, sizeof tls_err);
   }
   if (st != SEALPROV_OK) return st;
+  /* on_free before the handle is registered: from then on another thread may release it */
+  srs->on_free = srs_on_free;
+  srs->on_free_user = NULL;
   if (!handle_register(&live_srs, srs)) {
     sp_srs_release(srs);
     return sp_err(SEALPROV_ERR_NO_MEMORY, "%s: out of memory registering the handle of %s", what, path);
   }
-  srs->on_free = srs_on_free;
-  srs->on_free_user = NULL;
   *out = (sealprov_srs *)srs;
   return settle(SEALPROV_OK);
+}
+
+static int load(sealprov_provider *h, const char *path, bool vk_only, sealprov_srs **out) {
+  sp_err_clear();
+  if (out != NULL) *out = NULL;
+  sealprov_provider *p = provider_get(h);
+  if (p == NULL)
+    return sp_err(SEALPROV_ERR_INVALID_ARGUMENT, "%s: not an open provider",
+                  vk_only ? "vk_load" : "srs_load");
+  int st = load_on(p, path, vk_only, out);
+  provider_put(p);
+  return st;
 }
 
 static int vt_srs_load(sealprov_provider *p, const char *path, sealprov_srs **out) {
@@ -530,12 +619,11 @@ static int vt_vk_load(sealprov_provider *p, const char *path, sealprov_srs **out
 static void vt_srs_release(sealprov_srs *srs) {
   sp_err_clear();
   if (srs == NULL) return;
-  /* Look-up and the reference drop under one lock, so two releases of the last
-   * reference cannot both pass the look-up. sp_srs_release may call srs_on_free,
-   * which takes providers_mu itself: drop the lock first, holding a reference. */
+  /* Out of the set under the lock: the host's reference is now ours to drop, and a
+   * second release of the same handle finds nothing. The release itself (which may free
+   * the set and evict its device copies) runs with no lock held. */
   pthread_mutex_lock(&providers_mu);
-  bool ok = set_has_locked(&live_srs, srs);
-  if (ok) sp_srs_retain((sp_srs *)srs);
+  bool ok = set_remove_locked(&live_srs, srs);
   pthread_mutex_unlock(&providers_mu);
   if (!ok) {
     sp_err(SEALPROV_ERR_INVALID_ARGUMENT,
@@ -544,20 +632,14 @@ static void vt_srs_release(sealprov_srs *srs) {
     sp_log(SEALPROV_LOG_WARN, "%s", tls_err);
     return;
   }
-  sp_srs_release((sp_srs *)srs); /* the caller's reference */
-  sp_srs_release((sp_srs *)srs); /* ours: may free */
+  sp_srs_release((sp_srs *)srs);
 }
 
 /* A set loaded straight onto the GPUs (device_only) has no host copy: every device of
  * the provider that may take its partitions must hold a copy (a CPU device, or a GPU
  * the set was not loaded onto, cannot prove with it). */
-static int check_job_devices(const char *what, const sealprov_provider *p, const sealprov_job *job) {
-  /* a job without a (live) srs is the scheduler's to refuse, with its own message */
-  if (job == NULL || job->struct_size < offsetof(sealprov_job, srs) + sizeof job->srs ||
-      job->srs == NULL)
-    return SEALPROV_OK;
-  const sp_srs *srs = (const sp_srs *)job->srs;
-  if (!srs->device_only) return SEALPROV_OK;
+static int check_job_devices(const char *what, const sealprov_provider *p, const sp_srs *srs) {
+  if (srs == NULL || !srs->device_only) return SEALPROV_OK;
   for (size_t i = 0; i < p->cfg->ndevices; i++) {
     const sp_device_cfg *d = &p->cfg->devices[i];
     bool has = false;
@@ -573,61 +655,65 @@ static int check_job_devices(const char *what, const sealprov_provider *p, const
   return SEALPROV_OK;
 }
 
-static int vt_submit(sealprov_provider *p, const sealprov_job *job, sealprov_job_id *id) {
-  sp_err_clear();
-  if (live(p) == NULL) return sp_err(SEALPROV_ERR_INVALID_ARGUMENT, "submit: not an open provider");
-  if (check_job_srs("submit", job) != SEALPROV_OK) return SEALPROV_ERR_INVALID_ARGUMENT;
-  if (check_job_cs("submit", job) != SEALPROV_OK) return SEALPROV_ERR_INVALID_ARGUMENT;
-  if (check_job_devices("submit", p, job) != SEALPROV_OK) return SEALPROV_ERR_INVALID_ARGUMENT;
-  return settle(sp_sched_submit(p->sched, job, id, tls_err, sizeof tls_err));
+/* The one path of submit() and prove() into the scheduler (issue 22 item 3): handles
+ * looked up and referenced, the device copies checked, then the scheduler's own checks
+ * and queueing. */
+static int submit_on(const char *what, sealprov_provider *p, const sealprov_job *job,
+                     sealprov_job_id *id) {
+  job_refs r;
+  int st = job_refs_take(what, job, &r);
+  if (st == SEALPROV_OK) st = check_job_devices(what, p, r.srs);
+  if (st == SEALPROV_OK) st = sp_sched_submit(p->sched, job, id, tls_err, sizeof tls_err);
+  job_refs_drop(&r);
+  return st;
 }
 
-static int vt_wait(sealprov_provider *p, sealprov_job_id id, int64_t timeout_ms) {
+static int vt_submit(sealprov_provider *h, const sealprov_job *job, sealprov_job_id *id) {
   sp_err_clear();
-  if (live(p) == NULL) return sp_err(SEALPROV_ERR_INVALID_ARGUMENT, "wait: not an open provider");
-  return settle(sp_sched_wait(p->sched, id, timeout_ms, tls_err, sizeof tls_err));
+  sealprov_provider *p = provider_get(h);
+  if (p == NULL) return sp_err(SEALPROV_ERR_INVALID_ARGUMENT, "submit: not an open provider");
+  int st = submit_on("submit", p, job, id);
+  provider_put(p);
+  return settle(st);
 }
 
-static int vt_cancel(sealprov_provider *p, sealprov_job_id id) {
+static int vt_wait(sealprov_provider *h, sealprov_job_id id, int64_t timeout_ms) {
   sp_err_clear();
-  if (live(p) == NULL) return sp_err(SEALPROV_ERR_INVALID_ARGUMENT, "cancel: not an open provider");
-  return settle(sp_sched_cancel(p->sched, id, tls_err, sizeof tls_err));
+  sealprov_provider *p = provider_get(h);
+  if (p == NULL) return sp_err(SEALPROV_ERR_INVALID_ARGUMENT, "wait: not an open provider");
+  int st = sp_sched_wait(p->sched, id, timeout_ms, tls_err, sizeof tls_err);
+  provider_put(p);
+  return settle(st);
 }
 
-static int vt_prove(sealprov_provider *p, const sealprov_job *job) {
+static int vt_cancel(sealprov_provider *h, sealprov_job_id id) {
   sp_err_clear();
-  if (live(p) == NULL) return sp_err(SEALPROV_ERR_INVALID_ARGUMENT, "prove: not an open provider");
+  sealprov_provider *p = provider_get(h);
+  if (p == NULL) return sp_err(SEALPROV_ERR_INVALID_ARGUMENT, "cancel: not an open provider");
+  int st = sp_sched_cancel(p->sched, id, tls_err, sizeof tls_err);
+  provider_put(p);
+  return settle(st);
+}
+
+static int vt_prove(sealprov_provider *h, const sealprov_job *job) {
+  sp_err_clear();
+  sealprov_provider *p = provider_get(h);
+  if (p == NULL) return sp_err(SEALPROV_ERR_INVALID_ARGUMENT, "prove: not an open provider");
+  int st;
+  sealprov_job_id id = 0;
   if (job != NULL && job->struct_size >= offsetof(sealprov_job, flags) + sizeof job->flags &&
       (job->flags & SEALPROV_JOB_DETACHED))
-    return sp_err(SEALPROV_ERR_INVALID_ARGUMENT,
-                  "prove: a DETACHED job cannot be waited on; use submit()");
-  if (check_job_srs("prove", job) != SEALPROV_OK) return SEALPROV_ERR_INVALID_ARGUMENT;
-  if (check_job_cs("prove", job) != SEALPROV_OK) return SEALPROV_ERR_INVALID_ARGUMENT;
-  sealprov_job_id id = 0;
-  int st = sp_sched_submit(p->sched, job, &id, tls_err, sizeof tls_err);
-  if (st != SEALPROV_OK) return st;
-  return settle(sp_sched_wait(p->sched, id, -1, tls_err, sizeof tls_err));
+    st = sp_err(SEALPROV_ERR_INVALID_ARGUMENT,
+                "prove: a DETACHED job cannot be waited on; use submit()");
+  else
+    st = submit_on("prove", p, job, &id);
+  if (st == SEALPROV_OK) st = sp_sched_wait(p->sched, id, -1, tls_err, sizeof tls_err);
+  provider_put(p);
+  return settle(st);
 }
 
-static int vt_verify(sealprov_provider *p, const sealprov_srs *vk, const void *inputs,
-                     uint64_t num_inputs, uint32_t scalar_encoding, const uint8_t *proof,
-                     int *valid) {
-  sp_err_clear();
-  if (valid != NULL) *valid = 0;
-  if (live(p) == NULL) return sp_err(SEALPROV_ERR_INVALID_ARGUMENT, "verify: not an open provider");
-  if (vk == NULL || proof == NULL || valid == NULL || (inputs == NULL && num_inputs > 0))
-    return sp_err(SEALPROV_ERR_INVALID_ARGUMENT, "verify: NULL %s",
-                  vk == NULL ? "vk" : proof == NULL ? "proof" : valid == NULL ? "valid" : "inputs");
-  if (scalar_encoding != SEALPROV_SCALAR_CANONICAL_LE && scalar_encoding != SEALPROV_SCALAR_MONTGOMERY)
-    return sp_err(SEALPROV_ERR_INVALID_ARGUMENT,
-                  "verify: scalar_encoding %" PRIu32 " is neither CANONICAL_LE (0) nor MONTGOMERY (1)",
-                  scalar_encoding);
-  if (!handle_is_live(&live_srs, vk))
-    return sp_err(SEALPROV_ERR_INVALID_ARGUMENT,
-                  "verify: vk %p is not a loaded parameter set (released, or never returned by "
-                  "vk_load/srs_load)",
-                  (const void *)vk);
-  const sp_srs *srs = (const sp_srs *)vk;
+static int verify_on(const sp_srs *srs, const void *inputs, uint64_t num_inputs,
+                     uint32_t scalar_encoding, const uint8_t *proof, int *valid) {
   if (srs->vk.ic_len == 0 || num_inputs != srs->vk.ic_len - 1)
     return sp_err(SEALPROV_ERR_INVALID_ARGUMENT,
                   "verify: num_inputs %" PRIu64 " does not match the verifying key (%zu public "
@@ -648,26 +734,63 @@ static int vt_verify(sealprov_provider *p, const sealprov_srs *vk, const void *i
                                     sizeof tls_err);
   free(in);
   *valid = st == SEALPROV_OK && ok;
+  return st;
+}
+
+static int vt_verify(sealprov_provider *h, const sealprov_srs *vk, const void *inputs,
+                     uint64_t num_inputs, uint32_t scalar_encoding, const uint8_t *proof,
+                     int *valid) {
+  sp_err_clear();
+  if (valid != NULL) *valid = 0;
+  sealprov_provider *p = provider_get(h);
+  if (p == NULL) return sp_err(SEALPROV_ERR_INVALID_ARGUMENT, "verify: not an open provider");
+  int st = SEALPROV_OK;
+  sp_srs *srs = NULL;
+  if (vk == NULL || proof == NULL || valid == NULL || (inputs == NULL && num_inputs > 0))
+    st = sp_err(SEALPROV_ERR_INVALID_ARGUMENT, "verify: NULL %s",
+                vk == NULL ? "vk" : proof == NULL ? "proof" : valid == NULL ? "valid" : "inputs");
+  else if (scalar_encoding != SEALPROV_SCALAR_CANONICAL_LE &&
+           scalar_encoding != SEALPROV_SCALAR_MONTGOMERY)
+    st = sp_err(SEALPROV_ERR_INVALID_ARGUMENT,
+                "verify: scalar_encoding %" PRIu32 " is neither CANONICAL_LE (0) nor MONTGOMERY (1)",
+                scalar_encoding);
+  else if ((srs = srs_get(vk)) == NULL)
+    st = sp_err(SEALPROV_ERR_INVALID_ARGUMENT,
+                "verify: vk %p is not a loaded parameter set (released, or never returned by "
+                "vk_load/srs_load)",
+                (const void *)vk);
+  else
+    st = verify_on(srs, inputs, num_inputs, scalar_encoding, proof, valid);
+  provider_put(p);
+  if (srs != NULL) sp_srs_release(srs); /* may be the last reference: no lock held */
   return settle(st);
 }
 
-static int vt_devices(sealprov_provider *p, sealprov_device_info *out, size_t cap, size_t *count) {
+static int vt_devices(sealprov_provider *h, sealprov_device_info *out, size_t cap, size_t *count) {
   sp_err_clear();
-  if (live(p) == NULL) return sp_err(SEALPROV_ERR_INVALID_ARGUMENT, "devices: not an open provider");
+  sealprov_provider *p = provider_get(h);
+  if (p == NULL) return sp_err(SEALPROV_ERR_INVALID_ARGUMENT, "devices: not an open provider");
+  int st;
   if (count == NULL || (out == NULL && cap > 0))
-    return sp_err(SEALPROV_ERR_INVALID_ARGUMENT, "devices: NULL %s", count == NULL ? "count" : "out");
-  return sp_sched_devices(p->sched, out, cap, count);
+    st = sp_err(SEALPROV_ERR_INVALID_ARGUMENT, "devices: NULL %s", count == NULL ? "count" : "out");
+  else
+    st = sp_sched_devices(p->sched, out, cap, count);
+  provider_put(p);
+  return st;
 }
 
 static int text_call(const char *what, int (*fn)(sp_sched *, char *, size_t, size_t *),
-                     sealprov_provider *p, char *buf, size_t cap, size_t *len) {
+                     sealprov_provider *h, char *buf, size_t cap, size_t *len) {
   sp_err_clear();
-  if (live(p) == NULL) return sp_err(SEALPROV_ERR_INVALID_ARGUMENT, "%s: not an open provider", what);
+  sealprov_provider *p = provider_get(h);
+  if (p == NULL) return sp_err(SEALPROV_ERR_INVALID_ARGUMENT, "%s: not an open provider", what);
+  int st;
   if (len == NULL || (buf == NULL && cap > 0))
-    return sp_err(SEALPROV_ERR_INVALID_ARGUMENT, "%s: NULL %s", what, len == NULL ? "len" : "buf");
-  int st = fn(p->sched, buf, cap, len);
-  if (st != SEALPROV_OK) return sp_err(st, "%s: out of memory formatting the text", what);
-  return SEALPROV_OK;
+    st = sp_err(SEALPROV_ERR_INVALID_ARGUMENT, "%s: NULL %s", what, len == NULL ? "len" : "buf");
+  else if ((st = fn(p->sched, buf, cap, len)) != SEALPROV_OK)
+    st = sp_err(st, "%s: out of memory formatting the text", what);
+  provider_put(p);
+  return st;
 }
 
 static int vt_stats(sealprov_provider *p, char *buf, size_t cap, size_t *len) {
@@ -679,22 +802,19 @@ static int vt_timeline(sealprov_provider *p, char *buf, size_t cap, size_t *len)
 
 /* ---- constraint systems (ABI 1.1) ---------------------------------------------------- */
 
-static int vt_cs_load(sealprov_provider *p, const char *path, sealprov_cs **out) {
-  sp_err_clear();
-  if (out != NULL) *out = NULL;
-  if (live(p) == NULL) return sp_err(SEALPROV_ERR_INVALID_ARGUMENT, "cs_load: not an open provider");
+static int cs_load_on(const char *path, sealprov_cs **out) {
   if (path == NULL || out == NULL)
     return sp_err(SEALPROV_ERR_INVALID_ARGUMENT, "cs_load: NULL %s", path == NULL ? "path" : "out");
   sp_cs *cs = NULL;
   double t0 = sp_now_ms();
   int st = sp_cs_load(path, &cs, tls_err, sizeof tls_err);
   if (st != SEALPROV_OK) return st;
+  cs->on_free = cs_on_free; /* before the handle is registered (see load_on) */
   if (!handle_register(&live_cs, cs)) {
     sp_cs_release(cs);
     return sp_err(SEALPROV_ERR_NO_MEMORY, "cs_load: out of memory registering the handle of %s",
                   path);
   }
-  cs->on_free = cs_on_free;
   sp_log(SEALPROV_LOG_INFO,
          "cs_load %s: %" PRIu64 " constraints (+%" PRIu64 " input constraints), %" PRIu64
          " inputs, %" PRIu64 " aux, %" PRIu64 "/%" PRIu64 "/%" PRIu64 " terms in A/B/C, %" PRIu32
@@ -705,13 +825,22 @@ static int vt_cs_load(sealprov_provider *p, const char *path, sealprov_cs **out)
   return settle(SEALPROV_OK);
 }
 
+static int vt_cs_load(sealprov_provider *h, const char *path, sealprov_cs **out) {
+  sp_err_clear();
+  if (out != NULL) *out = NULL;
+  sealprov_provider *p = provider_get(h);
+  if (p == NULL) return sp_err(SEALPROV_ERR_INVALID_ARGUMENT, "cs_load: not an open provider");
+  int st = cs_load_on(path, out);
+  provider_put(p);
+  return st;
+}
+
 static void vt_cs_release(sealprov_cs *handle) {
   sp_err_clear();
   if (handle == NULL) return;
-  /* As srs_release: look-up and reference under one lock; cs_on_free takes it itself. */
+  /* As srs_release: out of the set under the lock, released outside it. */
   pthread_mutex_lock(&providers_mu);
-  bool ok = set_has_locked(&live_cs, handle);
-  if (ok) sp_cs_retain((sp_cs *)handle);
+  bool ok = set_remove_locked(&live_cs, handle);
   pthread_mutex_unlock(&providers_mu);
   if (!ok) {
     sp_err(SEALPROV_ERR_INVALID_ARGUMENT,
@@ -720,8 +849,7 @@ static void vt_cs_release(sealprov_cs *handle) {
     sp_log(SEALPROV_LOG_WARN, "%s", tls_err);
     return;
   }
-  sp_cs_release((sp_cs *)handle); /* the caller's reference */
-  sp_cs_release((sp_cs *)handle); /* ours: may free */
+  sp_cs_release((sp_cs *)handle);
 }
 
 static int vt_cs_info(const sealprov_cs *handle, sealprov_cs_info *out) {

@@ -74,6 +74,7 @@ struct sp_sched {
   pthread_cond_t job_cv;     /* wait(): a job was notified (CLOCK_MONOTONIC) */
   pthread_cond_t notify_cv;  /* notifier: notices queued, stop */
   bool closing;              /* no new jobs */
+  bool shut_down;            /* sp_sched_shutdown has finished */
   bool stopping;             /* workers leave */
   bool notify_stop;
   sp_task_rec *qhead, *qtail;
@@ -929,9 +930,13 @@ int sp_sched_create(const sp_config *cfg, const sp_engine_ops *const *engines,
   return SEALPROV_OK;
 }
 
-void sp_sched_destroy(sp_sched *s) {
+void sp_sched_shutdown(sp_sched *s) {
   if (s == NULL) return;
   pthread_mutex_lock(&s->mu);
+  if (s->shut_down) {
+    pthread_mutex_unlock(&s->mu);
+    return;
+  }
   s->closing = true;
   size_t dropped = s->queued;
   while (s->qhead != NULL) {
@@ -954,6 +959,14 @@ void sp_sched_destroy(sp_sched *s) {
 
   pthread_mutex_lock(&s->mu);
   while (s->wait_calls > 0) pthread_cond_wait(&s->job_cv, &s->mu);
+  s->shut_down = true;
+  pthread_mutex_unlock(&s->mu);
+}
+
+void sp_sched_destroy(sp_sched *s) {
+  if (s == NULL) return;
+  sp_sched_shutdown(s);
+  pthread_mutex_lock(&s->mu);
   sp_job *j = s->jobs;
   s->jobs = NULL;
   pthread_mutex_unlock(&s->mu);

@@ -95,9 +95,15 @@ int sp_sched_create(const sp_config *cfg, const sp_engine_ops *const *engines,
                     const sp_sched_hooks *hooks, sp_sched **out, char *err, size_t errlen);
 
 /* Stops intake (submit -> SHUTDOWN), fails queued tasks with SHUTDOWN, lets running
- * tasks finish, runs every pending callback, joins every thread, waits for wait()
- * calls already blocked to return, closes the devices and frees everything. Jobs not
- * waited on are freed. NULL is ignored. Not thread-safe with new calls on s. */
+ * tasks finish, runs every pending callback, joins every thread and waits for wait()
+ * calls already blocked to return. Afterwards s still answers every call (submit with
+ * SHUTDOWN; wait, devices, stats, timeline, evictions as before) until destroy: a
+ * provider's close shuts down first, waits for the calls still inside, then destroys.
+ * One thread calls it (the provider's closer); a later call returns at once. NULL is
+ * ignored. */
+void sp_sched_shutdown(sp_sched *s);
+/* Shuts down (if not yet done), closes the devices and frees everything. Jobs not
+ * waited on are freed. NULL is ignored. Not thread-safe with any other call on s. */
 void sp_sched_destroy(sp_sched *s);
 
 /* Validates and queues a job (see sealprov_vtable.submit). Thread-safe. */

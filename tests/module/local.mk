@@ -29,6 +29,17 @@ tests_module_test_hostmem_SOURCES = tests/module/test_hostmem.c
 tests_module_test_hostmem_CFLAGS = $(AM_CFLAGS) $(CHECK_CFLAGS)
 tests_module_test_hostmem_LDADD = $(SP_INTERNAL_LIBS) $(SP_EXTERNAL_LIBS) $(CHECK_LIBS)
 
+# Several providers in one process through the module's vtable: locks never held
+# across device work, calls racing close(), one submit/prove validation, per-provider
+# host memory (issue 22).
+check_PROGRAMS += tests/module/test_providers
+TESTS += tests/module/test_providers
+SAN_TESTS += tests/module/test_providers
+tests_module_test_providers_SOURCES = tests/module/test_providers.c tests/module/test_engine.c \
+  tests/module/test_engine.h
+tests_module_test_providers_CFLAGS = $(AM_CFLAGS) $(CHECK_CFLAGS)
+tests_module_test_providers_LDADD = $(SP_INTERNAL_LIBS) $(SP_EXTERNAL_LIBS) $(CHECK_LIBS)
+
 # The built module through dlopen, as a host sees it ($SEALPROV_PLUGIN from
 # AM_TESTS_ENVIRONMENT). Links nothing of the module.
 check_PROGRAMS += tests/module/test_dlopen

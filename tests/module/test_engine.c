@@ -54,6 +54,7 @@ void te_reset(void) {
   atomic_store(&te.prepares, 0);
   atomic_store(&te.releases, 0);
   atomic_store(&te.executes, 0);
+  atomic_store(&te.srs_evicts, 0);
   for (unsigned i = 0; i < TE_MAX_BAD; i++) atomic_store(&te.bad_witness[i], NULL);
   pthread_mutex_lock(&te.gate_mu);
   te.gate_closed = false;
@@ -271,6 +272,13 @@ static uint64_t te_memory_in_use(void *dev) {
   return 1000u + d->index; /* a recognisable per-device figure for the stats test */
 }
 
+/* Counts evictions; called under the device lock, like every engine's. */
+static void te_srs_evict(void *dev, const struct sp_srs *srs) {
+  (void)dev;
+  (void)srs;
+  atomic_fetch_add(&te.srs_evicts, 1);
+}
+
 const sp_engine_ops te_engine = {
     .name = "test",
     .device_open = te_device_open,
@@ -280,6 +288,6 @@ const sp_engine_ops te_engine = {
     .prepare = te_prepare,
     .execute = te_execute,
     .release = te_release,
-    .srs_evict = NULL,
+    .srs_evict = te_srs_evict,
     .memory_in_use = te_memory_in_use,
 };

@@ -55,6 +55,7 @@ typedef struct te_control {
   atomic_uint order;
   /* Lifecycle counters. */
   atomic_int opens, closes, binds, unbinds, prepares, releases, executes;
+  atomic_int srs_evicts;                 /* srs_evict calls (device lock held) */
   /* Assignments whose proof never verifies, whatever device made it: a witness that
    * does not satisfy its circuit, as the self-check sees it. */
   const sealprov_assignment *_Atomic bad_witness[TE_MAX_BAD];
