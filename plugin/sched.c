@@ -1025,15 +1025,19 @@ static int draw_rs(const sealprov_job *job, sp_task_rec *tasks, char *err, size_
     }
     return SEALPROV_OK;
   }
+  /* The wide buffer holds secret randomness: cleared on every way out, a failed
+   * getrandom (which may have filled part of it) included. The tasks' r and s are
+   * cleared by job_free. */
   uint8_t wide[128];
-  for (uint32_t i = 0; i < n; i++) {
-    int st = fill_random(wide, sizeof wide, err, errlen);
-    if (st != SEALPROV_OK) return st;
+  int st = SEALPROV_OK;
+  for (uint32_t i = 0; i < n && st == SEALPROV_OK; i++) {
+    st = fill_random(wide, sizeof wide, err, errlen);
+    if (st != SEALPROV_OK) break;
     fr_from_bytes_wide(&tasks[i].r, wide);
     fr_from_bytes_wide(&tasks[i].s, wide + 64);
   }
   explicit_bzero(wide, sizeof wide);
-  return SEALPROV_OK;
+  return st;
 }
 
 /* Smallest job struct a host may pass: everything up to and including proofs_out
