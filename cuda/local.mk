@@ -20,9 +20,9 @@ noinst_LTLIBRARIES += cuda/libsealprov_cuda.la
 # Kernels (.cu, CUDA C++ kept C-like) behind the C boundary sp_gpu.h; the engine
 # itself is C11 on top of it (srs.h's C11 atomics have no C++ equivalent).
 cuda_libsealprov_cuda_la_SOURCES = \
-  cuda/ff.cuh cuda/ec.cuh cuda/gpu_internal.cuh cuda/sp_gpu.h cuda/engine_cuda.h \
-  cuda/gpu.cu cuda/ntt.cu cuda/msm.cu cuda/prove.cu cuda/engine_cuda.c \
-  cuda/subgroup.cu cuda/subgroup.cuh cuda/load.cu cuda/setup.cu cuda/sp_cuda_setup.h cuda/spmv.cu \
-  cuda/sp_gpu_cs.h
+  cuda/ff/ff.cuh cuda/ec/ec.cuh cuda/util/gpu_internal.cuh cuda/util/sp_gpu.h cuda/backend/engine_cuda.h \
+  cuda/util/gpu.cu cuda/ntt/ntt.cu cuda/msm/msm.cu cuda/prep/prove.cu cuda/backend/engine_cuda.c \
+  cuda/subgroup/subgroup.cu cuda/subgroup/subgroup.cuh cuda/load/load.cu kit/gpu/setup.cu kit/gpu/sp_cuda_setup.h cuda/spmv/spmv.cu \
+  cuda/spmv/sp_gpu_cs.h
 endif
 EXTRA_DIST += cuda/NOTES.md

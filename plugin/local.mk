@@ -4,22 +4,22 @@ noinst_LTLIBRARIES += plugin/libsealprov_core.la
 plugin_libsealprov_core_la_CPPFLAGS = $(AM_CPPFLAGS) $(INIH_CFLAGS) $(CUDA_CFLAGS)
 plugin_libsealprov_core_la_CFLAGS = $(AM_CFLAGS) -fvisibility=hidden
 plugin_libsealprov_core_la_SOURCES = \
-  plugin/engine.h \
-  plugin/internal.h \
-  plugin/log.h \
-  plugin/log.c \
-  plugin/util.h \
-  plugin/util.c \
-  plugin/sp_sched.h \
-  plugin/sched.c \
-  plugin/pool.c \
-  plugin/hostmem.h \
-  plugin/hostmem.c \
-  plugin/module.c
+  plugin/engine/engine.h \
+  plugin/abi/module.h \
+  plugin/base/log.h \
+  plugin/base/log.c \
+  plugin/base/util.h \
+  plugin/base/util.c \
+  plugin/runtime/sp_sched.h \
+  plugin/runtime/sched.c \
+  plugin/runtime/pool.c \
+  plugin/engine/hostmem.h \
+  plugin/engine/hostmem.c \
+  plugin/abi/module.c
 # NUMA nodes, PCIe links and worker placement from sysfs (pool.c binds with it)
-plugin_libsealprov_core_la_SOURCES += plugin/topo.h plugin/topo.c
+plugin_libsealprov_core_la_SOURCES += plugin/runtime/topo.h plugin/runtime/topo.c
 # snarkjs interop: .zkey reader and its CPU prover (sealprov prove --zkey)
-plugin_libsealprov_core_la_SOURCES += plugin/zkey.h plugin/zkey.c
+plugin_libsealprov_core_la_SOURCES += kit/zkey.h kit/zkey.c
 
 pkglib_LTLIBRARIES += plugin/sealprov.la
 plugin_sealprov_la_SOURCES =
