@@ -3,9 +3,13 @@
 EXTRA_DIST += cuda/nvcc-libtool.sh
 # -I$(top_builddir) first: autoconf's config.h, not plugin/config.h. libtool eats a bare
 # -Xcompiler, hence the -Xcompiler=FLAG form.
+# The kernels name their headers bare ("gpu_internal.cuh", "util.h"): one -I per folder
+# they reach (tests/module/layers.sh resolves names the same way).
 SP_NVCC_FLAGS = $(NVCC_GENCODE) -O3 -std=c++17 -I$(top_builddir) -I$(top_srcdir)/include \
-  -I$(top_srcdir)/plugin -I$(top_srcdir)/cuda -DHAVE_CONFIG_H -Xcompiler=-fvisibility=hidden \
-  --expt-relaxed-constexpr -lineinfo
+  -I$(top_srcdir)/plugin -I$(top_srcdir)/cuda -I$(top_srcdir)/kit -I$(top_srcdir)/plugin/base \
+  -I$(top_srcdir)/cuda/util -I$(top_srcdir)/cuda/ff -I$(top_srcdir)/cuda/ec \
+  -I$(top_srcdir)/cuda/subgroup -I$(top_srcdir)/cuda/spmv \
+  -DHAVE_CONFIG_H -Xcompiler=-fvisibility=hidden --expt-relaxed-constexpr -lineinfo
 AM_V_NVCC = $(am__v_NVCC_$(V))
 am__v_NVCC_ = $(am__v_NVCC_$(AM_DEFAULT_VERBOSITY))
 am__v_NVCC_0 = @echo "  NVCC    " $@;

@@ -1,6 +1,6 @@
 /* circuit.c -- synthetic sealing-shaped R1CS, witnesses, and an INSECURE Groth16 setup
  * writing bellperson files. See circuit.h for the conventions. */
-#include "util.h"
+#include "base/util.h"
 #include "circuit.h"
 
 #include <errno.h>

@@ -1,5 +1,5 @@
 /* spa.c -- partition assignment files; the layout is in spa.h and docs/formats.md. */
-#include "util.h"
+#include "base/util.h"
 #include "spa.h"
 
 #include <errno.h>

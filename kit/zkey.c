@@ -28,9 +28,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "cs.h"
-#include "groth16.h"
-#include "util.h"
+#include "formats/cs.h"
+#include "groth16/groth16.h"
+#include "base/util.h"
 
 #define G1_BYTES 96u
 #define G2_BYTES 192u

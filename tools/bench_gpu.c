@@ -34,18 +34,18 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "../cuda/sp_gpu.h" /* first: hides <math.h>'s FP_ZERO from bls12_381.h */
+#include "util/sp_gpu.h" /* first: hides <math.h>'s FP_ZERO from bls12_381.h */
 #include "cli.h"
-#include "../plugin/config.h" /* sp_device_cfg */
-#include "engine.h"
-#include "hostmem.h"
-#include "../cuda/engine_cuda.h"
-#include "cuda_api.h"
-#include "groth16.h" /* sp_groth16_check_assignment: the module's submit-time check */
-#include "log.h"
-#include "sp_sched.h"
-#include "srs.h"
-#include "util.h" /* sp_now_ms */
+#include "runtime/config.h" /* sp_device_cfg */
+#include "engine/engine.h"
+#include "engine/hostmem.h"
+#include "backend/engine_cuda.h"
+#include "util/cuda_api.h"
+#include "groth16/groth16.h" /* sp_groth16_check_assignment: the module's submit-time check */
+#include "base/log.h"
+#include "runtime/sp_sched.h"
+#include "formats/srs.h"
+#include "base/util.h" /* sp_now_ms */
 
 #define BG_MAX_SIZES 8
 #define BG_MAX_REPEAT 64

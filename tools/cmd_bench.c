@@ -18,12 +18,12 @@
 #include "circuit.h"
 #include "cli.h"
 #include "g16_util.h"
-#include "groth16.h"
+#include "groth16/groth16.h"
 #include "spa.h"
-#include "srs.h"
+#include "formats/srs.h"
 #ifdef HAVE_CUDA
-#include "../cuda/sp_gpu.h" /* sp_gpu_bind */
-#include "cuda_api.h"       /* sp_cuda_checker_* */
+#include "util/sp_gpu.h" /* sp_gpu_bind */
+#include "util/cuda_api.h"       /* sp_cuda_checker_* */
 #endif
 
 #define BENCH_MAX_SIZES 16

@@ -13,9 +13,9 @@
 #include "circuit.h"
 #include "cli.h"
 #include "g16_util.h"
-#include "groth16.h"
+#include "groth16/groth16.h"
 #include "spa.h"
-#include "srs.h"
+#include "formats/srs.h"
 
 /* Used when neither -c nor the installed sample exists: two CPU devices, so even a
  * bare machine shows a job spread over devices. */

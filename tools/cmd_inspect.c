@@ -19,7 +19,7 @@
 #include "cli.h"
 #include "g16_util.h"
 #include "spa.h"
-#include "srs.h"
+#include "formats/srs.h"
 
 static void inspect_usage(FILE *f)
 {

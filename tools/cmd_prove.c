@@ -15,7 +15,7 @@
 #include "g16_util.h"
 #include "spa.h"
 #include "witness.h"
-#include "cs.h"
+#include "formats/cs.h"
 #include "zkey.h"
 
 static void prove_usage(FILE *f)

@@ -15,7 +15,7 @@
 #include "cli.h"
 #include "g16_util.h"
 #ifdef HAVE_CUDA
-#include "../cuda/sp_cuda_setup.h"
+#include "gpu/sp_cuda_setup.h"
 #endif
 
 static void setup_usage(FILE *f)

@@ -12,10 +12,10 @@
 #include "cli.h"
 #include "g16_util.h"
 #include "snarkjs_json.h"
-#include "groth16.h"
+#include "groth16/groth16.h"
 #include "spa.h"
-#include "srs.h"
-#include "util.h"
+#include "formats/srs.h"
+#include "base/util.h"
 #include "zkey.h"
 
 static void verify_usage(FILE *f)

@@ -9,8 +9,8 @@
 #include <string.h>
 
 #include "snarkjs_json.h"
-#include "groth16.h"
-#include "util.h"
+#include "groth16/groth16.h"
+#include "base/util.h"
 
 /* ---- snarkjs's JSON: verification_key.json, proof.json, public.json ------------------ */
 

@@ -15,7 +15,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 
-#include "srs.h"  /* sp_vk */
+#include "formats/srs.h"  /* sp_vk */
 #include "zkey.h" /* sp_zkey_proof */
 
 /* verification_key.json into vk (vk->ic malloc'd: free it; nothing to free on false).

@@ -17,7 +17,7 @@
 #include <time.h>
 
 #include "cli.h"
-#include "cs.h"
+#include "formats/cs.h"
 #include "g16_util.h"
 #include "spa.h"
 #include "witness.h"

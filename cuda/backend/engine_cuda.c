@@ -59,16 +59,16 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "sp_gpu.h" /* first: hides <math.h>'s FP_ZERO from bls12_381.h */
-#include "sp_gpu_cs.h"
-#include "../plugin/config.h" /* sp_device_cfg (not autoconf's config.h) */
-#include "cs.h"
-#include "engine.h"
-#include "engine_cuda.h"
-#include "groth16.h"
-#include "hostmem.h"
-#include "srs.h"
-#include "util.h" /* SP_TRY_GOTO */
+#include "util/sp_gpu.h" /* first: hides <math.h>'s FP_ZERO from bls12_381.h */
+#include "spmv/sp_gpu_cs.h"
+#include "runtime/config.h" /* sp_device_cfg (not autoconf's config.h) */
+#include "formats/cs.h"
+#include "engine/engine.h"
+#include "backend/engine_cuda.h"
+#include "groth16/groth16.h"
+#include "engine/hostmem.h"
+#include "formats/srs.h"
+#include "base/util.h" /* SP_TRY_GOTO */
 
 /* Device memory a partition needs besides the parameter points, on top of its three
  * domain-sized vectors: MSM sort buffers (about 4 GiB per window batch), buckets,

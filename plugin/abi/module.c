@@ -17,13 +17,13 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "cs.h"
-#include "cuda_api.h"
-#include "groth16.h"
-#include "internal.h"
-#include "log.h"
-#include "srs.h"
-#include "util.h"
+#include "formats/cs.h"
+#include "util/cuda_api.h"
+#include "groth16/groth16.h"
+#include "abi/module.h"
+#include "base/log.h"
+#include "formats/srs.h"
+#include "base/util.h"
 
 /* ---- per-thread error detail ------------------------------------------------------ */
 

@@ -7,9 +7,9 @@
 #include <stdint.h>
 
 #include "sealprov.h"
-#include "config.h" /* plugin/config.h */
-#include "engine.h"
-#include "sp_sched.h"
+#include "runtime/config.h" /* plugin/config.h */
+#include "engine/engine.h"
+#include "runtime/sp_sched.h"
 
 #ifdef __cplusplus
 extern "C" {

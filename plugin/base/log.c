@@ -6,7 +6,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "log.h"
+#include "base/log.h"
 
 /* The host table is copied, not referenced: the host may free or reuse its struct
  * right after init returns. A mutex (not an atomic pointer) guards the copy so a

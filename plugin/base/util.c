@@ -10,7 +10,7 @@
 
 #include "sealprov.h"
 
-#include "util.h"
+#include "base/util.h"
 
 void sp_set_err(char *err, size_t errlen, const char *fmt, ...)
 {

@@ -5,11 +5,11 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "config.h" /* plugin/config.h: sp_device_cfg */
-#include "cs.h"
-#include "engine.h"
-#include "groth16.h"
-#include "srs.h"
+#include "runtime/config.h" /* plugin/config.h: sp_device_cfg */
+#include "formats/cs.h"
+#include "engine/engine.h"
+#include "groth16/groth16.h"
+#include "formats/srs.h"
 
 typedef struct cpu_device {
   unsigned index;

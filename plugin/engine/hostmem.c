@@ -1,7 +1,7 @@
 /* hostmem.c -- a provider's host-memory accountant, its cap and its chunk pools
  * (hostmem.h). One mutex per accountant guards it and its pools: the calls are a few
  * per partition. */
-#include "hostmem.h"
+#include "engine/hostmem.h"
 
 #include <inttypes.h>
 #include <pthread.h>
@@ -9,7 +9,7 @@
 #include <string.h>
 #include <time.h>
 
-#include "log.h"
+#include "base/log.h"
 #include "sealprov.h"
 
 struct sp_hostmem {

@@ -1,6 +1,6 @@
 /* blake2b.c -- BLAKE2b written from RFC 7693 (sections 2 and 3), unkeyed only.
  * Tested against the RFC's "abc" vector (Appendix A) and Node's blake2b512. */
-#include "blake2b.h"
+#include "formats/blake2b.h"
 
 #include <string.h>
 

@@ -16,7 +16,7 @@
  */
 #include <config.h>
 
-#include "cs.h"
+#include "formats/cs.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -27,9 +27,9 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "groth16.h"
-#include "srs.h"
-#include "util.h"
+#include "groth16/groth16.h"
+#include "formats/srs.h"
+#include "base/util.h"
 
 const uint8_t sp_cs_bls12_381_r_le[32] = {
     0x01, 0x00, 0x00, 0x00, 0xff, 0xff, 0xff, 0xff, 0xfe, 0x5b, 0xfe, 0xff, 0x02, 0xa4, 0xbd, 0x53,

@@ -12,9 +12,9 @@
  * optional subgroup checker hook. Every point is checked on the curve; infinity is
  * rejected everywhere: bellperson never writes it (it filters the A/B queries) and an
  * infinite point in a real file means corruption. */
-#include "util.h"
-#include "srs.h"
-#include "blake2b.h"
+#include "base/util.h"
+#include "formats/srs.h"
+#include "formats/blake2b.h"
 
 #include <errno.h>
 #include <fcntl.h>

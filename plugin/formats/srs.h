@@ -9,7 +9,7 @@
 #include <stdint.h>
 
 #include "bls12_381/bls12_381.h"
-#include "cuda_api.h" /* sp_srs_devcopy, sp_srs_bad: plain C, no CUDA needed */
+#include "util/cuda_api.h" /* sp_srs_devcopy, sp_srs_bad: plain C, no CUDA needed */
 
 #ifdef __cplusplus
 extern "C" {

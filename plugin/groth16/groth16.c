@@ -1,7 +1,7 @@
 /* groth16.c -- one Groth16 partition on the CPU: checks, H, MSMs, assembly, verification.
  * See groth16.h for the math and the conventions (bellperson's). */
-#include "util.h"
-#include "groth16.h"
+#include "base/util.h"
+#include "groth16/groth16.h"
 
 #include <inttypes.h>
 #include <stdarg.h>

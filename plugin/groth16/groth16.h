@@ -30,7 +30,7 @@
 
 #include "sealprov.h"
 #include "bls12_381/bls12_381.h"
-#include "srs.h"
+#include "formats/srs.h"
 
 #ifdef __cplusplus
 extern "C" {

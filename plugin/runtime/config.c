@@ -33,10 +33,10 @@
 
 #include <ini.h>
 
-#include "config.h" /* plugin/config.h: the quoted form searches this folder first */
-#include "util.h"
-#include "cuda_api.h"
-#include "engine.h"
+#include "runtime/config.h" /* plugin/config.h: the quoted form searches this folder first */
+#include "base/util.h"
+#include "util/cuda_api.h"
+#include "engine/engine.h"
 #include "sealprov.h"
 
 #define CFG_MAX_FILE_BYTES (1u << 20) /* a device table is a few KiB; refuse anything odd */

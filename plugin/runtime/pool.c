@@ -27,9 +27,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "log.h"
-#include "sp_sched.h"
-#include "topo.h"
+#include "base/log.h"
+#include "runtime/sp_sched.h"
+#include "runtime/topo.h"
 
 int sp_thread_start(pthread_t *t, void *(*fn)(void *), void *arg, const char *name) {
   sigset_t all, old;

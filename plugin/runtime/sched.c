@@ -26,9 +26,9 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "hostmem.h"
-#include "log.h"
-#include "sp_sched.h"
+#include "engine/hostmem.h"
+#include "base/log.h"
+#include "runtime/sp_sched.h"
 
 struct sp_job {
   sealprov_job_id id;

@@ -38,9 +38,9 @@
 #include <stdint.h>
 
 #include "sealprov.h"
-#include "config.h" /* plugin/config.h (this folder), not autoconf's */
-#include "engine.h"
-#include "srs.h"
+#include "runtime/config.h" /* plugin/config.h (this folder), not autoconf's */
+#include "engine/engine.h"
+#include "formats/srs.h"
 
 #ifdef __cplusplus
 extern "C" {

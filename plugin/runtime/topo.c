@@ -6,7 +6,7 @@
 #define _GNU_SOURCE
 #endif
 
-#include "topo.h"
+#include "runtime/topo.h"
 
 #include <ctype.h>
 #include <dirent.h>

@@ -23,15 +23,15 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "../../cuda/sp_gpu.h"
-#include "../../cuda/sp_cuda_setup.h"
+#include "util/sp_gpu.h"
+#include "gpu/sp_cuda_setup.h"
 #include "circuit.h"
-#include "../../plugin/config.h" /* sp_device_cfg */
-#include "engine.h"
-#include "../../cuda/engine_cuda.h"
-#include "groth16.h"
-#include "srs.h"
-#include "util.h"
+#include "runtime/config.h" /* sp_device_cfg */
+#include "engine/engine.h"
+#include "backend/engine_cuda.h"
+#include "groth16/groth16.h"
+#include "formats/srs.h"
+#include "base/util.h"
 
 static void usage(const char *a0) {
   fprintf(stderr,

@@ -19,11 +19,14 @@ out=${1:-.gpu}
 nvcc=${NVCC:-/usr/local/cuda/bin/nvcc}
 arch=${CUDA_ARCH:-90}
 mkdir -p "$out/obj"
-NV="$nvcc -gencode arch=compute_$arch,code=sm_$arch -O3 -std=c++17 ${NVFLAGS:-} -Iinclude -Iplugin -Icuda \
+# the include roots of the build (cuda/local.mk SP_NVCC_FLAGS, Makefile.am AM_CPPFLAGS)
+inc="-Iinclude -Iplugin -Icuda -Ikit"
+NV="$nvcc -gencode arch=compute_$arch,code=sm_$arch -O3 -std=c++17 ${NVFLAGS:-} $inc -Iplugin/base \
+ -Icuda/util -Icuda/ff -Icuda/ec -Icuda/subgroup -Icuda/spmv \
  --expt-relaxed-constexpr -lineinfo -Xcompiler -fvisibility=hidden"
-CC="gcc -std=gnu11 -O2 -pthread -D_GNU_SOURCE -DHAVE_CUDA -DHAVE_PTHREAD_SETNAME_NP -Iinclude \
- -Iplugin -Icuda -Itools -Wall -Wextra -Wshadow -Wstrict-prototypes -Wmissing-prototypes"
-cuh="cuda/ff.cuh cuda/ec.cuh cuda/gpu_internal.cuh cuda/subgroup.cuh cuda/sp_gpu.h plugin/cuda_api.h plugin/bls12_381/bls12_381.h"
+CC="gcc -std=gnu11 -O2 -pthread -D_GNU_SOURCE -DHAVE_CUDA -DHAVE_PTHREAD_SETNAME_NP $inc \
+ -Itools -Wall -Wextra -Wshadow -Wstrict-prototypes -Wmissing-prototypes"
+cuh="cuda/ff/ff.cuh cuda/ec/ec.cuh cuda/util/gpu_internal.cuh cuda/subgroup/subgroup.cuh cuda/util/sp_gpu.h cuda/util/cuda_api.h plugin/bls12_381/bls12_381.h"
 
 newer() { # newer TARGET DEP... : true if TARGET is missing or older than a DEP
   t=$1; shift
@@ -33,29 +36,31 @@ newer() { # newer TARGET DEP... : true if TARGET is missing or older than a DEP
 }
 
 objs=""
-for f in gpu ntt msm prove cuda_devices subgroup load setup spmv; do
+for src in cuda/util/gpu.cu cuda/ntt/ntt.cu cuda/msm/msm.cu cuda/prep/prove.cu cuda/util/cuda_devices.cu \
+           cuda/subgroup/subgroup.cu cuda/load/load.cu kit/gpu/setup.cu cuda/spmv/spmv.cu; do
+  f=$(basename "$src" .cu)
   o="$out/obj/cu_$f.o" # cu_: the CPU library has msm.c and ntt.c too
   # in parallel: seven nvcc runs one after the other take minutes of device time
-  if newer "$o" "cuda/$f.cu" $cuh cuda/*.h plugin/circuit.h; then
-    echo "NVCC $f.cu"; $NV -c "cuda/$f.cu" -o "$o" & pids="${pids:-} $!"
+  if newer "$o" "$src" $cuh cuda/*/*.h kit/circuit.h; then
+    echo "NVCC $src"; $NV -c "$src" -o "$o" & pids="${pids:-} $!"
   fi
   objs="$objs $o"
 done
 for p in ${pids:-}; do wait "$p" || { echo "nvcc failed"; exit 1; }; done
-extra=$(ls plugin/blake2b.c plugin/cs.c 2>/dev/null || true) # the loader's digest, constraint systems
-for f in plugin/bls12_381/*.c plugin/groth16.c plugin/srs.c plugin/circuit.c plugin/spa.c plugin/util.c \
-         plugin/log.c plugin/hostmem.c plugin/sched.c plugin/pool.c plugin/topo.c $extra \
-         cuda/engine_cuda.c tools/bench_gpu.c tools/json.c tests/cuda/test_cuda_kernels.c \
+for f in plugin/bls12_381/*.c plugin/groth16/groth16.c plugin/formats/srs.c kit/circuit.c kit/spa.c \
+         plugin/base/util.c plugin/base/log.c plugin/engine/hostmem.c plugin/runtime/sched.c plugin/runtime/pool.c \
+         plugin/runtime/topo.c plugin/formats/blake2b.c plugin/formats/cs.c cuda/backend/engine_cuda.c tools/bench_gpu.c tools/json.c tests/cuda/test_cuda_kernels.c \
          tests/cuda/test_cuda_engine.c tests/cuda/test_cuda_checks.c tests/cuda/test_cuda_spmv.c tests/cuda/test_cuda_load.c \
          tests/cuda/fullsize_main.c tests/cuda/bench_gpu_main.c; do
   o="$out/obj/$(basename "$f" .c).o"
-  if newer "$o" "$f" plugin/bls12_381/*.h plugin/*.h cuda/*.h include/sealprov.h; then
+  if newer "$o" "$f" plugin/bls12_381/*.h plugin/*/*.h cuda/*/*.h kit/*.h include/sealprov.h; then
     echo "CC   $f"; $CC -c "$f" -o "$o"
   fi
 done
 lib="$objs"
-for f in plugin/bls12_381/*.c plugin/groth16.c plugin/srs.c plugin/circuit.c plugin/spa.c plugin/util.c \
-         plugin/log.c plugin/hostmem.c cuda/engine_cuda.c $extra; do
+for f in plugin/bls12_381/*.c plugin/groth16/groth16.c plugin/formats/srs.c kit/circuit.c kit/spa.c \
+         plugin/base/util.c plugin/base/log.c plugin/engine/hostmem.c cuda/backend/engine_cuda.c \
+         plugin/formats/blake2b.c plugin/formats/cs.c; do
   lib="$lib $out/obj/$(basename "$f" .c).o"
 done
 # the scheduler, for bench_gpu --throughput only

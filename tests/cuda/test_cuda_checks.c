@@ -17,10 +17,10 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "../../cuda/sp_gpu.h"
-#include "../../cuda/sp_cuda_setup.h"
+#include "util/sp_gpu.h"
+#include "gpu/sp_cuda_setup.h"
 #include "circuit.h"
-#include "util.h" /* sp_now_ms */
+#include "base/util.h" /* sp_now_ms */
 #include "gpu_check.h"
 
 static uint64_t rng_state;

@@ -19,16 +19,16 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "../../cuda/sp_gpu.h"
+#include "util/sp_gpu.h"
 #include "circuit.h"
-#include "cs.h"
-#include "../../plugin/config.h" /* sp_device_cfg */
-#include "engine.h"
-#include "../../cuda/engine_cuda.h"
-#include "groth16.h"
-#include "srs.h"
-#include "hostmem.h"
-#include "util.h" /* sp_now_ms */
+#include "formats/cs.h"
+#include "runtime/config.h" /* sp_device_cfg */
+#include "engine/engine.h"
+#include "backend/engine_cuda.h"
+#include "groth16/groth16.h"
+#include "formats/srs.h"
+#include "engine/hostmem.h"
+#include "base/util.h" /* sp_now_ms */
 #include "gpu_check.h"
 
 static unsigned cpu_threads = 8;

@@ -15,7 +15,7 @@
 #include <string.h>
 #include <time.h>
 
-#include "../../cuda/sp_gpu.h"
+#include "util/sp_gpu.h"
 #include "gpu_check.h"
 
 static uint64_t rng_state;

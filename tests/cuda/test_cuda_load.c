@@ -21,15 +21,15 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "../../cuda/sp_gpu.h"
-#include "../../plugin/config.h" /* sp_device_cfg */
+#include "util/sp_gpu.h"
+#include "runtime/config.h" /* sp_device_cfg */
 #include "circuit.h"
-#include "cuda_api.h"
-#include "engine.h"
-#include "../../cuda/engine_cuda.h"
-#include "groth16.h"
-#include "srs.h"
-#include "util.h"
+#include "util/cuda_api.h"
+#include "engine/engine.h"
+#include "backend/engine_cuda.h"
+#include "groth16/groth16.h"
+#include "formats/srs.h"
+#include "base/util.h"
 #include "gpu_check.h"
 
 static unsigned threads = 8;

@@ -20,11 +20,11 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "../../cuda/sp_gpu.h"
-#include "../../cuda/sp_gpu_cs.h"
+#include "util/sp_gpu.h"
+#include "spmv/sp_gpu_cs.h"
 #include "circuit.h"
-#include "cs.h"
-#include "util.h" /* sp_now_ms */
+#include "formats/cs.h"
+#include "base/util.h" /* sp_now_ms */
 #include "gpu_check.h"
 
 static char tmp_root[256];

@@ -8,8 +8,8 @@
  *    a selector only on cuda devices; a failure leaves no device table behind. */
 #include "fuzz_common.h"
 
-#include "../../plugin/config.h"
-#include "../../plugin/cuda_api.h"
+#include "runtime/config.h"
+#include "util/cuda_api.h"
 #include "sealprov.h"
 
 static sp_config cfg;

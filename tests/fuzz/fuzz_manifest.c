@@ -19,8 +19,8 @@
 
 #include <strings.h>
 
-#include "../../plugin/blake2b.h"
-#include "../../plugin/srs.h"
+#include "formats/blake2b.h"
+#include "formats/srs.h"
 #include "sealprov.h"
 
 #ifndef FUZZ_VK_PATH

@@ -12,7 +12,7 @@
  * every valid seed costs milliseconds); the .vk harness decodes with it. */
 #include "fuzz_common.h"
 
-#include "../../plugin/srs.h"
+#include "formats/srs.h"
 #include "sealprov.h"
 
 #ifndef FUZZ_VK_ONLY

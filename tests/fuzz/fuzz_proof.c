@@ -14,8 +14,8 @@
  *    is the point at infinity, checked against g1_deserialize / g2_deserialize. */
 #include "fuzz_common.h"
 
-#include "../../plugin/groth16.h"
-#include "../../plugin/srs.h"
+#include "groth16/groth16.h"
+#include "formats/srs.h"
 #include "sealprov.h"
 
 #ifndef FUZZ_VK_PATH

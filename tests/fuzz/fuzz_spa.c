@@ -13,7 +13,7 @@
  *    lengths match the sizes. */
 #include "fuzz_common.h"
 
-#include "../../plugin/spa.h"
+#include "spa.h"
 #include "sealprov.h"
 
 static char err[2048];

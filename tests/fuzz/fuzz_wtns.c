@@ -12,7 +12,7 @@
 #include "fuzz_common.h"
 #include "iden3_walk.h"
 
-#include "../../plugin/cs.h"
+#include "formats/cs.h"
 #include "sealprov.h"
 
 static char err[2048];

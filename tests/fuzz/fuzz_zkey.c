@@ -17,7 +17,7 @@
 #include "fuzz_common.h"
 #include "iden3_walk.h"
 
-#include "../../plugin/zkey.h"
+#include "zkey.h"
 #include "sealprov.h"
 
 static char err[2048];

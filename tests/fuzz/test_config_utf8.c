@@ -14,8 +14,8 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "../../plugin/config.h"
-#include "../../plugin/cuda_api.h"
+#include "runtime/config.h"
+#include "util/cuda_api.h"
 #include "sealprov.h"
 #include "fuzz_common.h" /* fuzz_utf8_valid */
 

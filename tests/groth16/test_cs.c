@@ -7,11 +7,11 @@
  * is compared with the full assignment the generator made. */
 #include "bls12_381/bls12_381.h"
 #include "circuit.h"
-#include "cs.h"
-#include "groth16.h"
+#include "formats/cs.h"
+#include "groth16/groth16.h"
 #include "sealprov.h"
 #include "spa.h"
-#include "srs.h"
+#include "formats/srs.h"
 
 #include <check.h>
 #include <dlfcn.h>

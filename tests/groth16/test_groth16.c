@@ -4,9 +4,9 @@
  * independent @noble/curves verifier is exercised by test_groth16_oracle. */
 #include "bls12_381/bls12_381.h"
 #include "circuit.h"
-#include "groth16.h"
+#include "groth16/groth16.h"
 #include "spa.h"
-#include "srs.h"
+#include "formats/srs.h"
 
 #include <check.h>
 #include <stdio.h>

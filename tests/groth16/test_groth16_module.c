@@ -7,10 +7,10 @@
  * does not fit the parameters is refused at submit with the size message. */
 #include "bls12_381/bls12_381.h"
 #include "circuit.h"
-#include "groth16.h"
+#include "groth16/groth16.h"
 #include "sealprov.h"
 #include "spa.h"
-#include "srs.h"
+#include "formats/srs.h"
 
 #include <check.h>
 #include <dlfcn.h>

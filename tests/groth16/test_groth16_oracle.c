@@ -6,9 +6,9 @@
  * (skipped) when node or tests/oracle/node_modules is missing. */
 #include "bls12_381/bls12_381.h"
 #include "circuit.h"
-#include "groth16.h"
+#include "groth16/groth16.h"
 #include "spa.h"
-#include "srs.h"
+#include "formats/srs.h"
 
 #include <check.h>
 #include <stdio.h>

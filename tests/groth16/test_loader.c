@@ -7,12 +7,12 @@
 #include <config.h> /* first: _GNU_SOURCE for fuzz_common.h's memfd_create */
 
 #include "bls12_381/bls12_381.h"
-#include "blake2b.h"
+#include "formats/blake2b.h"
 #include "circuit.h"
-#include "groth16.h"
+#include "groth16/groth16.h"
 #include "spa.h"
-#include "srs.h"
-#include "util.h"
+#include "formats/srs.h"
+#include "base/util.h"
 #include "../fuzz/fuzz_common.h" /* fuzz_utf8_valid */
 
 #include <check.h>

@@ -19,11 +19,11 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "../../plugin/config.h"
-#include "../../plugin/cuda_api.h"
+#include "runtime/config.h"
+#include "util/cuda_api.h"
 #include "sealprov.h"
 
-#include "../../plugin/engine.h" /* SP_INJECT_* */
+#include "engine/engine.h" /* SP_INJECT_* */
 
 static char tmpdir[512];
 static char ini_path[600];

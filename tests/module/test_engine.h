@@ -11,7 +11,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "sp_sched.h"
+#include "runtime/sp_sched.h"
 
 enum te_mode {
   TE_OK = 0,

@@ -11,7 +11,7 @@
 #include <string.h>
 #include <time.h>
 
-#include "hostmem.h"
+#include "engine/hostmem.h"
 #include "sealprov.h"
 
 #define MIB ((size_t)1 << 20)

@@ -8,8 +8,8 @@
  */
 #include <config.h>
 
-#include "log.h"
-#include "sp_sched.h"
+#include "base/log.h"
+#include "runtime/sp_sched.h"
 #include "test_engine.h"
 
 #include <check.h>

@@ -25,9 +25,9 @@
 #include <unistd.h>
 
 #include "circuit.h"
-#include "internal.h"
-#include "log.h"
-#include "srs.h"
+#include "abi/module.h"
+#include "base/log.h"
+#include "formats/srs.h"
 #include "test_engine.h"
 
 static const sealprov_vtable *vt;

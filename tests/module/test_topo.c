@@ -21,11 +21,11 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "config.h"
-#include "engine.h"
-#include "log.h"
-#include "sp_sched.h"
-#include "topo.h"
+#include "runtime/config.h"
+#include "engine/engine.h"
+#include "base/log.h"
+#include "runtime/sp_sched.h"
+#include "runtime/topo.h"
 
 static char tmpdir[256];
 

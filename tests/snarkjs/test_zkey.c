@@ -3,7 +3,7 @@
  * keys built here (a valid one, every truncation of it, bn128's prime, bad entries).
  * test_snarkjs.sh checks the same code against snarkjs itself. */
 #include "bls12_381/bls12_381.h"
-#include "groth16.h"
+#include "groth16/groth16.h"
 #include "sealprov.h"
 #include "zkey.h"
 
