@@ -126,7 +126,7 @@ uint64_t sp_random_seed(void);
  * r, coefficients canonical little-endian): wire i is variable i (ONE, the public
  * inputs, then aux), nPubOut 0, nPubIn = inputs, nPrvIn 0, identity wire-to-label map,
  * and only the circuit's own constraints: bellperson's `input_i * 0 = 0` constraints
- * are not in the file; whoever proves appends them (plugin/cs.h). Returns OK, IO or
+ * are not in the file; whoever proves appends them (plugin/formats/cs.h). Returns OK, IO or
  * NO_MEMORY. */
 int sp_circuit_write_r1cs(const sp_circuit *c, const char *path, char *err, size_t errlen);
 

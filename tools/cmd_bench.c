@@ -1,5 +1,5 @@
 /* cmd_bench.c -- `sealprov bench`: setup, parameter loading, proving and verification
- * times of sealing-shaped partitions on the CPU prover (plugin/groth16.c called
+ * times of sealing-shaped partitions on the CPU prover (plugin/groth16/groth16.c called
  * directly, so the figures are the prover's, not the scheduler's). */
 #include <config.h>
 
@@ -323,7 +323,7 @@ static void *host_checker(void)
 #endif
 }
 
-/* direct: the proving vectors straight onto CUDA device 0 (cuda/load.cu), decoded and
+/* direct: the proving vectors straight onto CUDA device 0 (cuda/load/load.cu), decoded and
  * checked there with no host copy, as srs_load does when every device of the provider
  * is a GPU; run->device_ms is then the load's device wall time (first chunk to the last
  * check) and run->direct whether the device took the vectors. */

@@ -1,5 +1,5 @@
 /* cmd_setup.c -- `sealprov setup`: a synthetic circuit, an INSECURE Groth16 setup and
- * one assignment file per partition (plugin/circuit.c does the work). */
+ * one assignment file per partition (kit/circuit.c does the work). */
 #include <config.h>
 
 #include <dirent.h>

@@ -1,5 +1,5 @@
 /* sp_cuda_setup.h -- the fixed-base products of the INSECURE synthetic setup
- * (plugin/circuit.c) on a GPU: k[i] * G for G1's or G2's generator, serialized on the
+ * (kit/circuit.c) on a GPU: k[i] * G for G1's or G2's generator, serialized on the
  * device in bellperson's uncompressed encoding, so that `sealprov setup --gpu` writes
  * the CPU setup's bytes. (setup.cu) */
 #ifndef SEALPROV_CUDA_SP_CUDA_SETUP_H

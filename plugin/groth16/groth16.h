@@ -89,7 +89,7 @@ int sp_groth16_verify(const sp_srs *srs, const sealprov_assignment *asg, uint32_
 int sp_groth16_verify_inputs(const sp_vk *vk, const fr_t *inputs_without_one, size_t n,
                              const uint8_t proof[192], bool *valid, char *err, size_t errlen);
 
-/* snarkjs's H (its .zkey convention, plugin/zkey.c), next to bellperson's: a and b are
+/* snarkjs's H (its .zkey convention, kit/zkey.c), next to bellperson's: a and b are
  * the n = 2^log_n evaluations of A z and B z on snarkjs's domain (its roots of unity
  * come from the smallest quadratic non-residue of Fr, 5, where ours come from 7), in
  * natural order, Montgomery; both are overwritten. c is taken as the pointwise product

@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 # ff_model.py [SEED] -- host model of the carry logic of spc_mont::sqr_inl, redc and
-# mul_sub_mul_inl (mul_wide, the difference, the + p 2^(32N) fix-up) in cuda/ff.cuh: the same instruction sequence (mad.lo/madc.hi chains, add/addc, the
+# mul_sub_mul_inl (mul_wide, the difference, the + p 2^(32N) fix-up) in cuda/ff/ff.cuh: the same instruction sequence (mad.lo/madc.hi chains, add/addc, the
 # redc rows whose shift rides in the m * p chain) on 32-bit words with an explicit
 # carry flag. It asserts that every carry the device code drops is zero, that no
 # chain's carry word overflows, and that the results equal a^2 / 2^(32N) mod p, for

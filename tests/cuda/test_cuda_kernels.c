@@ -144,7 +144,7 @@ static void test_fields(sp_gpu *g, size_t n) {
 
 /* ---- memory pool ------------------------------------------------------------------ */
 
-/* The pool keeps what is freed (cuda/gpu.cu): an allocation that its cache cannot
+/* The pool keeps what is freed (cuda/util/gpu.cu): an allocation that its cache cannot
  * serve and the driver cannot map next to that cache must still succeed. On the H200
  * (driver 580) cudaMallocAsync itself released the cache for it; sp_gpu_alloc's trim
  * and retry is the fallback where it does not, so the test takes either and says

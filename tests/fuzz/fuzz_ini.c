@@ -1,4 +1,4 @@
-/* fuzz_ini.c -- libFuzzer harness for the INI parser (sp_config_load, plugin/config.c)
+/* fuzz_ini.c -- libFuzzer harness for the INI parser (sp_config_load, plugin/runtime/config.c)
  * and the selector matching of sp_config_resolve_with_gpus against two made-up GPUs.
  *
  * Properties checked on every input, beyond "no crash, no sanitizer report":

@@ -1,5 +1,5 @@
 /* fuzz_manifest.c -- libFuzzer harness for the Filecoin parameters.json reader of the
- * parameter loader (plugin/srs.c: manifest_lookup, manifest_find, manifest_entry_read
+ * parameter loader (plugin/formats/srs.c: manifest_lookup, manifest_find, manifest_entry_read
  * and their JSON helpers), reached through sp_srs_load_ex with opts.manifest set.
  *
  * Input: the manifest text. The file checked against it is the .vk of the seed corpus

@@ -1,5 +1,5 @@
 /* fuzz_params.c -- libFuzzer harness for the bellperson .params reader (sp_srs_load,
- * plugin/srs.c, vk_only = false). fuzz_vk.c includes this file with FUZZ_VK_ONLY = 1
+ * plugin/formats/srs.c, vk_only = false). fuzz_vk.c includes this file with FUZZ_VK_ONLY = 1
  * for the .vk reader (vk_only = true).
  *
  * Properties beyond "no crash, no sanitizer report, no allocation the file cannot back":

@@ -1,5 +1,5 @@
 /* fuzz_spa.c -- libFuzzer harness for the partition assignment reader (sp_spa_read,
- * plugin/spa.c).
+ * kit/spa.c).
  *
  * The file ends with an XXH64 of everything before it, so a mutated input almost never
  * gets past the checksum. Each input is therefore read twice: as it is, and (when it is

@@ -1,5 +1,5 @@
 /* fuzz_zkey.c -- libFuzzer harness for the snarkjs Groth16 .zkey reader (sp_zkey_load,
- * plugin/zkey.c, through the iden3 container reader sp_iden3_read), with the subgroup
+ * kit/zkey.c, through the iden3 container reader sp_iden3_read), with the subgroup
  * check on and one thread.
  *
  * Properties beyond "no crash, no sanitizer report, no allocation the file cannot back":

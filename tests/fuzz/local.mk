@@ -89,7 +89,7 @@ tests_fuzz_test_config_utf8_LDADD = $(SP_INTERNAL_LIBS) $(SP_EXTERNAL_LIBS) $(CH
 endif
 
 # The JSON readers: snarkjs's verification_key.json / proof.json / public.json
-# (tools/snarkjs_json.c, linked into the harness) and parameters.json (plugin/srs.c,
+# (tools/snarkjs_json.c, linked into the harness) and parameters.json (plugin/formats/srs.c,
 # reached through sp_srs_load_ex with a manifest; the .vk it checks is FUZZ_VK_PATH).
 FUZZ_SNARKJS_SOURCES = tests/fuzz/fuzz_snarkjs.c tools/snarkjs_json.c tools/snarkjs_json.h \
   $(FUZZ_COMMON_SOURCES)

@@ -1,4 +1,4 @@
-# tests/module/config.mk -- Check suite for plugin/config.c (INI parsing, device
+# tests/module/config.mk -- Check suite for plugin/runtime/config.c (INI parsing, device
 # resolution). Fixtures are written by the test into a temporary directory.
 if HAVE_CHECK
 check_PROGRAMS += tests/module/test_config

@@ -1,6 +1,6 @@
 #!/bin/sh
 # fake_sysfs.sh DIR [NODE0_CPUS [NODE1_CPUS [NODE2_CPUS]]] -- writes a fake sysfs tree
-# for SEALPROV_SYSFS_ROOT (plugin/topo.h): a host with 2 NUMA nodes (3 when NODE2_CPUS
+# for SEALPROV_SYSFS_ROOT (plugin/runtime/topo.h): a host with 2 NUMA nodes (3 when NODE2_CPUS
 # is given) and 4 GPUs, as a two-socket sealing server shows them:
 #   node0  cpulist NODE0_CPUS (default 0-15,32-47)
 #   node1  cpulist NODE1_CPUS (default 16-31,48-63)

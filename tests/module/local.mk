@@ -21,7 +21,7 @@ tests_module_test_affinity_LDADD = $(SP_INTERNAL_LIBS) $(SP_EXTERNAL_LIBS) $(CHE
 # ... and through the CLI: sealprov prove --device on three CPU devices.
 TESTS += tests/module/prove_device.sh
 EXTRA_DIST += tests/module/prove_device.sh
-# The host-memory accountant, its cap and the shared chunk pool (plugin/hostmem.c).
+# The host-memory accountant, its cap and the shared chunk pool (plugin/engine/hostmem.c).
 check_PROGRAMS += tests/module/test_hostmem
 TESTS += tests/module/test_hostmem
 SAN_TESTS += tests/module/test_hostmem
@@ -86,7 +86,7 @@ check_PROGRAMS += tests/module/minimal_host
 tests_module_minimal_host_SOURCES = docs/examples/minimal_host.c
 tests_module_minimal_host_LDADD = $(DL_LIBS)
 
-# NUMA topology and placement (plugin/topo.c, pool.c) on CPU devices against fake sysfs
+# NUMA topology and placement (plugin/runtime/topo.c, pool.c) on CPU devices against fake sysfs
 # trees that tests/module/fake_sysfs.sh writes (2 nodes, 4 GPUs); the CLI's view of the
 # same (topo_cli.sh).
 if HAVE_CHECK

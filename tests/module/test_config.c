@@ -1,4 +1,4 @@
-/* test_config.c -- the INI device table (plugin/config.c) and device resolution.
+/* test_config.c -- the INI device table (plugin/runtime/config.c) and device resolution.
  *
  * Every fixture is written by the test into a fresh temporary directory, so each
  * message can be checked for the exact "file:line: " it must start with. Bad files:
@@ -722,7 +722,7 @@ END_TEST
 /* docs/design.md rule 1, for the files of this area: device choice never goes through the
  * environment. */
 START_TEST(test_sources_never_set_cuda_env) {
-  static const char *const files[] = { "plugin/config.c", "cuda/cuda_devices.cu" };
+  static const char *const files[] = { "plugin/runtime/config.c", "cuda/util/cuda_devices.cu" };
   const char *top = getenv("top_srcdir");
   for (size_t i = 0; i < 2; i++) {
     char path[4096];

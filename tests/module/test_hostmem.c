@@ -1,5 +1,5 @@
 /* test_hostmem.c -- the module's host-memory accountant and the shared chunk pool
- * (plugin/hostmem.c) under a host-wide cap ([provider] host_memory_limit): counts per
+ * (plugin/engine/hostmem.c) under a host-wide cap ([provider] host_memory_limit): counts per
  * device and in total, refusals of what cannot wait, and a staging that WAITS for a
  * chunk another staging gives back instead of failing (issue 18 item 2). The chunks
  * here are malloc'ed; the CUDA engine passes cudaHostAlloc. No timing is asserted:
