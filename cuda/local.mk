@@ -1,7 +1,7 @@
 # CUDA engine (built when configure finds a working nvcc). .cu files go through
 # libtool with cuda/nvcc-libtool.sh so they become PIC objects of the module.
 EXTRA_DIST += cuda/nvcc-libtool.sh
-# -I$(top_builddir) first: autoconf's config.h, not plugin/config.h. libtool eats a bare
+# -I$(top_builddir) first: autoconf's config.h, not plugin/runtime/config.h. libtool eats a bare
 # -Xcompiler, hence the -Xcompiler=FLAG form.
 # The kernels name their headers bare ("gpu_internal.cuh", "util.h"): one -I per folder
 # they reach (tests/module/layers.sh resolves names the same way).
@@ -27,6 +27,6 @@ cuda_libsealprov_cuda_la_SOURCES = \
   cuda/ff/ff.cuh cuda/ec/ec.cuh cuda/util/gpu_internal.cuh cuda/util/sp_gpu.h cuda/backend/engine_cuda.h \
   cuda/util/gpu.cu cuda/ntt/ntt.cu cuda/msm/msm.cu cuda/prep/prove.cu cuda/backend/engine_cuda.c \
   cuda/subgroup/subgroup.cu cuda/subgroup/subgroup.cuh cuda/load/load.cu kit/gpu/setup.cu kit/gpu/sp_cuda_setup.h cuda/spmv/spmv.cu \
-  cuda/spmv/sp_gpu_cs.h
+  cuda/spmv/sp_gpu_cs.h cuda/util/cuda_api.h cuda/backend/load_service.c
 endif
 EXTRA_DIST += cuda/NOTES.md

@@ -5,6 +5,13 @@ plugin_libsealprov_core_la_CPPFLAGS = $(AM_CPPFLAGS) $(INIH_CFLAGS) $(CUDA_CFLAG
 plugin_libsealprov_core_la_CFLAGS = $(AM_CFLAGS) -fvisibility=hidden
 plugin_libsealprov_core_la_SOURCES = \
   plugin/engine/engine.h \
+  plugin/engine/device.h \
+  plugin/engine/backends.c \
+  plugin/base/thread.h \
+  plugin/base/thread.c \
+  plugin/runtime/load.h \
+  plugin/runtime/load.c \
+  plugin/formats/srs_devcopy.h \
   plugin/abi/module.h \
   plugin/base/log.h \
   plugin/base/log.c \

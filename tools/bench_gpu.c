@@ -36,7 +36,7 @@
 
 #include "util/sp_gpu.h" /* first: hides <math.h>'s FP_ZERO from bls12_381.h */
 #include "cli.h"
-#include "runtime/config.h" /* sp_device_cfg */
+#include "engine/device.h" /* sp_device_cfg */
 #include "engine/engine.h"
 #include "engine/hostmem.h"
 #include "backend/engine_cuda.h"

@@ -50,7 +50,7 @@
  * compression) on the host with the CPU library. The group elements are those of
  * sp_groth16_prove, so with the same r and s the 192 bytes are identical.
  */
-#include <config.h> /* autoconf's (first through -I.): HAVE_CUDA declares sp_engine_cuda */
+#include <config.h>
 
 #include <pthread.h>
 #include <stdio.h>
@@ -61,8 +61,9 @@
 
 #include "util/sp_gpu.h" /* first: hides <math.h>'s FP_ZERO from bls12_381.h */
 #include "spmv/sp_gpu_cs.h"
-#include "runtime/config.h" /* sp_device_cfg (not autoconf's config.h) */
+#include "util/cuda_api.h" /* sp_cuda_enumerate, the direct load */
 #include "formats/cs.h"
+#include "engine/device.h"
 #include "engine/engine.h"
 #include "backend/engine_cuda.h"
 #include "groth16/groth16.h"
@@ -152,7 +153,7 @@ enum {
 
 struct cuda_prep;
 
-/* A constraint system kept on a device for witness-only partitions (cuda/spmv.cu), made
+/* A constraint system kept on a device for witness-only partitions (cuda/spmv/spmv.cu), made
  * at its first partition there, dropped by cs_evict when the system is freed. */
 typedef struct cuda_cs_res {
   const sp_cs *cs;
@@ -2204,4 +2205,12 @@ const sp_engine_ops sp_engine_cuda = {
     .memory_in_use = cuda_memory_in_use,
     .host_memory_in_use = cuda_host_memory_in_use,
     .cs_evict = cuda_cs_evict,
+};
+
+const sp_backend sp_backend_cuda = {
+    .type = SP_DEVICE_CUDA,
+    .name = "cuda",
+    .ops = &sp_engine_cuda,
+    .enumerate = sp_cuda_enumerate,
+    .load = sp_cuda_load_params,
 };

@@ -1,6 +1,7 @@
-/* engine_cuda.h -- what the CUDA engine offers beyond engine.h: per-stage timings of
- * the last partition a device proved (for `sealprov bench gpu`; never asserted on in
- * tests), its host-memory footprint, and a streaming knob for tests and benchmarks. */
+/* engine_cuda.h -- the CUDA backend (engine.h: sp_backend_cuda, its engine
+ * sp_engine_cuda) and what it offers beyond engine.h: per-stage timings of the last
+ * partition a device proved (for `sealprov bench gpu`; never asserted on in tests), its
+ * host-memory footprint, and knobs for tests and benchmarks. */
 #ifndef SEALPROV_CUDA_ENGINE_CUDA_H
 #define SEALPROV_CUDA_ENGINE_CUDA_H
 
@@ -8,9 +9,17 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "engine/engine.h"
+
 #ifdef __cplusplus
 extern "C" {
 #endif
+
+/* The engine (sp_backend_cuda.ops). */
+extern const sp_engine_ops sp_engine_cuda;
+/* sp_backend_cuda.load (load_service.c). */
+int sp_cuda_load_params(const sp_load_request *req, struct sp_srs **out, bool *handled, char *err,
+                        size_t errlen);
 
 typedef struct sp_cuda_timings {
   double srs_upload_ms;  /* parameter points made resident (first use of a set only), or
@@ -40,7 +49,7 @@ typedef struct sp_cuda_timings {
   double spmv_ms;        /* a, b, c from the witness: the range check and the three
                             products on the device, or the host's SpMV when the system
                             did not fit there */
-  bool spmv_on_gpu;      /* they ran on the device (cuda/spmv.cu) */
+  bool spmv_on_gpu;      /* they ran on the device (cuda/spmv/spmv.cu) */
 } sp_cuda_timings;
 
 /* Timings of the last execute() on this engine device handle (dev of engine.h). */

@@ -1,6 +1,9 @@
-/* cuda_api.h -- the C boundary of the CUDA code that the module's C files call
- * (device enumeration for config; the engine itself is behind engine.h). Every
- * function returns a sealprov_status and catches everything: nothing escapes. */
+/* cuda_api.h -- the CUDA backend's own boundary between its C code (cuda/backend/) and
+ * the CUDA runtime code that is not a kernel: device enumeration, binding, the
+ * subgroup checker and the direct load. Nothing outside cuda/ (and the developer kit)
+ * includes it: the module reaches all of it through the backend table (engine.h,
+ * sp_backend_cuda). Every function returns a sealprov_status and catches everything:
+ * nothing escapes. */
 #ifndef SEALPROV_CUDA_API_H
 #define SEALPROV_CUDA_API_H
 
@@ -8,28 +11,21 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "engine/device.h"       /* sp_gpu_info */
+#include "formats/srs_devcopy.h" /* sp_srs_devcopy, sp_srs_bad */
+
 #ifdef __cplusplus
 extern "C" {
 #endif
-
-typedef struct sp_gpu_info {
-  int ordinal;               /* CUDA runtime ordinal (as this process sees it) */
-  char name[96];
-  char uuid[48];             /* "GPU-xxxxxxxx-xxxx-xxxx-xxxx-xxxxxxxxxxxx" */
-  char pci_bus_id[24];       /* "0000:65:00.0" (lower-case hex) */
-  uint64_t total_memory;
-  int cc_major, cc_minor;
-  int sm_count;
-} sp_gpu_info;
 
 /* Lists the GPUs this process can see. Without a driver or GPU: OK with *count = 0.
  * Does not change the calling thread's current device. */
 int sp_cuda_enumerate(sp_gpu_info *out, int cap, int *count, char *err, size_t errlen);
 
-/* For the parameter loader (module.c), from cuda/ (also declared in cuda/sp_gpu.h):
+/* For the parameter loader (cuda/backend/load_service.c; also declared in sp_gpu.h):
  * binds the calling thread to `ordinal` (cudaSetDevice, confirmed by cudaGetDevice),
  * and a GPU subgroup checker with the shape of the loader's hook (srs.h
- * sp_srs_check_fn). The module calls them only on a thread of its own that is bound to
+ * sp_srs_check_fn). The backend calls them only on a thread of its own that is bound to
  * the ordinal first, so no host thread's current device changes and no other GPU is
  * touched. */
 typedef struct sp_cuda_checker sp_cuda_checker;
@@ -40,33 +36,8 @@ int sp_cuda_checker_run(void *checker, bool g2, const void *pts, size_t n, size_
                         char *err, size_t errlen);
 
 /* ---- direct load (issue 14): the proving vectors go from the file straight onto the
- * CUDA devices, decoded and checked there, with no host copy (cuda/load.cu).
- *
- * A device copy of a parameter set's five proving vectors (h, l, a, b_g1, b_g2), in the
- * engine's resident layout (the host decoder's g1_affine_t / g2_affine_t bytes,
- * Montgomery affine), one per device. Owned by the sp_srs it belongs to (srs.h:
- * sp_srs.devcopy), freed with it through sp_cuda_devcopy_free. */
-#define SP_DEVCOPY_MAX 16
-typedef struct sp_srs_devcopy {
-  unsigned ndev;
-  int ordinal[SP_DEVCOPY_MAX];
-  void *vec[SP_DEVCOPY_MAX][5];   /* NULL for an empty vector */
-  size_t bytes[5];                /* per vector, the same on every device */
-  uint64_t total_bytes;           /* per device */
-  double upload_ms;               /* host wall time of the load's device work */
-  double wait_ms;                 /* of which the reader waited for the devices (a
-                                     buffer still in use, the last checks) */
-} sp_srs_devcopy;
-/* A point the device rejected: its vector (0..4), index, byte offset and its encoding as
- * read (the loader recomputes the reason on the CPU, so the message is the CPU
- * loader's). */
-typedef struct sp_srs_bad {
-  bool any;
-  int vec;
-  size_t index;
-  uint64_t off;
-  unsigned char enc[192];
-} sp_srs_bad;
+ * CUDA devices, decoded and checked there, with no host copy (cuda/load/load.cu). The
+ * device copies and a rejected point are formats/srs_devcopy.h's types. */
 
 /* Frees every device array (any thread: switches to each ordinal and back). */
 void sp_cuda_devcopy_free(struct sp_srs_devcopy *c);
@@ -100,7 +71,7 @@ int sp_cuda_dload_finish(void *user, struct sp_srs_bad *bad, char *err, size_t e
 /* Bytes of a read buffer (the most a chunk may have). */
 size_t sp_cuda_dload_chunk_bytes(const sp_cuda_dload *l);
 /* The loader's sink (srs.h sp_srs_sink) made of the callbacks above on l. Implemented
- * in cuda/engine_cuda.c (C: it needs srs.h). */
+ * in cuda/backend/ (C: it needs srs.h). */
 struct sp_srs_sink;
 struct sp_srs;
 void sp_cuda_dload_sink(sp_cuda_dload *l, struct sp_srs_sink *out);

@@ -18,12 +18,12 @@
 #include <unistd.h>
 
 #include "formats/cs.h"
-#include "util/cuda_api.h"
 #include "groth16/groth16.h"
 #include "abi/module.h"
 #include "base/log.h"
 #include "formats/srs.h"
 #include "base/util.h"
+#include "runtime/load.h"
 
 /* ---- per-thread error detail ------------------------------------------------------ */
 
@@ -273,20 +273,15 @@ int sp_provider_create(const sp_config *cfg, const sp_engine_ops *const *engines
   return SEALPROV_OK;
 }
 
+/* The engine of a device's kind (engine.h: the backends this build has). */
 static const sp_engine_ops *engine_for(const sp_device_cfg *d, char *err, size_t errlen) {
-  switch (d->type) {
-    case SP_DEVICE_CPU:
-      return &sp_engine_cpu;
-    case SP_DEVICE_CUDA:
-#ifdef HAVE_CUDA
-      return &sp_engine_cuda;
-#else
-      snprintf(err, errlen, "[%s] type = cuda (line %d), but this module was built without CUDA",
-               d->section, d->line);
-      return NULL;
-#endif
-  }
-  snprintf(err, errlen, "[%s]: unknown device type %d", d->section, (int)d->type);
+  const sp_backend *b = sp_backend_for(d->type);
+  if (b != NULL) return b->ops;
+  if (d->type == SP_DEVICE_CUDA)
+    snprintf(err, errlen, "[%s] type = cuda (line %d), but this module was built without CUDA",
+             d->section, d->line);
+  else
+    snprintf(err, errlen, "[%s]: unknown device type %d", d->section, (int)d->type);
   return NULL;
 }
 
@@ -363,229 +358,12 @@ static int vt_close(sealprov_provider *h) {
   return SEALPROV_OK;
 }
 
-/* Loader progress as INFO lines: at most about one a second or one per 10 %, and the
- * last one. */
-typedef struct load_progress {
-  double last_ms;
-  uint64_t last_bytes;
-} load_progress;
-
-static int load_progress_log(void *user, const sp_srs_progress *pr) {
-  load_progress *lp = user;
-  bool tenth = pr->bytes_total && (pr->bytes_done - lp->last_bytes) * 10 >= pr->bytes_total;
-  if (!pr->done && pr->elapsed_ms - lp->last_ms < 1000.0 && !tenth) return 0;
-  if (pr->done && pr->elapsed_ms < 1000.0) return 0; /* a short load needs no progress */
-  lp->last_ms = pr->elapsed_ms;
-  lp->last_bytes = pr->bytes_done;
-  sp_log(SEALPROV_LOG_INFO,
-         "srs_load %s: %s%.1f%% (%.2f of %.2f GB, vector %s), %" PRIu64
-         " points checked, %.2f GB/s, %.0f points/s, %.1f s",
-         pr->path, pr->done ? "done " : "",
-         pr->bytes_total ? 100.0 * (double)pr->bytes_done / (double)pr->bytes_total : 100.0,
-         (double)pr->bytes_done / 1e9, (double)pr->bytes_total / 1e9, pr->vector ? pr->vector : "-",
-         pr->points_checked, pr->bytes_per_s / 1e9, pr->points_per_s, pr->elapsed_ms / 1e3);
-  return 0;
-}
-
-static void load_log(void *user, int level, const char *msg) {
-  (void)user;
-  sp_log(level, "%s", msg);
-}
-
-/* A load that uses the GPUs: on a module thread bound to the first CUDA device first
- * thing (design rule 2), so the host's calling thread keeps its own CUDA device (or
- * none). Two ways (issue 14):
- *  - direct: every device of the provider is a CUDA device and params_residency = auto:
- *    the proving vectors go from the file straight onto every device (cuda/load.cu),
- *    decoded and checked there, with no host copy; the set is device_only. When a
- *    device has no room (sp_cuda_dload_begin declines) the load goes on as below.
- *  - host: the vectors are decoded into host memory and the subgroup checks of each
- *    chunk run on the first CUDA device (the checker hook); if that GPU cannot be had
- *    the checks run on the CPU, and the log says so. */
-typedef struct gpu_load {
-  const char *path;
-  sp_srs_load_opts lo;
-  int ordinal;
-  const char *section;
-  bool direct;               /* try the direct load */
-  int ordinals[SP_DEVCOPY_MAX];
-  uint64_t limits[SP_DEVCOPY_MAX];
-  unsigned ndev;
-  sp_srs *srs;
-  int st;
-  char err[SP_ERR_DETAIL_MAX];
-} gpu_load;
-
-#ifdef HAVE_CUDA
-static void *gpu_load_main(void *arg) {
-  gpu_load *g = arg;
-  int confirmed = -1;
-  sp_cuda_checker *ck = NULL;
-  sp_cuda_dload *dl = NULL;
-  sp_srs_sink sink;
-  bool taken = false;
-  char why[512] = "";
-  int bst = sp_gpu_bind(g->ordinal, &confirmed, why, sizeof why);
-  if (bst == SEALPROV_OK && g->direct) {
-    char derr[512] = "";
-    if (sp_cuda_dload_create(g->ordinals, g->limits, g->ndev, g->lo.subgroup_check, &dl, derr,
-                             sizeof derr) == SEALPROV_OK) {
-      sp_cuda_dload_sink(dl, &sink);
-      g->lo.sink = &sink;
-      g->lo.sink_taken = &taken;
-    } else {
-      sp_log(SEALPROV_LOG_WARN, "srs_load %s: no direct load onto the GPUs (%s): host load",
-             g->path, derr);
-    }
-  }
-  if (bst == SEALPROV_OK && g->lo.subgroup_check)
-    bst = sp_cuda_checker_create(g->ordinal, &ck, why, sizeof why);
-  if (bst == SEALPROV_OK && g->lo.subgroup_check) {
-    g->lo.check = sp_cuda_checker_run;
-    g->lo.check_user = ck;
-  } else if (g->lo.subgroup_check) {
-    sp_log(SEALPROV_LOG_WARN,
-           "srs_load %s: [%s] (CUDA ordinal %d) could not take the subgroup checks (%s): checking "
-           "on the CPU",
-           g->path, g->section, g->ordinal, why);
-  }
-  double t0 = sp_now_ms();
-  g->st = sp_srs_load_ex(g->path, &g->lo, &g->srs, g->err, sizeof g->err);
-  if (taken && (g->st == SEALPROV_ERR_DEVICE || g->st == SEALPROV_ERR_DEVICE_MEMORY)) {
-    /* the GPUs failed (not the file): load it again on the host */
-    char esc[SP_ERR_DETAIL_MAX];
-    sp_log(SEALPROV_LOG_WARN, "srs_load %s: the direct load onto the GPUs failed (%s): host load",
-           g->path, sp_utf8_escape(g->err, esc, sizeof esc));
-    sp_cuda_dload_destroy(dl);
-    dl = NULL;
-    taken = false;
-    g->lo.sink = NULL;
-    g->lo.sink_taken = NULL;
-    g->st = sp_srs_load_ex(g->path, &g->lo, &g->srs, g->err, sizeof g->err);
-  }
-  double ms = sp_now_ms() - t0;
-  if (g->st == SEALPROV_OK && taken) {
-    if (!sp_cuda_dload_adopt(dl, g->srs)) {
-      sp_srs_release(g->srs);
-      g->srs = NULL;
-      g->st = SEALPROV_ERR_NO_MEMORY;
-      snprintf(g->err, sizeof g->err, "srs_load %s: out of host memory", g->path);
-    } else {
-      char list[128] = "";
-      for (unsigned i = 0; i < g->ndev; i++) {
-        size_t n = strlen(list);
-        snprintf(list + n, sizeof list - n, "%s%d", i ? ", " : "", g->ordinals[i]);
-      }
-      sp_log(SEALPROV_LOG_INFO,
-             "srs_load %s: direct load: %.2f GB of proving vectors decoded and checked (%s) on "
-             "CUDA device(s) %s, resident there, no host copy; %.1f s",
-             g->path, (double)g->srs->devcopy->total_bytes / 1e9,
-             g->lo.subgroup_check ? "on the curve, in the subgroup" : "on the curve", list,
-             ms / 1e3);
-    }
-  } else if (g->st == SEALPROV_OK && g->lo.sink && dl) {
-    sp_log(SEALPROV_LOG_INFO, "srs_load %s: host load: %s", g->path,
-           *sp_cuda_dload_declined(dl) ? sp_cuda_dload_declined(dl) : "the device loader declined");
-  }
-  sp_cuda_dload_destroy(dl);
-  sp_cuda_checker_destroy(ck);
-  return NULL;
-}
-#endif
-
-/* The device that takes a load's GPU work: the first CUDA device of the INI (-1: none,
- * or this build has no CUDA). */
-static int load_check_device(const sealprov_provider *p) {
-#ifdef HAVE_CUDA
-  for (size_t i = 0; i < p->cfg->ndevices; i++)
-    if (p->cfg->devices[i].type == SP_DEVICE_CUDA && p->cfg->devices[i].ordinal >= 0) return (int)i;
-#else
-  (void)p;
-#endif
-  return -1;
-}
-
-/* Whether a .params load may go straight onto the devices (why not: into why). */
-static bool load_direct_ok(const sealprov_provider *p, char *why, size_t whylen) {
-#ifdef HAVE_CUDA
-  if (p->cfg->params_residency == SP_RESIDENCY_HOST) {
-    snprintf(why, whylen, "params_residency = host");
-    return false;
-  }
-  if (p->cfg->ndevices == 0 || p->cfg->ndevices > SP_DEVCOPY_MAX) {
-    snprintf(why, whylen, "%zu devices", p->cfg->ndevices);
-    return false;
-  }
-  for (size_t i = 0; i < p->cfg->ndevices; i++)
-    if (p->cfg->devices[i].type != SP_DEVICE_CUDA || p->cfg->devices[i].ordinal < 0) {
-      snprintf(why, whylen, "device [%s] is not a CUDA device (it proves from host memory)",
-               p->cfg->devices[i].section);
-      return false;
-    }
-  return true;
-#else
-  snprintf(why, whylen, "a build without CUDA");
-  (void)p;
-  return false;
-#endif
-}
-
 static int load_on(sealprov_provider *p, const char *path, bool vk_only, sealprov_srs **out) {
   const char *what = vk_only ? "vk_load" : "srs_load";
   if (path == NULL || out == NULL)
     return sp_err(SEALPROV_ERR_INVALID_ARGUMENT, "%s: NULL %s", what, path == NULL ? "path" : "out");
-  unsigned threads = p->cfg->load_threads;
-  if (threads == 0) {
-    long n = sysconf(_SC_NPROCESSORS_ONLN);
-    threads = n > 0 ? (unsigned)n : 1;
-  }
   sp_srs *srs = NULL;
-  load_progress lp = {0};
-  sp_srs_load_opts lo = {.vk_only = vk_only,
-                         .subgroup_check = p->cfg->params_subgroup_check,
-                         .nthreads = threads,
-                         .manifest = p->cfg->params_manifest[0] ? p->cfg->params_manifest : NULL,
-                         .progress = load_progress_log,
-                         .progress_user = &lp,
-                         .log = load_log};
-  int st;
-  char why[256] = "";
-  bool direct = !vk_only && load_direct_ok(p, why, sizeof why);
-  int gdev = vk_only || (!lo.subgroup_check && !direct) ? -1 : load_check_device(p);
-  if (!vk_only && !direct && gdev >= 0)
-    sp_log(SEALPROV_LOG_INFO, "srs_load %s: host load (%s)", path, why);
-  if (gdev >= 0) {
-    gpu_load *g = calloc(1, sizeof *g);
-    if (g == NULL) return sp_err(SEALPROV_ERR_NO_MEMORY, "%s: out of memory", what);
-    g->path = path;
-    g->lo = lo;
-    g->ordinal = p->cfg->devices[gdev].ordinal;
-    g->section = p->cfg->devices[gdev].section;
-    g->direct = direct;
-    for (size_t i = 0; direct && i < p->cfg->ndevices; i++) {
-      g->ordinals[g->ndev] = p->cfg->devices[i].ordinal;
-      g->limits[g->ndev++] = p->cfg->devices[i].memory_limit;
-    }
-    g->st = SEALPROV_ERR_INTERNAL;
-    pthread_t t;
-#ifdef HAVE_CUDA
-    int e = sp_thread_start(&t, gpu_load_main, g, "sp-load");
-#else
-    int e = ENOSYS;
-#endif
-    if (e != 0) {
-      free(g);
-      return sp_err(SEALPROV_ERR_NO_MEMORY, "%s: cannot start the loading thread: %s", what,
-                    strerror(e));
-    }
-    pthread_join(t, NULL);
-    st = g->st;
-    srs = g->srs;
-    if (st != SEALPROV_OK) snprintf(tls_err, sizeof tls_err, "%s", g->err);
-    free(g);
-  } else {
-    st = sp_srs_load_ex(path, &lo, &srs, tls_err, sizeof tls_err);
-  }
+  int st = sp_params_load(p->cfg, path, vk_only, &srs, tls_err, sizeof tls_err);
   if (st != SEALPROV_OK) return st;
   /* on_free before the handle is registered: from then on another thread may release it */
   srs->on_free = srs_on_free;

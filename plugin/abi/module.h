@@ -7,7 +7,7 @@
 #include <stdint.h>
 
 #include "sealprov.h"
-#include "runtime/config.h" /* plugin/config.h */
+#include "runtime/config.h"
 #include "engine/engine.h"
 #include "runtime/sp_sched.h"
 

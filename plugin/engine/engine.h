@@ -1,10 +1,15 @@
-/* engine.h -- the one interface that every proving engine implements.
+/* engine.h -- the one interface that every proving engine implements, and the table of
+ * device kinds (backends) this build has.
  *
- * The scheduler (sched.c) owns devices, workers, locks, retries and verification; an
- * engine only knows how to bind a thread to its device and turn one partition into
- * 192 proof bytes. Implementations: engine_cpu.c (reference; CI; hosts without GPUs),
- * cuda/engine_cuda.c on the kernels in cuda/ (behind HAVE_CUDA), and a recording test
- * engine in tests/.
+ * The scheduler (runtime/sched.c) owns devices, workers, locks, retries and
+ * verification; an engine only knows how to bind a thread to its device and turn one
+ * partition into 192 proof bytes. Implementations: engine_cpu.c (reference; CI; hosts
+ * without GPUs), the CUDA backend in cuda/backend/ on the kernels in cuda/, and a
+ * recording test engine in tests/.
+ *
+ * Everything above this layer (runtime/, abi/) reaches a device kind only through this
+ * header: its engine, its GPU enumeration and its help with a parameter load
+ * (sp_backend). Which backends are built is said in one place (backends.c).
  *
  * Call order for one device:
  *   device_open (on the thread running provider open; must NOT touch CUDA's current
@@ -25,14 +30,15 @@
 
 #include "sealprov.h"
 #include "bls12_381/bls12_381.h"
+#include "engine/device.h"
 
 #ifdef __cplusplus
 extern "C" {
 #endif
 
 struct sp_srs;
-struct sp_device_cfg;
 struct sp_cs;
+struct sp_srs_load_opts;
 
 /* One partition to prove. Everything points into memory that stays alive until the
  * task ends. */
@@ -85,9 +91,43 @@ typedef struct sp_engine_ops {
 } sp_engine_ops;
 
 extern const sp_engine_ops sp_engine_cpu;
-#ifdef HAVE_CUDA
-extern const sp_engine_ops sp_engine_cuda;
-#endif
+
+/* ---- device kinds ------------------------------------------------------------------- */
+
+/* A .params load the runtime asks a device kind to help with (runtime/load.c). */
+typedef struct sp_load_request {
+  const char *path;
+  const struct sp_srs_load_opts *opts; /* the runtime's: threads, manifest, subgroup
+                                          checks, progress and log callbacks */
+  const sp_device_cfg *devices;        /* the provider's whole device table */
+  size_t ndevices;
+  bool host_residency;                 /* [provider] params_residency = host */
+} sp_load_request;
+
+/* What a device kind brings: its engine, and the services the runtime would otherwise
+ * have to reach into the kind's own code for. Members other than type, name and ops
+ * may be NULL. */
+typedef struct sp_backend {
+  sp_device_type type;
+  const char *name;                    /* the INI's type = ... ("cpu", "cuda") */
+  const sp_engine_ops *ops;
+  /* Lists the GPUs this process can see. Without a driver or GPU: OK with *count = 0.
+   * Does not change the calling thread's current device. */
+  int (*enumerate)(sp_gpu_info *out, int cap, int *count, char *err, size_t errlen);
+  /* A .params load (never a .vk) with this kind's devices helping: subgroup checks on a
+   * device, or the proving vectors straight onto the devices. Runs on a thread of the
+   * backend's own that it binds to its device first, so the calling (host) thread's
+   * device never changes. *handled = false: nothing for the devices to do (the caller
+   * loads on the host); else the status and *out are the load's. Errors as
+   * sp_srs_load_ex, with the message in err. */
+  int (*load)(const sp_load_request *req, struct sp_srs **out, bool *handled, char *err,
+              size_t errlen);
+} sp_backend;
+
+/* The backend of a device kind, or NULL when this build has none for it. */
+const sp_backend *sp_backend_for(sp_device_type type);
+extern const sp_backend sp_backend_cpu;
+extern const sp_backend sp_backend_cuda; /* only in a build with CUDA (backends.c) */
 
 #ifdef __cplusplus
 }

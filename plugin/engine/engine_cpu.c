@@ -5,8 +5,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "runtime/config.h" /* plugin/config.h: sp_device_cfg */
 #include "formats/cs.h"
+#include "engine/device.h"
 #include "engine/engine.h"
 #include "groth16/groth16.h"
 #include "formats/srs.h"
@@ -115,4 +115,10 @@ const sp_engine_ops sp_engine_cpu = {
     .release = cpu_release,
     .srs_evict = NULL,
     .memory_in_use = NULL,
+};
+
+const sp_backend sp_backend_cpu = {
+    .type = SP_DEVICE_CPU,
+    .name = "cpu",
+    .ops = &sp_engine_cpu,
 };

@@ -13,10 +13,11 @@
  * The first error (lowest line) wins; everything after it is ignored.
  *
  * Nothing here touches CUDA's current device or the CUDA_* environment (docs/design.md,
- * rules 1 and 4): devices are resolved by matching the properties the runtime reports.
+ * rules 1 and 4): devices are resolved by matching the properties that the device
+ * kind's enumeration (engine.h, sp_backend.enumerate) reports.
  */
 #ifdef HAVE_CONFIG_H
-#include <config.h> /* autoconf's (top_builddir, found first through -I.): HAVE_CUDA */
+#include <config.h> /* autoconf's */
 #endif
 
 #include <ctype.h>
@@ -33,9 +34,8 @@
 
 #include <ini.h>
 
-#include "runtime/config.h" /* plugin/config.h: the quoted form searches this folder first */
+#include "runtime/config.h"
 #include "base/util.h"
-#include "util/cuda_api.h"
 #include "engine/engine.h"
 #include "sealprov.h"
 
@@ -1199,14 +1199,15 @@ int sp_config_resolve_devices(sp_config *cfg, char *err, size_t errlen) {
   if (!first_cuda) return SEALPROV_OK;
   char shown[512];
   printable(shown, sizeof shown, cfg->path);
-#ifndef HAVE_CUDA
-  sp_set_err(err, errlen,
-          "%s:%d: [%s]: a cuda device (type = cuda), but this build of sealprov has no "
-          "CUDA engine (configured --without-cuda or nvcc not found); use type = cpu or a "
-          "CUDA build",
-          shown, first_cuda->line, first_cuda->section);
-  return SEALPROV_ERR_UNSUPPORTED;
-#else
+  const sp_backend *cuda = sp_backend_for(SP_DEVICE_CUDA);
+  if (cuda == NULL || cuda->enumerate == NULL) {
+    sp_set_err(err, errlen,
+            "%s:%d: [%s]: a cuda device (type = cuda), but this build of sealprov has no "
+            "CUDA engine (configured --without-cuda or nvcc not found); use type = cpu or a "
+            "CUDA build",
+            shown, first_cuda->line, first_cuda->section);
+    return SEALPROV_ERR_UNSUPPORTED;
+  }
   sp_gpu_info *gpus = calloc(SP_MAX_DEVICES, sizeof *gpus);
   if (!gpus) {
     sp_set_err(err, errlen, "%s: out of memory", shown);
@@ -1214,7 +1215,7 @@ int sp_config_resolve_devices(sp_config *cfg, char *err, size_t errlen) {
   }
   int n = 0;
   char why[512] = "";
-  int st = sp_cuda_enumerate(gpus, SP_MAX_DEVICES, &n, why, sizeof why);
+  int st = cuda->enumerate(gpus, SP_MAX_DEVICES, &n, why, sizeof why);
   if (st != SEALPROV_OK) {
     sp_set_err(err, errlen, "%s: [%s] and the other cuda devices: cannot list GPUs: %s",
             shown, first_cuda->section, why);
@@ -1224,5 +1225,4 @@ int sp_config_resolve_devices(sp_config *cfg, char *err, size_t errlen) {
   }
   free(gpus);
   return st;
-#endif
 }

@@ -28,6 +28,7 @@
 
 #include "engine/hostmem.h"
 #include "base/log.h"
+#include "base/thread.h"
 #include "runtime/sp_sched.h"
 
 struct sp_job {

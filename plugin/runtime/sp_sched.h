@@ -38,7 +38,7 @@
 #include <stdint.h>
 
 #include "sealprov.h"
-#include "runtime/config.h" /* plugin/config.h (this folder), not autoconf's */
+#include "runtime/config.h"
 #include "engine/engine.h"
 #include "formats/srs.h"
 
@@ -274,10 +274,6 @@ enum sp_tl_event {
  * (they are added by that worker itself, after its bind). */
 void sp_sched_timeline_add(sp_sched *s, enum sp_tl_event ev, uint64_t job, uint32_t partition,
                            int device, int worker, double duration_s, int status);
-
-/* Starts a module thread with every signal blocked (a host's signals belong to its
- * own threads) and names it (at most 15 characters are kept). Returns errno. */
-int sp_thread_start(pthread_t *t, void *(*fn)(void *), void *arg, const char *name);
 
 /* Self-check hook, or NULL when proofs are not to be verified. */
 sp_proof_verify_fn sp_sched_verifier(const sp_sched *s);

@@ -1,7 +1,7 @@
 /* test_cuda_engine.c -- whole partitions proved by the CUDA engine (sp_engine_cuda)
  * against the CPU engine's sp_groth16_prove: with the same r and s the 192 bytes must
  * be identical, and the proof must verify. Sealing-shaped synthetic circuits
- * (plugin/circuit.h) with an insecure test setup, at 2^10 and 2^14 constraints by
+ * (kit/circuit.h) with an insecure test setup, at 2^10 and 2^14 constraints by
  * default, up to 2^20 with --full (--sizes picks constraint counts). Also: fault
  * injection (fail, corrupt, out of memory and its retry), a scalar >= r reported as
  * ASSIGNMENT, both scalar encodings, residency eviction, pinned staging and the
@@ -22,7 +22,7 @@
 #include "util/sp_gpu.h"
 #include "circuit.h"
 #include "formats/cs.h"
-#include "runtime/config.h" /* sp_device_cfg */
+#include "engine/device.h" /* sp_device_cfg */
 #include "engine/engine.h"
 #include "backend/engine_cuda.h"
 #include "groth16/groth16.h"
@@ -258,7 +258,7 @@ static void run_early(void *dev, const sp_task *t, const uint8_t cpu_proof[192])
 
 /* Witness-only partitions (issue 17): the circuit's .r1cs loaded as a constraint
  * system, the task given only the witness (inputs and aux); the engine computes a, b,
- * c on the device (cuda/spmv.cu) and the proof is the full assignment's, in both
+ * c on the device (cuda/spmv/spmv.cu) and the proof is the full assignment's, in both
  * encodings. A witness value >= r is refused naming it; cs_evict frees the device
  * copy. */
 static void run_witness(void *dev, const sp_task *t, const sp_circuit *c, const sp_witness *w,

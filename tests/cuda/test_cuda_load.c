@@ -1,4 +1,4 @@
-/* test_cuda_load.c -- the direct load (cuda/load.cu through srs.c's sink) against the
+/* test_cuda_load.c -- the direct load (cuda/load/load.cu through srs.c's sink) against the
  * host load:
  *   bytes     the device copies, downloaded, equal the host decoder's arrays, byte for
  *             byte (several sizes; small read buffers, so a file is many chunks; the
@@ -22,7 +22,7 @@
 #include <unistd.h>
 
 #include "util/sp_gpu.h"
-#include "runtime/config.h" /* sp_device_cfg */
+#include "engine/device.h" /* sp_device_cfg */
 #include "circuit.h"
 #include "util/cuda_api.h"
 #include "engine/engine.h"
