@@ -20,13 +20,29 @@ SUFFIXES = .cu .lo
 	  $(NVCC) $(SP_NVCC_FLAGS) -c -o $@ $<
 
 if HAVE_CUDA
+# The CUDA backend: its engine (C11 on top of the kernels' C boundary sp_gpu.h; srs.h's
+# C11 atomics have no C++ equivalent) and the kernels, in folders by domain.
 noinst_LTLIBRARIES += cuda/libsealprov_cuda.la
-# Kernels (.cu, CUDA C++ kept C-like) behind the C boundary sp_gpu.h; the engine
-# itself is C11 on top of it (srs.h's C11 atomics have no C++ equivalent).
+cuda_libsealprov_cuda_la_CPPFLAGS = $(SP_PLUGIN_CPPFLAGS) -I$(top_srcdir)/cuda $(CUDA_CFLAGS)
+cuda_libsealprov_cuda_la_CFLAGS = $(SP_PLUGIN_CFLAGS)
 cuda_libsealprov_cuda_la_SOURCES = \
-  cuda/ff/ff.cuh cuda/ec/ec.cuh cuda/util/gpu_internal.cuh cuda/util/sp_gpu.h cuda/backend/engine_cuda.h \
-  cuda/util/gpu.cu cuda/ntt/ntt.cu cuda/msm/msm.cu cuda/prep/prove.cu cuda/backend/engine_cuda.c \
-  cuda/subgroup/subgroup.cu cuda/subgroup/subgroup.cuh cuda/load/load.cu kit/gpu/setup.cu kit/gpu/sp_cuda_setup.h cuda/spmv/spmv.cu \
-  cuda/spmv/sp_gpu_cs.h cuda/util/cuda_api.h cuda/backend/load_service.c
+  cuda/backend/engine_cuda.h \
+  cuda/backend/engine_cuda.c \
+  cuda/backend/load_service.c \
+  cuda/ff/ff.cuh \
+  cuda/ec/ec.cuh \
+  cuda/util/gpu_internal.cuh \
+  cuda/util/sp_gpu.h \
+  cuda/util/cuda_api.h \
+  cuda/util/gpu.cu \
+  cuda/util/cuda_devices.cu \
+  cuda/ntt/ntt.cu \
+  cuda/msm/msm.cu \
+  cuda/prep/prove.cu \
+  cuda/subgroup/subgroup.cuh \
+  cuda/subgroup/subgroup.cu \
+  cuda/load/load.cu \
+  cuda/spmv/sp_gpu_cs.h \
+  cuda/spmv/spmv.cu
 endif
 EXTRA_DIST += cuda/NOTES.md

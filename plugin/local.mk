@@ -1,36 +1,78 @@
-# The provider module: internals in a convenience library (tests and the CLI link
-# it), and the loadable module that exports exactly one symbol.
-noinst_LTLIBRARIES += plugin/libsealprov_core.la
-plugin_libsealprov_core_la_CPPFLAGS = $(AM_CPPFLAGS) $(INIH_CFLAGS) $(CUDA_CFLAGS)
-plugin_libsealprov_core_la_CFLAGS = $(AM_CFLAGS) -fvisibility=hidden
-plugin_libsealprov_core_la_SOURCES = \
+# plugin/ -- what ships in sealprov.so, one convenience library per layer (docs/design.md,
+# "Layers"). Each library calls only into the ones after it in SP_INTERNAL_LIBS
+# (Makefile.am), so programs link them once, in that order, with nothing linked twice.
+# Shipped C code sees only include/ and plugin/: a header of cuda/ or kit/ is not on its
+# include path (tests/module/layers.sh checks the finer rule, layer by layer).
+SP_PLUGIN_CPPFLAGS = -I$(top_builddir) -I$(top_srcdir)/include -I$(top_srcdir)/plugin
+SP_PLUGIN_CFLAGS = $(AM_CFLAGS) -fvisibility=hidden
+
+# abi/ + runtime/: the exported entry point and vtable, the INI, the scheduler, the
+# worker pool, topology, the parameter-load orchestration.
+noinst_LTLIBRARIES += plugin/libsealprov_runtime.la
+plugin_libsealprov_runtime_la_CPPFLAGS = $(SP_PLUGIN_CPPFLAGS) $(INIH_CFLAGS)
+plugin_libsealprov_runtime_la_CFLAGS = $(SP_PLUGIN_CFLAGS)
+plugin_libsealprov_runtime_la_SOURCES = \
+  plugin/abi/module.h \
+  plugin/abi/module.c \
+  plugin/runtime/config.h \
+  plugin/runtime/config.c \
+  plugin/runtime/sp_sched.h \
+  plugin/runtime/sched.c \
+  plugin/runtime/pool.c \
+  plugin/runtime/topo.h \
+  plugin/runtime/topo.c \
+  plugin/runtime/load.h \
+  plugin/runtime/load.c
+
+# engine/backends.c: which device kinds this build has (the one HAVE_CUDA); between
+# the runtime and the backends it names.
+noinst_LTLIBRARIES += plugin/libsealprov_backends.la
+plugin_libsealprov_backends_la_CPPFLAGS = $(SP_PLUGIN_CPPFLAGS)
+plugin_libsealprov_backends_la_CFLAGS = $(SP_PLUGIN_CFLAGS)
+plugin_libsealprov_backends_la_SOURCES = plugin/engine/backends.c
+
+# engine/: the interface, the CPU engine, the host-memory accountant engines count in.
+noinst_LTLIBRARIES += plugin/libsealprov_engine.la
+plugin_libsealprov_engine_la_CPPFLAGS = $(SP_PLUGIN_CPPFLAGS)
+plugin_libsealprov_engine_la_CFLAGS = $(SP_PLUGIN_CFLAGS)
+plugin_libsealprov_engine_la_SOURCES = \
   plugin/engine/engine.h \
   plugin/engine/device.h \
-  plugin/engine/backends.c \
-  plugin/base/thread.h \
-  plugin/base/thread.c \
-  plugin/runtime/load.h \
-  plugin/runtime/load.c \
+  plugin/engine/engine_cpu.c \
+  plugin/engine/hostmem.h \
+  plugin/engine/hostmem.c
+
+# groth16/ + formats/: one partition on the CPU, checks and verification; the files the
+# vtable reads (.params and parameters.json, .r1cs).
+noinst_LTLIBRARIES += plugin/libsealprov_groth16.la
+plugin_libsealprov_groth16_la_CPPFLAGS = $(SP_PLUGIN_CPPFLAGS)
+plugin_libsealprov_groth16_la_CFLAGS = $(SP_PLUGIN_CFLAGS)
+plugin_libsealprov_groth16_la_SOURCES = \
+  plugin/groth16/groth16.h \
+  plugin/groth16/groth16.c \
+  plugin/formats/srs.h \
   plugin/formats/srs_devcopy.h \
-  plugin/abi/module.h \
+  plugin/formats/srs.c \
+  plugin/formats/blake2b.h \
+  plugin/formats/blake2b.c \
+  plugin/formats/cs.h \
+  plugin/formats/cs.c
+
+# base/: logging through the host, status names, files, threads, small helpers.
+noinst_LTLIBRARIES += plugin/libsealprov_base.la
+plugin_libsealprov_base_la_CPPFLAGS = $(SP_PLUGIN_CPPFLAGS)
+plugin_libsealprov_base_la_CFLAGS = $(SP_PLUGIN_CFLAGS)
+plugin_libsealprov_base_la_SOURCES = \
   plugin/base/log.h \
   plugin/base/log.c \
   plugin/base/util.h \
   plugin/base/util.c \
-  plugin/runtime/sp_sched.h \
-  plugin/runtime/sched.c \
-  plugin/runtime/pool.c \
-  plugin/engine/hostmem.h \
-  plugin/engine/hostmem.c \
-  plugin/abi/module.c
-# NUMA nodes, PCIe links and worker placement from sysfs (pool.c binds with it)
-plugin_libsealprov_core_la_SOURCES += plugin/runtime/topo.h plugin/runtime/topo.c
-# snarkjs interop: .zkey reader and its CPU prover (sealprov prove --zkey)
-plugin_libsealprov_core_la_SOURCES += kit/zkey.h kit/zkey.c
+  plugin/base/thread.h \
+  plugin/base/thread.c
 
+# The loadable module: every library above (never the kit), one exported symbol.
 pkglib_LTLIBRARIES += plugin/sealprov.la
 plugin_sealprov_la_SOURCES =
 plugin_sealprov_la_LDFLAGS = $(AM_LDFLAGS) -module -avoid-version -shared \
   -export-symbols-regex '^sealprov_provider_init$$' -no-undefined
 plugin_sealprov_la_LIBADD = $(SP_INTERNAL_LIBS) $(SP_EXTERNAL_LIBS)
-# dummy C++ source so libtool links with the C++ driver when CUDA objects are in.

@@ -11,4 +11,4 @@ tools_sealprov_CPPFLAGS = $(AM_CPPFLAGS) \
   -DSP_DEFAULT_CONFIG='"$(sysconfdir)/sealprov/sealprov.ini"'
 # The Groth16 commands (setup, bench) use module internals directly; the module
 # itself is only ever reached through dlopen.
-tools_sealprov_LDADD = $(SP_INTERNAL_LIBS) $(SP_EXTERNAL_LIBS)
+tools_sealprov_LDADD = $(SP_KIT_LIBS) $(SP_EXTERNAL_LIBS)

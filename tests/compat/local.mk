@@ -4,7 +4,7 @@
 check_PROGRAMS += tests/compat/c2_host
 tests_compat_c2_host_SOURCES = tests/compat/c2_host.c tests/compat/c2_curio.c \
   tests/compat/c2_curio8.c tests/compat/c2_host.h
-tests_compat_c2_host_LDADD = compat/libsealprov_c2.la $(SP_INTERNAL_LIBS) $(SP_EXTERNAL_LIBS)
+tests_compat_c2_host_LDADD = compat/libsealprov_c2.la $(SP_KIT_LIBS) $(SP_EXTERNAL_LIBS)
 TESTS += tests/compat/c2_symbols.sh tests/compat/c2.sh
 # gpu_index -> device_mask on CUDA, mixed and CPU-only device tables (no module needed).
 check_PROGRAMS += tests/compat/test_c2_map

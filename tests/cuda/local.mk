@@ -5,23 +5,20 @@
 EXTRA_DIST += tests/cuda/standalone.sh tests/cuda/bench_gpu_main.c tests/cuda/ff_model.py \
   tests/cuda/fullsize_main.c tests/cuda/gpu_session.sh
 if HAVE_CUDA
-# The CUDA engine calls back into the core library (the constraint-system SpMV of
-# prepare), which comes before it in SP_INTERNAL_LIBS: programs link the core again.
-SP_CUDA_RELINK = plugin/libsealprov_core.la plugin/bls12_381/libbls12_381.la
 check_PROGRAMS += tests/cuda/test_cuda_kernels tests/cuda/test_cuda_engine tests/cuda/test_cuda_checks \
   tests/cuda/test_cuda_spmv tests/cuda/test_cuda_load
 TESTS += tests/cuda/test_cuda_kernels tests/cuda/test_cuda_engine tests/cuda/test_cuda_checks \
   tests/cuda/test_cuda_spmv tests/cuda/test_cuda_load
 tests_cuda_test_cuda_kernels_SOURCES = tests/cuda/test_cuda_kernels.c tests/cuda/gpu_check.h
-tests_cuda_test_cuda_kernels_LDADD = $(SP_INTERNAL_LIBS) $(SP_CUDA_RELINK) $(SP_EXTERNAL_LIBS)
+tests_cuda_test_cuda_kernels_LDADD = $(SP_KIT_LIBS) $(SP_EXTERNAL_LIBS)
 tests_cuda_test_cuda_engine_SOURCES = tests/cuda/test_cuda_engine.c tests/cuda/gpu_check.h
-tests_cuda_test_cuda_engine_LDADD = $(SP_INTERNAL_LIBS) $(SP_CUDA_RELINK) $(SP_EXTERNAL_LIBS)
+tests_cuda_test_cuda_engine_LDADD = $(SP_KIT_LIBS) $(SP_EXTERNAL_LIBS)
 tests_cuda_test_cuda_checks_SOURCES = tests/cuda/test_cuda_checks.c tests/cuda/gpu_check.h
-tests_cuda_test_cuda_checks_LDADD = $(SP_INTERNAL_LIBS) $(SP_CUDA_RELINK) $(SP_EXTERNAL_LIBS)
+tests_cuda_test_cuda_checks_LDADD = $(SP_KIT_LIBS) $(SP_EXTERNAL_LIBS)
 tests_cuda_test_cuda_spmv_SOURCES = tests/cuda/test_cuda_spmv.c tests/cuda/gpu_check.h
-tests_cuda_test_cuda_spmv_LDADD = $(SP_INTERNAL_LIBS) $(SP_CUDA_RELINK) $(SP_EXTERNAL_LIBS)
+tests_cuda_test_cuda_spmv_LDADD = $(SP_KIT_LIBS) $(SP_EXTERNAL_LIBS)
 tests_cuda_test_cuda_load_SOURCES = tests/cuda/test_cuda_load.c tests/cuda/gpu_check.h
-tests_cuda_test_cuda_load_LDADD = $(SP_INTERNAL_LIBS) $(SP_CUDA_RELINK) $(SP_EXTERNAL_LIBS)
+tests_cuda_test_cuda_load_LDADD = $(SP_KIT_LIBS) $(SP_EXTERNAL_LIBS)
 
 # `sealprov bench gpu` (tools/main.c dispatches to it through a weak reference).
 # Added here because this fragment is included after tools/local.mk, which assigns

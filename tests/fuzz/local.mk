@@ -10,7 +10,7 @@
 # manifest. The same list is in replay_corpora.sh, run.sh and dev/run's fuzz target.
 FUZZ_VK_CPPFLAGS = -DFUZZ_VK_PATH='"$(abs_top_srcdir)/tests/fuzz/corpus/vk/setup64.vk"'
 FUZZ_COMMON_SOURCES = tests/fuzz/fuzz_common.h tests/fuzz/iden3_walk.h
-FUZZ_LIBS = $(SP_INTERNAL_LIBS) $(SP_EXTERNAL_LIBS)
+FUZZ_LIBS = $(SP_KIT_LIBS) $(SP_EXTERNAL_LIBS)
 
 check_PROGRAMS += tests/fuzz/replay_ini tests/fuzz/replay_params tests/fuzz/replay_vk \
   tests/fuzz/replay_spa tests/fuzz/replay_point tests/fuzz/replay_proof \
@@ -85,7 +85,7 @@ TESTS += tests/fuzz/test_config_utf8
 SAN_TESTS += tests/fuzz/test_config_utf8
 tests_fuzz_test_config_utf8_SOURCES = tests/fuzz/test_config_utf8.c $(FUZZ_COMMON_SOURCES)
 tests_fuzz_test_config_utf8_CFLAGS = $(AM_CFLAGS) $(CHECK_CFLAGS)
-tests_fuzz_test_config_utf8_LDADD = $(SP_INTERNAL_LIBS) $(SP_EXTERNAL_LIBS) $(CHECK_LIBS)
+tests_fuzz_test_config_utf8_LDADD = $(SP_KIT_LIBS) $(SP_EXTERNAL_LIBS) $(CHECK_LIBS)
 endif
 
 # The JSON readers: snarkjs's verification_key.json / proof.json / public.json

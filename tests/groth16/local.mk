@@ -2,7 +2,7 @@
 # @noble/curves oracle, and proving through the dlopen'ed module on two CPU devices.
 if HAVE_CHECK
 G16_TEST_CFLAGS = $(AM_CFLAGS) $(CHECK_CFLAGS)
-G16_TEST_LDADD = $(SP_INTERNAL_LIBS) $(SP_EXTERNAL_LIBS) $(CHECK_LIBS)
+G16_TEST_LDADD = $(SP_KIT_LIBS) $(SP_EXTERNAL_LIBS) $(CHECK_LIBS)
 
 check_PROGRAMS += tests/groth16/test_groth16 tests/groth16/test_groth16_oracle \
   tests/groth16/test_groth16_module

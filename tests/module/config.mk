@@ -6,5 +6,5 @@ TESTS += tests/module/test_config
 SAN_TESTS += tests/module/test_config
 tests_module_test_config_SOURCES = tests/module/test_config.c
 tests_module_test_config_CFLAGS = $(AM_CFLAGS) $(CHECK_CFLAGS)
-tests_module_test_config_LDADD = $(SP_INTERNAL_LIBS) $(SP_EXTERNAL_LIBS) $(CHECK_LIBS)
+tests_module_test_config_LDADD = $(SP_KIT_LIBS) $(SP_EXTERNAL_LIBS) $(CHECK_LIBS)
 endif

@@ -8,7 +8,7 @@ SAN_TESTS += tests/module/test_pool
 tests_module_test_pool_SOURCES = tests/module/test_pool.c tests/module/test_engine.c \
   tests/module/test_engine.h
 tests_module_test_pool_CFLAGS = $(AM_CFLAGS) $(CHECK_CFLAGS)
-tests_module_test_pool_LDADD = $(SP_INTERNAL_LIBS) $(SP_EXTERNAL_LIBS) $(CHECK_LIBS)
+tests_module_test_pool_LDADD = $(SP_KIT_LIBS) $(SP_EXTERNAL_LIBS) $(CHECK_LIBS)
 
 # Per-job device choice (sealprov_job.device_mask, ABI 1.2) on virtual devices.
 check_PROGRAMS += tests/module/test_affinity
@@ -17,7 +17,7 @@ SAN_TESTS += tests/module/test_affinity
 tests_module_test_affinity_SOURCES = tests/module/test_affinity.c tests/module/test_engine.c \
   tests/module/test_engine.h
 tests_module_test_affinity_CFLAGS = $(AM_CFLAGS) $(CHECK_CFLAGS)
-tests_module_test_affinity_LDADD = $(SP_INTERNAL_LIBS) $(SP_EXTERNAL_LIBS) $(CHECK_LIBS)
+tests_module_test_affinity_LDADD = $(SP_KIT_LIBS) $(SP_EXTERNAL_LIBS) $(CHECK_LIBS)
 # ... and through the CLI: sealprov prove --device on three CPU devices.
 TESTS += tests/module/prove_device.sh
 EXTRA_DIST += tests/module/prove_device.sh
@@ -27,7 +27,7 @@ TESTS += tests/module/test_hostmem
 SAN_TESTS += tests/module/test_hostmem
 tests_module_test_hostmem_SOURCES = tests/module/test_hostmem.c
 tests_module_test_hostmem_CFLAGS = $(AM_CFLAGS) $(CHECK_CFLAGS)
-tests_module_test_hostmem_LDADD = $(SP_INTERNAL_LIBS) $(SP_EXTERNAL_LIBS) $(CHECK_LIBS)
+tests_module_test_hostmem_LDADD = $(SP_KIT_LIBS) $(SP_EXTERNAL_LIBS) $(CHECK_LIBS)
 
 # Several providers in one process through the module's vtable: locks never held
 # across device work, calls racing close(), one submit/prove validation, per-provider
@@ -38,7 +38,7 @@ SAN_TESTS += tests/module/test_providers
 tests_module_test_providers_SOURCES = tests/module/test_providers.c tests/module/test_engine.c \
   tests/module/test_engine.h
 tests_module_test_providers_CFLAGS = $(AM_CFLAGS) $(CHECK_CFLAGS)
-tests_module_test_providers_LDADD = $(SP_INTERNAL_LIBS) $(SP_EXTERNAL_LIBS) $(CHECK_LIBS)
+tests_module_test_providers_LDADD = $(SP_KIT_LIBS) $(SP_EXTERNAL_LIBS) $(CHECK_LIBS)
 
 # The built module through dlopen, as a host sees it ($SEALPROV_PLUGIN from
 # AM_TESTS_ENVIRONMENT). Links nothing of the module.
@@ -58,7 +58,7 @@ TESTS += tests/module/test_soak
 SAN_TESTS += tests/module/test_soak
 tests_module_test_soak_SOURCES = tests/module/test_soak.c
 tests_module_test_soak_CFLAGS = $(AM_CFLAGS) $(CHECK_CFLAGS)
-tests_module_test_soak_LDADD = $(SP_INTERNAL_LIBS) $(SP_EXTERNAL_LIBS) $(CHECK_LIBS)
+tests_module_test_soak_LDADD = $(SP_KIT_LIBS) $(SP_EXTERNAL_LIBS) $(CHECK_LIBS)
 EXTRA_tests_module_test_soak_DEPENDENCIES = plugin/sealprov.la
 
 # The catalogue of bad inputs (docs/errors.md is its --markdown output): each case runs
@@ -68,7 +68,7 @@ check_PROGRAMS += tests/module/test_bad_inputs
 TESTS += tests/module/test_bad_inputs
 SAN_TESTS += tests/module/test_bad_inputs
 tests_module_test_bad_inputs_SOURCES = tests/module/test_bad_inputs.c
-tests_module_test_bad_inputs_LDADD = $(SP_INTERNAL_LIBS) $(SP_EXTERNAL_LIBS)
+tests_module_test_bad_inputs_LDADD = $(SP_KIT_LIBS) $(SP_EXTERNAL_LIBS)
 EXTRA_tests_module_test_bad_inputs_DEPENDENCIES = plugin/sealprov.la tools/sealprov$(EXEEXT)
 endif
 EXTRA_DIST += docs/errors.md dev/soak.sh
@@ -95,7 +95,7 @@ TESTS += tests/module/test_topo
 SAN_TESTS += tests/module/test_topo
 tests_module_test_topo_SOURCES = tests/module/test_topo.c
 tests_module_test_topo_CFLAGS = $(AM_CFLAGS) $(CHECK_CFLAGS)
-tests_module_test_topo_LDADD = $(SP_INTERNAL_LIBS) $(SP_EXTERNAL_LIBS) $(CHECK_LIBS)
+tests_module_test_topo_LDADD = $(SP_KIT_LIBS) $(SP_EXTERNAL_LIBS) $(CHECK_LIBS)
 endif
 TESTS += tests/module/topo_cli.sh
 EXTRA_DIST += tests/module/fake_sysfs.sh tests/module/topo_cli.sh

@@ -17,5 +17,5 @@ TESTS += tests/snarkjs/test_zkey
 SAN_TESTS += tests/snarkjs/test_zkey
 tests_snarkjs_test_zkey_SOURCES = tests/snarkjs/test_zkey.c
 tests_snarkjs_test_zkey_CFLAGS = $(AM_CFLAGS) $(CHECK_CFLAGS)
-tests_snarkjs_test_zkey_LDADD = $(SP_INTERNAL_LIBS) $(SP_EXTERNAL_LIBS) $(CHECK_LIBS)
+tests_snarkjs_test_zkey_LDADD = $(SP_KIT_LIBS) $(SP_EXTERNAL_LIBS) $(CHECK_LIBS)
 endif
