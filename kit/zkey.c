@@ -29,6 +29,7 @@
 #include <string.h>
 
 #include "formats/cs.h"
+#include "formats/iden3.h"
 #include "groth16/groth16.h"
 #include "base/util.h"
 

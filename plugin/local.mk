@@ -50,13 +50,19 @@ plugin_libsealprov_groth16_la_CFLAGS = $(SP_PLUGIN_CFLAGS)
 plugin_libsealprov_groth16_la_SOURCES = \
   plugin/groth16/groth16.h \
   plugin/groth16/groth16.c \
+  plugin/groth16/cs_eval.h \
+  plugin/groth16/cs_eval.c \
   plugin/formats/srs.h \
   plugin/formats/srs_devcopy.h \
   plugin/formats/srs.c \
   plugin/formats/blake2b.h \
   plugin/formats/blake2b.c \
+  plugin/formats/iden3.h \
+  plugin/formats/iden3.c \
   plugin/formats/cs.h \
-  plugin/formats/cs.c
+  plugin/formats/r1cs.c \
+  plugin/formats/wtns.h \
+  plugin/formats/wtns.c
 
 # base/: logging through the host, status names, files, threads, small helpers.
 noinst_LTLIBRARIES += plugin/libsealprov_base.la

@@ -63,6 +63,7 @@
 #include "spmv/sp_gpu_cs.h"
 #include "util/cuda_api.h" /* sp_cuda_enumerate, the direct load */
 #include "formats/cs.h"
+#include "groth16/cs_eval.h"
 #include "engine/device.h"
 #include "engine/engine.h"
 #include "backend/engine_cuda.h"

@@ -18,6 +18,7 @@
 #include <unistd.h>
 
 #include "formats/cs.h"
+#include "groth16/cs_eval.h"
 #include "groth16/groth16.h"
 #include "abi/module.h"
 #include "base/log.h"

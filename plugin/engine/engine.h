@@ -53,7 +53,7 @@ typedef struct sp_task {
   /* Fault injection for tests ([testing] in the INI); 0 = none. */
   uint32_t inject;                 /* SP_INJECT_* */
   /* A witness-only partition (job->cs): asg carries only inputs and aux (checked
-   * against cs at submit); the engine computes a, b, c from cs (cs.h: sp_cs_evaluate)
+   * against cs at submit); the engine computes a, b, c from cs (groth16/cs_eval.h: sp_cs_evaluate)
    * and takes the densities from it. NULL: asg is a full assignment. */
   const struct sp_cs *cs;
 } sp_task;

@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "formats/cs.h"
+#include "groth16/cs_eval.h"
 #include "engine/device.h"
 #include "engine/engine.h"
 #include "groth16/groth16.h"

@@ -1,6 +1,7 @@
 /* cs.h -- constraint systems for witness-only proving: circom's .r1cs loaded once into
- * sparse matrices, density bitmaps computed at load, and the sparse matrix-vector
- * product that turns a witness (inputs and aux) into a partition's a, b and c.
+ * sparse matrices, with the density bitmaps computed at load (r1cs.c). The sparse
+ * matrix-vector product that turns a witness (inputs and aux) into a partition's a, b
+ * and c is groth16/cs_eval.h's.
  *
  * Conventions are bellperson's, so that a witness-only partition proves to the same
  * bytes as the full assignment a host would have computed:
@@ -57,7 +58,7 @@ struct sp_cs {
   const uint64_t *a_aux, *b_inp, *b_aux;
   uint64_t a_aux_popcount, b_inp_popcount, b_aux_popcount;
   uint64_t host_bytes;        /* what the loaded system holds in host memory */
-  /* Called once, right before the memory goes (module.c: handle registry). */
+  /* Called once, right before the memory goes (abi/module.c: handle registry). */
   void (*on_free)(sp_cs *cs, void *user);
   void *on_free_user;
 };
@@ -71,78 +72,6 @@ int sp_cs_load(const char *path, sp_cs **out, char *err, size_t errlen);
 void sp_cs_retain(sp_cs *cs);
 /* Drops one reference; the last one calls on_free and frees. NULL is ignored. */
 void sp_cs_release(sp_cs *cs);
-
-/* Submit-time checks of one witness-only partition against the constraint system and
- * the parameters: a, b, c and the density pointers NULL (the module computes them),
- * inp_size / aux_size equal to the system's, pointers present; then the system's
- * abc_size and densities against srs (as sp_groth16_check_assignment). Statuses: OK,
- * INVALID_ARGUMENT (NULL), PARAMS, ASSIGNMENT with a message naming the field. */
-struct sp_srs;
-int sp_cs_check_partition(const struct sp_srs *srs, const sp_cs *cs,
-                          const sealprov_assignment *w, char *err, size_t errlen);
-
-/* A partition's full assignment made from a witness: a, b, c (= A z, B z, C z over all
- * abc_size rows, the input constraints included) in the job's scalar encoding, owned
- * here; inputs and aux point at the host's witness; densities at the system's. */
-typedef struct sp_cs_eval {
-  sealprov_assignment asg;
-  uint8_t *abc;               /* 3 x abc_size x 32 bytes: a, then b, then c */
-  double decode_ms;           /* witness decoding (scalars checked < r) */
-  double spmv_ms;             /* the three products and their encoding */
-} sp_cs_eval;
-
-/* Evaluates a, b, c with up to nthreads host threads (0 = 1). Statuses: OK,
- * INVALID_ARGUMENT (NULL, unknown encoding, sizes that do not match the system),
- * ASSIGNMENT (a scalar of the witness is not below r: the message names the vector
- * and index), NO_MEMORY. */
-int sp_cs_evaluate(const sp_cs *cs, const sealprov_assignment *w, uint32_t scalar_encoding,
-                   unsigned nthreads, sp_cs_eval **out, char *err, size_t errlen);
-void sp_cs_eval_free(sp_cs_eval *e);
-/* The witness w as a full assignment of cs without its vectors: inputs and aux from w,
- * abc_size and the density bitmaps from the system, a, b, c NULL (the caller fills them,
- * as sp_cs_evaluate does, or makes them on a device). */
-void sp_cs_assignment_of(const sp_cs *cs, const sealprov_assignment *w, sealprov_assignment *out);
-
-/* ---- iden3's binary container (.r1cs, .wtns, snarkjs's .zkey) -------------------- */
-
-/* A section's content in the file. */
-typedef struct sp_iden3_section {
-  uint64_t off, size;
-  bool present;
-} sp_iden3_section;
-
-struct sp_file;
-/* Reads the header ("magic", version, section count) and the section table of f:
- * sec[1..nsec_known] get the first section of each type (a repeated one is refused);
- * sections must tile the file exactly. names (may be NULL) name types 1..nsec_known in
- * the messages; kind names the format ("circom .r1cs"). bad: the status for a malformed
- * file. The caller checks *version. */
-int sp_iden3_read(struct sp_file *f, const char magic[4], const char *kind, int bad,
-                  uint32_t *version, sp_iden3_section *sec, unsigned nsec_known,
-                  const char *const *names, char *err, size_t errlen);
-
-/* ---- circom .wtns (witness) files ---------------------------------------------- */
-
-/* A witness file's values as canonical 32-byte little-endian scalars, in wire order. */
-typedef struct sp_wtns {
-  uint8_t *values;            /* n x 32 bytes */
-  uint64_t n;
-} sp_wtns;
-
-/* Loads a circom .wtns file (versions 1 and 2), read with pread. Statuses: OK,
- * INVALID_ARGUMENT, IO, UNSUPPORTED (another field: the message names its prime and
- * the curve when known), ASSIGNMENT (malformed: names file, section, offset; a value
- * not below r: names its index), NO_MEMORY. */
-int sp_wtns_load(const char *path, sp_wtns **out, char *err, size_t errlen);
-void sp_wtns_free(sp_wtns *w);
-
-/* Writes a .wtns file (version 2) of n canonical little-endian values (tests, setup).
- * Statuses: OK, INVALID_ARGUMENT (n > 2^32 - 1: nothing written), IO (the file cannot
- * be made, or a write failed: what was written is removed). */
-int sp_wtns_write(const char *path, const uint8_t *values, uint64_t n, char *err, size_t errlen);
-
-/* BLS12-381's r, little-endian, as circom writes a prime. */
-extern const uint8_t sp_cs_bls12_381_r_le[32];
 
 #ifdef __cplusplus
 }

@@ -49,7 +49,7 @@ done
 for p in ${pids:-}; do wait "$p" || { echo "nvcc failed"; exit 1; }; done
 for f in plugin/bls12_381/*.c plugin/groth16/groth16.c plugin/formats/srs.c kit/circuit.c kit/spa.c \
          plugin/base/util.c plugin/base/log.c plugin/engine/hostmem.c plugin/runtime/sched.c plugin/runtime/pool.c \
-         plugin/runtime/topo.c plugin/formats/blake2b.c plugin/formats/cs.c plugin/base/thread.c \
+         plugin/runtime/topo.c plugin/formats/blake2b.c plugin/formats/iden3.c plugin/formats/r1cs.c plugin/formats/wtns.c plugin/groth16/cs_eval.c plugin/base/thread.c \
          cuda/backend/engine_cuda.c cuda/backend/load_service.c tools/bench_gpu.c tools/json.c tests/cuda/test_cuda_kernels.c \
          tests/cuda/test_cuda_engine.c tests/cuda/test_cuda_checks.c tests/cuda/test_cuda_spmv.c tests/cuda/test_cuda_load.c \
          tests/cuda/fullsize_main.c tests/cuda/bench_gpu_main.c; do
@@ -61,7 +61,7 @@ done
 lib="$objs"
 for f in plugin/bls12_381/*.c plugin/groth16/groth16.c plugin/formats/srs.c kit/circuit.c kit/spa.c \
          plugin/base/util.c plugin/base/log.c plugin/base/thread.c plugin/engine/hostmem.c \
-         cuda/backend/engine_cuda.c cuda/backend/load_service.c plugin/formats/blake2b.c plugin/formats/cs.c; do
+         cuda/backend/engine_cuda.c cuda/backend/load_service.c plugin/formats/blake2b.c plugin/formats/iden3.c plugin/formats/r1cs.c plugin/formats/wtns.c plugin/groth16/cs_eval.c; do
   lib="$lib $out/obj/$(basename "$f" .c).o"
 done
 # the scheduler, for bench_gpu --throughput only

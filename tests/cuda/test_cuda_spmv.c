@@ -24,6 +24,8 @@
 #include "spmv/sp_gpu_cs.h"
 #include "circuit.h"
 #include "formats/cs.h"
+#include "formats/iden3.h"
+#include "groth16/cs_eval.h"
 #include "base/util.h" /* sp_now_ms */
 #include "gpu_check.h"
 

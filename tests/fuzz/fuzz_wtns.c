@@ -13,6 +13,8 @@
 #include "iden3_walk.h"
 
 #include "formats/cs.h"
+#include "formats/iden3.h"
+#include "formats/wtns.h"
 #include "sealprov.h"
 
 static char err[2048];

@@ -1,0 +1,456 @@
+/* r1cs.c -- circom .r1cs files (cs.h): the constraints into sparse matrices and the
+ * density bitmaps, read once at load.
+ *
+ * Format (iden3's container, iden3.h; all integers little-endian):
+ *   .r1cs 1 header:      n8 u32, prime (n8 bytes), nWires u32, nPubOut u32, nPubIn u32,
+ *                        nPrvIn u32, nLabels u64, mConstraints u32
+ *         2 constraints: mConstraints x { A, B, C }, each { nTerms u32,
+ *                        nTerms x { wireId u32, coefficient (n8 bytes) } }
+ *         3 wire2label:  nWires x u64 (required: it backs nWires; its content is not read)
+ *         4, 5:          PLONK custom gates (refused)
+ *   Field elements are canonical (not Montgomery), little-endian.
+ */
+#include <config.h>
+
+#include "formats/cs.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "formats/iden3.h"
+#include "groth16/groth16.h" /* sp_bitmap_popcount */
+#include "base/util.h"
+
+static uint32_t le32(const uint8_t *p)
+{
+  return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
+}
+
+static uint64_t le64(const uint8_t *p)
+{
+  return (uint64_t)le32(p) | (uint64_t)le32(p + 4) << 32;
+}
+
+static uint64_t words_of(uint64_t bits)
+{
+  return bits / 64 + 1; /* one spare word so empty vectors still have storage */
+}
+
+/* A buffered sequential reader over one section (pread underneath). */
+typedef struct reader {
+  sp_file *f;
+  uint64_t pos, end;        /* file offsets */
+  uint8_t *buf;
+  size_t cap, have, at;     /* buf holds [pos - at, pos - at + have) */
+  uint64_t buf_off;
+} reader;
+
+#define READER_CHUNK ((size_t)4 << 20)
+
+static const uint8_t *reader_take(reader *r, size_t n, int *st, char *err, size_t errlen)
+{
+  if (r->at + n > r->have) {
+    size_t keep = r->have - r->at;
+    memmove(r->buf, r->buf + r->at, keep);
+    uint64_t next = r->buf_off + r->have;
+    uint64_t left = r->end - next;
+    size_t want = r->cap - keep;
+    if (want > left)
+      want = (size_t)left;
+    if (want > 0) {
+      *st = sp_file_read(r->f, r->buf + keep, want, next, "constraints", err, errlen);
+      if (*st != SEALPROV_OK)
+        return NULL;
+    }
+    r->buf_off = next - keep;
+    r->have = keep + want;
+    r->at = 0;
+    if (n > r->have) {
+      *st = -1; /* past the section's end */
+      return NULL;
+    }
+  }
+  const uint8_t *p = r->buf + r->at;
+  r->at += n;
+  r->pos += n;
+  return p;
+}
+
+/* ---- coefficient table (open addressing on the canonical value) -------------------- */
+
+typedef struct coef_table {
+  uint32_t *slot;           /* coefficient index + 1, 0 = empty */
+  uint64_t mask;
+  fr_t *vals;               /* Montgomery */
+  uint64_t *keys;           /* canonical limbs, 4 per coefficient */
+  uint32_t n, cap;
+} coef_table;
+
+static uint64_t coef_hash(const uint64_t k[4])
+{
+  uint64_t h = k[0] * UINT64_C(0x9E3779B97F4A7C15) ^ k[1] * UINT64_C(0xC2B2AE3D27D4EB4F) ^
+               k[2] * UINT64_C(0x165667B19E3779F9) ^ k[3] * UINT64_C(0x27D4EB2F165667C5);
+  return h ^ (h >> 29);
+}
+
+static bool coef_grow(coef_table *t)
+{
+  uint32_t ncap = t->cap ? 2 * t->cap : 64;
+  if (ncap < t->cap)
+    return false;
+  fr_t *v = realloc(t->vals, (size_t)ncap * sizeof *v);
+  if (!v)
+    return false;
+  t->vals = v;
+  uint64_t *k = realloc(t->keys, (size_t)ncap * 4 * sizeof *k);
+  if (!k)
+    return false;
+  t->keys = k;
+  uint64_t nslots = (uint64_t)ncap * 2;
+  uint32_t *s = calloc(nslots, sizeof *s);
+  if (!s)
+    return false;
+  free(t->slot);
+  t->slot = s;
+  t->mask = nslots - 1;
+  t->cap = ncap;
+  for (uint32_t i = 0; i < t->n; i++) {
+    uint64_t h = coef_hash(&t->keys[4 * (size_t)i]) & t->mask;
+    while (t->slot[h])
+      h = (h + 1) & t->mask;
+    t->slot[h] = i + 1;
+  }
+  return true;
+}
+
+/* Index of the canonical value k (< r), added if new; UINT32_MAX when out of memory. */
+static uint32_t coef_index(coef_table *t, const uint64_t k[4])
+{
+  if (t->cap == 0 || (uint64_t)t->n + 1 > t->cap / 2) { /* at most a quarter of the slots in use */
+    if (!coef_grow(t))
+      return UINT32_MAX;
+  }
+  uint64_t h = coef_hash(k) & t->mask;
+  while (t->slot[h]) {
+    const uint64_t *q = &t->keys[4 * (size_t)(t->slot[h] - 1)];
+    if (q[0] == k[0] && q[1] == k[1] && q[2] == k[2] && q[3] == k[3])
+      return t->slot[h] - 1;
+    h = (h + 1) & t->mask;
+  }
+  uint32_t i = t->n++;
+  memcpy(&t->keys[4 * (size_t)i], k, 4 * sizeof *k);
+  fr_from_canonical(&t->vals[i], k);
+  t->slot[h] = i + 1;
+  return i;
+}
+
+/* ---- .r1cs ------------------------------------------------------------------------- */
+
+void sp_cs_retain(sp_cs *cs)
+{
+  if (cs)
+    atomic_fetch_add(&cs->refs, 1);
+}
+
+static void cs_free(sp_cs *cs)
+{
+  if (!cs)
+    return;
+  free(cs->path);
+  free(cs->off);
+  free(cs->var);
+  free(cs->cix);
+  free(cs->coeffs);
+  free(cs->bitmaps);
+  free(cs);
+}
+
+void sp_cs_release(sp_cs *cs)
+{
+  if (!cs)
+    return;
+  if (atomic_fetch_sub(&cs->refs, 1) != 1)
+    return;
+  if (cs->on_free)
+    cs->on_free(cs, cs->on_free_user);
+  cs_free(cs);
+}
+
+static const char *const lc_name[3] = {"A", "B", "C"};
+
+static int parse_constraints(sp_file *f, const sp_iden3_section *sc, sp_cs *cs, uint64_t nwires,
+                             char *err, size_t errlen)
+{
+  uint64_t m = cs->n_rows;
+  /* Every constraint has three 4-byte term counts and every term 36 bytes, so the
+   * section's size fixes the number of terms. */
+  if (sc->size < 12 * m || (sc->size - 12 * m) % 36 != 0) {
+    sp_set_err(err, errlen,
+               "%s: constraints section of %" PRIu64 " bytes (byte offset %" PRIu64
+               ") cannot hold %" PRIu64 " constraints: it must be 12 bytes per constraint plus 36 "
+               "per term",
+               f->esc, sc->size, sc->off, m);
+    return SEALPROV_ERR_PARAMS;
+  }
+  uint64_t total = (sc->size - 12 * m) / 36;
+  if (total >= UINT64_C(1) << 40) {
+    sp_set_err(err, errlen, "%s: %" PRIu64 " terms exceed what this loader supports (2^40)",
+               f->esc, total);
+    return SEALPROV_ERR_PARAMS;
+  }
+  cs->off = malloc((3 * m + 1) * sizeof *cs->off);
+  cs->var = malloc((total ? total : 1) * sizeof *cs->var);
+  cs->cix = malloc((total ? total : 1) * sizeof *cs->cix);
+  /* The buffer need not exceed the section (+1: never malloc(0)): a 4 MiB buffer for a
+   * small file was most of fuzz_r1cs's time under ASan (perf: memset and page faults). */
+  reader r = {.f = f, .pos = sc->off, .end = sc->off + sc->size,
+              .cap = sc->size < READER_CHUNK ? (size_t)sc->size + 1 : READER_CHUNK,
+              .buf_off = sc->off};
+  r.buf = malloc(r.cap);
+  coef_table ct = {0};
+  int st = SEALPROV_OK;
+  if (!cs->off || !cs->var || !cs->cix || !r.buf) {
+    st = SEALPROV_ERR_NO_MEMORY;
+    sp_set_err(err, errlen, "%s: out of memory for %" PRIu64 " constraints with %" PRIu64 " terms",
+               f->esc, m, total);
+    goto out;
+  }
+  static const uint64_t one_k[4] = {1, 0, 0, 0};
+  if (coef_index(&ct, one_k) != 0) {
+    st = SEALPROV_ERR_NO_MEMORY;
+    sp_set_err(err, errlen, "%s: out of memory for the coefficient table", f->esc);
+    goto out;
+  }
+  uint64_t wa = words_of(cs->aux_size), wi = words_of(cs->inp_size);
+  uint64_t *a_aux = cs->bitmaps, *b_inp = cs->bitmaps + wa, *b_aux = cs->bitmaps + wa + wi;
+  uint64_t k = 0;
+  for (uint64_t i = 0; i < m; i++) {
+    for (int q = 0; q < 3; q++) {
+      cs->off[3 * i + q] = k;
+      uint64_t at = r.pos;
+      const uint8_t *p = reader_take(&r, 4, &st, err, errlen);
+      if (!p)
+        goto short_read;
+      uint32_t nt = le32(p);
+      if ((uint64_t)nt > total - k) {
+        st = SEALPROV_ERR_PARAMS;
+        sp_set_err(err, errlen,
+                   "%s: constraint %" PRIu64 " %s: %" PRIu32 " terms (count at byte offset %" PRIu64
+                   ") run past the end of the constraints section (%" PRIu64 " terms in all, %" PRIu64
+                   " already read)",
+                   f->esc, i, lc_name[q], nt, at, total, k);
+        goto out;
+      }
+      for (uint32_t j = 0; j < nt; j++) {
+        at = r.pos;
+        p = reader_take(&r, 36, &st, err, errlen);
+        if (!p)
+          goto short_read;
+        uint32_t w = le32(p);
+        if (w >= nwires) {
+          st = SEALPROV_ERR_PARAMS;
+          sp_set_err(err, errlen,
+                     "%s: constraint %" PRIu64 " %s term %" PRIu32 " (byte offset %" PRIu64
+                     "): wire %" PRIu32 " is not below nWires %" PRIu64,
+                     f->esc, i, lc_name[q], j, at, w, nwires);
+          goto out;
+        }
+        if (!sp_iden3_below_r(p + 4)) {
+          st = SEALPROV_ERR_PARAMS;
+          sp_set_err(err, errlen,
+                     "%s: constraint %" PRIu64 " %s term %" PRIu32 " (byte offset %" PRIu64
+                     "): coefficient is not below BLS12-381's r",
+                     f->esc, i, lc_name[q], j, at + 4);
+          goto out;
+        }
+        uint64_t key[4];
+        for (int l = 0; l < 4; l++)
+          key[l] = le64(p + 4 + 8 * l);
+        uint32_t ci = coef_index(&ct, key);
+        if (ci == UINT32_MAX) {
+          st = SEALPROV_ERR_NO_MEMORY;
+          sp_set_err(err, errlen, "%s: out of memory for the coefficient table (%" PRIu32 " values)",
+                     f->esc, ct.n);
+          goto out;
+        }
+        cs->var[k] = w;
+        cs->cix[k] = ci;
+        k++;
+        cs->nnz[q]++;
+        bool nonzero = (key[0] | key[1] | key[2] | key[3]) != 0;
+        if (nonzero && q == 0 && w >= cs->inp_size) {
+          uint64_t v = w - cs->inp_size;
+          a_aux[v / 64] |= UINT64_C(1) << (v % 64);
+        } else if (nonzero && q == 1) {
+          if (w < cs->inp_size)
+            b_inp[w / 64] |= UINT64_C(1) << (w % 64);
+          else {
+            uint64_t v = w - cs->inp_size;
+            b_aux[v / 64] |= UINT64_C(1) << (v % 64);
+          }
+        }
+      }
+    }
+  }
+  cs->off[3 * m] = k;
+  if (k != total || r.pos != r.end) { /* cannot happen: the size fixed both */
+    st = SEALPROV_ERR_PARAMS;
+    sp_set_err(err, errlen,
+               "%s: constraints section: %" PRIu64 " terms read, %" PRIu64 " expected from its size",
+               f->esc, k, total);
+    goto out;
+  }
+  cs->coeffs = ct.vals;
+  cs->ncoeffs = ct.n;
+  ct.vals = NULL;
+  goto out;
+short_read:
+  if (st == -1) {
+    st = SEALPROV_ERR_PARAMS;
+    sp_set_err(err, errlen,
+               "%s: constraint data runs past the end of the constraints section (byte offset %" PRIu64
+               ", section ends at %" PRIu64 ")",
+               f->esc, r.pos, r.end);
+  }
+out:
+  free(r.buf);
+  free(ct.slot);
+  free(ct.keys);
+  free(ct.vals);
+  return st;
+}
+
+int sp_cs_load(const char *path, sp_cs **out, char *err, size_t errlen)
+{
+  if (out)
+    *out = NULL;
+  if (!path || !out) {
+    sp_set_err(err, errlen, "cs_load: NULL %s", path ? "out" : "path");
+    return SEALPROV_ERR_INVALID_ARGUMENT;
+  }
+  sp_file f;
+  SP_TRY(sp_file_open(&f, path, err, errlen));
+  sp_cs *cs = calloc(1, sizeof *cs);
+  int st = SEALPROV_OK;
+  if (!cs || !(cs->path = strdup(f.esc))) {
+    st = SEALPROV_ERR_NO_MEMORY;
+    sp_set_err(err, errlen, "%s: out of memory", f.esc);
+    goto fail;
+  }
+  atomic_init(&cs->refs, 1);
+  sp_iden3_section sec[6] = {{0}};
+  uint32_t version = 0;
+  SP_TRY_GOTO(sp_iden3_read(&f, "r1cs", "circom .r1cs", SEALPROV_ERR_PARAMS, &version, sec, 5,
+                            NULL, err, errlen),
+              st, fail);
+  if (version != 1) {
+    st = SEALPROV_ERR_PARAMS;
+    sp_set_err(err, errlen, "%s: .r1cs version %" PRIu32 " (this reader knows version 1)", f.esc,
+               version);
+    goto fail;
+  }
+  for (unsigned t = 4; t <= 5; t++) {
+    if (sec[t].present) {
+      st = SEALPROV_ERR_UNSUPPORTED;
+      sp_set_err(err, errlen,
+                 "%s: has a PLONK custom-gates section (type %u at byte offset %" PRIu64
+                 "): Groth16 cannot prove custom gates",
+                 f.esc, t, sec[t].off - 12);
+      goto fail;
+    }
+  }
+  if (!sec[1].present || !sec[2].present) {
+    st = SEALPROV_ERR_PARAMS;
+    sp_set_err(err, errlen, "%s: no %s section (type %d)", f.esc,
+               sec[1].present ? "constraints" : "header", sec[1].present ? 2 : 1);
+    goto fail;
+  }
+  uint32_t n8 = 0;
+  SP_TRY_GOTO(sp_iden3_check_prime(&f, &sec[1], &n8, err, errlen, SEALPROV_ERR_PARAMS), st, fail);
+  if (sec[1].size != 32 + 32) {
+    st = SEALPROV_ERR_PARAMS;
+    sp_set_err(err, errlen,
+               "%s: header section is %" PRIu64 " bytes (byte offset %" PRIu64 "); with 32-byte "
+               "field elements it must be 64",
+               f.esc, sec[1].size, sec[1].off);
+    goto fail;
+  }
+  uint8_t h[28];
+  SP_TRY_GOTO(sp_file_read(&f, h, 28, sec[1].off + 36, "header", err, errlen), st, fail);
+  uint64_t nwires = le32(h);
+  cs->n_pub_out = le32(h + 4);
+  cs->n_pub_in = le32(h + 8);
+  cs->n_prv_in = le32(h + 12);
+  uint64_t nlabels = le64(h + 16);
+  cs->n_rows = le32(h + 24);
+  uint64_t inp = 1 + (uint64_t)cs->n_pub_out + cs->n_pub_in;
+  if (nwires < inp + cs->n_prv_in) {
+    st = SEALPROV_ERR_PARAMS;
+    sp_set_err(err, errlen,
+               "%s: header: nWires %" PRIu64 " is smaller than ONE + nPubOut %" PRIu32
+               " + nPubIn %" PRIu32 " + nPrvIn %" PRIu32,
+               f.esc, nwires, cs->n_pub_out, cs->n_pub_in, cs->n_prv_in);
+    goto fail;
+  }
+  if (nlabels < nwires) {
+    st = SEALPROV_ERR_PARAMS;
+    sp_set_err(err, errlen, "%s: header: nLabels %" PRIu64 " is smaller than nWires %" PRIu64,
+               f.esc, nlabels, nwires);
+    goto fail;
+  }
+  /* nWires sizes the density bitmaps (and the witness a job must give): the
+   * wire-to-label section (8 bytes a wire, always written by circom) is what backs it in
+   * the file. Without it, a 12-byte change to a small file claimed 2^32 wires and made
+   * the load allocate and clear 1 GiB (fuzz_r1cs, tests/fuzz/corpus/r1cs). */
+  if (!sec[3].present) {
+    st = SEALPROV_ERR_PARAMS;
+    sp_set_err(err, errlen,
+               "%s: no wire-to-label section (type 3), which circom always writes: nothing in "
+               "the file backs nWires %" PRIu64,
+               f.esc, nwires);
+    goto fail;
+  }
+  if (sec[3].size != 8 * nwires) {
+    st = SEALPROV_ERR_PARAMS;
+    sp_set_err(err, errlen,
+               "%s: wire-to-label section is %" PRIu64 " bytes (byte offset %" PRIu64
+               "); nWires %" PRIu64 " needs %" PRIu64,
+               f.esc, sec[3].size, sec[3].off, nwires, 8 * nwires);
+    goto fail;
+  }
+  cs->inp_size = inp;
+  cs->aux_size = nwires - inp;
+  cs->abc_size = cs->n_rows + inp;
+  uint64_t wa = words_of(cs->aux_size), wi = words_of(cs->inp_size);
+  cs->bitmaps = calloc(2 * wa + wi, sizeof *cs->bitmaps);
+  if (!cs->bitmaps) {
+    st = SEALPROV_ERR_NO_MEMORY;
+    sp_set_err(err, errlen, "%s: out of memory for density bitmaps", f.esc);
+    goto fail;
+  }
+  cs->a_aux = cs->bitmaps;
+  cs->b_inp = cs->bitmaps + wa;
+  cs->b_aux = cs->bitmaps + wa + wi;
+  SP_TRY_GOTO(parse_constraints(&f, &sec[2], cs, nwires, err, errlen), st, fail);
+  SP_TRY_GOTO(sp_file_check_unchanged(&f, err, errlen), st, fail);
+  bool stray;
+  cs->a_aux_popcount = sp_bitmap_popcount(cs->a_aux, cs->aux_size, &stray);
+  cs->b_inp_popcount = sp_bitmap_popcount(cs->b_inp, cs->inp_size, &stray);
+  cs->b_aux_popcount = sp_bitmap_popcount(cs->b_aux, cs->aux_size, &stray);
+  uint64_t nnz = cs->off[3 * cs->n_rows];
+  cs->host_bytes = sizeof *cs + (3 * cs->n_rows + 1) * 8 + nnz * 8 +
+                   (uint64_t)cs->ncoeffs * sizeof(fr_t) + (2 * wa + wi) * 8;
+  sp_file_close(&f);
+  *out = cs;
+  return SEALPROV_OK;
+fail:
+  sp_file_close(&f);
+  cs_free(cs);
+  return st;
+}
