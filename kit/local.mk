@@ -1,7 +1,9 @@
 # kit/ -- the developer kit: never linked into sealprov.so (tests/module/kit_symbols.sh
 # checks it), linked by tools/ and tests/ only, first in SP_KIT_LIBS (Makefile.am). The
 # synthetic circuits and their INSECURE setup (CPU, and GPU in a CUDA build), the .spa
-# assignment files, snarkjs .zkey proving.
+# assignment files, .wtns witness files, snarkjs .zkey proving; in a CUDA build also the
+# conveniences on host arrays, the self-test kernels and the benchmark data of the GPU
+# tests and `sealprov bench gpu`.
 noinst_LTLIBRARIES += kit/libsealprov_kit.la
 kit_libsealprov_kit_la_CPPFLAGS = $(AM_CPPFLAGS) $(CUDA_CFLAGS)
 kit_libsealprov_kit_la_SOURCES = \
@@ -9,10 +11,16 @@ kit_libsealprov_kit_la_SOURCES = \
   kit/circuit.c \
   kit/spa.h \
   kit/spa.c \
+  kit/wtns.h \
+  kit/wtns.c \
   kit/zkey.h \
-  kit/zkey.c
+  kit/zkey.c \
+  kit/snarkjs_h.c
 if HAVE_CUDA
 kit_libsealprov_kit_la_SOURCES += \
   kit/gpu/sp_cuda_setup.h \
-  kit/gpu/setup.cu
+  kit/gpu/setup.cu \
+  kit/gpu/gpu_kit.h \
+  kit/gpu/gpu_host.c \
+  kit/gpu/selftest.cu
 endif

@@ -82,6 +82,19 @@ int sp_zkey_prove(const sp_zkey *zk, const uint8_t *values, uint64_t n, const ch
 int sp_zkey_verify(const sp_vk *vk, const scalar_t *pub, size_t n, const sp_zkey_proof *proof,
                    bool *valid, char *err, size_t errlen);
 
+/* ---- snarkjs's H ------------------------------------------------------------------ */
+
+/* snarkjs's H (its .zkey convention; snarkjs_h.c), next to bellperson's: a and b are
+ * the n = 2^log_n evaluations of A z and B z on snarkjs's domain (its roots of unity
+ * come from the smallest quadratic non-residue of Fr, 5, where ours come from 7), in
+ * natural order, Montgomery; both are overwritten. c is taken as the pointwise product
+ * a.b on the domain (as snarkjs does; not C z). h gets the n canonical scalars of
+ * a(x) b(x) - c(x) evaluated on the odd coset, at W^(2j+1) with W snarkjs's 2n-th root:
+ * the scalars of the MSM with the zkey's H points. 1 <= log_n <= 28. Statuses: OK,
+ * INVALID_ARGUMENT, NO_MEMORY, INTERNAL. */
+int sp_groth16_h_snarkjs(fr_t *a, fr_t *b, unsigned log_n, unsigned nthreads, scalar_t *h,
+                         char *err, size_t errlen);
+
 /* ---- decimal strings (snarkjs's JSON numbers) ------------------------------------ */
 
 /* Canonical integer (nlimbs little-endian 64-bit limbs) as decimal digits into out

@@ -42,8 +42,8 @@ plugin_libsealprov_engine_la_SOURCES = \
   plugin/engine/hostmem.h \
   plugin/engine/hostmem.c
 
-# groth16/ + formats/: one partition on the CPU, checks and verification; the files the
-# vtable reads (.params and parameters.json, .r1cs).
+# groth16/ + formats/: one partition on the CPU, checks, verification, witness-only
+# evaluation; the files the vtable reads (.params and parameters.json, .r1cs).
 noinst_LTLIBRARIES += plugin/libsealprov_groth16.la
 plugin_libsealprov_groth16_la_CPPFLAGS = $(SP_PLUGIN_CPPFLAGS)
 plugin_libsealprov_groth16_la_CFLAGS = $(SP_PLUGIN_CFLAGS)
@@ -60,9 +60,7 @@ plugin_libsealprov_groth16_la_SOURCES = \
   plugin/formats/iden3.h \
   plugin/formats/iden3.c \
   plugin/formats/cs.h \
-  plugin/formats/r1cs.c \
-  plugin/formats/wtns.h \
-  plugin/formats/wtns.c
+  plugin/formats/r1cs.c
 
 # base/: logging through the host, status names, files, threads, small helpers.
 noinst_LTLIBRARIES += plugin/libsealprov_base.la

@@ -35,6 +35,7 @@
 #include <unistd.h>
 
 #include "util/sp_gpu.h" /* first: hides <math.h>'s FP_ZERO from bls12_381.h */
+#include "gpu/gpu_kit.h"
 #include "cli.h"
 #include "engine/device.h" /* sp_device_cfg */
 #include "engine/engine.h"

@@ -16,7 +16,7 @@
 #include "spa.h"
 #include "witness.h"
 #include "formats/cs.h"
-#include "formats/wtns.h"
+#include "wtns.h"
 #include "zkey.h"
 
 static void prove_usage(FILE *f)

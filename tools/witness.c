@@ -18,7 +18,7 @@
 
 #include "cli.h"
 #include "formats/cs.h"
-#include "formats/wtns.h"
+#include "wtns.h"
 #include "groth16/cs_eval.h"
 #include "g16_util.h"
 #include "spa.h"

@@ -548,23 +548,3 @@ extern "C" void sp_cuda_devcopy_free(sp_srs_devcopy *c) {
       if (c->vec[d][i]) sp_gpu_free_persistent(c->ordinal[d], c->vec[d][i]);
   free(c);
 }
-
-extern "C" int sp_cuda_devcopy_download(const sp_srs_devcopy *c, unsigned dev, int vec, void *host,
-                                        char *err, size_t errlen) {
-  if (!c || dev >= c->ndev || vec < 0 || vec > 4) {
-    snprintf(err, errlen, "devcopy download: device %u / vector %d out of range", dev, vec);
-    return SEALPROV_ERR_INVALID_ARGUMENT;
-  }
-  if (!c->bytes[vec]) return SEALPROV_OK;
-  int prev = -1;
-  int st = dl_enter(c->ordinal[dev], &prev, err, errlen);
-  if (st) return st;
-  cudaError_t e = cudaMemcpy(host, c->vec[dev][vec], c->bytes[vec], cudaMemcpyDeviceToHost);
-  dl_leave(c->ordinal[dev], prev);
-  if (e != cudaSuccess) {
-    (void)cudaGetLastError();
-    snprintf(err, errlen, "devcopy download: %s", cudaGetErrorString(e));
-    return sp_cuda_status(e);
-  }
-  return SEALPROV_OK;
-}

@@ -541,39 +541,6 @@ extern "C" int sp_gpu_msm_g2_dev(sp_gpu *g, g2_jac_t *out, const sp_msm_args *a,
   return msm_dev<sp_host_g2>(g, out, a, err, errlen);
 }
 
-template <class H>
-static int msm_host(sp_gpu *g, typename H::jac *out, const typename H::affine *points,
-                    const scalar_t *scalars, size_t n, char *err, size_t errlen) {
-  void *dp = NULL, *ds = NULL;
-  size_t pb = n * sizeof(typename H::affine), sb = n * sizeof(scalar_t);
-  int st = SEALPROV_OK;
-  sp_msm_args a;
-  memset(&a, 0, sizeof a);
-  SP_TRY_GOTO(sp_gpu_alloc(g, &dp, pb, err, errlen), st, done);
-  SP_TRY_GOTO(sp_gpu_alloc(g, &ds, sb, err, errlen), st, done);
-  if (n) {
-    SP_TRY_GOTO(sp_gpu_upload(g, dp, points, pb, err, errlen), st, done);
-    SP_TRY_GOTO(sp_gpu_upload(g, ds, scalars, sb, err, errlen), st, done);
-  }
-  a.d_points = dp;
-  a.d_scalars = ds;
-  a.n = n;
-  st = msm_dev<H>(g, out, &a, err, errlen);
-done:
-  sp_gpu_free(g, dp, pb);
-  sp_gpu_free(g, ds, sb);
-  return st;
-}
-
-extern "C" int sp_gpu_msm_g1(sp_gpu *g, g1_jac_t *out, const g1_affine_t *points,
-                             const scalar_t *scalars, size_t n, char *err, size_t errlen) {
-  return msm_host<sp_host_g1>(g, out, points, scalars, n, err, errlen);
-}
-extern "C" int sp_gpu_msm_g2(sp_gpu *g, g2_jac_t *out, const g2_affine_t *points,
-                             const scalar_t *scalars, size_t n, char *err, size_t errlen) {
-  return msm_host<sp_host_g2>(g, out, points, scalars, n, err, errlen);
-}
-
 extern "C" int sp_gpu_batch_add_g1_dev(sp_gpu *g, g1_jac_t *out, const void *d_points,
                                        const uint64_t *d_bitmap, size_t n, char *err,
                                        size_t errlen) {
@@ -583,32 +550,4 @@ extern "C" int sp_gpu_batch_add_g2_dev(sp_gpu *g, g2_jac_t *out, const void *d_p
                                        const uint64_t *d_bitmap, size_t n, char *err,
                                        size_t errlen) {
   return batch_add_dev<sp_host_g2>(g, out, d_points, d_bitmap, n, err, errlen);
-}
-
-template <class H>
-static int batch_add_host(sp_gpu *g, typename H::jac *out, const typename H::affine *points,
-                          const uint64_t *bitmap, size_t n, char *err, size_t errlen) {
-  void *dp = NULL, *db = NULL;
-  size_t pb = n * sizeof(typename H::affine), bb = ((n + 63) / 64) * 8;
-  int st = SEALPROV_OK;
-  SP_TRY_GOTO(sp_gpu_alloc(g, &dp, pb, err, errlen), st, done);
-  SP_TRY_GOTO(sp_gpu_alloc(g, &db, bb, err, errlen), st, done);
-  if (n) {
-    SP_TRY_GOTO(sp_gpu_upload(g, dp, points, pb, err, errlen), st, done);
-    SP_TRY_GOTO(sp_gpu_upload(g, db, bitmap, bb, err, errlen), st, done);
-  }
-  st = batch_add_dev<H>(g, out, dp, (const uint64_t *)db, n, err, errlen);
-done:
-  sp_gpu_free(g, dp, pb);
-  sp_gpu_free(g, db, bb);
-  return st;
-}
-
-extern "C" int sp_gpu_batch_add_g1(sp_gpu *g, g1_jac_t *out, const g1_affine_t *points,
-                                   const uint64_t *bitmap, size_t n, char *err, size_t errlen) {
-  return batch_add_host<sp_host_g1>(g, out, points, bitmap, n, err, errlen);
-}
-extern "C" int sp_gpu_batch_add_g2(sp_gpu *g, g2_jac_t *out, const g2_affine_t *points,
-                                   const uint64_t *bitmap, size_t n, char *err, size_t errlen) {
-  return batch_add_host<sp_host_g2>(g, out, points, bitmap, n, err, errlen);
 }

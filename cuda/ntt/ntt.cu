@@ -550,23 +550,6 @@ extern "C" int sp_gpu_ntt_dev(sp_gpu *g, void *d_a, unsigned log_n, sp_ntt_kind 
   return st;
 }
 
-extern "C" int sp_gpu_ntt(sp_gpu *g, fr_t *a, unsigned log_n, sp_ntt_kind kind, char *err,
-                          size_t errlen) {
-  if (log_n < 1 || log_n > 28) {
-    snprintf(err, errlen, "NTT size 2^%u out of range 2^1..2^28", log_n);
-    return SEALPROV_ERR_INVALID_ARGUMENT;
-  }
-  size_t bytes = ((size_t)1 << log_n) * sizeof(fr_t);
-  void *d = NULL;
-  int st = sp_gpu_alloc(g, &d, bytes, err, errlen);
-  if (st) return st;
-  st = sp_gpu_upload(g, d, a, bytes, err, errlen);
-  if (!st) st = sp_gpu_ntt_dev(g, d, log_n, kind, err, errlen);
-  if (!st) st = sp_gpu_download(g, a, d, bytes, err, errlen);
-  sp_gpu_free(g, d, bytes);
-  return st;
-}
-
 /* Evaluations on the domain -> evaluations on the coset g*omega^i, natural order in and
  * out, with no permutation: inverse DIF (bit-reversed coefficients, scaled by
  * g^k / n), then DIT (bit-reversed in, natural out). */
@@ -637,15 +620,6 @@ extern "C" int sp_gpu_h_finish(sp_gpu *g, void *d_a, const void *d_b, const void
   k_h_sub<<<sp_blocks(n, 256), 256, 0, g->stream>>>(a, (const spc_fr *)d_c, n);
   SP_CUDA_LAUNCH_CHECK();
   return SEALPROV_OK;
-}
-
-extern "C" int sp_gpu_h_poly(sp_gpu *g, void *d_a, void *d_b, void *d_c, unsigned log_n, char *err,
-                             size_t errlen) {
-  int st = sp_gpu_h_coset(g, d_a, log_n, err, errlen);
-  if (!st) st = sp_gpu_h_coset(g, d_b, log_n, err, errlen);
-  if (!st) st = sp_gpu_h_coeffs(g, d_c, log_n, err, errlen);
-  if (!st) st = sp_gpu_h_finish(g, d_a, d_b, d_c, log_n, err, errlen);
-  return st;
 }
 
 /* Appended for the CUDA engine's parameter streaming: the natural-order permutation of

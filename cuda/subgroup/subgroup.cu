@@ -237,19 +237,3 @@ extern "C" int sp_cuda_checker_run(void *user, bool g2, const void *pts, size_t 
   }
   return st;
 }
-
-extern "C" int sp_cuda_subgroup_check(int ordinal, bool g2, const void *pts, size_t n,
-                                      size_t *first_bad, char *err, size_t errlen) {
-  if (!first_bad || (n && !pts)) {
-    snprintf(err, errlen, "sp_cuda_subgroup_check: NULL %s", first_bad ? "points" : "first_bad");
-    return SEALPROV_ERR_INVALID_ARGUMENT;
-  }
-  *first_bad = n;
-  if (n == 0) return SEALPROV_OK;
-  sp_cuda_checker *c = NULL;
-  int st = sp_cuda_checker_create(ordinal, &c, err, errlen);
-  if (st) return st;
-  st = sp_cuda_checker_run(c, g2, pts, n, first_bad, err, errlen);
-  sp_cuda_checker_destroy(c);
-  return st;
-}

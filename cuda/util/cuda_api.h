@@ -41,9 +41,6 @@ int sp_cuda_checker_run(void *checker, bool g2, const void *pts, size_t n, size_
 
 /* Frees every device array (any thread: switches to each ordinal and back). */
 void sp_cuda_devcopy_free(struct sp_srs_devcopy *c);
-/* Tests: copies vector vec (0..4) of device copy `dev` into host (c->bytes[vec] bytes). */
-int sp_cuda_devcopy_download(const struct sp_srs_devcopy *c, unsigned dev, int vec, void *host,
-                             char *err, size_t errlen);
 
 /* The loader's side of a direct load (the callbacks of srs.h's sp_srs_sink). Created on
  * a thread bound to ordinals[0]; every device in ordinals gets every vector decoded into

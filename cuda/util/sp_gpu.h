@@ -1,6 +1,7 @@
 /* sp_gpu.h -- C boundary of the CUDA kernels: a per-device context and the NTT, MSM
  * and batch-addition operations that the CUDA engine, the GPU tests and
- * `sealprov bench gpu` call.
+ * `sealprov bench gpu` call. (Host-array conveniences, self-test kernels and benchmark
+ * data are the developer kit's: kit/gpu/gpu_kit.h.)
  *
  * Every function returns a sealprov_status: OK, DEVICE (a CUDA error; err names
  * file:line, the call and cudaGetErrorString), DEVICE_MEMORY (an allocation failed or
@@ -80,22 +81,17 @@ typedef enum sp_ntt_kind {
  * bit-for-bit the CPU's ntt_* result. 1 <= log_n <= 28. */
 int sp_gpu_ntt_dev(sp_gpu *g, void *d_a, unsigned log_n, sp_ntt_kind kind, char *err,
                    size_t errlen);
-/* Same on a host array (upload, transform, download). */
-int sp_gpu_ntt(sp_gpu *g, fr_t *a, unsigned log_n, sp_ntt_kind kind, char *err, size_t errlen);
 
-/* The H polynomial of Groth16 on device arrays of 2^log_n Montgomery evaluations
- * a, b, c (all three are overwritten; scratch). On return d_h holds the 2^log_n
- * coefficients of (a*b - c)/Z in BIT-REVERSED order (coefficient k at position
- * bitrev(k)): the MSM takes them with SP_MSM_BITREV_POINTS so no permutation pass is
- * needed. d_h may equal d_a. */
-int sp_gpu_h_poly(sp_gpu *g, void *d_a, void *d_b, void *d_c, unsigned log_n, char *err,
-                  size_t errlen);
-/* sp_gpu_h_poly in steps, so that a vector can be transformed while the next one is
- * still travelling: sp_gpu_h_coset takes a or b from evaluations on the domain to
- * evaluations on the coset (inverse NTT, coset NTT, in place); sp_gpu_h_coeffs takes c
- * to its coefficients divided by Z(g) (one inverse NTT: H is linear in c, ntt.cu says
- * why that suffices); sp_gpu_h_finish then forms the coefficients of (a*b - c)/Z into
- * d_a (bit-reversed, as sp_gpu_h_poly leaves them). */
+/* The H polynomial of Groth16, in steps, on device arrays of 2^log_n Montgomery
+ * evaluations a, b, c (all three are overwritten; scratch), so that a vector can be
+ * transformed while the next one is still travelling: sp_gpu_h_coset takes a or b from
+ * evaluations on the domain to evaluations on the coset (inverse NTT, coset NTT, in
+ * place); sp_gpu_h_coeffs takes c to its coefficients divided by Z(g) (one inverse NTT:
+ * H is linear in c, ntt.cu says why that suffices); sp_gpu_h_finish then forms the
+ * 2^log_n coefficients of (a*b - c)/Z into d_a in BIT-REVERSED order (coefficient k at
+ * position bitrev(k)): the MSM takes them with SP_MSM_BITREV_POINTS so no permutation
+ * pass is needed. (The four steps in one call, for tests: the developer kit's
+ * sp_gpu_h_poly.) */
 int sp_gpu_h_coset(sp_gpu *g, void *d_v, unsigned log_n, char *err, size_t errlen);
 int sp_gpu_h_coeffs(sp_gpu *g, void *d_c, unsigned log_n, char *err, size_t errlen);
 int sp_gpu_h_finish(sp_gpu *g, void *d_a, const void *d_b, const void *d_c, unsigned log_n,
@@ -126,22 +122,13 @@ typedef struct sp_msm_args {
 } sp_msm_args;
 int sp_gpu_msm_g1_dev(sp_gpu *g, g1_jac_t *out, const sp_msm_args *a, char *err, size_t errlen);
 int sp_gpu_msm_g2_dev(sp_gpu *g, g2_jac_t *out, const sp_msm_args *a, char *err, size_t errlen);
-/* Host-array conveniences (upload, MSM, free). */
-int sp_gpu_msm_g1(sp_gpu *g, g1_jac_t *out, const g1_affine_t *points, const scalar_t *scalars,
-                  size_t n, char *err, size_t errlen);
-int sp_gpu_msm_g2(sp_gpu *g, g2_jac_t *out, const g2_affine_t *points, const scalar_t *scalars,
-                  size_t n, char *err, size_t errlen);
 
 /* out = sum of the points whose bit is set in bitmap (bit i in word i/64), as
- * batch_add_g1 / batch_add_g2. Device variants take device points and bitmap. */
+ * batch_add_g1 / batch_add_g2, on device points and bitmap. */
 int sp_gpu_batch_add_g1_dev(sp_gpu *g, g1_jac_t *out, const void *d_points, const uint64_t *d_bitmap,
                             size_t n, char *err, size_t errlen);
 int sp_gpu_batch_add_g2_dev(sp_gpu *g, g2_jac_t *out, const void *d_points, const uint64_t *d_bitmap,
                             size_t n, char *err, size_t errlen);
-int sp_gpu_batch_add_g1(sp_gpu *g, g1_jac_t *out, const g1_affine_t *points, const uint64_t *bitmap,
-                        size_t n, char *err, size_t errlen);
-int sp_gpu_batch_add_g2(sp_gpu *g, g2_jac_t *out, const g2_affine_t *points, const uint64_t *bitmap,
-                        size_t n, char *err, size_t errlen);
 
 /* ---- partition preparation on the device ---- */
 /* Decodes n raw 32-byte scalars in place (as the host passed them, in scalar_encoding
@@ -170,22 +157,18 @@ int sp_gpu_check_rows(sp_gpu *g, const void *d_a, const void *d_b, const void *d
 int sp_gpu_fr_mul_vec(sp_gpu *g, void *d_dst, const void *d_x, const void *d_y, size_t n,
                       char *err, size_t errlen);
 
-/* Subgroup check of n decoded affine points (host memory, the module's layout:
+/* Subgroup checks of decoded affine points (host memory, the module's layout:
  * g1_affine_t, or g2_affine_t when g2; Montgomery form) on device `ordinal`, for the
  * parameter loader: on the curve, and in G1 (phi(P) == -[x^2] P) or G2 (psi(P) ==
  * [x] P), the CPU's tests (g1_affine_in_subgroup / g2_affine_in_subgroup); infinity
- * passes. *first_bad gets the lowest failing index, or n if every point passes.
- * Callable from any thread: it switches the thread to `ordinal` for the call and back.
- * Streams of its own, three pinned chunk buffers (96 MiB each, host and device): host
- * copies, uploads and checks overlap. Returns OK, DEVICE, DEVICE_MEMORY (a buffer could
- * not be had) or INVALID_ARGUMENT. (subgroup.cu) */
-int sp_cuda_subgroup_check(int ordinal, bool g2, const void *pts, size_t n, size_t *first_bad,
-                           char *err, size_t errlen);
-/* The same with the streams and buffers made once (sp_cuda_subgroup_check makes and
- * frees them in every call: cudaHostAlloc of 288 MiB is not free). sp_cuda_checker_run
- * has the shape of the loader's hook (srs.h, sp_srs_check_fn): pass it as `check` and
- * the checker as `check_user`. Calls on one checker are serialised (a mutex); any
- * thread may make them. */
+ * passes. A checker makes its streams and three pinned chunk buffers (96 MiB each,
+ * host and device) once: host copies, uploads and checks overlap (cudaHostAlloc of
+ * 288 MiB is not free, so a load keeps one checker). sp_cuda_checker_run has the shape
+ * of the loader's hook (srs.h, sp_srs_check_fn): pass it as `check` and the checker as
+ * `check_user`; *first_bad gets the lowest failing index, or n if every point passes.
+ * Calls on one checker are serialised (a mutex); any thread may make them: it switches
+ * the thread to `ordinal` for the call and back. Returns OK, DEVICE, DEVICE_MEMORY (a
+ * buffer could not be had) or INVALID_ARGUMENT. (subgroup.cu) */
 typedef struct sp_cuda_checker sp_cuda_checker;
 int sp_cuda_checker_create(int ordinal, sp_cuda_checker **out, char *err, size_t errlen);
 void sp_cuda_checker_destroy(sp_cuda_checker *c);
@@ -264,7 +247,7 @@ int sp_gpu_lower_bounds(sp_gpu *g, const uint32_t *d_sorted, size_t n, uint64_t 
                         uint64_t limit, size_t count, size_t *out, char *err, size_t errlen);
 
 /* In-place bit-reversal permutation of 2^log_n fr_t-sized elements on the device (the
- * H coefficients come out of sp_gpu_h_poly bit-reversed; streamed H MSMs want them in
+ * H coefficients come out of sp_gpu_h_finish bit-reversed; streamed H MSMs want them in
  * natural order). Implemented in ntt.cu. */
 int sp_gpu_bitrev_dev(sp_gpu *g, void *d, unsigned log_n, char *err, size_t errlen);
 
@@ -282,22 +265,6 @@ uint64_t sp_gpu_pool_reserved(sp_gpu *g);
  * (SEALPROV_ERR_DEVICE_MEMORY) without allocating. */
 void sp_gpu_inject_oom(sp_gpu *g, unsigned n);
 
-/* Benchmark and test data made on the device (no host work, no transfer):
- * points[i] = (seed + i) * generator as affine points, scalars uniform below r
- * (canonical, from a counter-based hash of seed and i). */
-int sp_gpu_gen_points_g1(sp_gpu *g, void *d_points, size_t n, uint64_t seed, char *err, size_t errlen);
-int sp_gpu_gen_points_g2(sp_gpu *g, void *d_points, size_t n, uint64_t seed, char *err, size_t errlen);
-int sp_gpu_gen_scalars(sp_gpu *g, void *d_scalars, size_t n, uint64_t seed, char *err, size_t errlen);
-
-/* Field self-test kernels for the tests: ops[i] applied to a[i], b[i] (n elements):
- * out gets, per element, add, sub, mul, sqr (4 results). Fp when fp is true, else Fr. */
-int sp_gpu_field_ops(sp_gpu *g, bool fp, const void *a, const void *b, void *out, size_t n,
-                     char *err, size_t errlen);
-/* Curve self-test: for G1 (g2 false) or G2: out[i] = p[i] + q[i] (XYZZ add of the
- * affine inputs), out[n + i] = 2 p[i], out[2n + i] = (xyzz p[i]) + q[i] mixed; results
- * as xyzz (host layout g1_xyzz_t / g2_xyzz_t). */
-int sp_gpu_curve_ops(sp_gpu *g, bool g2, const void *p, const void *q, void *out, size_t n,
-                     char *err, size_t errlen);
 
 #ifdef __cplusplus
 }

@@ -89,17 +89,6 @@ int sp_groth16_verify(const sp_srs *srs, const sealprov_assignment *asg, uint32_
 int sp_groth16_verify_inputs(const sp_vk *vk, const fr_t *inputs_without_one, size_t n,
                              const uint8_t proof[192], bool *valid, char *err, size_t errlen);
 
-/* snarkjs's H (its .zkey convention, kit/zkey.c), next to bellperson's: a and b are
- * the n = 2^log_n evaluations of A z and B z on snarkjs's domain (its roots of unity
- * come from the smallest quadratic non-residue of Fr, 5, where ours come from 7), in
- * natural order, Montgomery; both are overwritten. c is taken as the pointwise product
- * a.b on the domain (as snarkjs does; not C z). h gets the n canonical scalars of
- * a(x) b(x) - c(x) evaluated on the odd coset, at W^(2j+1) with W snarkjs's 2n-th root:
- * the scalars of the MSM with the zkey's H points. 1 <= log_n <= 28. Statuses: OK,
- * INVALID_ARGUMENT, NO_MEMORY, INTERNAL. */
-int sp_groth16_h_snarkjs(fr_t *a, fr_t *b, unsigned log_n, unsigned nthreads, scalar_t *h,
-                         char *err, size_t errlen);
-
 /* ---- Helpers shared with the CUDA engine, setup and tests ---------------------- */
 
 /* Decodes one 32-byte scalar in the given encoding into Montgomery form. false if the

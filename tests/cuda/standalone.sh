@@ -37,7 +37,7 @@ newer() { # newer TARGET DEP... : true if TARGET is missing or older than a DEP
 
 objs=""
 for src in cuda/util/gpu.cu cuda/ntt/ntt.cu cuda/msm/msm.cu cuda/prep/prove.cu cuda/util/cuda_devices.cu \
-           cuda/subgroup/subgroup.cu cuda/load/load.cu kit/gpu/setup.cu cuda/spmv/spmv.cu; do
+           cuda/subgroup/subgroup.cu cuda/load/load.cu kit/gpu/setup.cu kit/gpu/selftest.cu cuda/spmv/spmv.cu; do
   f=$(basename "$src" .cu)
   o="$out/obj/cu_$f.o" # cu_: the CPU library has msm.c and ntt.c too
   # in parallel: seven nvcc runs one after the other take minutes of device time
@@ -47,9 +47,9 @@ for src in cuda/util/gpu.cu cuda/ntt/ntt.cu cuda/msm/msm.cu cuda/prep/prove.cu c
   objs="$objs $o"
 done
 for p in ${pids:-}; do wait "$p" || { echo "nvcc failed"; exit 1; }; done
-for f in plugin/bls12_381/*.c plugin/groth16/groth16.c plugin/formats/srs.c kit/circuit.c kit/spa.c \
+for f in plugin/bls12_381/*.c plugin/groth16/groth16.c plugin/formats/srs.c kit/circuit.c kit/spa.c kit/gpu/gpu_host.c \
          plugin/base/util.c plugin/base/log.c plugin/engine/hostmem.c plugin/runtime/sched.c plugin/runtime/pool.c \
-         plugin/runtime/topo.c plugin/formats/blake2b.c plugin/formats/iden3.c plugin/formats/r1cs.c plugin/formats/wtns.c plugin/groth16/cs_eval.c plugin/base/thread.c \
+         plugin/runtime/topo.c plugin/formats/blake2b.c plugin/formats/iden3.c plugin/formats/r1cs.c plugin/groth16/cs_eval.c plugin/base/thread.c \
          cuda/backend/engine_cuda.c cuda/backend/load_service.c tools/bench_gpu.c tools/json.c tests/cuda/test_cuda_kernels.c \
          tests/cuda/test_cuda_engine.c tests/cuda/test_cuda_checks.c tests/cuda/test_cuda_spmv.c tests/cuda/test_cuda_load.c \
          tests/cuda/fullsize_main.c tests/cuda/bench_gpu_main.c; do
@@ -59,9 +59,9 @@ for f in plugin/bls12_381/*.c plugin/groth16/groth16.c plugin/formats/srs.c kit/
   fi
 done
 lib="$objs"
-for f in plugin/bls12_381/*.c plugin/groth16/groth16.c plugin/formats/srs.c kit/circuit.c kit/spa.c \
+for f in plugin/bls12_381/*.c plugin/groth16/groth16.c plugin/formats/srs.c kit/circuit.c kit/spa.c kit/gpu/gpu_host.c \
          plugin/base/util.c plugin/base/log.c plugin/base/thread.c plugin/engine/hostmem.c \
-         cuda/backend/engine_cuda.c cuda/backend/load_service.c plugin/formats/blake2b.c plugin/formats/iden3.c plugin/formats/r1cs.c plugin/formats/wtns.c plugin/groth16/cs_eval.c; do
+         cuda/backend/engine_cuda.c cuda/backend/load_service.c plugin/formats/blake2b.c plugin/formats/iden3.c plugin/formats/r1cs.c plugin/groth16/cs_eval.c; do
   lib="$lib $out/obj/$(basename "$f" .c).o"
 done
 # the scheduler, for bench_gpu --throughput only

@@ -18,6 +18,7 @@
 #include <unistd.h>
 
 #include "util/sp_gpu.h"
+#include "gpu/gpu_kit.h"
 #include "gpu/sp_cuda_setup.h"
 #include "circuit.h"
 #include "base/util.h" /* sp_now_ms */

@@ -16,6 +16,7 @@
 #include <time.h>
 
 #include "util/sp_gpu.h"
+#include "gpu/gpu_kit.h"
 #include "gpu_check.h"
 
 static uint64_t rng_state;

@@ -22,6 +22,7 @@
 #include <unistd.h>
 
 #include "util/sp_gpu.h"
+#include "gpu/gpu_kit.h"
 #include "engine/device.h" /* sp_device_cfg */
 #include "circuit.h"
 #include "util/cuda_api.h"

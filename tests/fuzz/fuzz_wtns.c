@@ -14,7 +14,7 @@
 
 #include "formats/cs.h"
 #include "formats/iden3.h"
-#include "formats/wtns.h"
+#include "wtns.h"
 #include "sealprov.h"
 
 static char err[2048];

@@ -8,7 +8,7 @@
 #include "bls12_381/bls12_381.h"
 #include "circuit.h"
 #include "formats/cs.h"
-#include "formats/wtns.h"
+#include "wtns.h"
 #include "groth16/cs_eval.h"
 #include "groth16/groth16.h"
 #include "sealprov.h"

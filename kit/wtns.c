@@ -17,7 +17,7 @@
 #include <unistd.h>
 
 #include "formats/iden3.h"
-#include "formats/wtns.h"
+#include "wtns.h"
 #include "base/util.h"
 
 static uint32_t le32(const uint8_t *p)

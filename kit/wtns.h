@@ -1,6 +1,6 @@
 /* wtns.h -- circom .wtns (witness) files (wtns.c). */
-#ifndef SEALPROV_WTNS_H
-#define SEALPROV_WTNS_H
+#ifndef SEALPROV_KIT_WTNS_H
+#define SEALPROV_KIT_WTNS_H
 
 #include <stddef.h>
 #include <stdint.h>
