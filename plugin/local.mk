@@ -17,7 +17,11 @@ plugin_libsealprov_runtime_la_SOURCES = \
   plugin/runtime/config.h \
   plugin/runtime/config.c \
   plugin/runtime/sp_sched.h \
+  plugin/runtime/sched_internal.h \
   plugin/runtime/sched.c \
+  plugin/runtime/queue.c \
+  plugin/runtime/jobs.c \
+  plugin/runtime/reports.c \
   plugin/runtime/pool.c \
   plugin/runtime/topo.h \
   plugin/runtime/topo.c \

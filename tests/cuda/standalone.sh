@@ -9,9 +9,10 @@
 #   OUTDIR/test_cuda_load               the direct load against the host load
 #   OUTDIR/fullsize --dir D [--log K]   GPU setup -> checked load -> proofs (dev/fullsize.sh)
 #   OUTDIR/bench_gpu --json ...         `sealprov bench gpu` without the rest of the CLI
-#                                       (--throughput runs the module's scheduler: sched.c,
-#                                       pool.c, log.c; the device table is built in memory,
-#                                       so config.c and libinih are not needed)
+#                                       (--throughput runs the module's scheduler:
+#                                       plugin/runtime/ sched.c, queue.c, jobs.c, reports.c,
+#                                       pool.c; the device table is built in memory, so
+#                                       config.c and libinih are not needed)
 # Run from the top of the source tree. NVCC, CUDA_ARCH (default 90) and NVFLAGS (extra
 # nvcc flags, e.g. -DSPC_SQR_AS_MUL for an A/B build) may be set.
 set -e
@@ -48,7 +49,8 @@ for src in cuda/util/gpu.cu cuda/ntt/ntt.cu cuda/msm/msm.cu cuda/prep/prove.cu c
 done
 for p in ${pids:-}; do wait "$p" || { echo "nvcc failed"; exit 1; }; done
 for f in plugin/bls12_381/*.c plugin/groth16/groth16.c plugin/formats/srs.c kit/circuit.c kit/spa.c kit/gpu/gpu_host.c \
-         plugin/base/util.c plugin/base/log.c plugin/engine/hostmem.c plugin/runtime/sched.c plugin/runtime/pool.c \
+         plugin/base/util.c plugin/base/log.c plugin/engine/hostmem.c plugin/runtime/sched.c plugin/runtime/queue.c plugin/runtime/jobs.c \
+         plugin/runtime/reports.c plugin/runtime/pool.c \
          plugin/runtime/topo.c plugin/formats/blake2b.c plugin/formats/iden3.c plugin/formats/r1cs.c plugin/groth16/cs_eval.c plugin/base/thread.c \
          cuda/backend/engine_cuda.c cuda/backend/load_service.c tools/bench_gpu.c tools/json.c tests/cuda/test_cuda_kernels.c \
          tests/cuda/test_cuda_engine.c tests/cuda/test_cuda_checks.c tests/cuda/test_cuda_spmv.c tests/cuda/test_cuda_load.c \
@@ -65,7 +67,7 @@ for f in plugin/bls12_381/*.c plugin/groth16/groth16.c plugin/formats/srs.c kit/
   lib="$lib $out/obj/$(basename "$f" .c).o"
 done
 # the scheduler, for bench_gpu --throughput only
-sched="$out/obj/sched.o $out/obj/pool.o $out/obj/topo.o"
+sched="$out/obj/sched.o $out/obj/queue.o $out/obj/jobs.o $out/obj/reports.o $out/obj/pool.o $out/obj/topo.o"
 link() { echo "LINK $1"; $nvcc -o "$out/$1" "$out/obj/$2.o" $3 $lib -lpthread; }
 link test_cuda_kernels test_cuda_kernels
 link test_cuda_engine test_cuda_engine
