@@ -12,9 +12,6 @@
 #include "bls12_381/bls12_381.h"
 #include "zkey.h"
 
-/* The NTT of the BLS library handles 2^1 .. 2^28 points. */
-#define SP_NTT_MAX_LOG 28u
-
 /* snarkjs (ffjavascript) takes its roots of unity from the smallest quadratic
  * non-residue q of Fr: w_32 = q^t with r - 1 = 2^32 t, w_k = w_32^(2^(32-k)). Our
  * library's come from 7 (fr_root_of_unity). Both are generators of the same cyclic

@@ -53,7 +53,9 @@ plugin_libsealprov_groth16_la_CPPFLAGS = $(SP_PLUGIN_CPPFLAGS)
 plugin_libsealprov_groth16_la_CFLAGS = $(SP_PLUGIN_CFLAGS)
 plugin_libsealprov_groth16_la_SOURCES = \
   plugin/groth16/groth16.h \
-  plugin/groth16/groth16.c \
+  plugin/groth16/checks.c \
+  plugin/groth16/prove.c \
+  plugin/groth16/verify.c \
   plugin/groth16/cs_eval.h \
   plugin/groth16/cs_eval.c \
   plugin/formats/srs.h \

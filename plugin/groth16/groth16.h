@@ -1,4 +1,5 @@
-/* groth16.h -- one Groth16 partition on the CPU: size checks, proving, verification.
+/* groth16.h -- one Groth16 partition on the CPU: size checks (checks.c), proving
+ * (prove.c), verification (verify.c).
  *
  * The math follows bellperson (and therefore supraseal-c2), so that for fixed r and s
  * the CPU and CUDA engines produce identical bytes:
@@ -35,6 +36,9 @@
 #ifdef __cplusplus
 extern "C" {
 #endif
+
+/* The NTT of the BLS library handles 2^1 .. 2^28 points. */
+#define SP_NTT_MAX_LOG 28u
 
 /* Checks an assignment's sizes against the parameters: abc_size <= domain,
  * inp_size == ic_len, aux_size == l_len, density bit lengths (a_aux and b_aux ==
