@@ -13,7 +13,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "sp_gpu.h"
+#include "util/sp_gpu.h"
 
 #ifdef __cplusplus
 extern "C" {
