@@ -60,7 +60,10 @@ plugin_libsealprov_groth16_la_SOURCES = \
   plugin/groth16/cs_eval.c \
   plugin/formats/srs.h \
   plugin/formats/srs_devcopy.h \
+  plugin/formats/srs_internal.h \
   plugin/formats/srs.c \
+  plugin/formats/points.c \
+  plugin/formats/manifest.c \
   plugin/formats/blake2b.h \
   plugin/formats/blake2b.c \
   plugin/formats/iden3.h \

@@ -11,10 +11,14 @@
  * calling thread hashes it (manifest check) and hands the previous, decoded chunk to the
  * optional subgroup checker hook. Every point is checked on the curve; infinity is
  * rejected everywhere: bellperson never writes it (it filters the A/B queries) and an
- * infinite point in a real file means corruption. */
+ * infinite point in a real file means corruption.
+ *
+ * The points are decoded and checked by points.c; parameters.json and the parameter
+ * cache are manifest.c's. */
 #include "base/util.h"
 #include "formats/srs.h"
 #include "formats/blake2b.h"
+#include "formats/srs_internal.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -27,109 +31,6 @@
 #include <strings.h>
 
 #include "sealprov.h"
-
-#define G1_BYTES 96u
-#define G2_BYTES 192u
-#define VK_FIXED_BYTES (3u * G1_BYTES + 3u * G2_BYTES) /* 864 */
-#define MANIFEST_MAX_BYTES ((size_t)16 << 20)
-#define DIGEST_HEX 32u /* parameters.json: the first 32 hex digits of the BLAKE2b-512 */
-
-/* Decoding writes each point's slot in the final array; the staging chunk is separate,
- * so the host copy is exactly the decoded arrays. */
-_Static_assert(sizeof(g1_affine_t) == G1_BYTES && sizeof(g2_affine_t) == G2_BYTES,
-               "decoded points are the size of their encoding");
-
-/* ---- parallel point decoding ---------------------------------------------------- */
-
-typedef struct decode_ctx {
-  const uint8_t *base;   /* first encoded point of the chunk */
-  void *out;             /* first decoded slot of the chunk */
-  bool g2;
-  unsigned flags;
-  /* lowest failing index in the chunk, so the message does not depend on the thread
-   * count; its reason is recomputed from the staging bytes (one point) */
-  _Atomic uint64_t first_bad;
-} decode_ctx;
-
-static void note_bad(_Atomic uint64_t *first_bad, uint64_t i)
-{
-  uint64_t cur = atomic_load(first_bad);
-  while (i < cur && !atomic_compare_exchange_weak(first_bad, &cur, i))
-    ;
-}
-
-static void decode_range(void *vctx, size_t begin, size_t end, unsigned chunk)
-{
-  (void)chunk;
-  decode_ctx *c = vctx;
-  for (size_t i = begin; i < end; i++) {
-    bool ok;
-    if (c->g2) {
-      g2_affine_t *p = (g2_affine_t *)c->out + i;
-      ok = g2_deserialize(p, c->base + (size_t)G2_BYTES * i, G2_BYTES, c->flags) == BLS_OK &&
-           !g2_affine_is_inf(p);
-    } else {
-      g1_affine_t *p = (g1_affine_t *)c->out + i;
-      ok = g1_deserialize(p, c->base + (size_t)G1_BYTES * i, G1_BYTES, c->flags) == BLS_OK &&
-           !g1_affine_is_inf(p);
-    }
-    if (!ok) {
-      note_bad(&c->first_bad, i);
-      return;
-    }
-  }
-}
-
-/* Why a single encoded point fails (same checks as decode_range). */
-static const char *point_error(const uint8_t *enc, bool g2, unsigned flags)
-{
-  bls_err e;
-  bool inf;
-  if (g2) {
-    g2_affine_t p;
-    e = g2_deserialize(&p, enc, G2_BYTES, flags);
-    inf = e == BLS_OK && g2_affine_is_inf(&p);
-  } else {
-    g1_affine_t p;
-    e = g1_deserialize(&p, enc, G1_BYTES, flags);
-    inf = e == BLS_OK && g1_affine_is_inf(&p);
-  }
-  if (e != BLS_OK)
-    return bls_err_str(e);
-  return inf ? "point at infinity" : "unknown error";
-}
-
-/* Subgroup check of decoded points on the CPU (when the hook fails). */
-typedef struct subgroup_ctx {
-  const void *pts;
-  bool g2;
-  _Atomic uint64_t first_bad;
-} subgroup_ctx;
-
-static void subgroup_range(void *vctx, size_t begin, size_t end, unsigned chunk)
-{
-  (void)chunk;
-  subgroup_ctx *c = vctx;
-  for (size_t i = begin; i < end; i++) {
-    bool ok = c->g2 ? g2_affine_in_subgroup((const g2_affine_t *)c->pts + i)
-                    : g1_affine_in_subgroup((const g1_affine_t *)c->pts + i);
-    if (!ok) {
-      note_bad(&c->first_bad, i);
-      return;
-    }
-  }
-}
-
-static size_t cpu_subgroup_first_bad(const void *pts, bool g2, size_t n, unsigned nthreads)
-{
-  subgroup_ctx c = {.pts = pts, .g2 = g2};
-  atomic_init(&c.first_bad, UINT64_MAX);
-  /* a false return means fewer threads ran; the work is complete either way */
-  if (n)
-    (void)bls_parallel_for(n, nthreads, subgroup_range, &c);
-  uint64_t b = atomic_load(&c.first_bad);
-  return b == UINT64_MAX ? n : (size_t)b;
-}
 
 /* ---- the reader ------------------------------------------------------------------- */
 
@@ -252,7 +153,7 @@ static int check_pending(reader *r)
          r->path, pc->vector, pc->index0, pc->index0 + pc->n - 1,
          sp_utf8_escape(herr, esc, sizeof esc));
     r->hook = false;
-    bad = cpu_subgroup_first_bad(pc->pts, pc->g2, pc->n, r->nthreads);
+    bad = sp_srs_cpu_subgroup_first_bad(pc->pts, pc->g2, pc->n, r->nthreads);
   } else if (bad > pc->n) {
     bad = pc->n; /* a checker that reports past the end found nothing */
   }
@@ -345,7 +246,7 @@ static int sink_bad(reader *r, const sp_srs_bad *b)
 {
   bool g2 = b->vec == 4;
   unsigned flags = r->subgroup ? BLS_DECODE_SUBGROUP_CHECK : 0;
-  const char *why = point_error(b->enc, g2, flags);
+  const char *why = sp_srs_point_error(b->enc, g2, flags);
   const char *vname = b->vec >= 0 && b->vec < 5 ? vec_names[b->vec] : "?";
   if (strcmp(why, "unknown error") == 0) {
     sp_set_err(r->err, r->errlen,
@@ -416,7 +317,7 @@ typedef struct decode_job {
 static void *decode_thread(void *arg)
 {
   decode_job *j = arg;
-  (void)bls_parallel_for(j->n, j->nthreads, decode_range, j->c);
+  (void)bls_parallel_for(j->n, j->nthreads, sp_srs_decode_range, j->c);
   return NULL;
 }
 
@@ -484,13 +385,13 @@ static int read_points(reader *r, const char *what, size_t n, bool g2, bool prov
       uint64_t off = r->off + bad * each;
       sp_set_err(r->err, r->errlen, "%s: vector %s index %llu (byte offset %llu): %s", r->path,
                  what, (unsigned long long)(done + bad), (unsigned long long)off,
-                 point_error(r->stage + bad * each, g2, flags));
+                 sp_srs_point_error(r->stage + bad * each, g2, flags));
       st = SEALPROV_ERR_PARAMS;
       goto fail;
     }
     if (use_hook && !r->hook) {
       /* the hook failed on the previous chunk: this one was decoded for it */
-      size_t b = cpu_subgroup_first_bad(slot, g2, cnt, r->nthreads);
+      size_t b = sp_srs_cpu_subgroup_first_bad(slot, g2, cnt, r->nthreads);
       if (b < cnt) {
         sp_set_err(r->err, r->errlen, "%s: vector %s index %zu (byte offset %llu): %s", r->path,
                    what, done + b, (unsigned long long)(r->off + (uint64_t)b * each),
@@ -670,327 +571,6 @@ static int parse(reader *r, sp_srs *s, bool vk_only)
   return SEALPROV_OK;
 }
 
-/* ---- Filecoin conventions: the parameter cache and parameters.json ------------------ */
-
-bool sp_srs_resolve_path(const char *path, char *buf, size_t buflen)
-{
-  int n;
-  if (strchr(path, '/')) {
-    n = snprintf(buf, buflen, "%s", path);
-  } else {
-    const char *dir = getenv("FIL_PROOFS_PARAMETER_CACHE");
-    if (!dir || !*dir)
-      dir = SP_SRS_DEFAULT_PARAM_CACHE;
-    size_t dl = strlen(dir);
-    n = snprintf(buf, buflen, "%s%s%s", dir, dl && dir[dl - 1] == '/' ? "" : "/", path);
-  }
-  return n >= 0 && (size_t)n < buflen;
-}
-
-/* A minimal JSON reader for parameters.json: an object of objects; in each entry only
- * "digest" (a string) matters here, other members are skipped whatever their type. */
-typedef struct json {
-  const char *p, *end, *start;
-  const char *file;  /* escaped manifest path */
-  char *err;
-  size_t errlen;
-} json;
-
-static int json_fail(json *j, const char *why)
-{
-  sp_set_err(j->err, j->errlen, "%s: not a valid parameters.json: %s at byte offset %zu", j->file,
-             why, (size_t)(j->p - j->start));
-  return SEALPROV_ERR_PARAMS;
-}
-
-static void json_ws(json *j)
-{
-  while (j->p < j->end && (*j->p == ' ' || *j->p == '\t' || *j->p == '\n' || *j->p == '\r'))
-    j->p++;
-}
-
-static int hexval(int c)
-{
-  if (c >= '0' && c <= '9')
-    return c - '0';
-  if (c >= 'a' && c <= 'f')
-    return c - 'a' + 10;
-  if (c >= 'A' && c <= 'F')
-    return c - 'A' + 10;
-  return -1;
-}
-
-/* A string into out (UTF-8, NUL-terminated; longer strings are an error). */
-static int json_string(json *j, char *out, size_t outlen)
-{
-  json_ws(j);
-  if (j->p >= j->end || *j->p != '"')
-    return json_fail(j, "expected a string");
-  j->p++;
-  size_t o = 0;
-  while (j->p < j->end && *j->p != '"') {
-    unsigned c = (unsigned char)*j->p++;
-    if (c < 0x20)
-      return json_fail(j, "control character in a string");
-    char enc[4];
-    size_t k = 1;
-    enc[0] = (char)c;
-    if (c == '\\') {
-      if (j->p >= j->end)
-        break;
-      char e = *j->p++;
-      const char *simple = strchr("\"\\/bfnrt", e);
-      if (e && simple) {
-        enc[0] = "\"\\/\b\f\n\r\t"[simple - "\"\\/bfnrt"];
-      } else if (e == 'u') {
-        unsigned cp = 0;
-        for (int i = 0; i < 4; i++) {
-          int h = j->p < j->end ? hexval(*j->p) : -1;
-          if (h < 0)
-            return json_fail(j, "bad \\u escape");
-          cp = cp << 4 | (unsigned)h;
-          j->p++;
-        }
-        if (cp >= 0xd800 && cp <= 0xdfff) /* names and digests never need surrogates */
-          return json_fail(j, "surrogate \\u escape");
-        if (cp == 0)
-          return json_fail(j, "\\u0000 in a string");
-        if (cp < 0x80) {
-          enc[0] = (char)cp;
-        } else if (cp < 0x800) {
-          enc[0] = (char)(0xc0 | cp >> 6);
-          enc[1] = (char)(0x80 | (cp & 0x3f));
-          k = 2;
-        } else {
-          enc[0] = (char)(0xe0 | cp >> 12);
-          enc[1] = (char)(0x80 | ((cp >> 6) & 0x3f));
-          enc[2] = (char)(0x80 | (cp & 0x3f));
-          k = 3;
-        }
-      } else {
-        return json_fail(j, "bad escape in a string");
-      }
-    }
-    if (o + k >= outlen)
-      return json_fail(j, "string too long");
-    memcpy(out + o, enc, k);
-    o += k;
-  }
-  if (j->p >= j->end)
-    return json_fail(j, "unterminated string");
-  j->p++;
-  out[o] = '\0';
-  return SEALPROV_OK;
-}
-
-static int json_skip_value(json *j, int depth);
-
-/* Containers: json_open consumes the opening character at j->p and tells whether
- * members follow (false: it was empty and its closing character is consumed too);
- * json_key reads `"key" :`; json_next consumes the ',' after a member (*more = true)
- * or the closing character (*more = false). */
-static bool json_open(json *j, char close)
-{
-  j->p++;
-  json_ws(j);
-  if (j->p < j->end && *j->p == close) {
-    j->p++;
-    return false;
-  }
-  return true;
-}
-
-static int json_key(json *j, char *key, size_t keylen)
-{
-  int st = json_string(j, key, keylen);
-  if (st)
-    return st;
-  json_ws(j);
-  if (j->p >= j->end || *j->p != ':')
-    return json_fail(j, "expected ':'");
-  j->p++;
-  json_ws(j);
-  return SEALPROV_OK;
-}
-
-static int json_next(json *j, char close, bool *more)
-{
-  json_ws(j);
-  if (j->p < j->end && (*j->p == ',' || *j->p == close)) {
-    *more = *j->p++ == ',';
-    return SEALPROV_OK;
-  }
-  return json_fail(j, close == '}' ? "expected ',' or '}'" : "expected ',' or ']'");
-}
-
-static int json_skip_container(json *j, int depth, char close, bool keys)
-{
-  int st = SEALPROV_OK;
-  for (bool more = json_open(j, close); !st && more;) {
-    char k[256];
-    if (keys && (st = json_key(j, k, sizeof k)))
-      break;
-    if (!(st = json_skip_value(j, depth + 1)))
-      st = json_next(j, close, &more);
-  }
-  return st;
-}
-
-static int json_skip_value(json *j, int depth)
-{
-  if (depth > 32)
-    return json_fail(j, "nested too deeply");
-  json_ws(j);
-  if (j->p >= j->end)
-    return json_fail(j, "unexpected end");
-  char c = *j->p;
-  if (c == '"') {
-    char tmp[4096];
-    return json_string(j, tmp, sizeof tmp);
-  }
-  if (c == '{')
-    return json_skip_container(j, depth, '}', true);
-  if (c == '[')
-    return json_skip_container(j, depth, ']', false);
-  static const char *const words[] = {"true", "false", "null"};
-  for (int i = 0; i < 3; i++) {
-    size_t n = strlen(words[i]);
-    if ((size_t)(j->end - j->p) >= n && !memcmp(j->p, words[i], n)) {
-      j->p += n;
-      return SEALPROV_OK;
-    }
-  }
-  if (c == '-' || (c >= '0' && c <= '9')) {
-    const char *q = j->p;
-    /* *q first: strchr finds a NUL byte (the string's terminator), which made NUL
-     * bytes after a number part of it (fuzz_manifest: corpus/manifest/number-nul.json) */
-    while (q < j->end && *q && strchr("+-0123456789.eE", *q))
-      q++;
-    j->p = q;
-    return SEALPROV_OK;
-  }
-  return json_fail(j, "unexpected character");
-}
-
-typedef struct manifest_entry {
-  char name[1024];
-  char digest[128];
-  bool has_digest;
-  size_t entries;    /* entries in the manifest */
-} manifest_entry;
-
-/* The members of the entry object at j->p: "digest" (a string) into e, the rest
- * skipped whatever their type. */
-static int manifest_entry_read(json *j, manifest_entry *e)
-{
-  int st = SEALPROV_OK;
-  e->has_digest = false;
-  for (bool more = json_open(j, '}'); !st && more;) {
-    char mk[64];
-    if ((st = json_key(j, mk, sizeof mk)))
-      break;
-    if (!strcmp(mk, "digest") && j->p < j->end && *j->p == '"') {
-      if (!(st = json_string(j, e->digest, sizeof e->digest)))
-        e->has_digest = true;
-    } else {
-      st = json_skip_value(j, 2);
-    }
-    if (!st)
-      st = json_next(j, '}', &more);
-  }
-  return st;
-}
-
-/* Finds the entry called `name` in the manifest text. OK when found (e->digest set),
- * NOT_FOUND when the manifest has no such entry, PARAMS when it is malformed. */
-static int manifest_find(json *j, const char *name, manifest_entry *e)
-{
-  int st = SEALPROV_OK;
-  bool found = false;
-  e->entries = 0;
-  json_ws(j);
-  if (j->p >= j->end || *j->p != '{')
-    return json_fail(j, "expected '{' (an object of file names)");
-  for (bool more = json_open(j, '}'); more;) {
-    char key[1024];
-    if ((st = json_key(j, key, sizeof key)))
-      return st;
-    if (j->p >= j->end || *j->p != '{')
-      return json_fail(j, "an entry is not an object");
-    e->entries++;
-    if (!found && strcmp(key, name) == 0) {
-      found = true;
-      snprintf(e->name, sizeof e->name, "%s", key);
-      st = manifest_entry_read(j, e);
-    } else {
-      st = json_skip_value(j, 1);
-    }
-    if (st || (st = json_next(j, '}', &more)))
-      return st;
-  }
-  json_ws(j);
-  if (j->p != j->end)
-    return json_fail(j, "trailing characters after the object");
-  return found ? SEALPROV_OK : SEALPROV_ERR_NOT_FOUND;
-}
-
-/* Reads the manifest and finds the entry for the loaded file's base name; err names the
- * manifest. OK with e filled, or IO / PARAMS / NO_MEMORY. */
-static int manifest_lookup(const char *manifest, const char *file_path, const char *file_esc,
-                           manifest_entry *e, char *err, size_t errlen)
-{
-  sp_file mf;
-  int st = sp_file_open(&mf, manifest, err, errlen);
-  if (st != SEALPROV_OK)
-    return st;
-  if (mf.size > MANIFEST_MAX_BYTES) {
-    sp_set_err(err, errlen, "%s: %llu bytes is too large for a parameters.json (at most %zu)",
-               mf.esc, (unsigned long long)mf.size, MANIFEST_MAX_BYTES);
-    sp_file_close(&mf);
-    return SEALPROV_ERR_PARAMS;
-  }
-  char *text = malloc((size_t)mf.size + 1);
-  if (!text) {
-    sp_set_err(err, errlen, "%s: out of memory", mf.esc);
-    sp_file_close(&mf);
-    return SEALPROV_ERR_NO_MEMORY;
-  }
-  st = sp_file_read(&mf, text, (size_t)mf.size, 0, "manifest", err, errlen);
-  if (st == SEALPROV_OK) {
-    const char *base = strrchr(file_path, '/');
-    base = base ? base + 1 : file_path;
-    json j = {.p = text, .end = text + mf.size, .start = text, .file = mf.esc, .err = err,
-              .errlen = errlen};
-    st = manifest_find(&j, base, e);
-    char bn[SP_ESC_MAX];
-    if (st == SEALPROV_ERR_NOT_FOUND) {
-      sp_set_err(err, errlen,
-                 "%s: no entry for \"%s\" in the parameter manifest %s (%zu entries; the file is "
-                 "matched by its base name)",
-                 file_esc, sp_utf8_escape(base, bn, sizeof bn), mf.esc, e->entries);
-      st = SEALPROV_ERR_PARAMS;
-    } else if (st == SEALPROV_OK) {
-      bool hex = e->has_digest && strlen(e->digest) == DIGEST_HEX;
-      for (size_t i = 0; hex && i < DIGEST_HEX; i++)
-        hex = hexval(e->digest[i]) >= 0;
-      if (!hex) {
-        char dg[300];
-        sp_set_err(err, errlen,
-                   "%s: entry \"%s\" has %s%s%s; a digest is %u hex digits (the start of the "
-                   "file's BLAKE2b-512)",
-                   mf.esc, sp_utf8_escape(base, bn, sizeof bn),
-                   e->has_digest ? "digest \"" : "no digest",
-                   e->has_digest ? sp_utf8_escape(e->digest, dg, sizeof dg) : "",
-                   e->has_digest ? "\"" : "", DIGEST_HEX);
-        st = SEALPROV_ERR_PARAMS;
-      }
-    }
-  }
-  free(text);
-  sp_file_close(&mf);
-  return st;
-}
-
 /* ---- entry points ------------------------------------------------------------------- */
 
 int sp_srs_load(const char *path, bool vk_only, bool subgroup_check, unsigned nthreads,
@@ -1043,7 +623,7 @@ int sp_srs_load_ex(const char *path, const sp_srs_load_opts *opts, sp_srs **out,
   sp_srs *s = NULL;
   if (r.hashing) {
     /* the entry first: a file the manifest does not know fails before a long read */
-    if ((rc = manifest_lookup(opts->manifest, full, r.f.esc, &ent, err, errlen)))
+    if ((rc = sp_srs_manifest_lookup(opts->manifest, full, r.f.esc, &ent, err, errlen)))
       goto fail;
     sp_blake2b_init(&r.hash, 64);
   }
