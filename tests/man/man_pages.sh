@@ -47,7 +47,7 @@ done <"$T/commands"
 
 # INI keys: the *_keys[] tables of plugin/runtime/config.c.
 awk '/static const char \*const [a-z_]*_keys\[/ { on = 1 } on { print } on && /};/ { on = 0 }' \
-  "$top_srcdir/plugin/config.c" | grep -o '"[a-z_]*"' | tr -d '"' | sort -u >"$T/keys"
+  "$top_srcdir/plugin/runtime/config.c" | grep -o '"[a-z_]*"' | tr -d '"' | sort -u >"$T/keys"
 n=$(wc -l <"$T/keys")
 [ "$n" -ge 15 ] || fail "found only $n INI keys in plugin/runtime/config.c (the tables' shape changed?)"
 while read -r key; do
