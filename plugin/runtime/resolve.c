@@ -1,0 +1,151 @@
+/* resolve.c -- the INI's device selectors against the GPUs this process sees
+ * (config.h: sp_config_resolve_devices). The list comes from the device kind's
+ * enumeration (engine.h, sp_backend.enumerate): only property queries, so nothing here
+ * touches a thread's current device or the CUDA_* environment (docs/design.md, rules 1
+ * and 4). */
+#include <config.h> /* autoconf's */
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+#include "base/util.h"
+#include "engine/engine.h"
+#include "runtime/config_internal.h"
+#include "sealprov.h"
+
+static void describe_gpus(const sp_gpu_info *gpus, int n, char *dst, size_t cap) {
+  size_t used = 0;
+  int w;
+  dst[0] = '\0';
+  if (n == 0) {
+    w = snprintf(dst, cap, "this process sees no GPU (no NVIDIA driver or no device)");
+    used = w > 0 ? (size_t)w : 0;
+  } else {
+    w = snprintf(dst, cap, "this process sees %d GPU%s:", n, n == 1 ? "" : "s");
+    used = w > 0 ? (size_t)w : 0;
+    for (int i = 0; i < n && used < cap; i++) {
+      w = snprintf(dst + used, cap - used, "%s %d = %s %s pci=%s", i ? ";" : "",
+                   gpus[i].ordinal, gpus[i].name, gpus[i].uuid, gpus[i].pci_bus_id);
+      if (w < 0) break;
+      used += (size_t)w;
+    }
+  }
+  /* Read, never written (docs/design.md rule 1): it explains why a GPU may be missing. */
+  const char *cvd = getenv("CUDA_VISIBLE_DEVICES");
+  if (cvd && used < cap) {
+    char shown[128];
+    cfg_printable(shown, sizeof shown, cvd);
+    snprintf(dst + used, cap - used, " (CUDA_VISIBLE_DEVICES=%s limits what it sees)", shown);
+  }
+}
+
+static bool gpu_matches(const sp_device_cfg *d, const sp_gpu_info *g) {
+  char canon[41];
+  pci_addr want, have;
+  switch (d->selector_kind) {
+  case SP_SELECT_ORDINAL: return d->selector_ordinal == g->ordinal;
+  case SP_SELECT_UUID:
+    return cfg_parse_gpu_uuid(d->selector, canon) && strcasecmp(canon, g->uuid) == 0;
+  case SP_SELECT_PCI:
+    return cfg_parse_pci(d->selector, &want) && cfg_parse_pci(g->pci_bus_id, &have) &&
+           want.domain == have.domain && want.bus == have.bus && want.device == have.device &&
+           want.function == have.function;
+  default: return false;
+  }
+}
+
+int sp_config_resolve_with_gpus(sp_config *cfg, const sp_gpu_info *gpus, int ngpus, char *err,
+                                size_t errlen) {
+  if (err && errlen) err[0] = '\0';
+  if (!cfg || ngpus < 0 || (ngpus > 0 && !gpus)) {
+    sp_set_err(err, errlen, "sp_config_resolve_with_gpus: bad argument");
+    return SEALPROV_ERR_INVALID_ARGUMENT;
+  }
+  char shown[512];
+  cfg_printable(shown, sizeof shown, cfg->path);
+  for (size_t i = 0; i < cfg->ndevices; i++) {
+    sp_device_cfg *d = &cfg->devices[i];
+    if (d->type != SP_DEVICE_CUDA) continue;
+    int hit = -1;
+    for (int g = 0; g < ngpus; g++)
+      if (gpu_matches(d, &gpus[g])) { hit = g; break; }
+    const char *pre = cfg_selector_prefix(d->selector_kind);
+    if (hit < 0) {
+      char seen[1024];
+      describe_gpus(gpus, ngpus, seen, sizeof seen);
+      sp_set_err(err, errlen, "%s:%d: [%s] device = \"%s%s\": GPU not present; %s", shown,
+              d->selector_line, d->section, pre, d->selector, seen);
+      if (err && errlen) cfg_utf8_trim(err);
+      return SEALPROV_ERR_CONFIG;
+    }
+    for (size_t j = 0; j < i; j++) {
+      const sp_device_cfg *o = &cfg->devices[j];
+      if (o->type == SP_DEVICE_CUDA && o->ordinal == gpus[hit].ordinal) {
+        sp_set_err(err, errlen,
+                "%s:%d: [%s] device = \"%s%s\": the same GPU as [%s] (line %d): ordinal %d, "
+                "%s, pci=%s; one section per GPU (use workers = N for more workers)",
+                shown, d->selector_line, d->section, pre, d->selector, o->section,
+                o->selector_line, gpus[hit].ordinal, gpus[hit].uuid, gpus[hit].pci_bus_id);
+        if (err && errlen) cfg_utf8_trim(err);
+        return SEALPROV_ERR_CONFIG;
+      }
+    }
+    d->ordinal = gpus[hit].ordinal;
+    snprintf(d->name, sizeof d->name, "%s", gpus[hit].name);
+    snprintf(d->uuid, sizeof d->uuid, "%s", gpus[hit].uuid);
+    snprintf(d->pci_bus_id, sizeof d->pci_bus_id, "%s", gpus[hit].pci_bus_id);
+  }
+  return SEALPROV_OK;
+}
+
+int sp_config_resolve_devices(sp_config *cfg, char *err, size_t errlen) {
+  if (err && errlen) err[0] = '\0';
+  if (!cfg) {
+    sp_set_err(err, errlen, "sp_config_resolve_devices: cfg is NULL");
+    return SEALPROV_ERR_INVALID_ARGUMENT;
+  }
+  const sp_device_cfg *first_cuda = NULL;
+  for (size_t i = 0; i < cfg->ndevices; i++) {
+    sp_device_cfg *d = &cfg->devices[i];
+    if (d->type == SP_DEVICE_CUDA) {
+      if (!first_cuda) first_cuda = d;
+      d->ordinal = -1; /* until matched: a second call starts clean */
+      continue;
+    }
+    d->ordinal = -1;
+    snprintf(d->name, sizeof d->name, "CPU");
+    d->uuid[0] = '\0';
+    d->pci_bus_id[0] = '\0';
+  }
+  if (!first_cuda) return SEALPROV_OK;
+  char shown[512];
+  cfg_printable(shown, sizeof shown, cfg->path);
+  const sp_backend *cuda = sp_backend_for(SP_DEVICE_CUDA);
+  if (cuda == NULL || cuda->enumerate == NULL) {
+    sp_set_err(err, errlen,
+            "%s:%d: [%s]: a cuda device (type = cuda), but this build of sealprov has no "
+            "CUDA engine (configured --without-cuda or nvcc not found); use type = cpu or a "
+            "CUDA build",
+            shown, first_cuda->line, first_cuda->section);
+    return SEALPROV_ERR_UNSUPPORTED;
+  }
+  sp_gpu_info *gpus = calloc(SP_MAX_DEVICES, sizeof *gpus);
+  if (!gpus) {
+    sp_set_err(err, errlen, "%s: out of memory", shown);
+    return SEALPROV_ERR_NO_MEMORY;
+  }
+  int n = 0;
+  char why[512] = "";
+  int st = cuda->enumerate(gpus, SP_MAX_DEVICES, &n, why, sizeof why);
+  if (st != SEALPROV_OK) {
+    sp_set_err(err, errlen, "%s: [%s] and the other cuda devices: cannot list GPUs: %s",
+            shown, first_cuda->section, why);
+    if (err && errlen) cfg_utf8_trim(err);
+  } else {
+    st = sp_config_resolve_with_gpus(cfg, gpus, n, err, errlen);
+  }
+  free(gpus);
+  return st;
+}
