@@ -27,7 +27,11 @@ cuda_libsealprov_cuda_la_CPPFLAGS = $(SP_PLUGIN_CPPFLAGS) -I$(top_srcdir)/cuda $
 cuda_libsealprov_cuda_la_CFLAGS = $(SP_PLUGIN_CFLAGS)
 cuda_libsealprov_cuda_la_SOURCES = \
   cuda/backend/engine_cuda.h \
+  cuda/backend/engine_internal.h \
   cuda/backend/engine_cuda.c \
+  cuda/backend/staging.c \
+  cuda/backend/residency.c \
+  cuda/backend/pipeline.c \
   cuda/backend/load_service.c \
   cuda/ff/ff.cuh \
   cuda/ec/ec.cuh \

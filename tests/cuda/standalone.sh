@@ -52,7 +52,8 @@ for f in plugin/bls12_381/*.c plugin/groth16/checks.c plugin/groth16/prove.c plu
          plugin/base/util.c plugin/base/log.c plugin/engine/hostmem.c plugin/runtime/sched.c plugin/runtime/queue.c plugin/runtime/jobs.c \
          plugin/runtime/reports.c plugin/runtime/pool.c \
          plugin/runtime/topo.c plugin/formats/blake2b.c plugin/formats/iden3.c plugin/formats/r1cs.c plugin/groth16/cs_eval.c plugin/base/thread.c \
-         cuda/backend/engine_cuda.c cuda/backend/load_service.c tools/bench_gpu.c tools/json.c tests/cuda/test_cuda_kernels.c \
+         cuda/backend/engine_cuda.c cuda/backend/staging.c cuda/backend/residency.c \
+         cuda/backend/pipeline.c cuda/backend/load_service.c tools/bench_gpu.c tools/json.c tests/cuda/test_cuda_kernels.c \
          tests/cuda/test_cuda_engine.c tests/cuda/test_cuda_checks.c tests/cuda/test_cuda_spmv.c tests/cuda/test_cuda_load.c \
          tests/cuda/fullsize_main.c tests/cuda/bench_gpu_main.c; do
   o="$out/obj/$(basename "$f" .c).o"
@@ -63,7 +64,8 @@ done
 lib="$objs"
 for f in plugin/bls12_381/*.c plugin/groth16/checks.c plugin/groth16/prove.c plugin/groth16/verify.c plugin/formats/srs.c plugin/formats/points.c plugin/formats/manifest.c kit/circuit.c kit/spa.c kit/gpu/gpu_host.c \
          plugin/base/util.c plugin/base/log.c plugin/base/thread.c plugin/engine/hostmem.c \
-         cuda/backend/engine_cuda.c cuda/backend/load_service.c plugin/formats/blake2b.c plugin/formats/iden3.c plugin/formats/r1cs.c plugin/groth16/cs_eval.c; do
+         cuda/backend/engine_cuda.c cuda/backend/staging.c cuda/backend/residency.c \
+         cuda/backend/pipeline.c cuda/backend/load_service.c plugin/formats/blake2b.c plugin/formats/iden3.c plugin/formats/r1cs.c plugin/groth16/cs_eval.c; do
   lib="$lib $out/obj/$(basename "$f" .c).o"
 done
 # the scheduler, for bench_gpu --throughput only

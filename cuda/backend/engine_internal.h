@@ -1,0 +1,255 @@
+/* engine_internal.h -- what the CUDA backend's files share; nothing outside cuda/backend/
+ * (and the developer kit's probes of the engine, kit/gpu/engine_probe.c) includes it.
+ *   engine_cuda.c   the engine's operations and their orchestration: device open and
+ *                   close, worker bind, execute with its out-of-memory retries,
+ *                   evictions, memory counters; the backend table
+ *   staging.c       prepare: a partition carried to the device (pinned whole-partition
+ *                   buffers, or chunked through the provider's pool into a device
+ *                   buffer), and the early upload of a from an idle device's prepare
+ *   residency.c     parameter sets on the device: resident copies, page-locked
+ *                   registration for streaming, the direct load's device copies
+ *   pipeline.c      one partition on the device: H, the MSMs and batch additions
+ *                   (streamed in chunks when the set is not resident), witness-only
+ *                   a, b, c, assembly
+ *   load_service.c  the backend's help with a .params load */
+#ifndef SEALPROV_CUDA_BACKEND_ENGINE_INTERNAL_H
+#define SEALPROV_CUDA_BACKEND_ENGINE_INTERNAL_H
+
+#include <pthread.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "util/sp_gpu.h" /* first: hides <math.h>'s FP_ZERO from bls12_381.h */
+#include "spmv/sp_gpu_cs.h"
+#include "backend/engine_cuda.h"
+#include "engine/device.h"
+#include "engine/engine.h"
+#include "engine/hostmem.h"
+#include "formats/cs.h"
+#include "formats/srs.h"
+#include "groth16/cs_eval.h"
+
+/* Device memory a partition needs besides the parameter points, on top of its three
+ * domain-sized vectors: MSM sort buffers (about 4 GiB per window batch), buckets,
+ * scalars. Used to decide whether a parameter set may stay resident. */
+#define SP_SCRATCH_RESERVE (10ull << 30)
+
+/* A partition's working memory with `vectors` domain-sized vectors of vbytes: three
+ * for residency (a, b, c), four where an early-uploaded a is held besides. */
+static inline uint64_t work_bytes(size_t vbytes, unsigned vectors) {
+  return (uint64_t)vectors * vbytes + SP_SCRATCH_RESERVE;
+}
+
+/* Points per chunk when parameters are streamed: 2^24 G1 points are 1.6 GB per buffer
+ * (two buffers), large enough that an MSM chunk keeps the GPU busy (~220 ms on the
+ * H200) while the next one uploads (~60 ms at PCIe 5 rates). */
+#define SP_STREAM_CHUNK_DEFAULT ((size_t)1 << 24)
+
+/* Out-of-memory retries: each one frees what the attempt held, waits SP_OOM_WAIT_MS
+ * (memory another worker or process is giving back -- the pool's stream-ordered frees,
+ * a neighbour's teardown -- becomes available within a few hundred ms; waiting longer
+ * under the device lock would stall the device's other worker for nothing) and runs
+ * again with parameter streaming in the chunk size of its rung. Three rungs: 2^24,
+ * 2^22 and 2^20 points per chunk (smaller chunks also shrink the MSM sort buffers,
+ * which scale with the points per MSM below ~2^24). msm.cu has no separate knob for
+ * the window batch, so the ladder is the chunk size only. */
+#define SP_OOM_RETRIES 3
+#define SP_OOM_WAIT_MS 200
+
+/* Staging buffers are allocated in multiples of this (a slightly larger partition then
+ * reuses the buffer instead of growing it). */
+#define SP_STAGE_ROUND ((size_t)64 << 20)
+/* Segment offsets inside a staging buffer: page-aligned copies. */
+#define SP_STAGE_ALIGN ((size_t)4096)
+#define SP_MAX_WORKERS 64
+
+typedef struct cuda_resident {
+  const sp_srs *srs;
+  void *h, *l, *a, *b1, *b2;
+  size_t bytes;
+  /* the device copy of a direct load (srs->devcopy): the srs frees it, not us */
+  bool borrowed;
+  struct cuda_resident *next;
+} cuda_resident;
+
+/* The five parameter vectors, in one order everywhere: h, l, a, b_g1, b_g2. */
+enum { V_H, V_L, V_A, V_B1, V_B2, V_COUNT };
+
+/* Page-locked parameter vectors of a streamed set. */
+typedef struct cuda_hostreg {
+  const sp_srs *srs;
+  void *ptr[V_COUNT];
+  size_t bytes[V_COUNT];
+  bool usable[V_COUNT]; /* registered (by us or another device): async uploads */
+  bool owned[V_COUNT];  /* holds a reference in the process-wide registry (below) */
+  struct cuda_hostreg *next;
+} cuda_hostreg;
+
+typedef struct stage_buf {
+  void *p;
+  size_t cap;
+  bool busy;
+  sp_gpu_xfer *x; /* chunked staging: the transfer stream of this device buffer */
+} stage_buf;
+
+/* Staging modes (sp_device_cfg.pinned_staging, sp_engine_cuda_set_staging). */
+enum { STAGE_OFF = SP_STAGING_OFF, STAGE_WHOLE = SP_STAGING_WHOLE, STAGE_CHUNKED = SP_STAGING_CHUNKED };
+
+/* Chunked staging: chunks of this size from the process-wide pool (hostmem.h), this
+ * many per partition being staged. SP_GPU_STAGE_CHUNK_MIB and SP_GPU_STAGE_CHUNKS
+ * change them (benchmarks). */
+#define SP_CHUNK_BYTES_DEFAULT ((size_t)128 << 20)
+#define SP_CHUNKS_DEFAULT 4
+
+/* Events of one execute (device lock held: one user at a time). */
+enum {
+  EV_ALLOC, EV_A, EV_B, EV_C, EV_REST, EV_LOADED0, EV_LOADED1, EV_FREED0, EV_FREED1, EV_EARLY,
+  EV_COUNT
+};
+
+struct cuda_prep;
+
+/* A constraint system kept on a device for witness-only partitions (cuda/spmv/spmv.cu), made
+ * at its first partition there, dropped by cs_evict when the system is freed. */
+typedef struct cuda_cs_res {
+  const sp_cs *cs;
+  sp_gpu_cs *g;
+  uint64_t bytes;
+  struct cuda_cs_res *next;
+} cuda_cs_res;
+
+typedef struct cuda_dev {
+  unsigned index;
+  sp_hostmem *hm;      /* the provider's accountant (sp_device_cfg.hostmem), or own_hm */
+  sp_hostmem *own_hm;  /* made at open when the caller passed none (tests, benchmarks) */
+  bool pool_held;      /* holds a reference on hm's staging pool (first bind .. last unbind) */
+  char section[64];
+  int ordinal;
+  uint64_t memory_limit;
+  uint64_t pinned_cfg; /* sp_device_cfg.pinned_staging as configured */
+  int stage_mode;      /* STAGE_*, from pinned_cfg (sp_engine_cuda_set_staging changes it) */
+  /* chunked staging: one device buffer per worker for a partition's vectors (the
+   * "landing"), filled through chunks of the shared pool; device bytes they hold */
+  stage_buf land[SP_MAX_WORKERS];
+  uint64_t land_bytes;
+  unsigned chunks_per_stage;
+  unsigned workers;
+  pthread_mutex_t mu;  /* gpu creation, bound count, resident/registered lists, staging
+                          pool, timings, knobs */
+  sp_gpu *gpu;
+  unsigned bound;
+  cuda_resident *res;
+  cuda_hostreg *reg;
+  cuda_cs_res *cs_res;  /* constraint systems on this device (under mu) */
+  bool cs_host;         /* SP_GPU_CS=host: witness-only a, b, c on the host (A/B runs) */
+  sp_cuda_timings last;
+  /* pinned staging pool */
+  uint64_t pinned_budget; /* resolved at first bind; 0 = off */
+  uint64_t pinned_bytes;  /* held (or being allocated) by the pool */
+  stage_buf stage[SP_MAX_WORKERS];
+  /* execute-only state (device lock held) */
+  sp_gpu_event *ev[EV_COUNT];
+  void *bounce;           /* pinned, 2 chunks, for unregistered parameter vectors */
+  size_t bounce_cap;
+  uint64_t registered_bytes;
+  /* knobs (sp_engine_cuda_set_streaming) */
+  bool force_stream;
+  size_t stream_chunk;
+  /* Early upload of a (under mu). A partition staged while another executes here asks
+   * for it (early_want); the executing one hands over a vector buffer it is done with
+   * and sends the waiting partition's a into it on the copy stream, where it travels
+   * during the rest of its work (early_buf, for early_owner). The next execute of
+   * early_owner starts with a on the device instead of waiting ~80 ms for it at 2^27.
+   * early_owner NULL with early_buf set: orphaned (its partition was released without
+   * executing); the next execute frees it. */
+  int early_mode;                /* SP_EARLY_* (sp_engine_cuda_set_early; SP_GPU_EARLY_UPLOAD) */
+  bool no_check_buffer;          /* tests: the a*b = c pre-check without its product buffer */
+  /* A prepare that finds the device idle (no execute between the two flags below)
+   * allocates a's buffer and queues its copy itself, while it stages the rest: the
+   * copy then overlaps the host's staging. `executing` and `uploading` exclude each
+   * other (cv), so the context is used by one thread at a time. */
+  bool executing, uploading;
+  pthread_cond_t cv;
+  struct cuda_prep *early_want;
+  void *early_buf;
+  size_t early_bytes;
+  struct cuda_prep *early_owner;
+} cuda_dev;
+
+/* Where execute reads the assignment from: the staging buffer or the host's memory. */
+typedef struct cuda_prep {
+  stage_buf *buf; /* NULL: pageable (the host's own arrays) */
+  stage_buf *land; /* chunked staging: the sources are this device buffer */
+  uint64_t cs_bytes; /* host bytes of cs_eval's a, b, c (counted in hostmem) */
+  const void *abc[3], *inp, *aux;
+  const uint64_t *bm[3]; /* a_aux, b_inp, b_aux */
+  double prepare_ms;
+  size_t vbytes, a_bytes; /* device size of a (2^log_domain elements), bytes of a staged */
+  sp_cs_eval *cs_eval;    /* witness-only partition: a, b, c computed on the host (cs.h) */
+  /* Witness-only partition whose a, b, c execute computes on the device (spmv.cu):
+   * wasg is the task's assignment with a, b, c NULL and the system's densities. */
+  bool gpu_cs;
+  sealprov_assignment wasg;
+} cuda_prep;
+
+static inline size_t align_up(size_t x, size_t a) { return (x + a - 1) / a * a; }
+
+static inline size_t bitmap_bytes(uint64_t bits) { return (size_t)((bits + 63) / 64) * 8; }
+
+/* One execute's state (engine_cuda.c sets it up, pipeline.c runs the partition). */
+typedef struct xctx {
+  cuda_dev *d;
+  sp_gpu *g;
+  unsigned cpu_threads;
+  bool allow_resident;
+  size_t chunk;          /* points per chunk when streaming (multiple of 64) */
+  cuda_resident *res;    /* NULL: stream */
+  cuda_hostreg *reg;     /* when streaming */
+  sp_cuda_timings *tm;
+  void *early_a;         /* a, already on the device (early upload), or NULL */
+  const sp_cs *cs;       /* witness-only partition: a, b, c made here from the witness */
+} xctx;
+
+/* ---- engine_cuda.c ---- */
+/* A size from the environment (benchmarks), dflt when unset or outside lo..hi. */
+size_t cuda_env_size(const char *name, size_t dflt, size_t lo, size_t hi);
+/* Host memory the device holds page-locked, and the module's counters for it. */
+void cuda_host_memory(void *dev, sp_cuda_host_memory *out);
+
+/* ---- staging.c ---- */
+void cuda_chunk_pool_hold(cuda_dev *d);
+void cuda_chunk_pool_drop(cuda_dev *d);
+void cuda_prep_sources_pageable(cuda_prep *p, const sealprov_assignment *asg);
+int cuda_prepare(void *dev, const sp_task *t, void **prep, char *err, size_t errlen);
+void cuda_release(void *dev, void *prep);
+bool cuda_early_room(cuda_dev *d, size_t vbytes);
+bool cuda_check_room(cuda_dev *d, size_t vbytes);
+typedef struct copy_seg {
+  void *dst;
+  const void *src;
+  size_t n;
+} copy_seg;
+void cuda_parallel_copy(const copy_seg *seg, int nseg, unsigned nthreads);
+
+/* ---- residency.c ---- */
+void cuda_drop_all(cuda_dev *d);
+size_t cuda_srs_bytes(const sp_srs *s);
+void cuda_srs_vectors(const sp_srs *s, const void *p[V_COUNT], size_t bytes[V_COUNT]);
+cuda_resident *cuda_find_resident(const cuda_dev *d, const sp_srs *srs);
+uint64_t cuda_resident_bytes(const cuda_dev *d);
+bool cuda_room_for_copy(cuda_dev *d, uint64_t in_use, uint64_t need, uint64_t work);
+int cuda_get_resident(cuda_dev *d, const sp_srs *srs, cuda_resident **out, double *ms, char *err,
+                      size_t errlen);
+void cuda_drop_resident(cuda_dev *d, const sp_srs *srs);
+int cuda_get_hostreg(cuda_dev *d, const sp_srs *srs, cuda_hostreg **out, double *ms, char *err,
+                     size_t errlen);
+void cuda_drop_hostreg(cuda_dev *d, const sp_srs *srs);
+
+/* ---- pipeline.c ---- */
+void cuda_early_drop(cuda_dev *d);
+void *cuda_early_take(cuda_dev *d, const cuda_prep *prep);
+int cuda_prove_partition(xctx *x, const sp_task *t, const cuda_prep *src, uint8_t proof[192],
+                         char *err, size_t errlen);
+
+#endif

@@ -1,0 +1,383 @@
+/* residency.c -- parameter sets on a CUDA device (engine_internal.h): resident copies
+ * kept while the memory budget allows, page-locked registration of the host vectors a
+ * streamed set is read from (one process-wide registry: a registration serves every
+ * device), and the device copies a direct load left (adopted, not copied). */
+#include <config.h>
+
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "backend/engine_internal.h" /* first: sp_gpu.h before <math.h> */
+#include "base/util.h"               /* SP_TRY_GOTO */
+#include "util/cuda_api.h" /* the direct load */
+
+static void free_resident(cuda_dev *d, cuda_resident *r) {
+  void *p[5] = {r->h, r->l, r->a, r->b1, r->b2};
+  for (int i = 0; i < 5 && !r->borrowed; i++)
+    if (p[i]) sp_gpu_free_persistent(d->ordinal, p[i]);
+  free(r);
+}
+
+/* Process-wide registry of the parameter vectors we page-locked. A portable
+ * registration serves every device, so one device must not unregister a vector that
+ * another device still streams from (at provider close, one device's last worker can
+ * unbind while another device finishes its last task): each device holds a
+ * reference, and the last one unregisters. */
+typedef struct reg_entry {
+  void *ptr;
+  size_t bytes;
+  unsigned refs;
+  struct reg_entry *next;
+} reg_entry;
+static pthread_mutex_t reg_mu = PTHREAD_MUTEX_INITIALIZER;
+static reg_entry *reg_list;
+
+/* Page-locks [p, p + bytes) for streaming, or takes a reference on our earlier
+ * registration of it. *ref: a reference was taken (release it with reg_release).
+ * Returns true if the range is usable for async copies. */
+static bool reg_acquire(int ordinal, void *p, size_t bytes, bool *ref) {
+  *ref = false;
+  pthread_mutex_lock(&reg_mu);
+  for (reg_entry *e = reg_list; e; e = e->next)
+    if (e->ptr == p && e->bytes == bytes) {
+      e->refs++;
+      *ref = true;
+      pthread_mutex_unlock(&reg_mu);
+      return true;
+    }
+  bool owned = false;
+  char err[256];
+  bool ok = sp_gpu_host_register(ordinal, p, bytes, &owned, err, sizeof err) == SEALPROV_OK;
+  if (ok && owned) {
+    reg_entry *e = calloc(1, sizeof *e);
+    if (e) {
+      e->ptr = p;
+      e->bytes = bytes;
+      e->refs = 1;
+      e->next = reg_list;
+      reg_list = e;
+      *ref = true;
+    } else {
+      sp_gpu_host_unregister(ordinal, p); /* cannot track it: do not keep it */
+      ok = false;
+    }
+  }
+  pthread_mutex_unlock(&reg_mu);
+  return ok;
+}
+
+static void reg_release(int ordinal, void *p) {
+  pthread_mutex_lock(&reg_mu);
+  for (reg_entry **pp = &reg_list; *pp; pp = &(*pp)->next)
+    if ((*pp)->ptr == p) {
+      reg_entry *e = *pp;
+      if (--e->refs == 0) {
+        *pp = e->next;
+        sp_gpu_host_unregister(ordinal, p);
+        free(e);
+      }
+      break;
+    }
+  pthread_mutex_unlock(&reg_mu);
+}
+
+/* Drops this device's references. Called with no transfer of this device in flight
+ * (srs_evict: the set has no users; teardown: no task of this device runs). */
+static void free_hostreg(cuda_dev *d, cuda_hostreg *r) {
+  for (int v = 0; v < V_COUNT; v++)
+    if (r->owned[v]) reg_release(d->ordinal, r->ptr[v]);
+  free(r);
+}
+
+/* Frees every resident set, registration, staging and bounce buffer and the events;
+ * the calling thread must be bound to d's device, and no task may be running. */
+void cuda_drop_all(cuda_dev *d) {
+  if (d->early_buf) sp_gpu_free(d->gpu, d->early_buf, d->early_bytes);
+  d->early_buf = NULL;
+  d->early_owner = d->early_want = NULL;
+  while (d->res) {
+    cuda_resident *r = d->res;
+    d->res = r->next;
+    free_resident(d, r);
+  }
+  while (d->reg) {
+    cuda_hostreg *r = d->reg;
+    d->reg = r->next;
+    free_hostreg(d, r);
+  }
+  while (d->cs_res) {
+    cuda_cs_res *c = d->cs_res;
+    d->cs_res = c->next;
+    sp_gpu_cs_free(c->g);
+    free(c);
+  }
+  d->registered_bytes = 0;
+  for (unsigned i = 0; i < SP_MAX_WORKERS; i++) {
+    if (d->stage[i].p) {
+      sp_gpu_host_free(d->ordinal, d->stage[i].p);
+      sp_hostmem_release(d->hm, d->index, d->stage[i].cap);
+    }
+    memset(&d->stage[i], 0, sizeof d->stage[i]);
+    if (d->land[i].p) sp_gpu_free_persistent(d->ordinal, d->land[i].p);
+    sp_gpu_xfer_destroy(d->land[i].x);
+    memset(&d->land[i], 0, sizeof d->land[i]);
+  }
+  d->pinned_bytes = 0;
+  d->land_bytes = 0;
+  if (d->bounce) {
+    sp_gpu_host_free(d->ordinal, d->bounce);
+    sp_hostmem_release(d->hm, d->index, d->bounce_cap);
+  }
+  d->bounce = NULL;
+  d->bounce_cap = 0;
+  for (int i = 0; i < EV_COUNT; i++) {
+    sp_gpu_event_destroy(d->gpu, d->ev[i]);
+    d->ev[i] = NULL;
+  }
+}
+
+/* The resident copy of srs on d, or NULL; bytes of every resident set (under d->mu). */
+cuda_resident *cuda_find_resident(const cuda_dev *d, const sp_srs *srs) {
+  cuda_resident *r = d->res;
+  while (r && r->srs != srs) r = r->next;
+  return r;
+}
+uint64_t cuda_resident_bytes(const cuda_dev *d) {
+  uint64_t n = 0;
+  for (const cuda_resident *r = d->res; r; r = r->next) n += r->bytes;
+  for (const cuda_cs_res *c = d->cs_res; c; c = c->next) n += c->bytes;
+  return n;
+}
+/* ---- the direct load's sink and adoption (cuda_api.h) ------------------------------ */
+
+void sp_cuda_dload_sink(sp_cuda_dload *l, sp_srs_sink *out) {
+  *out = (sp_srs_sink){.user = l,
+                       .chunk_bytes = sp_cuda_dload_chunk_bytes(l),
+                       .begin = sp_cuda_dload_begin,
+                       .vector = sp_cuda_dload_vector,
+                       .buffer = sp_cuda_dload_buffer,
+                       .submit = sp_cuda_dload_submit,
+                       .finish = sp_cuda_dload_finish};
+}
+
+bool sp_cuda_dload_adopt(sp_cuda_dload *l, sp_srs *srs) {
+  srs->devcopy = sp_cuda_dload_take(l);
+  srs->devcopy_free = sp_cuda_devcopy_free;
+  return srs->devcopy != NULL;
+}
+
+/* ---- parameter residency and registration ------------------------------------------ */
+
+size_t cuda_srs_bytes(const sp_srs *s) {
+  return (s->h_len + s->l_len + s->a_len + s->b_g1_len) * sizeof(g1_affine_t) +
+         s->b_g2_len * sizeof(g2_affine_t);
+}
+
+void cuda_srs_vectors(const sp_srs *s, const void *p[V_COUNT], size_t bytes[V_COUNT]) {
+  p[V_H] = s->h;
+  p[V_L] = s->l;
+  p[V_A] = s->a;
+  p[V_B1] = s->b_g1;
+  p[V_B2] = s->b_g2;
+  bytes[V_H] = s->h_len * sizeof(g1_affine_t);
+  bytes[V_L] = s->l_len * sizeof(g1_affine_t);
+  bytes[V_A] = s->a_len * sizeof(g1_affine_t);
+  bytes[V_B1] = s->b_g1_len * sizeof(g1_affine_t);
+  bytes[V_B2] = s->b_g2_len * sizeof(g2_affine_t);
+}
+
+static int upload_vec(sp_gpu *g, void **d, const void *h, size_t bytes, char *err, size_t errlen) {
+  *d = NULL;
+  if (bytes == 0) return SEALPROV_OK;
+  return sp_gpu_alloc_upload_persistent(g, d, h, bytes, err, errlen);
+}
+
+/* A set loaded straight onto the devices (srs->device_only): its copy on this device,
+ * adopted as the resident copy (borrowed: the srs owns the memory). There is no host
+ * copy to upload or stream from, so a device without one cannot prove with the set:
+ * DEVICE_MEMORY (the scheduler may requeue the partition on a device that has one). */
+static int adopt_devcopy(cuda_dev *d, const sp_srs *srs, cuda_resident **out, char *err,
+                         size_t errlen) {
+  pthread_mutex_lock(&d->mu);
+  cuda_resident *found = cuda_find_resident(d, srs);
+  pthread_mutex_unlock(&d->mu);
+  if (found) {
+    *out = found;
+    return SEALPROV_OK;
+  }
+  const sp_srs_devcopy *c = srs->devcopy;
+  unsigned k = 0;
+  while (c && k < c->ndev && c->ordinal[k] != d->ordinal) k++;
+  if (!c || k == c->ndev) {
+    char list[128] = "";
+    for (unsigned i = 0; c && i < c->ndev; i++) {
+      size_t n = strlen(list);
+      snprintf(list + n, sizeof list - n, "%s%d", i ? ", " : "", c->ordinal[i]);
+    }
+    snprintf(err, errlen,
+             "parameter set %s was loaded straight onto CUDA device(s) %s with no host copy; this "
+             "device (ordinal %d) has no copy of it and none can be uploaded or streamed (load it "
+             "through a provider that includes this device, or with params_residency = host)",
+             srs->path, c && c->ndev ? list : "(none)", d->ordinal);
+    return SEALPROV_ERR_DEVICE_MEMORY;
+  }
+  cuda_resident *r = calloc(1, sizeof *r);
+  if (!r) {
+    snprintf(err, errlen, "out of host memory");
+    return SEALPROV_ERR_NO_MEMORY;
+  }
+  r->srs = srs;
+  r->bytes = c->total_bytes;
+  r->borrowed = true;
+  r->h = c->vec[k][V_H];
+  r->l = c->vec[k][V_L];
+  r->a = c->vec[k][V_A];
+  r->b1 = c->vec[k][V_B1];
+  r->b2 = c->vec[k][V_B2];
+  pthread_mutex_lock(&d->mu);
+  found = cuda_find_resident(d, srs); /* another worker of this device adopted it meanwhile */
+  if (found) {
+    free(r);
+    r = found;
+  } else {
+    r->next = d->res;
+    d->res = r;
+  }
+  pthread_mutex_unlock(&d->mu);
+  *out = r;
+  return SEALPROV_OK;
+}
+
+/* Room on d for a long-lived copy of `need` bytes (cudaMalloc, outside the pool) next
+ * to `in_use` and `work` bytes of working memory: within memory_limit, else the card's
+ * free memory. The pool keeps freed scratch cached (gpu.cu): that is handed back and
+ * looked at again before saying no. False also when the memory cannot be read (a real
+ * device fault shows up later). */
+bool cuda_room_for_copy(cuda_dev *d, uint64_t in_use, uint64_t need, uint64_t work) {
+  if (d->memory_limit && in_use + need + work > d->memory_limit) return false;
+  uint64_t free_b = 0, total_b = 0;
+  if (sp_gpu_mem_info(d->gpu, &free_b, &total_b) != SEALPROV_OK) return false;
+  if (need + work <= free_b) return true;
+  sp_gpu_trim(d->gpu);
+  return sp_gpu_mem_info(d->gpu, &free_b, &total_b) == SEALPROV_OK && need + work <= free_b;
+}
+
+/* The resident copy of srs, made now if the budget allows; NULL (and OK) when the set
+ * is to be streamed instead. Called with the device lock held. */
+int cuda_get_resident(cuda_dev *d, const sp_srs *srs, cuda_resident **out, double *ms, char *err,
+                        size_t errlen) {
+  *out = NULL;
+  if (srs->device_only) return adopt_devcopy(d, srs, out, err, errlen);
+  pthread_mutex_lock(&d->mu);
+  /* forced streaming (tests, benchmarks) also bypasses a copy made earlier */
+  bool force = d->force_stream;
+  cuda_resident *found = force ? NULL : cuda_find_resident(d, srs);
+  uint64_t in_use = sp_gpu_memory_in_use(d->gpu) + cuda_resident_bytes(d);
+  pthread_mutex_unlock(&d->mu);
+  if (found || force) {
+    *out = found;
+    return SEALPROV_OK;
+  }
+  size_t need = cuda_srs_bytes(srs);
+  uint64_t work = work_bytes(((size_t)1 << srs->log_domain) * sizeof(fr_t), 3);
+  if (!cuda_room_for_copy(d, in_use, need, work)) return SEALPROV_OK; /* stream instead */
+  double t0 = sp_now_ms();
+  cuda_resident *r = calloc(1, sizeof *r);
+  if (!r) {
+    snprintf(err, errlen, "out of host memory");
+    return SEALPROV_ERR_NO_MEMORY;
+  }
+  r->srs = srs;
+  r->bytes = need;
+  int st = upload_vec(d->gpu, &r->h, srs->h, srs->h_len * sizeof(g1_affine_t), err, errlen);
+  if (!st) st = upload_vec(d->gpu, &r->l, srs->l, srs->l_len * sizeof(g1_affine_t), err, errlen);
+  if (!st) st = upload_vec(d->gpu, &r->a, srs->a, srs->a_len * sizeof(g1_affine_t), err, errlen);
+  if (!st) st = upload_vec(d->gpu, &r->b1, srs->b_g1, srs->b_g1_len * sizeof(g1_affine_t), err, errlen);
+  if (!st) st = upload_vec(d->gpu, &r->b2, srs->b_g2, srs->b_g2_len * sizeof(g2_affine_t), err, errlen);
+  if (st) {
+    free_resident(d, r);
+    /* Not enough memory after all: stream. Other errors are device failures. */
+    return st == SEALPROV_ERR_DEVICE_MEMORY ? SEALPROV_OK : st;
+  }
+  pthread_mutex_lock(&d->mu);
+  r->next = d->res;
+  d->res = r;
+  pthread_mutex_unlock(&d->mu);
+  *ms = sp_now_ms() - t0;
+  *out = r;
+  return SEALPROV_OK;
+}
+
+/* Drops this device's resident copy of srs (out-of-memory retry: the points go, the
+ * retry streams them; srs_evict). Any thread: the free switches devices and back. */
+void cuda_drop_resident(cuda_dev *d, const sp_srs *srs) {
+  pthread_mutex_lock(&d->mu);
+  cuda_resident **pp = &d->res;
+  while (*pp && (*pp)->srs != srs) pp = &(*pp)->next;
+  cuda_resident *r = *pp;
+  if (r) *pp = r->next;
+  pthread_mutex_unlock(&d->mu);
+  if (r) free_resident(d, r);
+}
+
+/* The page-locked vectors of srs for streaming, registered on first use. A vector that
+ * cannot be registered is streamed through the bounce buffer. Device lock held. */
+int cuda_get_hostreg(cuda_dev *d, const sp_srs *srs, cuda_hostreg **out, double *ms, char *err,
+                       size_t errlen) {
+  *out = NULL;
+  pthread_mutex_lock(&d->mu);
+  for (cuda_hostreg *r = d->reg; r; r = r->next)
+    if (r->srs == srs) {
+      *out = r;
+      pthread_mutex_unlock(&d->mu);
+      return SEALPROV_OK;
+    }
+  pthread_mutex_unlock(&d->mu);
+  double t0 = sp_now_ms();
+  cuda_hostreg *r = calloc(1, sizeof *r);
+  if (!r) {
+    snprintf(err, errlen, "out of host memory");
+    return SEALPROV_ERR_NO_MEMORY;
+  }
+  r->srs = srs;
+  const void *p[V_COUNT];
+  cuda_srs_vectors(srs, p, r->bytes);
+  uint64_t owned_bytes = 0;
+  for (int v = 0; v < V_COUNT; v++) {
+    r->ptr[v] = (void *)p[v]; /* registered read-only where supported; never written */
+    if (!p[v] || !r->bytes[v]) continue;
+    bool ref = false;
+    if (reg_acquire(d->ordinal, r->ptr[v], r->bytes[v], &ref)) {
+      r->usable[v] = true;
+      r->owned[v] = ref;
+      if (ref) owned_bytes += r->bytes[v];
+    }
+  }
+  pthread_mutex_lock(&d->mu);
+  r->next = d->reg;
+  d->reg = r;
+  d->registered_bytes += owned_bytes;
+  pthread_mutex_unlock(&d->mu);
+  *ms += sp_now_ms() - t0;
+  *out = r;
+  return SEALPROV_OK;
+}
+
+/* Drops this device's registration references for srs. */
+void cuda_drop_hostreg(cuda_dev *d, const sp_srs *srs) {
+  pthread_mutex_lock(&d->mu);
+  cuda_hostreg **qq = &d->reg;
+  while (*qq && (*qq)->srs != srs) qq = &(*qq)->next;
+  cuda_hostreg *h = *qq;
+  if (h) {
+    *qq = h->next;
+    for (int v = 0; v < V_COUNT; v++)
+      if (h->owned[v]) d->registered_bytes -= h->bytes[v];
+  }
+  pthread_mutex_unlock(&d->mu);
+  if (h) free_hostreg(d, h);
+}
