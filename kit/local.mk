@@ -2,8 +2,8 @@
 # checks it), linked by tools/ and tests/ only, first in SP_KIT_LIBS (Makefile.am). The
 # synthetic circuits and their INSECURE setup (CPU, and GPU in a CUDA build), the .spa
 # assignment files, .wtns witness files, snarkjs .zkey proving; in a CUDA build also the
-# conveniences on host arrays, the self-test kernels and the benchmark data of the GPU
-# tests and `sealprov bench gpu`.
+# conveniences on host arrays, the self-test kernels, the benchmark data and the CUDA
+# engine's probes and knobs of the GPU tests and `sealprov bench gpu`.
 noinst_LTLIBRARIES += kit/libsealprov_kit.la
 kit_libsealprov_kit_la_CPPFLAGS = $(AM_CPPFLAGS) $(CUDA_CFLAGS)
 kit_libsealprov_kit_la_SOURCES = \
@@ -22,5 +22,7 @@ kit_libsealprov_kit_la_SOURCES += \
   kit/gpu/setup.cu \
   kit/gpu/gpu_kit.h \
   kit/gpu/gpu_host.c \
-  kit/gpu/selftest.cu
+  kit/gpu/selftest.cu \
+  kit/gpu/engine_probe.h \
+  kit/gpu/engine_probe.c
 endif

@@ -233,6 +233,31 @@ static void cuda_cs_evict(void *dev, const struct sp_cs *cs) {
   free(c);
 }
 
+void cuda_host_memory(void *dev, sp_cuda_host_memory *out) {
+  cuda_dev *d = dev;
+  memset(out, 0, sizeof *out);
+  pthread_mutex_lock(&d->mu);
+  for (unsigned i = 0; i < SP_MAX_WORKERS; i++)
+    if (d->stage[i].p) {
+      out->staging_bytes += d->stage[i].cap;
+      out->staging_buffers++;
+    }
+  out->staging_budget = d->pinned_budget;
+  out->registered_bytes = d->registered_bytes;
+  out->bounce_bytes = d->bounce_cap;
+  out->stage_mode = d->stage_mode;
+  for (unsigned i = 0; i < SP_MAX_WORKERS; i++)
+    if (d->land[i].p) out->landing_buffers++;
+  out->landing_bytes = d->land_bytes;
+  pthread_mutex_unlock(&d->mu);
+  sp_hostmem_stats hs;
+  sp_hostmem_get(d->hm, &hs);
+  if (d->index < SP_HOSTMEM_DEVICES) {
+    out->module_bytes = hs.dev[d->index];
+    out->module_peak_bytes = hs.dev_peak[d->index];
+  }
+}
+
 static uint64_t cuda_host_memory_in_use(void *dev) {
   sp_cuda_host_memory h;
   cuda_host_memory(dev, &h);
@@ -380,81 +405,6 @@ static int cuda_execute(void *dev, const sp_task *t, void *prep, uint8_t proof[1
   d->last = tm;
   pthread_mutex_unlock(&d->mu);
   return SEALPROV_OK;
-}
-
-void sp_engine_cuda_last_timings(void *dev, sp_cuda_timings *out) {
-  cuda_dev *d = dev;
-  pthread_mutex_lock(&d->mu);
-  *out = d->last;
-  pthread_mutex_unlock(&d->mu);
-}
-
-void cuda_host_memory(void *dev, sp_cuda_host_memory *out) {
-  cuda_dev *d = dev;
-  memset(out, 0, sizeof *out);
-  pthread_mutex_lock(&d->mu);
-  for (unsigned i = 0; i < SP_MAX_WORKERS; i++)
-    if (d->stage[i].p) {
-      out->staging_bytes += d->stage[i].cap;
-      out->staging_buffers++;
-    }
-  out->staging_budget = d->pinned_budget;
-  out->registered_bytes = d->registered_bytes;
-  out->bounce_bytes = d->bounce_cap;
-  out->stage_mode = d->stage_mode;
-  for (unsigned i = 0; i < SP_MAX_WORKERS; i++)
-    if (d->land[i].p) out->landing_buffers++;
-  out->landing_bytes = d->land_bytes;
-  pthread_mutex_unlock(&d->mu);
-  sp_hostmem_stats hs;
-  sp_hostmem_get(d->hm, &hs);
-  if (d->index < SP_HOSTMEM_DEVICES) {
-    out->module_bytes = hs.dev[d->index];
-    out->module_peak_bytes = hs.dev_peak[d->index];
-  }
-}
-
-void sp_engine_cuda_host_memory(void *dev, sp_cuda_host_memory *out) { cuda_host_memory(dev, out); }
-
-sp_hostmem *sp_engine_cuda_hostmem(void *dev) { return ((cuda_dev *)dev)->hm; }
-
-uint64_t sp_engine_cuda_trim_chunks(void *dev) {
-  cuda_dev *d = dev;
-  int ordinal = d->ordinal;
-  sp_chunk_pool *pool = sp_hostmem_pool(d->hm);
-  return pool ? sp_chunk_pool_trim(pool, &ordinal) : 0;
-}
-
-void sp_engine_cuda_set_staging(void *dev, int mode) {
-  cuda_dev *d = dev;
-  pthread_mutex_lock(&d->mu);
-  if (mode >= SP_STAGING_OFF && mode <= SP_STAGING_CHUNKED) d->stage_mode = mode;
-  pthread_mutex_unlock(&d->mu);
-}
-
-void sp_engine_cuda_set_early(void *dev, int mode) {
-  cuda_dev *d = dev;
-  pthread_mutex_lock(&d->mu);
-  d->early_mode = mode >= SP_EARLY_OFF && mode <= SP_EARLY_ALL ? mode : SP_EARLY_ALL;
-  pthread_mutex_unlock(&d->mu);
-}
-
-void sp_engine_cuda_set_check_buffer(void *dev, bool allow) {
-  cuda_dev *d = dev;
-  pthread_mutex_lock(&d->mu);
-  d->no_check_buffer = !allow;
-  pthread_mutex_unlock(&d->mu);
-}
-
-void sp_engine_cuda_set_streaming(void *dev, bool force_stream, size_t chunk_points) {
-  cuda_dev *d = dev;
-  /* chunks are whole bitmap words: batch additions index the ones bitmap from p0 / 64 */
-  if (chunk_points && chunk_points < 64) chunk_points = 64;
-  chunk_points -= chunk_points % 64;
-  pthread_mutex_lock(&d->mu);
-  d->force_stream = force_stream;
-  d->stream_chunk = chunk_points; /* 0: SP_STREAM_CHUNK_DEFAULT */
-  pthread_mutex_unlock(&d->mu);
 }
 
 const sp_engine_ops sp_engine_cuda = {

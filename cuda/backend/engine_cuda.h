@@ -1,7 +1,8 @@
 /* engine_cuda.h -- the CUDA backend (engine.h: sp_backend_cuda, its engine
- * sp_engine_cuda) and what it offers beyond engine.h: per-stage timings of the last
- * partition a device proved (for `sealprov bench gpu`; never asserted on in tests), its
- * host-memory footprint, and knobs for tests and benchmarks. */
+ * sp_engine_cuda), and the types of what the developer kit's probes read of it
+ * (kit/gpu/engine_probe.h): per-stage timings of the last partition a device proved
+ * (for `sealprov bench gpu`; never asserted on in tests), its host-memory footprint,
+ * and the staging and early-upload modes the knobs switch between. */
 #ifndef SEALPROV_CUDA_ENGINE_CUDA_H
 #define SEALPROV_CUDA_ENGINE_CUDA_H
 
@@ -52,9 +53,6 @@ typedef struct sp_cuda_timings {
   bool spmv_on_gpu;      /* they ran on the device (cuda/spmv/spmv.cu) */
 } sp_cuda_timings;
 
-/* Timings of the last execute() on this engine device handle (dev of engine.h). */
-void sp_engine_cuda_last_timings(void *dev, sp_cuda_timings *out);
-
 /* Host memory the device holds page-locked: staging buffers (pinned_staging budget),
  * parameter vectors registered for streaming, and the bounce buffer used when
  * registration failed. */
@@ -74,38 +72,17 @@ typedef struct sp_cuda_host_memory {
                                 a, b, c) */
   uint64_t module_peak_bytes; /* the highest since sp_hostmem_reset_peak */
 } sp_cuda_host_memory;
-void sp_engine_cuda_host_memory(void *dev, sp_cuda_host_memory *out);
 
 /* Staging of partitions (sp_device_cfg.pinned_staging): none (the host's memory), a
  * whole-partition pinned buffer per worker (`whole`, the earlier default), or chunked
  * (the default: a few pinned chunks of a shared pool carry the partition into a device
  * buffer of its own). Tests and benchmarks switch it between tasks. */
 enum { SP_STAGING_OFF = 0, SP_STAGING_WHOLE = 1, SP_STAGING_CHUNKED = 2 };
-void sp_engine_cuda_set_staging(void *dev, int mode);
-/* The host-memory accountant the device counts in (hostmem.h): the provider's, or the
- * device's own when it was opened without one (tests, benchmarks set caps and read
- * peaks through it). */
-struct sp_hostmem;
-struct sp_hostmem *sp_engine_cuda_hostmem(void *dev);
-/* Frees the idle chunks of the provider's staging pool (tests: a later prepare has
- * to allocate, or do without, its chunks); returns the bytes freed. */
-uint64_t sp_engine_cuda_trim_chunks(void *dev);
-
-/* Tests and benchmarks: force_stream streams the parameter points even when the set
- * would fit on the device; chunk_points sets the points per chunk (rounded down to a
- * multiple of 64, at least 64; 0 = the default 2^24). Call between tasks. */
-void sp_engine_cuda_set_streaming(void *dev, bool force_stream, size_t chunk_points);
 
 /* Early upload of a (engine_cuda.c): off; only a running execute sends the next
  * partition's a (handoff); or also a prepare that finds the device idle (the default).
  * Tests and benchmarks (SP_GPU_EARLY_UPLOAD=0/1/2 sets it at device open). */
 enum { SP_EARLY_OFF = 0, SP_EARLY_HANDOFF = 1, SP_EARLY_ALL = 2 };
-void sp_engine_cuda_set_early(void *dev, int mode);
-
-/* The a*b = c pre-check of execute (engine_cuda.c, part_h) collects a*b in a buffer of
- * one more vector while a and b are transformed, when the device has room for it;
- * allow false makes it take the path without that buffer (tests). */
-void sp_engine_cuda_set_check_buffer(void *dev, bool allow);
 
 #ifdef __cplusplus
 }

@@ -48,7 +48,7 @@ for src in cuda/util/gpu.cu cuda/ntt/ntt.cu cuda/msm/msm.cu cuda/prep/prove.cu c
   objs="$objs $o"
 done
 for p in ${pids:-}; do wait "$p" || { echo "nvcc failed"; exit 1; }; done
-for f in plugin/bls12_381/*.c plugin/groth16/checks.c plugin/groth16/prove.c plugin/groth16/verify.c plugin/formats/srs.c plugin/formats/points.c plugin/formats/manifest.c kit/circuit.c kit/spa.c kit/gpu/gpu_host.c \
+for f in plugin/bls12_381/*.c plugin/groth16/checks.c plugin/groth16/prove.c plugin/groth16/verify.c plugin/formats/srs.c plugin/formats/points.c plugin/formats/manifest.c kit/circuit.c kit/spa.c kit/gpu/gpu_host.c kit/gpu/engine_probe.c \
          plugin/base/util.c plugin/base/log.c plugin/engine/hostmem.c plugin/runtime/sched.c plugin/runtime/queue.c plugin/runtime/jobs.c \
          plugin/runtime/reports.c plugin/runtime/pool.c \
          plugin/runtime/topo.c plugin/formats/blake2b.c plugin/formats/iden3.c plugin/formats/r1cs.c plugin/groth16/cs_eval.c plugin/base/thread.c \
@@ -62,7 +62,7 @@ for f in plugin/bls12_381/*.c plugin/groth16/checks.c plugin/groth16/prove.c plu
   fi
 done
 lib="$objs"
-for f in plugin/bls12_381/*.c plugin/groth16/checks.c plugin/groth16/prove.c plugin/groth16/verify.c plugin/formats/srs.c plugin/formats/points.c plugin/formats/manifest.c kit/circuit.c kit/spa.c kit/gpu/gpu_host.c \
+for f in plugin/bls12_381/*.c plugin/groth16/checks.c plugin/groth16/prove.c plugin/groth16/verify.c plugin/formats/srs.c plugin/formats/points.c plugin/formats/manifest.c kit/circuit.c kit/spa.c kit/gpu/gpu_host.c kit/gpu/engine_probe.c \
          plugin/base/util.c plugin/base/log.c plugin/base/thread.c plugin/engine/hostmem.c \
          cuda/backend/engine_cuda.c cuda/backend/staging.c cuda/backend/residency.c \
          cuda/backend/pipeline.c cuda/backend/load_service.c plugin/formats/blake2b.c plugin/formats/iden3.c plugin/formats/r1cs.c plugin/groth16/cs_eval.c; do

@@ -25,6 +25,7 @@
 #include "engine/device.h" /* sp_device_cfg */
 #include "engine/engine.h"
 #include "backend/engine_cuda.h"
+#include "gpu/engine_probe.h"
 #include "groth16/groth16.h"
 #include "formats/srs.h"
 #include "engine/hostmem.h"

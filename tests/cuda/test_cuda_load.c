@@ -28,6 +28,7 @@
 #include "util/cuda_api.h"
 #include "engine/engine.h"
 #include "backend/engine_cuda.h"
+#include "gpu/engine_probe.h"
 #include "groth16/groth16.h"
 #include "formats/srs.h"
 #include "base/util.h"

@@ -1,0 +1,61 @@
+/* engine_probe.c -- the developer kit's probes and knobs of the CUDA engine
+ * (engine_probe.h): per-stage timings, the host-memory footprint, and the switches the
+ * GPU tests and `sealprov bench gpu` turn between tasks. They read and set the engine's
+ * own device state (cuda/backend/engine_internal.h); none of them is in sealprov.so. */
+#include <config.h>
+
+#include <pthread.h>
+#include <string.h>
+
+#include "backend/engine_internal.h" /* first: sp_gpu.h before <math.h> */
+#include "gpu/engine_probe.h"
+
+void sp_engine_cuda_last_timings(void *dev, sp_cuda_timings *out) {
+  cuda_dev *d = dev;
+  pthread_mutex_lock(&d->mu);
+  *out = d->last;
+  pthread_mutex_unlock(&d->mu);
+}
+
+void sp_engine_cuda_host_memory(void *dev, sp_cuda_host_memory *out) { cuda_host_memory(dev, out); }
+
+sp_hostmem *sp_engine_cuda_hostmem(void *dev) { return ((cuda_dev *)dev)->hm; }
+
+uint64_t sp_engine_cuda_trim_chunks(void *dev) {
+  cuda_dev *d = dev;
+  int ordinal = d->ordinal;
+  sp_chunk_pool *pool = sp_hostmem_pool(d->hm);
+  return pool ? sp_chunk_pool_trim(pool, &ordinal) : 0;
+}
+
+void sp_engine_cuda_set_staging(void *dev, int mode) {
+  cuda_dev *d = dev;
+  pthread_mutex_lock(&d->mu);
+  if (mode >= SP_STAGING_OFF && mode <= SP_STAGING_CHUNKED) d->stage_mode = mode;
+  pthread_mutex_unlock(&d->mu);
+}
+
+void sp_engine_cuda_set_early(void *dev, int mode) {
+  cuda_dev *d = dev;
+  pthread_mutex_lock(&d->mu);
+  d->early_mode = mode >= SP_EARLY_OFF && mode <= SP_EARLY_ALL ? mode : SP_EARLY_ALL;
+  pthread_mutex_unlock(&d->mu);
+}
+
+void sp_engine_cuda_set_check_buffer(void *dev, bool allow) {
+  cuda_dev *d = dev;
+  pthread_mutex_lock(&d->mu);
+  d->no_check_buffer = !allow;
+  pthread_mutex_unlock(&d->mu);
+}
+
+void sp_engine_cuda_set_streaming(void *dev, bool force_stream, size_t chunk_points) {
+  cuda_dev *d = dev;
+  /* chunks are whole bitmap words: batch additions index the ones bitmap from p0 / 64 */
+  if (chunk_points && chunk_points < 64) chunk_points = 64;
+  chunk_points -= chunk_points % 64;
+  pthread_mutex_lock(&d->mu);
+  d->force_stream = force_stream;
+  d->stream_chunk = chunk_points; /* 0: SP_STREAM_CHUNK_DEFAULT */
+  pthread_mutex_unlock(&d->mu);
+}

@@ -1,0 +1,51 @@
+/* engine_probe.h -- the developer kit's probes and knobs of the CUDA engine
+ * (engine_probe.c), for the GPU tests and `sealprov bench gpu`; dev is an engine device
+ * handle of sp_engine_cuda (engine.h). Not in sealprov.so. */
+#ifndef SEALPROV_KIT_GPU_ENGINE_PROBE_H
+#define SEALPROV_KIT_GPU_ENGINE_PROBE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "backend/engine_cuda.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* Timings of the last execute() on this engine device handle (dev of engine.h). */
+void sp_engine_cuda_last_timings(void *dev, sp_cuda_timings *out);
+
+/* What the device holds page-locked now, and the module's host memory for it. */
+void sp_engine_cuda_host_memory(void *dev, sp_cuda_host_memory *out);
+
+/* The staging mode (SP_STAGING_*) of the next tasks. */
+void sp_engine_cuda_set_staging(void *dev, int mode);
+
+/* The host-memory accountant the device counts in (hostmem.h): the provider's, or the
+ * device's own when it was opened without one (tests, benchmarks set caps and read
+ * peaks through it). */
+struct sp_hostmem;
+struct sp_hostmem *sp_engine_cuda_hostmem(void *dev);
+/* Frees the idle chunks of the provider's staging pool (tests: a later prepare has
+ * to allocate, or do without, its chunks); returns the bytes freed. */
+uint64_t sp_engine_cuda_trim_chunks(void *dev);
+
+/* Tests and benchmarks: force_stream streams the parameter points even when the set
+ * would fit on the device; chunk_points sets the points per chunk (rounded down to a
+ * multiple of 64, at least 64; 0 = the default 2^24). Call between tasks. */
+void sp_engine_cuda_set_streaming(void *dev, bool force_stream, size_t chunk_points);
+
+/* The early-upload mode (SP_EARLY_*) of the next tasks. */
+void sp_engine_cuda_set_early(void *dev, int mode);
+
+/* The a*b = c pre-check of execute (pipeline.c, part_h) collects a*b in a buffer of
+ * one more vector while a and b are transformed, when the device has room for it;
+ * allow false makes it take the path without that buffer (tests). */
+void sp_engine_cuda_set_check_buffer(void *dev, bool allow);
+
+#ifdef __cplusplus
+}
+#endif
+#endif
