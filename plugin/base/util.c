@@ -181,3 +181,19 @@ void sp_file_close(sp_file *f)
     f->fd = -1;
   }
 }
+
+uint64_t sp_bitmap_popcount(const uint64_t *bitmap, uint64_t bit_len, bool *stray)
+{
+  uint64_t full = bit_len / 64, rem = bit_len % 64, n = 0;
+  for (uint64_t w = 0; w < full; w++)
+    n += (uint64_t)__builtin_popcountll(bitmap[w]);
+  bool bad = false;
+  if (rem) {
+    uint64_t mask = (UINT64_C(1) << rem) - 1;
+    n += (uint64_t)__builtin_popcountll(bitmap[full] & mask);
+    bad = (bitmap[full] & ~mask) != 0;
+  }
+  if (stray)
+    *stray = bad;
+  return n;
+}

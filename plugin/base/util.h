@@ -2,6 +2,7 @@
 #ifndef SEALPROV_UTIL_H
 #define SEALPROV_UTIL_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -62,6 +63,9 @@ int sp_file_check_unchanged(sp_file *f, char *err, size_t errlen);
 void sp_file_close(sp_file *f);
 /* Monotonic clock in milliseconds. */
 double sp_now_ms(void);
+/* Number of set bits among the first bit_len bits of bitmap; *stray gets whether any
+ * bit at or past bit_len is set in the last word. */
+uint64_t sp_bitmap_popcount(const uint64_t *bitmap, uint64_t bit_len, bool *stray);
 
 #ifdef __cplusplus
 }

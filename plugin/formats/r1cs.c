@@ -24,7 +24,6 @@
 #include <unistd.h>
 
 #include "formats/iden3.h"
-#include "groth16/groth16.h" /* sp_bitmap_popcount */
 #include "base/util.h"
 
 static uint32_t le32(const uint8_t *p)

@@ -98,9 +98,6 @@ int sp_groth16_verify_inputs(const sp_vk *vk, const fr_t *inputs_without_one, si
 /* Decodes one 32-byte scalar in the given encoding into Montgomery form. false if the
  * encoding is unknown or the value is not < r. */
 bool sp_scalar_decode(fr_t *out, const void *in32, uint32_t scalar_encoding);
-/* Number of set bits among the first bit_len bits of bitmap; *stray gets whether any
- * bit at or past bit_len is set in the last word. */
-uint64_t sp_bitmap_popcount(const uint64_t *bitmap, uint64_t bit_len, bool *stray);
 
 /* Per-stage timings of the last sp_groth16_prove on this thread, in milliseconds
  * (benchmarks read them; tests never assert on them). */

@@ -81,22 +81,6 @@ static bool scalar_is_one(const scalar_t *s)
   return s->l[0] == 1 && (s->l[1] | s->l[2] | s->l[3]) == 0;
 }
 
-uint64_t sp_bitmap_popcount(const uint64_t *bitmap, uint64_t bit_len, bool *stray)
-{
-  uint64_t full = bit_len / 64, rem = bit_len % 64, n = 0;
-  for (uint64_t w = 0; w < full; w++)
-    n += (uint64_t)__builtin_popcountll(bitmap[w]);
-  bool bad = false;
-  if (rem) {
-    uint64_t mask = (UINT64_C(1) << rem) - 1;
-    n += (uint64_t)__builtin_popcountll(bitmap[full] & mask);
-    bad = (bitmap[full] & ~mask) != 0;
-  }
-  if (stray)
-    *stray = bad;
-  return n;
-}
-
 static bool bit_is_set(const uint64_t *bitmap, uint64_t j)
 {
   return (bitmap[j / 64] >> (j % 64)) & 1u;
