@@ -73,6 +73,11 @@ EXTRA_tests_module_test_bad_inputs_DEPENDENCIES = plugin/sealprov.la tools/sealp
 endif
 EXTRA_DIST += docs/errors.md dev/soak.sh
 
+# The house (docs/design.md, "Layers"): no symbol of the developer kit in sealprov.so
+# (nm, every symbol), and no #include of a higher layer's header in plugin/, cuda/, kit/.
+TESTS += tests/module/kit_symbols.sh tests/module/layers.sh
+EXTRA_DIST += tests/module/kit_symbols.sh tests/module/layers.sh
+
 # Shell tests: exported symbols (nm -D), no environment writes in the module's
 # sources, the CLI, the ABI example of docs/abi.md run against the module, and
 # [testing] fault injection on CPU devices with real proofs.
