@@ -5,7 +5,8 @@
 # Builds the release tarball there (no libtool/libinih/check on that machine: see
 # dev/device-env.sh), runs the test suite (the GPU tests run for real), then a demo on
 # every GPU with the timeline and nvidia-smi utilisation, and the same demo with
-# fault injection on the last GPU. Logs go to $OUT.
+# fault injection on the last GPU (the build has --enable-fault-injection). Logs go to
+# $OUT.
 set -u
 mode=${1:-full}
 top=$(pwd)
@@ -16,7 +17,7 @@ ngpu=$(nvidia-smi -L | grep -c '^GPU')
 rm -rf /tmp/sp && mkdir -p /tmp/sp && tar xzf .dist/sealprov-*.tar.gz -C /tmp/sp
 cd /tmp/sp/sealprov-* || exit 1
 src=$(pwd)
-( ./configure --with-cuda --enable-werror && make -j"$(nproc)" ) > "$OUT/build.log" 2>&1 \
+( ./configure --with-cuda --enable-fault-injection --enable-werror && make -j"$(nproc)" ) > "$OUT/build.log" 2>&1 \
   || { tail -50 "$OUT/build.log"; exit 1; }
 echo "build ok"
 run_checks() {

@@ -83,7 +83,7 @@ if [ -n "${TARBALL:-}" ]; then
     say "build $TARBALL in $work"
     rm -rf "$work" && mkdir -p "$work" && tar xzf "$TARBALL" -C "$work" || exit 1
     src=$(ls -d "$work"/sealprov-* | head -1)
-    (cd "$src" && ./configure --with-cuda --enable-werror && make -j"$(nproc)") \
+    (cd "$src" && ./configure --with-cuda --enable-fault-injection --enable-werror && make -j"$(nproc)") \
       > "$out/build.log" 2>&1 || { tail -40 "$out/build.log"; echo "build failed"; exit 1; }
     say "built after $(( $(date +%s) - start )) s"
   fi
@@ -303,9 +303,12 @@ if has_step fault; then
     check fault 0 "skipped: one GPU (the fault would leave no healthy device)"
   elif [ "$(left)" -lt 40 ]; then
     check fault 1 "skipped: $(left) s left of TOTAL=$total"
+  elif ini "$out/fault.ini" "$ngpu" "" "[testing]" "inject_device = gpu$last" "inject = fail_kernel" &&
+       ! cli check-config -q "$out/fault.ini" > "$out/fault.cfg" 2>&1 &&
+       grep -q 'enable-fault-injection' "$out/fault.cfg"; then
+    check fault 0 "skipped: this build has no fault injection (configure --enable-fault-injection)"
   else
     say "demo on $ngpu GPU(s), fail_kernel on gpu$last"
-    ini "$out/fault.ini" "$ngpu" "" "[testing]" "inject_device = gpu$last" "inject = fail_kernel"
     run_rss $(( $(left) - 10 )) "$out/fault.json" "$out/fault.log" "$out/fault.rss" \
       env SEALPROV_TIMELINE="$out/fault.timeline" SEALPROV_STATS="$out/fault.stats" \
       "$build/tools/sealprov" --plugin "$plugin" demo -c "$out/fault.ini" \

@@ -13,7 +13,7 @@
 #                               plus one CPU device, with [testing] fault injection on
 #                               GPU 0 (corrupt_proof for its first 20 tasks, then it
 #                               behaves); only that GPU may be charged failures.
-#                               Build: _build-soak-gpu, --with-cuda (source
+#                               Build: _build-soak-gpu, --with-cuda --enable-fault-injection (source
 #                               dev/device-env.sh first on the lent machines)
 #   dev/soak.sh errors-doc      regenerates docs/errors.md from test_bad_inputs
 #   dev/soak.sh errors-check    fails if docs/errors.md is not what the cases say now
@@ -101,7 +101,7 @@ case $mode in
     command -v nvidia-smi >/dev/null || { echo "no nvidia-smi: not a GPU machine" >&2; exit 2; }
     ngpu=$(nvidia-smi -L | grep -c '^GPU')
     [ "$ngpu" -gt 0 ] || { echo "nvidia-smi lists no GPU" >&2; exit 2; }
-    build _build-soak-gpu --with-cuda --enable-werror
+    build _build-soak-gpu --with-cuda --enable-fault-injection --enable-werror
     ini="$top/_build-soak-gpu/soak-gpu.ini"
     printf '[provider]\nlog_level = warn\nquarantine_after = 30\nmax_attempts = 3\nmax_jobs = 1000\n\n' > "$ini"
     i=0

@@ -31,12 +31,17 @@ plugin_libsealprov_runtime_la_SOURCES = \
   plugin/runtime/load.h \
   plugin/runtime/load.c
 
-# engine/backends.c: which device kinds this build has (the one HAVE_CUDA); between
-# the runtime and the backends it names.
+# engine/backends.c: which device kinds this build has (the one HAVE_CUDA), and how the
+# runtime opens a device on its engine (wrapped in the fault engine when [testing] asks
+# for faults in a fault-injection build); between the runtime and the backends.
 noinst_LTLIBRARIES += plugin/libsealprov_backends.la
 plugin_libsealprov_backends_la_CPPFLAGS = $(SP_PLUGIN_CPPFLAGS)
 plugin_libsealprov_backends_la_CFLAGS = $(SP_PLUGIN_CFLAGS)
-plugin_libsealprov_backends_la_SOURCES = plugin/engine/backends.c
+plugin_libsealprov_backends_la_SOURCES = plugin/engine/backends.c plugin/engine/fault.h
+# configure --enable-fault-injection: the engine [testing] wraps around a device's own.
+if FAULT_INJECTION
+plugin_libsealprov_backends_la_SOURCES += plugin/engine/fault.c
+endif
 
 # engine/: the interface, the CPU engine, the host-memory accountant engines count in.
 noinst_LTLIBRARIES += plugin/libsealprov_engine.la

@@ -276,11 +276,6 @@ static uint64_t cuda_memory_in_use(void *dev) {
 static int cuda_execute(void *dev, const sp_task *t, void *prep, uint8_t proof[192], char *err,
                         size_t errlen) {
   cuda_dev *d = dev;
-  if (t->inject & SP_INJECT_FAIL_KERNEL) {
-    snprintf(err, errlen, "cuda device %u [%s]: injected kernel failure (job %llu partition %u)",
-             d->index, d->section, (unsigned long long)t->job_id, t->partition);
-    return SEALPROV_ERR_DEVICE;
-  }
   if (!d->gpu) {
     snprintf(err, errlen, "cuda device %u [%s]: execute on a device with no bound worker", d->index,
              d->section);
@@ -327,7 +322,12 @@ static int cuda_execute(void *dev, const sp_task *t, void *prep, uint8_t proof[1
   while (d->uploading) pthread_cond_wait(&d->cv, &d->mu);
   d->executing = true;
   pthread_mutex_unlock(&d->mu);
-  if (t->inject & SP_INJECT_OOM) sp_gpu_inject_oom(d->gpu, 1);
+#ifdef SP_FAULT_INJECTION
+  if (d->fault_oom) { /* the fault engine's (fault.h): this partition's first allocations */
+    sp_gpu_inject_oom(d->gpu, d->fault_oom);
+    d->fault_oom = 0;
+  }
+#endif
   /* Sent by the previous execute, or by this partition's prepare on an idle device. */
   void *early_a = cuda_early_take(d, prep);
   char msg[512] = "";
@@ -383,7 +383,9 @@ static int cuda_execute(void *dev, const sp_task *t, void *prep, uint8_t proof[1
     tm.staged = staged;
     tm.oom_retries = retries;
   }
+#ifdef SP_FAULT_INJECTION
   sp_gpu_inject_oom(d->gpu, 0);
+#endif
   tm.total_ms = sp_now_ms() - t0;
   pthread_mutex_lock(&d->mu);
   d->executing = false;
@@ -400,12 +402,15 @@ static int cuda_execute(void *dev, const sp_task *t, void *prep, uint8_t proof[1
                d->section, d->ordinal, (unsigned long long)t->job_id, t->partition, msg);
     return st;
   }
-  if (t->inject & SP_INJECT_CORRUPT_PROOF) proof[191] ^= 0x01; /* the self-check must catch it */
   pthread_mutex_lock(&d->mu);
   d->last = tm;
   pthread_mutex_unlock(&d->mu);
   return SEALPROV_OK;
 }
+
+#ifdef SP_FAULT_INJECTION
+static void cuda_fault_oom(void *dev, unsigned n) { ((cuda_dev *)dev)->fault_oom = n; }
+#endif
 
 const sp_engine_ops sp_engine_cuda = {
     .name = "cuda",
@@ -420,6 +425,9 @@ const sp_engine_ops sp_engine_cuda = {
     .memory_in_use = cuda_memory_in_use,
     .host_memory_in_use = cuda_host_memory_in_use,
     .cs_evict = cuda_cs_evict,
+#ifdef SP_FAULT_INJECTION
+    .fault_oom = cuda_fault_oom,
+#endif
 };
 
 const sp_backend sp_backend_cuda = {

@@ -175,6 +175,10 @@ typedef struct cuda_dev {
   void *early_buf;
   size_t early_bytes;
   struct cuda_prep *early_owner;
+#ifdef SP_FAULT_INJECTION
+  unsigned fault_oom;            /* sp_engine_ops.fault_oom: allocations the next execute
+                                    fails as out of memory (the device lock's holder) */
+#endif
 } cuda_dev;
 
 /* Where execute reads the assignment from: the staging buffer or the host's memory. */

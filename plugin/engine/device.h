@@ -57,7 +57,9 @@ typedef struct sp_device_cfg {
   char name[96];
   char uuid[48];             /* "GPU-...", "" for cpu */
   char pci_bus_id[24];       /* "0000:65:00.0", "" for cpu */
-  /* [testing] fault injection aimed at this device (0 = none), SP_INJECT_* bits. */
+  /* [testing] fault injection aimed at this device (0 = none), SP_INJECT_* bits of
+   * fault.h; only a build with --enable-fault-injection reads [testing] and honours
+   * them (sp_engine_open). */
   uint32_t inject;
   uint32_t inject_count;     /* inject on this many tasks, 0 = every task */
   /* Filled when the device's first worker starts (pool.c, topo.h: sp_topo_place), read

@@ -50,17 +50,11 @@ typedef struct sp_task {
   uint32_t scalar_encoding;        /* sealprov_scalar_encoding */
   fr_t r, s;                       /* blinding factors for this partition (Montgomery) */
   unsigned cpu_threads;            /* host threads the engine may use */
-  /* Fault injection for tests ([testing] in the INI); 0 = none. */
-  uint32_t inject;                 /* SP_INJECT_* */
   /* A witness-only partition (job->cs): asg carries only inputs and aux (checked
    * against cs at submit); the engine computes a, b, c from cs (groth16/cs_eval.h: sp_cs_evaluate)
    * and takes the densities from it. NULL: asg is a full assignment. */
   const struct sp_cs *cs;
 } sp_task;
-
-#define SP_INJECT_FAIL_KERNEL 0x1u   /* execute returns SEALPROV_ERR_DEVICE */
-#define SP_INJECT_CORRUPT_PROOF 0x2u /* execute flips a byte of the proof */
-#define SP_INJECT_OOM 0x4u           /* the task's first device allocation fails as out of memory */
 
 typedef struct sp_engine_ops {
   const char *name;   /* "cpu", "cuda", ... */
@@ -88,9 +82,21 @@ typedef struct sp_engine_ops {
   /* Drops any per-device copy of a constraint system (called before cs is freed; may
    * be NULL). */
   void (*cs_evict)(void *dev, const struct sp_cs *cs);
+  /* Fault-injection builds only (configure --enable-fault-injection; NULL otherwise):
+   * the next execute's first n device allocations fail as out of memory. Called by the
+   * fault engine (fault.h) with the device lock held, right before execute. */
+  void (*fault_oom)(void *dev, unsigned n);
 } sp_engine_ops;
 
 extern const sp_engine_ops sp_engine_cpu;
+
+/* Opens cfg's device for the runtime on its engine eng: eng->device_open; or, in a build
+ * with fault injection and a device whose configuration asks for faults ([testing] in
+ * the INI: cfg->inject), the fault engine wrapped around eng (fault.h). *ops gets the
+ * table to call for the device from then on (eng itself, or the wrapper's, which has
+ * eng's name and lives until its device_close). Statuses as device_open. */
+int sp_engine_open(const sp_engine_ops *eng, const sp_device_cfg *cfg, const sp_engine_ops **ops,
+                   void **dev, char *err, size_t errlen);
 
 /* ---- device kinds ------------------------------------------------------------------- */
 

@@ -93,16 +93,8 @@ static int cpu_execute(void *dev, const sp_task *t, void *prep, uint8_t proof[19
              (unsigned long long)t->job_id);
     return SEALPROV_ERR_INTERNAL;
   }
-  if (t->inject & SP_INJECT_FAIL_KERNEL) {
-    snprintf(err, errlen, "cpu device %u [%s]: injected kernel failure (job %llu partition %u)",
-             d->index, d->section, (unsigned long long)t->job_id, t->partition);
-    return SEALPROV_ERR_DEVICE;
-  }
-  int rc = sp_groth16_prove(t->srs, asg, t->scalar_encoding, &t->r, &t->s, t->cpu_threads,
-                            proof, err, errlen);
-  if (rc == SEALPROV_OK && (t->inject & SP_INJECT_CORRUPT_PROOF))
-    proof[191] ^= 0x01; /* C's last byte: the self-check must catch it */
-  return rc;
+  return sp_groth16_prove(t->srs, asg, t->scalar_encoding, &t->r, &t->s, t->cpu_threads, proof,
+                          err, errlen);
 }
 
 const sp_engine_ops sp_engine_cpu = {

@@ -36,7 +36,7 @@
 
 #include "runtime/config_internal.h"
 #include "base/util.h"
-#include "engine/engine.h" /* SP_INJECT_* */
+#include "engine/fault.h" /* SP_INJECT_* */
 #include "sealprov.h"
 
 /* ---- key tables ---------------------------------------------------------------- */
@@ -61,7 +61,9 @@ static const num_range provider_ranges[PK_COUNT_] = {
 };
 static const num_range workers_range = { 1, 64 };
 static const num_range threads_range = { 0, 1024 };
+#ifdef SP_FAULT_INJECTION
 static const num_range inject_count_range = { 0, 1000000000 };
+#endif
 static const num_range numa_node_range = { 0, 1023 }; /* the kernel's largest MAX_NUMNODES */
 
 static int key_index(const char *const *keys, int n, const char *name) {
@@ -133,7 +135,15 @@ static void enter_section(cfg_parse *p, const char *name, size_t n) {
   if (provider) {
     p->kind = SEC_PROVIDER;
   } else if (testing) {
+#ifdef SP_FAULT_INJECTION
     p->kind = SEC_TESTING;
+#else
+    /* kind stays SEC_NONE: its keys go nowhere, this (lower) line's error stands */
+    cfg_fail_at(p, SEALPROV_ERR_CONFIG, p->lineno,
+                "[%s]: fault injection is not built into this module (it is for tests: "
+                "configure sealprov with --enable-fault-injection to get [testing])",
+                p->section);
+#endif
   } else {
     p->kind = SEC_DEVICE;
     p->dev = p->cfg->ndevices++;
@@ -339,6 +349,8 @@ static void handle_device(cfg_parse *p, int k, const char *key, const char *valu
   }
 }
 
+#ifdef SP_FAULT_INJECTION
+/* [testing] (fault.h): which device section to fault, how, and on how many tasks. */
 static void handle_testing(cfg_parse *p, int k, const char *key, const char *value) {
   uint64_t v = 0;
   switch (k) {
@@ -384,6 +396,7 @@ static void handle_testing(cfg_parse *p, int k, const char *key, const char *val
   default: break;
   }
 }
+#endif
 
 static int cfg_handler(void *user, const char *section, const char *name, const char *value) {
   cfg_parse *p = user;
@@ -441,7 +454,9 @@ static int cfg_handler(void *user, const char *section, const char *name, const 
   lines[k] = p->lineno;
   switch (p->kind) {
   case SEC_PROVIDER: handle_provider(p, k, keys[k], value); break;
+#ifdef SP_FAULT_INJECTION
   case SEC_TESTING: handle_testing(p, k, keys[k], value); break;
+#endif
   default: handle_device(p, k, keys[k], value); break;
   }
   return 1;
@@ -477,6 +492,7 @@ static void check_devices(cfg_parse *p) {
   }
 }
 
+#ifdef SP_FAULT_INJECTION
 static void check_testing(cfg_parse *p) {
   sp_config *c = p->cfg;
   int dev_line = p->testing_line[TK_INJECT_DEVICE], inj_line = p->testing_line[TK_INJECT];
@@ -514,6 +530,7 @@ static void check_testing(cfg_parse *p) {
   cfg_fail_kv(p, dev_line, "testing", "inject_device", p->inject_device,
           "no such device section (devices: %s)", c->ndevices ? list : "none");
 }
+#endif
 
 static void set_defaults(sp_config *c) {
   c->log_level = SEALPROV_LOG_INFO;
@@ -668,7 +685,9 @@ int sp_config_load(const char *path, sp_config *out, char *err, size_t errlen) {
             "\"%s\": syntax error; expected [section], key = value or a comment", text);
   }
   if (p->status == SEALPROV_OK) check_devices(p);
+#ifdef SP_FAULT_INJECTION
   if (p->status == SEALPROV_OK) check_testing(p);
+#endif
   if (p->status == SEALPROV_OK && out->ndevices == 0)
     cfg_fail_at(p, SEALPROV_ERR_CONFIG, p->lineno > 0 ? p->lineno : 1,
             "end of file: no device section; add one, e.g. [cpu0] with type = cpu");

@@ -266,14 +266,6 @@ sp_task_rec *sp_sched_take(sp_sched *s, sp_worker *w, sp_task *out) {
   out->r = t->r;
   out->s = t->s;
   out->cpu_threads = d->cpu_threads;
-  if (d->cfg.inject != 0) {
-    if (d->cfg.inject_count == 0) {
-      out->inject = d->cfg.inject;
-    } else if (d->inject_left > 0) {
-      d->inject_left--;
-      out->inject = d->cfg.inject;
-    }
-  }
   double waited = t->t_start - j->t_submit;
   pthread_mutex_unlock(&s->mu);
   sp_sched_timeline_add(s, SP_TL_START, j->id, t->partition, (int)d->index, (int)w->index,

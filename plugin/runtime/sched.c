@@ -216,7 +216,6 @@ int sp_sched_create(const sp_config *cfg, const sp_engine_ops *const *engines,
     d->cfg.hostmem = s->hostmem;
     d->eng = engines[i];
     d->confirmed_ordinal = -1;
-    d->inject_left = d->cfg.inject_count;
     atomic_init(&d->executing, 0);
     /* Host threads per task: as configured, else an equal share of the machine so
      * that all workers preparing at once do not oversubscribe it. */
@@ -229,7 +228,9 @@ int sp_sched_create(const sp_config *cfg, const sp_engine_ops *const *engines,
   for (unsigned i = 0; i < s->ndev; i++) {
     sp_device_rt *d = &s->devs[i];
     char msg[256] = "";
-    int st = d->eng->device_open(&d->cfg, &d->handle, msg, sizeof msg);
+    /* eng -> the table to call from now on (the fault engine's, when [testing] faults
+     * this device in a fault-injection build; it has eng's name) */
+    int st = sp_engine_open(d->eng, &d->cfg, &d->eng, &d->handle, msg, sizeof msg);
     if (st != SEALPROV_OK) {
       sched_fail(err, errlen, st, "device %u (%s, %s engine): cannot open: %s", i, d->cfg.section,
            d->eng->name ? d->eng->name : "?", msg);
@@ -335,9 +336,10 @@ void sp_sched_destroy(sp_sched *s) {
 static void evict_copies(sp_sched *s, const sp_srs *srs, const struct sp_cs *cs) {
   for (unsigned i = 0; s != NULL && i < s->ndev; i++) {
     sp_device_rt *d = &s->devs[i];
+    if (!d->opened) continue;
     void (*srs_ev)(void *, const struct sp_srs *) = srs ? d->eng->srs_evict : NULL;
     void (*cs_ev)(void *, const struct sp_cs *) = cs ? d->eng->cs_evict : NULL;
-    if (!d->opened || (srs_ev == NULL && cs_ev == NULL)) continue;
+    if (srs_ev == NULL && cs_ev == NULL) continue;
     pthread_mutex_lock(&d->lock);
     if (srs_ev) srs_ev(d->handle, srs);
     if (cs_ev) cs_ev(d->handle, cs);

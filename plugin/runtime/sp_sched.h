@@ -215,7 +215,6 @@ struct sp_device_rt {
   uint64_t tasks_done;
   uint64_t failures;
   double busy_s, lock_wait_s;
-  uint32_t inject_left;    /* [testing] inject_count budget left */
   int confirmed_ordinal;
   char last_error[256];
 };

@@ -19,13 +19,23 @@ set -e
 out=${1:-.gpu}
 nvcc=${NVCC:-/usr/local/cuda/bin/nvcc}
 arch=${CUDA_ARCH:-90}
-mkdir -p "$out/obj"
+mkdir -p "$out/obj" "$out/gen"
+# what configure's config.h would say for these programs: a CUDA build with fault
+# injection (test_cuda_engine faults the device through the fault engine)
+cat > "$out/gen/config.h.new" <<'EOF_CONFIG'
+#define HAVE_CUDA 1
+#define HAVE_PTHREAD_SETNAME_NP 1
+#define SP_FAULT_INJECTION 1
+#define PACKAGE_VERSION "standalone"
+EOF_CONFIG
+cmp -s "$out/gen/config.h.new" "$out/gen/config.h" 2>/dev/null || mv "$out/gen/config.h.new" "$out/gen/config.h"
+rm -f "$out/gen/config.h.new"
 # the include roots of the build (cuda/local.mk SP_NVCC_FLAGS, Makefile.am AM_CPPFLAGS)
-inc="-Iinclude -Iplugin -Icuda -Ikit"
+inc="-I$out/gen -Iinclude -Iplugin -Icuda -Ikit"
 NV="$nvcc -gencode arch=compute_$arch,code=sm_$arch -O3 -std=c++17 ${NVFLAGS:-} $inc -Iplugin/base \
  -Icuda/util -Icuda/ff -Icuda/ec -Icuda/subgroup -Icuda/spmv \
  --expt-relaxed-constexpr -lineinfo -Xcompiler -fvisibility=hidden"
-CC="gcc -std=gnu11 -O2 -pthread -D_GNU_SOURCE -DHAVE_CUDA -DHAVE_PTHREAD_SETNAME_NP $inc \
+CC="gcc -std=gnu11 -O2 -pthread -D_GNU_SOURCE $inc \
  -Itools -Wall -Wextra -Wshadow -Wstrict-prototypes -Wmissing-prototypes"
 cuh="cuda/ff/ff.cuh cuda/ec/ec.cuh cuda/util/gpu_internal.cuh cuda/subgroup/subgroup.cuh cuda/util/sp_gpu.h cuda/util/cuda_api.h plugin/bls12_381/bls12_381.h"
 
@@ -52,18 +62,21 @@ for f in plugin/bls12_381/*.c plugin/groth16/checks.c plugin/groth16/prove.c plu
          plugin/base/util.c plugin/base/log.c plugin/engine/hostmem.c plugin/runtime/sched.c plugin/runtime/queue.c plugin/runtime/jobs.c \
          plugin/runtime/reports.c plugin/runtime/pool.c \
          plugin/runtime/topo.c plugin/formats/blake2b.c plugin/formats/iden3.c plugin/formats/r1cs.c plugin/groth16/cs_eval.c plugin/base/thread.c \
+         plugin/engine/backends.c plugin/engine/engine_cpu.c plugin/engine/fault.c \
          cuda/backend/engine_cuda.c cuda/backend/staging.c cuda/backend/residency.c \
          cuda/backend/pipeline.c cuda/backend/load_service.c tools/bench_gpu.c tools/json.c tests/cuda/test_cuda_kernels.c \
          tests/cuda/test_cuda_engine.c tests/cuda/test_cuda_checks.c tests/cuda/test_cuda_spmv.c tests/cuda/test_cuda_load.c \
          tests/cuda/fullsize_main.c tests/cuda/bench_gpu_main.c; do
   o="$out/obj/$(basename "$f" .c).o"
-  if newer "$o" "$f" plugin/bls12_381/*.h plugin/*/*.h cuda/*/*.h kit/*.h include/sealprov.h; then
+  if newer "$o" "$f" plugin/bls12_381/*.h plugin/*/*.h cuda/*/*.h kit/*.h kit/gpu/*.h include/sealprov.h \
+       "$out/gen/config.h"; then
     echo "CC   $f"; $CC -c "$f" -o "$o"
   fi
 done
 lib="$objs"
 for f in plugin/bls12_381/*.c plugin/groth16/checks.c plugin/groth16/prove.c plugin/groth16/verify.c plugin/formats/srs.c plugin/formats/points.c plugin/formats/manifest.c kit/circuit.c kit/spa.c kit/gpu/gpu_host.c kit/gpu/engine_probe.c \
          plugin/base/util.c plugin/base/log.c plugin/base/thread.c plugin/engine/hostmem.c \
+         plugin/engine/backends.c plugin/engine/engine_cpu.c plugin/engine/fault.c \
          cuda/backend/engine_cuda.c cuda/backend/staging.c cuda/backend/residency.c \
          cuda/backend/pipeline.c cuda/backend/load_service.c plugin/formats/blake2b.c plugin/formats/iden3.c plugin/formats/r1cs.c plugin/groth16/cs_eval.c; do
   lib="$lib $out/obj/$(basename "$f" .c).o"

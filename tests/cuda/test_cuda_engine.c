@@ -3,14 +3,16 @@
  * be identical, and the proof must verify. Sealing-shaped synthetic circuits
  * (kit/circuit.h) with an insecure test setup, at 2^10 and 2^14 constraints by
  * default, up to 2^20 with --full (--sizes picks constraint counts). Also: fault
- * injection (fail, corrupt, out of memory and its retry), a scalar >= r reported as
+ * injection in a build with --enable-fault-injection (fail and corrupt through the
+ * fault engine, out of memory and its retry through the engine's fault_oom hook; a
+ * build without says it did not test them), a scalar >= r reported as
  * ASSIGNMENT, both scalar encodings, residency eviction, pinned staging and the
  * pageable path, parameter streaming in several chunks.
  *
  * Plain program (the GPU machine has no libcheck). Exit 77 when no GPU is visible;
  * the probe is the first CUDA call.
  */
-#include <config.h> /* autoconf's (first through -I.): HAVE_CUDA declares sp_engine_cuda */
+#include <config.h> /* autoconf's (first through -I.): SP_FAULT_INJECTION */
 
 #include <stdint.h>
 #include <stdio.h>
@@ -24,6 +26,7 @@
 #include "formats/cs.h"
 #include "engine/device.h" /* sp_device_cfg */
 #include "engine/engine.h"
+#include "engine/fault.h"
 #include "backend/engine_cuda.h"
 #include "gpu/engine_probe.h"
 #include "groth16/groth16.h"
@@ -33,6 +36,8 @@
 #include "gpu_check.h"
 
 static unsigned cpu_threads = 8;
+/* The device the test opens (main); the fault engine opens a second handle of it. */
+static sp_device_cfg dev_cfg;
 
 
 static void hex8(const uint8_t *p, char *out) {
@@ -177,10 +182,16 @@ static void run_streaming(void *dev, const sp_task *t, const uint8_t cpu_proof[1
            (unsigned long long)hm.staging_bytes, hm.staging_buffers,
            (unsigned long long)hm.registered_bytes, (unsigned long long)hm.bounce_bytes);
   }
-  /* out of memory while streaming: retried at the same (already small) chunks */
-  sp_task to = *t;
-  to.inject = SP_INJECT_OOM;
-  int st = gpu_prove(dev, &to, true, p, &tm, err, sizeof err);
+  /* out of memory while streaming: retried at the same (already small) chunks. The
+   * allocations fail through the engine's fault hook (sp_engine_ops.fault_oom), which
+   * only a build with --enable-fault-injection has. */
+  if (sp_engine_cuda.fault_oom == NULL) {
+    printf("  2^%u out-of-memory retries: not tested (a build without --enable-fault-injection)\n",
+           logm);
+    return;
+  }
+  sp_engine_cuda.fault_oom(dev, 1);
+  int st = gpu_prove(dev, t, true, p, &tm, err, sizeof err);
   CHECK(st == SEALPROV_OK && memcmp(p, cpu_proof, 192) == 0 && tm.oom_retries == 1,
         "2^%u streamed with an injected out-of-memory: %s (retries %u)", logm,
         st ? err : memcmp(p, cpu_proof, 192) ? "proof differs" : "ok", tm.oom_retries);
@@ -191,7 +202,8 @@ static void run_streaming(void *dev, const sp_task *t, const uint8_t cpu_proof[1
   st = gpu_prove(dev, t, true, p, &tm, err, sizeof err); /* makes it resident again */
   CHECK(st == SEALPROV_OK && !tm.streamed, "2^%u resident again: %s (streamed %d)", logm,
         st ? err : "ok", (int)tm.streamed);
-  st = gpu_prove(dev, &to, true, p, &tm, err, sizeof err);
+  sp_engine_cuda.fault_oom(dev, 1);
+  st = gpu_prove(dev, t, true, p, &tm, err, sizeof err);
   CHECK(st == SEALPROV_OK && memcmp(p, cpu_proof, 192) == 0,
         "2^%u resident with an injected out-of-memory: %s", logm, st ? err : "proof differs");
   CHECK(st || (tm.oom_retries == 1 && tm.streamed), "2^%u OOM retry: retries %u streamed %d",
@@ -458,17 +470,37 @@ static void run_size(void *dev, uint64_t constraints, uint64_t seed, const char 
           "bad scalar: status %d, %s", st, err);
     free(mont);
   }
-  /* fault injection */
-  sp_task ti = t;
-  ti.inject = SP_INJECT_FAIL_KERNEL;
-  st = sp_engine_cuda.execute(dev, &ti, NULL, gpu_proof, err, sizeof err);
-  CHECK(st == SEALPROV_ERR_DEVICE, "inject fail: status %d", st);
-  ti.inject = SP_INJECT_CORRUPT_PROOF;
-  st = sp_engine_cuda.execute(dev, &ti, NULL, gpu_proof, err, sizeof err);
-  CHECK(st == SEALPROV_OK && memcmp(gpu_proof, cpu_proof, 192) != 0, "inject corrupt");
-  valid = true;
-  sp_groth16_verify(srs, &w->asg, t.scalar_encoding, gpu_proof, &valid, err, sizeof err);
-  CHECK(!valid, "a corrupted proof verified");
+  /* fault injection: the fault engine (engine/fault.h, a build with
+   * --enable-fault-injection) around a second handle of this GPU */
+#ifdef SP_FAULT_INJECTION
+  for (int k = 0; k < 2; k++) {
+    sp_device_cfg fc = dev_cfg;
+    fc.inject = k == 0 ? SP_INJECT_FAIL_KERNEL : SP_INJECT_CORRUPT_PROOF;
+    const sp_engine_ops *fops = NULL;
+    void *fdev = NULL;
+    int confirmed = -1;
+    st = sp_fault_open(&sp_engine_cuda, &fc, &fops, &fdev, err, sizeof err);
+    CHECK(st == SEALPROV_OK, "fault engine: open: %s", err);
+    if (st) break;
+    st = fops->worker_bind(fdev, 0, &confirmed, err, sizeof err);
+    CHECK(st == SEALPROV_OK, "fault engine: bind: %s", err);
+    if (st == SEALPROV_OK) {
+      st = fops->execute(fdev, &t, NULL, gpu_proof, err, sizeof err);
+      if (k == 0) {
+        CHECK(st == SEALPROV_ERR_DEVICE, "inject fail: status %d", st);
+      } else {
+        CHECK(st == SEALPROV_OK && memcmp(gpu_proof, cpu_proof, 192) != 0, "inject corrupt");
+        valid = true;
+        sp_groth16_verify(srs, &w->asg, t.scalar_encoding, gpu_proof, &valid, err, sizeof err);
+        CHECK(!valid, "a corrupted proof verified");
+      }
+      fops->worker_unbind(fdev, 0);
+    }
+    fops->device_close(fdev);
+  }
+#else
+  printf("  fault injection: not tested (a build without --enable-fault-injection)\n");
+#endif
 
   uint64_t before = sp_engine_cuda.memory_in_use(dev);
   sp_engine_cuda.srs_evict(dev, srs);
@@ -523,6 +555,7 @@ int main(int argc, char **argv) {
   cfg.type = SP_DEVICE_CUDA;
   cfg.ordinal = 0;
   cfg.workers = 1;
+  dev_cfg = cfg;
   void *dev = NULL;
   char err[512];
   int st = sp_engine_cuda.device_open(&cfg, &dev, err, sizeof err);

@@ -5,6 +5,8 @@
  * byte-identical whichever device ran them (and equal to proving in-process), that
  * injected device faults are retried on the other device, and that a partition that
  * does not fit the parameters is refused at submit with the size message. */
+#include <config.h> /* SP_FAULT_INJECTION */
+
 #include "bls12_381/bls12_381.h"
 #include "circuit.h"
 #include "groth16/groth16.h"
@@ -130,6 +132,7 @@ START_TEST(test_two_devices_identical_proofs)
 }
 END_TEST
 
+#ifdef SP_FAULT_INJECTION /* [testing] needs a build with --enable-fault-injection */
 /* A device that corrupts its proofs (or fails) has its partitions redone on the
  * other device; the job still ends with the right bytes. */
 START_TEST(test_faulty_device_retried)
@@ -161,6 +164,7 @@ START_TEST(test_faulty_device_retried)
   }
 }
 END_TEST
+#endif
 
 START_TEST(test_submit_refuses_mismatched_partition)
 {
@@ -363,7 +367,9 @@ static Suite *module_suite(void)
   TCase *tc = tcase_create("cpu_devices");
   tcase_set_timeout(tc, 600);
   tcase_add_test(tc, test_two_devices_identical_proofs);
+#ifdef SP_FAULT_INJECTION
   tcase_add_test(tc, test_faulty_device_retried);
+#endif
   tcase_add_test(tc, test_submit_refuses_mismatched_partition);
   tcase_add_test(tc, test_release_params_while_proving);
   tcase_add_test(tc, test_input_faults_charge_no_device);

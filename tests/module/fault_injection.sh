@@ -1,8 +1,10 @@
 #!/bin/sh
-# Faults on CPU devices through the real module ([testing] in the INI): a device that
-# corrupts proofs or fails kernels has its partitions redone on the other device and
-# is quarantined; every proof returned verifies; with no healthy device left the job
-# fails with NO_DEVICE and a message that says so. Uses the CLI's setup/prove/verify.
+# Faults on CPU devices through the real module ([testing] in the INI, a build with
+# --enable-fault-injection): a device that corrupts proofs or fails kernels has its
+# partitions redone on the other device and is quarantined; every proof returned
+# verifies; with no healthy device left the job fails with NO_DEVICE and a message that
+# says so. Uses the CLI's setup/prove/verify. A build without fault injection checks
+# that the module refuses [testing] instead.
 set -eu
 : "${SEALPROV_PLUGIN:?SEALPROV_PLUGIN is not set (make check sets it)}"
 sealprov=${top_builddir:?}/tools/sealprov
@@ -13,6 +15,20 @@ fi
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 fail() { echo "FAIL: $*"; exit 1; }
+
+# A module built without --enable-fault-injection (the production build) refuses a
+# [testing] section, on its line, and says how to get one that takes it.
+if [ "${SP_FAULT_INJECTION:-no}" != yes ]; then
+  printf '[good]\ntype = cpu\n[testing]\ninject_device = good\ninject = fail_kernel\n' > "$tmp/t.ini"
+  rc=0
+  "$sealprov" check-config --plugin "$SEALPROV_PLUGIN" "$tmp/t.ini" > "$tmp/out" 2>&1 || rc=$?
+  cat "$tmp/out"
+  [ "$rc" -ne 0 ] || fail "a build without fault injection took [testing]"
+  grep -q 't.ini:3: \[testing\]: fault injection is not built into this module (it is for tests: configure sealprov with --enable-fault-injection to get \[testing\])' "$tmp/out" \
+    || fail "the refusal does not say where and how"
+  echo "fault_injection: a build without --enable-fault-injection refuses [testing] (the faults themselves are tested in a build with it)"
+  exit 0
+fi
 
 "$sealprov" setup --constraints 256 --inputs 2 --partitions 6 --seed 11 --out "$tmp/s" >/dev/null
 parts=$(ls "$tmp"/s/partition-*.spa)

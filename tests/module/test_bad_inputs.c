@@ -934,7 +934,11 @@ static const bcase cases[] = {
     INI("unknown device key", "[cpu0]\ntype = cpu\nworker = 2\n", CONFIG, "bad.ini:3", "[cpu0]", "worker", "unknown key"),
     INI("unknown [provider] key", "[provider]\nverbose = yes\n[cpu0]\ntype = cpu\n", CONFIG, "bad.ini:2", "[provider]", "verbose", "unknown key"),
     INI("misspelt [provider]", "[provder]\nlog_level = info\n[cpu0]\ntype = cpu\n", CONFIG, "bad.ini:2", "[provder]", "log_level"),
+#ifdef SP_FAULT_INJECTION
     INI("unknown [testing] key", "[cpu0]\ntype = cpu\n[testing]\ninjekt = oom\n", CONFIG, "bad.ini:4", "[testing]", "injekt"),
+#else
+    INI("[testing] in a module built without fault injection", "[cpu0]\ntype = cpu\n[testing]\ninject_device = cpu0\ninject = fail_kernel\n", CONFIG, "bad.ini:3", "[testing]", "--enable-fault-injection"),
+#endif
     INI("type missing", "[cpu0]\nworkers = 1\n[cpu1]\ntype = cpu\n", CONFIG, "bad.ini", "[cpu0]", "type", "missing"),
     INI("unknown type", "[dev0]\ntype = gpu\n", CONFIG, "bad.ini:2", "[dev0]", "type", "\"gpu\""),
     INI("quoted value", "[cpu0]\ntype = \"cpu\"\n", CONFIG, "bad.ini:2", "type", "\"cpu\""),
@@ -977,10 +981,12 @@ static const bcase cases[] = {
     INI("bad PCI bus id", "[gpu0]\ntype = cuda\ndevice = pci=0000:65:00\n", CONFIG, "bad.ini:3", "[gpu0]", "pci=0000:65:00", "PCI"),
     INI("PCI device number above 1f", "[gpu0]\ntype = cuda\ndevice = pci=0000:65:20.0\n", CONFIG, "bad.ini:3", "pci=0000:65:20.0"),
     INI("ordinal 1024", "[gpu0]\ntype = cuda\ndevice = 1024\n", CONFIG, "bad.ini:3", "\"1024\""),
+#ifdef SP_FAULT_INJECTION
     INI("[testing] names no device", "[cpu0]\ntype = cpu\n[testing]\ninject_device = gpu7\ninject = fail_kernel\n", CONFIG, "bad.ini:4", "inject_device", "\"gpu7\"", "no such device section"),
     INI("[testing] unknown fault", "[cpu0]\ntype = cpu\n[testing]\ninject_device = cpu0\ninject = explode\n", CONFIG, "bad.ini:5", "inject", "\"explode\""),
     INI("[testing] inject_count without inject", "[cpu0]\ntype = cpu\n[testing]\ninject_count = 2\n", CONFIG, "bad.ini", "inject_count"),
     INI("[testing] inject without inject_device", "[cpu0]\ntype = cpu\n[testing]\ninject = oom\n", CONFIG, "bad.ini", "inject_device"),
+#endif
 
     /* ---- .params (srs_load) ---- */
     PAR_PATH("file does not exist", "./nofile.params", IO, "./nofile.params"),

@@ -9,7 +9,7 @@
  * the order a different CUDA_VISIBLE_DEVICES / CUDA_DEVICE_ORDER would give.
  */
 #ifdef HAVE_CONFIG_H
-#include <config.h> /* autoconf's: HAVE_CUDA */
+#include <config.h> /* autoconf's: HAVE_CUDA, SP_FAULT_INJECTION */
 #endif
 
 #include <check.h>
@@ -20,6 +20,7 @@
 #include <unistd.h>
 
 #include "runtime/config.h"
+#include "engine/fault.h" /* SP_INJECT_* */
 #include "util/cuda_api.h"
 #include "sealprov.h"
 
@@ -93,8 +94,18 @@ static const bad_case bad_cases[] = {
     { "[cpu0]", "worker", "\"2\"", "unknown key" } },
   { "unknown provider key", "[provider]\nverbose = yes\n" CPU0, SEALPROV_ERR_CONFIG, 2,
     { "[provider]", "verbose", "\"yes\"", "unknown key" } },
+#ifdef SP_FAULT_INJECTION
   { "unknown testing key", CPU0 "[testing]\ninject_devices = cpu0\n", SEALPROV_ERR_CONFIG, 4,
     { "[testing]", "inject_devices", "\"cpu0\"", "unknown key" } },
+#else
+  /* a module built without --enable-fault-injection refuses [testing] and says how to get
+   * it, on the section's line, whatever its keys */
+  { "[testing] without fault injection", CPU0 "[testing]\ninject_device = cpu0\ninject = oom\n",
+    SEALPROV_ERR_CONFIG, 3, { "[testing]: fault injection is not built into this module",
+    "configure sealprov with --enable-fault-injection" } },
+  { "[Testing] without fault injection", CPU0 "[Testing]\n", SEALPROV_ERR_CONFIG, 3,
+    { "[Testing]: fault injection is not built" } },
+#endif
   { "workers not a number", CPU0 "workers = abc\n", SEALPROV_ERR_CONFIG, 3,
     { "[cpu0]", "workers", "\"abc\"", "not a number" } },
   { "workers zero", CPU0 "workers = 0\n", SEALPROV_ERR_CONFIG, 3,
@@ -211,6 +222,7 @@ static const bad_case bad_cases[] = {
     { "no device section" } },
   { "empty file", "", SEALPROV_ERR_CONFIG, 1, { "no device section" } },
   { "only comments", "; nothing\n# here\n\n", SEALPROV_ERR_CONFIG, 3, { "no device section" } },
+#ifdef SP_FAULT_INJECTION
   { "unknown inject_device", CPU0 "[testing]\ninject_device = gpu7\ninject = fail_kernel\n",
     SEALPROV_ERR_CONFIG, 4, { "[testing]", "inject_device", "\"gpu7\"", "no such device section (devices: [cpu0])" } },
   { "inject without device", CPU0 "[testing]\ninject = corrupt_proof\n", SEALPROV_ERR_CONFIG, 4,
@@ -228,6 +240,7 @@ static const bad_case bad_cases[] = {
     "unknown fault \"out_of_memory\"; use fail_kernel, corrupt_proof, oom" } },
   { "bad inject_count", CPU0 "[testing]\ninject_device = cpu0\ninject = fail_kernel\ninject_count = x\n",
     SEALPROV_ERR_CONFIG, 6, { "[testing]", "inject_count", "\"x\"", "not a number" } },
+#endif
   { "key outside section", "workers = 2\n" CPU0, SEALPROV_ERR_CONFIG, 1,
     { "workers", "\"2\"", "outside of any section" } },
   { "no equals sign", CPU0 "workers 2\n", SEALPROV_ERR_CONFIG, 3,
@@ -560,6 +573,7 @@ START_TEST(test_no_final_newline) {
 }
 END_TEST
 
+#ifdef SP_FAULT_INJECTION
 START_TEST(test_testing_section) {
   expect_ok("[cpu0]\ntype = cpu\n[cpu1]\ntype = cpu\n"
             "[testing]\ninject_device = CPU1\ninject = fail_kernel, corrupt_proof\ninject_count = 2\n");
@@ -578,6 +592,7 @@ START_TEST(test_testing_section) {
   ck_assert_uint_eq(cfg->devices[0].inject, 0);
 }
 END_TEST
+#endif
 
 /* The installed sample must parse and resolve on a machine without GPUs. */
 START_TEST(test_sample_config) {
@@ -769,7 +784,9 @@ static Suite *config_suite(void) {
   tcase_add_test(tc, test_selectors);
   tcase_add_test(tc, test_syntax_tolerance);
   tcase_add_test(tc, test_no_final_newline);
+#ifdef SP_FAULT_INJECTION
   tcase_add_test(tc, test_testing_section);
+#endif
   tcase_add_test(tc, test_exactly_max_devices);
   tcase_add_test(tc, test_long_comment_is_fine);
   tcase_add_test(tc, test_sample_config);

@@ -239,13 +239,13 @@ static int te_execute(void *dev, const sp_task *t, void *prep, uint8_t proof[192
   int st = SEALPROV_OK;
   te_expected_proof(t->asg, proof);
   int mode = take_mode(d->index);
-  if (mode == TE_FAIL_DEVICE || (t->inject & SP_INJECT_FAIL_KERNEL)) {
+  if (mode == TE_FAIL_DEVICE) {
     snprintf(err, errlen, "injected kernel failure on test device %u", d->index);
     st = SEALPROV_ERR_DEVICE;
   } else if (mode == TE_FAIL_MEMORY) {
     snprintf(err, errlen, "injected out of memory on test device %u", d->index);
     st = SEALPROV_ERR_DEVICE_MEMORY;
-  } else if (mode == TE_CORRUPT || (t->inject & SP_INJECT_CORRUPT_PROOF)) {
+  } else if (mode == TE_CORRUPT) {
     proof[17] ^= 0x40;
   }
 
@@ -260,7 +260,6 @@ static int te_execute(void *dev, const sp_task *t, void *prep, uint8_t proof[192
     r->failed = st != SEALPROV_OK;
     r->r = t->r;
     r->s = t->s;
-    r->inject = t->inject;
   }
   pthread_mutex_unlock(&te.rec_mu);
   atomic_fetch_sub(&te.in_execute[d->index], 1);

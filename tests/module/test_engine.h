@@ -35,7 +35,6 @@ typedef struct te_record {
   unsigned order;      /* global execution order */
   bool failed;
   fr_t r, s;
-  uint32_t inject;
 } te_record;
 
 typedef struct te_control {
