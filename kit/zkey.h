@@ -1,7 +1,7 @@
 /* zkey.h -- snarkjs's Groth16 proving keys (.zkey) and a CPU prover with snarkjs's
  * conventions, for `sealprov prove --zkey` (docs/formats.md, ".zkey").
  *
- * snarkjs differs from bellperson (plugin/groth16/groth16.c) in three ways that change the
+ * snarkjs differs from bellperson (plugin/groth16/prove.c) in three ways that change the
  * prover: its FFT domain uses the roots of unity of Fr's smallest quadratic non-residue
  * (5, bellperson: 7); its H points are in Lagrange form over the odd coset of the
  * doubled domain (so the prover evaluates a b - c there, sp_groth16_h_snarkjs, where

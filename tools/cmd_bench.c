@@ -1,5 +1,5 @@
 /* cmd_bench.c -- `sealprov bench`: setup, parameter loading, proving and verification
- * times of sealing-shaped partitions on the CPU prover (plugin/groth16/groth16.c called
+ * times of sealing-shaped partitions on the CPU prover (plugin/groth16/prove.c called
  * directly, so the figures are the prover's, not the scheduler's). */
 #include <config.h>
 

@@ -2,7 +2,7 @@
  * 17): a constraint system (plugin/formats/cs.h) kept resident on a device, and a = A z,
  * b = B z, c = C z computed there from the witness z.
  *
- * Same conventions as sp_cs_evaluate (plugin/formats/cs.c), and the same bytes: the products
+ * Same conventions as sp_cs_evaluate (plugin/groth16/cs_eval.c), and the same bytes: the products
  * run on the witness's raw limbs (a Montgomery coefficient times raw limbs gives the
  * result in the witness's own encoding), the file's rows come first, then bellperson's
  * input constraints (a = input j, b = c = 0). Statuses and threading as sp_gpu.h.

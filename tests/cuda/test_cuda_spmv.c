@@ -1,5 +1,5 @@
 /* test_cuda_spmv.c -- the GPU sparse products of witness-only proving (cuda/spmv/spmv.cu)
- * against the CPU reference sp_cs_evaluate (plugin/formats/cs.c) and against the full
+ * against the CPU reference sp_cs_evaluate (plugin/groth16/cs_eval.c) and against the full
  * assignment the circuit generator made:
  *   - sealing-shaped and random-shaped systems of 2^10..2^16 rows (default; --max=K up
  *     to 2^K), written as .r1cs by sp_circuit_write_r1cs and loaded by sp_cs_load;

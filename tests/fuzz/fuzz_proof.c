@@ -1,5 +1,5 @@
 /* fuzz_proof.c -- libFuzzer harness for the verifier's proof decoding and check
- * (sp_groth16_verify_inputs, plugin/groth16/groth16.c): 192 bytes of compressed A || B || C.
+ * (sp_groth16_verify_inputs, plugin/groth16/verify.c): 192 bytes of compressed A || B || C.
  *
  * The verifying key is loaded once, from $SEALPROV_FUZZ_VK or else the .vk seed
  * checked in next to this file (FUZZ_VK_PATH, set by tests/fuzz/local.mk).

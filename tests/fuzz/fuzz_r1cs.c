@@ -1,4 +1,4 @@
-/* fuzz_r1cs.c -- libFuzzer harness for the circom .r1cs reader (sp_cs_load, plugin/formats/cs.c,
+/* fuzz_r1cs.c -- libFuzzer harness for the circom .r1cs reader (sp_cs_load, plugin/formats/r1cs.c,
  * through the iden3 container reader sp_iden3_read).
  *
  * Properties beyond "no crash, no sanitizer report, no allocation the file cannot back":

@@ -1,5 +1,5 @@
 /* fuzz_wtns.c -- libFuzzer harness for the circom .wtns reader (sp_wtns_load,
- * plugin/formats/cs.c, through the iden3 container reader sp_iden3_read).
+ * kit/wtns.c, through the iden3 container reader sp_iden3_read).
  *
  * Properties beyond "no crash, no sanitizer report, no allocation the file cannot back":
  *  - the status is one cs.h documents for a readable file: OK, UNSUPPORTED, ASSIGNMENT

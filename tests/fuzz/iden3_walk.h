@@ -1,6 +1,6 @@
 /* iden3_walk.h -- the harnesses' own walk of an iden3 binary container (.r1cs, .wtns,
  * .zkey: "magic", version, section count, then (type u32, size u64, bytes) sections).
- * Written apart from plugin/formats/cs.c's sp_iden3_read on purpose: the harnesses check the
+ * Written apart from plugin/formats/iden3.c's sp_iden3_read on purpose: the harnesses check the
  * loader against an independent reading of the same bytes. Only for inputs the loader
  * accepted (the 12-byte file header is there). */
 #ifndef SEALPROV_FUZZ_IDEN3_WALK_H
