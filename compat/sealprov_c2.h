@@ -172,8 +172,8 @@ c2_error generate_groth16_proofs_c(const c2_assignment provers[], size_t num_cir
 #endif
 
 /* Curio's split API, as every released Curio declares it (extern/supraseal-c2/src/
- * lib.rs: eight arguments, gpu_index before pending_out; a host that passes seven, as a
- * few unreleased Curio commits of February 2026 did, is not served: see
+ * lib.rs: eight arguments, gpu_index before pending_out; a host that passes seven, as
+ * one unreleased Curio commit of February 2026 did, is not served: see
  * docs/integration.md). start submits the job and returns once sealprov no longer reads
  * any of the assignments' memory (a, b, c, inputs, aux, density bitmaps), so the caller
  * may free them as soon as it returns; *pending_out gets a handle, NULL on failure

@@ -9,8 +9,8 @@
  *   c2_curio.c    current Curio's extern/supraseal-c2/src/lib.rs (8-argument
  *                 generate_groth16_proofs_c; the split API, whose start takes gpu_index
  *                 before pending_out; create/destroy_gpu_mutex)
- *   c2_curio7.c   the 7-argument generate_groth16_proofs_c (gpu_mtx only) of a few
- *                 unreleased Curio commits
+ *   c2_curio7.c   the 7-argument generate_groth16_proofs_c (gpu_mtx only) of one
+ *                 unreleased Curio commit
  */
 #ifndef C2_HOST_H
 #define C2_HOST_H
