@@ -580,6 +580,7 @@ typedef struct hjob {
   sealprov_assignment *asg;
   uint8_t *proofs;
   sealprov_partition_result *res;
+  char err[600];                /* last_error() of a wait that did not say OK */
 } hjob;
 
 static void on_complete(void *user, sealprov_job_id id, int status)
@@ -756,8 +757,14 @@ static void job_check(hjob *h, int status, bool closing)
     break;
   case K_BAD:
     job_ok = status == SEALPROV_ERR_ASSIGNMENT && h->res[h->bad_pos].status == SEALPROV_ERR_ASSIGNMENT;
-    if (job_ok)
+    if (job_ok) {
+      char want[32];
+      snprintf(want, sizeof want, "partition %d", h->bad_pos);
+      if (!strstr(h->err, want))
+        failf("bad-partition job %" PRIu64 ": the ASSIGNMENT message does not name %s: %s", h->id,
+              want, h->err);
       atomic_fetch_add(&t->bad_caught, 1);
+    }
     break;
   case K_CANCEL:
     job_ok = status == SEALPROV_ERR_CANCELLED || (status == SEALPROV_OK && ok == h->n);
@@ -777,12 +784,15 @@ static void job_check(hjob *h, int status, bool closing)
   if (!job_ok)
     failf("%s job %" PRIu64 " of %u partitions%s ended %s: %s", kind_names[h->kind], h->id, h->n,
           closing ? " (in flight at close)" : "", g16_status_name(status),
-          h->kind == K_BURST ? "(detached: no detail)" : S.vt->last_error());
+          h->kind == K_BURST ? "(detached: no detail)" : h->err);
 }
 
 static int job_wait(hjob *h)
 {
-  return S.vt->wait(S.prov, h->id, -1);
+  int rc = S.vt->wait(S.prov, h->id, -1);
+  if (rc != SEALPROV_OK)
+    snprintf(h->err, sizeof h->err, "%s", S.vt->last_error());
+  return rc;
 }
 
 static void job_cancel(hjob *h)
