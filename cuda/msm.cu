@@ -781,7 +781,7 @@ static int msm_tab(sp_gpu *g, typename H::jac *out, const sp_msm_args *a, char *
   const size_t n = a->n;
   const unsigned c = tb->window, W = (256 + c - 1) / c;
   const unsigned k = tb->copies < W ? tb->copies : W, G = (W + k - 1) / k, nb = 1u << (c - 1);
-  unsigned wb = batch_windows(n);
+  unsigned wb = a->table_batch ? a->table_batch : batch_windows(n);
   if (wb > k) wb = k;
   while ((size_t)wb * n > 0x7fffffffu && wb > 1) wb--; /* one sort: int items */
   const size_t T = (size_t)wb * n;

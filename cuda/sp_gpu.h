@@ -165,6 +165,9 @@ typedef struct sp_msm_args {
   unsigned window_bits;       /* 0 = automatic */
   uint32_t index_base;        /* subtracted from d_index[i] (0 = none) */
   const sp_msm_table *table;  /* fixed-base table of the points, or NULL */
+  unsigned table_batch;       /* tests: windows per sort batch over a table (0 = by
+                                 memory), so that small MSMs take the large ones' path
+                                 where a bucket set spans several batches */
 } sp_msm_args;
 int sp_gpu_msm_g1_dev(sp_gpu *g, g1_jac_t *out, const sp_msm_args *a, char *err, size_t errlen);
 int sp_gpu_msm_g2_dev(sp_gpu *g, g2_jac_t *out, const sp_msm_args *a, char *err, size_t errlen);

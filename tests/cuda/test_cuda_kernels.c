@@ -645,6 +645,9 @@ static void test_msm_table_g1(sp_gpu *g, const size_t *sizes, size_t nsizes, boo
         a.d_scalars = ds;
         a.n = n;
         a.table = &tab;
+        /* a set over several sort batches (merged), as at 2^24 and up: one window a
+         * batch for the small windows' cases, two for the rest, on half the kinds */
+        a.table_batch = kind & 1 ? (c < 16 ? 1 : 2) : 0;
         g1_jac_t got, ref;
         if (!st) st = sp_gpu_msm_g1_dev(g, &got, &a, err, sizeof err);
         CHECK(st == SEALPROV_OK, "table G1 n=%zu window %u copies %u: %s", n, c, k, err);
@@ -765,6 +768,7 @@ static void test_msm_table_g2(sp_gpu *g, const size_t *sizes, size_t nsizes) {
         a.d_scalars = ds;
         a.n = n;
         a.table = &tab;
+        a.table_batch = kind == SC_MIXED ? 1 : 0; /* merged batches too */
         g2_jac_t got, ref;
         if (!st) st = sp_gpu_msm_g2_dev(g, &got, &a, err, sizeof err);
         CHECK(msm_g2(&ref, pts, sc, n, cpu_threads), "CPU msm_g2 failed");
