@@ -67,6 +67,7 @@
 #include "engine_cuda.h"
 #include "groth16.h"
 #include "hostmem.h"
+#include "log.h"
 #include "srs.h"
 #include "util.h" /* SP_TRY_GOTO */
 
@@ -112,6 +113,13 @@ typedef struct cuda_resident {
   size_t bytes;
   /* the device copy of a direct load (srs->devcopy): the srs frees it, not us */
   bool borrowed;
+  /* Fixed-base table of h (msm_precompute; copies 0 when there is none): ours even when
+   * the points are borrowed. tab_bytes is counted in resident_bytes. no_table: dropped
+   * by an out-of-memory retry of a set that cannot stream; not made again. */
+  sp_msm_table tab_h;
+  uint64_t tab_bytes;
+  bool no_table;
+  int tab_mode; /* the SP_TABLES_* mode a table was last planned under (0: never) */
   struct cuda_resident *next;
 } cuda_resident;
 
@@ -206,6 +214,11 @@ typedef struct cuda_dev {
    * early_owner NULL with early_buf set: orphaned (its partition was released without
    * executing); the next execute frees it. */
   int early_mode;                /* SP_EARLY_* (sp_engine_cuda_set_early; SP_GPU_EARLY_UPLOAD) */
+  /* Fixed-base tables (sp_device_cfg.msm_precompute: 0 auto, SP_MSM_PRECOMPUTE_OFF, or
+   * bytes) and their use (SP_TABLES_*, sp_engine_cuda_set_tables; under mu). */
+  uint64_t precompute_cfg;
+  int tables_mode;
+  bool tables_oom; /* an out-of-memory retry met a table: none are made any more */
   bool no_check_buffer;          /* tests: the a*b = c pre-check without its product buffer */
   /* A prepare that finds the device idle (no execute between the two flags below)
    * allocates a's buffer and queues its copy itself, while it stages the rest: the
@@ -301,6 +314,8 @@ static int cuda_device_open(const struct sp_device_cfg *cfg, void **dev, char *e
     d->cs_host = c && strcmp(c, "host") == 0;
   }
   if (d->workers > SP_MAX_WORKERS) d->workers = SP_MAX_WORKERS;
+  d->precompute_cfg = cfg->msm_precompute;
+  d->tables_mode = SP_TABLES_AUTO;
   pthread_mutex_init(&d->mu, NULL);
   pthread_cond_init(&d->cv, NULL);
   *dev = d;
@@ -309,6 +324,7 @@ static int cuda_device_open(const struct sp_device_cfg *cfg, void **dev, char *e
 
 static void free_resident(cuda_dev *d, cuda_resident *r) {
   void *p[5] = {r->h, r->l, r->a, r->b1, r->b2};
+  sp_gpu_msm_table_free(d->ordinal, &r->tab_h);
   for (int i = 0; i < 5 && !r->borrowed; i++)
     if (p[i]) sp_gpu_free_persistent(d->ordinal, p[i]);
   free(r);
@@ -787,7 +803,7 @@ static cuda_resident *find_resident(const cuda_dev *d, const sp_srs *srs) {
 }
 static uint64_t resident_bytes(const cuda_dev *d) {
   uint64_t n = 0;
-  for (const cuda_resident *r = d->res; r; r = r->next) n += r->bytes;
+  for (const cuda_resident *r = d->res; r; r = r->next) n += r->bytes + r->tab_bytes;
   for (const cuda_cs_res *c = d->cs_res; c; c = c->next) n += c->bytes;
   return n;
 }
@@ -1149,6 +1165,93 @@ static int get_resident(cuda_dev *d, const sp_srs *srs, cuda_resident **out, dou
   return SEALPROV_OK;
 }
 
+/* ---- fixed-base tables (msm_precompute) ----------------------------------------------- */
+
+/* Memory a set's table may not touch beyond what is resident: 1 GiB. */
+#define SP_TABLE_MARGIN ((uint64_t)1 << 30)
+
+/* Device bytes the tables of a set being made resident may take: the configured bytes
+ * (msm_precompute = SIZE), or for auto what memory_limit (else the GPU's memory) leaves
+ * after every resident set (this one included), each worker's device buffer of chunked
+ * staging (four domain-sized vectors, the land_take rule), an execute's working memory
+ * with an early upload (work_bytes of five vectors) and a margin: so the tables never
+ * take the room the workers' partition buffers need. Device lock held. */
+static uint64_t table_budget(cuda_dev *d, size_t vbytes) {
+  if (d->precompute_cfg == SP_MSM_PRECOMPUTE_OFF) return 0;
+  if (d->precompute_cfg) return d->precompute_cfg;
+  uint64_t cap = d->memory_limit, free_b = 0;
+  if (!cap && sp_gpu_mem_info(d->gpu, &free_b, &cap) != SEALPROV_OK) return 0;
+  pthread_mutex_lock(&d->mu);
+  uint64_t held = resident_bytes(d);
+  pthread_mutex_unlock(&d->mu);
+  uint64_t reserve = held + (uint64_t)d->workers * (4 * (uint64_t)vbytes + SP_STAGE_ROUND) +
+                     work_bytes(vbytes, 5) + SP_TABLE_MARGIN;
+  return cap > reserve ? cap - reserve : 0;
+}
+
+/* The fixed-base table of a resident set's h (the H MSM, half of a partition's MSM
+ * work), made the first time the set is found resident under a tables mode that allows
+ * it (or a higher one: SP_TABLES_FORCE after AUTO plans again): within table_budget, if
+ * msm.cu's cost model predicts it at least 3 % faster than today's path (any gain under
+ * FORCE), and if the device has room for it next to a partition's working memory, as
+ * residency asks. Device lock held. Only a device fault is an error: no room, no table. */
+static int make_tables(cuda_dev *d, cuda_resident *r, const sp_srs *srs, sp_cuda_timings *tm,
+                       char *err, size_t errlen) {
+  pthread_mutex_lock(&d->mu);
+  const int mode = d->tables_mode;
+  bool skip = mode == SP_TABLES_OFF || d->tables_oom || r->tab_h.copies || r->no_table ||
+              mode <= r->tab_mode ||
+              !r->h || srs->h_len == 0 || d->precompute_cfg == SP_MSM_PRECOMPUTE_OFF;
+  if (!skip) r->tab_mode = mode;
+  uint64_t in_use = sp_gpu_memory_in_use(d->gpu) + resident_bytes(d);
+  pthread_mutex_unlock(&d->mu);
+  if (skip) return SEALPROV_OK;
+  const size_t vbytes = ((size_t)1 << srs->log_domain) * sizeof(fr_t);
+  const uint64_t budget = table_budget(d, vbytes);
+  unsigned c = 0, k = 0;
+  double gain = 0;
+  sp_gpu_msm_plan(false, srs->h_len, budget, mode == SP_TABLES_FORCE, &c, &k, &gain);
+  if (k < 2) return SEALPROV_OK;
+  const uint64_t need = sp_gpu_msm_table_bytes(false, srs->h_len, k);
+  if (!room_for_copy(d, in_use, need, work_bytes(vbytes, 3))) return SEALPROV_OK;
+  double t0 = sp_now_ms();
+  sp_msm_table tab;
+  int st = sp_gpu_msm_table_make(d->gpu, false, r->h, srs->h_len, c, k, &tab, err, errlen);
+  if (st == SEALPROV_ERR_DEVICE_MEMORY) return SEALPROV_OK;
+  if (st) return st;
+  double ms = sp_now_ms() - t0;
+  pthread_mutex_lock(&d->mu);
+  r->tab_h = tab;
+  r->tab_bytes = tab.ext_bytes;
+  pthread_mutex_unlock(&d->mu);
+  tm->precompute_ms += ms;
+  sp_log(SEALPROV_LOG_INFO,
+         "cuda device %u [%s]: fixed-base table of h for %s (%zu points): window %u, %u copies, "
+         "%.2f GB, made in %.0f ms (the cost model predicts %.0f %% off the H MSM)",
+         d->index, d->section, srs->path ? srs->path : "(parameters)", srs->h_len, c, k,
+         (double)tab.ext_bytes / 1e9, ms, 100 * gain);
+  return SEALPROV_OK;
+}
+
+/* Drops the table of srs on d, keeping the points, and makes none again for it (the
+ * out-of-memory retry of a set that cannot be streamed). True if one was dropped. */
+static bool drop_table(cuda_dev *d, const sp_srs *srs) {
+  pthread_mutex_lock(&d->mu);
+  cuda_resident *r = find_resident(d, srs);
+  sp_msm_table tab;
+  memset(&tab, 0, sizeof tab);
+  if (r) {
+    tab = r->tab_h;
+    memset(&r->tab_h, 0, sizeof r->tab_h);
+    r->tab_bytes = 0;
+    r->no_table = true;
+  }
+  pthread_mutex_unlock(&d->mu);
+  bool had = tab.copies != 0;
+  sp_gpu_msm_table_free(d->ordinal, &tab);
+  return had;
+}
+
 /* Drops this device's resident copy of srs (out-of-memory retry: the points go, the
  * retry streams them; srs_evict). Any thread: the free switches devices and back. */
 static void drop_resident(cuda_dev *d, const sp_srs *srs) {
@@ -1417,6 +1520,7 @@ typedef struct h_ctx {
   const void *scalars;
   unsigned logm;
   bool bitrev;
+  const sp_msm_table *tab; /* resident h's fixed-base table, in use; NULL: none */
   g1_jac_t acc;
 } h_ctx;
 
@@ -1432,6 +1536,7 @@ static int h_chunk(xctx *x, void *vctx, const void *d_points, size_t k, size_t p
     a.d_scalars = c->scalars;
     a.flags = SP_MSM_BITREV_POINTS;
     a.log_bitrev = c->logm;
+    a.table = c->tab;
   } else {
     a.d_scalars = (const uint8_t *)c->scalars + p0 * 32;
   }
@@ -1751,6 +1856,15 @@ static int part_h(xctx *x, part_t *p, char *err, size_t errlen) {
   p->hc.scalars = p->abc[0];
   p->hc.logm = logm;
   p->hc.bitrev = x->res != NULL;
+  pthread_mutex_lock(&x->d->mu);
+  bool use = x->d->tables_mode != SP_TABLES_OFF;
+  pthread_mutex_unlock(&x->d->mu);
+  p->hc.tab = use && x->res && x->res->tab_h.copies ? &x->res->tab_h : NULL;
+  tm->tables_used = p->hc.tab != NULL;
+  if (p->hc.tab) {
+    tm->table_window = p->hc.tab->window;
+    tm->table_copies = p->hc.tab->copies;
+  }
   /* coefficient m-1 sits at position m-1 in either order and is left out: h_len = m-1 */
   st = stream_points(x, V_H, x->res ? x->res->h : NULL, srs->h, srs->h_len, sizeof(g1_affine_t),
                      h_chunk, &p->hc, err, errlen);
@@ -1926,6 +2040,8 @@ static int prove_partition(xctx *x, const sp_task *t, const cuda_prep *src, uint
   x->reg = NULL;
   if (x->allow_resident)
     SP_TRY_GOTO(get_resident(d, srs, &x->res, &tm->srs_upload_ms, err, errlen), st, out);
+  if (x->res) SP_TRY_GOTO(make_tables(d, x->res, srs, tm, err, errlen), st, out);
+  if (x->res) tm->precompute_bytes = x->res->tab_bytes;
   if (!x->res) SP_TRY_GOTO(get_hostreg(d, srs, &x->reg, &tm->srs_upload_ms, err, errlen), st, out);
   tm->streamed = x->res == NULL;
   tm->stream_chunk = x->res ? 0 : x->chunk;
@@ -2066,7 +2182,10 @@ static int cuda_execute(void *dev, const sp_task *t, void *prep, uint8_t proof[1
       st = st2;
     }
     if (st != SEALPROV_ERR_DEVICE_MEMORY || rung == SP_OOM_RETRIES) break;
-    if (t->srs->device_only) {
+    /* A set with no host copy keeps its points; its fixed-base table may go, and the
+     * partition runs again without it. */
+    bool table_dropped = t->srs->device_only && drop_table(d, t->srs);
+    if (t->srs->device_only && !table_dropped) {
       /* The retry ladder drops the resident copy to stream it: impossible without a
        * host copy. Say so (docs/abi.md: a direct-loaded set never streams). */
       char m2[512];
@@ -2079,18 +2198,33 @@ static int cuda_execute(void *dev, const sp_task *t, void *prep, uint8_t proof[1
     /* Out of memory: what the attempt held is freed (stream-ordered, synchronised
      * above); the resident copy of this set goes too (the retry streams it), the pool
      * gives its cache back, and after a short wait the next rung runs. */
-    drop_resident(d, t->srs);
+    if (!t->srs->device_only) {
+      /* a table that was there when memory really ran out (not the tests' injected
+       * failure) is not made again on this device: the retry of every later partition
+       * would pay for it */
+      pthread_mutex_lock(&d->mu);
+      cuda_resident *had = find_resident(d, t->srs);
+      if (had && had->tab_h.copies && !d->tables_oom && !(t->inject & SP_INJECT_OOM)) {
+        d->tables_oom = true;
+        sp_log(SEALPROV_LOG_WARN,
+               "cuda device %u [%s]: out of device memory with a fixed-base table resident: no "
+               "more tables on this device (msm_precompute)", d->index, d->section);
+      }
+      pthread_mutex_unlock(&d->mu);
+      drop_resident(d, t->srs);
+    }
     early_drop(d);
     sp_gpu_trim(d->gpu);
     sleep_ms(SP_OOM_WAIT_MS);
     tm.oom_retries++;
     /* stage timings of the failed attempt would mislead: keep only what was moved */
-    double keep_prep = tm.prepare_ms, keep_srs = tm.srs_upload_ms;
+    double keep_prep = tm.prepare_ms, keep_srs = tm.srs_upload_ms, keep_tab = tm.precompute_ms;
     bool staged = tm.staged;
     unsigned retries = tm.oom_retries;
     memset(&tm, 0, sizeof tm);
     tm.prepare_ms = keep_prep;
     tm.srs_upload_ms = keep_srs;
+    tm.precompute_ms = keep_tab;
     tm.staged = staged;
     tm.oom_retries = retries;
   }
@@ -2170,6 +2304,13 @@ void sp_engine_cuda_set_early(void *dev, int mode) {
   cuda_dev *d = dev;
   pthread_mutex_lock(&d->mu);
   d->early_mode = mode >= SP_EARLY_OFF && mode <= SP_EARLY_ALL ? mode : SP_EARLY_ALL;
+  pthread_mutex_unlock(&d->mu);
+}
+
+void sp_engine_cuda_set_tables(void *dev, int mode) {
+  cuda_dev *d = dev;
+  pthread_mutex_lock(&d->mu);
+  d->tables_mode = mode == SP_TABLES_OFF || mode == SP_TABLES_FORCE ? mode : SP_TABLES_AUTO;
   pthread_mutex_unlock(&d->mu);
 }
 

@@ -41,6 +41,11 @@ typedef struct sp_cuda_timings {
                             products on the device, or the host's SpMV when the system
                             did not fit there */
   bool spmv_on_gpu;      /* they ran on the device (cuda/spmv.cu) */
+  /* Appended (fixed-base tables, issue 24, cuda/NOTES.md v11): */
+  double precompute_ms;      /* the resident set's table made (first use of a set only) */
+  uint64_t precompute_bytes; /* device bytes of the resident set's tables (0: none) */
+  bool tables_used;          /* the H MSM ran over the table */
+  unsigned table_window, table_copies; /* its window and copies, when used */
 } sp_cuda_timings;
 
 /* Timings of the last execute() on this engine device handle (dev of engine.h). */
@@ -92,6 +97,16 @@ void sp_engine_cuda_set_streaming(void *dev, bool force_stream, size_t chunk_poi
  * Tests and benchmarks (SP_GPU_EARLY_UPLOAD=0/1/2 sets it at device open). */
 enum { SP_EARLY_OFF = 0, SP_EARLY_HANDOFF = 1, SP_EARLY_ALL = 2 };
 void sp_engine_cuda_set_early(void *dev, int mode);
+
+/* Fixed-base tables of resident parameter sets (cuda/NOTES.md v11): OFF = MSMs do not
+ * use them (tables made earlier stay, for same-set A/B runs) and none are made; AUTO
+ * (the default) = a set made resident gets a table for h when msm.cu's cost model
+ * predicts a gain of at least 3 % within the budget of sp_device_cfg.msm_precompute,
+ * and MSMs use it; FORCE (tests) = as AUTO with any predicted gain (a set already
+ * resident is planned again). msm_precompute = off makes none whatever the mode. Tests
+ * and benchmarks; call between tasks. */
+enum { SP_TABLES_OFF = 0, SP_TABLES_AUTO = 1, SP_TABLES_FORCE = 2 };
+void sp_engine_cuda_set_tables(void *dev, int mode);
 
 /* The a*b = c pre-check of execute (engine_cuda.c, part_h) collects a*b in a buffer of
  * one more vector while a and b are transformed, when the device has room for it;

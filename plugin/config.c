@@ -59,10 +59,11 @@ static const char *const provider_keys[PK_COUNT_] = {
 
 enum device_key {
   DK_TYPE, DK_DEVICE, DK_WORKERS, DK_THREADS, DK_MEMORY_LIMIT, DK_PINNED_STAGING, DK_NUMA_NODE,
-  DK_COUNT_
+  DK_MSM_PRECOMPUTE, DK_COUNT_
 };
 static const char *const device_keys[DK_COUNT_] = {
-  "type", "device", "workers", "threads", "memory_limit", "pinned_staging", "numa_node"
+  "type", "device", "workers", "threads", "memory_limit", "pinned_staging", "numa_node",
+  "msm_precompute"
 };
 
 enum testing_key { TK_INJECT_DEVICE, TK_INJECT, TK_INJECT_COUNT, TK_COUNT_ };
@@ -735,6 +736,27 @@ static void handle_device(cfg_parse *p, int k, const char *key, const char *valu
     if (!want_number(p, key, value, numa_node_range, &v)) return;
     d->numa_node_set = true;
     d->numa_node = (unsigned)v;
+    break;
+  case DK_MSM_PRECOMPUTE:
+    /* device memory for fixed-base MSM tables: auto (the default), off, or bytes; 0 bytes
+     * is off */
+    if (strcasecmp(value, "auto") == 0) {
+      d->msm_precompute = 0;
+      break;
+    }
+    if (strcasecmp(value, "off") == 0) {
+      d->msm_precompute = SP_MSM_PRECOMPUTE_OFF;
+      break;
+    }
+    if (!isdigit((unsigned char)value[0])) {
+      fail_kv(p, p->lineno, p->section, key, value,
+              "not auto, off or a size; use e.g. msm_precompute = 24GiB");
+      return;
+    }
+    if (!want_bytes(p, key, value, &v)) return;
+    d->msm_precompute = v == 0                       ? SP_MSM_PRECOMPUTE_OFF
+                        : v == SP_MSM_PRECOMPUTE_OFF ? SP_MSM_PRECOMPUTE_OFF - 1
+                                                     : v;
     break;
   default: break;
   }

@@ -3,6 +3,7 @@
 # is visible, so CI, which has nvcc but no GPU, builds them and skips them.
 # tests/cuda/standalone.sh builds the same programs without autotools.
 EXTRA_DIST += tests/cuda/standalone.sh tests/cuda/bench_gpu_main.c tests/cuda/ff_model.py \
+  tests/cuda/msm_table_model.py tests/cuda/msm_affine_model.py \
   tests/cuda/fullsize_main.c tests/cuda/gpu_session.sh tests/cuda/seeds.sh
 GPU_SEED_SUITES =
 if HAVE_CUDA

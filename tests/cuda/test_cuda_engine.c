@@ -340,6 +340,39 @@ static void run_witness(void *dev, const sp_task *t, const sp_circuit *c, const 
   sp_cs_release(cs);
 }
 
+/* Fixed-base tables (msm_precompute, cuda/NOTES.md v11): the first proof ran with the
+ * default (a table of h when msm.cu's cost model predicts a gain: from 2^16 points).
+ * The same proof with the tables off, and with the set made resident again under
+ * FORCE (a table whatever the model says: every size gets one), gives the same bytes;
+ * FORCE's table is used and counted. */
+static void run_tables(void *dev, const sp_task *t, const uint8_t cpu_proof[192]) {
+  char err[512] = "";
+  const unsigned logm = t->srs->log_domain;
+  uint8_t p[192];
+  sp_cuda_timings tm;
+  sp_engine_cuda_set_tables(dev, SP_TABLES_OFF);
+  int st = gpu_prove(dev, t, true, p, &tm, err, sizeof err);
+  CHECK(st == SEALPROV_OK && memcmp(p, cpu_proof, 192) == 0 && !tm.tables_used,
+        "2^%u tables off: %s (tables used %d)", logm, st ? err : "proof differs",
+        (int)tm.tables_used);
+  sp_engine_cuda.srs_evict(dev, t->srs); /* resident again below, with FORCE's table */
+  sp_engine_cuda_set_tables(dev, SP_TABLES_FORCE);
+  st = gpu_prove(dev, t, true, p, &tm, err, sizeof err);
+  CHECK(st == SEALPROV_OK && memcmp(p, cpu_proof, 192) == 0,
+        "2^%u tables forced: %s", logm, st ? err : "proof differs");
+  CHECK(st != SEALPROV_OK || (tm.tables_used && tm.precompute_bytes > 0 && tm.table_copies >= 2),
+        "2^%u tables forced: used %d, %llu bytes, %u copies", logm, (int)tm.tables_used,
+        (unsigned long long)tm.precompute_bytes, tm.table_copies);
+  uint64_t with = sp_engine_cuda.memory_in_use(dev);
+  printf("  tables: 2^%u forced: window %u, %u copies, %.1f MB made in %.1f ms; bytes equal\n",
+         logm, tm.table_window, tm.table_copies, (double)tm.precompute_bytes / 1e6,
+         tm.precompute_ms);
+  sp_engine_cuda.srs_evict(dev, t->srs);
+  CHECK(sp_engine_cuda.memory_in_use(dev) + tm.precompute_bytes <= with,
+        "2^%u: evicting the set did not give its table back", logm);
+  sp_engine_cuda_set_tables(dev, SP_TABLES_AUTO);
+}
+
 static void run_size(void *dev, uint64_t constraints, uint64_t seed, const char *dir) {
   char err[512] = "", path[600];
   double t0 = sp_now_ms();
@@ -402,6 +435,7 @@ static void run_size(void *dev, uint64_t constraints, uint64_t seed, const char 
          (unsigned long long)constraints, srs->log_domain, t_setup, t_cpu, t_gpu,
          tm.srs_upload_ms, tm.prepare_ms, tm.staged ? "pinned staging" : "pageable",
          memcmp(cpu_proof, gpu_proof, 192) ? "DIFFER" : "equal");
+  if (st == SEALPROV_OK) run_tables(dev, &t, cpu_proof);
   if (st == SEALPROV_OK) run_staging(dev, &t, cpu_proof, &tm);
   if (st == SEALPROV_OK) run_streaming(dev, &t, cpu_proof);
   if (st == SEALPROV_OK) run_early(dev, &t, cpu_proof);
