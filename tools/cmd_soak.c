@@ -29,7 +29,8 @@
  *     all use one witness in memory: the first all good; the second with one bad
  *     partition, and a job submitted behind it and cancelled while queued; then
  *     srs_release and srs_load again; then the rest. Sample "big-job" after each job,
- *     close, "big-closed".
+ *     close, "big-closed". Then a second cycle: open, checked load, one job, release,
+ *     close, "big-closed" again.
  * Every proof that comes back with status OK is verified again here with verify() on a
  * second provider (one CPU device) and the .vk read back from disk (the module has
  * self-checked it already).
@@ -46,8 +47,10 @@
  * warm-up: for GPU memory used, engine device memory, host RSS and module host memory,
  * no "idle" sample after the first (the first segment is the warm-up) exceeds the first
  * by more than --max-growth-mib, nor any "closed" sample the first cycle's; in the big
- * phase the same for the "big-job" samples, and "big-closed" against the baseline's
- * close. Exit status 0 PASS, 1 FAIL, 2 bad usage. */
+ * phase the same for the "big-job" samples, and the second cycle's "big-closed" against
+ * the first's. (The baseline close before any work is recorded, not judged: a process's
+ * first kernels load their code onto the device, which stays until the process ends.)
+ * Exit status 0 PASS, 1 FAIL, 2 bad usage. */
 #include <config.h>
 
 #include <errno.h>
@@ -1110,6 +1113,45 @@ static void big_phase(phase_data *pd, uint64_t *rs)
   take_sample("pre-close");
   prov_close();
   take_sample("big-closed");
+  /* A second cycle: open, checked load, one job, release, close. What a close leaves is
+   * judged against the first close after work, not against the baseline: CUDA loads a
+   * kernel's code onto the device at its first launch (lazy module loading), so the
+   * first partitions of a process add device memory that stays until the process ends
+   * (measured on the H200: 529 -> 669 MiB used after close). A leak grows from one
+   * cycle to the next; code loading does not. */
+  if (!prov_open())
+    return;
+  take_sample("big2-open");
+  double ms2 = 0;
+  S.srs = load_params(pd, &ms2);
+  atomic_fetch_add(&t->reloads, 1);
+  take_sample("big2-loaded");
+  if (S.srs) {
+    set_where(PH_BIG, 1, 1);
+    hjob *h = job_new(pd, t, K_GOOD, o->big_job, -1, 0, true, rs);
+    if (!h)
+      failf("out of memory for a job");
+    else {
+      double t2 = g16_now_ms();
+      if (job_submit(h))
+        job_check(h, job_wait(h), false);
+      S.big_prove_ms += g16_now_ms() - t2;
+      sp_cli_note("big phase: second cycle's job (%u partitions) ended", o->big_job);
+      job_free(h);
+      take_sample("big-job");
+      check_devices("after a big job");
+    }
+    S.big_parts_proved = atomic_load(&t->parts_ok);
+    pthread_rwlock_wrlock(&S.srs_lock);
+    old = S.srs;
+    S.srs = NULL;
+    pthread_rwlock_unlock(&S.srs_lock);
+    S.vt->srs_release(old);
+  }
+  set_where(PH_BIG, 0, 0);
+  take_sample("pre-close");
+  prov_close();
+  take_sample("big-closed");
 }
 
 /* ---- preparation: parameters in a child, witnesses here ------------------------------------ */
@@ -1470,8 +1512,7 @@ static void judge_all(void)
     if (S.o.big_log > 0) {
       if (judge_series(PH_BIG, "big-job", NULL, J_FIRST, m, "big: idle after each job", &s))
         judged[njudged++] = s;
-      if (judge_series(PH_BIG, "big-closed", "baseline-closed", J_FIRST, m,
-                       "big: closed vs baseline close", &s))
+      if (judge_series(PH_BIG, "big-closed", NULL, J_FIRST, m, "big: after each close", &s))
         judged[njudged++] = s;
     }
   }
