@@ -8,6 +8,7 @@
 #   OUTDIR/test_cuda_spmv [--max=K] [--bench=24,26]  GPU a, b, c of witness-only proving vs the CPU
 #   OUTDIR/test_cuda_load               the direct load against the host load
 #   OUTDIR/fullsize --dir D [--log K]   GPU setup -> checked load -> proofs (dev/fullsize.sh)
+#   OUTDIR/bench_load [--progress] ...  `sealprov bench load` without the rest of the CLI
 #   OUTDIR/bench_gpu --json ...         `sealprov bench gpu` without the rest of the CLI
 #                                       (--throughput runs the module's scheduler: sched.c,
 #                                       pool.c, log.c; the device table is built in memory,
@@ -47,7 +48,8 @@ for f in plugin/bls12_381/*.c plugin/groth16.c plugin/srs.c plugin/circuit.c plu
          plugin/log.c plugin/hostmem.c plugin/sched.c plugin/pool.c plugin/topo.c $extra \
          cuda/engine_cuda.c tools/bench_gpu.c tools/json.c tests/cuda/test_cuda_kernels.c \
          tests/cuda/test_cuda_engine.c tests/cuda/test_cuda_checks.c tests/cuda/test_cuda_spmv.c tests/cuda/test_cuda_load.c \
-         tests/cuda/fullsize_main.c tests/cuda/bench_gpu_main.c; do
+         tests/cuda/fullsize_main.c tests/cuda/bench_gpu_main.c tests/bls/cofactor.c \
+         tools/cmd_bench.c tools/g16_util.c tests/cuda/bench_load_main.c; do
   o="$out/obj/$(basename "$f" .c).o"
   if newer "$o" "$f" plugin/bls12_381/*.h plugin/*.h cuda/*.h include/sealprov.h; then
     echo "CC   $f"; $CC -c "$f" -o "$o"
@@ -63,8 +65,9 @@ sched="$out/obj/sched.o $out/obj/pool.o $out/obj/topo.o"
 link() { echo "LINK $1"; $nvcc -o "$out/$1" "$out/obj/$2.o" $3 $lib -lpthread; }
 link test_cuda_kernels test_cuda_kernels
 link test_cuda_engine test_cuda_engine
-link test_cuda_checks test_cuda_checks
+link test_cuda_checks test_cuda_checks "$out/obj/cofactor.o"
 link test_cuda_spmv test_cuda_spmv
 link test_cuda_load test_cuda_load
 link fullsize fullsize_main
 link bench_gpu bench_gpu_main "$out/obj/bench_gpu.o $out/obj/json.o $sched"
+link bench_load bench_load_main "$out/obj/cmd_bench.o $out/obj/g16_util.o $out/obj/json.o"
