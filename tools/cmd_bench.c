@@ -214,9 +214,10 @@ out:
 enum { LM_DIRECT, LM_CHECKED, LM_ON_CURVE, LM_N };
 static const char *const lm_arg[LM_N] = {"direct", "checked", "on-curve"};
 static const char *const lm_json[LM_N] = {"direct_gpu", "checked", "on_curve_only"};
-/* From this file size on, the default is the direct load alone (or the checked host
- * path without a GPU) and no cold load: at 2^27 (49 GB) every mode with cold loads
- * read the file 13 times and took more than 290 s (cuda/NOTES.md v11). */
+/* From this file size on, the default is the direct load alone (without a GPU the
+ * on-curve host path: the CPU's subgroup checks of a 2^27 file take about an hour) and
+ * no cold load: at 2^27 (49 GB) every mode with cold loads read the file 13 times and
+ * took more than 290 s (cuda/NOTES.md v11). */
 #define BENCH_LOAD_BIG ((uint64_t)8000000000ull)
 
 static void bench_load_usage(FILE *f)
@@ -235,8 +236,9 @@ static void bench_load_usage(FILE *f)
           "              2^24 and beyond)\n"
           "    on-curve  the host path with on-curve checks only\n"
           "  Default: every mode the machine has for a file under 8 GB; from 8 GB on,\n"
-          "  direct where a GPU is visible, else checked (the host path holds the whole\n"
-          "  file decoded in memory, and each mode reads the file R times).\n"
+          "  direct where a GPU is visible, else on-curve (the host path holds the whole\n"
+          "  file decoded in memory, each mode reads the file R times, and the CPU's\n"
+          "  subgroup checks take about an hour at 2^27).\n"
           "  The file is read once first (no decoding) to warm the page cache; each mode\n"
           "  is then loaded R times (default 3; the median is reported) and, with --cold\n"
           "  (default under 8 GB), once more after the file's pages are dropped.\n"
@@ -899,8 +901,11 @@ static int bench_load(int argc, char **argv)
       bool big = stat(path, &st) == 0 && (uint64_t)st.st_size >= BENCH_LOAD_BIG;
       bool m[LM_N];
       for (int k = 0; k < LM_N; k++)
-        m[k] = modes_given ? modes[k] : big ? (k == (gpu ? LM_DIRECT : LM_CHECKED))
+        m[k] = modes_given ? modes[k] : big ? (k == (gpu ? LM_DIRECT : LM_ON_CURVE))
                                             : (k != LM_DIRECT || gpu);
+      if (big && !modes_given && !gpu)
+        sp_cli_note("%s: no GPU: on-curve only (the CPU's subgroup checks take about an hour "
+                    "at 2^27; --modes checked measures them)", path);
       rc = bench_load_file(path, log, m, cold, nt, (unsigned)repeat, json, &first);
     }
     if (dirbuf[0])
