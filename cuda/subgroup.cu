@@ -239,6 +239,18 @@ extern "C" int sp_cuda_checker_run(void *user, bool g2, const void *pts, size_t 
   return st;
 }
 
+extern "C" int sp_cuda_subgroup_variants(int *out, int cap, int *dflt) {
+#ifdef SP_SG_VARIANTS
+  static const int all[] = {4, 6, 7, 8, 9};
+#else
+  static const int all[] = {SP_SG_DEFAULT_VARIANT};
+#endif
+  int n = (int)(sizeof all / sizeof all[0]);
+  for (int i = 0; i < n && i < cap; i++) out[i] = all[i];
+  if (dflt) *dflt = SP_SG_DEFAULT_VARIANT;
+  return n;
+}
+
 extern "C" int sp_cuda_subgroup_check(int ordinal, bool g2, const void *pts, size_t n,
                                       size_t *first_bad, char *err, size_t errlen) {
   if (!first_bad || (n && !pts)) {

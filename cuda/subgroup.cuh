@@ -305,20 +305,27 @@ static __global__ void k_subgroup_g2(const spc_g2_affine *pts, size_t n, size_t 
   if (!sg_ok_g2(p, k)) atomicMin(bad, (unsigned long long)(base + i));
 }
 
-/* G1 kernel variant: SP_GPU_SG_VARIANT (4, 6, 7, 8 or 9) or SP_SG_DEFAULT_VARIANT.
+/* The G1 kernel: SP_SG_DEFAULT_VARIANT. The module has that one; the test kit
+ * (tests/cuda/standalone.sh builds with -DSP_SG_VARIANTS) has every candidate of
+ * cuda/NOTES.md v11, chosen by SP_GPU_SG_VARIANT (4, 6, 7, 8 or 9; any other value
+ * gives the default):
  *   4  dbl-2009-l, products as calls, 4 blocks (v9's default)
  *   6  the six-reduction doubling, products as calls, 4 blocks
  *   7  the six-reduction doubling as one call with its products inlined, 3 blocks
  *   8  as 7, 2 blocks;   9  as 7, 4 blocks
- * Candidates for one measurement (cuda/NOTES.md v11): the winner stays, the rest go,
- * as v9's variants 0, 1 (XYZZ), 2, 3 and 5 went (their figures: cuda/NOTES.md v9).
- * Any other value gives the default. */
+ * One measurement decides: the winner becomes the default and the rest go, as v9's
+ * variants 0, 1 (XYZZ), 2, 3 and 5 went (their figures: cuda/NOTES.md v9). */
 #ifndef SP_SG_DEFAULT_VARIANT
 #define SP_SG_DEFAULT_VARIANT 7
 #endif
 static inline int sg_variant_env(const char *v) {
+#ifdef SP_SG_VARIANTS
   return v && (v[0] == '4' || (v[0] >= '6' && v[0] <= '9')) && !v[1] ? v[0] - '0'
                                                                      : SP_SG_DEFAULT_VARIANT;
+#else
+  (void)v;
+  return SP_SG_DEFAULT_VARIANT;
+#endif
 }
 
 /* Launches the check of n decoded points at pts (device memory) on stream st. */
@@ -327,6 +334,13 @@ static inline void sg_launch(bool g2, int variant, const void *pts, size_t n, si
   const spc_g2_affine *p2 = (const spc_g2_affine *)pts;
   const spc_g1_affine *p1 = (const spc_g1_affine *)pts;
   if (n == 0) return;
+#ifndef SP_SG_VARIANTS
+  (void)variant;
+  if (g2)
+    k_subgroup_g2<<<sp_blocks(n, 64), 64, 0, st>>>(p2, n, base, k, bad);
+  else
+    k_subgroup_g1<SP_SG_DEFAULT_VARIANT><<<sp_blocks(n, 128), 128, 0, st>>>(p1, n, base, k, bad);
+#else
   if (g2)
     k_subgroup_g2<<<sp_blocks(n, 64), 64, 0, st>>>(p2, n, base, k, bad);
   else if (variant == 4)
@@ -339,6 +353,7 @@ static inline void sg_launch(bool g2, int variant, const void *pts, size_t n, si
     k_subgroup_g1<9><<<sp_blocks(n, 128), 128, 0, st>>>(p1, n, base, k, bad);
   else
     k_subgroup_g1<6><<<sp_blocks(n, 128), 128, 0, st>>>(p1, n, base, k, bad);
+#endif
 }
 
 #endif

@@ -14,13 +14,15 @@
 #                                       pool.c, log.c; the device table is built in memory,
 #                                       so config.c and libinih are not needed)
 # Run from the top of the source tree. NVCC, CUDA_ARCH (default 90) and NVFLAGS (extra
-# nvcc flags, e.g. -DSPC_SQR_AS_MUL for an A/B build) may be set.
+# nvcc flags, e.g. -DSPC_SQR_AS_MUL for an A/B build) may be set. The kit has every
+# candidate G1 subgroup kernel (-DSP_SG_VARIANTS: SP_GPU_SG_VARIANT picks one; the module
+# has the default only; cuda/subgroup.cuh).
 set -e
 out=${1:-.gpu}
 nvcc=${NVCC:-/usr/local/cuda/bin/nvcc}
 arch=${CUDA_ARCH:-90}
 mkdir -p "$out/obj"
-NV="$nvcc -gencode arch=compute_$arch,code=sm_$arch -O3 -std=c++17 ${NVFLAGS:-} -Iinclude -Iplugin -Icuda \
+NV="$nvcc -gencode arch=compute_$arch,code=sm_$arch -O3 -std=c++17 -DSP_SG_VARIANTS ${NVFLAGS:-} -Iinclude -Iplugin -Icuda \
  --expt-relaxed-constexpr -lineinfo -Xcompiler -fvisibility=hidden"
 CC="gcc -std=gnu11 -O2 -pthread -D_GNU_SOURCE -DHAVE_CUDA -DHAVE_PTHREAD_SETNAME_NP -Iinclude \
  -Iplugin -Icuda -Itools -Wall -Wextra -Wshadow -Wstrict-prototypes -Wmissing-prototypes"

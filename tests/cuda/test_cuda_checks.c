@@ -430,9 +430,18 @@ int main(int argc, char **argv) {
   }
 #define RUN(name) (!only || !strcmp(only, name))
   if (RUN("subgroup")) {
-    /* the G1 kernel variants of subgroup.cuh (sg_variant_env); G2 has one kernel */
-    static const char *const variants[] = {"4", "6", "7", "8", "9"};
-    const int nv = (int)(sizeof variants / sizeof variants[0]);
+    /* the G1 kernel variants of this build (subgroup.cuh; the test kit has every
+     * candidate, the module its default); G2 has one kernel */
+    int vnum[16], dflt = 0;
+    int nv = sp_cuda_subgroup_variants(vnum, 16, &dflt);
+    if (nv > 16) nv = 16;
+    static char vbuf[16][4];
+    const char *variants[16];
+    for (int v = 0; v < nv; v++) {
+      snprintf(vbuf[v], sizeof vbuf[v], "%d", vnum[v]);
+      variants[v] = vbuf[v];
+    }
+    printf("G1 subgroup kernels: %d (default %d)\n", nv, dflt);
     for (int v = 0; v < nv; v++) {
       setenv("SP_GPU_SG_VARIANT", variants[v], 1);
       test_subgroup_cofactor(false, variants[v]);
@@ -456,8 +465,8 @@ int main(int argc, char **argv) {
     test_subgroup_chunks(g, true, 2 * c2 + 3, p2, 3);
     if (sg_bench) {
       bench_subgroup(g, false, (size_t)1 << 22, variants, nv);
-      static const char *const dflt[] = {"default"};
-      bench_subgroup(g, true, (size_t)1 << 20, dflt, 1);
+      static const char *const dname[] = {"default"};
+      bench_subgroup(g, true, (size_t)1 << 20, dname, 1);
     }
   }
   if (RUN("rows")) {
