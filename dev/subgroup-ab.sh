@@ -70,9 +70,11 @@ if [ -s "$dir/full.params" ]; then
   while [ $i -lt "$runs" ]; do
     for side in base new; do
       eval "bin=\$$side"
+      before=$(grep -c '^load (' "$out/ab.log")
       step "ab-$side-$i" 60 "$out/ab.log" "$bin/fullsize" --dir "$dir" --log 24 --partitions 0 \
         --keep --reuse || fails=$((fails + 1))
-      grep '^load (' "$out/ab.log" | tail -1 | sed "s/^/$side: /" >>"$out/ab-loads.txt"
+      [ "$(grep -c '^load (' "$out/ab.log")" -gt "$before" ] &&
+        grep '^load (' "$out/ab.log" | tail -1 | sed "s/^/$side: /" >>"$out/ab-loads.txt"
     done
     i=$((i + 1))
   done
