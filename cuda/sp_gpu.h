@@ -226,6 +226,11 @@ int sp_gpu_fr_mul_vec(sp_gpu *g, void *d_dst, const void *d_x, const void *d_y, 
  * not be had) or INVALID_ARGUMENT. (subgroup.cu) */
 int sp_cuda_subgroup_check(int ordinal, bool g2, const void *pts, size_t n, size_t *first_bad,
                            char *err, size_t errlen);
+/* The G1 subgroup kernels this build has (the values SP_GPU_SG_VARIANT takes: the
+ * module has its default only, the test kit of tests/cuda/standalone.sh every
+ * candidate; cuda/subgroup.cuh): up to cap of them in out, the default in *dflt; returns
+ * how many there are. (subgroup.cu) */
+int sp_cuda_subgroup_variants(int *out, int cap, int *dflt);
 /* The same with the streams and buffers made once (sp_cuda_subgroup_check makes and
  * frees them in every call: cudaHostAlloc of 288 MiB is not free). sp_cuda_checker_run
  * has the shape of the loader's hook (srs.h, sp_srs_check_fn): pass it as `check` and

@@ -2,8 +2,8 @@
 # programs (no libcheck: the GPU machine has none); each exits 77 (SKIP) when no GPU
 # is visible, so CI, which has nvcc but no GPU, builds them and skips them.
 # tests/cuda/standalone.sh builds the same programs without autotools.
-EXTRA_DIST += tests/cuda/standalone.sh tests/cuda/bench_gpu_main.c tests/cuda/ff_model.py \
-  tests/cuda/msm_table_model.py tests/cuda/msm_affine_model.py \
+EXTRA_DIST += tests/cuda/standalone.sh tests/cuda/bench_gpu_main.c tests/cuda/bench_load_main.c \
+  tests/cuda/ff_model.py tests/cuda/msm_table_model.py tests/cuda/msm_affine_model.py \
   tests/cuda/fullsize_main.c tests/cuda/gpu_session.sh tests/cuda/seeds.sh
 GPU_SEED_SUITES =
 if HAVE_CUDA
@@ -18,7 +18,8 @@ tests_cuda_test_cuda_kernels_SOURCES = tests/cuda/test_cuda_kernels.c tests/cuda
 tests_cuda_test_cuda_kernels_LDADD = $(SP_INTERNAL_LIBS) $(SP_CUDA_RELINK) $(SP_EXTERNAL_LIBS)
 tests_cuda_test_cuda_engine_SOURCES = tests/cuda/test_cuda_engine.c tests/cuda/gpu_check.h
 tests_cuda_test_cuda_engine_LDADD = $(SP_INTERNAL_LIBS) $(SP_CUDA_RELINK) $(SP_EXTERNAL_LIBS)
-tests_cuda_test_cuda_checks_SOURCES = tests/cuda/test_cuda_checks.c tests/cuda/gpu_check.h
+tests_cuda_test_cuda_checks_SOURCES = tests/cuda/test_cuda_checks.c tests/cuda/gpu_check.h \
+  tests/bls/cofactor.c tests/bls/cofactor.h
 tests_cuda_test_cuda_checks_LDADD = $(SP_INTERNAL_LIBS) $(SP_CUDA_RELINK) $(SP_EXTERNAL_LIBS)
 tests_cuda_test_cuda_spmv_SOURCES = tests/cuda/test_cuda_spmv.c tests/cuda/gpu_check.h
 tests_cuda_test_cuda_spmv_LDADD = $(SP_INTERNAL_LIBS) $(SP_CUDA_RELINK) $(SP_EXTERNAL_LIBS)

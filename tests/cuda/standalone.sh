@@ -8,18 +8,21 @@
 #   OUTDIR/test_cuda_spmv [--max=K] [--bench=24,26]  GPU a, b, c of witness-only proving vs the CPU
 #   OUTDIR/test_cuda_load               the direct load against the host load
 #   OUTDIR/fullsize --dir D [--log K]   GPU setup -> checked load -> proofs (dev/fullsize.sh)
+#   OUTDIR/bench_load [--progress] ...  `sealprov bench load` without the rest of the CLI
 #   OUTDIR/bench_gpu --json ...         `sealprov bench gpu` without the rest of the CLI
 #                                       (--throughput runs the module's scheduler: sched.c,
 #                                       pool.c, log.c; the device table is built in memory,
 #                                       so config.c and libinih are not needed)
 # Run from the top of the source tree. NVCC, CUDA_ARCH (default 90) and NVFLAGS (extra
-# nvcc flags, e.g. -DSPC_SQR_AS_MUL for an A/B build) may be set.
+# nvcc flags, e.g. -DSPC_SQR_AS_MUL for an A/B build) may be set. The kit has every
+# candidate G1 subgroup kernel (-DSP_SG_VARIANTS: SP_GPU_SG_VARIANT picks one; the module
+# has the default only; cuda/subgroup.cuh).
 set -e
 out=${1:-.gpu}
 nvcc=${NVCC:-/usr/local/cuda/bin/nvcc}
 arch=${CUDA_ARCH:-90}
 mkdir -p "$out/obj"
-NV="$nvcc -gencode arch=compute_$arch,code=sm_$arch -O3 -std=c++17 ${NVFLAGS:-} -Iinclude -Iplugin -Icuda \
+NV="$nvcc -gencode arch=compute_$arch,code=sm_$arch -O3 -std=c++17 -DSP_SG_VARIANTS ${NVFLAGS:-} -Iinclude -Iplugin -Icuda \
  --expt-relaxed-constexpr -lineinfo -Xcompiler -fvisibility=hidden"
 CC="gcc -std=gnu11 -O2 -pthread -D_GNU_SOURCE -DHAVE_CUDA -DHAVE_PTHREAD_SETNAME_NP -Iinclude \
  -Iplugin -Icuda -Itools -Wall -Wextra -Wshadow -Wstrict-prototypes -Wmissing-prototypes"
@@ -47,7 +50,8 @@ for f in plugin/bls12_381/*.c plugin/groth16.c plugin/srs.c plugin/circuit.c plu
          plugin/log.c plugin/hostmem.c plugin/sched.c plugin/pool.c plugin/topo.c $extra \
          cuda/engine_cuda.c tools/bench_gpu.c tools/json.c tests/cuda/test_cuda_kernels.c \
          tests/cuda/test_cuda_engine.c tests/cuda/test_cuda_checks.c tests/cuda/test_cuda_spmv.c tests/cuda/test_cuda_load.c \
-         tests/cuda/fullsize_main.c tests/cuda/bench_gpu_main.c; do
+         tests/cuda/fullsize_main.c tests/cuda/bench_gpu_main.c tests/bls/cofactor.c \
+         tools/cmd_bench.c tools/g16_util.c tests/cuda/bench_load_main.c; do
   o="$out/obj/$(basename "$f" .c).o"
   if newer "$o" "$f" plugin/bls12_381/*.h plugin/*.h cuda/*.h include/sealprov.h; then
     echo "CC   $f"; $CC -c "$f" -o "$o"
@@ -63,8 +67,9 @@ sched="$out/obj/sched.o $out/obj/pool.o $out/obj/topo.o"
 link() { echo "LINK $1"; $nvcc -o "$out/$1" "$out/obj/$2.o" $3 $lib -lpthread; }
 link test_cuda_kernels test_cuda_kernels
 link test_cuda_engine test_cuda_engine
-link test_cuda_checks test_cuda_checks
+link test_cuda_checks test_cuda_checks "$out/obj/cofactor.o"
 link test_cuda_spmv test_cuda_spmv
 link test_cuda_load test_cuda_load
 link fullsize fullsize_main
 link bench_gpu bench_gpu_main "$out/obj/bench_gpu.o $out/obj/json.o $sched"
+link bench_load bench_load_main "$out/obj/cmd_bench.o $out/obj/g16_util.o $out/obj/json.o"
