@@ -315,8 +315,10 @@ static __global__ void k_subgroup_g2(const spc_g2_affine *pts, size_t n, size_t 
  *   8  as 7, 2 blocks;   9  as 7, 4 blocks
  * One measurement decides: the winner becomes the default and the rest go, as v9's
  * variants 0, 1 (XYZZ), 2, 3 and 5 went (their figures: cuda/NOTES.md v9). */
+/* 6: measured fastest on the H200 (cuda/NOTES.md v12, Outcome): 156.9 ms for 2^22 G1
+ * points against 165.5 (4), 172.5 (7), 157.8 (8), 190.8 (9). */
 #ifndef SP_SG_DEFAULT_VARIANT
-#define SP_SG_DEFAULT_VARIANT 7
+#define SP_SG_DEFAULT_VARIANT 6
 #endif
 static inline int sg_variant_env(const char *v) {
 #ifdef SP_SG_VARIANTS
