@@ -16,10 +16,13 @@
  *   RustError             <- {status, malloc'd "sealprov_c2: fn: status: detail"}
  *   gpu_index (Curio)     -> job->device_mask (ABI 1.2): the device whose CUDA ordinal
  *                            is gpu_index; on a provider without CUDA devices, device
- *                            gpu_index of the table; -1 = any device. Read from
+ *                            gpu_index of the table; -1 = any device. Always read
+ *                            by generate_groth16_proofs_start_c; read by
  *                            generate_groth16_proofs_c only when SEALPROV_C2_ARGS = 8.
  *   gpu_mtx (Curio)       -> a token from create_gpu_mutex whose mutex is held from
  *                            submit until the job's proofs are ready
+ *   SRS, gpu_mtx, pending -> checked by value against the live ones, never read
+ *                            through before that (see "handles the host holds")
  */
 #include <config.h>
 
@@ -28,7 +31,6 @@
 #include <inttypes.h>
 #include <pthread.h>
 #include <stdarg.h>
-#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -62,10 +64,7 @@ _Static_assert(sizeof(g2_affine_t) == sizeof(c2_g2_affine), "G2 affine: blst lay
 _Static_assert(offsetof(g2_affine_t, y) == offsetof(c2_g2_affine, y), "G2 affine y");
 _Static_assert(offsetof(fp2_t, c1) == offsetof(c2_fp2, c1), "Fp2: c0 then c1");
 
-#define C2_SRS_MAGIC 0x53525343u     /* "CSRS" */
-#define C2_PENDING_MAGIC 0x444e5043u /* "CPND" */
-#define C2_MUTEX_MAGIC 0x58544d43u   /* "CMTX" */
-#define C2_CACHE_SLOTS 4             /* supraseal keeps up to 4 paths */
+#define C2_CACHE_SLOTS 4 /* supraseal keeps up to 4 paths */
 
 /* ---- errors --------------------------------------------------------------------- */
 
@@ -271,29 +270,98 @@ static c2_error vt_fail(const sealprov_vtable *vt, int st, const char *fn, const
   return c2_fail(st, fn, "%s: %s: %s", what, vt->strerror(st), vt->last_error());
 }
 
+/* ---- handles the host holds --------------------------------------------------------
+ * An SRS, a GPU mutex or a pending proof that the host passes is checked by looking its
+ * VALUE up among the live ones under g_live_mu, never by reading through it: a dropped
+ * SRS, a destroyed mutex or a finalized handle is freed memory, and a stray pointer may
+ * point anywhere (design rule 7; plugin/module.c checks the module's handles the same
+ * way). Whoever goes on to use the object takes a reference inside that same lock (SRS,
+ * mutex), or takes it out of its set (a pending proof: the one finalize or destroy that
+ * removes it owns it). An address freed and then reused by a new object of the same
+ * kind names that new object: the look-up finds a live object, never freed memory. */
+
+typedef struct ptr_set {
+  const void **v;
+  size_t len, cap;
+} ptr_set;
+
+static pthread_mutex_t g_live_mu = PTHREAD_MUTEX_INITIALIZER;
+static ptr_set g_live_srs, g_live_mtx, g_live_pending;
+
+static bool set_has_locked(const ptr_set *set, const void *h) {
+  for (size_t i = 0; i < set->len; i++)
+    if (set->v[i] == h) return true;
+  return false;
+}
+
+/* Returns whether h was there. The array goes with the last value, so a host that
+ * unloads the library leaks nothing of it. */
+static bool set_remove_locked(ptr_set *set, const void *h) {
+  bool found = false;
+  for (size_t i = 0; i < set->len; i++)
+    if (set->v[i] == h) {
+      set->v[i] = set->v[--set->len];
+      found = true;
+      break;
+    }
+  if (set->len == 0) {
+    free(set->v);
+    set->v = NULL;
+    set->cap = 0;
+  }
+  return found;
+}
+
+static bool set_add_locked(ptr_set *set, const void *h) {
+  if (set->len == set->cap) {
+    size_t cap = set->cap ? 2 * set->cap : 16;
+    const void **n = realloc(set->v, cap * sizeof *n);
+    if (n == NULL) return false;
+    set->v = n;
+    set->cap = cap;
+  }
+  set->v[set->len++] = h;
+  return true;
+}
+
 /* ---- SRS ------------------------------------------------------------------------ */
 
 struct c2_srs_inner {
-  uint32_t magic;
-  atomic_size_t refs;
+  size_t refs; /* under g_live_mu: the callers' SRS values, the cache's, calls in flight */
   sealprov_srs *h;
   char *path;
 };
 
-static pthread_mutex_t g_cache_mu = PTHREAD_MUTEX_INITIALIZER;
-static c2_srs_inner *g_cache[C2_CACHE_SLOTS]; /* most recently used first */
+static pthread_mutex_t g_cache_mu = PTHREAD_MUTEX_INITIALIZER; /* taken before g_live_mu */
+static c2_srs_inner *g_cache[C2_CACHE_SLOTS];                  /* most recently used first */
 
-static bool srs_valid(const c2_srs_inner *s) {
-  return s != NULL && s->magic == C2_SRS_MAGIC;
+/* Takes a reference to s when it is a live SRS; false otherwise (s is not read). */
+static bool srs_ref(c2_srs_inner *s) {
+  if (s == NULL) return false;
+  pthread_mutex_lock(&g_live_mu);
+  bool ok = set_has_locked(&g_live_srs, s);
+  if (ok) s->refs++;
+  pthread_mutex_unlock(&g_live_mu);
+  return ok;
 }
 
-static void srs_unref(c2_srs_inner *s) {
-  if (atomic_fetch_sub(&s->refs, 1) != 1) return;
-  /* Jobs hold their own module reference: releasing ours is safe while they run. */
-  if (g_vt != NULL) g_vt->srs_release(s->h);
-  s->magic = 0;
-  free(s->path);
-  free(s);
+/* Drops one reference of s when it is a live SRS (the look-up and the drop under one
+ * lock, so two drops of the last reference cannot both pass the look-up); the last
+ * reference frees it. False, and s not read, when s is not live. */
+static bool srs_unref(c2_srs_inner *s) {
+  if (s == NULL) return false;
+  pthread_mutex_lock(&g_live_mu);
+  bool ok = set_has_locked(&g_live_srs, s);
+  bool last = ok && --s->refs == 0;
+  if (last) set_remove_locked(&g_live_srs, s);
+  pthread_mutex_unlock(&g_live_mu);
+  if (last) {
+    /* Jobs hold their own module reference: releasing ours is safe while they run. */
+    if (g_vt != NULL) g_vt->srs_release(s->h);
+    free(s->path);
+    free(s);
+  }
+  return ok;
 }
 
 c2_error create_SRS(c2_SRS *ret, const char *srs_path, bool cache) {
@@ -312,7 +380,7 @@ c2_error create_SRS(c2_SRS *ret, const char *srs_path, bool cache) {
         c2_srs_inner *hit = g_cache[i];
         memmove(&g_cache[1], &g_cache[0], (size_t)i * sizeof g_cache[0]);
         g_cache[0] = hit;
-        atomic_fetch_add(&hit->refs, 1);
+        srs_ref(hit); /* live: the cache holds a reference */
         pthread_mutex_unlock(&g_cache_mu);
         ret->ptr = hit;
         return c2_ok();
@@ -336,10 +404,19 @@ c2_error create_SRS(c2_SRS *ret, const char *srs_path, bool cache) {
     free(s);
     return err;
   }
-  s->magic = C2_SRS_MAGIC;
   s->h = h;
   s->path = path;
-  atomic_init(&s->refs, cache ? 2 : 1); /* the caller's, and the cache's */
+  s->refs = cache ? 2 : 1; /* the caller's, and the cache's */
+  pthread_mutex_lock(&g_live_mu);
+  bool registered = set_add_locked(&g_live_srs, s);
+  pthread_mutex_unlock(&g_live_mu);
+  if (!registered) {
+    if (cache) pthread_mutex_unlock(&g_cache_mu);
+    vt->srs_release(h);
+    free(path);
+    free(s);
+    return c2_fail(SEALPROV_ERR_NO_MEMORY, fn, "no memory to register the SRS of %s", srs_path);
+  }
   if (cache) {
     c2_srs_inner *lru = g_cache[C2_CACHE_SLOTS - 1];
     memmove(&g_cache[1], &g_cache[0], (C2_CACHE_SLOTS - 1) * sizeof g_cache[0]);
@@ -352,7 +429,14 @@ c2_error create_SRS(c2_SRS *ret, const char *srs_path, bool cache) {
 }
 
 void evict_SRS(const c2_SRS *ref) {
-  if (ref == NULL || !srs_valid(ref->ptr)) return;
+  if (ref == NULL || ref->ptr == NULL) return;
+  c2_srs_inner *s = ref->ptr;
+  /* Our reference keeps s->path readable while a drop runs on another thread. */
+  if (!srs_ref(s)) {
+    c2_note(SEALPROV_LOG_WARN, "evict_SRS: %p is not a live SRS (dropped already?): ignored",
+            (void *)s);
+    return;
+  }
   c2_srs_inner *gone[C2_CACHE_SLOTS];
   int ngone = 0, keep = 0;
   pthread_mutex_lock(&g_cache_mu);
@@ -360,62 +444,104 @@ void evict_SRS(const c2_SRS *ref) {
     c2_srs_inner *e = g_cache[i];
     g_cache[i] = NULL;
     if (e == NULL) continue;
-    if (strcmp(e->path, ref->ptr->path) == 0)
+    if (strcmp(e->path, s->path) == 0)
       gone[ngone++] = e;
     else
       g_cache[keep++] = e;
   }
   pthread_mutex_unlock(&g_cache_mu);
   for (int i = 0; i < ngone; i++) srs_unref(gone[i]);
+  srs_unref(s);
 }
 
 void drop_SRS(c2_SRS *ref) {
   if (ref == NULL || ref->ptr == NULL) return;
-  if (!srs_valid(ref->ptr)) {
-    fprintf(stderr, "sealprov_c2: drop_SRS: %p is not a live SRS (dropped twice?): ignored\n",
-            (void *)ref->ptr);
-    return;
-  }
   /* The Rust caller passes &SRS and clears ptr itself: ref is not written. */
-  srs_unref(ref->ptr);
+  if (!srs_unref(ref->ptr))
+    c2_note(SEALPROV_LOG_WARN, "drop_SRS: %p is not a live SRS (dropped twice?): ignored",
+            (void *)ref->ptr);
 }
 
 c2_SRS clone_SRS(const c2_SRS *rhs) {
   c2_SRS out = {NULL};
-  if (rhs == NULL || !srs_valid(rhs->ptr)) return out;
-  atomic_fetch_add(&rhs->ptr->refs, 1);
-  out.ptr = rhs->ptr;
+  if (rhs == NULL || rhs->ptr == NULL) return out;
+  if (srs_ref(rhs->ptr))
+    out.ptr = rhs->ptr;
+  else
+    c2_note(SEALPROV_LOG_WARN,
+            "clone_SRS: %p is not a live SRS (dropped already?): an empty SRS returned",
+            (void *)rhs->ptr);
   return out;
 }
 
 /* ---- GPU mutexes ------------------------------------------------------------------
  * Curio's fork allocates a std::mutex per GPU and holds it around its kernels. Ours is
  * a pthread mutex first (libstdc++'s std::mutex is one pthread_mutex_t, so the layout
- * is the same), then a magic that tells a token from a stray pointer. A job that
- * passes one holds it from submit until its proofs are ready (start() below). */
+ * is the same), known by its value in g_live_mtx. A job that passes one holds it from
+ * submit until its proofs are ready (start() below). */
 
 typedef struct c2_gpu_token {
   pthread_mutex_t mu;
-  uint32_t magic;
+  size_t users;   /* calls between token_get and token_put (under g_live_mu) */
+  bool destroyed; /* destroy_gpu_mutex ran while calls used it: the last one frees it */
 } c2_gpu_token;
 
+static void token_free(c2_gpu_token *t) {
+  pthread_mutex_destroy(&t->mu);
+  free(t);
+}
+
+/* A call's use of the mutex mtx, when it is live; false otherwise (mtx is not read). */
+static c2_gpu_token *token_get(void *mtx) {
+  pthread_mutex_lock(&g_live_mu);
+  c2_gpu_token *t = set_has_locked(&g_live_mtx, mtx) ? mtx : NULL;
+  if (t != NULL) t->users++;
+  pthread_mutex_unlock(&g_live_mu);
+  return t;
+}
+
+static void token_put(c2_gpu_token *t) {
+  if (t == NULL) return;
+  pthread_mutex_lock(&g_live_mu);
+  bool free_it = --t->users == 0 && t->destroyed;
+  pthread_mutex_unlock(&g_live_mu);
+  if (free_it) token_free(t);
+}
+
 void *create_gpu_mutex(void) {
-  c2_gpu_token *t = malloc(sizeof *t);
+  c2_gpu_token *t = calloc(1, sizeof *t);
   if (t == NULL) return NULL;
   if (pthread_mutex_init(&t->mu, NULL) != 0) {
     free(t);
     return NULL;
   }
-  t->magic = C2_MUTEX_MAGIC;
+  pthread_mutex_lock(&g_live_mu);
+  bool ok = set_add_locked(&g_live_mtx, t);
+  pthread_mutex_unlock(&g_live_mu);
+  if (!ok) {
+    token_free(t);
+    return NULL;
+  }
   return t;
 }
 
 void destroy_gpu_mutex(void *mtx) {
+  if (mtx == NULL) return;
   c2_gpu_token *t = mtx;
-  if (t == NULL || t->magic != C2_MUTEX_MAGIC) return;
-  t->magic = 0;
-  pthread_mutex_destroy(&t->mu);
-  free(t);
+  bool free_it = false;
+  pthread_mutex_lock(&g_live_mu);
+  bool found = set_remove_locked(&g_live_mtx, mtx);
+  if (found) {
+    t->destroyed = true;
+    free_it = t->users == 0;
+  }
+  pthread_mutex_unlock(&g_live_mu);
+  if (!found)
+    c2_note(SEALPROV_LOG_WARN,
+            "destroy_gpu_mutex: %p is not a mutex from create_gpu_mutex (destroyed twice?): "
+            "ignored",
+            mtx);
+  if (free_it) token_free(t);
 }
 
 /* ---- gpu_index -> device_mask ------------------------------------------------------ */
@@ -455,8 +581,9 @@ static c2_error device_for(const sealprov_vtable *vt, const char *fn, int gpu_in
 
 /* ---- proving -------------------------------------------------------------------- */
 
+/* A job between start and finish. Handed to the host (the split API) only once it is
+ * in g_live_pending. */
 typedef struct c2_pending {
-  uint32_t magic;
   size_t n;
   sealprov_job_id id;
   sealprov_assignment *asg; /* the job's partitions: alive until the job is waited on */
@@ -491,7 +618,6 @@ static void on_complete(void *user, sealprov_job_id id, int status) {
 }
 
 static void pending_free(c2_pending *p) {
-  p->magic = 0;
   pthread_cond_destroy(&p->cv);
   pthread_mutex_destroy(&p->mu);
   free(p->asg);
@@ -510,11 +636,6 @@ static c2_error start(const char *fn, const c2_assignment provers[], size_t num_
                       const c2_fr r_s[], const c2_fr s_s[], const c2_SRS *srs,
                       const c2_pin *pin, c2_pending **out) {
   *out = NULL;
-  c2_gpu_token *tok = pin->gpu_mtx;
-  if (tok != NULL && tok->magic != C2_MUTEX_MAGIC)
-    return c2_fail(SEALPROV_ERR_INVALID_ARGUMENT, fn,
-                   "gpu_mtx %p is not a mutex from create_gpu_mutex (destroyed already?)",
-                   pin->gpu_mtx);
   if (provers == NULL) return c2_fail(SEALPROV_ERR_INVALID_ARGUMENT, fn, "provers is NULL");
   if (num_circuits == 0)
     return c2_fail(SEALPROV_ERR_INVALID_ARGUMENT, fn, "num_circuits is 0");
@@ -528,19 +649,30 @@ static c2_error start(const char *fn, const c2_assignment provers[], size_t num_
   if (srs->ptr == NULL)
     return c2_fail(SEALPROV_ERR_INVALID_ARGUMENT, fn,
                    "the SRS is empty: create_SRS failed or was never called");
-  if (!srs_valid(srs->ptr))
-    return c2_fail(SEALPROV_ERR_INVALID_ARGUMENT, fn,
-                   "srs %p is not a live SRS from create_SRS (dropped already?)",
-                   (void *)srs->ptr);
   c2_error err = c2_ok();
   const sealprov_vtable *vt = provider(fn, &err);
   if (vt == NULL) return err;
+
+  /* The call's own references: the SRS and the mutex stay alive until it returns,
+   * whatever the host drops or destroys meanwhile. */
+  c2_gpu_token *tok = NULL;
+  if (pin->gpu_mtx != NULL && (tok = token_get(pin->gpu_mtx)) == NULL)
+    return c2_fail(SEALPROV_ERR_INVALID_ARGUMENT, fn,
+                   "gpu_mtx %p is not a mutex from create_gpu_mutex (destroyed already?)",
+                   pin->gpu_mtx);
+  c2_srs_inner *s = srs->ptr;
+  if (!srs_ref(s)) {
+    token_put(tok);
+    return c2_fail(SEALPROV_ERR_INVALID_ARGUMENT, fn,
+                   "srs %p is not a live SRS from create_SRS (dropped already?)", (void *)s);
+  }
   uint64_t mask = 0;
   char where[160];
+  c2_pending *p = NULL;
   err = device_for(vt, fn, pin->gpu_index, &mask, where, sizeof where);
-  if (err.code != 0) return err;
+  if (err.code != 0) goto done;
 
-  c2_pending *p = calloc(1, sizeof *p);
+  p = calloc(1, sizeof *p);
   sealprov_assignment *asg = p != NULL ? calloc(num_circuits, sizeof *asg) : NULL;
   uint8_t *proofs = asg != NULL ? calloc(num_circuits, SEALPROV_PROOF_BYTES) : NULL;
   sealprov_partition_result *res = proofs != NULL ? calloc(num_circuits, sizeof *res) : NULL;
@@ -548,8 +680,10 @@ static c2_error start(const char *fn, const c2_assignment provers[], size_t num_
     free(proofs);
     free(asg);
     free(p);
-    return c2_fail(SEALPROV_ERR_NO_MEMORY, fn, "no memory for a job of %zu circuits",
-                   num_circuits);
+    p = NULL;
+    err = c2_fail(SEALPROV_ERR_NO_MEMORY, fn, "no memory for a job of %zu circuits",
+                  num_circuits);
+    goto done;
   }
   for (size_t i = 0; i < num_circuits; i++) {
     const c2_assignment *a = &provers[i];
@@ -573,7 +707,6 @@ static c2_error start(const char *fn, const c2_assignment provers[], size_t num_
         .aux_size = a->aux_assignment_size,
     };
   }
-  p->magic = C2_PENDING_MAGIC;
   p->n = num_circuits;
   p->asg = asg;
   p->out = proofs;
@@ -587,7 +720,7 @@ static c2_error start(const char *fn, const c2_assignment provers[], size_t num_
   memset(&job, 0, sizeof job);
   job.struct_size = sizeof job;
   job.flags = SEALPROV_JOB_FIXED_RS; /* the caller's r and s, as supraseal uses them */
-  job.srs = srs->ptr->h;
+  job.srs = s->h;
   job.partitions = asg;
   job.num_partitions = (uint32_t)num_circuits;
   job.scalar_encoding = SEALPROV_SCALAR_MONTGOMERY;
@@ -618,12 +751,13 @@ static c2_error start(const char *fn, const c2_assignment provers[], size_t num_
     if (tok != NULL) pthread_mutex_unlock(&tok->mu);
     char what[1200];
     if (pin->gpu_index >= 0)
-      snprintf(what, sizeof what, "%s, gpu_index %d", srs->ptr->path, pin->gpu_index);
+      snprintf(what, sizeof what, "%s, gpu_index %d", s->path, pin->gpu_index);
     else
-      snprintf(what, sizeof what, "%s", srs->ptr->path);
+      snprintf(what, sizeof what, "%s", s->path);
     err = vt_fail(vt, st, fn, what);
     pending_free(p);
-    return err;
+    p = NULL;
+    goto done;
   }
   /* The caller may free a, b, c (Curio does) once we return: wait until the module
    * reads none of this job's inputs any more. */
@@ -632,7 +766,10 @@ static c2_error start(const char *fn, const c2_assignment provers[], size_t num_
   pthread_mutex_unlock(&p->mu);
   if (tok != NULL) pthread_mutex_unlock(&tok->mu);
   *out = p;
-  return c2_ok();
+done:
+  srs_unref(s);
+  token_put(tok);
+  return err;
 }
 
 /* Waits for p's job, writes its proofs to proofs (if all are there) and frees p. */
@@ -717,36 +854,63 @@ c2_error generate_groth16_proofs_c(const c2_assignment provers[], size_t num_cir
   return finish(fn, p, proofs);
 }
 
+/* Curio's split API has one form (every released Curio passes all eight arguments), so
+ * gpu_mtx and gpu_index are always read, with the synchronous call's meaning. */
 c2_error generate_groth16_proofs_start_c(const c2_assignment provers[], size_t num_circuits,
                                          const c2_fr r_s[], const c2_fr s_s[],
-                                         const c2_SRS *srs, void *gpu_mtx,
+                                         const c2_SRS *srs, void *gpu_mtx, int gpu_index,
                                          void **pending_out) {
   static const char fn[] = "generate_groth16_proofs_start_c";
   if (pending_out == NULL)
     return c2_fail(SEALPROV_ERR_INVALID_ARGUMENT, fn, "pending_out is NULL");
   *pending_out = NULL;
-  /* Curio's split API has no gpu_index: any device; its gpu_mtx is held like the
-   * synchronous call's. */
-  c2_pin pin = {gpu_mtx, -1};
+  c2_pin pin = {gpu_mtx, gpu_index};
   c2_pending *p = NULL;
   c2_error err = start(fn, provers, num_circuits, r_s, s_s, srs, &pin, &p);
-  if (err.code == 0) *pending_out = p;
-  return err;
+  if (err.code != 0) return err;
+  pthread_mutex_lock(&g_live_mu);
+  bool ok = set_add_locked(&g_live_pending, p);
+  pthread_mutex_unlock(&g_live_mu);
+  if (!ok) {
+    g_vt->cancel(g_p, p->id);
+    g_vt->wait(g_p, p->id, -1);
+    pending_free(p);
+    return c2_fail(SEALPROV_ERR_NO_MEMORY, fn, "no memory to register the pending proof");
+  }
+  *pending_out = p;
+  return c2_ok();
+}
+
+/* The pending proof handle, taken out of the live set: the caller owns it. NULL when
+ * handle is not a live one (handle is not read). */
+static c2_pending *pending_take(void *handle) {
+  if (handle == NULL) return NULL;
+  pthread_mutex_lock(&g_live_mu);
+  bool found = set_remove_locked(&g_live_pending, handle);
+  pthread_mutex_unlock(&g_live_mu);
+  return found ? handle : NULL;
 }
 
 c2_error finalize_groth16_proof_c(void *handle, c2_groth16_proof proofs[]) {
   static const char fn[] = "finalize_groth16_proof_c";
-  c2_pending *p = handle;
-  if (p == NULL) return c2_fail(SEALPROV_ERR_INVALID_ARGUMENT, fn, "handle is NULL");
-  if (p->magic != C2_PENDING_MAGIC)
+  if (handle == NULL) return c2_fail(SEALPROV_ERR_INVALID_ARGUMENT, fn, "handle is NULL");
+  c2_pending *p = pending_take(handle);
+  if (p == NULL)
     return c2_fail(SEALPROV_ERR_INVALID_ARGUMENT, fn,
                    "handle %p is not a pending proof (finalized or destroyed already?)", handle);
   return finish(fn, p, proofs);
 }
 
 void destroy_pending_proof(void *handle) {
-  c2_pending *p = handle;
-  if (p == NULL || p->magic != C2_PENDING_MAGIC) return;
+  if (handle == NULL) return;
+  c2_pending *p = pending_take(handle);
+  if (p == NULL) {
+    c2_note(SEALPROV_LOG_WARN,
+            "destroy_pending_proof: %p is not a pending proof (finalized or destroyed "
+            "already?): ignored",
+            handle);
+    return;
+  }
   const sealprov_vtable *vt = g_vt;
   vt->cancel(g_p, p->id); /* NOT_FOUND when it has ended already: fine */
   vt->wait(g_p, p->id, -1);

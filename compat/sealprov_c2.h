@@ -9,10 +9,18 @@
  * The provider is opened at the first call that needs it and stays open for the life
  * of the process.
  *
- * These declarations are written from the public sources (supra_seal c2/cuda/
- * groth16_cuda.cu and groth16_srs.cuh, c2/src/lib.rs, Curio's extern/supraseal-c2) and
- * pinned below with static assertions; the C++ originals take `SRS&`, which is a
- * pointer at the ABI level. x86-64 System V and AArch64 (LP64) only.
+ * These declarations are written from the public sources and pinned below with static
+ * assertions: upstream supra_seal c2 (commit c2ff1acf, 2023-09-30) and Curio's fork,
+ * extern/supraseal-c2 of Curio e0294b0f (2026-08-20), the ABI of every released Curio
+ * since v1.28.0-rc1; docs/integration.md lists each declaration read and where. The C++
+ * originals take `SRS&`, which is a pointer at the ABI level. x86-64 System V and
+ * AArch64 (LP64) only.
+ *
+ * Handles the host passes back (an SRS, a GPU mutex, a pending proof) are looked up by
+ * value among the live ones before anything is read through them: a dropped SRS, a
+ * destroyed mutex or a finalized handle passed again is refused with INVALID_ARGUMENT
+ * (or, for the functions that return nothing, ignored with a line on stderr), never
+ * read. All functions may be called from any thread.
  *
  * Errors come back by value as c2_error {code, message}: code 0 and message NULL on
  * success; otherwise code is a sealprov_status (1 .. SEALPROV_STATUS_COUNT_ - 1) and
@@ -127,7 +135,9 @@ C2_STATIC_ASSERT(offsetof(c2_assignment, aux_assignment_size) == 16 * 8, "Assign
  * load per path through a process-wide cache of up to 4 paths (least recently used
  * goes first), as supraseal does; evict_SRS removes the path from that cache (holders
  * keep their references). clone_SRS returns a new reference; drop_SRS releases one
- * (NULL ptr ignored; the Rust caller clears ptr itself afterwards). */
+ * (NULL ptr ignored; the Rust caller clears ptr itself afterwards). An SRS whose last
+ * reference was dropped is no longer live: clone_SRS returns an empty SRS for it,
+ * evict_SRS and drop_SRS ignore it (a warning on stderr), a proving call refuses it. */
 c2_error create_SRS(c2_SRS *ret, const char *srs_path, bool cache);
 void evict_SRS(const c2_SRS *ref);
 void drop_SRS(c2_SRS *ref);
@@ -150,9 +160,10 @@ c2_SRS clone_SRS(const c2_SRS *rhs);
  * Setting 7 or 8 for a host that passes fewer arguments reads whatever lies in its
  * stack frame: never do that. Without a gpu_index sealprov schedules every partition on
  * whichever of its devices is free (docs/integration.md). r_s and s_s are the caller's
- * blinding factors (one per circuit, blst Fr), used as given. Proofs are written only
- * when every partition has a verified proof. Like supraseal's, the call blocks while
- * sealprov's queue is full (max_jobs / max_partitions of the INI) instead of failing.
+ * blinding factors (one per circuit, blst Fr), used as given. num_circuits 0 is refused
+ * (INVALID_ARGUMENT) before any array is read. Proofs are written only when every
+ * partition has a verified proof. Like supraseal's, the call blocks while sealprov's
+ * queue is full (max_jobs / max_partitions of the INI) instead of failing.
  * (The library's own source defines the function with Curio's eight parameters.) */
 #ifndef SEALPROV_C2_IMPLEMENTATION
 c2_error generate_groth16_proofs_c(const c2_assignment provers[], size_t num_circuits,
@@ -160,26 +171,36 @@ c2_error generate_groth16_proofs_c(const c2_assignment provers[], size_t num_cir
                                    c2_groth16_proof proofs[], const c2_SRS *srs);
 #endif
 
-/* Curio's split API. start submits the job and returns once sealprov no longer reads
+/* Curio's split API, as every released Curio declares it (extern/supraseal-c2/src/
+ * lib.rs: eight arguments, gpu_index before pending_out; a host that passes seven, as
+ * one unreleased Curio commit of February 2026 did, is not served: see
+ * docs/integration.md). start submits the job and returns once sealprov no longer reads
  * any of the assignments' memory (a, b, c, inputs, aux, density bitmaps), so the caller
- * may free them as soon as it returns; *pending_out gets a handle (NULL on failure).
- * finalize waits for the proofs, writes them and consumes the handle whatever the
- * outcome. destroy_pending_proof cancels what has not run, waits and frees the handle
- * (NULL ignored). gpu_mtx is NULL or a value from create_gpu_mutex (anything else is
- * refused when its magic does not match). The split API has no gpu_index: any device. */
+ * may free them as soon as it returns; *pending_out gets a handle, NULL on failure
+ * (pending_out NULL: INVALID_ARGUMENT; num_circuits 0: INVALID_ARGUMENT, with
+ * *pending_out set to NULL). gpu_mtx is NULL or a live value from create_gpu_mutex
+ * (anything else: INVALID_ARGUMENT). gpu_index is always read and means what it means
+ * for generate_groth16_proofs_c under SEALPROV_C2_ARGS = 8: -1 any device, N >= 0 the
+ * device of CUDA ordinal N (or device N of a table without CUDA devices), another
+ * value an error. finalize waits for the proofs, writes them and consumes the handle
+ * whatever the outcome; a handle that is not pending (finalized or destroyed already)
+ * is refused. destroy_pending_proof cancels what has not run, waits and frees the
+ * handle (NULL ignored; a handle that is not pending: a warning, nothing else). */
 c2_error generate_groth16_proofs_start_c(const c2_assignment provers[], size_t num_circuits,
                                          const c2_fr r_s[], const c2_fr s_s[],
-                                         const c2_SRS *srs, void *gpu_mtx,
+                                         const c2_SRS *srs, void *gpu_mtx, int gpu_index,
                                          void **pending_out);
 c2_error finalize_groth16_proof_c(void *handle, c2_groth16_proof proofs[]);
 void destroy_pending_proof(void *handle);
 
 /* Curio's per-GPU mutex (a std::mutex there). Here a pthread mutex (the layout of
- * libstdc++'s std::mutex) followed by a tag; a call given one holds it from submit
- * until its proofs are ready, so calls that share one take turns, as the fork's calls
- * do around their kernels (sealprov keeps its own lock per device besides). Do not hold
- * it yourself across a call that passes it. NULL from create_gpu_mutex means no memory.
- * destroy_gpu_mutex(NULL) is ignored; destroy it only when no call uses it. */
+ * libstdc++'s std::mutex) with the library's bookkeeping after it; a call given one
+ * holds it from submit until its proofs are ready, so calls that share one take turns,
+ * as the fork's calls do around their kernels (sealprov keeps its own lock per device
+ * besides). Do not hold it yourself across a call that passes it. NULL from
+ * create_gpu_mutex means no memory. destroy_gpu_mutex(NULL) is ignored, and so (with a
+ * warning) is a value that is not a live mutex. Destroyed while calls use it, the mutex
+ * is refused to new calls at once and freed when the last running call returns. */
 void *create_gpu_mutex(void);
 void destroy_gpu_mutex(void *mtx);
 

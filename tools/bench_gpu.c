@@ -54,6 +54,7 @@
 #define BG_MAX_GPUS 16
 #define BG_MAX_JOBS 1000
 #define BG_MAX_PARTITIONS 1000
+#define BG_MAX_PRE 6 /* --precompute variants */
 
 typedef struct bg_opts {
   int ordinal;
@@ -78,7 +79,15 @@ typedef struct bg_opts {
    * on the same synthetic data (same-call A/B pairs) */
   uint64_t pinned_list[4];
   unsigned npinned;
+  /* --precompute off,on,C:K: each MSM (and partition: off and on only) runs once per
+   * variant in every repeat, in this order (same-call A/B). window 0: "off" (today's
+   * path); window 1: "on" (the table msm.cu's cost model plans); else C:K. */
+  struct { unsigned window, copies; } pre[BG_MAX_PRE];
+  unsigned npre;
 } bg_opts;
+
+#define BG_PRE_OFF 0u
+#define BG_PRE_ON 1u
 
 
 static int bg_cmp(const void *a, const void *b) {
@@ -164,6 +173,30 @@ static bool parse_pinned_list(const char *s, bg_opts *o) {
   return true;
 }
 
+/* --precompute: off | on | C:K (window C 2..24, K copies), comma-separated, at most
+ * BG_MAX_PRE. */
+static bool parse_precompute(const char *s, bg_opts *o) {
+  char buf[128];
+  if (strlen(s) >= sizeof buf) return false;
+  snprintf(buf, sizeof buf, "%s", s);
+  o->npre = 0;
+  char *save = NULL;
+  for (char *t = strtok_r(buf, ",", &save); t; t = strtok_r(NULL, ",", &save)) {
+    if (o->npre == BG_MAX_PRE) return false;
+    unsigned c = 0, k = 0;
+    char tail = 0;
+    if (!strcmp(t, "off")) c = BG_PRE_OFF;
+    else if (!strcmp(t, "on")) c = BG_PRE_ON;
+    else if (sscanf(t, "%u:%u%c", &c, &k, &tail) != 2 || c < 2 || c > 24 || k < 2 ||
+             k > (256 + c - 1) / c)
+      return false;
+    o->pre[o->npre].window = c;
+    o->pre[o->npre].copies = k;
+    o->npre++;
+  }
+  return o->npre > 0;
+}
+
 static void print_pinned(const bg_opts *o) {
   if (o->pinned == 0)
     printf("\"auto\"");
@@ -181,10 +214,14 @@ static void bg_usage(FILE *f) {
   fprintf(f,
           "usage: sealprov bench gpu [--json] [--device N] [--repeat R] [--window C]\n"
           "                          [--msm-g1 20,22,24,26] [--msm-g2 22,24] [--ntt 24,26,27]\n"
-          "                          [--partition 20,24,27] [--quick]\n"
+          "                          [--partition 20,24,27] [--quick] [--precompute off,on]\n"
           "       sealprov bench gpu --throughput 24,27 [--gpus 1,2] [--jobs 3,1]\n"
           "                          [--partitions 10] [--workers 2] [--warmup P]\n"
           "                          [--ordinals 0,1] [--json]\n"
+          "  --precompute off,on,C:K: every MSM once per variant in each repeat (same-call\n"
+          "  A/B): off = today's path, on = a fixed-base table as msm.cu's cost model plans\n"
+          "  it, C:K = a table of window C with K copies; partitions take off and on (the\n"
+          "  engine's table of the resident h). Table size and build time are reported.\n"
           "  --pinned-staging auto|chunked|whole|off|BYTES[K|M|G]: the engine's staging per\n"
           "  GPU (the INI's pinned_staging; default auto = chunked), for partitions and\n"
           "  throughput; a comma list (e.g. whole,chunked) runs each throughput stream once\n"
@@ -233,9 +270,10 @@ static void result_end(const bg_opts *o) { printf(o->json ? "}" : "\n"); }
 
 /* ---- MSM -------------------------------------------------------------------------- */
 
-/* One GPU MSM of 2^14 device points against the CPU library. */
+/* One GPU MSM of 2^14 device points against the CPU library; with window and copies,
+ * over a fixed-base table of those points made for the check. */
 static int msm_check(sp_gpu *g, bool g2, const void *d_points, const void *d_scalars,
-                     unsigned window, char *err, size_t errlen) {
+                     unsigned window, unsigned copies, char *err, size_t errlen) {
   const size_t n = 1u << 14;
   size_t psz = g2 ? sizeof(g2_affine_t) : sizeof(g1_affine_t);
   void *hp = malloc(n * psz);
@@ -243,12 +281,17 @@ static int msm_check(sp_gpu *g, bool g2, const void *d_points, const void *d_sca
   int st = (hp && hs) ? SEALPROV_OK : SEALPROV_ERR_NO_MEMORY;
   if (!st) st = sp_gpu_download(g, hp, d_points, n * psz, err, errlen);
   if (!st) st = sp_gpu_download(g, hs, d_scalars, n * sizeof *hs, err, errlen);
+  sp_msm_table tab;
+  memset(&tab, 0, sizeof tab);
+  if (!st && copies > 1)
+    st = sp_gpu_msm_table_make(g, g2, d_points, n, window, copies, &tab, err, errlen);
   sp_msm_args a;
   memset(&a, 0, sizeof a);
   a.d_points = d_points;
   a.d_scalars = d_scalars;
   a.n = n;
   a.window_bits = window;
+  a.table = copies > 1 ? &tab : NULL;
   bool same = false;
   if (!st && !g2) {
     g1_jac_t x, y;
@@ -260,11 +303,68 @@ static int msm_check(sp_gpu *g, bool g2, const void *d_points, const void *d_sca
     if (!st && msm_g2(&y, hp, hs, n, 16)) same = g2_jac_eq(&x, &y);
   }
   if (!st && !same) {
-    snprintf(err, errlen, "GPU MSM %s of 2^14 points differs from the CPU library", g2 ? "G2" : "G1");
+    snprintf(err, errlen, "GPU MSM %s of 2^14 points (window %u, %u copies) differs from the CPU "
+             "library", g2 ? "G2" : "G1", window, copies);
     st = SEALPROV_ERR_INTERNAL;
   }
+  sp_gpu_msm_table_free(sp_gpu_ordinal(g), &tab);
   free(hp);
   free(hs);
+  return st;
+}
+
+static unsigned ilog2_size(size_t n) {
+  unsigned r = 0;
+  while (n >>= 1) r++;
+  return r;
+}
+
+/* One variant of an MSM size (--precompute): its table, if any, and its runs. */
+typedef struct bg_msm_var {
+  const char *label;     /* "off", "on", "C:K" */
+  char buf[16];
+  sp_msm_table tab;      /* copies 0: today's path */
+  double build_ms, gain;
+  double runs[BG_MAX_REPEAT];
+} bg_msm_var;
+
+/* The variants of one size: "on" is planned within what the device has free after a
+ * margin for the MSM's own scratch (sort buffers, buckets: 12 GiB). */
+static int msm_variants(sp_gpu *g, const bg_opts *o, bool g2, const void *dp, size_t n,
+                        bg_msm_var *v, unsigned *nv, char *err, size_t errlen) {
+  *nv = o->npre ? o->npre : 1;
+  if (*nv > BG_MAX_PRE) *nv = BG_MAX_PRE;
+  int st = SEALPROV_OK;
+  for (unsigned i = 0; i < *nv; i++) {
+    memset(&v[i], 0, sizeof v[i]);
+    unsigned c = o->npre ? o->pre[i].window : BG_PRE_OFF, k = o->npre ? o->pre[i].copies : 0;
+    if (c == BG_PRE_OFF) {
+      v[i].label = "off";
+      continue;
+    }
+    uint64_t free_b = 0, total_b = 0;
+    sp_gpu_trim(g); /* the pool's cache goes back: the table is a cudaMalloc of its own */
+    if (sp_gpu_mem_info(g, &free_b, &total_b) != SEALPROV_OK) free_b = 0;
+    const uint64_t margin = 12ull << 30;
+    if (c == BG_PRE_ON) {
+      v[i].label = "on";
+      sp_gpu_msm_plan(g2, n, free_b > margin ? free_b - margin : 0, false, &c, &k, &v[i].gain);
+      if (k < 2) continue; /* the model plans no table: "on" runs today's path */
+    } else {
+      snprintf(v[i].buf, sizeof v[i].buf, "%u:%u", c, k);
+      v[i].label = v[i].buf;
+    }
+    double t0 = sp_now_ms();
+    st = sp_gpu_msm_table_make(g, g2, dp, n, c, k, &v[i].tab, err, errlen);
+    v[i].build_ms = sp_now_ms() - t0;
+    if (st) {
+      char m[512];
+      snprintf(m, sizeof m, "%s", err);
+      snprintf(err, errlen, "MSM %s 2^%u: table %u:%u (%.1f GB): %s", g2 ? "G2" : "G1",
+               ilog2_size(n), c, k, (double)sp_gpu_msm_table_bytes(g2, n, k) / 1e9, m);
+      return st;
+    }
+  }
   return st;
 }
 
@@ -283,31 +383,72 @@ static int bench_msm(sp_gpu *g, const bg_opts *o, bool g2, const unsigned *sizes
             : sp_gpu_gen_points_g1(g, dp, nmax, 12345, err, errlen);
   if (!st) st = sp_gpu_gen_scalars(g, ds, nmax, (uint64_t)time(NULL), err, errlen);
   if (!st) st = sp_gpu_sync(g, err, errlen);
-  if (!st) st = msm_check(g, g2, dp, ds, o->window, err, errlen);
-  for (unsigned i = 0; !st && i < ns; i++) {
-    sp_msm_args a;
-    memset(&a, 0, sizeof a);
-    a.d_points = dp;
-    a.d_scalars = ds;
-    a.n = (size_t)1 << sizes[i];
-    a.window_bits = o->window;
-    double runs[BG_MAX_REPEAT];
-    for (unsigned r = 0; !st && r <= o->repeat; r++) {
-      double t0 = sp_now_ms();
-      if (g2) {
-        g2_jac_t out;
-        st = sp_gpu_msm_g2_dev(g, &out, &a, err, errlen);
-      } else {
-        g1_jac_t out;
-        st = sp_gpu_msm_g1_dev(g, &out, &a, err, errlen);
-      }
-      if (r > 0) runs[r - 1] = sp_now_ms() - t0; /* run 0 is the warm-up */
-    }
-    if (st) break;
-    result_head(o, g2 ? "msm_g2" : "msm_g1", sizes[i]);
-    result_times(o, runs, o->repeat);
-    result_end(o);
+  if (!st) st = msm_check(g, g2, dp, ds, o->window, 0, err, errlen);
+  bg_msm_var *v = calloc(BG_MAX_PRE, sizeof *v);
+  if (!v && !st) {
+    snprintf(err, errlen, "out of host memory");
+    st = SEALPROV_ERR_NO_MEMORY;
   }
+  for (unsigned i = 0; !st && i < ns; i++) {
+    const size_t n = (size_t)1 << sizes[i];
+    unsigned nv = 0;
+    st = msm_variants(g, o, g2, dp, n, v, &nv, err, errlen);
+    /* each table variant at 2^14 against the CPU first, with its window and copies */
+    for (unsigned j = 0; !st && j < nv; j++)
+      if (v[j].tab.copies)
+        st = msm_check(g, g2, dp, ds, v[j].tab.window, v[j].tab.copies, err, errlen);
+    g1_jac_t ref1;
+    g2_jac_t ref2;
+    for (unsigned r = 0; !st && r <= o->repeat; r++)
+      for (unsigned j = 0; !st && j < nv; j++) {
+        sp_msm_args a;
+        memset(&a, 0, sizeof a);
+        a.d_points = dp;
+        a.d_scalars = ds;
+        a.n = n;
+        a.window_bits = v[j].tab.copies ? 0 : o->window;
+        a.table = v[j].tab.copies ? &v[j].tab : NULL;
+        g1_jac_t out1;
+        g2_jac_t out2;
+        double t0 = sp_now_ms();
+        st = g2 ? sp_gpu_msm_g2_dev(g, &out2, &a, err, errlen)
+                : sp_gpu_msm_g1_dev(g, &out1, &a, err, errlen);
+        if (r > 0) v[j].runs[r - 1] = sp_now_ms() - t0; /* run 0 is the warm-up */
+        if (st) break;
+        /* every variant and run gives the first one's point (the MSM is exact) */
+        bool same = true;
+        if (r == 0 && j == 0) {
+          ref1 = out1;
+          ref2 = out2;
+        } else {
+          same = g2 ? g2_jac_eq(&out2, &ref2) : g1_jac_eq(&out1, &ref1);
+        }
+        if (!same) {
+          snprintf(err, errlen, "MSM %s 2^%u: variant %s (run %u) differs from variant %s",
+                   g2 ? "G2" : "G1", sizes[i], v[j].label, r, v[0].label);
+          st = SEALPROV_ERR_INTERNAL;
+        }
+      }
+    for (unsigned j = 0; !st && j < nv; j++) {
+      result_head(o, g2 ? "msm_g2" : "msm_g1", sizes[i]);
+      if (o->npre) {
+        if (o->json)
+          printf(", \"precompute\": \"%s\", \"window\": %u, \"copies\": %u, \"table_bytes\": %llu, "
+                 "\"table_build_ms\": %.1f, \"predicted_gain\": %.3f",
+                 v[j].label, v[j].tab.window, v[j].tab.copies,
+                 (unsigned long long)v[j].tab.ext_bytes, v[j].build_ms, v[j].gain);
+        else
+          printf(" %-6s", v[j].label);
+      }
+      result_times(o, v[j].runs, o->repeat);
+      if (o->npre && !o->json && v[j].tab.copies)
+        printf("  (window %u, %u copies, %.2f GB made in %.0f ms)", v[j].tab.window,
+               v[j].tab.copies, (double)v[j].tab.ext_bytes / 1e9, v[j].build_ms);
+      result_end(o);
+    }
+    for (unsigned j = 0; j < nv; j++) sp_gpu_msm_table_free(sp_gpu_ordinal(g), &v[j].tab);
+  }
+  free(v);
   sp_gpu_free(g, dp, nmax * psz);
   sp_gpu_free(g, ds, nmax * sizeof(scalar_t));
   return st;
@@ -619,33 +760,72 @@ static int bench_partition(const bg_opts *o, void *dev, sp_gpu *g, unsigned lg, 
   t.cpu_threads = 8;
   fr_from_u64(&t.r, 12345);
   fr_from_u64(&t.s, 67890);
-  double runs[BG_MAX_REPEAT], prep_runs[BG_MAX_REPEAT], first_prep = 0;
-  sp_cuda_timings tms[BG_MAX_REPEAT], first;
-  memset(&first, 0, sizeof first);
-  uint8_t proof[192];
-  for (unsigned r = 0; !st && r <= o->repeat; r++) {
-    void *prep = NULL;
-    double t0 = sp_now_ms();
-    if (sp_engine_cuda.prepare) st = sp_engine_cuda.prepare(dev, &t, &prep, err, errlen);
-    double t1 = sp_now_ms();
-    if (!st) st = sp_engine_cuda.execute(dev, &t, prep, proof, err, errlen);
-    double t2 = sp_now_ms();
-    /* What prepare made goes also when prepare or execute failed (the scheduler's rule). */
-    if (prep && sp_engine_cuda.release) sp_engine_cuda.release(dev, prep);
-    if (st) break;
-    if (r == 0) {
-      first_prep = t1 - t0;
-      sp_engine_cuda_last_timings(dev, &first);
-    } else {
-      prep_runs[r - 1] = t1 - t0;
-      runs[r - 1] = t2 - t1;
-      sp_engine_cuda_last_timings(dev, &tms[r - 1]);
+  /* --precompute: off and on in turn in every repeat (the warm-up with tables allowed,
+   * so the set's table is made with it); without the flag, the engine's default */
+  int modes[BG_MAX_PRE];
+  const char *labels[BG_MAX_PRE];
+  unsigned nv = 0;
+  for (unsigned i = 0; i < o->npre && i < BG_MAX_PRE; i++)
+    if (o->pre[i].window == BG_PRE_OFF || o->pre[i].window == BG_PRE_ON) {
+      modes[nv] = o->pre[i].window == BG_PRE_ON ? SP_TABLES_AUTO : SP_TABLES_OFF;
+      labels[nv++] = o->pre[i].window == BG_PRE_ON ? "on" : "off";
     }
+  if (nv == 0) {
+    modes[nv] = SP_TABLES_AUTO;
+    labels[nv++] = NULL;
   }
-  if (!st) {
+  typedef struct {
+    double runs[BG_MAX_REPEAT], prep_runs[BG_MAX_REPEAT];
+    sp_cuda_timings tms[BG_MAX_REPEAT];
+  } bg_part_var;
+  bg_part_var *pv = calloc(nv, sizeof *pv);
+  if (!pv) {
+    synth_free(x);
+    free(x);
+    snprintf(err, errlen, "out of host memory");
+    return SEALPROV_ERR_NO_MEMORY;
+  }
+  int warm_mode = SP_TABLES_OFF; /* tables made in the warm-up only if a variant uses them */
+  for (unsigned j = 0; j < nv; j++)
+    if (modes[j] != SP_TABLES_OFF) warm_mode = modes[j];
+  double first_prep = 0;
+  sp_cuda_timings first;
+  memset(&first, 0, sizeof first);
+  uint8_t proof[192], proof0[192];
+  for (unsigned r = 0; !st && r <= o->repeat; r++)
+    for (unsigned j = 0; !st && j < (r == 0 ? 1 : nv); j++) {
+      sp_engine_cuda_set_tables(dev, r == 0 ? warm_mode : modes[j]);
+      void *prep = NULL;
+      double t0 = sp_now_ms();
+      if (sp_engine_cuda.prepare) st = sp_engine_cuda.prepare(dev, &t, &prep, err, errlen);
+      double t1 = sp_now_ms();
+      if (!st) st = sp_engine_cuda.execute(dev, &t, prep, proof, err, errlen);
+      double t2 = sp_now_ms();
+      /* What prepare made goes also when prepare or execute failed (the scheduler's rule). */
+      if (prep && sp_engine_cuda.release) sp_engine_cuda.release(dev, prep);
+      if (st) break;
+      if (r == 0) {
+        first_prep = t1 - t0;
+        sp_engine_cuda_last_timings(dev, &first);
+        memcpy(proof0, proof, 192);
+      } else {
+        pv[j].prep_runs[r - 1] = t1 - t0;
+        pv[j].runs[r - 1] = t2 - t1;
+        sp_engine_cuda_last_timings(dev, &pv[j].tms[r - 1]);
+        /* with or without the table, the same r and s give the same bytes */
+        if (memcmp(proof, proof0, 192)) {
+          snprintf(err, errlen, "partition 2^%u: the proof of run %u (%s) differs from the "
+                   "warm-up's", lg, r, labels[j] ? labels[j] : "default");
+          st = SEALPROV_ERR_INTERNAL;
+        }
+      }
+    }
+  sp_engine_cuda_set_tables(dev, SP_TABLES_AUTO);
+  for (unsigned j = 0; !st && j < nv; j++) {
+    const double *runs = pv[j].runs, *prep_runs = pv[j].prep_runs;
     unsigned mi = 0;
     bg_median(runs, o->repeat, &mi);
-    const sp_cuda_timings *x_t = &tms[mi];
+    const sp_cuda_timings *x_t = &pv[j].tms[mi];
     double prep_med = bg_median(prep_runs, o->repeat, NULL);
     sp_cuda_host_memory hm;
     memset(&hm, 0, sizeof hm);
@@ -654,6 +834,10 @@ static int bench_partition(const bg_opts *o, void *dev, sp_gpu *g, unsigned lg, 
     if (o->json)
       printf(", \"constraints\": %zu, \"aux\": %zu, \"a_len\": %zu, \"b_len\": %zu", x->abc,
              x->naux, x->srs.a_len, x->srs.b_g1_len);
+    if (o->json && labels[j])
+      printf(", \"precompute\": \"%s\"", labels[j]);
+    else if (labels[j])
+      printf(" %-4s", labels[j]);
     result_times(o, runs, o->repeat); /* execute(): the device-lock section */
     if (o->json) {
       printf(",\n     \"prepare_median_ms\": %.3f, \"prepare_runs_ms\": ", prep_med);
@@ -675,6 +859,10 @@ static int bench_partition(const bg_opts *o, void *dev, sp_gpu *g, unsigned lg, 
              (unsigned long long)(hm.staging_bytes + hm.registered_bytes + hm.bounce_bytes),
              first.srs_upload_ms, x->params_ms, x->assignment_ms,
              (unsigned long long)sp_engine_cuda.memory_in_use(dev));
+      printf(",\n     \"tables_used\": %s, \"table_window\": %u, \"table_copies\": %u, "
+             "\"table_bytes\": %llu, \"first_run_table_build_ms\": %.1f",
+             x_t->tables_used ? "true" : "false", x_t->table_window, x_t->table_copies,
+             (unsigned long long)first.precompute_bytes, first.precompute_ms);
     } else {
       printf("  (execute)\n    prepare %.1f ms (median; first run %.1f)\n", prep_med, first_prep);
       printf("    upload %.1f decode %.1f h_ntt %.1f h_msm %.1f batch_add %.1f tail_msm %.1f "
@@ -683,9 +871,14 @@ static int bench_partition(const bg_opts *o, void *dev, sp_gpu *g, unsigned lg, 
              x_t->tail_msm_ms, x_t->g2_ms, x_t->host_ms, first.srs_upload_ms,
              x_t->staged ? "staged in pinned memory" : "uploaded from pageable memory",
              x_t->streamed ? "streamed" : "resident", x_t->oom_retries ? " (out-of-memory retries)" : "");
+      if (x_t->tables_used)
+        printf("\n    H MSM over a fixed-base table: window %u, %u copies, %.2f GB (made in %.0f ms "
+               "on the first run)", x_t->table_window, x_t->table_copies,
+               (double)first.precompute_bytes / 1e9, first.precompute_ms);
     }
     result_end(o);
   }
+  free(pv);
   sp_engine_cuda.srs_evict(dev, &x->srs);
   synth_free(x);
   free(x);
@@ -1396,7 +1589,7 @@ int sp_cmd_bench_gpu(int argc, char **argv) {
       {"jobs", required_argument, 0, 'J'}, {"partitions", required_argument, 0, 'P'},
       {"workers", required_argument, 0, 'W'}, {"warmup", required_argument, 0, 'u'},
       {"ordinals", required_argument, 0, 'o'}, {"pinned-staging", required_argument, 0, 'S'},
-      {0, 0, 0, 0}};
+      {"precompute", required_argument, 0, 'X'}, {0, 0, 0, 0}};
   optind = 0;
   int c;
   while ((c = getopt_long(argc, argv, "", lo, NULL)) != -1) {
@@ -1427,6 +1620,7 @@ int sp_cmd_bench_gpu(int argc, char **argv) {
         ok = parse_list_cap(optarg, o.ordinals, &o.nordinals, BG_MAX_GPUS, 0, 1023) && o.nordinals > 0;
         break;
       case 'S': ok = parse_pinned_list(optarg, &o); break;
+      case 'X': ok = parse_precompute(optarg, &o); break;
       case 'h': bg_usage(stdout); return 0;
       default: ok = false;
     }

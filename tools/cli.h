@@ -24,6 +24,7 @@ int cmd_verify(int argc, char **argv);        /* cmd_verify.c */
 int cmd_demo(int argc, char **argv);          /* cmd_demo.c */
 int cmd_bench(int argc, char **argv);         /* cmd_bench.c: `bench` (Groth16 partitions) */
 int cmd_stress(int argc, char **argv);        /* cmd_stress.c: concurrent jobs, all verified */
+int cmd_soak(int argc, char **argv);          /* cmd_soak.c: long mixed traffic, memory sampled */
 int cmd_inspect(int argc, char **argv);       /* cmd_inspect.c: .spa / .params / .vk contents */
 int sp_cmd_bench_cpu(int argc, char **argv);  /* bench_cpu.c: `bench cpu` (curve library) */
 int sp_cmd_bench_gpu(int argc, char **argv);  /* `bench gpu` (CUDA engine) */

@@ -1,5 +1,5 @@
 # tools/groth16.mk -- the Groth16 commands of the CLI: setup, prove, verify, inspect,
-# demo, bench, stress.
+# demo, bench, stress, soak.
 tools_sealprov_SOURCES += \
   tools/g16_util.h \
   tools/g16_util.c \
@@ -12,5 +12,5 @@ tools_sealprov_SOURCES += \
   tools/cmd_inspect.c \
   tools/cmd_demo.c \
   tools/cmd_bench.c
-tools_sealprov_SOURCES += tools/cmd_stress.c
+tools_sealprov_SOURCES += tools/cmd_stress.c tools/cmd_soak.c
 tools_sealprov_SOURCES += tools/witness.h tools/witness.c

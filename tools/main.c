@@ -18,6 +18,7 @@
 #pragma weak cmd_demo
 #pragma weak cmd_bench
 #pragma weak cmd_stress
+#pragma weak cmd_soak
 #pragma weak cmd_inspect
 #pragma weak cmd_wtns
 #pragma weak cmd_bench_witness
@@ -41,6 +42,7 @@ static const command commands[] = {
     {"inspect", NULL, cmd_inspect, "show the sizes and public inputs of .spa, .params, .vk files"},
     {"demo", NULL, cmd_demo, "set up, prove and verify a multi-partition job"},
     {"stress", NULL, cmd_stress, "many concurrent jobs from host threads, every proof verified"},
+    {"soak", NULL, cmd_soak, "hours of mixed traffic in minutes; host and GPU memory judged flat"},
     {"bench", "cpu", sp_cmd_bench_cpu, "benchmark the CPU curve library (JSON)"},
     {"bench", "gpu", sp_cmd_bench_gpu, "benchmark the CUDA engine (JSON)"},
     {"bench", "witness", cmd_bench_witness, "witness-only against full-assignment partitions (JSON)"},

@@ -63,6 +63,7 @@
 
 #include "backend/engine_internal.h" /* first: sp_gpu.h before <math.h> */
 #include "base/util.h"               /* SP_TRY_GOTO */
+#include "base/log.h"
 #include "groth16/groth16.h"
 #include "util/cuda_api.h" /* sp_cuda_enumerate */
 
@@ -126,6 +127,8 @@ static int cuda_device_open(const struct sp_device_cfg *cfg, void **dev, char *e
     d->cs_host = c && strcmp(c, "host") == 0;
   }
   if (d->workers > SP_MAX_WORKERS) d->workers = SP_MAX_WORKERS;
+  d->precompute_cfg = cfg->msm_precompute;
+  d->tables_mode = SP_TABLES_AUTO;
   pthread_mutex_init(&d->mu, NULL);
   pthread_cond_init(&d->cv, NULL);
   *dev = d;
@@ -322,10 +325,12 @@ static int cuda_execute(void *dev, const sp_task *t, void *prep, uint8_t proof[1
   while (d->uploading) pthread_cond_wait(&d->cv, &d->mu);
   d->executing = true;
   pthread_mutex_unlock(&d->mu);
+  bool injected_oom = false; /* the fault engine's, not the device's (fault.h) */
 #ifdef SP_FAULT_INJECTION
-  if (d->fault_oom) { /* the fault engine's (fault.h): this partition's first allocations */
+  if (d->fault_oom) { /* this partition's first allocations */
     sp_gpu_inject_oom(d->gpu, d->fault_oom);
     d->fault_oom = 0;
+    injected_oom = true;
   }
 #endif
   /* Sent by the previous execute, or by this partition's prepare on an idle device. */
@@ -355,7 +360,10 @@ static int cuda_execute(void *dev, const sp_task *t, void *prep, uint8_t proof[1
       st = st2;
     }
     if (st != SEALPROV_ERR_DEVICE_MEMORY || rung == SP_OOM_RETRIES) break;
-    if (t->srs->device_only) {
+    /* A set with no host copy keeps its points; its fixed-base table may go, and the
+     * partition runs again without it. */
+    bool table_dropped = t->srs->device_only && cuda_drop_table(d, t->srs);
+    if (t->srs->device_only && !table_dropped) {
       /* The retry ladder drops the resident copy to stream it: impossible without a
        * host copy. Say so (docs/abi.md: a direct-loaded set never streams). */
       char m2[512];
@@ -368,18 +376,33 @@ static int cuda_execute(void *dev, const sp_task *t, void *prep, uint8_t proof[1
     /* Out of memory: what the attempt held is freed (stream-ordered, synchronised
      * above); the resident copy of this set goes too (the retry streams it), the pool
      * gives its cache back, and after a short wait the next rung runs. */
-    cuda_drop_resident(d, t->srs);
+    if (!t->srs->device_only) {
+      /* a table that was there when memory really ran out (not the tests' injected
+       * failure) is not made again on this device: the retry of every later partition
+       * would pay for it */
+      pthread_mutex_lock(&d->mu);
+      cuda_resident *had = cuda_find_resident(d, t->srs);
+      if (had && had->tab_h.copies && !d->tables_oom && !injected_oom) {
+        d->tables_oom = true;
+        sp_log(SEALPROV_LOG_WARN,
+               "cuda device %u [%s]: out of device memory with a fixed-base table resident: no "
+               "more tables on this device (msm_precompute)", d->index, d->section);
+      }
+      pthread_mutex_unlock(&d->mu);
+      cuda_drop_resident(d, t->srs);
+    }
     cuda_early_drop(d);
     sp_gpu_trim(d->gpu);
     sleep_ms(SP_OOM_WAIT_MS);
     tm.oom_retries++;
     /* stage timings of the failed attempt would mislead: keep only what was moved */
-    double keep_prep = tm.prepare_ms, keep_srs = tm.srs_upload_ms;
+    double keep_prep = tm.prepare_ms, keep_srs = tm.srs_upload_ms, keep_tab = tm.precompute_ms;
     bool staged = tm.staged;
     unsigned retries = tm.oom_retries;
     memset(&tm, 0, sizeof tm);
     tm.prepare_ms = keep_prep;
     tm.srs_upload_ms = keep_srs;
+    tm.precompute_ms = keep_tab;
     tm.staged = staged;
     tm.oom_retries = retries;
   }

@@ -51,6 +51,11 @@ typedef struct sp_cuda_timings {
                             products on the device, or the host's SpMV when the system
                             did not fit there */
   bool spmv_on_gpu;      /* they ran on the device (cuda/spmv/spmv.cu) */
+  /* Appended (fixed-base tables, issue 24, cuda/NOTES.md v11): */
+  double precompute_ms;      /* the resident set's table made (first use of a set only) */
+  uint64_t precompute_bytes; /* device bytes of the resident set's tables (0: none) */
+  bool tables_used;          /* the H MSM ran over the table */
+  unsigned table_window, table_copies; /* its window and copies, when used */
 } sp_cuda_timings;
 
 /* Host memory the device holds page-locked: staging buffers (pinned_staging budget),
@@ -83,6 +88,15 @@ enum { SP_STAGING_OFF = 0, SP_STAGING_WHOLE = 1, SP_STAGING_CHUNKED = 2 };
  * partition's a (handoff); or also a prepare that finds the device idle (the default).
  * Tests and benchmarks (SP_GPU_EARLY_UPLOAD=0/1/2 sets it at device open). */
 enum { SP_EARLY_OFF = 0, SP_EARLY_HANDOFF = 1, SP_EARLY_ALL = 2 };
+
+/* Fixed-base tables of resident parameter sets (cuda/NOTES.md v11): OFF = MSMs do not
+ * use them (tables made earlier stay, for same-set A/B runs) and none are made; AUTO
+ * (the default) = a set made resident gets a table for h when msm.cu's cost model
+ * predicts a gain of at least 3 % within the budget of sp_device_cfg.msm_precompute,
+ * and MSMs use it; FORCE (tests) = as AUTO with any predicted gain (a set already
+ * resident is planned again). msm_precompute = off makes none whatever the mode. Tests
+ * and benchmarks switch it between tasks (kit/gpu/engine_probe.h). */
+enum { SP_TABLES_OFF = 0, SP_TABLES_AUTO = 1, SP_TABLES_FORCE = 2 };
 
 #ifdef __cplusplus
 }

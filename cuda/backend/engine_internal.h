@@ -70,6 +70,13 @@ typedef struct cuda_resident {
   size_t bytes;
   /* the device copy of a direct load (srs->devcopy): the srs frees it, not us */
   bool borrowed;
+  /* Fixed-base table of h (msm_precompute; copies 0 when there is none): ours even when
+   * the points are borrowed. tab_bytes is counted in resident_bytes. no_table: dropped
+   * by an out-of-memory retry of a set that cannot stream; not made again. */
+  sp_msm_table tab_h;
+  uint64_t tab_bytes;
+  bool no_table;
+  int tab_mode; /* the SP_TABLES_* mode a table was last planned under (0: never) */
   struct cuda_resident *next;
 } cuda_resident;
 
@@ -164,6 +171,11 @@ typedef struct cuda_dev {
    * early_owner NULL with early_buf set: orphaned (its partition was released without
    * executing); the next execute frees it. */
   int early_mode;                /* SP_EARLY_* (sp_engine_cuda_set_early; SP_GPU_EARLY_UPLOAD) */
+  /* Fixed-base tables (sp_device_cfg.msm_precompute: 0 auto, SP_MSM_PRECOMPUTE_OFF, or
+   * bytes) and their use (SP_TABLES_*, sp_engine_cuda_set_tables; under mu). */
+  uint64_t precompute_cfg;
+  int tables_mode;
+  bool tables_oom; /* an out-of-memory retry met a table: none are made any more */
   bool no_check_buffer;          /* tests: the a*b = c pre-check without its product buffer */
   /* A prepare that finds the device idle (no execute between the two flags below)
    * allocates a's buffer and queues its copy itself, while it stages the rest: the
@@ -249,6 +261,13 @@ void cuda_drop_resident(cuda_dev *d, const sp_srs *srs);
 int cuda_get_hostreg(cuda_dev *d, const sp_srs *srs, cuda_hostreg **out, double *ms, char *err,
                      size_t errlen);
 void cuda_drop_hostreg(cuda_dev *d, const sp_srs *srs);
+/* The fixed-base table of a resident set's h (msm_precompute), made once when the mode
+ * and the cost model allow it; device lock held. Only a device fault is an error. */
+int cuda_make_tables(cuda_dev *d, cuda_resident *r, const sp_srs *srs, sp_cuda_timings *tm,
+                     char *err, size_t errlen);
+/* Drops srs's table on d, keeping its points; none is made again for it. True if one
+ * was dropped. */
+bool cuda_drop_table(cuda_dev *d, const sp_srs *srs);
 
 /* ---- pipeline.c ---- */
 void cuda_early_drop(cuda_dev *d);

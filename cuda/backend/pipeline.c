@@ -162,6 +162,7 @@ typedef struct h_ctx {
   const void *scalars;
   unsigned logm;
   bool bitrev;
+  const sp_msm_table *tab; /* resident h's fixed-base table, in use; NULL: none */
   g1_jac_t acc;
 } h_ctx;
 
@@ -177,6 +178,7 @@ static int h_chunk(xctx *x, void *vctx, const void *d_points, size_t k, size_t p
     a.d_scalars = c->scalars;
     a.flags = SP_MSM_BITREV_POINTS;
     a.log_bitrev = c->logm;
+    a.table = c->tab;
   } else {
     a.d_scalars = (const uint8_t *)c->scalars + p0 * 32;
   }
@@ -496,6 +498,15 @@ static int part_h(xctx *x, part_t *p, char *err, size_t errlen) {
   p->hc.scalars = p->abc[0];
   p->hc.logm = logm;
   p->hc.bitrev = x->res != NULL;
+  pthread_mutex_lock(&x->d->mu);
+  bool use = x->d->tables_mode != SP_TABLES_OFF;
+  pthread_mutex_unlock(&x->d->mu);
+  p->hc.tab = use && x->res && x->res->tab_h.copies ? &x->res->tab_h : NULL;
+  tm->tables_used = p->hc.tab != NULL;
+  if (p->hc.tab) {
+    tm->table_window = p->hc.tab->window;
+    tm->table_copies = p->hc.tab->copies;
+  }
   /* coefficient m-1 sits at position m-1 in either order and is left out: h_len = m-1 */
   st = stream_points(x, V_H, x->res ? x->res->h : NULL, srs->h, srs->h_len, sizeof(g1_affine_t),
                      h_chunk, &p->hc, err, errlen);
@@ -671,6 +682,8 @@ int cuda_prove_partition(xctx *x, const sp_task *t, const cuda_prep *src, uint8_
   x->reg = NULL;
   if (x->allow_resident)
     SP_TRY_GOTO(cuda_get_resident(d, srs, &x->res, &tm->srs_upload_ms, err, errlen), st, out);
+  if (x->res) SP_TRY_GOTO(cuda_make_tables(d, x->res, srs, tm, err, errlen), st, out);
+  if (x->res) tm->precompute_bytes = x->res->tab_bytes;
   if (!x->res) SP_TRY_GOTO(cuda_get_hostreg(d, srs, &x->reg, &tm->srs_upload_ms, err, errlen), st, out);
   tm->streamed = x->res == NULL;
   tm->stream_chunk = x->res ? 0 : x->chunk;

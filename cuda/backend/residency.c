@@ -13,10 +13,12 @@
 
 #include "backend/engine_internal.h" /* first: sp_gpu.h before <math.h> */
 #include "base/util.h"               /* SP_TRY_GOTO */
+#include "base/log.h"
 #include "util/cuda_api.h" /* the direct load */
 
 static void free_resident(cuda_dev *d, cuda_resident *r) {
   void *p[5] = {r->h, r->l, r->a, r->b1, r->b2};
+  sp_gpu_msm_table_free(d->ordinal, &r->tab_h);
   for (int i = 0; i < 5 && !r->borrowed; i++)
     if (p[i]) sp_gpu_free_persistent(d->ordinal, p[i]);
   free(r);
@@ -148,7 +150,7 @@ cuda_resident *cuda_find_resident(const cuda_dev *d, const sp_srs *srs) {
 }
 uint64_t cuda_resident_bytes(const cuda_dev *d) {
   uint64_t n = 0;
-  for (const cuda_resident *r = d->res; r; r = r->next) n += r->bytes;
+  for (const cuda_resident *r = d->res; r; r = r->next) n += r->bytes + r->tab_bytes;
   for (const cuda_cs_res *c = d->cs_res; c; c = c->next) n += c->bytes;
   return n;
 }
@@ -310,6 +312,93 @@ int cuda_get_resident(cuda_dev *d, const sp_srs *srs, cuda_resident **out, doubl
   *ms = sp_now_ms() - t0;
   *out = r;
   return SEALPROV_OK;
+}
+
+/* ---- fixed-base tables (msm_precompute) ----------------------------------------------- */
+
+/* Memory a set's table may not touch beyond what is resident: 1 GiB. */
+#define SP_TABLE_MARGIN ((uint64_t)1 << 30)
+
+/* Device bytes the tables of a set being made resident may take: the configured bytes
+ * (msm_precompute = SIZE), or for auto what memory_limit (else the GPU's memory) leaves
+ * after every resident set (this one included), each worker's device buffer of chunked
+ * staging (four domain-sized vectors, the land_take rule), an execute's working memory
+ * with an early upload (work_bytes of five vectors) and a margin: so the tables never
+ * take the room the workers' partition buffers need. Device lock held. */
+static uint64_t table_budget(cuda_dev *d, size_t vbytes) {
+  if (d->precompute_cfg == SP_MSM_PRECOMPUTE_OFF) return 0;
+  if (d->precompute_cfg) return d->precompute_cfg;
+  uint64_t cap = d->memory_limit, free_b = 0;
+  if (!cap && sp_gpu_mem_info(d->gpu, &free_b, &cap) != SEALPROV_OK) return 0;
+  pthread_mutex_lock(&d->mu);
+  uint64_t held = cuda_resident_bytes(d);
+  pthread_mutex_unlock(&d->mu);
+  uint64_t reserve = held + (uint64_t)d->workers * (4 * (uint64_t)vbytes + SP_STAGE_ROUND) +
+                     work_bytes(vbytes, 5) + SP_TABLE_MARGIN;
+  return cap > reserve ? cap - reserve : 0;
+}
+
+/* The fixed-base table of a resident set's h (the H MSM, half of a partition's MSM
+ * work), made the first time the set is found resident under a tables mode that allows
+ * it (or a higher one: SP_TABLES_FORCE after AUTO plans again): within table_budget, if
+ * msm.cu's cost model predicts it at least 3 % faster than today's path (any gain under
+ * FORCE), and if the device has room for it next to a partition's working memory, as
+ * residency asks. Device lock held. Only a device fault is an error: no room, no table. */
+int cuda_make_tables(cuda_dev *d, cuda_resident *r, const sp_srs *srs, sp_cuda_timings *tm,
+                       char *err, size_t errlen) {
+  pthread_mutex_lock(&d->mu);
+  const int mode = d->tables_mode;
+  bool skip = mode == SP_TABLES_OFF || d->tables_oom || r->tab_h.copies || r->no_table ||
+              mode <= r->tab_mode ||
+              !r->h || srs->h_len == 0 || d->precompute_cfg == SP_MSM_PRECOMPUTE_OFF;
+  if (!skip) r->tab_mode = mode;
+  uint64_t in_use = sp_gpu_memory_in_use(d->gpu) + cuda_resident_bytes(d);
+  pthread_mutex_unlock(&d->mu);
+  if (skip) return SEALPROV_OK;
+  const size_t vbytes = ((size_t)1 << srs->log_domain) * sizeof(fr_t);
+  const uint64_t budget = table_budget(d, vbytes);
+  unsigned c = 0, k = 0;
+  double gain = 0;
+  sp_gpu_msm_plan(false, srs->h_len, budget, mode == SP_TABLES_FORCE, &c, &k, &gain);
+  if (k < 2) return SEALPROV_OK;
+  const uint64_t need = sp_gpu_msm_table_bytes(false, srs->h_len, k);
+  if (!cuda_room_for_copy(d, in_use, need, work_bytes(vbytes, 3))) return SEALPROV_OK;
+  double t0 = sp_now_ms();
+  sp_msm_table tab;
+  int st = sp_gpu_msm_table_make(d->gpu, false, r->h, srs->h_len, c, k, &tab, err, errlen);
+  if (st == SEALPROV_ERR_DEVICE_MEMORY) return SEALPROV_OK;
+  if (st) return st;
+  double ms = sp_now_ms() - t0;
+  pthread_mutex_lock(&d->mu);
+  r->tab_h = tab;
+  r->tab_bytes = tab.ext_bytes;
+  pthread_mutex_unlock(&d->mu);
+  tm->precompute_ms += ms;
+  sp_log(SEALPROV_LOG_INFO,
+         "cuda device %u [%s]: fixed-base table of h for %s (%zu points): window %u, %u copies, "
+         "%.2f GB, made in %.0f ms (the cost model predicts %.0f %% off the H MSM)",
+         d->index, d->section, srs->path ? srs->path : "(parameters)", srs->h_len, c, k,
+         (double)tab.ext_bytes / 1e9, ms, 100 * gain);
+  return SEALPROV_OK;
+}
+
+/* Drops the table of srs on d, keeping the points, and makes none again for it (the
+ * out-of-memory retry of a set that cannot be streamed). True if one was dropped. */
+bool cuda_drop_table(cuda_dev *d, const sp_srs *srs) {
+  pthread_mutex_lock(&d->mu);
+  cuda_resident *r = cuda_find_resident(d, srs);
+  sp_msm_table tab;
+  memset(&tab, 0, sizeof tab);
+  if (r) {
+    tab = r->tab_h;
+    memset(&r->tab_h, 0, sizeof r->tab_h);
+    r->tab_bytes = 0;
+    r->no_table = true;
+  }
+  pthread_mutex_unlock(&d->mu);
+  bool had = tab.copies != 0;
+  sp_gpu_msm_table_free(d->ordinal, &tab);
+  return had;
 }
 
 /* Drops this device's resident copy of srs (out-of-memory retry: the points go, the

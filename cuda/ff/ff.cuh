@@ -360,6 +360,14 @@ struct __align__(16) spc_mont {
 #ifdef SPC_SQR_AS_MUL /* the product instead, for A/B measurements (cuda/NOTES.md v5) */
     return mul_inl(x, x);
 #endif
+    uint32_t t[2 * N];
+    sqr_wide(t, x);
+    return redc(t);
+  }
+
+  /* t[0..2N) = x^2, not reduced (the first half of sqr_inl; subgroup.cuh's doubling
+   * subtracts 8 B^2 before its one reduction). */
+  __device__ __forceinline__ static void sqr_wide(uint32_t *t, const spc_mont &x) {
     const uint32_t *a = x.v;
     uint32_t e[2 * N], o[2 * N];
 #pragma unroll
@@ -371,7 +379,6 @@ struct __align__(16) spc_mont {
     }
     wide_fold(e, o); /* the cross products (< a^2 / 2) */
     /* doubled, plus the squares on the diagonal: t = a^2 */
-    uint32_t t[2 * N];
 #pragma unroll
     for (int k = 2 * N - 1; k > 0; k--) t[k] = __funnelshift_l(e[k - 1], e[k], 1);
     t[0] = e[0] << 1;
@@ -386,7 +393,6 @@ struct __align__(16) spc_mont {
     asm volatile("madc.lo.cc.u32 %0, %2, %2, %0; madc.hi.u32 %1, %2, %2, %1;"
                  : "+r"(t[2 * N - 2]), "+r"(t[2 * N - 1])
                  : "r"(a[N - 1]));
-    return redc(t);
   }
 
   /* One reduction row on the halves of mul (al aligned, off offset by one word; off

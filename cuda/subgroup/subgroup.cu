@@ -6,10 +6,11 @@
  *   G2: P on y^2 = x^3 + 4(u + 1) and psi(P) + [|x|] P == O;
  * with |x| = 0xd201000000010000 (six bits set: 63 doublings and 5 additions per
  * multiplication). Infinity (x = y = 0 in the host layout) passes, as on the CPU.
- * The kernels are in subgroup.cuh (shared with load.cu, the direct load): XYZZ
- * variants 0 and 1 (ec.cuh's complete additions), Jacobian variants 2 to 5 (dbl-2009-l,
- * completed by hand, the final comparison projective); the default is 4, Jacobian with
- * the G1 kernel capped at 128 registers (cuda/NOTES.md v8).
+ * Both tests are exact (plugin/bls12_381/g1.c, g2.c say why) and no cheaper exact test
+ * is known for BLS12-381 (cuda/NOTES.md v11). The kernels are in subgroup.cuh (shared
+ * with load.cu, the direct load): Jacobian chains with complete additions and a
+ * projective final comparison; G1's doubling in one of the candidate forms of
+ * cuda/NOTES.md v11 (SP_GPU_SG_VARIANT, subgroup.cuh sg_variant_env).
  *
  * Transfers (a checker's buffers, made once): chunks of the caller's (pageable) array are copied by host threads into
  * one of three pinned buffers, sent on a copy stream and checked on a compute stream,
@@ -76,9 +77,9 @@ struct sp_cuda_checker {
   bool up_made[SG_SLOTS], kd_made[SG_SLOTS];
   void *host[SG_SLOTS], *dev[SG_SLOTS];
   unsigned long long *dbad;
-  /* SP_GPU_SG_VARIANT (read at creation; subgroup.cuh sg_variant_env: 0 to 5, default
-   * SP_SG_DEFAULT_VARIANT). SP_GPU_PROFILE=1: a line per call on stderr (host copy and
-   * total time). */
+  /* SP_GPU_SG_VARIANT (read at creation; subgroup.cuh sg_variant_env: 4, 6 to 9,
+   * default SP_SG_DEFAULT_VARIANT). SP_GPU_PROFILE=1: a line per call on stderr (host
+   * copy and total time). */
   int variant;
   bool profile;
 };
@@ -237,3 +238,16 @@ extern "C" int sp_cuda_checker_run(void *user, bool g2, const void *pts, size_t 
   }
   return st;
 }
+
+extern "C" int sp_cuda_subgroup_variants(int *out, int cap, int *dflt) {
+#ifdef SP_SG_VARIANTS
+  static const int all[] = {4, 6, 7, 8, 9};
+#else
+  static const int all[] = {SP_SG_DEFAULT_VARIANT};
+#endif
+  int n = (int)(sizeof all / sizeof all[0]);
+  for (int i = 0; i < n && i < cap; i++) out[i] = all[i];
+  if (dflt) *dflt = SP_SG_DEFAULT_VARIANT;
+  return n;
+}
+

@@ -30,67 +30,23 @@ struct sg_consts {
   spc_fp2 psi_y;
 };
 
-/* dbl-2008-s-1 (ec.cuh's dbl) inlined, operands by value: variant 1 of the kernels.
- * ec.cuh's dbl is a call taking a reference (variant 0, the default), whose operands go
- * through the stack; 63 of the 68 operations of a multiplication by |x| are doublings.
- * Measured on the H200 (cuda/NOTES.md v7), variant 1 is not faster: G1 3.1M points
- * 155.2 against 148.8 ms, G2 1.05M 87.3 against 86.9 ms (and G2 spills). */
-template <class F>
-__device__ __forceinline__ spc_xyzz<F> sg_dbl_inl(spc_xyzz<F> p) {
-  if (p.is_inf()) return p;
-  F u = F::dbl(p.y);
-  F v = F::sqr(u);
-  F w = F::mul(u, v);
-  F s = F::mul(p.x, v);
-  F x2 = F::sqr(p.x);
-  F m = F::add(F::dbl(x2), x2);
-  spc_xyzz<F> r;
-  r.x = F::sub(F::sqr(m), F::dbl(s));
-  r.y = F::mul_sub_mul(m, F::sub(s, r.x), w, p.y);
-  r.zz = F::mul(v, p.zz);
-  r.zzz = F::mul(w, p.zzz);
-  return r;
-}
-template <class F, int V>
-__device__ __forceinline__ spc_xyzz<F> sg_dbl(const spc_xyzz<F> &p) {
-  return V ? sg_dbl_inl<F>(p) : spc_xyzz<F>::dbl(p);
-}
 
-/* [|x|] of an XYZZ point (not an affine one: the second multiplication of G1). */
-template <class F, int V>
-__device__ __forceinline__ spc_xyzz<F> sg_mul_absx(const spc_xyzz<F> &p) {
-  spc_xyzz<F> acc = p; /* bit 63 */
-#pragma unroll 1
-  for (int bit = 62; bit >= 0; bit--) {
-    acc = sg_dbl<F, V>(acc);
-    if ((SP_SG_ABS_X >> bit) & 1u) acc = spc_xyzz<F>::add(acc, p);
-  }
-  return acc;
-}
-template <class F, int V>
-__device__ __forceinline__ spc_xyzz<F> sg_mul_absx_affine(const spc_affine<F> &p) {
-  spc_xyzz<F> acc = spc_xyzz<F>::from_affine(p);
-#pragma unroll 1
-  for (int bit = 62; bit >= 0; bit--) {
-    acc = sg_dbl<F, V>(acc);
-    if ((SP_SG_ABS_X >> bit) & 1u) acc = spc_xyzz<F>::add_affine(acc, p);
-  }
-  return acc;
-}
-
-
-/* ---- variant 2: Jacobian coordinates (x = X/Z^2, y = Y/Z^3) ----------------------------
- * dbl-2009-l (a = 0): 1M + 5S a doubling against XYZZ's 6M + 3S, and three coordinates
- * instead of four; 63 of the 68 operations of a multiplication by |x| are doublings.
- * Infinity is Z = 0 (a doubling keeps it). The additions (madd-2007-bl, add-2007-bl)
- * are made complete by hand: an operand at infinity returns the other, P == Q (H = r =
- * 0) doubles, P == -Q (H = 0, r != 0) gives Z3 = 0 by the formula itself. The final
- * comparison [|x|]... == -endo(P) is done projectively (no inversion, no addition). */
+/* ---- Jacobian coordinates (x = X/Z^2, y = Y/Z^3) -------------------------------------
+ * The chains are double-and-add over |x| = 0xd201000000010000 (six bits set): 63
+ * doublings and 5 additions a multiplication, from the affine point for the first and
+ * from the Jacobian [|x|] P for G1's second. Infinity is Z = 0 (a doubling keeps it).
+ * The additions (madd-2007-bl, add-2007-bl) are made complete by hand: an operand at
+ * infinity returns the other, P == Q (H = r = 0) doubles, P == -Q (H = 0, r != 0) gives
+ * Z3 = 0 by the formula itself. The final comparison [|x|]... == -endo(P) is
+ * projective (no inversion, no addition). E(Fp) and E'(Fp2) have odd order, so no
+ * doubling meets a point of order 2. */
 template <class F>
 struct sg_jac {
   F x, y, z;
 };
 
+/* dbl-2009-l (a = 0): 2M + 5S and seven reductions. G2's doubling (over Fp2), and
+ * G1's in kernel variant 4 (the v9 default, kept for the A/B of cuda/NOTES.md v11). */
 template <class F>
 __device__ __forceinline__ sg_jac<F> sg_jdbl(sg_jac<F> p) {
   F a = F::sqr(p.x);
@@ -108,16 +64,96 @@ __device__ __forceinline__ sg_jac<F> sg_jdbl(sg_jac<F> p) {
   return r;
 }
 
-/* The doubling as a call, operands by value (variant 5): the call boundary bounds the
- * registers live across the loop (msm.cu's by-value calls, cuda/NOTES.md v6). */
-template <class F>
-__device__ __noinline__ sg_jac<F> sg_jdbl_call(sg_jac<F> p) {
-  return sg_jdbl<F>(p);
+/* ---- G1's doubling with six reductions (cuda/NOTES.md v11) ---------------------------
+ * The same point as dbl-2009-l, coordinate for coordinate (every value is reduced
+ * below p, so the Montgomery words are equal too):
+ *   A = X^2, B = Y^2, D = 4 X B, E = 3 A, X3 = E^2 - 2 D,
+ *   Y3 = E (D - X3) - 8 B^2   (one reduction: sg_y3),   Z3 = 2 Y Z.
+ * dbl-2009-l reduces C = B^2 on its own and gets D from (X + B)^2 - A - C; here C is
+ * never reduced: its square goes unreduced into Y3's reduction, and D is one product.
+ * Products: 3 squarings, 2 multiplications and one y3 (a product and a square into one
+ * reduction) against 5 squarings and 2 multiplications; wide multiplies per doubling,
+ * by the SASS counts of cuda/NOTES.md v3/v5 (product 277, square 208): 1594 -> ~1530. */
+
+/* (e * dx - 8 b^2) / 2^384 mod p with one reduction. Bounds: e * dx < p^2 and
+ * 8 b^2 < 8 p^2 < 2^765, so the shifted square fits 24 words; the difference lies in
+ * (-8 p^2, p^2); when negative, p * 2^384 is added, leaving it in (p 2^384 - 8 p^2,
+ * p 2^384), positive because 8 p < 2^384 (p < 2^381); redc takes t < p 2^384 and
+ * returns a value below p. */
+static __device__ __forceinline__ spc_fp sg_y3_inl(const spc_fp &e, const spc_fp &dx, const spc_fp &b) {
+  uint32_t t[24], u[24], brw;
+  spc_fp::mul_wide(t, e, dx);
+  spc_fp::sqr_wide(u, b);
+#pragma unroll
+  for (int k = 23; k > 0; k--) u[k] = __funnelshift_l(u[k - 1], u[k], 3);
+  u[0] <<= 3;
+  asm volatile("sub.cc.u32 %0, %0, %1;" : "+r"(t[0]) : "r"(u[0]));
+#pragma unroll
+  for (int k = 1; k < 24; k++) asm volatile("subc.cc.u32 %0, %0, %1;" : "+r"(t[k]) : "r"(u[k]));
+  asm volatile("subc.u32 %0, 0, 0;" : "=r"(brw));
+  /* negative: + p * 2^384; the carry out of the top word cancels the borrow */
+  asm volatile("add.cc.u32 %0, %0, %1;" : "+r"(t[12]) : "r"(spc_fp_cfg::mod(0) & brw));
+#pragma unroll
+  for (int k = 1; k < 11; k++)
+    asm volatile("addc.cc.u32 %0, %0, %1;" : "+r"(t[12 + k]) : "r"(spc_fp_cfg::mod(k) & brw));
+  asm volatile("addc.u32 %0, %0, %1;" : "+r"(t[23]) : "r"(spc_fp_cfg::mod(11) & brw));
+  return spc_fp::redc(t);
 }
-template <class F, bool CALL>
-__device__ __forceinline__ sg_jac<F> sg_jdbl2(const sg_jac<F> &p) {
-  return CALL ? sg_jdbl_call<F>(p) : sg_jdbl<F>(p);
+/* As a call, operands by value (as ff.cuh's Fp products: one copy of the code). */
+static __device__ __noinline__ spc_fp sg_y3_call(spc_fp e, spc_fp dx, spc_fp b) {
+  return sg_y3_inl(e, dx, b);
 }
+
+/* INL: the products inlined (variant 7's doubling, itself one call), else ff.cuh's
+ * product calls (variant 6). */
+template <bool INL>
+__device__ __forceinline__ spc_fp sg_mul(const spc_fp &a, const spc_fp &b) {
+  if constexpr (INL) return spc_fp::mul_inl(a, b);
+  else return spc_fp::mul(a, b);
+}
+template <bool INL>
+__device__ __forceinline__ spc_fp sg_sqr(const spc_fp &a) {
+  if constexpr (INL) return spc_fp::sqr_inl(a);
+  else return spc_fp::sqr(a);
+}
+
+template <bool INL>
+__device__ __forceinline__ sg_jac<spc_fp> sg_jdbl6(const sg_jac<spc_fp> &p) {
+  spc_fp a = sg_sqr<INL>(p.x);
+  spc_fp b = sg_sqr<INL>(p.y);
+  spc_fp d = sg_mul<INL>(p.x, b);
+  d = spc_fp::dbl(spc_fp::dbl(d));
+  spc_fp e = spc_fp::add(spc_fp::dbl(a), a);
+  sg_jac<spc_fp> r;
+  r.x = spc_fp::sub(sg_sqr<INL>(e), spc_fp::dbl(d));
+  spc_fp dx = spc_fp::sub(d, r.x);
+  if constexpr (INL) r.y = sg_y3_inl(e, dx, b);
+  else r.y = sg_y3_call(e, dx, b);
+  r.z = spc_fp::dbl(sg_mul<INL>(p.y, p.z));
+  return r;
+}
+/* Variants 7 to 9: the whole doubling one call with its products inlined: the operands move
+ * once a doubling (X, Y, Z in, out) instead of once a product. */
+static __device__ __noinline__ sg_jac<spc_fp> sg_jdbl6_fused(sg_jac<spc_fp> p) {
+  return sg_jdbl6<true>(p);
+}
+
+/* The doubling of kernel variant V: G2 always dbl-2009-l; G1 4 dbl-2009-l, 6 the
+ * six-reduction doubling with product calls, 7 to 9 the same as one call. */
+template <class F, int V>
+struct sg_dbl_of {
+  __device__ __forceinline__ static sg_jac<F> run(const sg_jac<F> &p) { return sg_jdbl<F>(p); }
+};
+#define SG_FUSED(V) ((V) >= 7 && (V) <= 9)
+template <int V>
+struct sg_dbl_of<spc_fp, V> {
+  static_assert(V == 4 || V == 6 || SG_FUSED(V), "G1 kernel variants: 4, 6, 7, 8, 9");
+  __device__ __forceinline__ static sg_jac<spc_fp> run(const sg_jac<spc_fp> &p) {
+    if constexpr (V == 4) return sg_jdbl<spc_fp>(p);
+    else if constexpr (V == 6) return sg_jdbl6<false>(p);
+    else return sg_jdbl6_fused(p);
+  }
+};
 
 /* p + (qx, qy), the affine point not infinity. */
 template <class F>
@@ -168,7 +204,7 @@ __device__ __forceinline__ sg_jac<F> sg_jadd(sg_jac<F> p, sg_jac<F> q) {
 }
 
 /* [|x|] (qx, qy) for an affine point not infinity. */
-template <class F, bool CALL = false>
+template <class F, int V>
 __device__ __forceinline__ sg_jac<F> sg_jmul_absx_affine(const F &qx, const F &qy) {
   sg_jac<F> acc;
   acc.x = qx;
@@ -176,17 +212,17 @@ __device__ __forceinline__ sg_jac<F> sg_jmul_absx_affine(const F &qx, const F &q
   acc.z = F::one();
 #pragma unroll 1
   for (int bit = 62; bit >= 0; bit--) {
-    acc = sg_jdbl2<F, CALL>(acc);
+    acc = sg_dbl_of<F, V>::run(acc);
     if ((SP_SG_ABS_X >> bit) & 1u) acc = sg_jmadd<F>(acc, qx, qy);
   }
   return acc;
 }
-template <class F, bool CALL = false>
+template <class F, int V>
 __device__ __forceinline__ sg_jac<F> sg_jmul_absx(const sg_jac<F> &q) {
   sg_jac<F> acc = q;
 #pragma unroll 1
   for (int bit = 62; bit >= 0; bit--) {
-    acc = sg_jdbl2<F, CALL>(acc);
+    acc = sg_dbl_of<F, V>::run(acc);
     if ((SP_SG_ABS_X >> bit) & 1u) acc = sg_jadd<F>(acc, q);
   }
   return acc;
@@ -204,26 +240,17 @@ __device__ __forceinline__ bool sg_jeq_neg(const sg_jac<F> &t, const F &ex, cons
 
 /* ---- one point: on the curve and in the subgroup (the CPU's tests) -------------------- */
 
-/* variant V: 0 = ec.cuh's XYZZ doubling call, 1 = XYZZ inlined, 2 = Jacobian */
 template <int V>
 __device__ __forceinline__ bool sg_ok_g1(const spc_g1_affine &p, const sg_consts &k) {
   spc_fp rhs = spc_fp::add(spc_fp::mul(spc_fp::sqr(p.x), p.x), k.b4);
   if (!spc_fp::sqr(p.y).eq(rhs)) return false;
   spc_fp bx = spc_fp::mul(p.x, k.beta);
-  if (V == 2 || V == 5) {
-    sg_jac<spc_fp> t = sg_jmul_absx<spc_fp, V == 5>(
-        sg_jmul_absx_affine<spc_fp, V == 5>(p.x, p.y)); /* [x^2] P */
-    return sg_jeq_neg<spc_fp>(t, bx, p.y);
-  }
-  spc_g1_xyzz t = sg_mul_absx<spc_fp, V>(sg_mul_absx_affine<spc_fp, V>(p)); /* [x^2] P */
-  spc_g1_affine phi;
-  phi.x = bx;
-  phi.y = p.y;
-  return spc_g1_xyzz::add_affine(t, phi).is_inf();
+  sg_jac<spc_fp> t =
+      sg_jmul_absx<spc_fp, V>(sg_jmul_absx_affine<spc_fp, V>(p.x, p.y)); /* [x^2] P */
+  return sg_jeq_neg<spc_fp>(t, bx, p.y);
 }
 
-template <int V>
-__device__ __forceinline__ bool sg_ok_g2(const spc_g2_affine &p, const sg_consts &k) {
+static __device__ __forceinline__ bool sg_ok_g2(const spc_g2_affine &p, const sg_consts &k) {
   spc_fp2 b;
   b.c0 = k.b4;
   b.c1 = k.b4;
@@ -237,10 +264,7 @@ __device__ __forceinline__ bool sg_ok_g2(const spc_g2_affine &p, const sg_consts
   cy.c0 = p.y.c0;
   cy.c1 = spc_fp::neg(p.y.c1);
   psi.y = spc_fp2::mul(cy, k.psi_y);
-  if (V == 2 || V == 5)
-    return sg_jeq_neg<spc_fp2>(sg_jmul_absx_affine<spc_fp2, V == 5>(p.x, p.y), psi.x, psi.y);
-  spc_g2_xyzz t = sg_mul_absx_affine<spc_fp2, V>(p);
-  return spc_g2_xyzz::add_affine(t, psi).is_inf();
+  return sg_jeq_neg<spc_fp2>(sg_jmul_absx_affine<spc_fp2, 0>(p.x, p.y), psi.x, psi.y);
 }
 
 static inline sg_consts sg_make_consts() {
@@ -254,39 +278,56 @@ static inline sg_consts sg_make_consts() {
 
 /* ---- kernels: one thread a point; the lowest failing index (base + i) by atomicMin;
  * infinity (x = y = 0, the layout of a rejected point) passes, as on the CPU */
-/* G1 variants 3 and 4: variant 2 with its registers capped for 3 and 4 blocks of 128
- * threads per multiprocessor (variant 2 takes 238 registers: 2 blocks). */
+/* G1: blocks of 128 threads, registers capped for SG_G1_BLOCKS(V) blocks a
+ * multiprocessor. ptxas (sm_90): 4 and 6: 128 registers, ~470 B stack, ~1.4 KB of spill
+ * stores; 7 (3 blocks): 168 registers, 640 B stack, 404 B of spill stores, 48 B in the
+ * doubling; 8 (2 blocks): 252 registers, no spills; 9 (4 blocks): 128 registers,
+ * 1368 B of spill stores, 244 B in the doubling. */
+#define SG_G1_BLOCKS(V) ((V) == 7 ? 3 : (V) == 8 ? 2 : 4)
 template <int V>
-__global__ void __launch_bounds__(128, V == 3 ? 3 : V == 4 ? 4 : 1)
+__global__ void __launch_bounds__(128, SG_G1_BLOCKS(V))
     k_subgroup_g1(const spc_g1_affine *pts, size_t n, size_t base, sg_consts k,
                   unsigned long long *bad) {
   size_t i = (size_t)blockIdx.x * blockDim.x + threadIdx.x;
   if (i >= n) return;
   spc_g1_affine p = pts[i];
   if (p.is_inf()) return;
-  if (!sg_ok_g1<(V == 3 || V == 4 ? 2 : V)>(p, k)) atomicMin(bad, (unsigned long long)(base + i));
+  if (!sg_ok_g1<V>(p, k)) atomicMin(bad, (unsigned long long)(base + i));
 }
 
-template <int V>
-__global__ void k_subgroup_g2(const spc_g2_affine *pts, size_t n, size_t base, sg_consts k,
+/* G2: blocks of 64, Jacobian (v9's variant 2 for every G1 variant) */
+static __global__ void k_subgroup_g2(const spc_g2_affine *pts, size_t n, size_t base, sg_consts k,
                               unsigned long long *bad) {
   size_t i = (size_t)blockIdx.x * blockDim.x + threadIdx.x;
   if (i >= n) return;
   spc_g2_affine p = pts[i];
   if (p.is_inf()) return;
-  if (!sg_ok_g2<(V == 3 || V == 4 ? 2 : V)>(p, k)) atomicMin(bad, (unsigned long long)(base + i));
+  if (!sg_ok_g2(p, k)) atomicMin(bad, (unsigned long long)(base + i));
 }
 
-/* Variant of the kernels: SP_GPU_SG_VARIANT (0 to 5) or SP_SG_DEFAULT_VARIANT: 0 XYZZ
- * with ec.cuh's doubling call, 1 XYZZ inlined, 2 Jacobian inlined, 3 and 4 = 2 capped for
- * 3 and 4 blocks of 128 (G1 only: G2 runs 2), 5 Jacobian with the doubling a call. */
+/* The G1 kernel: SP_SG_DEFAULT_VARIANT. The module has that one; the test kit
+ * (tests/cuda/standalone.sh builds with -DSP_SG_VARIANTS) has every candidate of
+ * cuda/NOTES.md v11, chosen by SP_GPU_SG_VARIANT (4, 6, 7, 8 or 9; any other value
+ * gives the default):
+ *   4  dbl-2009-l, products as calls, 4 blocks (v9's default)
+ *   6  the six-reduction doubling, products as calls, 4 blocks
+ *   7  the six-reduction doubling as one call with its products inlined, 3 blocks
+ *   8  as 7, 2 blocks;   9  as 7, 4 blocks
+ * One measurement decides: the winner becomes the default and the rest go, as v9's
+ * variants 0, 1 (XYZZ), 2, 3 and 5 went (their figures: cuda/NOTES.md v9). */
+/* 6: measured fastest on the H200 (cuda/NOTES.md v12, Outcome): 156.9 ms for 2^22 G1
+ * points against 165.5 (4), 172.5 (7), 157.8 (8), 190.8 (9). */
 #ifndef SP_SG_DEFAULT_VARIANT
-/* 4: the direct load of a 2^23 file took 1.53 s against 1.82-1.85 s with variant 0 on
- * the H200 (cuda/NOTES.md v8) */
-#define SP_SG_DEFAULT_VARIANT 4
+#define SP_SG_DEFAULT_VARIANT 6
 #endif
 static inline int sg_variant_env(const char *v) {
-  return v && v[0] >= '0' && v[0] <= '5' && !v[1] ? v[0] - '0' : SP_SG_DEFAULT_VARIANT;
+#ifdef SP_SG_VARIANTS
+  return v && (v[0] == '4' || (v[0] >= '6' && v[0] <= '9')) && !v[1] ? v[0] - '0'
+                                                                     : SP_SG_DEFAULT_VARIANT;
+#else
+  (void)v;
+  return SP_SG_DEFAULT_VARIANT;
+#endif
 }
 
 /* Launches the check of n decoded points at pts (device memory) on stream st. */
@@ -295,26 +336,26 @@ static inline void sg_launch(bool g2, int variant, const void *pts, size_t n, si
   const spc_g2_affine *p2 = (const spc_g2_affine *)pts;
   const spc_g1_affine *p1 = (const spc_g1_affine *)pts;
   if (n == 0) return;
-  if (g2 && variant == 5)
-    k_subgroup_g2<5><<<sp_blocks(n, 64), 64, 0, st>>>(p2, n, base, k, bad);
-  else if (g2 && variant >= 2)
-    k_subgroup_g2<2><<<sp_blocks(n, 64), 64, 0, st>>>(p2, n, base, k, bad);
-  else if (g2 && variant == 1)
-    k_subgroup_g2<1><<<sp_blocks(n, 64), 64, 0, st>>>(p2, n, base, k, bad);
-  else if (g2)
-    k_subgroup_g2<0><<<sp_blocks(n, 64), 64, 0, st>>>(p2, n, base, k, bad);
-  else if (variant == 5)
-    k_subgroup_g1<5><<<sp_blocks(n, 128), 128, 0, st>>>(p1, n, base, k, bad);
+#ifndef SP_SG_VARIANTS
+  (void)variant;
+  if (g2)
+    k_subgroup_g2<<<sp_blocks(n, 64), 64, 0, st>>>(p2, n, base, k, bad);
+  else
+    k_subgroup_g1<SP_SG_DEFAULT_VARIANT><<<sp_blocks(n, 128), 128, 0, st>>>(p1, n, base, k, bad);
+#else
+  if (g2)
+    k_subgroup_g2<<<sp_blocks(n, 64), 64, 0, st>>>(p2, n, base, k, bad);
   else if (variant == 4)
     k_subgroup_g1<4><<<sp_blocks(n, 128), 128, 0, st>>>(p1, n, base, k, bad);
-  else if (variant == 3)
-    k_subgroup_g1<3><<<sp_blocks(n, 128), 128, 0, st>>>(p1, n, base, k, bad);
-  else if (variant == 2)
-    k_subgroup_g1<2><<<sp_blocks(n, 128), 128, 0, st>>>(p1, n, base, k, bad);
-  else if (variant == 1)
-    k_subgroup_g1<1><<<sp_blocks(n, 128), 128, 0, st>>>(p1, n, base, k, bad);
+  else if (variant == 7)
+    k_subgroup_g1<7><<<sp_blocks(n, 128), 128, 0, st>>>(p1, n, base, k, bad);
+  else if (variant == 8)
+    k_subgroup_g1<8><<<sp_blocks(n, 128), 128, 0, st>>>(p1, n, base, k, bad);
+  else if (variant == 9)
+    k_subgroup_g1<9><<<sp_blocks(n, 128), 128, 0, st>>>(p1, n, base, k, bad);
   else
-    k_subgroup_g1<0><<<sp_blocks(n, 128), 128, 0, st>>>(p1, n, base, k, bad);
+    k_subgroup_g1<6><<<sp_blocks(n, 128), 128, 0, st>>>(p1, n, base, k, bad);
+#endif
 }
 
 #endif

@@ -42,6 +42,13 @@ void sp_engine_cuda_set_early(void *dev, int mode) {
   pthread_mutex_unlock(&d->mu);
 }
 
+void sp_engine_cuda_set_tables(void *dev, int mode) {
+  cuda_dev *d = dev;
+  pthread_mutex_lock(&d->mu);
+  d->tables_mode = mode == SP_TABLES_OFF || mode == SP_TABLES_FORCE ? mode : SP_TABLES_AUTO;
+  pthread_mutex_unlock(&d->mu);
+}
+
 void sp_engine_cuda_set_check_buffer(void *dev, bool allow) {
   cuda_dev *d = dev;
   pthread_mutex_lock(&d->mu);

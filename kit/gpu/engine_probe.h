@@ -40,6 +40,9 @@ void sp_engine_cuda_set_streaming(void *dev, bool force_stream, size_t chunk_poi
 /* The early-upload mode (SP_EARLY_*) of the next tasks. */
 void sp_engine_cuda_set_early(void *dev, int mode);
 
+/* The fixed-base table mode (SP_TABLES_*) of the next tasks. */
+void sp_engine_cuda_set_tables(void *dev, int mode);
+
 /* The a*b = c pre-check of execute (pipeline.c, part_h) collects a*b in a buffer of
  * one more vector while a and b are transformed, when the device has room for it;
  * allow false makes it take the path without that buffer (tests). */

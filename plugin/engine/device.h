@@ -19,6 +19,7 @@ extern "C" {
 #define SP_PINNED_STAGING_WHOLE (UINT64_MAX - 1)
 /* = chunked: the same as auto (0); sizes are at most SP_PINNED_STAGING_CHUNKED - 1 */
 #define SP_PINNED_STAGING_CHUNKED (UINT64_MAX - 2)
+#define SP_MSM_PRECOMPUTE_OFF UINT64_MAX /* sp_device_cfg.msm_precompute = off */
 
 typedef enum sp_device_type { SP_DEVICE_CPU = 0, SP_DEVICE_CUDA = 1 } sp_device_type;
 typedef enum sp_selector_kind {
@@ -45,6 +46,11 @@ typedef struct sp_device_cfg {
    * SP_PINNED_STAGING_WHOLE or a byte budget: whole-partition pinned buffers (the
    * earlier default), within the budget; SP_PINNED_STAGING_OFF = off. */
   uint64_t pinned_staging;
+  /* msm_precompute: device memory for fixed-base MSM tables of resident parameter sets
+   * (cuda/NOTES.md v11): 0 = auto (what the resident sets, each worker's partition
+   * buffer and an execute's working memory leave), SP_MSM_PRECOMPUTE_OFF = off, else
+   * bytes. */
+  uint64_t msm_precompute;
   /* numa_node = N in the device section (numa_node_set): the NUMA node its workers are
    * bound to, instead of the node sysfs gives a GPU's PCI device (CPU devices have
    * none). numa_off: [provider] numa = off, copied into every device. Zero (a table

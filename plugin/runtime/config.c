@@ -48,7 +48,8 @@ static const char *const provider_keys[PK_COUNT_] = {
 };
 
 static const char *const device_keys[DK_COUNT_] = {
-  "type", "device", "workers", "threads", "memory_limit", "pinned_staging", "numa_node"
+  "type", "device", "workers", "threads", "memory_limit", "pinned_staging", "numa_node",
+  "msm_precompute"
 };
 
 static const char *const testing_keys[TK_COUNT_] = { "inject_device", "inject", "inject_count" };
@@ -344,6 +345,27 @@ static void handle_device(cfg_parse *p, int k, const char *key, const char *valu
     if (!cfg_want_number(p, key, value, numa_node_range, &v)) return;
     d->numa_node_set = true;
     d->numa_node = (unsigned)v;
+    break;
+  case DK_MSM_PRECOMPUTE:
+    /* device memory for fixed-base MSM tables: auto (the default), off, or bytes; 0 bytes
+     * is off */
+    if (strcasecmp(value, "auto") == 0) {
+      d->msm_precompute = 0;
+      break;
+    }
+    if (strcasecmp(value, "off") == 0) {
+      d->msm_precompute = SP_MSM_PRECOMPUTE_OFF;
+      break;
+    }
+    if (!isdigit((unsigned char)value[0])) {
+      cfg_fail_kv(p, p->lineno, p->section, key, value,
+              "not auto, off or a size; use e.g. msm_precompute = 24GiB");
+      return;
+    }
+    if (!cfg_want_bytes(p, key, value, &v)) return;
+    d->msm_precompute = v == 0                       ? SP_MSM_PRECOMPUTE_OFF
+                        : v == SP_MSM_PRECOMPUTE_OFF ? SP_MSM_PRECOMPUTE_OFF - 1
+                                                     : v;
     break;
   default: break;
   }

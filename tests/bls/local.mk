@@ -38,7 +38,7 @@ tests_bls_test_fields_SOURCES = tests/bls/test_fields.c
 tests_bls_test_fields_CFLAGS = $(BLS_TEST_CFLAGS)
 tests_bls_test_fields_LDADD = $(BLS_TEST_LDADD)
 
-tests_bls_test_curves_SOURCES = tests/bls/test_curves.c
+tests_bls_test_curves_SOURCES = tests/bls/test_curves.c tests/bls/cofactor.c tests/bls/cofactor.h
 tests_bls_test_curves_CFLAGS = $(BLS_TEST_CFLAGS)
 tests_bls_test_curves_LDADD = $(BLS_TEST_LDADD)
 

@@ -14,6 +14,7 @@
 #include <string.h>
 
 #include "bls_vectors.h"
+#include "cofactor.h"
 
 static const char *err_name(bls_err e) {
   switch (e) {
@@ -447,6 +448,56 @@ START_TEST(generators_and_error_strings) {
 }
 END_TEST
 
+/* The subgroup checks (Scott's endomorphism tests: phi(P) + [u^2] P == O on G1,
+ * psi(P) == [u] P on G2) against the definition [r] P == O, on points with every
+ * component of the cofactor (tests/bls/cofactor.c): components of each prime power
+ * alone and added to a point of the subgroup, eigenvectors of phi, sums of all of
+ * them, random curve points, subgroup points and infinity. All three verdicts must
+ * agree: the fast check, the definition and the construction. */
+static uint64_t cof_rng(void *st) { return rng_u64((test_rng *)st); }
+
+START_TEST(g1_cofactor_components) {
+  test_rng rng;
+  rng_seed(&rng, 0x5eed0001u + (uint64_t)_i);
+  static cof_g1_case cs[COF_MAX_CASES];
+  char err[256] = "";
+  int n = cof_cases_g1(cs, cof_rng, &rng, err, sizeof err);
+  ck_assert_msg(n > 0, "cof_cases_g1: %s", err);
+  int in = 0;
+  for (int i = 0; i < n; i++) {
+    ck_assert_msg(g1_affine_on_curve(&cs[i].p), "%s: not on the curve", cs[i].what);
+    bool fast = g1_affine_in_subgroup(&cs[i].p), def = cof_g1_by_definition(&cs[i].p);
+    ck_assert_msg(fast == def && def == cs[i].in_subgroup,
+                  "G1 %s: fast check %d, [r]P == O %d, by construction %d", cs[i].what, fast,
+                  def, cs[i].in_subgroup);
+    in += def;
+  }
+  ck_assert_int_ge(n, 39);
+  ck_assert_int_eq(in, 4); /* three points of G1 and infinity */
+}
+END_TEST
+
+START_TEST(g2_cofactor_components) {
+  test_rng rng;
+  rng_seed(&rng, 0x5eed0002u + (uint64_t)_i);
+  static cof_g2_case cs[COF_MAX_CASES];
+  char err[256] = "";
+  int n = cof_cases_g2(cs, cof_rng, &rng, err, sizeof err);
+  ck_assert_msg(n > 0, "cof_cases_g2: %s", err);
+  int in = 0;
+  for (int i = 0; i < n; i++) {
+    ck_assert_msg(g2_affine_on_curve(&cs[i].p), "%s: not on the curve", cs[i].what);
+    bool fast = g2_affine_in_subgroup(&cs[i].p), def = cof_g2_by_definition(&cs[i].p);
+    ck_assert_msg(fast == def && def == cs[i].in_subgroup,
+                  "G2 %s: fast check %d, [r]P == O %d, by construction %d", cs[i].what, fast,
+                  def, cs[i].in_subgroup);
+    in += def;
+  }
+  ck_assert_int_ge(n, 33);
+  ck_assert_int_eq(in, 4);
+}
+END_TEST
+
 static Suite *curves_suite(void) {
   Suite *s = suite_create("curves");
   TCase *tc = tcase_create("noble");
@@ -462,6 +513,11 @@ static Suite *curves_suite(void) {
   tcase_add_test(tc2, g1_batch_to_affine);
   tcase_add_test(tc2, g2_batch_to_affine);
   suite_add_tcase(s, tc2);
+  TCase *tc3 = tcase_create("cofactor");
+  tcase_set_timeout(tc3, 120);
+  tcase_add_loop_test(tc3, g1_cofactor_components, 0, 3);
+  tcase_add_loop_test(tc3, g2_cofactor_components, 0, 2);
+  suite_add_tcase(s, tc3);
   return s;
 }
 

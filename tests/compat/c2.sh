@@ -1,8 +1,10 @@
 #!/bin/sh
 # c2.sh -- libsealprov_c2 through a supraseal-c2-style caller (c2_host): a 10-partition
-# job made by `sealprov setup`, proved on two CPU devices through the upstream, Curio
-# and split entry points, every proof equal to the vtable's and verified; bad input
-# gives error structs; a missing module or INI is reported through create_SRS.
+# job made by `sealprov setup`, proved on two CPU devices through the upstream and
+# current Curio entry points (the split API included), every proof equal to the
+# vtable's and verified; bad input, and handles passed again after they ended, give
+# error structs; a missing module or INI is reported through create_SRS. The Rust
+# callers are tests/compat/c2_rust.sh.
 set -u
 : "${top_builddir:?run through make check}"
 : "${top_srcdir:?run through make check}"
@@ -53,23 +55,48 @@ SEALPROV_CONFIG="$T/one.ini" "$HOST" --concurrent "$T/p" || fail "c2_host --conc
 SEALPROV_C2_ARGS=8 SEALPROV_C2_LOG_LEVEL=info SEALPROV_CONFIG="$T/two.ini" \
   "$HOST" --pin "$T/p" >"$T/pin.out" 2>"$T/pin.err" ||
   { cat "$T/pin.out" "$T/pin.err"; fail "c2_host --pin"; }
-ran() { # GPU_INDEX DEVICES: every job of that gpu_index ran its 10 partitions on DEVICES
-  lines=$(grep "^sealprov_c2: generate_groth16_proofs_c: job [0-9]*: gpu_index $1 -> " "$T/pin.err")
-  [ -n "$lines" ] || { fail "no job with gpu_index $1 in the library's log"; return; }
-  echo "$lines" | grep -v "10 partition(s) ran on device(s) $2\$" &&
-    fail "gpu_index $1: a job ran elsewhere than on device(s) $2"
+ran() { # LOG FN GPU_INDEX DEVICES: every job of FN with that gpu_index ran its 10
+        # partitions on DEVICES
+  lines=$(grep "^sealprov_c2: $2: job [0-9]*: gpu_index $3 -> " "$1")
+  [ -n "$lines" ] || { fail "no $2 job with gpu_index $3 in the library's log"; return; }
+  echo "$lines" | grep -v "10 partition(s) ran on device(s) $4\$" &&
+    fail "$2: gpu_index $3: a job ran elsewhere than on device(s) $4"
   return 0
 }
-ran 0 0
-ran 1 1
+ran "$T/pin.err" generate_groth16_proofs_c 0 0
+ran "$T/pin.err" generate_groth16_proofs_c 1 1
 grep -q '^sealprov_c2: generate_groth16_proofs_c: job [0-9]*: gpu_index 0 -> device 0 \[cpu0\] (no CUDA devices: gpu_index is the table index)' "$T/pin.err" ||
   fail "gpu_index 0 was not mapped to device 0 [cpu0]"
 grep -q '^sealprov_c2: generate_groth16_proofs_c: job [0-9]*: gpu_index -1 -> any device: 10 partition(s) ran on device(s) [01]' "$T/pin.err" ||
   fail "gpu_index -1 did not run on any device"
 # 0 and 1 twice each (with and without a mutex), the two threads, and once after the errors
-[ "$(grep -c 'gpu_index [01] -> device' "$T/pin.err")" -eq 7 ] ||
+[ "$(grep -c 'generate_groth16_proofs_c: .*gpu_index [01] -> device' "$T/pin.err")" -eq 7 ] ||
   { grep 'sealprov_c2:' "$T/pin.err"; fail "expected 7 pinned jobs in the library's log"; }
 printf '%s\n' "$(grep -c 'ran on device' "$T/pin.err") jobs logged by the library"
+
+# The split API's gpu_index is always read (every released Curio passes it), with
+# SEALPROV_C2_ARGS unset; its jobs are logged when finalize ends them.
+SEALPROV_C2_LOG_LEVEL=info SEALPROV_CONFIG="$T/two.ini" \
+  "$HOST" --pin-split "$T/p" >"$T/split.out" 2>"$T/split.err" ||
+  { cat "$T/split.out" "$T/split.err"; fail "c2_host --pin-split"; }
+ran "$T/split.err" finalize_groth16_proof_c 0 0
+ran "$T/split.err" finalize_groth16_proof_c 1 1
+grep -q '^sealprov_c2: finalize_groth16_proof_c: job [0-9]*: gpu_index -1 -> any device: 10 partition(s) ran on device(s) [01]' "$T/split.err" ||
+  fail "split API: gpu_index -1 did not run on any device"
+
+# Handles passed again after they ended (a dropped SRS, a destroyed mutex, a finished
+# pending proof) and evict/clone racing drop: error structs or ignored calls with a
+# warning, never a read of freed memory (dev/run test-san runs this under ASan, TSan).
+SEALPROV_CONFIG="$T/two.ini" "$HOST" --stale "$T/p" >"$T/stale.out" 2>"$T/stale.err" ||
+  { cat "$T/stale.out" "$T/stale.err"; fail "c2_host --stale"; }
+cat "$T/stale.out"
+for w in "drop_SRS: .* is not a live SRS (dropped twice?): ignored" \
+         "evict_SRS: .* is not a live SRS (dropped already?): ignored" \
+         "clone_SRS: .* is not a live SRS (dropped already?): an empty SRS returned" \
+         "destroy_gpu_mutex: .* is not a mutex from create_gpu_mutex (destroyed twice?): ignored" \
+         "destroy_pending_proof: .* is not a pending proof (finalized or destroyed already?): ignored"; do
+  grep -q "^sealprov_c2: $w" "$T/stale.err" || { cat "$T/stale.err"; fail "no warning '$w'"; }
+done
 
 # a wrong SEALPROV_C2_ARGS: reported at load and by every synchronous call
 SEALPROV_C2_ARGS=9 SEALPROV_CONFIG="$T/two.ini" \
@@ -77,23 +104,6 @@ SEALPROV_C2_ARGS=9 SEALPROV_CONFIG="$T/two.ini" \
   { cat "$T/args.err"; fail "SEALPROV_C2_ARGS=9"; }
 grep -q "^sealprov_c2: load: SEALPROV_C2_ARGS = '9' is not 6" "$T/args.err" ||
   { cat "$T/args.err"; fail "SEALPROV_C2_ARGS=9 not reported at load"; }
-
-# The Rust declarations themselves (tests/compat/rust_host.rs), when rustc is installed
-# and the library is not built with sanitizers (a plain rustc link lacks their runtime).
-LIBDIR="$top_builddir/compat/.libs"
-if ! command -v rustc >/dev/null 2>&1; then
-  echo "note: rustc not found: the Rust caller part is skipped"
-elif nm -D "$LIBDIR/libsealprov_c2.so" 2>/dev/null | grep -q '__[at]san_'; then
-  echo "note: sanitizer build: the Rust caller part is skipped"
-elif ! rustc --edition 2021 -O -o "$T/rust_host" "$top_srcdir/tests/compat/rust_host.rs" \
-       -L "native=$LIBDIR" -l dylib=sealprov_c2 >"$T/rustc.out" 2>&1; then
-  cat "$T/rustc.out"
-  fail "rustc tests/compat/rust_host.rs"
-else
-  SEALPROV_CONFIG="$T/two.ini" "$HOST" --dump "$T/p" "$T/job.dump" || fail "c2_host --dump"
-  LD_LIBRARY_PATH="$LIBDIR${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}" SEALPROV_CONFIG="$T/two.ini" \
-    "$T/rust_host" "$T/p/circuit.params" "$T/job.dump" || fail "rust_host (see above)"
-fi
 
 # the module and the INI come from the environment; a wrong one is an error struct
 SEALPROV_PLUGIN="$T/none.so" SEALPROV_CONFIG="$T/two.ini" \

@@ -15,13 +15,21 @@
  *                          give the right proofs, an index past the table and -2 give
  *                          error structs; c2.sh reads where each job ran from the
  *                          library's info lines on stderr.
+ *   c2_host --pin-split DIR
+ *                          (SEALPROV_C2_ARGS unset) the split API's gpu_index 0, 1 and
+ *                          -1, read whatever SEALPROV_C2_ARGS says; bad indices.
+ *   c2_host --stale DIR    handles passed again after they ended: a dropped SRS, a
+ *                          destroyed mutex, a finalized or destroyed pending proof; and
+ *                          evict_SRS, clone_SRS and proving calls racing drop_SRS and
+ *                          destroy_gpu_mutex on other threads (run under ASan and TSan
+ *                          by dev/run test-san).
  *   c2_host --sync-error PARAMS WORD
  *                          generate_groth16_proofs_c must fail with WORD (a wrong
  *                          SEALPROV_C2_ARGS).
  *
  * The functions are declared here as upstream's Rust extern blocks declare them (6-argument
  * generate_groth16_proofs_c, SRS& as a pointer, errors by value); Curio's forms are in
- * c2_curio.c and c2_curio8.c. The reference proofs come from the module's own vtable
+ * c2_curio.c (current Curio) and c2_curio7.c. The reference proofs come from the module's own vtable
  * (dlopen, canonical scalars straight from the .spa files, the same r and s); the
  * library's affine Montgomery output is compressed back and compared byte for byte, and
  * every proof is checked with the module's verifier. Helpers (reading .spa files,
@@ -33,10 +41,12 @@
 
 #include <dlfcn.h>
 #include <pthread.h>
+#include <stdatomic.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 /* upstream supra_seal c2/src/lib.rs */
 extern rs_error create_SRS(rs_srs *ret, const char *srs_path, bool cache);
@@ -271,13 +281,14 @@ static int run(const char *dir) {
             "generate_groth16_proofs_c (6 arguments)");
   check_proofs(proofs, "upstream API");
 
-  /* Curio's 7- and 8-argument calls reach the same definition */
+  /* Curio's 7- and 8-argument calls reach the same definition (SEALPROV_C2_ARGS is
+   * unset here: their trailing arguments are not read) */
   memset(proofs, 0, sizeof proofs);
   expect_ok(curio_generate7(provers, NPART, r_mont, s_mont, proofs, &srs),
             "generate_groth16_proofs_c (7 arguments)");
   check_proofs(proofs, "Curio 7-argument call");
   memset(proofs, 0, sizeof proofs);
-  expect_ok(curio_generate8(provers, NPART, r_mont, s_mont, proofs, &srs, 1),
+  expect_ok(curio_generate8(provers, NPART, r_mont, s_mont, proofs, &srs, NULL, 1),
             "generate_groth16_proofs_c (8 arguments)");
   check_proofs(proofs, "8-argument call");
 
@@ -289,12 +300,20 @@ static int run(const char *dir) {
   srs.ptr = NULL; /* as the Rust Drop does */
   drop_SRS(&srs); /* an empty SRS: ignored */
 
-  /* Curio's split API; a, b and c are overwritten as soon as start returns */
+  /* Curio's split API, with a mutex and gpu_index -1 as cuzk's workers pass them when
+   * not pinned; a, b and c are overwritten as soon as start returns */
+  void *mtx = curio_mutex_create();
+  CHECK(mtx != NULL, "create_gpu_mutex returned NULL");
   memset(proofs, 0, sizeof proofs);
-  expect_ok(curio_split(provers, NPART, r_mont, s_mont, proofs, &copy, scribble_abc, NULL),
+  expect_ok(curio_split(provers, NPART, r_mont, s_mont, proofs, &copy, mtx, -1, scribble_abc,
+                        NULL),
             "start / finalize");
   check_proofs(proofs, "split API");
   restore_abc();
+  memset(proofs, 0, sizeof proofs);
+  expect_ok(curio_split(provers, NPART, r_mont, s_mont, proofs, &copy, NULL, 1, NULL, NULL),
+            "start (gpu_index 1, no mutex) / finalize");
+  check_proofs(proofs, "split API, gpu_index 1");
   expect_ok(curio_start_then_destroy(provers, NPART, r_mont, s_mont, &copy),
             "start then destroy_pending_proof");
 
@@ -320,8 +339,21 @@ static int run(const char *dir) {
                "wrong aux size", "aux_size");
   memcpy(bad, provers, sizeof bad);
   bad[5].inp_assignment_size++;
-  expect_error(curio_split(bad, NPART, r_mont, s_mont, proofs, &copy, scribble_abc, NULL),
+  expect_error(curio_split(bad, NPART, r_mont, s_mont, proofs, &copy, mtx, -1, scribble_abc,
+                           NULL),
                "wrong input size (split API)", "inp_size");
+  /* no circuits, with the pointers Rust passes for empty slices (aligned, dangling) */
+  const void *dangling = (const void *)(uintptr_t)8;
+  void *pending = (void *)&pending;
+  expect_error(curio_start(dangling, 0, dangling, dangling, &copy, mtx, -1, &pending),
+               "no circuits (split API)", "num_circuits is 0");
+  CHECK(pending == NULL, "a failed start did not set *pending_out to NULL");
+  expect_error(curio_generate8(dangling, 0, dangling, dangling, (rs_proof *)(uintptr_t)8, &copy,
+                               mtx, -1),
+               "no circuits (8 arguments)", "num_circuits is 0");
+  expect_error(curio_start(provers, NPART, r_mont, s_mont, &copy, mtx, -1, NULL),
+               "NULL pending_out", "pending_out is NULL");
+  curio_mutex_destroy(mtx);
   memcpy(bad, provers, sizeof bad);
   bad[1].a = NULL;
   expect_error(generate_groth16_proofs_c(bad, NPART, r_mont, s_mont, proofs, &copy),
@@ -430,7 +462,8 @@ static void nothing(void *user) { (void)user; }
 
 static void *worker(void *arg) {
   worker_arg *w = arg;
-  w->err = w->split ? curio_split(provers, NPART, r_mont, s_mont, w->proofs, w->srs, nothing, NULL)
+  w->err = w->split ? curio_split(provers, NPART, r_mont, s_mont, w->proofs, w->srs, NULL, -1,
+                                  nothing, NULL)
                     : generate_groth16_proofs_c(provers, NPART, r_mont, s_mont, w->proofs, w->srs);
   return NULL;
 }
@@ -481,8 +514,8 @@ typedef struct {
 
 static void *pin_worker(void *arg) {
   pin_arg *w = arg;
-  w->err = curio_generate8_mtx(provers, NPART, r_mont, s_mont, w->proofs, w->srs, w->mtx,
-                               w->gpu_index);
+  w->err = curio_generate8(provers, NPART, r_mont, s_mont, w->proofs, w->srs, w->mtx,
+                           w->gpu_index);
   return NULL;
 }
 
@@ -502,12 +535,12 @@ static int pin(const char *dir) {
     char what[96];
     snprintf(what, sizeof what, "8 arguments, gpu_index %d, mutex", order[k]);
     memset(proofs, 0, sizeof proofs);
-    expect_ok(curio_generate8_mtx(provers, NPART, r_mont, s_mont, proofs, &srs, mtx, order[k]),
-              what);
+    expect_ok(curio_generate8(provers, NPART, r_mont, s_mont, proofs, &srs, mtx, order[k]), what);
     check_proofs(proofs, what);
     snprintf(what, sizeof what, "8 arguments, gpu_index %d, NULL mutex", order[k]);
     memset(proofs, 0, sizeof proofs);
-    expect_ok(curio_generate8(provers, NPART, r_mont, s_mont, proofs, &srs, order[k]), what);
+    expect_ok(curio_generate8(provers, NPART, r_mont, s_mont, proofs, &srs, NULL, order[k]),
+              what);
     check_proofs(proofs, what);
   }
   /* The mutex is a pthread mutex (std::mutex's layout) and no call left it locked. */
@@ -532,30 +565,35 @@ static int pin(const char *dir) {
     check_proofs(args[t].proofs, what);
   }
   memset(proofs, 0, sizeof proofs);
-  expect_ok(curio_split_mtx(provers, NPART, r_mont, s_mont, proofs, &srs, mtx),
+  expect_ok(curio_split(provers, NPART, r_mont, s_mont, proofs, &srs, mtx, -1, NULL, NULL),
             "split API with the mutex");
   check_proofs(proofs, "split API with the mutex");
 
   printf("bad gpu_index / gpu_mtx:\n");
-  expect_error(curio_generate8(provers, NPART, r_mont, s_mont, proofs, &srs, 5),
+  expect_error(curio_generate8(provers, NPART, r_mont, s_mont, proofs, &srs, NULL, 5),
                "gpu_index past the table",
                "job->device_mask 0x20 names device 5, but this provider has 2 devices");
-  expect_error(curio_generate8_mtx(provers, NPART, r_mont, s_mont, proofs, &srs, mtx, 70),
+  expect_error(curio_generate8(provers, NPART, r_mont, s_mont, proofs, &srs, mtx, 70),
                "gpu_index 70", "gpu_index 70: the provider has no CUDA devices and 2 device(s)");
-  expect_error(curio_generate8(provers, NPART, r_mont, s_mont, proofs, &srs, -2),
+  expect_error(curio_generate8(provers, NPART, r_mont, s_mont, proofs, &srs, NULL, -2),
                "gpu_index -2", "gpu_index -2: must be -1 (any device) or a CUDA ordinal");
   static uint64_t not_a_mutex[16]; /* zeros: no tag */
-  expect_error(curio_generate8_mtx(provers, NPART, r_mont, s_mont, proofs, &srs, not_a_mutex, 0),
+  expect_error(curio_generate8(provers, NPART, r_mont, s_mont, proofs, &srs, not_a_mutex, 0),
                "a stray gpu_mtx", "is not a mutex from create_gpu_mutex");
-  expect_error(curio_split_mtx(provers, NPART, r_mont, s_mont, proofs, &srs, not_a_mutex),
+  expect_error(curio_split(provers, NPART, r_mont, s_mont, proofs, &srs, not_a_mutex, -1, NULL,
+                           NULL),
                "a stray gpu_mtx (split API)", "is not a mutex from create_gpu_mutex");
+  void *gone = curio_mutex_create();
+  curio_mutex_destroy(gone);
+  expect_error(curio_generate8(provers, NPART, r_mont, s_mont, proofs, &srs, gone, 0),
+               "a destroyed gpu_mtx", "is not a mutex from create_gpu_mutex (destroyed already?)");
   CHECK(pthread_mutex_trylock((pthread_mutex_t *)mtx) == 0,
         "the GPU mutex is still locked after the failed calls");
   pthread_mutex_unlock((pthread_mutex_t *)mtx);
 
   /* still works after the errors */
   memset(proofs, 0, sizeof proofs);
-  expect_ok(curio_generate8_mtx(provers, NPART, r_mont, s_mont, proofs, &srs, mtx, 1),
+  expect_ok(curio_generate8(provers, NPART, r_mont, s_mont, proofs, &srs, mtx, 1),
             "gpu_index 1 after the errors");
   check_proofs(proofs, "gpu_index 1 after the errors");
   curio_mutex_destroy(mtx);
@@ -575,9 +613,230 @@ static int pin(const char *dir) {
   return 0;
 }
 
+/* --pin-split DIR, SEALPROV_C2_ARGS unset: the split API always takes gpu_index (Curio
+ * passes it in every release), so it is read whatever SEALPROV_C2_ARGS says. c2.sh
+ * reads where each job ran from the library's info lines. */
+static int pin_split(const char *dir) {
+  load_inputs(dir);
+  reference(dir);
+  char params[1024];
+  snprintf(params, sizeof params, "%s/circuit.params", dir);
+  rs_srs srs = {NULL};
+  expect_ok(create_SRS(&srs, params, true), "create_SRS");
+  static rs_proof proofs[NPART];
+  void *mtx = curio_mutex_create();
+  CHECK(mtx != NULL, "create_gpu_mutex returned NULL");
+  static const int order[] = {0, 1, -1};
+  for (int k = 0; k < 3; k++) {
+    char what[96];
+    snprintf(what, sizeof what, "split API, gpu_index %d", order[k]);
+    memset(proofs, 0, sizeof proofs);
+    expect_ok(curio_split(provers, NPART, r_mont, s_mont, proofs, &srs, k == 1 ? NULL : mtx,
+                          order[k], scribble_abc, NULL),
+              what);
+    check_proofs(proofs, what);
+    restore_abc();
+  }
+  printf("bad gpu_index (split API):\n");
+  void *pending = (void *)&pending;
+  expect_error(curio_start(provers, NPART, r_mont, s_mont, &srs, mtx, 5, &pending),
+               "gpu_index past the table (split API)",
+               "job->device_mask 0x20 names device 5, but this provider has 2 devices");
+  CHECK(pending == NULL, "a failed start did not set *pending_out to NULL");
+  expect_error(curio_start(provers, NPART, r_mont, s_mont, &srs, NULL, -2, &pending),
+               "gpu_index -2 (split API)", "gpu_index -2: must be -1 (any device) or a CUDA ordinal");
+  CHECK(pending == NULL, "a failed start did not set *pending_out to NULL");
+  curio_mutex_destroy(mtx);
+  drop_SRS(&srs);
+  for (int i = 0; i < NPART; i++) {
+    free(mont[i]);
+    sp_spa_free(spa[i]);
+  }
+  vt->srs_release(vk);
+  vt->close(prov);
+  if (failures) {
+    fprintf(stderr, "c2_host: %d check(s) failed\n", failures);
+    return 1;
+  }
+  printf("c2_host: the split API's gpu_index 0, 1 and -1: every proof equals the vtable's and "
+         "verifies\n");
+  return 0;
+}
+
+/* ---- --stale DIR: handles passed again after they ended ------------------------- */
+
+typedef struct {
+  rs_srs *shared;  /* the SRS value the other thread drops */
+  atomic_int *go;  /* set when both threads may start */
+  int rounds;
+} evict_arg;
+
+/* evict_SRS and clone_SRS/drop_SRS pairs on an SRS that the main thread drops meanwhile:
+ * every call sees a live SRS or none, never its freed memory. */
+static void *evicter(void *arg) {
+  evict_arg *e = arg;
+  while (!atomic_load(e->go)) {
+  }
+  for (int i = 0; i < e->rounds; i++) {
+    evict_SRS(e->shared);
+    rs_srs c = clone_SRS(e->shared);
+    if (c.ptr == NULL) break; /* dropped: a warning per call from here on */
+    drop_SRS(&c);
+  }
+  return NULL;
+}
+
+typedef struct {
+  const rs_srs *srs;
+  void *mtx;
+  rs_proof proofs[NPART];
+  rs_error err;
+} mtx_arg;
+
+static void *mtx_user(void *arg) {
+  mtx_arg *m = arg;
+  m->err = curio_split(provers, NPART, r_mont, s_mont, m->proofs, m->srs, m->mtx, -1, NULL, NULL);
+  return NULL;
+}
+
+static int stale(const char *dir) {
+  load_inputs(dir);
+  reference(dir);
+  char params[1024];
+  snprintf(params, sizeof params, "%s/circuit.params", dir);
+  static rs_proof proofs[NPART];
+  void *pending = NULL;
+
+  /* A dropped SRS passed again: its memory is gone; every entry point refuses it or
+   * ignores it without reading it. */
+  rs_srs srs = {NULL};
+  expect_ok(create_SRS(&srs, params, false), "create_SRS (not cached)");
+  rs_srs dropped = srs;
+  drop_SRS(&srs);
+  expect_error(generate_groth16_proofs_c(provers, NPART, r_mont, s_mont, proofs, &dropped),
+               "a dropped SRS", "is not a live SRS from create_SRS (dropped already?)");
+  pending = (void *)&pending;
+  expect_error(curio_start(provers, NPART, r_mont, s_mont, &dropped, NULL, -1, &pending),
+               "a dropped SRS (split API)", "is not a live SRS");
+  CHECK(pending == NULL, "a failed start did not set *pending_out to NULL");
+  rs_srs c = clone_SRS(&dropped);
+  CHECK(c.ptr == NULL, "clone_SRS of a dropped SRS gave %p", c.ptr);
+  evict_SRS(&dropped); /* ignored, with a warning */
+  drop_SRS(&dropped);  /* ignored, with a warning */
+
+  /* A destroyed mutex passed again, and destroyed again. */
+  expect_ok(create_SRS(&srs, params, true), "create_SRS (cached)");
+  void *mtx = curio_mutex_create();
+  CHECK(mtx != NULL, "create_gpu_mutex returned NULL");
+  curio_mutex_destroy(mtx);
+  expect_error(curio_split(provers, NPART, r_mont, s_mont, proofs, &srs, mtx, -1, NULL, NULL),
+               "a destroyed gpu_mtx (split API)",
+               "is not a mutex from create_gpu_mutex (destroyed already?)");
+  curio_mutex_destroy(mtx); /* ignored, with a warning */
+
+  /* A pending proof finalized, then passed again to finalize and destroy; one
+   * destroyed, then finalized. */
+  pending = NULL;
+  expect_ok(curio_start(provers, NPART, r_mont, s_mont, &srs, NULL, -1, &pending), "start");
+  CHECK(pending != NULL, "start succeeded without a handle");
+  memset(proofs, 0, sizeof proofs);
+  expect_ok(curio_finalize(pending, proofs), "finalize");
+  check_proofs(proofs, "split API before the stale handle");
+  expect_error(curio_finalize(pending, proofs), "a finalized handle",
+               "is not a pending proof (finalized or destroyed already?)");
+  curio_destroy(pending); /* ignored, with a warning */
+  pending = NULL;
+  expect_ok(curio_start(provers, NPART, r_mont, s_mont, &srs, NULL, -1, &pending), "start");
+  curio_destroy(pending);
+  expect_error(curio_finalize(pending, proofs), "a destroyed handle", "is not a pending proof");
+  drop_SRS(&srs);
+
+  /* evict_SRS and clone_SRS racing the drop of the last reference (cached and not):
+   * afterwards the SRS is gone and refused. */
+  enum { ROUNDS = 12 };
+  for (int round = 0; round < ROUNDS; round++) {
+    rs_srs shared = {NULL};
+    expect_ok(create_SRS(&shared, params, round % 2 == 0), "create_SRS (race)");
+    atomic_int go = 0;
+    evict_arg ea = {&shared, &go, 200};
+    pthread_t th;
+    if (pthread_create(&th, NULL, evicter, &ea) != 0) die("pthread_create", "evicter");
+    rs_srs mine = shared;
+    atomic_store(&go, 1);
+    for (volatile int spin = 0; spin < 50 * round; spin++) {
+    }
+    drop_SRS(&mine);
+    pthread_join(th, NULL);
+    /* The drop and at least one evict have run: no reference is left (the cached one
+     * went with the evict). */
+    rs_error e = generate_groth16_proofs_c(provers, NPART, r_mont, s_mont, proofs, &shared);
+    if (round == 0 || round == 1)
+      expect_error(e, "an SRS evicted and dropped on two threads", "is not a live SRS");
+    else {
+      CHECK(e.code != 0 && e.str != NULL && strstr(e.str, "is not a live SRS") != NULL,
+            "round %d: the SRS evicted and dropped on two threads was not refused: %s", round,
+            e.str != NULL ? e.str : "(no message)");
+      free_error(e);
+    }
+  }
+
+  /* destroy_gpu_mutex while a call uses the mutex: the call either got it first and
+   * finishes with it (the mutex is freed after it), or is refused. */
+  expect_ok(create_SRS(&srs, params, true), "create_SRS (cached)");
+  for (int round = 0; round < 4; round++) {
+    static mtx_arg ma;
+    ma.srs = &srs;
+    ma.mtx = curio_mutex_create();
+    CHECK(ma.mtx != NULL, "create_gpu_mutex returned NULL");
+    pthread_t th;
+    if (pthread_create(&th, NULL, mtx_user, &ma) != 0) die("pthread_create", "mtx_user");
+    /* 0, 1, 10, 100 ms: from "before the call takes it" to "while the job runs" */
+    long ms = round == 0 ? 0 : round == 1 ? 1 : round == 2 ? 10 : 100;
+    struct timespec ts = {0, ms * 1000000L};
+    nanosleep(&ts, NULL);
+    curio_mutex_destroy(ma.mtx);
+    pthread_join(th, NULL);
+    if (ma.err.code == 0) {
+      check_proofs(ma.proofs, "a call whose mutex was destroyed meanwhile");
+      printf("  round %d: the call had the mutex before destroy_gpu_mutex: proofs ok\n", round);
+    } else {
+      CHECK(ma.err.str != NULL && strstr(ma.err.str, "is not a mutex from create_gpu_mutex"),
+            "round %d: a call racing destroy_gpu_mutex failed otherwise: %s", round,
+            ma.err.str != NULL ? ma.err.str : "(no message)");
+      printf("  round %d: destroy_gpu_mutex came first: %s\n", round, ma.err.str);
+      free_error(ma.err);
+    }
+    expect_error(curio_split(provers, NPART, r_mont, s_mont, proofs, &srs, ma.mtx, -1, NULL,
+                             NULL),
+                 "the mutex destroyed during a call, passed again", "is not a mutex");
+  }
+
+  /* the library still works after all that */
+  memset(proofs, 0, sizeof proofs);
+  expect_ok(generate_groth16_proofs_c(provers, NPART, r_mont, s_mont, proofs, &srs),
+            "generate_groth16_proofs_c after the stale handles");
+  check_proofs(proofs, "after the stale handles");
+  drop_SRS(&srs);
+  for (int i = 0; i < NPART; i++) {
+    free(mont[i]);
+    sp_spa_free(spa[i]);
+  }
+  vt->srs_release(vk);
+  vt->close(prov);
+  if (failures) {
+    fprintf(stderr, "c2_host: %d check(s) failed\n", failures);
+    return 1;
+  }
+  printf("c2_host: dropped SRS, destroyed mutexes and finished handles were refused or "
+         "ignored; evict/clone racing drop and calls racing destroy_gpu_mutex held\n");
+  return 0;
+}
+
 int main(int argc, char **argv) {
   if (argc == 4 && strcmp(argv[1], "--dump") == 0) return dump(argv[2], argv[3]);
   if (argc == 3 && strcmp(argv[1], "--pin") == 0) return pin(argv[2]);
+  if (argc == 3 && strcmp(argv[1], "--pin-split") == 0) return pin_split(argv[2]);
+  if (argc == 3 && strcmp(argv[1], "--stale") == 0) return stale(argv[2]);
   if (argc == 4 && strcmp(argv[1], "--sync-error") == 0) {
     rs_srs srs = {NULL};
     expect_ok(create_SRS(&srs, argv[2], false), "create_SRS");
@@ -598,6 +857,7 @@ int main(int argc, char **argv) {
   if (argc != 2) {
     fprintf(stderr, "usage: c2_host DIR | c2_host --load-error PARAMS WORD | "
                     "c2_host --concurrent DIR | c2_host --dump DIR OUT | c2_host --pin DIR | "
+                    "c2_host --pin-split DIR | c2_host --stale DIR | "
                     "c2_host --sync-error PARAMS WORD\n");
     return 2;
   }

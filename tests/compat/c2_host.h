@@ -6,15 +6,18 @@
  * library's header. Each caller's function declarations live in their own file, as
  * in the Rust extern blocks:
  *   c2_host.c     upstream supra_seal c2/src/lib.rs (6-argument generate_groth16_proofs_c)
- *   c2_curio.c    Curio's extern/supraseal-c2/src/lib.rs (7 arguments: gpu_mtx; the split
- *                 API; create/destroy_gpu_mutex)
- *   c2_curio8.c   a caller that also appends an int gpu_index (8 arguments)
+ *   c2_curio.c    current Curio's extern/supraseal-c2/src/lib.rs (8-argument
+ *                 generate_groth16_proofs_c; the split API, whose start takes gpu_index
+ *                 before pending_out; create/destroy_gpu_mutex)
+ *   c2_curio7.c   the 7-argument generate_groth16_proofs_c (gpu_mtx only) of one
+ *                 unreleased Curio commit
  */
 #ifndef C2_HOST_H
 #define C2_HOST_H
 
 #include <stddef.h>
 #include <stdint.h>
+#include <stdlib.h>
 
 typedef struct { int32_t code; char *str; } rs_error;  /* sppark cuda::Error */
 typedef struct { const void *ptr; } rs_srs;             /* supraseal_c2::SRS */
@@ -40,32 +43,37 @@ _Static_assert(sizeof(rs_error) == 16, "cuda::Error");
 _Static_assert(sizeof(rs_proof) == 384, "Proof<Bls12>: G1 + G2 + G1 affine");
 _Static_assert(sizeof(rs_assignment) == 136, "Assignment: 17 x 8 bytes");
 
-/* c2_curio.c: the split API through Curio's declarations. Runs start, lets the caller
- * scribble over a, b and c right after start returns (Curio frees them), then
- * finalize. Returns the error of the first failing call (code 0: all fine). */
+static inline void free_error(rs_error e) { free(e.str); }
+
+/* c2_curio.c: the split API through Curio's declarations. Runs start (gpu_mtx NULL or
+ * from create_gpu_mutex, gpu_index as Curio passes it), calls after(user) right after
+ * start returns (Curio frees a, b and c there; after may be NULL), then finalize.
+ * Returns the error of the first failing call (code 0: all fine; -1: start succeeded
+ * without a handle; -2: a failed start left a handle). */
 typedef void (*c2_after_start_fn)(void *user);
 rs_error curio_split(const rs_assignment *provers, size_t n, const rs_fr *r, const rs_fr *s,
-                     rs_proof *proofs, const rs_srs *srs, c2_after_start_fn after, void *user);
+                     rs_proof *proofs, const rs_srs *srs, void *gpu_mtx, int gpu_index,
+                     c2_after_start_fn after, void *user);
+/* the raw split calls */
+rs_error curio_start(const rs_assignment *provers, size_t n, const rs_fr *r, const rs_fr *s,
+                     const rs_srs *srs, void *gpu_mtx, int gpu_index, void **pending);
+rs_error curio_finalize(void *pending, rs_proof *proofs);
+void curio_destroy(void *pending);
 /* start then destroy_pending_proof without finalize. */
 rs_error curio_start_then_destroy(const rs_assignment *provers, size_t n, const rs_fr *r,
                                   const rs_fr *s, const rs_srs *srs);
 /* finalize(NULL) and destroy(NULL): the error of the first, the second must return. */
 rs_error curio_null_handle(void);
-/* the 7-argument generate_groth16_proofs_c with a mutex from create_gpu_mutex */
-rs_error curio_generate7(const rs_assignment *provers, size_t n, const rs_fr *r,
-                         const rs_fr *s, rs_proof *proofs, const rs_srs *srs);
-/* c2_curio8.c: the 8-argument form (gpu_mtx NULL, gpu_index given) */
+/* the 8-argument generate_groth16_proofs_c (gpu_mtx NULL or from create_gpu_mutex) */
 rs_error curio_generate8(const rs_assignment *provers, size_t n, const rs_fr *r,
-                         const rs_fr *s, rs_proof *proofs, const rs_srs *srs, int gpu_index);
-/* the 8-argument form with a mutex from create_gpu_mutex (or NULL) */
-rs_error curio_generate8_mtx(const rs_assignment *provers, size_t n, const rs_fr *r,
-                             const rs_fr *s, rs_proof *proofs, const rs_srs *srs, void *gpu_mtx,
-                             int gpu_index);
-/* c2_curio.c: Curio's mutex allocator */
+                         const rs_fr *s, rs_proof *proofs, const rs_srs *srs, void *gpu_mtx,
+                         int gpu_index);
+/* Curio's mutex allocator */
 void *curio_mutex_create(void);
 void curio_mutex_destroy(void *mtx);
-/* the split API with the caller's mutex (NULL, a token, or anything else) */
-rs_error curio_split_mtx(const rs_assignment *provers, size_t n, const rs_fr *r, const rs_fr *s,
-                         rs_proof *proofs, const rs_srs *srs, void *gpu_mtx);
+/* c2_curio7.c: the 7-argument generate_groth16_proofs_c with a mutex from
+ * create_gpu_mutex */
+rs_error curio_generate7(const rs_assignment *provers, size_t n, const rs_fr *r,
+                         const rs_fr *s, rs_proof *proofs, const rs_srs *srs);
 
 #endif

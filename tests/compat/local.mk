@@ -1,15 +1,18 @@
 # tests/compat -- libsealprov_c2: a host declared like the supraseal-c2 callers (upstream,
-# Curio 7- and 8-argument, split API) proves a 10-partition job on CPU devices and
-# compares with the vtable; its exported symbols; bad input and a missing module/INI.
+# current Curio's 8-argument calls and split API, the 7-argument form) proves a
+# 10-partition job on CPU devices and compares with the vtable; handles passed again
+# after they ended; its exported symbols; bad input and a missing module/INI; the same
+# through the crates' Rust declarations (c2_rust.sh, plain rustc).
 check_PROGRAMS += tests/compat/c2_host
 tests_compat_c2_host_SOURCES = tests/compat/c2_host.c tests/compat/c2_curio.c \
-  tests/compat/c2_curio8.c tests/compat/c2_host.h
+  tests/compat/c2_curio7.c tests/compat/c2_host.h
 tests_compat_c2_host_LDADD = compat/libsealprov_c2.la $(SP_KIT_LIBS) $(SP_EXTERNAL_LIBS)
-TESTS += tests/compat/c2_symbols.sh tests/compat/c2.sh
+TESTS += tests/compat/c2_symbols.sh tests/compat/c2.sh tests/compat/c2_rust.sh
 # gpu_index -> device_mask on CUDA, mixed and CPU-only device tables (no module needed).
 check_PROGRAMS += tests/compat/test_c2_map
 TESTS += tests/compat/test_c2_map
 tests_compat_test_c2_map_SOURCES = tests/compat/test_c2_map.c compat/c2_map.c compat/c2_map.h
 tests_compat_test_c2_map_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/compat
-SAN_TESTS += tests/compat/c2.sh
-EXTRA_DIST += tests/compat/c2_symbols.sh tests/compat/c2.sh tests/compat/rust_host.rs
+SAN_TESTS += tests/compat/c2.sh tests/compat/c2_rust.sh
+EXTRA_DIST += tests/compat/c2_symbols.sh tests/compat/c2.sh tests/compat/c2_rust.sh \
+  tests/compat/rust_host.rs

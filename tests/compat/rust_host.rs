@@ -1,14 +1,27 @@
-// rust_host.rs -- libsealprov_c2 called from Rust, through the declarations of the
-// supraseal-c2 crate (upstream c2/src/lib.rs: SRS, create/clone/evict/drop_SRS,
-// generate_groth16_proofs_c) and sppark's cuda::Error. Built by tests/compat/c2.sh with
-// plain rustc when it is installed (no crates needed):
+// rust_host.rs -- libsealprov_c2 called from Rust, through the extern declarations of
+// the supraseal-c2 crate and sppark's cuda::Error. Built twice by tests/compat/c2_rust.sh
+// with plain rustc (no crates; Debian 12's rustc 1.63 is enough):
+//
+//   rustc --cfg curio    current Curio's extern/supraseal-c2/src/lib.rs (Curio e0294b0f,
+//                        2026-08-20; every release since v1.28.0-rc1): the 8-argument
+//                        generate_groth16_proofs_c, the split API whose start takes
+//                        gpu_index before pending_out, create/destroy_gpu_mutex. Run with
+//                        SEALPROV_C2_ARGS=8.
+//   rustc                upstream supra_seal c2/src/lib.rs (c2ff1acf): the 6-argument
+//                        generate_groth16_proofs_c.
+//
+// Both declare SRS, create/clone/evict/drop_SRS and Assignment as the crates do. The
+// extern blocks below are the crates' own, item for item (names, argument order and
+// types, return types).
 //
 //   rust_host PARAMS DUMP     DUMP from `c2_host --dump` (the job as Montgomery limbs and
 //                             the vtable's proofs as affine points)
 //
 // Checks: the error struct by value (code, message freed by Drop with libc free), the
-// SRS by reference and clone_SRS by value, create_SRS's bool, and 10 proofs through the
-// 6-argument generate_groth16_proofs_c equal to the vtable's. Exit 0 when all hold.
+// SRS by reference and clone_SRS by value, create_SRS's bool, 10 proofs through every
+// proving entry point equal to the vtable's, calls with num_circuits = 0 and the
+// dangling pointers of Rust's empty slices, and a dropped SRS and a destroyed mutex
+// passed again: error structs, no crash. Exit 0 when all hold.
 #![allow(non_snake_case)]
 
 use std::ffi::CString;
@@ -100,25 +113,35 @@ impl Clone for SRS {
 
 #[repr(C)]
 pub struct Assignment<Scalar> {
+    // Density of queries
     pub a_aux_density: *const usize,
     pub a_aux_bit_len: usize,
     pub a_aux_popcount: usize,
+
     pub b_inp_density: *const usize,
     pub b_inp_bit_len: usize,
     pub b_inp_popcount: usize,
+
     pub b_aux_density: *const usize,
     pub b_aux_bit_len: usize,
     pub b_aux_popcount: usize,
+
+    // Evaluations of A, B, C polynomials
     pub a: *const Scalar,
     pub b: *const Scalar,
     pub c: *const Scalar,
     pub abc_size: usize,
+
+    // Assignments of variables
     pub inp_assignment_data: *const Scalar,
     pub inp_assignment_size: usize,
+
     pub aux_assignment_data: *const Scalar,
     pub aux_assignment_size: usize,
 }
 
+// upstream supra_seal c2/src/lib.rs
+#[cfg(not(curio))]
 extern "C" {
     fn generate_groth16_proofs_c(
         provers: *const core::ffi::c_void,
@@ -127,6 +150,48 @@ extern "C" {
         s_s: *const core::ffi::c_void,
         proofs: *mut core::ffi::c_void,
         srs: &SRS,
+    ) -> cuda::Error;
+}
+
+// current Curio, extern/supraseal-c2/src/lib.rs: its three extern blocks after SRS's
+#[cfg(curio)]
+extern "C" {
+    fn create_gpu_mutex() -> *mut core::ffi::c_void;
+    fn destroy_gpu_mutex(mtx: *mut core::ffi::c_void);
+}
+
+#[cfg(curio)]
+extern "C" {
+    fn generate_groth16_proofs_start_c(
+        provers: *const core::ffi::c_void,
+        num_circuits: usize,
+        r_s: *const core::ffi::c_void,
+        s_s: *const core::ffi::c_void,
+        srs: &SRS,
+        gpu_mtx: *mut core::ffi::c_void,
+        gpu_index: i32,
+        pending_out: *mut *mut core::ffi::c_void,
+    ) -> cuda::Error;
+
+    fn finalize_groth16_proof_c(
+        handle: *mut core::ffi::c_void,
+        proofs: *mut core::ffi::c_void,
+    ) -> cuda::Error;
+
+    fn destroy_pending_proof(handle: *mut core::ffi::c_void);
+}
+
+#[cfg(curio)]
+extern "C" {
+    fn generate_groth16_proofs_c(
+        provers: *const core::ffi::c_void,
+        num_circuits: usize,
+        r_s: *const core::ffi::c_void,
+        s_s: *const core::ffi::c_void,
+        proofs: *mut core::ffi::c_void,
+        srs: &SRS,
+        gpu_mtx: *mut core::ffi::c_void,
+        gpu_index: i32,
     ) -> cuda::Error;
 }
 
@@ -168,46 +233,40 @@ impl Reader {
     }
 }
 
-fn main() {
-    let args: Vec<String> = std::env::args().collect();
-    if args.len() != 3 {
-        eprintln!("usage: rust_host PARAMS DUMP");
-        std::process::exit(2);
-    }
-    let mut failures = 0;
-    let mut check = |ok: bool, what: &str| {
+struct Checker {
+    failures: usize,
+}
+
+impl Checker {
+    fn check(&mut self, ok: bool, what: &str) {
         if !ok {
             eprintln!("FAIL: {what}");
-            failures += 1;
-        }
-    };
-
-    // errors by value: code, message, freed by Drop
-    match SRS::try_new("/nonexistent/rust-host.params", false) {
-        Ok(_) => check(false, "create_SRS of a missing file succeeded"),
-        Err(e) => {
-            check(e.code != 0, "error code is 0");
-            let msg = String::from(e);
-            println!("missing .params -> {msg}");
-            check(msg.contains("/nonexistent/rust-host.params"), "message lacks the path");
+            self.failures += 1;
         }
     }
-
-    let srs = match SRS::try_new(&args[1], true) {
-        Ok(s) => s,
-        Err(e) => {
-            eprintln!("FAIL: create_SRS: {}", String::from(e));
-            std::process::exit(1);
+    fn ok(&mut self, err: cuda::Error, what: &str) -> bool {
+        if err.code != 0 {
+            self.check(false, &format!("{what}: {}", String::from(err)));
+            return false;
         }
-    };
-    check(!srs.ptr.is_null(), "create_SRS left the SRS empty");
-    let copy = srs.clone();
-    check(copy.ptr == srs.ptr, "clone_SRS returned another pointer");
-    srs.evict();
-    drop(srs);
+        true
+    }
+    fn error(&mut self, err: cuda::Error, what: &str, want: &str) {
+        let code = err.code;
+        let msg = String::from(err);
+        println!("  {what} -> code {code}: {msg}");
+        self.check(code != 0, &format!("{what}: code 0, expected an error"));
+        self.check(msg.contains(want), &format!("{what}: message lacks '{want}': {msg}"));
+    }
+    fn proofs(&mut self, got: &[Proof], want: &[Proof], what: &str) {
+        for (i, (g, w)) in got.iter().zip(want.iter()).enumerate() {
+            self.check(g == w, &format!("{what}: proof {i} differs from the vtable's"));
+        }
+    }
+}
 
-    // the job of the dump
-    let bytes = std::fs::read(&args[2]).expect("read the dump");
+fn read_dump(path: &str) -> (Vec<Partition>, Vec<Fr>, Vec<Fr>, Vec<Proof>) {
+    let bytes = std::fs::read(path).expect("read the dump");
     let words = bytes.chunks(8).map(|c| u64::from_le_bytes(c.try_into().unwrap())).collect();
     let mut rd = Reader { words, at: 0 };
     let n = rd.one();
@@ -226,16 +285,18 @@ fn main() {
     }
     let r = rd.frs(n);
     let s = rd.frs(n);
-    let expected: Vec<Proof> = (0..n)
+    let expected = (0..n)
         .map(|_| {
-            let w = rd.take(48);
             let mut p = [0u64; 48];
-            p.copy_from_slice(w);
+            p.copy_from_slice(rd.take(48));
             Proof(p)
         })
         .collect();
+    (parts, r, s, expected)
+}
 
-    let provers: Vec<Assignment<Fr>> = parts
+fn assignments(parts: &[Partition]) -> Vec<Assignment<Fr>> {
+    parts
         .iter()
         .map(|p| {
             let (abc, inp, aux) = (p.sizes[0], p.sizes[1], p.sizes[2]);
@@ -262,49 +323,295 @@ fn main() {
                 }
             }
         })
-        .collect();
+        .collect()
+}
 
-    let mut proofs = vec![Proof([0u64; 48]); n];
-    let err = unsafe {
-        generate_groth16_proofs_c(
-            provers.as_ptr() as *const _,
-            n,
-            r.as_ptr() as *const _,
-            s.as_ptr() as *const _,
-            proofs.as_mut_ptr() as *mut _,
-            &copy,
-        )
-    };
-    if err.code != 0 {
-        check(false, &format!("generate_groth16_proofs_c: {}", String::from(err)));
-    } else {
-        drop(err);
-        for (i, (got, want)) in proofs.iter().zip(expected.iter()).enumerate() {
-            check(got == want, &format!("proof {i} differs from the vtable's"));
-        }
+fn main() {
+    let args: Vec<String> = std::env::args().collect();
+    if args.len() != 3 {
+        eprintln!("usage: rust_host PARAMS DUMP");
+        std::process::exit(2);
+    }
+    let flavour = if cfg!(curio) { "current Curio" } else { "upstream" };
+    let mut ck = Checker { failures: 0 };
+
+    // errors by value: code, message, freed by Drop
+    match SRS::try_new("/nonexistent/rust-host.params", false) {
+        Ok(_) => ck.check(false, "create_SRS of a missing file succeeded"),
+        Err(e) => ck.error(e, "missing .params", "/nonexistent/rust-host.params"),
     }
 
-    // an empty SRS: an error, not a crash
-    let empty = SRS::default();
-    let err = unsafe {
-        generate_groth16_proofs_c(
-            provers.as_ptr() as *const _,
-            n,
-            r.as_ptr() as *const _,
-            s.as_ptr() as *const _,
-            proofs.as_mut_ptr() as *mut _,
-            &empty,
-        )
+    let srs = match SRS::try_new(&args[1], true) {
+        Ok(s) => s,
+        Err(e) => {
+            eprintln!("FAIL: create_SRS: {}", String::from(e));
+            std::process::exit(1);
+        }
     };
-    check(err.code != 0, "an empty SRS was accepted");
-    let msg = String::from(err);
-    println!("empty SRS -> {msg}");
-    check(msg.contains("SRS is empty"), "empty SRS message");
-    drop(copy);
+    ck.check(!srs.ptr.is_null(), "create_SRS left the SRS empty");
+    let copy = srs.clone();
+    ck.check(copy.ptr == srs.ptr, "clone_SRS returned another pointer");
+    srs.evict();
+    drop(srs);
 
-    if failures > 0 {
-        eprintln!("rust_host: {failures} check(s) failed");
+    let (parts, r, s, expected) = read_dump(&args[2]);
+    let n = parts.len();
+    let provers = assignments(&parts);
+    let mut proofs = vec![Proof([0u64; 48]); n];
+
+    // Rust's empty slices: as_ptr() is a dangling, aligned, non-null pointer
+    let no_provers: Vec<Assignment<Fr>> = Vec::new();
+    let no_frs: Vec<Fr> = Vec::new();
+    let mut no_proofs: Vec<Proof> = Vec::new();
+
+    // a dropped SRS, its pointer passed again (its Drop then calls drop_SRS once more,
+    // which the library ignores)
+    let gone = SRS::try_new(&args[1], false).unwrap_or_default();
+    let dropped = SRS { ptr: gone.ptr };
+    drop(gone);
+
+    #[cfg(not(curio))]
+    {
+        let err = unsafe {
+            generate_groth16_proofs_c(
+                provers.as_ptr() as *const _,
+                n,
+                r.as_ptr() as *const _,
+                s.as_ptr() as *const _,
+                proofs.as_mut_ptr() as *mut _,
+                &copy,
+            )
+        };
+        if ck.ok(err, "generate_groth16_proofs_c") {
+            ck.proofs(&proofs, &expected, "6 arguments");
+        }
+        println!("bad input ({flavour}):");
+        let empty = SRS::default();
+        let err = unsafe {
+            generate_groth16_proofs_c(
+                provers.as_ptr() as *const _,
+                n,
+                r.as_ptr() as *const _,
+                s.as_ptr() as *const _,
+                proofs.as_mut_ptr() as *mut _,
+                &empty,
+            )
+        };
+        ck.error(err, "empty SRS", "SRS is empty");
+        let err = unsafe {
+            generate_groth16_proofs_c(
+                no_provers.as_ptr() as *const _,
+                0,
+                no_frs.as_ptr() as *const _,
+                no_frs.as_ptr() as *const _,
+                no_proofs.as_mut_ptr() as *mut _,
+                &copy,
+            )
+        };
+        ck.error(err, "num_circuits 0, empty slices", "num_circuits is 0");
+        let err = unsafe {
+            generate_groth16_proofs_c(
+                provers.as_ptr() as *const _,
+                n,
+                r.as_ptr() as *const _,
+                s.as_ptr() as *const _,
+                proofs.as_mut_ptr() as *mut _,
+                &dropped,
+            )
+        };
+        ck.error(err, "a dropped SRS", "is not a live SRS");
+    }
+
+    #[cfg(curio)]
+    {
+        let mut parts = parts; // overwritten after start below (provers point into it)
+        let mtx = unsafe { create_gpu_mutex() };
+        ck.check(!mtx.is_null(), "create_gpu_mutex returned NULL");
+
+        // the synchronous call as bellperson's prover makes it (no mutex, -1), and as
+        // cuzk's workers do (their GPU's mutex and ordinal)
+        for &(m, gpu) in [(core::ptr::null_mut(), -1), (mtx, 1)].iter() {
+            proofs.iter_mut().for_each(|p| *p = Proof([0u64; 48]));
+            let err = unsafe {
+                generate_groth16_proofs_c(
+                    provers.as_ptr() as *const _,
+                    n,
+                    r.as_ptr() as *const _,
+                    s.as_ptr() as *const _,
+                    proofs.as_mut_ptr() as *mut _,
+                    &copy,
+                    m,
+                    gpu,
+                )
+            };
+            let what = format!("generate_groth16_proofs_c (8 arguments, gpu_index {gpu})");
+            if ck.ok(err, &what) {
+                ck.proofs(&proofs, &expected, &what);
+            }
+        }
+
+        // the split API: start, then a, b and c overwritten (Curio frees them right
+        // after start returns), then finalize
+        for &gpu in [0, -1].iter() {
+            let mut pending: *mut core::ffi::c_void = core::ptr::null_mut();
+            let err = unsafe {
+                generate_groth16_proofs_start_c(
+                    provers.as_ptr() as *const _,
+                    n,
+                    r.as_ptr() as *const _,
+                    s.as_ptr() as *const _,
+                    &copy,
+                    mtx,
+                    gpu,
+                    &mut pending,
+                )
+            };
+            let what = format!("start (gpu_index {gpu}) / finalize");
+            if !ck.ok(err, &what) {
+                continue;
+            }
+            ck.check(!pending.is_null(), &format!("{what}: start gave no handle"));
+            let saved: Vec<Vec<Fr>> = parts.iter().map(|p| p.scalars.clone()).collect();
+            for p in parts.iter_mut() {
+                let abc = p.sizes[0];
+                p.scalars[..3 * abc].iter_mut().for_each(|f| *f = Fr([0xA5A5_A5A5_A5A5_A5A5; 4]));
+            }
+            proofs.iter_mut().for_each(|p| *p = Proof([0u64; 48]));
+            let err = unsafe { finalize_groth16_proof_c(pending, proofs.as_mut_ptr() as *mut _) };
+            if ck.ok(err, &what) {
+                ck.proofs(&proofs, &expected, &what);
+            }
+            for (p, v) in parts.iter_mut().zip(saved) {
+                p.scalars.copy_from_slice(&v);
+            }
+            // the handle is consumed: passed again, it is refused
+            let err = unsafe { finalize_groth16_proof_c(pending, proofs.as_mut_ptr() as *mut _) };
+            ck.error(err, "a finalized handle passed again", "is not a pending proof");
+        }
+        let mut pending: *mut core::ffi::c_void = core::ptr::null_mut();
+        let err = unsafe {
+            generate_groth16_proofs_start_c(
+                provers.as_ptr() as *const _,
+                n,
+                r.as_ptr() as *const _,
+                s.as_ptr() as *const _,
+                &copy,
+                core::ptr::null_mut(),
+                -1,
+                &mut pending,
+            )
+        };
+        if ck.ok(err, "start then destroy_pending_proof") {
+            unsafe { destroy_pending_proof(pending) };
+        }
+
+        println!("bad input ({flavour}):");
+        // num_circuits 0 with the empty slices' dangling pointers: an error, *pending_out
+        // NULL (the library writes through pending_out, never through the others)
+        let mut pending: *mut core::ffi::c_void = &mut proofs as *mut _ as *mut _;
+        let err = unsafe {
+            generate_groth16_proofs_start_c(
+                no_provers.as_ptr() as *const _,
+                0,
+                no_frs.as_ptr() as *const _,
+                no_frs.as_ptr() as *const _,
+                &copy,
+                mtx,
+                -1,
+                &mut pending,
+            )
+        };
+        ck.error(err, "start, num_circuits 0, empty slices", "num_circuits is 0");
+        ck.check(pending.is_null(), "a failed start did not set *pending_out to NULL");
+        let err = unsafe {
+            generate_groth16_proofs_c(
+                no_provers.as_ptr() as *const _,
+                0,
+                no_frs.as_ptr() as *const _,
+                no_frs.as_ptr() as *const _,
+                no_proofs.as_mut_ptr() as *mut _,
+                &copy,
+                mtx,
+                -1,
+            )
+        };
+        ck.error(err, "8 arguments, num_circuits 0, empty slices", "num_circuits is 0");
+        let empty = SRS::default();
+        let err = unsafe {
+            generate_groth16_proofs_start_c(
+                provers.as_ptr() as *const _,
+                n,
+                r.as_ptr() as *const _,
+                s.as_ptr() as *const _,
+                &empty,
+                mtx,
+                -1,
+                &mut pending,
+            )
+        };
+        ck.error(err, "start, empty SRS", "SRS is empty");
+        let err = unsafe {
+            generate_groth16_proofs_start_c(
+                provers.as_ptr() as *const _,
+                n,
+                r.as_ptr() as *const _,
+                s.as_ptr() as *const _,
+                &dropped,
+                mtx,
+                -1,
+                &mut pending,
+            )
+        };
+        ck.error(err, "start, a dropped SRS", "is not a live SRS");
+        let err = unsafe {
+            generate_groth16_proofs_c(
+                provers.as_ptr() as *const _,
+                n,
+                r.as_ptr() as *const _,
+                s.as_ptr() as *const _,
+                proofs.as_mut_ptr() as *mut _,
+                &dropped,
+                mtx,
+                -1,
+            )
+        };
+        ck.error(err, "8 arguments, a dropped SRS", "is not a live SRS");
+        let err = unsafe {
+            generate_groth16_proofs_start_c(
+                provers.as_ptr() as *const _,
+                n,
+                r.as_ptr() as *const _,
+                s.as_ptr() as *const _,
+                &copy,
+                mtx,
+                -2,
+                &mut pending,
+            )
+        };
+        ck.error(err, "start, gpu_index -2", "gpu_index -2");
+        let destroyed = unsafe { create_gpu_mutex() };
+        unsafe { destroy_gpu_mutex(destroyed) };
+        let err = unsafe {
+            generate_groth16_proofs_start_c(
+                provers.as_ptr() as *const _,
+                n,
+                r.as_ptr() as *const _,
+                s.as_ptr() as *const _,
+                &copy,
+                destroyed,
+                -1,
+                &mut pending,
+            )
+        };
+        ck.error(err, "start, a destroyed mutex", "is not a mutex from create_gpu_mutex");
+        unsafe { destroy_gpu_mutex(mtx) };
+    }
+
+    drop(dropped);
+    drop(copy);
+    if ck.failures > 0 {
+        eprintln!("rust_host ({flavour}): {} check(s) failed", ck.failures);
         std::process::exit(1);
     }
-    println!("rust_host: {n} proofs through the supraseal-c2 Rust declarations equal the vtable's");
+    println!("rust_host ({flavour}): {n} proofs through the crate's Rust declarations equal the vtable's");
 }

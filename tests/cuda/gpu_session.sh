@@ -5,7 +5,7 @@
 # Everything goes to OUTDIR/session.log (and OUTDIR/bench*.json); a one-line summary
 # per step goes to stdout.
 #   steps: info quick full ntt-full msm-full ntt-big engine checks fullsize20 fullsize24
-#          engine-full bench
+#          engine-full engine-seeds checks-seeds bench
 #          bench-quick bench27 memcheck racecheck sass sweep-msm sweep-ntt
 set -u
 B=${1:?bindir}
@@ -42,6 +42,10 @@ for step in "$@"; do
     msm-full) run msm-full 400 "$B/test_cuda_kernels" --full --only=msm1 ;;
     ntt-big) run ntt-big 590 "$B/test_cuda_kernels" --only=none --big=24,27 ;;
     engine) run engine 150 "$B/test_cuda_engine" ;;
+    engine-seeds) # three seeds (SEEDS="S1 S2 ..." to choose): some faults show for a few only
+      run engine-seeds 400 sh tests/cuda/seeds.sh ${SEEDS:+-s "$SEEDS"} -l "$O/seeds" "$B/test_cuda_engine" ;;
+    checks-seeds)
+      run checks-seeds 500 sh tests/cuda/seeds.sh ${SEEDS:+-s "$SEEDS"} -l "$O/seeds" "$B/test_cuda_checks" ;;
     checks) run checks 300 "$B/test_cuda_checks" --setup-max=18 ;;
     fullsize20) run fullsize20 300 "$B/fullsize" --dir /tmp/sp-full20 --log 20 --inputs 16 --threads 16 ;;
     fullsize24) run fullsize24 590 "$B/fullsize" --dir /tmp/sp-full24 --log 24 --threads 16 ;;

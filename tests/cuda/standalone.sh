@@ -8,13 +8,16 @@
 #   OUTDIR/test_cuda_spmv [--max=K] [--bench=24,26]  GPU a, b, c of witness-only proving vs the CPU
 #   OUTDIR/test_cuda_load               the direct load against the host load
 #   OUTDIR/fullsize --dir D [--log K]   GPU setup -> checked load -> proofs (dev/fullsize.sh)
+#   OUTDIR/bench_load [--progress] ...  `sealprov bench load` without the rest of the CLI
 #   OUTDIR/bench_gpu --json ...         `sealprov bench gpu` without the rest of the CLI
 #                                       (--throughput runs the module's scheduler:
 #                                       plugin/runtime/ sched.c, queue.c, jobs.c, reports.c,
 #                                       pool.c; the device table is built in memory, so
 #                                       config.c and libinih are not needed)
 # Run from the top of the source tree. NVCC, CUDA_ARCH (default 90) and NVFLAGS (extra
-# nvcc flags, e.g. -DSPC_SQR_AS_MUL for an A/B build) may be set.
+# nvcc flags, e.g. -DSPC_SQR_AS_MUL for an A/B build) may be set. The kit has every
+# candidate G1 subgroup kernel (-DSP_SG_VARIANTS: SP_GPU_SG_VARIANT picks one; the module
+# has the default only; cuda/subgroup.cuh).
 set -e
 out=${1:-.gpu}
 nvcc=${NVCC:-/usr/local/cuda/bin/nvcc}
@@ -32,7 +35,8 @@ cmp -s "$out/gen/config.h.new" "$out/gen/config.h" 2>/dev/null || mv "$out/gen/c
 rm -f "$out/gen/config.h.new"
 # the include roots of the build (cuda/local.mk SP_NVCC_FLAGS, Makefile.am AM_CPPFLAGS)
 inc="-I$out/gen -Iinclude -Iplugin -Icuda -Ikit"
-NV="$nvcc -gencode arch=compute_$arch,code=sm_$arch -O3 -std=c++17 ${NVFLAGS:-} $inc -Iplugin/base \
+NV="$nvcc -gencode arch=compute_$arch,code=sm_$arch -O3 -std=c++17 -DSP_SG_VARIANTS ${NVFLAGS:-} $inc \
+ -Iplugin/base \
  -Icuda/util -Icuda/ff -Icuda/ec -Icuda/subgroup -Icuda/spmv \
  --expt-relaxed-constexpr -lineinfo -Xcompiler -fvisibility=hidden"
 CC="gcc -std=gnu11 -O2 -pthread -D_GNU_SOURCE $inc \
@@ -66,7 +70,8 @@ for f in plugin/bls12_381/*.c plugin/groth16/checks.c plugin/groth16/prove.c plu
          cuda/backend/engine_cuda.c cuda/backend/staging.c cuda/backend/residency.c \
          cuda/backend/pipeline.c cuda/backend/load_service.c tools/bench_gpu.c tools/json.c tests/cuda/test_cuda_kernels.c \
          tests/cuda/test_cuda_engine.c tests/cuda/test_cuda_checks.c tests/cuda/test_cuda_spmv.c tests/cuda/test_cuda_load.c \
-         tests/cuda/fullsize_main.c tests/cuda/bench_gpu_main.c; do
+         tests/cuda/fullsize_main.c tests/cuda/bench_gpu_main.c tests/bls/cofactor.c \
+         tools/cmd_bench.c tools/g16_util.c tests/cuda/bench_load_main.c; do
   o="$out/obj/$(basename "$f" .c).o"
   if newer "$o" "$f" plugin/bls12_381/*.h plugin/*/*.h cuda/*/*.h kit/*.h kit/gpu/*.h include/sealprov.h \
        "$out/gen/config.h"; then
@@ -86,8 +91,9 @@ sched="$out/obj/sched.o $out/obj/queue.o $out/obj/jobs.o $out/obj/reports.o $out
 link() { echo "LINK $1"; $nvcc -o "$out/$1" "$out/obj/$2.o" $3 $lib -lpthread; }
 link test_cuda_kernels test_cuda_kernels
 link test_cuda_engine test_cuda_engine
-link test_cuda_checks test_cuda_checks
+link test_cuda_checks test_cuda_checks "$out/obj/cofactor.o"
 link test_cuda_spmv test_cuda_spmv
 link test_cuda_load test_cuda_load
 link fullsize fullsize_main
 link bench_gpu bench_gpu_main "$out/obj/bench_gpu.o $out/obj/json.o $sched"
+link bench_load bench_load_main "$out/obj/cmd_bench.o $out/obj/g16_util.o $out/obj/json.o"

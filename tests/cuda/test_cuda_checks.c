@@ -3,7 +3,10 @@
  *             subgroup, points on the curve outside it (x mapped to the curve without
  *             clearing the cofactor), off-curve points and infinity; small arrays
  *             checked point by point, and arrays of several chunks with bad points
- *             planted at chunk edges;
+ *             planted at chunk edges; the points with every cofactor component of
+ *             tests/bls/cofactor.c, the GPU's verdict on each equal to the CPU's and to
+ *             [r]P == O, under every G1 kernel variant (subgroup.cuh); --sg-bench: the
+ *             checker's rate per variant on 2^22 G1 and 2^20 G2 points (median of 3);
  *   rows      sp_gpu_check_rows against a CPU loop;
  *   setup     the GPU fixed-base setup writes the same .params and .vk bytes as the
  *             CPU setup for the same seed (2^10 and 2^12 by default; --setup-max=18
@@ -23,6 +26,7 @@
 #include "circuit.h"
 #include "base/util.h" /* sp_now_ms */
 #include "gpu_check.h"
+#include "../bls/cofactor.h"
 
 static uint64_t rng_state;
 
@@ -182,6 +186,98 @@ static void test_subgroup_chunks(sp_gpu *g, bool g2, size_t n, const size_t *pla
   free(pts);
 }
 
+/* The cofactor cases: every point's verdict from the GPU (first_bad from each index on)
+ * against the CPU's check, [r]P == O and the construction. */
+static uint64_t cof_rnd(void *st) {
+  (void)st;
+  return rnd64();
+}
+
+static void test_subgroup_cofactor(bool g2, const char *variant) {
+  char err[512] = "";
+  static cof_g1_case c1[COF_MAX_CASES];
+  static cof_g2_case c2[COF_MAX_CASES];
+  int n = g2 ? cof_cases_g2(c2, cof_rnd, NULL, err, sizeof err)
+             : cof_cases_g1(c1, cof_rnd, NULL, err, sizeof err);
+  CHECK(n > 0, "cofactor cases: %s", err);
+  if (n <= 0) return;
+  size_t psz = g2 ? sizeof(g2_affine_t) : sizeof(g1_affine_t);
+  uint8_t *pts = malloc((size_t)n * psz);
+  bool gpu_ok[COF_MAX_CASES];
+  for (int i = 0; i < n; i++) memcpy(pts + (size_t)i * psz, g2 ? (void *)&c2[i].p : (void *)&c1[i].p, psz);
+  int calls = 0;
+  sp_cuda_checker *chk = NULL; /* one checker (its variant is read at creation) */
+  int st = sp_cuda_checker_create(0, &chk, err, sizeof err);
+  for (size_t pos = 0; pos < (size_t)n && st == SEALPROV_OK;) {
+    size_t fb = SIZE_MAX;
+    st = sp_cuda_checker_run(chk, g2, pts + pos * psz, (size_t)n - pos, &fb, err, sizeof err);
+    calls++;
+    if (st || fb > (size_t)n - pos) break;
+    for (size_t i = pos; i < pos + fb; i++) gpu_ok[i] = true;
+    if (pos + fb < (size_t)n) gpu_ok[pos + fb] = false;
+    pos += fb + 1;
+  }
+  sp_cuda_checker_destroy(chk);
+  CHECK(st == SEALPROV_OK, "%s cofactor cases (variant %s): %s", g2 ? "G2" : "G1", variant, err);
+  int agree = 0;
+  for (int i = 0; st == SEALPROV_OK && i < n; i++) {
+    bool cpu = g2 ? g2_affine_in_subgroup(&c2[i].p) : g1_affine_in_subgroup(&c1[i].p);
+    bool def = g2 ? cof_g2_by_definition(&c2[i].p) : cof_g1_by_definition(&c1[i].p);
+    bool want = g2 ? c2[i].in_subgroup : c1[i].in_subgroup;
+    const char *what = g2 ? c2[i].what : c1[i].what;
+    CHECK(gpu_ok[i] == cpu && cpu == def && def == want,
+          "%s %s (variant %s): GPU %d, CPU %d, [r]P == O %d, by construction %d", g2 ? "G2" : "G1",
+          what, variant, gpu_ok[i], cpu, def, want);
+    agree += gpu_ok[i] == cpu && cpu == def && def == want;
+  }
+  printf("subgroup %s cofactor cases (variant %s): %d of %d verdicts equal to the CPU's (%d calls)\n",
+         g2 ? "G2" : "G1", variant, agree, n, calls);
+  free(pts);
+}
+
+/* --sg-bench: the checker's rate (host copies from pageable memory included; the kernel
+ * bounds it, cuda/NOTES.md v7) for each G1 variant, median of 3, on points made on the
+ * GPU. */
+static int cmp_dbl(const void *a, const void *b) {
+  double x = *(const double *)a, y = *(const double *)b;
+  return x < y ? -1 : x > y;
+}
+
+static void bench_subgroup(sp_gpu *g, bool g2, size_t n, const char *const *variants, int nv) {
+  char err[512] = "";
+  size_t psz = g2 ? sizeof(g2_affine_t) : sizeof(g1_affine_t);
+  uint8_t *pts = malloc(n * psz);
+  void *d = NULL;
+  int st = pts ? sp_gpu_alloc(g, &d, n * psz, err, sizeof err) : SEALPROV_ERR_NO_MEMORY;
+  if (!st) st = g2 ? sp_gpu_gen_points_g2(g, d, n, rnd64() >> 8, err, sizeof err)
+                   : sp_gpu_gen_points_g1(g, d, n, rnd64() >> 8, err, sizeof err);
+  if (!st) st = sp_gpu_download(g, pts, d, n * psz, err, sizeof err);
+  if (d) sp_gpu_free(g, d, n * psz);
+  CHECK(st == SEALPROV_OK, "bench points: %s", err);
+  for (int v = 0; !st && v < nv; v++) {
+    setenv("SP_GPU_SG_VARIANT", variants[v], 1);
+    double ms[3];
+    sp_cuda_checker *chk = NULL; /* made once: its page-locked buffers are not timed */
+    st = sp_cuda_checker_create(0, &chk, err, sizeof err);
+    CHECK(st == SEALPROV_OK, "bench checker: %s", err);
+    for (int r = 0; !st && r < 3; r++) {
+      size_t got = SIZE_MAX;
+      double t0 = sp_now_ms();
+      st = sp_cuda_checker_run(chk, g2, pts, n, &got, err, sizeof err);
+      ms[r] = sp_now_ms() - t0;
+      CHECK(st == SEALPROV_OK && got == n, "bench %s variant %s: first_bad %zu (%s)",
+            g2 ? "G2" : "G1", variants[v], got, st ? err : "ok");
+    }
+    sp_cuda_checker_destroy(chk);
+    if (st) break;
+    qsort(ms, 3, sizeof ms[0], cmp_dbl);
+    printf("sg-bench %s variant %s: %zu points, median %.1f ms (%.1f / %.1f / %.1f), %.2f Mpoints/s\n",
+           g2 ? "G2" : "G1", variants[v], n, ms[1], ms[0], ms[1], ms[2], (double)n / ms[1] / 1e3);
+  }
+  unsetenv("SP_GPU_SG_VARIANT");
+  free(pts);
+}
+
 static void test_rows(sp_gpu *g, size_t n) {
   char err[256] = "";
   fr_t *a = malloc(n * sizeof *a), *b = malloc(n * sizeof *b), *c = malloc(n * sizeof *c);
@@ -303,13 +399,16 @@ static void test_setup(unsigned log, const char *dir) {
 int main(int argc, char **argv) {
   const char *only = NULL;
   unsigned setup_max = 12;
+  bool sg_bench = false;
   for (int i = 1; i < argc; i++) {
     if (!strncmp(argv[i], "--only=", 7)) only = argv[i] + 7;
+    else if (!strcmp(argv[i], "--sg-bench")) sg_bench = true;
     else if (!strncmp(argv[i], "--setup-max=", 12)) {
       setup_max = (unsigned)atoi(argv[i] + 12);
       if (setup_max < 10 || setup_max > 24) setup_max = 12;
     } else {
-      fprintf(stderr, "usage: %s [--only=subgroup|rows|setup] [--setup-max=10..24]\n", argv[0]);
+      fprintf(stderr, "usage: %s [--only=subgroup|rows|setup] [--setup-max=10..24] [--sg-bench]\n",
+              argv[0]);
       return 2;
     }
   }
@@ -332,6 +431,27 @@ int main(int argc, char **argv) {
   }
 #define RUN(name) (!only || !strcmp(only, name))
   if (RUN("subgroup")) {
+    /* the G1 kernel variants of this build (subgroup.cuh; the test kit has every
+     * candidate, the module its default); G2 has one kernel */
+    int vnum[16], dflt = 0;
+    int nv = sp_cuda_subgroup_variants(vnum, 16, &dflt);
+    if (nv > 16) nv = 16;
+    static char vbuf[16][4];
+    const char *variants[16];
+    for (int v = 0; v < nv; v++) {
+      snprintf(vbuf[v], sizeof vbuf[v], "%d", vnum[v]);
+      variants[v] = vbuf[v];
+    }
+    printf("G1 subgroup kernels: %d (default %d)\n", nv, dflt);
+    for (int v = 0; v < nv; v++) {
+      setenv("SP_GPU_SG_VARIANT", variants[v], 1);
+      test_subgroup_cofactor(false, variants[v]);
+      test_subgroup_small(false, 700, 5);
+      test_subgroup_small(false, 300, 300);
+    }
+    unsetenv("SP_GPU_SG_VARIANT");
+    test_subgroup_cofactor(false, "default");
+    test_subgroup_cofactor(true, "default");
     test_subgroup_small(false, 1, 0);
     test_subgroup_small(false, 700, 0);
     test_subgroup_small(false, 700, 5);
@@ -344,6 +464,11 @@ int main(int argc, char **argv) {
     test_subgroup_chunks(g, false, 3 * c1 + 5, p1, 4);
     size_t p2[] = {2 * c2 + 2, c2, c2 - 1};
     test_subgroup_chunks(g, true, 2 * c2 + 3, p2, 3);
+    if (sg_bench) {
+      bench_subgroup(g, false, (size_t)1 << 22, variants, nv);
+      static const char *const dname[] = {"default"};
+      bench_subgroup(g, true, (size_t)1 << 20, dname, 1);
+    }
   }
   if (RUN("rows")) {
     test_rows(g, 1);

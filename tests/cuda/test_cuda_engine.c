@@ -9,6 +9,10 @@
  * ASSIGNMENT, both scalar encodings, residency eviction, pinned staging and the
  * pageable path, parameter streaming in several chunks.
  *
+ * The seed (--seed S, else $SP_TEST_SEED, else the time) picks the circuits, witnesses,
+ * r and s, and the rows the a*b = c checks break; it is printed first, so a failing run
+ * can be repeated. tests/cuda/seeds.sh runs the GPU suites with several seeds.
+ *
  * Plain program (the GPU machine has no libcheck). Exit 77 when no GPU is visible;
  * the probe is the first CUDA call.
  */
@@ -66,6 +70,20 @@ static size_t first_bad_row(const sealprov_assignment *asg, uint32_t enc) {
     if (!fr_eq(&p, &z)) return i;
   }
   return (size_t)asg->abc_size;
+}
+
+/* Makes row i of a Montgomery-encoded assignment (the engine's limbs are fr_t's) fail
+ * a*b = c for certain: c[i] = a[i]*b[i] + 1, computed from the row itself. A value taken
+ * from another row is not enough: on the bit-shaped rows of a sealing circuit a[i]*b[i]
+ * is often 0 or 1, and c[j] + 1 of another row j can be exactly that. */
+static void break_row(const sealprov_assignment *m, size_t i) {
+  fr_t x, y, one;
+  memcpy(&x, (const uint8_t *)m->a + 32 * i, 32);
+  memcpy(&y, (const uint8_t *)m->b + 32 * i, 32);
+  fr_mul(&x, &x, &y);
+  fr_from_u64(&one, 1);
+  fr_add(&x, &x, &one);
+  memcpy((uint8_t *)m->c + 32 * i, &x, 32);
 }
 
 /* prepare (pinned staging unless use_prepare is false: pageable path) -> execute ->
@@ -335,6 +353,39 @@ static void run_witness(void *dev, const sp_task *t, const sp_circuit *c, const 
   sp_cs_release(cs);
 }
 
+/* Fixed-base tables (msm_precompute, cuda/NOTES.md v11): the first proof ran with the
+ * default (a table of h when msm.cu's cost model predicts a gain: from 2^16 points).
+ * The same proof with the tables off, and with the set made resident again under
+ * FORCE (a table whatever the model says: every size gets one), gives the same bytes;
+ * FORCE's table is used and counted. */
+static void run_tables(void *dev, const sp_task *t, const uint8_t cpu_proof[192]) {
+  char err[512] = "";
+  const unsigned logm = t->srs->log_domain;
+  uint8_t p[192];
+  sp_cuda_timings tm;
+  sp_engine_cuda_set_tables(dev, SP_TABLES_OFF);
+  int st = gpu_prove(dev, t, true, p, &tm, err, sizeof err);
+  CHECK(st == SEALPROV_OK && memcmp(p, cpu_proof, 192) == 0 && !tm.tables_used,
+        "2^%u tables off: %s (tables used %d)", logm, st ? err : "proof differs",
+        (int)tm.tables_used);
+  sp_engine_cuda.srs_evict(dev, t->srs); /* resident again below, with FORCE's table */
+  sp_engine_cuda_set_tables(dev, SP_TABLES_FORCE);
+  st = gpu_prove(dev, t, true, p, &tm, err, sizeof err);
+  CHECK(st == SEALPROV_OK && memcmp(p, cpu_proof, 192) == 0,
+        "2^%u tables forced: %s", logm, st ? err : "proof differs");
+  CHECK(st != SEALPROV_OK || (tm.tables_used && tm.precompute_bytes > 0 && tm.table_copies >= 2),
+        "2^%u tables forced: used %d, %llu bytes, %u copies", logm, (int)tm.tables_used,
+        (unsigned long long)tm.precompute_bytes, tm.table_copies);
+  uint64_t with = sp_engine_cuda.memory_in_use(dev);
+  printf("  tables: 2^%u forced: window %u, %u copies, %.1f MB made in %.1f ms; bytes equal\n",
+         logm, tm.table_window, tm.table_copies, (double)tm.precompute_bytes / 1e6,
+         tm.precompute_ms);
+  sp_engine_cuda.srs_evict(dev, t->srs);
+  CHECK(sp_engine_cuda.memory_in_use(dev) + tm.precompute_bytes <= with,
+        "2^%u: evicting the set did not give its table back", logm);
+  sp_engine_cuda_set_tables(dev, SP_TABLES_AUTO);
+}
+
 static void run_size(void *dev, uint64_t constraints, uint64_t seed, const char *dir) {
   char err[512] = "", path[600];
   double t0 = sp_now_ms();
@@ -397,6 +448,7 @@ static void run_size(void *dev, uint64_t constraints, uint64_t seed, const char 
          (unsigned long long)constraints, srs->log_domain, t_setup, t_cpu, t_gpu,
          tm.srs_upload_ms, tm.prepare_ms, tm.staged ? "pinned staging" : "pageable",
          memcmp(cpu_proof, gpu_proof, 192) ? "DIFFER" : "equal");
+  if (st == SEALPROV_OK) run_tables(dev, &t, cpu_proof);
   if (st == SEALPROV_OK) run_staging(dev, &t, cpu_proof, &tm);
   if (st == SEALPROV_OK) run_streaming(dev, &t, cpu_proof);
   if (st == SEALPROV_OK) run_early(dev, &t, cpu_proof);
@@ -437,11 +489,7 @@ static void run_size(void *dev, uint64_t constraints, uint64_t seed, const char 
       uint8_t keep1[32], keep2[32];
       memcpy(keep1, cm + 32 * r1, 32);
       memcpy(keep2, cm + 32 * r2, 32);
-      fr_t one_m, cv;
-      memcpy(&cv, cm + 32 * r1, 32);
-      fr_from_u64(&one_m, 1);
-      fr_add(&cv, &cv, &one_m); /* c[r1] + 1: still a valid scalar, no longer a*b */
-      memcpy(cm + 32 * r1, &cv, 32);
+      break_row(&ma, r1); /* a valid scalar that is not a[r1]*b[r1] */
       size_t want = first_bad_row(&ma, SEALPROV_SCALAR_MONTGOMERY);
       st = sp_engine_cuda.execute(dev, &tm2, NULL, p2, err, sizeof err);
       char needle[64];
@@ -450,7 +498,7 @@ static void run_size(void *dev, uint64_t constraints, uint64_t seed, const char 
             "a*b != c at row %zu (buffer %s; CPU loop: row %zu): status %d, %s", r1,
             mode == 0 ? "on" : "off", want, st, err);
       if (r2 != r1) { /* two bad rows: the lower one is named */
-        memcpy(cm + 32 * r2, &cv, 32);
+        break_row(&ma, r2);
         want = first_bad_row(&ma, SEALPROV_SCALAR_MONTGOMERY);
         st = sp_engine_cuda.execute(dev, &tm2, NULL, p2, err, sizeof err);
         snprintf(needle, sizeof needle, "at row %zu (first failing row", want);
@@ -516,9 +564,12 @@ int main(int argc, char **argv) {
   bool full = false;
   uint64_t custom[8];
   size_t ncustom = 0;
+  const char *seed_arg = getenv("SP_TEST_SEED");
   for (int i = 1; i < argc; i++) {
     if (!strcmp(argv[i], "--full")) {
       full = true;
+    } else if (!strcmp(argv[i], "--seed") && i + 1 < argc) {
+      seed_arg = argv[++i];
     } else if (!strcmp(argv[i], "--sizes") && i + 1 < argc) {
       /* constraint counts, comma-separated (e.g. 16000,250000 for 2^14 and 2^18) */
       char *s = argv[++i], *end = NULL;
@@ -531,7 +582,18 @@ int main(int argc, char **argv) {
         s = *end ? end + 1 : end;
       }
     } else {
-      fprintf(stderr, "usage: %s [--full | --sizes N[,N...]]\n", argv[0]);
+      fprintf(stderr, "usage: %s [--full | --sizes N[,N...]] [--seed S]\n"
+                      "  S (or $SP_TEST_SEED) repeats a run; without it the seed is the time\n",
+              argv[0]);
+      return 2;
+    }
+  }
+  uint64_t seed = (uint64_t)time(NULL);
+  if (seed_arg != NULL) {
+    char *end = NULL;
+    seed = strtoull(seed_arg, &end, 0);
+    if (*seed_arg == '\0' || *seed_arg == '-' || *end != '\0') {
+      fprintf(stderr, "--seed / SP_TEST_SEED: \"%s\" is not a number\n", seed_arg);
       return 2;
     }
   }
@@ -541,9 +603,8 @@ int main(int argc, char **argv) {
   }
   const char *thr = getenv("SP_TEST_CPU_THREADS");
   if (thr) cpu_threads = (unsigned)atoi(thr);
-  const char *seed_env = getenv("SP_TEST_SEED");
-  uint64_t seed = seed_env ? strtoull(seed_env, NULL, 0) : (uint64_t)time(NULL);
-  printf("seed %llu (set SP_TEST_SEED to repeat)\n", (unsigned long long)seed);
+  printf("seed %llu (--seed %llu or SP_TEST_SEED=%llu repeats this run)\n",
+         (unsigned long long)seed, (unsigned long long)seed, (unsigned long long)seed);
   char dir[] = "/tmp/sp_cuda_engine_XXXXXX";
   if (!mkdtemp(dir)) {
     printf("FAIL: mkdtemp\n");

@@ -390,8 +390,9 @@ static void test_h_poly(sp_gpu *g, unsigned lg) {
 
 /* ---- MSM ------------------------------------------------------------------------- */
 
-enum { SC_RANDOM, SC_SMALL, SC_ZERO_ONE, SC_REPEATED, SC_NEAR_R, SC_MIXED };
-static const char *sc_name[] = {"random", "small", "zero/one", "repeated", "r-k", "mixed"};
+enum { SC_RANDOM, SC_SMALL, SC_ZERO_ONE, SC_REPEATED, SC_NEAR_R, SC_MIXED, SC_TOP };
+static const char *sc_name[] = {"random", "small", "zero/one", "repeated", "r-k", "mixed",
+                                "top-heavy"};
 
 static void fill_scalars(scalar_t *s, size_t n, int kind) {
   scalar_t rep[3];
@@ -403,6 +404,15 @@ static void fill_scalars(scalar_t *s, size_t n, int kind) {
       case SC_ZERO_ONE: scalar_from_u64(&s[i], rnd64() & 1); break;
       case SC_REPEATED: s[i] = rep[rnd64() % 3]; break;
       case SC_NEAR_R: scalar_r_minus(&s[i], 1 + rnd64() % 4); break;
+      case SC_TOP: { /* the top windows full: r - 1 - (a random value below 2^192) */
+        uint64_t x[4] = {rnd64(), rnd64(), rnd64(), 0}, borrow = 1; /* the 1 of r - 1 */
+        for (int l = 0; l < 4; l++) {
+          unsigned __int128 d = (unsigned __int128)BLS_R[l] - x[l] - borrow;
+          s[i].l[l] = (uint64_t)d;
+          borrow = (uint64_t)(d >> 64) & 1;
+        }
+        break;
+      }
       default: {
         uint64_t t = rnd64() % 6;
         if (t == 0) scalar_from_u64(&s[i], 0);
@@ -560,6 +570,224 @@ static void test_msm_g2(sp_gpu *g, const size_t *sizes, size_t nsizes) {
   free(sc);
 }
 
+/* ---- fixed-base MSM (precomputed tables) ---------------------------------------------
+ * Tables of several windows and copy counts (full: one bucket set; partial: several,
+ * combined by Horner; copies that leave a short last group), against the CPU MSM on
+ * every scalar kind including the top-window-heavy one, with the H MSM's bit-reversed
+ * points and the tail MSMs' compacted indices, and the copies themselves against
+ * 2^(c j) P on the CPU. tests/cuda/msm_table_model.py checks the same digit and copy
+ * arithmetic exactly on the host. */
+typedef struct tab_case {
+  unsigned c, k;
+} tab_case;
+
+static bool g1_copy_ok(const g1_affine_t *p, const g1_affine_t *copy, unsigned shift) {
+  g1_jac_t j;
+  g1_affine_t e;
+  g1_jac_from_affine(&j, p);
+  for (unsigned d = 0; d < shift; d++) g1_jac_dbl(&j, &j);
+  g1_jac_to_affine(&e, &j);
+  return g1_affine_eq(&e, copy);
+}
+
+static void test_msm_table_g1(sp_gpu *g, const size_t *sizes, size_t nsizes, bool full) {
+  char err[256];
+  static const tab_case cases[] = {{3, 2},  {5, 52}, {8, 4},   {11, 24}, {13, 7},
+                                   {16, 16}, {17, 15}, {20, 13}, {22, 6},  {24, 11}};
+  const size_t ncases = sizeof cases / sizeof cases[0];
+  size_t nmax = 0;
+  for (size_t i = 0; i < nsizes; i++) nmax = sizes[i] > nmax ? sizes[i] : nmax;
+  g1_affine_t *pts = malloc(nmax * sizeof *pts), *perm = malloc(nmax * sizeof *perm);
+  scalar_t *sc = malloc(nmax * sizeof *sc);
+  uint32_t *idx = malloc(nmax * sizeof *idx);
+  make_points_g1(g, pts, nmax, 1 + (rnd64() & 0xffffff));
+  plant_points_g1(pts, nmax);
+  void *dp = NULL, *ds = NULL, *di = NULL;
+  int st = sp_gpu_alloc(g, &dp, nmax * sizeof *pts, err, sizeof err);
+  if (!st) st = sp_gpu_alloc(g, &ds, nmax * sizeof *sc, err, sizeof err);
+  if (!st) st = sp_gpu_alloc(g, &di, nmax * sizeof *idx, err, sizeof err);
+  if (!st) st = sp_gpu_upload(g, dp, pts, nmax * sizeof *pts, err, sizeof err);
+  CHECK(st == SEALPROV_OK, "msm table: device buffers: %s", err);
+  unsigned tested = 0;
+  for (size_t si = 0; !st && si < nsizes; si++) {
+    const size_t n = sizes[si];
+    for (size_t ci = 0; ci < ncases; ci++) {
+      const unsigned c = cases[ci].c, k = cases[ci].k;
+      /* the large windows at the small sizes only (2^23 buckets each) unless --full */
+      if (!full && c >= 20 && n > 1000) continue;
+      sp_msm_table tab;
+      st = sp_gpu_msm_table_make(g, false, dp, n, c, k, &tab, err, sizeof err);
+      CHECK(st == SEALPROV_OK, "table G1 n=%zu window %u copies %u: %s", n, c, k, err);
+      if (st) break;
+      /* the copies: point 0, the last, and one between, against the CPU */
+      size_t probe[3] = {0, n / 2, n - 1};
+      for (unsigned j = 1; j < k; j += (k > 6 ? k / 3 : 1))
+        for (int q = 0; q < 3; q++) {
+          size_t i = probe[q] < n ? probe[q] : n - 1;
+          g1_affine_t got;
+          st = sp_gpu_download(g, &got,
+                               (const uint8_t *)tab.d_ext + ((size_t)(j - 1) * n + i) * sizeof got,
+                               sizeof got, err, sizeof err);
+          CHECK(st == SEALPROV_OK && g1_copy_ok(&pts[i], &got, c * j),
+                "table G1 n=%zu window %u: copy %u of point %zu is not 2^%u P", n, c, j, i,
+                c * j);
+        }
+      for (int kind = SC_RANDOM; kind <= SC_TOP; kind++) {
+        if (n > 65536 && kind != SC_RANDOM && kind != SC_TOP) continue;
+        fill_scalars(sc, n, kind);
+        if (kind == SC_MIXED && n >= 4) { /* the edges at fixed places too */
+          scalar_from_u64(&sc[0], 0);
+          scalar_from_u64(&sc[1], 1);
+          scalar_r_minus(&sc[2], 1);
+        }
+        st = sp_gpu_upload(g, ds, sc, n * sizeof *sc, err, sizeof err);
+        sp_msm_args a;
+        memset(&a, 0, sizeof a);
+        a.d_scalars = ds;
+        a.n = n;
+        a.table = &tab;
+        /* a set over several sort batches (merged), as at 2^24 and up: one window a
+         * batch for the small windows' cases, two for the rest, on half the kinds */
+        a.table_batch = kind & 1 ? (c < 16 ? 1 : 2) : 0;
+        g1_jac_t got, ref;
+        if (!st) st = sp_gpu_msm_g1_dev(g, &got, &a, err, sizeof err);
+        CHECK(st == SEALPROV_OK, "table G1 n=%zu window %u copies %u: %s", n, c, k, err);
+        CHECK(msm_g1(&ref, pts, sc, n, cpu_threads), "CPU msm_g1 failed");
+        CHECK(st == SEALPROV_OK && g1_jac_eq(&got, &ref),
+              "table G1 n=%zu window %u copies %u scalars=%s differs from the CPU", n, c, k,
+              sc_name[kind]);
+        tested++;
+      }
+      /* H's form: scalar i weighs point bitrev(i) (n = 2^lg - 1 of 2^lg) */
+      unsigned lg = 0;
+      while (((size_t)2 << lg) <= n + 1) lg++;
+      size_t nb = ((size_t)1 << lg) - 1;
+      if (nb >= 1 && nb <= n && (ci % 3) == 0) {
+        fill_scalars(sc, nb, SC_MIXED);
+        for (size_t i = 0; i < nb; i++) perm[i] = pts[bitrev_idx(i, lg)];
+        st = sp_gpu_upload(g, ds, sc, nb * sizeof *sc, err, sizeof err);
+        sp_msm_args a;
+        memset(&a, 0, sizeof a);
+        a.d_scalars = ds;
+        a.n = nb;
+        a.flags = SP_MSM_BITREV_POINTS;
+        a.log_bitrev = lg;
+        a.table = &tab;
+        g1_jac_t got, ref;
+        if (!st) st = sp_gpu_msm_g1_dev(g, &got, &a, err, sizeof err);
+        msm_g1(&ref, perm, sc, nb, cpu_threads);
+        CHECK(st == SEALPROV_OK && g1_jac_eq(&got, &ref),
+              "table G1 bit-reversed 2^%u - 1 window %u copies %u differs (%s)", lg, c, k,
+              st ? err : "wrong point");
+        tested++;
+      }
+      /* the tails' form: compacted scalars with their point indices (about half) */
+      if ((ci % 3) == 1 && n >= 2) {
+        size_t m = 0;
+        for (size_t i = 0; i < n; i++)
+          if (rnd64() & 1) {
+            idx[m] = (uint32_t)i;
+            perm[m++] = pts[i];
+          }
+        fill_scalars(sc, m, SC_RANDOM);
+        st = sp_gpu_upload(g, ds, sc, m * sizeof *sc, err, sizeof err);
+        if (!st && m) st = sp_gpu_upload(g, di, idx, m * sizeof *idx, err, sizeof err);
+        sp_msm_args a;
+        memset(&a, 0, sizeof a);
+        a.d_scalars = ds;
+        a.d_index = di;
+        a.n = m;
+        a.table = &tab;
+        g1_jac_t got, ref;
+        if (!st) st = sp_gpu_msm_g1_dev(g, &got, &a, err, sizeof err);
+        msm_g1(&ref, perm, sc, m, cpu_threads);
+        CHECK(st == SEALPROV_OK && g1_jac_eq(&got, &ref),
+              "table G1 indexed %zu of %zu window %u copies %u differs (%s)", m, n, c, k,
+              st ? err : "wrong point");
+        tested++;
+      }
+      /* another window than the table's is refused */
+      sp_msm_args bad;
+      memset(&bad, 0, sizeof bad);
+      bad.d_scalars = ds;
+      bad.n = n;
+      bad.table = &tab;
+      bad.window_bits = c == 8 ? 9 : 8;
+      g1_jac_t junk;
+      CHECK(sp_gpu_msm_g1_dev(g, &junk, &bad, err, sizeof err) == SEALPROV_ERR_INVALID_ARGUMENT,
+            "table G1: a window other than the table's was not refused");
+      sp_gpu_msm_table_free(0, &tab);
+      st = SEALPROV_OK;
+    }
+    printf("msm_table_g1: n=%zu checked\n", n);
+  }
+  /* what the maker refuses: copies past ceil(256 / c), a window out of range */
+  sp_msm_table t0;
+  CHECK(sp_gpu_msm_table_make(g, false, dp, 16, 24, 12, &t0, err, sizeof err) ==
+            SEALPROV_ERR_INVALID_ARGUMENT && t0.copies == 0,
+        "table: 12 copies of window 24 (11 windows) not refused");
+  CHECK(sp_gpu_msm_table_make(g, false, dp, 16, 25, 2, &t0, err, sizeof err) ==
+            SEALPROV_ERR_INVALID_ARGUMENT,
+        "table: window 25 not refused");
+  printf("msm_table_g1: %u MSMs over tables checked\n", tested);
+  sp_gpu_free(g, dp, nmax * sizeof *pts);
+  sp_gpu_free(g, ds, nmax * sizeof *sc);
+  sp_gpu_free(g, di, nmax * sizeof *idx);
+  free(pts);
+  free(perm);
+  free(sc);
+  free(idx);
+}
+
+static void test_msm_table_g2(sp_gpu *g, const size_t *sizes, size_t nsizes) {
+  char err[256];
+  static const tab_case cases[] = {{8, 4}, {13, 20}, {17, 15}};
+  size_t nmax = 0;
+  for (size_t i = 0; i < nsizes; i++) nmax = sizes[i] > nmax ? sizes[i] : nmax;
+  g2_affine_t *pts = malloc(nmax * sizeof *pts);
+  scalar_t *sc = malloc(nmax * sizeof *sc);
+  make_points_g2(g, pts, nmax, 1 + (rnd64() & 0xffffff));
+  plant_points_g2(pts, nmax);
+  void *dp = NULL, *ds = NULL;
+  int st = sp_gpu_alloc(g, &dp, nmax * sizeof *pts, err, sizeof err);
+  if (!st) st = sp_gpu_alloc(g, &ds, nmax * sizeof *sc, err, sizeof err);
+  if (!st) st = sp_gpu_upload(g, dp, pts, nmax * sizeof *pts, err, sizeof err);
+  CHECK(st == SEALPROV_OK, "msm table G2: device buffers: %s", err);
+  for (size_t si = 0; !st && si < nsizes; si++) {
+    const size_t n = sizes[si];
+    for (size_t ci = 0; ci < sizeof cases / sizeof cases[0]; ci++) {
+      sp_msm_table tab;
+      st = sp_gpu_msm_table_make(g, true, dp, n, cases[ci].c, cases[ci].k, &tab, err, sizeof err);
+      CHECK(st == SEALPROV_OK, "table G2 n=%zu window %u: %s", n, cases[ci].c, err);
+      if (st) break;
+      for (int kind = SC_RANDOM; kind <= SC_TOP; kind++) {
+        if (kind != SC_RANDOM && kind != SC_MIXED && kind != SC_TOP) continue;
+        fill_scalars(sc, n, kind);
+        st = sp_gpu_upload(g, ds, sc, n * sizeof *sc, err, sizeof err);
+        sp_msm_args a;
+        memset(&a, 0, sizeof a);
+        a.d_scalars = ds;
+        a.n = n;
+        a.table = &tab;
+        a.table_batch = kind == SC_MIXED ? 1 : 0; /* merged batches too */
+        g2_jac_t got, ref;
+        if (!st) st = sp_gpu_msm_g2_dev(g, &got, &a, err, sizeof err);
+        CHECK(msm_g2(&ref, pts, sc, n, cpu_threads), "CPU msm_g2 failed");
+        CHECK(st == SEALPROV_OK && g2_jac_eq(&got, &ref),
+              "table G2 n=%zu window %u copies %u scalars=%s differs from the CPU (%s)", n,
+              cases[ci].c, cases[ci].k, sc_name[kind], st ? err : "wrong point");
+      }
+      sp_gpu_msm_table_free(0, &tab);
+      st = SEALPROV_OK;
+    }
+    printf("msm_table_g2: n=%zu checked\n", n);
+  }
+  sp_gpu_free(g, dp, nmax * sizeof *pts);
+  sp_gpu_free(g, ds, nmax * sizeof *sc);
+  free(pts);
+  free(sc);
+}
+
 static void test_batch_add(sp_gpu *g, size_t n) {
   char err[256];
   g1_affine_t *p1 = malloc(n * sizeof *p1);
@@ -608,7 +836,7 @@ int main(int argc, char **argv) {
     } else ok = false;
     if (!ok) {
       fprintf(stderr,
-              "usage: %s [--full] [--only=pool|fields|curves|ntt|h|msm1|msm2|batch] [--big=24,27]\n"
+              "usage: %s [--full] [--only=pool|fields|curves|ntt|h|msm1|msm2|msmtab|batch] [--big=24,27]\n"
               "  --big: also the four NTT kinds and the H pipeline at these log sizes\n"
               "  (1..28) against the CPU (2^27: ~40 GB of host memory and more than three\n"
               "  minutes, most of it the CPU reference and the random inputs)\n",
@@ -664,6 +892,14 @@ int main(int argc, char **argv) {
     static const size_t quick[] = {1, 2, 5, 100, 1024};
     static const size_t big[] = {1, 2, 5, 100, 1024, 16384, 1 << 16, 1 << 18, 1 << 20};
     test_msm_g2(g, full ? big : quick, full ? 9 : 5);
+  }
+  if (RUN("msmtab")) {
+    static const size_t quick[] = {1, 2, 3, 7, 64, 1000, 4096};
+    static const size_t big[] = {1, 2, 3, 7, 64, 1000, 4096, 65536, 1 << 18};
+    test_msm_table_g1(g, full ? big : quick, full ? 9 : 7, full);
+    static const size_t q2[] = {1, 5, 100, 1024};
+    static const size_t b2[] = {1, 5, 100, 1024, 16384};
+    test_msm_table_g2(g, full ? b2 : q2, full ? 5 : 4);
   }
   if (RUN("batch")) test_batch_add(g, full ? 100003 : 1000);
   int st = sp_gpu_sync(g, err, sizeof err);

@@ -103,6 +103,11 @@ tests_module_test_topo_CFLAGS = $(AM_CFLAGS) $(CHECK_CFLAGS)
 tests_module_test_topo_LDADD = $(SP_KIT_LIBS) $(SP_EXTERNAL_LIBS) $(CHECK_LIBS)
 endif
 TESTS += tests/module/topo_cli.sh
+# `sealprov soak` (issue 22 item 10): the GPU soak's plan at 2^8 on two CPU devices; its
+# host threads, sampler and close/open cycles under the sanitizers too (~1 min each).
+TESTS += tests/module/soak_plan.sh
+SAN_TESTS += tests/module/soak_plan.sh
+EXTRA_DIST += tests/module/soak_plan.sh
 EXTRA_DIST += tests/module/fake_sysfs.sh tests/module/topo_cli.sh
 # A module of ABI 1.1 whose devices() writes the older, smaller entries (topo_cli.sh).
 check_LTLIBRARIES += tests/module/old_module.la

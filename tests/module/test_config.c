@@ -24,8 +24,6 @@
 #include "util/cuda_api.h"
 #include "sealprov.h"
 
-#include "engine/engine.h" /* SP_INJECT_* */
-
 static char tmpdir[512];
 static char ini_path[600];
 static sp_config *cfg;
@@ -148,6 +146,16 @@ static const bad_case bad_cases[] = {
     { "[cpu0]", "pinned_staging", "\"1.5GiB\"", "fractions are not supported" } },
   { "pinned_staging twice", CPU0 "pinned_staging = auto\npinned_staging = off\n",
     SEALPROV_ERR_CONFIG, 4, { "[cpu0]", "pinned_staging", "\"off\"", "duplicate key" } },
+  { "msm_precompute word", CPU0 "msm_precompute = on\n", SEALPROV_ERR_CONFIG, 3,
+    { "[cpu0]", "msm_precompute", "\"on\"", "not auto, off or a size" } },
+  { "msm_precompute bad unit", CPU0 "msm_precompute = 24G\n", SEALPROV_ERR_CONFIG, 3,
+    { "[cpu0]", "msm_precompute", "\"24G\"", "bad unit \"G\"" } },
+  { "msm_precompute negative", CPU0 "msm_precompute = -1GiB\n", SEALPROV_ERR_CONFIG, 3,
+    { "[cpu0]", "msm_precompute", "\"-1GiB\"", "not auto, off or a size" } },
+  { "msm_precompute too large", CPU0 "msm_precompute = 16777216TiB\n", SEALPROV_ERR_CONFIG, 3,
+    { "[cpu0]", "msm_precompute", "\"16777216TiB\"", "too large" } },
+  { "msm_precompute twice", CPU0 "msm_precompute = auto\nmsm_precompute = off\n",
+    SEALPROV_ERR_CONFIG, 4, { "[cpu0]", "msm_precompute", "\"off\"", "duplicate key" } },
   { "bad bool", "[provider]\nverify_proofs = maybe\n" CPU0, SEALPROV_ERR_CONFIG, 2,
     { "[provider]", "verify_proofs", "\"maybe\"", "not a boolean" } },
   { "bad bool 2", "[provider]\nparams_subgroup_check = 2\n" CPU0, SEALPROV_ERR_CONFIG, 2,
@@ -413,6 +421,7 @@ START_TEST(test_defaults) {
   ck_assert_uint_eq(d->threads, 0);
   ck_assert_uint_eq(d->memory_limit, 0);
   ck_assert_uint_eq(d->pinned_staging, 0); /* auto */
+  ck_assert_uint_eq(d->msm_precompute, 0); /* auto */
   ck_assert_int_eq(d->ordinal, -1);
   ck_assert_uint_eq(d->inject, 0);
   ck_assert_uint_eq(d->inject_count, 0);
@@ -498,6 +507,23 @@ START_TEST(test_pinned_staging) {
     expect_ok(text);
     ck_assert_msg(cfg->devices[0].pinned_staging == t[i].v, "pinned_staging = %s gave %llu",
                   t[i].w, (unsigned long long)cfg->devices[0].pinned_staging);
+  }
+}
+END_TEST
+
+START_TEST(test_msm_precompute) {
+  static const struct { const char *w; uint64_t v; } t[] = {
+    { "auto", 0 }, { "Auto", 0 }, { "off", SP_MSM_PRECOMPUTE_OFF }, { "OFF", SP_MSM_PRECOMPUTE_OFF },
+    { "0", SP_MSM_PRECOMPUTE_OFF }, { "0MiB", SP_MSM_PRECOMPUTE_OFF }, { "4096", 4096 },
+    { "24GiB", 24ull << 30 }, { "30 GB", 30000000000ull },
+    { "18446744073709551615", SP_MSM_PRECOMPUTE_OFF - 1 }, /* no limit, kept apart from off */
+  };
+  for (size_t i = 0; i < sizeof t / sizeof t[0]; i++) {
+    char text[128];
+    snprintf(text, sizeof text, "[gpu0]\ntype = cuda\ndevice = 0\nmsm_precompute = %s\n", t[i].w);
+    expect_ok(text);
+    ck_assert_msg(cfg->devices[0].msm_precompute == t[i].v, "msm_precompute = %s gave %llu",
+                  t[i].w, (unsigned long long)cfg->devices[0].msm_precompute);
   }
 }
 END_TEST
@@ -780,6 +806,7 @@ static Suite *config_suite(void) {
   tcase_add_test(tc, test_booleans);
   tcase_add_test(tc, test_memory_units);
   tcase_add_test(tc, test_pinned_staging);
+  tcase_add_test(tc, test_msm_precompute);
   tcase_add_test(tc, test_host_memory_limit);
   tcase_add_test(tc, test_selectors);
   tcase_add_test(tc, test_syntax_tolerance);
