@@ -58,9 +58,11 @@ grep -q "job->device_mask 0x8 names device 3, but this provider has 3 devices" "
   { cat "$T/bad.err"; fail "--device 3: no module message"; }
 test -e "$T/bad.proofs" && fail "--device 3 wrote a proof file"
 
-# an injected kernel failure on c1 ([testing]): pinned to c1 the job fails with the
-# device's error once c1 is quarantined; allowed {c0, c1} it moves to c0 and verifies
-cat >"$T/faulty.ini" <<'INI'
+# an injected kernel failure on c1 ([testing], a build with --enable-fault-injection):
+# pinned to c1 the job fails with the device's error once c1 is quarantined; allowed
+# {c0, c1} it moves to c0 and verifies
+if [ "${SP_FAULT_INJECTION:-no}" = yes ]; then
+  cat >"$T/faulty.ini" <<'INI'
 [provider]
 log_level = error
 quarantine_after = 1
@@ -78,21 +80,24 @@ threads = 1
 inject_device = c1
 inject = fail_kernel
 INI
-"$SP" prove -c "$T/faulty.ini" --params "$T/p/circuit.params" --out "$T/f1.proofs" \
-  --device 1 --json "$@" >"$T/f1.json" 2>"$T/f1.err"
-rc=$?
-[ "$rc" -eq 1 ] || fail "--device 1 on a faulty c1: exit status $rc, expected 1"
-grep -q '"status": "device", "written": false' "$T/f1.json" ||
-  { cat "$T/f1.json"; fail "--device 1 on a faulty c1: job status is not the device error"; }
-grep -q "not retried: the job's device_mask 0x2 allows no healthy device: device 1 (c1) quarantined after 1 failure" "$T/f1.err" ||
-  { cat "$T/f1.err"; fail "--device 1 on a faulty c1: message"; }
-test -e "$T/f1.proofs" && fail "--device 1 on a faulty c1 wrote a proof file"
-"$SP" prove -c "$T/faulty.ini" --params "$T/p/circuit.params" --out "$T/f2.proofs" \
-  --device 0,1 --json "$@" >"$T/f2.json" 2>"$T/f2.err" ||
-  { cat "$T/f2.err"; fail "--device 0,1 on a faulty c1"; }
-[ "$(used "$T/f2.json")" = "c0 " ] || { cat "$T/f2.json"; fail "--device 0,1 (c1 faulty) ran on: $(used "$T/f2.json")"; }
-"$SP" verify --vk "$T/p/circuit.vk" --proofs "$T/f2.proofs" "$@" >"$T/v3.out" 2>&1 ||
-  { cat "$T/v3.out"; fail "proofs of --device 0,1 (c1 faulty) do not verify"; }
+  "$SP" prove -c "$T/faulty.ini" --params "$T/p/circuit.params" --out "$T/f1.proofs" \
+    --device 1 --json "$@" >"$T/f1.json" 2>"$T/f1.err"
+  rc=$?
+  [ "$rc" -eq 1 ] || fail "--device 1 on a faulty c1: exit status $rc, expected 1"
+  grep -q '"status": "device", "written": false' "$T/f1.json" ||
+    { cat "$T/f1.json"; fail "--device 1 on a faulty c1: job status is not the device error"; }
+  grep -q "not retried: the job's device_mask 0x2 allows no healthy device: device 1 (c1) quarantined after 1 failure" "$T/f1.err" ||
+    { cat "$T/f1.err"; fail "--device 1 on a faulty c1: message"; }
+  test -e "$T/f1.proofs" && fail "--device 1 on a faulty c1 wrote a proof file"
+  "$SP" prove -c "$T/faulty.ini" --params "$T/p/circuit.params" --out "$T/f2.proofs" \
+    --device 0,1 --json "$@" >"$T/f2.json" 2>"$T/f2.err" ||
+    { cat "$T/f2.err"; fail "--device 0,1 on a faulty c1"; }
+  [ "$(used "$T/f2.json")" = "c0 " ] || { cat "$T/f2.json"; fail "--device 0,1 (c1 faulty) ran on: $(used "$T/f2.json")"; }
+  "$SP" verify --vk "$T/p/circuit.vk" --proofs "$T/f2.proofs" "$@" >"$T/v3.out" 2>&1 ||
+    { cat "$T/v3.out"; fail "proofs of --device 0,1 (c1 faulty) do not verify"; }
+else
+  echo "[testing] checks skipped: a build without --enable-fault-injection (fault_injection.sh checks that it refuses [testing])"
+fi
 
 # malformed lists: usage errors before anything is loaded
 for arg in x 1,,2 -1 64 "1 2" 1,; do
