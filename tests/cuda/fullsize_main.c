@@ -25,6 +25,7 @@
 
 #include "util/sp_gpu.h"
 #include "gpu/sp_cuda_setup.h"
+#include "util/cuda_api.h" /* the direct load */
 #include "circuit.h"
 #include "engine/device.h" /* sp_device_cfg */
 #include "engine/engine.h"
