@@ -3,10 +3,11 @@
 # v11) on a machine with one NVIDIA GPU, from two folders of tests/cuda/standalone.sh
 # binaries: NEW (this tree: fullsize, test_cuda_checks, test_cuda_load, bench_load) and
 # BASE (the tree before: fullsize). Steps, each with its own time limit:
-#   1. NEW test_cuda_checks --only=subgroup --sg-bench: every G1 kernel variant's verdicts
-#      on the cofactor cases equal the CPU's, and each variant's checker rate;
-#   2. NEW test_cuda_load: the direct load byte-equal to the host load under every
-#      variant, bad files, a proof;
+#   1. NEW test_cuda_checks --only=subgroup --sg-bench: the G1 and G2 kernels' verdicts
+#      on the cofactor cases equal the CPU's, and the checker's rate (the candidate G1
+#      kernels of v12 were compared here; the losers went in v13);
+#   2. NEW test_cuda_load: the direct load byte-equal to the host load, bad files, a
+#      proof;
 #   3. a 2^24 file made once by NEW fullsize (GPU setup, --keep) in $SG_DIR;
 #   4. the direct load of that file, BASE and NEW alternating, $SG_RUNS (default 3) each;
 #   5. NEW bench_load on that file (default modes: direct, checked, on-curve; cold).
@@ -55,7 +56,7 @@ rc=$?
 if [ $rc -eq 77 ]; then say "subgroup-ab: the test programs see no GPU"; exit 77; fi
 [ $rc -eq 0 ] || fails=$((fails + 1))
 
-# 2. the direct load against the host load, every variant
+# 2. the direct load against the host load
 step load-tests 150 "$out/load.log" "$new/test_cuda_load" || fails=$((fails + 1))
 
 # 3. one 2^24 file for everything below

@@ -70,15 +70,6 @@
 static const size_t oom_ladder[SP_OOM_RETRIES] = {(size_t)1 << 24, (size_t)1 << 22,
                                                   (size_t)1 << 20};
 
-size_t cuda_env_size(const char *name, size_t dflt, size_t lo, size_t hi) {
-  const char *v = getenv(name);
-  if (!v || !*v) return dflt;
-  char *end = NULL;
-  unsigned long long x = strtoull(v, &end, 10);
-  if (!end || *end || x < lo || x > hi) return dflt;
-  return (size_t)x;
-}
-
 static int stage_mode_of(uint64_t cfg) {
   return cfg == SP_PINNED_STAGING_OFF ? STAGE_OFF
          : cfg == 0 || cfg == SP_PINNED_STAGING_CHUNKED ? STAGE_CHUNKED
@@ -118,14 +109,17 @@ static int cuda_device_open(const struct sp_device_cfg *cfg, void **dev, char *e
   d->memory_limit = cfg->memory_limit;
   d->pinned_cfg = cfg->pinned_staging;
   d->stage_mode = stage_mode_of(cfg->pinned_staging);
-  d->chunks_per_stage = (unsigned)cuda_env_size("SP_GPU_STAGE_CHUNKS", SP_CHUNKS_DEFAULT, 1, 16);
+  /* chunked staging: [provider] staging_chunk_size and the section's staging_chunks,
+   * checked by config.c; a table made in memory (tests, benchmarks) may leave them 0 */
+  d->chunks_per_stage = cfg->staging_chunks && cfg->staging_chunks <= SP_STAGING_CHUNKS_MAX
+                            ? cfg->staging_chunks
+                            : SP_STAGING_CHUNKS_DEFAULT;
+  d->chunk_bytes = cfg->staging_chunk_bytes >= SP_STAGING_CHUNK_BYTES_MIN &&
+                           cfg->staging_chunk_bytes <= SP_STAGING_CHUNK_BYTES_MAX
+                       ? (size_t)cfg->staging_chunk_bytes
+                       : (size_t)SP_STAGING_CHUNK_BYTES_DEFAULT;
   d->workers = cfg->workers ? cfg->workers : 2;
-  {
-    const char *e = getenv("SP_GPU_EARLY_UPLOAD"); /* benchmarks: 0 off, 1 handoff only */
-    d->early_mode = e && *e >= '0' && *e <= '2' ? *e - '0' : SP_EARLY_ALL;
-    const char *c = getenv("SP_GPU_CS"); /* benchmarks: "host" = the host's SpMV */
-    d->cs_host = c && strcmp(c, "host") == 0;
-  }
+  d->early_mode = SP_EARLY_ALL; /* the kit's sp_engine_cuda_set_early changes it (A/B runs) */
   if (d->workers > SP_MAX_WORKERS) d->workers = SP_MAX_WORKERS;
   d->precompute_cfg = cfg->msm_precompute;
   d->tables_mode = SP_TABLES_AUTO;

@@ -86,7 +86,7 @@ enum { SP_STAGING_OFF = 0, SP_STAGING_WHOLE = 1, SP_STAGING_CHUNKED = 2 };
 
 /* Early upload of a (engine_cuda.c): off; only a running execute sends the next
  * partition's a (handoff); or also a prepare that finds the device idle (the default).
- * Tests and benchmarks (SP_GPU_EARLY_UPLOAD=0/1/2 sets it at device open). */
+ * Tests and benchmarks switch it between tasks (kit/gpu/engine_probe.h). */
 enum { SP_EARLY_OFF = 0, SP_EARLY_HANDOFF = 1, SP_EARLY_ALL = 2 };
 
 /* Fixed-base tables of resident parameter sets (cuda/NOTES.md v11): OFF = MSMs do not

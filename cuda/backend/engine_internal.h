@@ -103,11 +103,10 @@ typedef struct stage_buf {
 /* Staging modes (sp_device_cfg.pinned_staging, sp_engine_cuda_set_staging). */
 enum { STAGE_OFF = SP_STAGING_OFF, STAGE_WHOLE = SP_STAGING_WHOLE, STAGE_CHUNKED = SP_STAGING_CHUNKED };
 
-/* Chunked staging: chunks of this size from the process-wide pool (hostmem.h), this
- * many per partition being staged. SP_GPU_STAGE_CHUNK_MIB and SP_GPU_STAGE_CHUNKS
- * change them (benchmarks). */
-#define SP_CHUNK_BYTES_DEFAULT ((size_t)128 << 20)
-#define SP_CHUNKS_DEFAULT 4
+/* Chunked staging takes chunks of the provider's pool (hostmem.h), of
+ * sp_device_cfg.staging_chunk_bytes each, staging_chunks of them per partition being
+ * staged (device.h has the defaults); a transfer has a slot for each. */
+_Static_assert(SP_STAGING_CHUNKS_MAX <= SP_XFER_SLOTS, "a staging chunk per transfer slot");
 
 /* Events of one execute (device lock held: one user at a time). */
 enum {
@@ -140,7 +139,8 @@ typedef struct cuda_dev {
    * "landing"), filled through chunks of the shared pool; device bytes they hold */
   stage_buf land[SP_MAX_WORKERS];
   uint64_t land_bytes;
-  unsigned chunks_per_stage;
+  unsigned chunks_per_stage; /* sp_device_cfg.staging_chunks (or its default) */
+  size_t chunk_bytes;        /* sp_device_cfg.staging_chunk_bytes (or its default) */
   unsigned workers;
   pthread_mutex_t mu;  /* gpu creation, bound count, resident/registered lists, staging
                           pool, timings, knobs */
@@ -149,7 +149,8 @@ typedef struct cuda_dev {
   cuda_resident *res;
   cuda_hostreg *reg;
   cuda_cs_res *cs_res;  /* constraint systems on this device (under mu) */
-  bool cs_host;         /* SP_GPU_CS=host: witness-only a, b, c on the host (A/B runs) */
+  bool cs_host;         /* witness-only a, b, c on the host's SpMV (the kit's
+                           sp_engine_cuda_set_cs_host, A/B runs) */
   sp_cuda_timings last;
   /* pinned staging pool */
   uint64_t pinned_budget; /* resolved at first bind; 0 = off */
@@ -170,7 +171,7 @@ typedef struct cuda_dev {
    * early_owner starts with a on the device instead of waiting ~80 ms for it at 2^27.
    * early_owner NULL with early_buf set: orphaned (its partition was released without
    * executing); the next execute frees it. */
-  int early_mode;                /* SP_EARLY_* (sp_engine_cuda_set_early; SP_GPU_EARLY_UPLOAD) */
+  int early_mode;                /* SP_EARLY_* (the kit's sp_engine_cuda_set_early) */
   /* Fixed-base tables (sp_device_cfg.msm_precompute: 0 auto, SP_MSM_PRECOMPUTE_OFF, or
    * bytes) and their use (SP_TABLES_*, sp_engine_cuda_set_tables; under mu). */
   uint64_t precompute_cfg;
@@ -228,8 +229,6 @@ typedef struct xctx {
 } xctx;
 
 /* ---- engine_cuda.c ---- */
-/* A size from the environment (benchmarks), dflt when unset or outside lo..hi. */
-size_t cuda_env_size(const char *name, size_t dflt, size_t lo, size_t hi);
 /* Host memory the device holds page-locked, and the module's counters for it. */
 void cuda_host_memory(void *dev, sp_cuda_host_memory *out);
 

@@ -28,8 +28,9 @@ static void *chunk_alloc(size_t bytes, void *user) {
 static void chunk_free(void *p, void *user) { sp_gpu_host_free(*(const int *)user, p); }
 
 void cuda_chunk_pool_hold(cuda_dev *d) {
-  size_t mib = cuda_env_size("SP_GPU_STAGE_CHUNK_MIB", SP_CHUNK_BYTES_DEFAULT >> 20, 1, 4096);
-  (void)sp_hostmem_pool_hold(d->hm, mib << 20, chunk_alloc, chunk_free);
+  /* the first holder's size makes the pool: every device of a provider has the same
+   * ([provider] staging_chunk_size) */
+  (void)sp_hostmem_pool_hold(d->hm, d->chunk_bytes, chunk_alloc, chunk_free);
   d->pool_held = true; /* a NULL pool: chunked staging then stages without chunks */
 }
 
@@ -343,8 +344,8 @@ int cuda_prepare(void *dev, const sp_task *t, void **prep, char *err, size_t err
   double t0 = sp_now_ms();
   /* A witness-only partition: on the device, only the witness is staged and execute
    * computes a, b, c there (the system's sizes and densities were checked against the
-   * parameters at submit, sp_cs_check_partition); with SP_GPU_CS=host the host's SpMV
-   * runs here and the task is then the full assignment that ev owns. */
+   * parameters at submit, sp_cs_check_partition); with cs_host (the kit's A/B switch)
+   * the host's SpMV runs here and the task is then the full assignment that ev owns. */
   sp_cs_eval *ev = NULL;
   sp_task tw;
   sealprov_assignment wasg;

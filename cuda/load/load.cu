@@ -151,7 +151,6 @@ struct sp_cuda_dload {
   unsigned ndev;
   dl_dev dev[SP_DEVCOPY_MAX];
   bool subgroup;
-  int variant;
   size_t chunk;
   bool begun;
   void *host[DL_SLOTS];
@@ -202,14 +201,7 @@ extern "C" int sp_cuda_dload_create(const int *ordinals, const uint64_t *memory_
     l->dev[d].memory_limit = memory_limit ? memory_limit[d] : 0;
   }
   l->subgroup = subgroup_check;
-  l->variant = sg_variant_env(getenv("SP_GPU_SG_VARIANT"));
   l->chunk = DL_CHUNK_BYTES;
-  /* tests: small chunks make many of a small file */
-  const char *c = getenv("SP_GPU_LOAD_CHUNK_KB");
-  if (c && *c) {
-    unsigned long kb = strtoul(c, NULL, 10);
-    if (kb >= 1 && kb <= ((size_t)4 << 20)) l->chunk = (size_t)kb << 10;
-  }
   l->k = sg_make_consts();
   *out = l;
   return SEALPROV_OK;
@@ -290,9 +282,12 @@ extern "C" int sp_cuda_dload_begin(void *user, uint64_t bytes, unsigned log_doma
                                    size_t *chunk, char *err, size_t errlen) {
   sp_cuda_dload *l = (sp_cuda_dload *)user;
   *take = false;
-  /* a small file: buffers of its size (whole 64 KiB), not 3 x 256 MiB page-locked */
+  /* a small file: buffers of its size (whole 64 KiB), not 3 x 256 MiB page-locked; a
+   * caller that lowered the sink's chunk_bytes (tests: small chunks make many of a small
+   * file) gets buffers of that size */
   uint64_t fit = (bytes + 65535) & ~(uint64_t)65535;
   if (fit < l->chunk) l->chunk = (size_t)fit;
+  if (*chunk && *chunk < l->chunk) l->chunk = *chunk;
   *chunk = l->chunk;
   l->declined[0] = '\0';
   l->t0 = sp_now_ms();
@@ -479,7 +474,7 @@ extern "C" int sp_cuda_dload_submit(void *user, int vec, size_t index0, size_t n
       e = cudaGetLastError();
     }
     if (e == cudaSuccess && l->subgroup && d == checker) {
-      sg_launch(g2, l->variant, dst, n, 0, l->k, db, v->ks);
+      sg_launch(g2, dst, n, 0, l->k, db, v->ks);
       e = cudaGetLastError();
     }
     if (e == cudaSuccess)

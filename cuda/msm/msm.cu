@@ -286,7 +286,11 @@ __global__ void k_batch_add(const spc_affine<F> *pts, const uint64_t *bitmap, si
 
 /* ---- host drivers ------------------------------------------------------------------- */
 
-/* G2 has one variant (its kernels take minutes to compile); G1 has the measured ones. */
+/* The accumulation kernel: G2 without a register cap, its mixed addition a call (an
+ * inlined one was slower: cuda/NOTES.md v6); G1 with the mixed addition inlined and
+ * registers capped for 3 blocks of 128 threads per SM (variant 4 of cuda/NOTES.md v2,
+ * v3 and v5, measured fastest against the other caps and forms; the losers went in
+ * v13, their figures stay in the notes). */
 template <class F>
 static cudaError_t launch_accum0(sp_gpu *g, const uint32_t *keys, const uint32_t *vals, size_t n,
                                  size_t T, unsigned c, const spc_affine<F> *points,
@@ -304,24 +308,13 @@ cudaError_t launch_accum0<spc_fp>(sp_gpu *g, const uint32_t *keys, const uint32_
                                   spc_g1_xyzz *buckets, unsigned L, uint32_t *rkey,
                                   spc_g1_xyzz *rpt) {
   size_t nch = (T + L - 1) / L;
-  unsigned blocks = sp_blocks(nch, SP_ACC_THREADS);
-#define SP_ACC_LAUNCH(MINB, INL)                                                                 \
-  k_msm_accum0<spc_fp, MINB, INL><<<blocks, SP_ACC_THREADS, 0, g->stream>>>(                    \
-      keys, vals, n, T, c, points, buckets, L, rkey, rpt)
-  switch (g->msm_variant) {
-    case 1: SP_ACC_LAUNCH(3, false); break;
-    case 2: SP_ACC_LAUNCH(4, false); break;
-    case 3: SP_ACC_LAUNCH(1, true); break;
-    case 4: SP_ACC_LAUNCH(3, true); break;
-    case 5: SP_ACC_LAUNCH(4, true); break;
-    default: SP_ACC_LAUNCH(1, false);
-  }
-#undef SP_ACC_LAUNCH
+  k_msm_accum0<spc_fp, 3, true><<<sp_blocks(nch, SP_ACC_THREADS), SP_ACC_THREADS, 0, g->stream>>>(
+      keys, vals, n, T, c, points, buckets, L, rkey, rpt);
   return cudaGetLastError();
 }
 
-/* The accumulation over a table (msm_tab): the default variant's form only (G1:
- * inlined mixed addition, 3 blocks per SM, as variant 4; G2: as launch_accum0). T is
+/* The accumulation over a table (msm_tab): the forms of launch_accum0 (G1: inlined
+ * mixed addition, 3 blocks per SM; G2: a call, no cap). T is
  * passed as n: the keys carry no window, so n is not read. */
 template <class F>
 static cudaError_t launch_accum_tab(sp_gpu *g, const uint32_t *keys, const uint32_t *vals,
@@ -351,9 +344,11 @@ cudaError_t launch_accum_tab<spc_fp>(sp_gpu *g, const uint32_t *keys, const uint
   return cudaGetLastError();
 }
 
-/* Phase timings of one MSM for `SP_GPU_PROFILE=1` (stderr; benchmarks only): events
- * at the phase boundaries of every window batch, summed over batches. */
+/* Phase timings of one MSM: events at the phase boundaries of every window batch,
+ * summed over batches, one line on stderr per MSM. Only in a profile build of the test
+ * kit (gpu_internal.cuh, SP_GPU_PROFILE); in sealprov.so these are empty. */
 #define SP_PROF_MARKS 6
+#ifdef SP_GPU_PROFILE
 struct sp_prof {
   bool on;
   cudaEvent_t ev[SP_PROF_MARKS];
@@ -390,6 +385,13 @@ static void prof_done(sp_prof *p, const char *what, size_t n, unsigned c, unsign
   for (int i = 0; i < SP_PROF_MARKS; i++) cudaEventDestroy(p->ev[i]);
   (void)cudaGetLastError();
 }
+#else
+struct sp_prof {};
+static inline void prof_init(sp_prof *, sp_gpu *) {}
+static inline void prof_mark(sp_prof *, int) {}
+static inline void prof_batch_end(sp_prof *) {}
+static inline void prof_done(sp_prof *, const char *, size_t, unsigned, unsigned) {}
+#endif
 
 static unsigned ilog2_floor(size_t n) {
   unsigned r = 0;

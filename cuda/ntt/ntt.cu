@@ -210,6 +210,8 @@ __global__ void __launch_bounds__(SP_NTT_BLOCK_ELEMS / 2 / BF, MINB) k_ntt_pass(
   }
 }
 
+/* One swap per thread: transforms below 2^8, which have no 16 x 16 tiles for the form
+ * below. */
 __global__ void k_bitrev(spc_fr *d, unsigned logn, size_t n) {
   size_t i = (size_t)blockIdx.x * blockDim.x + threadIdx.x;
   if (i >= n) return;
@@ -443,7 +445,7 @@ static int run_passes(sp_gpu *g, spc_fr *d, unsigned logn, const sp_ntt_tab *t, 
     a.logn = logn;
     a.t0 = t0s[i];
     a.b = bits[i];
-    if (t->mid && a.t0 == t->mid_t0 && !g->ntt_old) a.mid = t->mid;
+    if (t->mid && a.t0 == t->mid_t0) a.mid = t->mid;
     if (k == 0 && pre && pre->mode) {
       a.pre = pre->mode;
       fr_to_spc(&a.pre_c, &pre->c);
@@ -456,19 +458,16 @@ static int run_passes(sp_gpu *g, spc_fr *d, unsigned logn, const sp_ntt_tab *t, 
       a.post_ghi = post->ghi;
       a.post_glo = post->glo;
     }
-    /* BF > 1 needs at least 2 * BF elements per block. Variants (SP_GPU_NTT_BF):
-     * 1, 2, 4 butterflies per thread (radix 2); 20: 2 per thread with registers capped
-     * (64) for 32 warps per SM; 24: the same with radix-4 stages (the default). The
-     * others measured (NOTES.md, v3) were slower and are gone. */
-    const int v = g->ntt_bf;
-    int bf = (v == 4 && E >= 8) ? 4 : ((v == 2 || v == 20 || v == 24) && E >= 4) ? 2 : 1;
+    /* 2 butterflies per thread, radix-4 stages in shared memory, registers capped for
+     * 4 blocks per SM (variant 24 of cuda/NOTES.md v3, measured fastest against 1, 2
+     * and 4 butterflies a thread, radix 2 capped or not; the losers went in v13). BF = 2
+     * needs at least 4 elements per block: a 2-element transform takes the 1-butterfly
+     * form. */
+    const int bf = E >= 4 ? 2 : 1;
     unsigned blocks = (unsigned)(n / E), threads = E / 2 / (unsigned)bf;
 #define SP_NTT_LAUNCH(D)                                                                       \
   do {                                                                                         \
-    if (bf == 4) k_ntt_pass<D, 4, 1, false><<<blocks, threads, 0, g->stream>>>(a);             \
-    else if (bf == 2 && v == 24) k_ntt_pass<D, 2, 4, true><<<blocks, threads, 0, g->stream>>>(a); \
-    else if (bf == 2 && v == 20) k_ntt_pass<D, 2, 4, false><<<blocks, threads, 0, g->stream>>>(a); \
-    else if (bf == 2) k_ntt_pass<D, 2, 1, false><<<blocks, threads, 0, g->stream>>>(a);        \
+    if (bf == 2) k_ntt_pass<D, 2, 4, true><<<blocks, threads, 0, g->stream>>>(a);              \
     else k_ntt_pass<D, 1, 1, false><<<blocks, threads, 0, g->stream>>>(a);                     \
   } while (0)
     if (dit) SP_NTT_LAUNCH(true);
@@ -481,7 +480,7 @@ static int run_passes(sp_gpu *g, spc_fr *d, unsigned logn, const sp_ntt_tab *t, 
 
 static int bitrev(sp_gpu *g, spc_fr *d, unsigned logn, char *err, size_t errlen) {
   size_t n = (size_t)1 << logn;
-  if (logn >= 2 * SP_BR_T && !g->ntt_old)
+  if (logn >= 2 * SP_BR_T)
     k_bitrev_tiled<<<(unsigned)(n >> (2 * SP_BR_T)), SP_BR_W * SP_BR_W, 0, g->stream>>>(d, logn);
   else
     k_bitrev<<<sp_blocks(n, 256), 256, 0, g->stream>>>(d, logn, n);
@@ -532,8 +531,11 @@ extern "C" int sp_gpu_ntt_dev(sp_gpu *g, void *d_a, unsigned log_n, sp_ntt_kind 
       return SEALPROV_ERR_INVALID_ARGUMENT;
   }
   if (st) return st;
+#ifndef SP_GPU_PROFILE
+  return bitrev(g, d, log_n, err, errlen);
+#else
   if (!g->profile) return bitrev(g, d, log_n, err, errlen);
-  /* SP_GPU_PROFILE=1: the passes and the permutation timed apart (stderr) */
+  /* a profile build (gpu_internal.cuh): the permutation timed apart (stderr) */
   cudaEvent_t e0, e1;
   cudaEventCreate(&e0);
   cudaEventCreate(&e1);
@@ -548,6 +550,7 @@ extern "C" int sp_gpu_ntt_dev(sp_gpu *g, void *d_a, unsigned log_n, sp_ntt_kind 
   cudaEventDestroy(e1);
   (void)cudaGetLastError();
   return st;
+#endif
 }
 
 /* Evaluations on the domain -> evaluations on the coset g*omega^i, natural order in and

@@ -9,8 +9,7 @@
  * Both tests are exact (plugin/bls12_381/g1.c, g2.c say why) and no cheaper exact test
  * is known for BLS12-381 (cuda/NOTES.md v11). The kernels are in subgroup.cuh (shared
  * with load.cu, the direct load): Jacobian chains with complete additions and a
- * projective final comparison; G1's doubling in one of the candidate forms of
- * cuda/NOTES.md v11 (SP_GPU_SG_VARIANT, subgroup.cuh sg_variant_env).
+ * projective final comparison; G1's doubling with six reductions (cuda/NOTES.md v12).
  *
  * Transfers (a checker's buffers, made once): chunks of the caller's (pageable) array are copied by host threads into
  * one of three pinned buffers, sent on a copy stream and checked on a compute stream,
@@ -77,10 +76,8 @@ struct sp_cuda_checker {
   bool up_made[SG_SLOTS], kd_made[SG_SLOTS];
   void *host[SG_SLOTS], *dev[SG_SLOTS];
   unsigned long long *dbad;
-  /* SP_GPU_SG_VARIANT (read at creation; subgroup.cuh sg_variant_env: 4, 6 to 9,
-   * default SP_SG_DEFAULT_VARIANT). SP_GPU_PROFILE=1: a line per call on stderr (host
-   * copy and total time). */
-  int variant;
+  /* a profile build only (gpu_internal.cuh, SP_GPU_PROFILE): a line per call on stderr
+   * (host copy and total time); always false in sealprov.so */
   bool profile;
 };
 typedef struct sp_cuda_checker sg_state;
@@ -135,10 +132,9 @@ extern "C" int sp_cuda_checker_create(int ordinal, sp_cuda_checker **out, char *
     return SEALPROV_ERR_NO_MEMORY;
   }
   s->ordinal = ordinal;
-  const char *v = getenv("SP_GPU_SG_VARIANT");
-  s->variant = sg_variant_env(v);
-  const char *pr = getenv("SP_GPU_PROFILE");
-  s->profile = pr && *pr == '1';
+#ifdef SP_GPU_PROFILE
+  s->profile = sp_gpu_profile_env();
+#endif
   pthread_mutex_init(&s->mu, NULL);
   int prev = -1;
   int st = sg_enter(ordinal, &prev, err, errlen);
@@ -193,18 +189,20 @@ static int sg_run(sg_state *s, bool g2, const uint8_t *pts, size_t n, size_t *fi
     SP_CUDA_CHECK(cudaMemcpyAsync(s->dev[sl], s->host[sl], cnt * psz, cudaMemcpyHostToDevice, s->cs));
     SP_CUDA_CHECK(cudaEventRecord(s->up[sl], s->cs));
     SP_CUDA_CHECK(cudaStreamWaitEvent(s->ks, s->up[sl], 0));
-    sg_launch(g2, s->variant, s->dev[sl], cnt, first, k, s->dbad, s->ks);
+    sg_launch(g2, s->dev[sl], cnt, first, k, s->dbad, s->ks);
     SP_CUDA_LAUNCH_CHECK();
     SP_CUDA_CHECK(cudaEventRecord(s->kd[sl], s->ks));
   }
   SP_CUDA_CHECK(cudaMemcpyAsync(&hbad, s->dbad, sizeof hbad, cudaMemcpyDeviceToHost, s->ks));
   SP_CUDA_CHECK(cudaStreamSynchronize(s->ks));
   *first_bad = hbad == ~0ull ? n : (size_t)hbad;
+#ifdef SP_GPU_PROFILE
   if (s->profile) {
     double ms = sp_now_ms() - t0;
-    fprintf(stderr, "subgroup %s variant %d: %zu points, %.2f ms (host copies %.2f ms), %.1f Mpoints/s\n",
-            g2 ? "G2" : "G1", s->variant, n, ms, copy_ms, (double)n / ms / 1e3);
+    fprintf(stderr, "subgroup %s: %zu points, %.2f ms (host copies %.2f ms), %.1f Mpoints/s\n",
+            g2 ? "G2" : "G1", n, ms, copy_ms, (double)n / ms / 1e3);
   }
+#endif
   return SEALPROV_OK;
 }
 
@@ -238,16 +236,3 @@ extern "C" int sp_cuda_checker_run(void *user, bool g2, const void *pts, size_t 
   }
   return st;
 }
-
-extern "C" int sp_cuda_subgroup_variants(int *out, int cap, int *dflt) {
-#ifdef SP_SG_VARIANTS
-  static const int all[] = {4, 6, 7, 8, 9};
-#else
-  static const int all[] = {SP_SG_DEFAULT_VARIANT};
-#endif
-  int n = (int)(sizeof all / sizeof all[0]);
-  for (int i = 0; i < n && i < cap; i++) out[i] = all[i];
-  if (dflt) *dflt = SP_SG_DEFAULT_VARIANT;
-  return n;
-}
-

@@ -45,8 +45,8 @@ struct sg_jac {
   F x, y, z;
 };
 
-/* dbl-2009-l (a = 0): 2M + 5S and seven reductions. G2's doubling (over Fp2), and
- * G1's in kernel variant 4 (the v9 default, kept for the A/B of cuda/NOTES.md v11). */
+/* dbl-2009-l (a = 0): 2M + 5S and seven reductions. G2's doubling (over Fp2), and the
+ * P == Q case of the complete additions below (rare: not worth G1's form). */
 template <class F>
 __device__ __forceinline__ sg_jac<F> sg_jdbl(sg_jac<F> p) {
   F a = F::sqr(p.x);
@@ -64,7 +64,7 @@ __device__ __forceinline__ sg_jac<F> sg_jdbl(sg_jac<F> p) {
   return r;
 }
 
-/* ---- G1's doubling with six reductions (cuda/NOTES.md v11) ---------------------------
+/* ---- G1's doubling with six reductions (cuda/NOTES.md v12) ---------------------------
  * The same point as dbl-2009-l, coordinate for coordinate (every value is reduced
  * below p, so the Montgomery words are equal too):
  *   A = X^2, B = Y^2, D = 4 X B, E = 3 A, X3 = E^2 - 2 D,
@@ -80,7 +80,8 @@ __device__ __forceinline__ sg_jac<F> sg_jdbl(sg_jac<F> p) {
  * (-8 p^2, p^2); when negative, p * 2^384 is added, leaving it in (p 2^384 - 8 p^2,
  * p 2^384), positive because 8 p < 2^384 (p < 2^381); redc takes t < p 2^384 and
  * returns a value below p. */
-static __device__ __forceinline__ spc_fp sg_y3_inl(const spc_fp &e, const spc_fp &dx, const spc_fp &b) {
+/* As a call, operands by value (as ff.cuh's Fp products: one copy of the code). */
+static __device__ __noinline__ spc_fp sg_y3(spc_fp e, spc_fp dx, spc_fp b) {
   uint32_t t[24], u[24], brw;
   spc_fp::mul_wide(t, e, dx);
   spc_fp::sqr_wide(u, b);
@@ -99,61 +100,29 @@ static __device__ __forceinline__ spc_fp sg_y3_inl(const spc_fp &e, const spc_fp
   asm volatile("addc.u32 %0, %0, %1;" : "+r"(t[23]) : "r"(spc_fp_cfg::mod(11) & brw));
   return spc_fp::redc(t);
 }
-/* As a call, operands by value (as ff.cuh's Fp products: one copy of the code). */
-static __device__ __noinline__ spc_fp sg_y3_call(spc_fp e, spc_fp dx, spc_fp b) {
-  return sg_y3_inl(e, dx, b);
-}
 
-/* INL: the products inlined (variant 7's doubling, itself one call), else ff.cuh's
- * product calls (variant 6). */
-template <bool INL>
-__device__ __forceinline__ spc_fp sg_mul(const spc_fp &a, const spc_fp &b) {
-  if constexpr (INL) return spc_fp::mul_inl(a, b);
-  else return spc_fp::mul(a, b);
-}
-template <bool INL>
-__device__ __forceinline__ spc_fp sg_sqr(const spc_fp &a) {
-  if constexpr (INL) return spc_fp::sqr_inl(a);
-  else return spc_fp::sqr(a);
-}
-
-template <bool INL>
+/* G1's doubling: the products as ff.cuh's calls (measured against dbl-2009-l and against
+ * this doubling as one call with its products inlined, at three register caps:
+ * cuda/NOTES.md v12, Outcome). */
 __device__ __forceinline__ sg_jac<spc_fp> sg_jdbl6(const sg_jac<spc_fp> &p) {
-  spc_fp a = sg_sqr<INL>(p.x);
-  spc_fp b = sg_sqr<INL>(p.y);
-  spc_fp d = sg_mul<INL>(p.x, b);
+  spc_fp a = spc_fp::sqr(p.x);
+  spc_fp b = spc_fp::sqr(p.y);
+  spc_fp d = spc_fp::mul(p.x, b);
   d = spc_fp::dbl(spc_fp::dbl(d));
   spc_fp e = spc_fp::add(spc_fp::dbl(a), a);
   sg_jac<spc_fp> r;
-  r.x = spc_fp::sub(sg_sqr<INL>(e), spc_fp::dbl(d));
+  r.x = spc_fp::sub(spc_fp::sqr(e), spc_fp::dbl(d));
   spc_fp dx = spc_fp::sub(d, r.x);
-  if constexpr (INL) r.y = sg_y3_inl(e, dx, b);
-  else r.y = sg_y3_call(e, dx, b);
-  r.z = spc_fp::dbl(sg_mul<INL>(p.y, p.z));
+  r.y = sg_y3(e, dx, b);
+  r.z = spc_fp::dbl(spc_fp::mul(p.y, p.z));
   return r;
 }
-/* Variants 7 to 9: the whole doubling one call with its products inlined: the operands move
- * once a doubling (X, Y, Z in, out) instead of once a product. */
-static __device__ __noinline__ sg_jac<spc_fp> sg_jdbl6_fused(sg_jac<spc_fp> p) {
-  return sg_jdbl6<true>(p);
-}
 
-/* The doubling of kernel variant V: G2 always dbl-2009-l; G1 4 dbl-2009-l, 6 the
- * six-reduction doubling with product calls, 7 to 9 the same as one call. */
-template <class F, int V>
-struct sg_dbl_of {
-  __device__ __forceinline__ static sg_jac<F> run(const sg_jac<F> &p) { return sg_jdbl<F>(p); }
-};
-#define SG_FUSED(V) ((V) >= 7 && (V) <= 9)
-template <int V>
-struct sg_dbl_of<spc_fp, V> {
-  static_assert(V == 4 || V == 6 || SG_FUSED(V), "G1 kernel variants: 4, 6, 7, 8, 9");
-  __device__ __forceinline__ static sg_jac<spc_fp> run(const sg_jac<spc_fp> &p) {
-    if constexpr (V == 4) return sg_jdbl<spc_fp>(p);
-    else if constexpr (V == 6) return sg_jdbl6<false>(p);
-    else return sg_jdbl6_fused(p);
-  }
-};
+/* The chains' doubling: G1's with six reductions, G2's dbl-2009-l. */
+__device__ __forceinline__ sg_jac<spc_fp> sg_dbl(const sg_jac<spc_fp> &p) { return sg_jdbl6(p); }
+__device__ __forceinline__ sg_jac<spc_fp2> sg_dbl(const sg_jac<spc_fp2> &p) {
+  return sg_jdbl<spc_fp2>(p);
+}
 
 /* p + (qx, qy), the affine point not infinity. */
 template <class F>
@@ -204,7 +173,7 @@ __device__ __forceinline__ sg_jac<F> sg_jadd(sg_jac<F> p, sg_jac<F> q) {
 }
 
 /* [|x|] (qx, qy) for an affine point not infinity. */
-template <class F, int V>
+template <class F>
 __device__ __forceinline__ sg_jac<F> sg_jmul_absx_affine(const F &qx, const F &qy) {
   sg_jac<F> acc;
   acc.x = qx;
@@ -212,17 +181,17 @@ __device__ __forceinline__ sg_jac<F> sg_jmul_absx_affine(const F &qx, const F &q
   acc.z = F::one();
 #pragma unroll 1
   for (int bit = 62; bit >= 0; bit--) {
-    acc = sg_dbl_of<F, V>::run(acc);
+    acc = sg_dbl(acc);
     if ((SP_SG_ABS_X >> bit) & 1u) acc = sg_jmadd<F>(acc, qx, qy);
   }
   return acc;
 }
-template <class F, int V>
+template <class F>
 __device__ __forceinline__ sg_jac<F> sg_jmul_absx(const sg_jac<F> &q) {
   sg_jac<F> acc = q;
 #pragma unroll 1
   for (int bit = 62; bit >= 0; bit--) {
-    acc = sg_dbl_of<F, V>::run(acc);
+    acc = sg_dbl(acc);
     if ((SP_SG_ABS_X >> bit) & 1u) acc = sg_jadd<F>(acc, q);
   }
   return acc;
@@ -240,13 +209,12 @@ __device__ __forceinline__ bool sg_jeq_neg(const sg_jac<F> &t, const F &ex, cons
 
 /* ---- one point: on the curve and in the subgroup (the CPU's tests) -------------------- */
 
-template <int V>
 __device__ __forceinline__ bool sg_ok_g1(const spc_g1_affine &p, const sg_consts &k) {
   spc_fp rhs = spc_fp::add(spc_fp::mul(spc_fp::sqr(p.x), p.x), k.b4);
   if (!spc_fp::sqr(p.y).eq(rhs)) return false;
   spc_fp bx = spc_fp::mul(p.x, k.beta);
   sg_jac<spc_fp> t =
-      sg_jmul_absx<spc_fp, V>(sg_jmul_absx_affine<spc_fp, V>(p.x, p.y)); /* [x^2] P */
+      sg_jmul_absx<spc_fp>(sg_jmul_absx_affine<spc_fp>(p.x, p.y)); /* [x^2] P */
   return sg_jeq_neg<spc_fp>(t, bx, p.y);
 }
 
@@ -264,7 +232,7 @@ static __device__ __forceinline__ bool sg_ok_g2(const spc_g2_affine &p, const sg
   cy.c0 = p.y.c0;
   cy.c1 = spc_fp::neg(p.y.c1);
   psi.y = spc_fp2::mul(cy, k.psi_y);
-  return sg_jeq_neg<spc_fp2>(sg_jmul_absx_affine<spc_fp2, 0>(p.x, p.y), psi.x, psi.y);
+  return sg_jeq_neg<spc_fp2>(sg_jmul_absx_affine<spc_fp2>(p.x, p.y), psi.x, psi.y);
 }
 
 static inline sg_consts sg_make_consts() {
@@ -278,24 +246,22 @@ static inline sg_consts sg_make_consts() {
 
 /* ---- kernels: one thread a point; the lowest failing index (base + i) by atomicMin;
  * infinity (x = y = 0, the layout of a rejected point) passes, as on the CPU */
-/* G1: blocks of 128 threads, registers capped for SG_G1_BLOCKS(V) blocks a
- * multiprocessor. ptxas (sm_90): 4 and 6: 128 registers, ~470 B stack, ~1.4 KB of spill
- * stores; 7 (3 blocks): 168 registers, 640 B stack, 404 B of spill stores, 48 B in the
- * doubling; 8 (2 blocks): 252 registers, no spills; 9 (4 blocks): 128 registers,
- * 1368 B of spill stores, 244 B in the doubling. */
-#define SG_G1_BLOCKS(V) ((V) == 7 ? 3 : (V) == 8 ? 2 : 4)
-template <int V>
-__global__ void __launch_bounds__(128, SG_G1_BLOCKS(V))
+/* G1: blocks of 128 threads, registers capped for 4 blocks a multiprocessor (ptxas,
+ * sm_90: 128 registers, ~470 B stack, ~1.4 KB of spill stores, outside the doubling
+ * loop). Measured fastest on the H200 (cuda/NOTES.md v12, Outcome): 156.9 ms for 2^22 G1
+ * points against 165.5 for dbl-2009-l and 157.8 to 190.8 for the doubling as one call
+ * at 2, 3 or 4 blocks; those variants went in v13 (their figures stay in the notes). */
+static __global__ void __launch_bounds__(128, 4)
     k_subgroup_g1(const spc_g1_affine *pts, size_t n, size_t base, sg_consts k,
                   unsigned long long *bad) {
   size_t i = (size_t)blockIdx.x * blockDim.x + threadIdx.x;
   if (i >= n) return;
   spc_g1_affine p = pts[i];
   if (p.is_inf()) return;
-  if (!sg_ok_g1<V>(p, k)) atomicMin(bad, (unsigned long long)(base + i));
+  if (!sg_ok_g1(p, k)) atomicMin(bad, (unsigned long long)(base + i));
 }
 
-/* G2: blocks of 64, Jacobian (v9's variant 2 for every G1 variant) */
+/* G2: blocks of 64, Jacobian (v9's variant 2) */
 static __global__ void k_subgroup_g2(const spc_g2_affine *pts, size_t n, size_t base, sg_consts k,
                               unsigned long long *bad) {
   size_t i = (size_t)blockIdx.x * blockDim.x + threadIdx.x;
@@ -305,57 +271,14 @@ static __global__ void k_subgroup_g2(const spc_g2_affine *pts, size_t n, size_t 
   if (!sg_ok_g2(p, k)) atomicMin(bad, (unsigned long long)(base + i));
 }
 
-/* The G1 kernel: SP_SG_DEFAULT_VARIANT. The module has that one; the test kit
- * (tests/cuda/standalone.sh builds with -DSP_SG_VARIANTS) has every candidate of
- * cuda/NOTES.md v11, chosen by SP_GPU_SG_VARIANT (4, 6, 7, 8 or 9; any other value
- * gives the default):
- *   4  dbl-2009-l, products as calls, 4 blocks (v9's default)
- *   6  the six-reduction doubling, products as calls, 4 blocks
- *   7  the six-reduction doubling as one call with its products inlined, 3 blocks
- *   8  as 7, 2 blocks;   9  as 7, 4 blocks
- * One measurement decides: the winner becomes the default and the rest go, as v9's
- * variants 0, 1 (XYZZ), 2, 3 and 5 went (their figures: cuda/NOTES.md v9). */
-/* 6: measured fastest on the H200 (cuda/NOTES.md v12, Outcome): 156.9 ms for 2^22 G1
- * points against 165.5 (4), 172.5 (7), 157.8 (8), 190.8 (9). */
-#ifndef SP_SG_DEFAULT_VARIANT
-#define SP_SG_DEFAULT_VARIANT 6
-#endif
-static inline int sg_variant_env(const char *v) {
-#ifdef SP_SG_VARIANTS
-  return v && (v[0] == '4' || (v[0] >= '6' && v[0] <= '9')) && !v[1] ? v[0] - '0'
-                                                                     : SP_SG_DEFAULT_VARIANT;
-#else
-  (void)v;
-  return SP_SG_DEFAULT_VARIANT;
-#endif
-}
-
 /* Launches the check of n decoded points at pts (device memory) on stream st. */
-static inline void sg_launch(bool g2, int variant, const void *pts, size_t n, size_t base,
-                             const sg_consts &k, unsigned long long *bad, cudaStream_t st) {
-  const spc_g2_affine *p2 = (const spc_g2_affine *)pts;
-  const spc_g1_affine *p1 = (const spc_g1_affine *)pts;
+static inline void sg_launch(bool g2, const void *pts, size_t n, size_t base, const sg_consts &k,
+                             unsigned long long *bad, cudaStream_t st) {
   if (n == 0) return;
-#ifndef SP_SG_VARIANTS
-  (void)variant;
   if (g2)
-    k_subgroup_g2<<<sp_blocks(n, 64), 64, 0, st>>>(p2, n, base, k, bad);
+    k_subgroup_g2<<<sp_blocks(n, 64), 64, 0, st>>>((const spc_g2_affine *)pts, n, base, k, bad);
   else
-    k_subgroup_g1<SP_SG_DEFAULT_VARIANT><<<sp_blocks(n, 128), 128, 0, st>>>(p1, n, base, k, bad);
-#else
-  if (g2)
-    k_subgroup_g2<<<sp_blocks(n, 64), 64, 0, st>>>(p2, n, base, k, bad);
-  else if (variant == 4)
-    k_subgroup_g1<4><<<sp_blocks(n, 128), 128, 0, st>>>(p1, n, base, k, bad);
-  else if (variant == 7)
-    k_subgroup_g1<7><<<sp_blocks(n, 128), 128, 0, st>>>(p1, n, base, k, bad);
-  else if (variant == 8)
-    k_subgroup_g1<8><<<sp_blocks(n, 128), 128, 0, st>>>(p1, n, base, k, bad);
-  else if (variant == 9)
-    k_subgroup_g1<9><<<sp_blocks(n, 128), 128, 0, st>>>(p1, n, base, k, bad);
-  else
-    k_subgroup_g1<6><<<sp_blocks(n, 128), 128, 0, st>>>(p1, n, base, k, bad);
-#endif
+    k_subgroup_g1<<<sp_blocks(n, 128), 128, 0, st>>>((const spc_g1_affine *)pts, n, base, k, bad);
 }
 
 #endif

@@ -68,7 +68,9 @@ int sp_cuda_dload_finish(void *user, struct sp_srs_bad *bad, char *err, size_t e
 /* Bytes of a read buffer (the most a chunk may have). */
 size_t sp_cuda_dload_chunk_bytes(const sp_cuda_dload *l);
 /* The loader's sink (srs.h sp_srs_sink) made of the callbacks above on l. Implemented
- * in cuda/backend/ (C: it needs srs.h). */
+ * in cuda/backend/ (C: it needs srs.h). A caller may lower out->chunk_bytes before the
+ * load: the read buffers are then that small (tests make many chunks of a small file
+ * so; the default is 256 MiB, or the file's size when smaller). */
 struct sp_srs_sink;
 struct sp_srs;
 void sp_cuda_dload_sink(sp_cuda_dload *l, struct sp_srs_sink *out);

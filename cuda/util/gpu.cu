@@ -60,22 +60,11 @@ extern "C" int sp_gpu_create(int ordinal, uint64_t memory_limit, sp_gpu **out, c
   }
   g->ordinal = ordinal;
   g->memory_limit = memory_limit;
-  {
-    const char *v = getenv("SP_GPU_MSM_VARIANT"), *pr = getenv("SP_GPU_PROFILE");
-    const char *bf = getenv("SP_GPU_NTT_BF");
-    g->msm_variant = v ? atoi(v) : SP_MSM_DEFAULT_VARIANT;
-    g->ntt_bf = bf ? atoi(bf) : SP_NTT_DEFAULT_BF;
-    g->profile = pr && *pr == '1';
-    const char *old = getenv("SP_GPU_NTT_OLD");
-    g->ntt_old = old && *old == '1';
-  }
+#ifdef SP_GPU_PROFILE
+  g->profile = sp_gpu_profile_env();
+#endif
   int status = SEALPROV_OK;
   uint64_t thr = SP_POOL_RELEASE_THRESHOLD;
-  {
-    /* SP_GPU_POOL_RELEASE=GiB: another release threshold (benchmarks) */
-    const char *rel = getenv("SP_GPU_POOL_RELEASE");
-    if (rel && *rel) thr = (uint64_t)strtoull(rel, NULL, 10) << 30;
-  }
   SP_CUDA_CHECK_GOTO(cudaDeviceGetAttribute(&g->sm_count, cudaDevAttrMultiProcessorCount, ordinal),
                      status, fail);
   SP_CUDA_CHECK_GOTO(cudaStreamCreateWithFlags(&g->stream, cudaStreamNonBlocking), status, fail);

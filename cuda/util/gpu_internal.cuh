@@ -65,14 +65,20 @@ struct sp_ntt_tab {
 };
 
 #define SP_COSET_SPLIT 14u /* g^e = ghi[e >> 14] * glo[e & 16383], e < 2^28 */
-/* Accumulation kernel variant used unless SP_GPU_MSM_VARIANT says otherwise: 4 =
- * mixed addition inlined, registers capped for 3 blocks of 128 threads per SM
- * (G1 MSM 2^24 on the H200: 220 ms against 330 ms for variant 0; NOTES.md). */
-#define SP_MSM_DEFAULT_VARIANT 4
-/* NTT variant (ntt.cu run_passes): 24 = 2 butterflies per thread, radix 4 in shared
- * memory, 4 blocks per SM: 2^27 forward 53.9 ms against 54.9 (radix 2, capped) and
- * 56.8 (radix 2, 2 per thread, uncapped) on the H200 (cuda/NOTES.md, v3). */
-#define SP_NTT_DEFAULT_BF 24
+
+/* Phase profiles (msm.cu: each MSM's phases; ntt.cu: the bit reversal; subgroup.cu: each
+ * check) exist only in builds compiled with -DSP_GPU_PROFILE: the test kit's standalone
+ * build (tests/cuda/standalone.sh), where SP_GPU_PROFILE=1 in the environment turns them
+ * on, a line each on stderr. sealprov.so never has them: the module writes nothing to
+ * stderr and logs only through the host's callback (docs/design.md rule 12;
+ * tests/module/no_tuning_env.sh checks the library). */
+#ifdef SP_GPU_PROFILE
+#include <stdlib.h>
+static inline bool sp_gpu_profile_env(void) {
+  const char *p = getenv("SP_GPU_PROFILE");
+  return p && p[0] == '1' && !p[1];
+}
+#endif
 
 struct sp_gpu {
   int ordinal;
@@ -81,14 +87,8 @@ struct sp_gpu {
   uint64_t memory_limit;
   uint64_t in_use;
   int sm_count;
-  /* Tuning and diagnostics, read once from the environment at creation:
-   * SP_GPU_MSM_VARIANT (accumulation kernel variant, msm.cu) and SP_GPU_PROFILE=1
-   * (phase timings on stderr). Benchmarks use them; production leaves them unset. */
-  int msm_variant;
-  int ntt_bf; /* SP_GPU_NTT_BF: NTT kernel variant (ntt.cu run_passes) */
-  /* SP_GPU_NTT_OLD=1: the previous NTT for comparison (two-table twiddles in every pass,
-   * one-swap-per-thread bit reversal) */
-  bool ntt_old;
+  /* Phase timings on stderr (SP_GPU_PROFILE above): set at creation in a profile build
+   * only; always false in sealprov.so. */
   bool profile;
   /* NTT tables by log_n, [0] forward, [1] inverse; built on first use */
   sp_ntt_tab ntt[29][2];

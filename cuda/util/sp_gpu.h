@@ -214,11 +214,6 @@ int sp_gpu_fr_mul_vec(sp_gpu *g, void *d_dst, const void *d_x, const void *d_y, 
  * Calls on one checker are serialised (a mutex); any thread may make them: it switches
  * the thread to `ordinal` for the call and back. Returns OK, DEVICE, DEVICE_MEMORY (a
  * buffer could not be had) or INVALID_ARGUMENT. (subgroup.cu) */
-/* The G1 subgroup kernels this build has (the values SP_GPU_SG_VARIANT takes: the
- * module has its default only, the test kit of tests/cuda/standalone.sh every
- * candidate; cuda/subgroup.cuh): up to cap of them in out, the default in *dflt; returns
- * how many there are. (subgroup.cu) */
-int sp_cuda_subgroup_variants(int *out, int cap, int *dflt);
 typedef struct sp_cuda_checker sp_cuda_checker;
 int sp_cuda_checker_create(int ordinal, sp_cuda_checker **out, char *err, size_t errlen);
 void sp_cuda_checker_destroy(sp_cuda_checker *c);

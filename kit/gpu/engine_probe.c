@@ -49,6 +49,13 @@ void sp_engine_cuda_set_tables(void *dev, int mode) {
   pthread_mutex_unlock(&d->mu);
 }
 
+void sp_engine_cuda_set_cs_host(void *dev, bool host) {
+  cuda_dev *d = dev;
+  pthread_mutex_lock(&d->mu);
+  d->cs_host = host;
+  pthread_mutex_unlock(&d->mu);
+}
+
 void sp_engine_cuda_set_check_buffer(void *dev, bool allow) {
   cuda_dev *d = dev;
   pthread_mutex_lock(&d->mu);

@@ -13,17 +13,14 @@
 
 #ifdef BLS_ADX_PATH
 #include <cpuid.h>
-#include <stdlib.h>
 
 /* Read by fp_mul_i / fr_mul_i (field_impl.h). Written once, by the constructor,
- * before any thread of the host can call into this library. */
+ * before any thread of the host can call into this library (tests/bls/test_fields
+ * clears it itself to run its suite on the portable path too). */
 int bls_cpu_has_adx = 0;
 
 __attribute__((constructor)) static void bls_detect_adx(void) {
   unsigned eax, ebx, ecx, edx;
-  const char *off = getenv("SEALPROV_BLS_NO_ASM");
-  if (off != NULL && off[0] != '\0' && strcmp(off, "0") != 0)
-    return; /* forced portable path (tests compare both) */
   if (!__get_cpuid_count(7, 0, &eax, &ebx, &ecx, &edx))
     return;
   bls_cpu_has_adx = ((ebx >> 8) & 1u) && ((ebx >> 19) & 1u); /* BMI2 and ADX */

@@ -20,6 +20,14 @@ extern "C" {
 /* = chunked: the same as auto (0); sizes are at most SP_PINNED_STAGING_CHUNKED - 1 */
 #define SP_PINNED_STAGING_CHUNKED (UINT64_MAX - 2)
 #define SP_MSM_PRECOMPUTE_OFF UINT64_MAX /* sp_device_cfg.msm_precompute = off */
+/* Chunked staging ([provider] staging_chunk_size, staging_chunks in a device section):
+ * the size of the provider's pinned chunks and how many one partition being staged
+ * takes; 0 in sp_device_cfg means the default. At most SP_XFER_SLOTS chunks (sp_gpu.h). */
+#define SP_STAGING_CHUNK_BYTES_DEFAULT ((uint64_t)128 << 20)
+#define SP_STAGING_CHUNK_BYTES_MIN ((uint64_t)1 << 20)
+#define SP_STAGING_CHUNK_BYTES_MAX ((uint64_t)4 << 30)
+#define SP_STAGING_CHUNKS_DEFAULT 4u
+#define SP_STAGING_CHUNKS_MAX 16u
 
 typedef enum sp_device_type { SP_DEVICE_CPU = 0, SP_DEVICE_CUDA = 1 } sp_device_type;
 typedef enum sp_selector_kind {
@@ -51,6 +59,12 @@ typedef struct sp_device_cfg {
    * buffer and an execute's working memory leave), SP_MSM_PRECOMPUTE_OFF = off, else
    * bytes. */
   uint64_t msm_precompute;
+  /* staging_chunks: pinned chunks a partition being staged takes (chunked staging), 1 to
+   * SP_STAGING_CHUNKS_MAX; 0 = SP_STAGING_CHUNKS_DEFAULT. staging_chunk_bytes: [provider]
+   * staging_chunk_size, copied into every device (the provider's chunk pool is one for
+   * all its devices); 0 = SP_STAGING_CHUNK_BYTES_DEFAULT. */
+  unsigned staging_chunks;
+  uint64_t staging_chunk_bytes;
   /* numa_node = N in the device section (numa_node_set): the NUMA node its workers are
    * bound to, instead of the node sysfs gives a GPU's PCI device (CPU devices have
    * none). numa_off: [provider] numa = off, copied into every device. Zero (a table

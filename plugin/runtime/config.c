@@ -44,12 +44,12 @@
 static const char *const provider_keys[PK_COUNT_] = {
   "log_level", "verify_proofs", "params_subgroup_check", "max_jobs", "max_partitions",
   "quarantine_after", "max_attempts", "timeline_events", "load_threads", "params_manifest",
-  "numa", "host_memory_limit", "params_residency"
+  "numa", "host_memory_limit", "params_residency", "staging_chunk_size"
 };
 
 static const char *const device_keys[DK_COUNT_] = {
   "type", "device", "workers", "threads", "memory_limit", "pinned_staging", "numa_node",
-  "msm_precompute"
+  "msm_precompute", "staging_chunks"
 };
 
 static const char *const testing_keys[TK_COUNT_] = { "inject_device", "inject", "inject_count" };
@@ -66,6 +66,7 @@ static const num_range threads_range = { 0, 1024 };
 static const num_range inject_count_range = { 0, 1000000000 };
 #endif
 static const num_range numa_node_range = { 0, 1023 }; /* the kernel's largest MAX_NUMNODES */
+static const num_range staging_chunks_range = { 1, SP_STAGING_CHUNKS_MAX };
 
 static int key_index(const char *const *keys, int n, const char *name) {
   for (int i = 0; i < n; i++)
@@ -265,6 +266,17 @@ static void handle_provider(cfg_parse *p, int k, const char *key, const char *va
     else
       cfg_fail_kv(p, p->lineno, p->section, key, value, "use auto or host");
     return;
+  case PK_STAGING_CHUNK_SIZE:
+    /* the pinned chunks of chunked staging, one pool for every device of the provider
+     * (hostmem.h): 1 MiB to 4 GiB, whatever the unit */
+    if (!cfg_want_bytes(p, key, value, &v)) return;
+    if (v < SP_STAGING_CHUNK_BYTES_MIN || v > SP_STAGING_CHUNK_BYTES_MAX) {
+      cfg_fail_kv(p, p->lineno, p->section, key, value,
+                  "out of range (1MiB..4GiB); use e.g. staging_chunk_size = 256MiB");
+      return;
+    }
+    c->staging_chunk_bytes = v;
+    return;
   default: break;
   }
   if (!cfg_want_number(p, key, value, provider_ranges[k], &v)) return;
@@ -366,6 +378,10 @@ static void handle_device(cfg_parse *p, int k, const char *key, const char *valu
     d->msm_precompute = v == 0                       ? SP_MSM_PRECOMPUTE_OFF
                         : v == SP_MSM_PRECOMPUTE_OFF ? SP_MSM_PRECOMPUTE_OFF - 1
                                                      : v;
+    break;
+  case DK_STAGING_CHUNKS:
+    if (!cfg_want_number(p, key, value, staging_chunks_range, &v)) return;
+    d->staging_chunks = (unsigned)v;
     break;
   default: break;
   }
@@ -511,6 +527,7 @@ static void check_devices(cfg_parse *p) {
     }
     if (!a->key_line[DK_WORKERS]) d->workers = d->type == SP_DEVICE_CUDA ? 2 : 1;
     d->numa_off = c->numa_off; /* [provider] numa, whichever section came first */
+    d->staging_chunk_bytes = c->staging_chunk_bytes; /* [provider] staging_chunk_size */
   }
 }
 

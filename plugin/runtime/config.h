@@ -31,6 +31,7 @@ typedef struct sp_config {
   bool numa_off;             /* [provider] numa = off (default auto: false) */
   uint64_t host_memory_limit;/* [provider] host_memory_limit: bytes, 0 = auto/off (hostmem.h) */
   int params_residency;      /* [provider] params_residency: SP_RESIDENCY_* (default auto) */
+  uint64_t staging_chunk_bytes; /* [provider] staging_chunk_size (0 = the default, device.h) */
   sp_device_cfg devices[SP_MAX_DEVICES];
   size_t ndevices;
 } sp_config;

@@ -76,20 +76,18 @@ for step in "$@"; do
           sort -rn | head -25 >>"$O/sass.txt"
       done
       echo "sass: $(wc -l </tmp/sass.txt) lines dumped" ;;
-    sweep-msm) # accumulation variants x window sizes, G1 2^24, with phase profile
-      for v in 0 1 2 3 4; do for c in 16 18 20; do
-        echo "== variant $v window $c" >>"$O/sweep.log"
-        SP_GPU_PROFILE=1 SP_GPU_MSM_VARIANT=$v timeout 60 "$B/bench_gpu" --msm-g1 24 --msm-g2 none \
+    sweep-msm) # window sizes, G1 2^24, with the phase profile (standalone.sh builds it in)
+      for c in 16 18 20; do
+        echo "== window $c" >>"$O/sweep.log"
+        SP_GPU_PROFILE=1 timeout 60 "$B/bench_gpu" --msm-g1 24 --msm-g2 none \
           --ntt none --partition none --repeat 3 --window $c >>"$O/sweep.log" 2>&1
-      done; done
-      grep -E "^== |^msm_g1" "$O/sweep.log" | paste - - ;;
-    sweep-ntt)
-      for bf in 1 2 4; do
-        echo "== ntt bf $bf" >>"$O/sweep.log"
-        SP_GPU_PROFILE=1 SP_GPU_NTT_BF=$bf timeout 60 "$B/bench_gpu" --msm-g1 none --msm-g2 none \
-          --ntt 24,27 --partition none --repeat 3 >>"$O/sweep.log" 2>&1
       done
-      grep -E "^== ntt|^(ntt|intt|coset)" "$O/sweep.log" ;;
+      grep -E "^== |^msm_g1" "$O/sweep.log" | paste - - ;;
+    sweep-ntt) # the NTT sizes with the bit reversal timed apart (profile)
+      echo "== ntt" >>"$O/sweep.log"
+      SP_GPU_PROFILE=1 timeout 60 "$B/bench_gpu" --msm-g1 none --msm-g2 none \
+        --ntt 24,27 --partition none --repeat 3 >>"$O/sweep.log" 2>&1
+      grep -E "^== ntt|^(ntt|intt|coset)|^profile ntt" "$O/sweep.log" ;;
     *) echo "unknown step $step" ;;
   esac
 done

@@ -15,9 +15,11 @@
 #                                       pool.c; the device table is built in memory, so
 #                                       config.c and libinih are not needed)
 # Run from the top of the source tree. NVCC, CUDA_ARCH (default 90) and NVFLAGS (extra
-# nvcc flags, e.g. -DSPC_SQR_AS_MUL for an A/B build) may be set. The kit has every
-# candidate G1 subgroup kernel (-DSP_SG_VARIANTS: SP_GPU_SG_VARIANT picks one; the module
-# has the default only; cuda/subgroup.cuh).
+# nvcc flags, e.g. -DSPC_SQR_AS_MUL for an A/B build) may be set. These programs are the
+# test kit, not the module: they are built with the phase profiles (-DSP_GPU_PROFILE,
+# cuda/util/gpu_internal.cuh), which SP_GPU_PROFILE=1 in the environment turns on: a line
+# on stderr per MSM (digits, sort, accumulation, bucket reduction), per natural-order NTT
+# (the bit reversal) and per subgroup check. sealprov.so has no profiles.
 set -e
 out=${1:-.gpu}
 nvcc=${NVCC:-/usr/local/cuda/bin/nvcc}
@@ -35,7 +37,7 @@ cmp -s "$out/gen/config.h.new" "$out/gen/config.h" 2>/dev/null || mv "$out/gen/c
 rm -f "$out/gen/config.h.new"
 # the include roots of the build (cuda/local.mk SP_NVCC_FLAGS, Makefile.am AM_CPPFLAGS)
 inc="-I$out/gen -Iinclude -Iplugin -Icuda -Ikit"
-NV="$nvcc -gencode arch=compute_$arch,code=sm_$arch -O3 -std=c++17 -DSP_SG_VARIANTS ${NVFLAGS:-} $inc \
+NV="$nvcc -gencode arch=compute_$arch,code=sm_$arch -O3 -std=c++17 -DSP_GPU_PROFILE ${NVFLAGS:-} $inc \
  -Iplugin/base \
  -Icuda/util -Icuda/ff -Icuda/ec -Icuda/subgroup -Icuda/spmv \
  --expt-relaxed-constexpr -lineinfo -Xcompiler -fvisibility=hidden"

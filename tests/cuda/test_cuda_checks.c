@@ -5,8 +5,8 @@
  *             checked point by point, and arrays of several chunks with bad points
  *             planted at chunk edges; the points with every cofactor component of
  *             tests/bls/cofactor.c, the GPU's verdict on each equal to the CPU's and to
- *             [r]P == O, under every G1 kernel variant (subgroup.cuh); --sg-bench: the
- *             checker's rate per variant on 2^22 G1 and 2^20 G2 points (median of 3);
+ *             [r]P == O; --sg-bench: the checker's rate on 2^22 G1 and 2^20 G2 points
+ *             (median of 3);
  *   rows      sp_gpu_check_rows against a CPU loop;
  *   setup     the GPU fixed-base setup writes the same .params and .vk bytes as the
  *             CPU setup for the same seed (2^10 and 2^12 by default; --setup-max=18
@@ -193,7 +193,7 @@ static uint64_t cof_rnd(void *st) {
   return rnd64();
 }
 
-static void test_subgroup_cofactor(bool g2, const char *variant) {
+static void test_subgroup_cofactor(bool g2) {
   char err[512] = "";
   static cof_g1_case c1[COF_MAX_CASES];
   static cof_g2_case c2[COF_MAX_CASES];
@@ -206,7 +206,7 @@ static void test_subgroup_cofactor(bool g2, const char *variant) {
   bool gpu_ok[COF_MAX_CASES];
   for (int i = 0; i < n; i++) memcpy(pts + (size_t)i * psz, g2 ? (void *)&c2[i].p : (void *)&c1[i].p, psz);
   int calls = 0;
-  sp_cuda_checker *chk = NULL; /* one checker (its variant is read at creation) */
+  sp_cuda_checker *chk = NULL;
   int st = sp_cuda_checker_create(0, &chk, err, sizeof err);
   for (size_t pos = 0; pos < (size_t)n && st == SEALPROV_OK;) {
     size_t fb = SIZE_MAX;
@@ -218,7 +218,7 @@ static void test_subgroup_cofactor(bool g2, const char *variant) {
     pos += fb + 1;
   }
   sp_cuda_checker_destroy(chk);
-  CHECK(st == SEALPROV_OK, "%s cofactor cases (variant %s): %s", g2 ? "G2" : "G1", variant, err);
+  CHECK(st == SEALPROV_OK, "%s cofactor cases: %s", g2 ? "G2" : "G1", err);
   int agree = 0;
   for (int i = 0; st == SEALPROV_OK && i < n; i++) {
     bool cpu = g2 ? g2_affine_in_subgroup(&c2[i].p) : g1_affine_in_subgroup(&c1[i].p);
@@ -226,24 +226,23 @@ static void test_subgroup_cofactor(bool g2, const char *variant) {
     bool want = g2 ? c2[i].in_subgroup : c1[i].in_subgroup;
     const char *what = g2 ? c2[i].what : c1[i].what;
     CHECK(gpu_ok[i] == cpu && cpu == def && def == want,
-          "%s %s (variant %s): GPU %d, CPU %d, [r]P == O %d, by construction %d", g2 ? "G2" : "G1",
-          what, variant, gpu_ok[i], cpu, def, want);
+          "%s %s: GPU %d, CPU %d, [r]P == O %d, by construction %d", g2 ? "G2" : "G1", what,
+          gpu_ok[i], cpu, def, want);
     agree += gpu_ok[i] == cpu && cpu == def && def == want;
   }
-  printf("subgroup %s cofactor cases (variant %s): %d of %d verdicts equal to the CPU's (%d calls)\n",
-         g2 ? "G2" : "G1", variant, agree, n, calls);
+  printf("subgroup %s cofactor cases: %d of %d verdicts equal to the CPU's (%d calls)\n",
+         g2 ? "G2" : "G1", agree, n, calls);
   free(pts);
 }
 
 /* --sg-bench: the checker's rate (host copies from pageable memory included; the kernel
- * bounds it, cuda/NOTES.md v7) for each G1 variant, median of 3, on points made on the
- * GPU. */
+ * bounds it, cuda/NOTES.md v7), median of 3, on points made on the GPU. */
 static int cmp_dbl(const void *a, const void *b) {
   double x = *(const double *)a, y = *(const double *)b;
   return x < y ? -1 : x > y;
 }
 
-static void bench_subgroup(sp_gpu *g, bool g2, size_t n, const char *const *variants, int nv) {
+static void bench_subgroup(sp_gpu *g, bool g2, size_t n) {
   char err[512] = "";
   size_t psz = g2 ? sizeof(g2_affine_t) : sizeof(g1_affine_t);
   uint8_t *pts = malloc(n * psz);
@@ -254,8 +253,7 @@ static void bench_subgroup(sp_gpu *g, bool g2, size_t n, const char *const *vari
   if (!st) st = sp_gpu_download(g, pts, d, n * psz, err, sizeof err);
   if (d) sp_gpu_free(g, d, n * psz);
   CHECK(st == SEALPROV_OK, "bench points: %s", err);
-  for (int v = 0; !st && v < nv; v++) {
-    setenv("SP_GPU_SG_VARIANT", variants[v], 1);
+  if (!st) {
     double ms[3];
     sp_cuda_checker *chk = NULL; /* made once: its page-locked buffers are not timed */
     st = sp_cuda_checker_create(0, &chk, err, sizeof err);
@@ -265,16 +263,16 @@ static void bench_subgroup(sp_gpu *g, bool g2, size_t n, const char *const *vari
       double t0 = sp_now_ms();
       st = sp_cuda_checker_run(chk, g2, pts, n, &got, err, sizeof err);
       ms[r] = sp_now_ms() - t0;
-      CHECK(st == SEALPROV_OK && got == n, "bench %s variant %s: first_bad %zu (%s)",
-            g2 ? "G2" : "G1", variants[v], got, st ? err : "ok");
+      CHECK(st == SEALPROV_OK && got == n, "bench %s: first_bad %zu (%s)", g2 ? "G2" : "G1", got,
+            st ? err : "ok");
     }
     sp_cuda_checker_destroy(chk);
-    if (st) break;
-    qsort(ms, 3, sizeof ms[0], cmp_dbl);
-    printf("sg-bench %s variant %s: %zu points, median %.1f ms (%.1f / %.1f / %.1f), %.2f Mpoints/s\n",
-           g2 ? "G2" : "G1", variants[v], n, ms[1], ms[0], ms[1], ms[2], (double)n / ms[1] / 1e3);
+    if (!st) {
+      qsort(ms, 3, sizeof ms[0], cmp_dbl);
+      printf("sg-bench %s: %zu points, median %.1f ms (%.1f / %.1f / %.1f), %.2f Mpoints/s\n",
+             g2 ? "G2" : "G1", n, ms[1], ms[0], ms[1], ms[2], (double)n / ms[1] / 1e3);
+    }
   }
-  unsetenv("SP_GPU_SG_VARIANT");
   free(pts);
 }
 
@@ -431,27 +429,8 @@ int main(int argc, char **argv) {
   }
 #define RUN(name) (!only || !strcmp(only, name))
   if (RUN("subgroup")) {
-    /* the G1 kernel variants of this build (subgroup.cuh; the test kit has every
-     * candidate, the module its default); G2 has one kernel */
-    int vnum[16], dflt = 0;
-    int nv = sp_cuda_subgroup_variants(vnum, 16, &dflt);
-    if (nv > 16) nv = 16;
-    static char vbuf[16][4];
-    const char *variants[16];
-    for (int v = 0; v < nv; v++) {
-      snprintf(vbuf[v], sizeof vbuf[v], "%d", vnum[v]);
-      variants[v] = vbuf[v];
-    }
-    printf("G1 subgroup kernels: %d (default %d)\n", nv, dflt);
-    for (int v = 0; v < nv; v++) {
-      setenv("SP_GPU_SG_VARIANT", variants[v], 1);
-      test_subgroup_cofactor(false, variants[v]);
-      test_subgroup_small(false, 700, 5);
-      test_subgroup_small(false, 300, 300);
-    }
-    unsetenv("SP_GPU_SG_VARIANT");
-    test_subgroup_cofactor(false, "default");
-    test_subgroup_cofactor(true, "default");
+    test_subgroup_cofactor(false);
+    test_subgroup_cofactor(true);
     test_subgroup_small(false, 1, 0);
     test_subgroup_small(false, 700, 0);
     test_subgroup_small(false, 700, 5);
@@ -465,9 +444,8 @@ int main(int argc, char **argv) {
     size_t p2[] = {2 * c2 + 2, c2, c2 - 1};
     test_subgroup_chunks(g, true, 2 * c2 + 3, p2, 3);
     if (sg_bench) {
-      bench_subgroup(g, false, (size_t)1 << 22, variants, nv);
-      static const char *const dname[] = {"default"};
-      bench_subgroup(g, true, (size_t)1 << 20, dname, 1);
+      bench_subgroup(g, false, (size_t)1 << 22);
+      bench_subgroup(g, true, (size_t)1 << 20);
     }
   }
   if (RUN("rows")) {

@@ -1,8 +1,7 @@
 /* test_cuda_load.c -- the direct load (cuda/load/load.cu through srs.c's sink) against the
  * host load:
  *   bytes     the device copies, downloaded, equal the host decoder's arrays, byte for
- *             byte (several sizes; small read buffers, so a file is many chunks; the
- *             subgroup kernel variants of the build accept the same files);
+ *             byte (several sizes; small read buffers, so a file is many chunks);
  *   bad       a coordinate >= p, a point off the curve, infinity, a point on the curve
  *             outside the subgroup (G1 and G2), a truncated file and one that shrinks
  *             during the load: the direct load fails with the host loader's message,
@@ -35,6 +34,9 @@
 #include "gpu_check.h"
 
 static unsigned threads = 8;
+/* Read buffers of the direct loads (sp_srs_sink.chunk_bytes lowered to this; 0: the
+ * default 256 MiB, or the file's size) */
+static size_t load_chunk;
 
 static const char *const vnames[5] = {"h", "l", "a", "b_g1", "b_g2"};
 
@@ -51,9 +53,13 @@ static int direct_load(const char *path, bool subgroup, sp_srs **out, bool *take
   if (st) return st;
   sp_srs_sink sink;
   sp_cuda_dload_sink(dl, &sink);
+  if (load_chunk) sink.chunk_bytes = load_chunk;
   sp_srs_load_opts o = {.subgroup_check = subgroup, .nthreads = threads, .sink = &sink,
                         .sink_taken = taken};
   st = sp_srs_load_ex(path, &o, out, err, errlen);
+  if (st == SEALPROV_OK && *taken && load_chunk)
+    CHECK(sp_cuda_dload_chunk_bytes(dl) == load_chunk, "%s: read buffers of %zu bytes, asked %zu",
+          path, sp_cuda_dload_chunk_bytes(dl), load_chunk);
   if (st == SEALPROV_OK && *taken) {
     if (!sp_cuda_dload_adopt(dl, *out)) {
       snprintf(err, errlen, "take: out of memory");
@@ -260,6 +266,7 @@ static void run_bad(const char *path, const sp_srs *host, const char *dir) {
     int st = sp_cuda_dload_create(&ord, &lim, 1, true, &dl, derr, sizeof derr);
     sp_srs_sink sink;
     sp_cuda_dload_sink(dl, &sink);
+    if (load_chunk) sink.chunk_bytes = load_chunk;
     o.sink = &sink;
     o.sink_taken = &taken;
     int dst = st ? st : sp_srs_load_ex(bad, &o, &s, derr, sizeof derr);
@@ -360,38 +367,24 @@ static void run_size(uint64_t constraints, uint64_t seed, const char *dir, bool 
   sp_srs *host = NULL, *dev = NULL;
   if (!st) st = sp_srs_load(path, false, true, threads, &host, err, sizeof err);
   CHECK(st == SEALPROV_OK, "host load: %s", err);
-  int variants[16], dflt = 0; /* this build's G1 kernels (subgroup.cuh) */
-  int nv = sp_cuda_subgroup_variants(variants, 16, &dflt);
-  bool has4 = false;
-  for (int vi = 0; vi < nv && vi < 16 && !st; vi++) {
-    int variant = variants[vi];
-    char vs[12];
-    snprintf(vs, sizeof vs, "%d", variant);
-    has4 |= variant == 4;
-    setenv("SP_GPU_SG_VARIANT", vs, 1);
+  if (!st) {
     bool taken = false;
     double t0 = sp_now_ms();
     int dst = direct_load(path, true, &dev, &taken, err, sizeof err);
     double ms = sp_now_ms() - t0;
-    CHECK(dst == SEALPROV_OK && taken, "direct load (variant %d): %s (taken %d)", variant, err,
-          taken);
+    CHECK(dst == SEALPROV_OK && taken, "direct load: %s (taken %d)", err, taken);
     if (dst == SEALPROV_OK) {
       char what[64];
-      snprintf(what, sizeof what, "2^%u variant %d", host->log_domain, variant);
+      snprintf(what, sizeof what, "2^%u", host->log_domain);
       check_bytes(host, dev, what);
-      printf("2^%u: direct load %.1f ms (subgroup variant %d), %.1f MB\n", host->log_domain, ms,
-             variant, (double)dev->devcopy->total_bytes / 1e6);
-      if (variant == dflt && proof) run_proof(c, host, dev, seed);
+      printf("2^%u: direct load %.1f ms (read buffers: %zu KiB, 0 = default), %.1f MB\n",
+             host->log_domain, ms, load_chunk >> 10, (double)dev->devcopy->total_bytes / 1e6);
+      if (proof) run_proof(c, host, dev, seed);
       sp_srs_release(dev);
       dev = NULL;
     }
   }
-  /* the bad files through the default kernel at one size, variant 4 (where the build
-   * has it) at the next */
-  if (constraints % 2 == 0 || !has4) unsetenv("SP_GPU_SG_VARIANT");
-  else setenv("SP_GPU_SG_VARIANT", "4", 1);
   if (!st && proof) run_bad(path, host, dir);
-  unsetenv("SP_GPU_SG_VARIANT");
   if (host) sp_srs_release(host);
   unlink(path);
   sp_circuit_free(c);
@@ -425,13 +418,13 @@ int main(int argc, char **argv) {
   }
   /* small read buffers: every file is many chunks, a vector spans several, and the
    * three slots are reused many times */
-  setenv("SP_GPU_LOAD_CHUNK_KB", "48", 1);
+  load_chunk = (size_t)48 << 10;
   run_size(1000, seed, dir, true);
-  run_size(16001, seed + 1000, dir, true); /* odd: its bad files through variant 4 */
-  setenv("SP_GPU_LOAD_CHUNK_KB", "1024", 1);
+  run_size(16001, seed + 1000, dir, true);
+  load_chunk = (size_t)1 << 20;
   run_size(60000, seed + 2000, dir, false);
-  unsetenv("SP_GPU_LOAD_CHUNK_KB");
-  run_size(16000, seed + 3000, dir, false); /* the default 256 MiB buffers: one chunk a vector */
+  load_chunk = 0;
+  run_size(16000, seed + 3000, dir, false); /* the default buffers: one chunk a vector */
   rmdir(dir);
   printf("%d checks, %d failures\n", checks, failures);
   return failures ? 1 : 0;

@@ -955,6 +955,8 @@ static const bcase cases[] = {
     INI("memory_limit beyond 2^64-1 bytes", "[cpu0]\ntype = cpu\nmemory_limit = 16777216TiB\n", CONFIG, "bad.ini:3", "memory_limit", "\"16777216TiB\"", "too large"),
     INI("memory_limit without a number", "[cpu0]\ntype = cpu\nmemory_limit = GiB\n", CONFIG, "bad.ini:3", "memory_limit", "\"GiB\""),
     INI("pinned_staging = lots", "[cpu0]\ntype = cpu\npinned_staging = lots\n", CONFIG, "bad.ini:3", "pinned_staging", "\"lots\""),
+    INI("staging_chunks = 17", "[cpu0]\ntype = cpu\nstaging_chunks = 17\n", CONFIG, "bad.ini:3", "staging_chunks", "\"17\"", "1..16"),
+    INI("staging_chunk_size = 512KiB", "[provider]\nstaging_chunk_size = 512KiB\n[cpu0]\ntype = cpu\n", CONFIG, "bad.ini:2", "staging_chunk_size", "\"512KiB\"", "1MiB..4GiB"),
     INI("boolean `maybe`", "[provider]\nverify_proofs = maybe\n[cpu0]\ntype = cpu\n", CONFIG, "bad.ini:2", "verify_proofs", "\"maybe\"", "not a boolean"),
     INI("log_level = loud", "[provider]\nlog_level = loud\n[cpu0]\ntype = cpu\n", CONFIG, "bad.ini:2", "log_level", "\"loud\""),
     INI("max_jobs = 0", "[provider]\nmax_jobs = 0\n[cpu0]\ntype = cpu\n", CONFIG, "bad.ini:2", "max_jobs", "\"0\""),

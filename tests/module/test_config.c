@@ -168,6 +168,27 @@ static const bad_case bad_cases[] = {
     2, { "[provider]", "host_memory_limit", "\"plenty\"", "not auto, off or a size" } },
   { "host_memory_limit bad unit", "[provider]\nhost_memory_limit = 16G\n" CPU0,
     SEALPROV_ERR_CONFIG, 2, { "[provider]", "host_memory_limit", "\"16G\"", "bad unit \"G\"" } },
+  { "staging_chunk_size too small", "[provider]\nstaging_chunk_size = 512KiB\n" CPU0,
+    SEALPROV_ERR_CONFIG, 2, { "[provider]", "staging_chunk_size", "\"512KiB\"",
+    "out of range (1MiB..4GiB)" } },
+  { "staging_chunk_size too large", "[provider]\nstaging_chunk_size = 4097MiB\n" CPU0,
+    SEALPROV_ERR_CONFIG, 2, { "[provider]", "staging_chunk_size", "\"4097MiB\"", "out of range" } },
+  { "staging_chunk_size zero", "[provider]\nstaging_chunk_size = 0\n" CPU0, SEALPROV_ERR_CONFIG, 2,
+    { "[provider]", "staging_chunk_size", "\"0\"", "out of range" } },
+  { "staging_chunk_size word", "[provider]\nstaging_chunk_size = auto\n" CPU0, SEALPROV_ERR_CONFIG,
+    2, { "[provider]", "staging_chunk_size", "\"auto\"", "not a number" } },
+  { "staging_chunk_size bad unit", "[provider]\nstaging_chunk_size = 256M\n" CPU0,
+    SEALPROV_ERR_CONFIG, 2, { "[provider]", "staging_chunk_size", "\"256M\"", "bad unit \"M\"" } },
+  { "staging_chunk_size in a device", CPU0 "staging_chunk_size = 256MiB\n", SEALPROV_ERR_CONFIG, 3,
+    { "[cpu0]", "staging_chunk_size", "unknown key", "is taken as a device section" } },
+  { "staging_chunks zero", CPU0 "staging_chunks = 0\n", SEALPROV_ERR_CONFIG, 3,
+    { "[cpu0]", "staging_chunks", "\"0\"", "out of range (1..16)" } },
+  { "staging_chunks 17", CPU0 "staging_chunks = 17\n", SEALPROV_ERR_CONFIG, 3,
+    { "[cpu0]", "staging_chunks", "\"17\"", "out of range (1..16)" } },
+  { "staging_chunks junk", CPU0 "staging_chunks = four\n", SEALPROV_ERR_CONFIG, 3,
+    { "[cpu0]", "staging_chunks", "\"four\"", "not a number" } },
+  { "staging_chunks in [provider]", "[provider]\nstaging_chunks = 4\n" CPU0, SEALPROV_ERR_CONFIG, 2,
+    { "[provider]", "staging_chunks", "unknown key" } },
   { "max_jobs zero", "[provider]\nmax_jobs = 0\n" CPU0, SEALPROV_ERR_CONFIG, 2,
     { "[provider]", "max_jobs", "\"0\"", "out of range" } },
   { "max_attempts junk", "[provider]\nmax_attempts = three\n" CPU0, SEALPROV_ERR_CONFIG, 2,
@@ -410,6 +431,7 @@ START_TEST(test_defaults) {
   ck_assert_uint_eq(cfg->load_threads, 0);
   ck_assert_uint_eq(cfg->host_memory_limit, 0); /* auto: no cap */
   ck_assert_int_eq(cfg->params_residency, SP_RESIDENCY_AUTO);
+  ck_assert_uint_eq(cfg->staging_chunk_bytes, 0); /* the default, 128 MiB */
   ck_assert_uint_eq(cfg->ndevices, 1);
   const sp_device_cfg *d = &cfg->devices[0];
   ck_assert_uint_eq(d->index, 0);
@@ -422,6 +444,8 @@ START_TEST(test_defaults) {
   ck_assert_uint_eq(d->memory_limit, 0);
   ck_assert_uint_eq(d->pinned_staging, 0); /* auto */
   ck_assert_uint_eq(d->msm_precompute, 0); /* auto */
+  ck_assert_uint_eq(d->staging_chunks, 0); /* the default, 4 */
+  ck_assert_uint_eq(d->staging_chunk_bytes, 0);
   ck_assert_int_eq(d->ordinal, -1);
   ck_assert_uint_eq(d->inject, 0);
   ck_assert_uint_eq(d->inject_count, 0);
@@ -538,6 +562,31 @@ START_TEST(test_host_memory_limit) {
     expect_ok(text);
     ck_assert_msg(cfg->host_memory_limit == t[i].v, "host_memory_limit = %s gave %llu", t[i].w,
                   (unsigned long long)cfg->host_memory_limit);
+  }
+}
+END_TEST
+
+/* staging_chunk_size ([provider]) reaches every device; staging_chunks is per device */
+START_TEST(test_staging_chunks) {
+  static const struct { const char *w; uint64_t v; } t[] = {
+    { "1MiB", 1ull << 20 }, { "1048576", 1ull << 20 }, { "256MiB", 256ull << 20 },
+    { "100 MB", 100000000ull }, { "4GiB", 4ull << 30 }, { "4096MiB", 4ull << 30 },
+  };
+  for (size_t i = 0; i < sizeof t / sizeof t[0]; i++) {
+    char text[200];
+    snprintf(text, sizeof text,
+             "[gpu0]\ntype = cuda\ndevice = 0\nstaging_chunks = 1\n"
+             "[provider]\nstaging_chunk_size = %s\n"
+             "[gpu1]\ntype = cuda\ndevice = 1\nstaging_chunks = 16\n[cpu0]\ntype = cpu\n", t[i].w);
+    expect_ok(text);
+    ck_assert_msg(cfg->staging_chunk_bytes == t[i].v, "staging_chunk_size = %s gave %llu", t[i].w,
+                  (unsigned long long)cfg->staging_chunk_bytes);
+    for (size_t k = 0; k < 3; k++)
+      ck_assert_msg(cfg->devices[k].staging_chunk_bytes == t[i].v, "[%s] has %llu",
+                    cfg->devices[k].section, (unsigned long long)cfg->devices[k].staging_chunk_bytes);
+    ck_assert_uint_eq(cfg->devices[0].staging_chunks, 1);
+    ck_assert_uint_eq(cfg->devices[1].staging_chunks, 16);
+    ck_assert_uint_eq(cfg->devices[2].staging_chunks, 0); /* not set: the default */
   }
 }
 END_TEST
@@ -808,6 +857,7 @@ static Suite *config_suite(void) {
   tcase_add_test(tc, test_pinned_staging);
   tcase_add_test(tc, test_msm_precompute);
   tcase_add_test(tc, test_host_memory_limit);
+  tcase_add_test(tc, test_staging_chunks);
   tcase_add_test(tc, test_selectors);
   tcase_add_test(tc, test_syntax_tolerance);
   tcase_add_test(tc, test_no_final_newline);
