@@ -683,6 +683,37 @@ void sp_witness_free(sp_witness *w)
   free(w);
 }
 
+int sp_assignment_break_row(const sealprov_assignment *asg, uint64_t r, uint8_t **c_out,
+                            char *err, size_t errlen)
+{
+  *c_out = NULL;
+  if (asg == NULL || r >= asg->abc_size) {
+    sp_set_err(err, errlen, "row %llu is not a row of the assignment (abc_size %llu)",
+               (unsigned long long)r, asg ? (unsigned long long)asg->abc_size : 0ull);
+    return SEALPROV_ERR_INVALID_ARGUMENT;
+  }
+  size_t bytes = (size_t)asg->abc_size * SEALPROV_SCALAR_BYTES;
+  uint8_t *c = malloc(bytes);
+  if (c == NULL) {
+    sp_set_err(err, errlen, "out of memory for the bad c (%zu bytes)", bytes);
+    return SEALPROV_ERR_NO_MEMORY;
+  }
+  memcpy(c, asg->c, bytes);
+  fr_t x, y, one;
+  if (!fr_from_le32(&x, (const uint8_t *)asg->a + 32 * r) ||
+      !fr_from_le32(&y, (const uint8_t *)asg->b + 32 * r)) {
+    free(c);
+    sp_set_err(err, errlen, "row %llu: a or b is not canonical", (unsigned long long)r);
+    return SEALPROV_ERR_INTERNAL;
+  }
+  fr_mul(&x, &x, &y);
+  fr_from_u64(&one, 1);
+  fr_add(&x, &x, &one);
+  fr_to_le32(c + 32 * r, &x);
+  *c_out = c;
+  return SEALPROV_OK;
+}
+
 static fr_t lc_eval(const sp_circuit *c, const term *t, unsigned n, const fr_t *z)
 {
   fr_t acc = FR_ZERO, tmp;
@@ -1060,7 +1091,17 @@ typedef struct sink {
   size_t errlen;
   int ext_rc;               /* ext's status when it failed */
   double mul_ms, write_ms;  /* SP_SETUP_PROFILE: time in products and in fwrite */
+  const sp_progress *progress; /* after each block: points done of all (a G2 point counts 3) */
+  double done, total;
 } sink;
+
+/* Work done on the points: a G2 product costs about three G1 ones. */
+static void sink_progress(sink *s, size_t cnt, bool g2)
+{
+  s->done += (double)cnt * (g2 ? 3.0 : 1.0);
+  if (s->progress && s->progress->fn)
+    s->progress->fn(s->progress->user, "parameters", s->done, s->total);
+}
 
 static void sink_write(sink *s, bool to_vk, const void *p, size_t n)
 {
@@ -1091,6 +1132,7 @@ static bool emit_points(sink *s, bool to_vk, bool with_len, const fr_t *k, size_
       sink_write(s, to_vk, s->bytes, cnt * (g2 ? 192u : 96u));
       s->mul_ms += t1 - t0;
       s->write_ms += sp_now_ms() - t1;
+      sink_progress(s, cnt, g2);
       continue;
     }
     emit_ctx e = {.fb = g2 ? s->fb2 : s->fb1, .k = k + off, .g2 = g2, .aff = s->aff,
@@ -1099,6 +1141,7 @@ static bool emit_points(sink *s, bool to_vk, bool with_len, const fr_t *k, size_
     if (!bls_parallel_for(cnt, s->nthreads, emit_range, &e) || atomic_load(&e.failed))
       return false;
     sink_write(s, to_vk, s->bytes, cnt * (g2 ? 192u : 96u));
+    sink_progress(s, cnt, g2);
   }
   return true;
 }
@@ -1201,6 +1244,15 @@ int sp_circuit_write_params_fb(const sp_circuit *c, uint64_t seed, unsigned nthr
                                const sp_fixed_base *fb, const char *params_path,
                                const char *vk_path, char *err, size_t errlen)
 {
+  return sp_circuit_write_params_progress(c, seed, nthreads, fb, NULL, params_path, vk_path, err,
+                                          errlen);
+}
+
+int sp_circuit_write_params_progress(const sp_circuit *c, uint64_t seed, unsigned nthreads,
+                                     const sp_fixed_base *fb, const sp_progress *progress,
+                                     const char *params_path, const char *vk_path, char *err,
+                                     size_t errlen)
+{
   int rc = SEALPROV_ERR_NO_MEMORY;
   uint64_t nvars = c->inp_size + c->aux_size, abc = c->n_rows + c->inp_size;
   size_t m = (size_t)1 << c->log_domain;
@@ -1281,6 +1333,8 @@ int sp_circuit_write_params_fb(const sp_circuit *c, uint64_t seed, unsigned nthr
     goto oom;
   s.fb1 = &fb1;
   s.fb2 = &fb2;
+  s.progress = progress;
+  s.total = (double)n_g1 + 3.0 * (double)n_g2;
   for (int i = 0; i < 2; i++)
     if (s.path[i] && !(s.f[i] = open_tmp(s.path[i], &tmp[i]))) {
       sp_set_err(err, errlen, "%s: cannot create: %s", s.path[i], strerror(errno));
@@ -1462,7 +1516,8 @@ int sp_setup_run(const sp_setup_opts *o, sp_setup_result *res, char *err, size_t
   snprintf(pp, dl, "%s/circuit.params", o->out_dir);
   snprintf(vp, dl, "%s/circuit.vk", o->out_dir);
   t0 = sp_now_ms();
-  rc = sp_circuit_write_params_fb(c, o->seed, o->nthreads, o->fixed_base, pp, vp, err, errlen);
+  rc = sp_circuit_write_params_progress(c, o->seed, o->nthreads, o->fixed_base, o->progress, pp, vp,
+                                        err, errlen);
   if (rc)
     goto out;
   res->params_ms = sp_now_ms() - t0;
@@ -1482,6 +1537,8 @@ int sp_setup_run(const sp_setup_opts *o, sp_setup_result *res, char *err, size_t
     sp_witness_free(wt);
     if (rc)
       goto out;
+    if (o->progress && o->progress->fn)
+      o->progress->fn(o->progress->user, "partitions", (double)p + 1, (double)o->partitions);
   }
   res->partitions_ms = sp_now_ms() - t0;
 out:

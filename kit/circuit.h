@@ -68,6 +68,14 @@ int sp_circuit_witness(const sp_circuit *c, uint64_t seed, sp_witness **out, cha
                        size_t errlen);
 void sp_witness_free(sp_witness *w);
 
+/* A c of asg whose row r is certainly not satisfied: c[r] = a[r] * b[r] + 1,
+ * whatever the row holds (a value copied from another row could satisfy a bit row by
+ * chance); the other rows as in asg. *c_out (abc_size scalars, malloc'd) is the caller's.
+ * Returns OK, INVALID_ARGUMENT (no such row), NO_MEMORY or INTERNAL (a or b of the row is
+ * not canonical). */
+int sp_assignment_break_row(const sealprov_assignment *asg, uint64_t r, uint8_t **c_out,
+                            char *err, size_t errlen);
+
 /* Runs the Groth16 setup with toxic waste derived from seed and writes params_path
  * (bellperson .params) and vk_path (.vk, the first part of it); either may be NULL.
  * nthreads (0 = 1) share the fixed-base multiplications. Returns OK, IO, NO_MEMORY or
@@ -96,6 +104,21 @@ int sp_circuit_write_params_fb(const sp_circuit *c, uint64_t seed, unsigned nthr
                                const sp_fixed_base *fb, const char *params_path,
                                const char *vk_path, char *err, size_t errlen);
 
+/* How far a long setup is: fn is called on the calling thread with the stage
+ * ("parameters": after each block of points, done and total in G1 products, a G2 point
+ * counting three; "partitions": after each partition file) and how much of it is done. */
+typedef struct sp_progress {
+  void (*fn)(void *user, const char *stage, double done, double total);
+  void *user;
+} sp_progress;
+
+/* sp_circuit_write_params_fb that reports its points as it writes them (progress may be
+ * NULL). */
+int sp_circuit_write_params_progress(const sp_circuit *c, uint64_t seed, unsigned nthreads,
+                                     const sp_fixed_base *fb, const sp_progress *progress,
+                                     const char *params_path, const char *vk_path, char *err,
+                                     size_t errlen);
+
 /* Everything `sealprov setup` does: generate, write DIR/circuit.params, DIR/circuit.vk
  * and DIR/partition-NN.spa (NN from 00; more digits past 100 partitions). */
 typedef struct sp_setup_opts {
@@ -107,6 +130,7 @@ typedef struct sp_setup_opts {
   const char *out_dir;      /* must exist */
   unsigned nthreads;
   const sp_fixed_base *fixed_base; /* NULL: the CPU computes the points */
+  const sp_progress *progress;     /* NULL: none */
 } sp_setup_opts;
 
 typedef struct sp_setup_result {

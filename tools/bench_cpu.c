@@ -13,33 +13,22 @@
  * test_ntt do that; a benchmark only measures. */
 #include "bench_cpu.h"
 
-#include <getopt.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 #include <unistd.h>
 
 #include "bls12_381/bls12_381.h"
-#include "cli.h" /* sp_cli_json_str, sp_cli_error */
+#include "cli.h" /* the option parser, clocks, messages, JSON strings */
 
 #define MAX_REPEAT 100
 
-static double now_s(void) {
-  struct timespec ts;
-  clock_gettime(CLOCK_MONOTONIC, &ts);
-  return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
-}
-
-/* CPU time of the whole process (all threads). On a shared machine wall time also
- * counts the time other processes held the cores; CPU time does not, so both are
- * printed: wall time is what a caller waits, CPU time what the work costs. */
-static double cpu_s(void) {
-  struct timespec ts;
-  clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
-  return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
-}
+/* Seconds on the CLI's clocks (cli.h). On a shared machine wall time also counts the
+ * time other processes held the cores; CPU time does not, so both are printed: wall time
+ * is what a caller waits, CPU time what the work costs. */
+static double now_s(void) { return sp_cli_now_ms() / 1e3; }
+static double cpu_s(void) { return sp_cli_cpu_ms() / 1e3; }
 
 static double load_average(void) {
   double l = -1;
@@ -220,7 +209,7 @@ static void print_timing(const char *key, timing t, bool last) {
 
 static void usage(FILE *f) {
   fprintf(f,
-          "usage: sealprov bench cpu [--threads N] [--repeat R] [--quick]\n"
+          "usage: sealprov bench cpu [-t|--threads N] [-r|--repeat R] [--quick]\n"
           "  Throughput of the CPU curve library as JSON on stdout:\n"
           "  Fp mul/s and G1 mixed add/s (one thread), pairing ms (one thread),\n"
           "  G1 MSM 2^16 and 2^18, G2 MSM 2^16 and NTT 2^20 in ms with N threads.\n"
@@ -231,52 +220,30 @@ static void usage(FILE *f) {
 }
 
 int sp_cmd_bench_cpu(int argc, char **argv) {
+  enum { O_QUICK = 256 };
   static const struct option opts[] = {{"threads", required_argument, NULL, 't'},
                                        {"repeat", required_argument, NULL, 'r'},
-                                       {"quick", no_argument, NULL, 'q'},
-                                       {"help", no_argument, NULL, 'h'},
+                                       {"quick", no_argument, NULL, O_QUICK},
                                        {NULL, 0, NULL, 0}};
+  sp_cli_args args = {.usage = usage, .opts = opts, .shorts = "t:r:"};
   long nproc = sysconf(_SC_NPROCESSORS_ONLN);
   unsigned threads = nproc > 0 ? (unsigned)nproc : 1;
   unsigned repeat = 3;
   bool quick = false;
-  optind = 0;
-  for (int c; (c = getopt_long(argc, argv, "t:r:qh", opts, NULL)) != -1;) {
-    char *end = NULL;
-    unsigned long v;
-    switch (c) {
-    case 't':
-      v = strtoul(optarg, &end, 10);
-      if (end == optarg || *end != '\0' || v == 0 || v > 1024) {
-        sp_cli_error("--threads %s: expected 1..1024", optarg);
-        return 2;
-      }
-      threads = (unsigned)v;
-      break;
-    case 'r':
-      v = strtoul(optarg, &end, 10);
-      if (end == optarg || *end != '\0' || v == 0 || v > MAX_REPEAT) {
-        sp_cli_error("--repeat %s: expected 1..%d", optarg, MAX_REPEAT);
-        return 2;
-      }
-      repeat = (unsigned)v;
-      break;
-    case 'q':
-      quick = true;
-      break;
-    case 'h':
-      usage(stdout);
-      return 0;
-    default:
-      usage(stderr);
-      return 2;
+  int opt;
+  while ((opt = sp_cli_getopt(&args, argc, argv)) > 0) {
+    switch (opt) {
+      case 't':
+        if (!sp_cli_uint("--threads", optarg, 1, 1024, &threads)) return 2;
+        break;
+      case 'r':
+        if (!sp_cli_uint("--repeat", optarg, 1, MAX_REPEAT, &repeat)) return 2;
+        break;
+      case O_QUICK: quick = true; break;
     }
   }
-  if (optind < argc) {
-    sp_cli_error("unexpected argument '%s'", argv[optind]);
-    usage(stderr);
-    return 2;
-  }
+  if (opt < 0) return args.status;
+  if (!sp_cli_operands(&args, argc, argv, 0, 0, "")) return args.status;
 
   const unsigned shrink = quick ? 6 : 0;
   const unsigned log_g1_small = 16 - shrink, log_g1_big = 18 - shrink, log_g2 = 16 - shrink,
@@ -289,9 +256,13 @@ int sp_cmd_bench_cpu(int argc, char **argv) {
   /* ---- single-thread primitives */
   double load_before = load_average();
   double fp_rate[2], add_rate[2];
+  sp_cli_meter meter; /* --progress: figures done of the 8 */
+  sp_cli_meter_start(&meter, "bench cpu");
   fp_mul_rate(fp_rate, rate_s, &seed);
+  sp_cli_meter_step(&meter, 1, 8, "figures");
   if (!g1_mixed_add_rate(add_rate, rate_s, &seed))
     goto oom;
+  sp_cli_meter_step(&meter, 2, 8, "figures");
 
   g1_affine_t p1;
   g2_affine_t q2;
@@ -302,6 +273,7 @@ int sp_cmd_bench_cpu(int argc, char **argv) {
   for (unsigned i = 0; i < pair_runs; i++)
     TIMED(i, bls_pairing(&gt, &p1, &q2));
   timing pairing = summarize(t, c, pair_runs);
+  sp_cli_meter_step(&meter, 3, 8, "figures");
 
   /* ---- MSMs */
   size_t n_big = (size_t)1 << log_g1_big;
@@ -315,9 +287,11 @@ int sp_cmd_bench_cpu(int argc, char **argv) {
   for (unsigned i = 0; i < repeat; i++)
     TIMED(i, ok &= msm_g1(&r1, g1pts, sc, (size_t)1 << log_g1_small, threads));
   timing g1_small = summarize(t, c, repeat);
+  sp_cli_meter_step(&meter, 4, 8, "figures");
   for (unsigned i = 0; i < repeat; i++)
     TIMED(i, ok &= msm_g1(&r1, g1pts, sc, n_big, threads));
   timing g1_big = summarize(t, c, repeat);
+  sp_cli_meter_step(&meter, 5, 8, "figures");
   free(g1pts);
   g1pts = NULL;
   if (!ok)
@@ -331,6 +305,7 @@ int sp_cmd_bench_cpu(int argc, char **argv) {
   for (unsigned i = 0; i < repeat; i++)
     TIMED(i, ok &= msm_g2(&r2, g2pts, sc, n_g2, threads));
   timing g2_msm = summarize(t, c, repeat);
+  sp_cli_meter_step(&meter, 6, 8, "figures");
   free(g2pts);
   if (!ok)
     goto oom_g1;
@@ -347,9 +322,11 @@ int sp_cmd_bench_cpu(int argc, char **argv) {
   for (unsigned i = 0; i < repeat; i++)
     TIMED(i, ok &= ntt_forward(a, log_ntt, threads));
   timing ntt_fwd = summarize(t, c, repeat);
+  sp_cli_meter_step(&meter, 7, 8, "figures");
   for (unsigned i = 0; i < repeat; i++)
     TIMED(i, ok &= ntt_coset_forward(a, log_ntt, threads));
   timing ntt_coset = summarize(t, c, repeat);
+  sp_cli_meter_step(&meter, 8, 8, "figures");
   free(a);
   if (!ok)
     goto oom;

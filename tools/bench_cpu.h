@@ -1,9 +1,9 @@
 /* bench_cpu.h -- `sealprov bench cpu`: throughput of the CPU curve library
  * (plugin/bls12_381) as one JSON object on stdout.
  *
- * argv[0] is the command's own name ("cpu"); options are parsed with getopt_long from
- * optind = 0, as every sealprov subcommand does (tools/cli.h). Returns the process exit
- * status: 0 success, 1 failure (allocation), 2 usage error. Not thread-safe (getopt). */
+ * argv[0] is the command's own name ("cpu"); options are parsed with sp_cli_getopt, as
+ * every sealprov command does (tools/cli.h). Returns the process exit status: 0 success,
+ * 1 failure (allocation), 2 usage error. Not thread-safe (getopt). */
 #ifndef SEALPROV_TOOLS_BENCH_CPU_H
 #define SEALPROV_TOOLS_BENCH_CPU_H
 

@@ -24,7 +24,6 @@
  */
 #include <config.h> /* autoconf's (first through -I.): HAVE_CUDA declares sp_engine_cuda */
 
-#include <getopt.h>
 #include <inttypes.h>
 #include <stdatomic.h>
 #include <stdio.h>
@@ -47,7 +46,6 @@
 #include "base/log.h"
 #include "runtime/sp_sched.h"
 #include "formats/srs.h"
-#include "base/util.h" /* sp_now_ms */
 
 #define BG_MAX_SIZES 8
 #define BG_MAX_REPEAT 64
@@ -354,9 +352,9 @@ static int msm_variants(sp_gpu *g, const bg_opts *o, bool g2, const void *dp, si
       snprintf(v[i].buf, sizeof v[i].buf, "%u:%u", c, k);
       v[i].label = v[i].buf;
     }
-    double t0 = sp_now_ms();
+    double t0 = sp_cli_now_ms();
     st = sp_gpu_msm_table_make(g, g2, dp, n, c, k, &v[i].tab, err, errlen);
-    v[i].build_ms = sp_now_ms() - t0;
+    v[i].build_ms = sp_cli_now_ms() - t0;
     if (st) {
       char m[512];
       snprintf(m, sizeof m, "%s", err);
@@ -410,10 +408,10 @@ static int bench_msm(sp_gpu *g, const bg_opts *o, bool g2, const unsigned *sizes
         a.table = v[j].tab.copies ? &v[j].tab : NULL;
         g1_jac_t out1;
         g2_jac_t out2;
-        double t0 = sp_now_ms();
+        double t0 = sp_cli_now_ms();
         st = g2 ? sp_gpu_msm_g2_dev(g, &out2, &a, err, errlen)
                 : sp_gpu_msm_g1_dev(g, &out1, &a, err, errlen);
-        if (r > 0) v[j].runs[r - 1] = sp_now_ms() - t0; /* run 0 is the warm-up */
+        if (r > 0) v[j].runs[r - 1] = sp_cli_now_ms() - t0; /* run 0 is the warm-up */
         if (st) break;
         /* every variant and run gives the first one's point (the MSM is exact) */
         bool same = true;
@@ -470,10 +468,10 @@ static int bench_ntt(sp_gpu *g, const bg_opts *o, char *err, size_t errlen) {
     for (unsigned k = 0; !st && k < 3; k++) {
       double runs[BG_MAX_REPEAT];
       for (unsigned r = 0; !st && r <= o->repeat; r++) {
-        double t0 = sp_now_ms();
+        double t0 = sp_cli_now_ms();
         st = sp_gpu_ntt_dev(g, d, o->ntt[i], kinds[k].kind, err, errlen);
         if (!st) st = sp_gpu_sync(g, err, errlen);
-        if (r > 0) runs[r - 1] = sp_now_ms() - t0;
+        if (r > 0) runs[r - 1] = sp_cli_now_ms() - t0;
       }
       if (st) break;
       result_head(o, kinds[k].name, o->ntt[i]);
@@ -672,7 +670,7 @@ static int synth_make(bg_synth *x, sp_gpu *g, unsigned lg, char *err, size_t err
     synth_free(x);
     return SEALPROV_ERR_NO_MEMORY;
   }
-  double t0 = sp_now_ms();
+  double t0 = sp_cli_now_ms();
   x->sc = malloc(sc_bytes);
   if (!x->sc) {
     snprintf(err, errlen, "out of host memory for the 2^%u assignment (%.1f GiB)", lg,
@@ -687,7 +685,7 @@ static int synth_make(bg_synth *x, sp_gpu *g, unsigned lg, char *err, size_t err
   memset(inp, 0, 32);
   inp[0] = 1; /* ONE */
   bg_fill_scalars(aux, naux, 85, rng + 2);
-  x->assignment_ms = sp_now_ms() - t0;
+  x->assignment_ms = sp_cli_now_ms() - t0;
   sealprov_assignment *asg = &x->asg;
   asg->a = x->sc;
   asg->b = x->sc + abc * 32;
@@ -707,7 +705,7 @@ static int synth_make(bg_synth *x, sp_gpu *g, unsigned lg, char *err, size_t err
   asg->b_aux_bit_len = naux;
   asg->b_aux_popcount = pb;
 
-  t0 = sp_now_ms();
+  t0 = sp_cli_now_ms();
   int st = host_points(g, false, &x->h, srs->h_len, 1, err, errlen);
   if (!st) st = host_points(g, false, &x->l, srs->l_len, 1u << 30, err, errlen);
   if (!st) st = host_points(g, false, &x->a, srs->a_len, 2u << 30, err, errlen);
@@ -716,7 +714,7 @@ static int synth_make(bg_synth *x, sp_gpu *g, unsigned lg, char *err, size_t err
   if (!st) st = host_points(g, false, &x->ic, ninp, 5u << 30, err, errlen);
   if (!st) st = host_points(g, false, &x->vk1, 3, 6u << 30, err, errlen);
   if (!st) st = host_points(g, true, &x->vk2, 3, 7u << 30, err, errlen);
-  x->params_ms = sp_now_ms() - t0;
+  x->params_ms = sp_cli_now_ms() - t0;
   if (st) {
     synth_free(x);
     return st;
@@ -796,11 +794,11 @@ static int bench_partition(const bg_opts *o, void *dev, sp_gpu *g, unsigned lg, 
     for (unsigned j = 0; !st && j < (r == 0 ? 1 : nv); j++) {
       sp_engine_cuda_set_tables(dev, r == 0 ? warm_mode : modes[j]);
       void *prep = NULL;
-      double t0 = sp_now_ms();
+      double t0 = sp_cli_now_ms();
       if (sp_engine_cuda.prepare) st = sp_engine_cuda.prepare(dev, &t, &prep, err, errlen);
-      double t1 = sp_now_ms();
+      double t1 = sp_cli_now_ms();
       if (!st) st = sp_engine_cuda.execute(dev, &t, prep, proof, err, errlen);
-      double t2 = sp_now_ms();
+      double t2 = sp_cli_now_ms();
       /* What prepare made goes also when prepare or execute failed (the scheduler's rule). */
       if (prep && sp_engine_cuda.release) sp_engine_cuda.release(dev, prep);
       if (st) break;
@@ -1472,6 +1470,15 @@ static void tp_print(const bg_opts *o, const bg_synth *x, const tp_run *r, doubl
   fflush(stdout);
 }
 
+/* --progress: the runs done of all that were asked for (an MSM or NTT group counts one
+ * a size, a partition size one, a throughput stream one). */
+static sp_cli_meter bg_meter;
+static double bg_done, bg_total;
+static void bg_step(double n) {
+  bg_done += n;
+  sp_cli_meter_step(&bg_meter, bg_done, bg_total, "runs");
+}
+
 static int bench_throughput(const bg_opts *o, const sp_gpu_info *infos, int ninfos, char *err,
                             size_t errlen) {
   /* The scheduler logs through the host's callback: here, stderr. */
@@ -1526,6 +1533,7 @@ static int bench_throughput(const bg_opts *o, const sp_gpu_info *infos, int ninf
           steady1 = tp_steady_pps(&runs[k]);
         }
         tp_print(&om, x, &runs[k], pps1, steady1);
+        bg_step(1.0 / nmodes);
       }
     }
     /* With --gpus 2,1 the ratio is known only now. */
@@ -1580,22 +1588,21 @@ int sp_cmd_bench_gpu(int argc, char **argv) {
   parse_list("1,2", o.gpus, &o.ngpus, 1, BG_MAX_GPUS);
   parse_list("3", o.jobs, &o.njobs, 1, BG_MAX_JOBS);
   static const struct option lo[] = {
-      {"json", no_argument, 0, 'j'},       {"device", required_argument, 0, 'd'},
+      {"device", required_argument, 0, 'd'},
       {"repeat", required_argument, 0, 'r'}, {"window", required_argument, 0, 'w'},
       {"msm-g1", required_argument, 0, '1'}, {"msm-g2", required_argument, 0, '2'},
       {"ntt", required_argument, 0, 'n'},  {"partition", required_argument, 0, 'p'},
-      {"quick", no_argument, 0, 'q'},      {"help", no_argument, 0, 'h'},
+      {"quick", no_argument, 0, 'Q'},
       {"throughput", required_argument, 0, 't'}, {"gpus", required_argument, 0, 'g'},
       {"jobs", required_argument, 0, 'J'}, {"partitions", required_argument, 0, 'P'},
       {"workers", required_argument, 0, 'W'}, {"warmup", required_argument, 0, 'u'},
       {"ordinals", required_argument, 0, 'o'}, {"pinned-staging", required_argument, 0, 'S'},
       {"precompute", required_argument, 0, 'X'}, {0, 0, 0, 0}};
-  optind = 0;
+  sp_cli_args args = {.usage = bg_usage, .takes = SP_CLI_JSON, .opts = lo};
   int c;
-  while ((c = getopt_long(argc, argv, "", lo, NULL)) != -1) {
+  while ((c = sp_cli_getopt(&args, argc, argv)) > 0) {
     bool ok = true;
     switch (c) {
-      case 'j': o.json = true; break;
       case 'd': o.ordinal = atoi(optarg); ok = o.ordinal >= 0; break;
       case 'r': o.repeat = (unsigned)atoi(optarg); ok = o.repeat >= 1 && o.repeat <= BG_MAX_REPEAT; break;
       case 'w': o.window = (unsigned)atoi(optarg); ok = o.window >= 2 && o.window <= 24; break;
@@ -1603,7 +1610,7 @@ int sp_cmd_bench_gpu(int argc, char **argv) {
       case '2': ok = parse_list(optarg, o.msm2, &o.nmsm2, 1, 28); o.groups_named = true; break;
       case 'n': ok = parse_list(optarg, o.ntt, &o.nntt, 1, 28); o.groups_named = true; break;
       case 'p': ok = parse_list(optarg, o.part, &o.npart, 8, 28); o.groups_named = true; break;
-      case 'q':
+      case 'Q':
         parse_list("16,18", o.msm1, &o.nmsm1, 1, 28);
         parse_list("14", o.msm2, &o.nmsm2, 1, 28);
         parse_list("16,20", o.ntt, &o.nntt, 1, 28);
@@ -1621,19 +1628,12 @@ int sp_cmd_bench_gpu(int argc, char **argv) {
         break;
       case 'S': ok = parse_pinned_list(optarg, &o); break;
       case 'X': ok = parse_precompute(optarg, &o); break;
-      case 'h': bg_usage(stdout); return 0;
-      default: ok = false;
     }
-    if (!ok) {
-      if (c != '?') sp_cli_error("bad value for an option: %s", optarg ? optarg : "");
-      bg_usage(stderr);
-      return 2;
-    }
+    if (!ok) return sp_cli_usage_error(&args, "bad value for an option: %s", optarg ? optarg : "");
   }
-  if (optind < argc) {
-    bg_usage(stderr);
-    return 2;
-  }
+  if (c < 0) return args.status;
+  if (!sp_cli_operands(&args, argc, argv, 0, 0, "")) return args.status;
+  o.json = args.json;
   /* --throughput alone measures throughput only; named kernel groups run as well. */
   if (o.ntp > 0 && !o.groups_named) o.nmsm1 = o.nmsm2 = o.nntt = o.npart = 0;
   unsigned need = 0; /* GPUs the throughput runs use */
@@ -1733,13 +1733,19 @@ int sp_cmd_bench_gpu(int argc, char **argv) {
                (double)infos[i].total_memory / (1u << 30));
   }
   fflush(stdout);
+  bg_done = 0;
+  bg_total = (double)o.nmsm1 + o.nmsm2 + o.nntt + o.npart + (double)o.ntp * o.ngpus;
+  sp_cli_meter_start(&bg_meter, "bench gpu");
   if (kernels) {
     st = bench_msm(g, &o, false, o.msm1, o.nmsm1, err, sizeof err);
     fflush(stdout);
+    bg_step(o.nmsm1);
     if (!st) st = bench_msm(g, &o, true, o.msm2, o.nmsm2, err, sizeof err);
     fflush(stdout);
+    bg_step(o.nmsm2);
     if (!st) st = bench_ntt(g, &o, err, sizeof err);
     fflush(stdout);
+    bg_step(o.nntt);
     sp_gpu_destroy(g);
     for (unsigned i = 0; !st && i < o.npart; i++) {
       /* a context for generating the synthetic parameters, freed before proving */
@@ -1750,6 +1756,7 @@ int sp_cmd_bench_gpu(int argc, char **argv) {
         sp_gpu_destroy(gg);
       }
       fflush(stdout);
+      bg_step(1);
     }
     /* Before the throughput runs: this device's memory goes back to the GPU. */
     sp_engine_cuda.worker_unbind(dev, 0);

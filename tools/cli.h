@@ -1,56 +1,134 @@
-/* cli.h -- the `sealprov` command-line tool: subcommands and the reference-host
- * helpers they share.
+/* cli.h -- the `sealprov` command-line tool: its commands, and what they share.
  *
- * A subcommand is `int NAME(int argc, char **argv)` with argv[0] the command's own
- * name (e.g. "devices", or "cpu" for `bench cpu`) so it can run getopt_long with
- * optind = 0. It returns the process exit status: 0 success, 1 failure, 2 usage
- * error. Adding one: its prototype here, one line in main.c's table, its source in
- * the owner's tools fragment (tools_sealprov_SOURCES +=).
+ * A command is `int NAME(int argc, char **argv)` with argv[0] the command's own name
+ * (e.g. "devices", or "cpu" for `bench cpu`); it parses its options with sp_cli_getopt
+ * and returns the process exit status: 0 success, 1 failure, 2 usage error. Adding one:
+ * its prototype here, one line in main.c's table, its source in tools/local.mk (a host
+ * command in the host library, a developer command in the program; docs/design.md,
+ * "The CLI", says which is which).
+ *
+ * The parts, by file:
+ *   cli_base.c  messages, the one UTF-8 validator, JSON strings out, the clocks,
+ *               progress meters, the module's log lines (no module, no kit)
+ *   opts.c      the one option parser, numbers
+ *   json_read.c the one JSON reader (a tree; snarkjs's files, inspect)
+ *   host.c      the module through dlopen, as a daemon loads it; where module and INI are
  */
 #ifndef SEALPROV_TOOLS_CLI_H
 #define SEALPROV_TOOLS_CLI_H
 
+#include <getopt.h>
 #include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
 #include <stdio.h>
 
 #include "sealprov.h"
 
-/* ---- subcommands ------------------------------------------------------------------ */
+/* ---- commands ----------------------------------------------------------------------
+ * Host commands (the host library: they reach the module only through its table). */
 int cmd_devices(int argc, char **argv);       /* cmd_devices.c */
 int cmd_check_config(int argc, char **argv);  /* cmd_devices.c */
-int cmd_setup(int argc, char **argv);         /* cmd_setup.c (Groth16) */
 int cmd_prove(int argc, char **argv);         /* cmd_prove.c */
 int cmd_verify(int argc, char **argv);        /* cmd_verify.c */
 int cmd_demo(int argc, char **argv);          /* cmd_demo.c */
-int cmd_bench(int argc, char **argv);         /* cmd_bench.c: `bench` (Groth16 partitions) */
 int cmd_stress(int argc, char **argv);        /* cmd_stress.c: concurrent jobs, all verified */
 int cmd_soak(int argc, char **argv);          /* cmd_soak.c: long mixed traffic, memory sampled */
-int cmd_inspect(int argc, char **argv);       /* cmd_inspect.c: .spa / .params / .vk contents */
+/* Developer commands (linked into the program with the kit; main.c holds weak references
+ * to them, so a program of the host library alone lists them as not built). */
+int cmd_setup(int argc, char **argv);         /* cmd_setup.c */
+int cmd_bench(int argc, char **argv);         /* cmd_bench.c: `bench`, `bench load` */
+int cmd_inspect(int argc, char **argv);       /* cmd_inspect.c: what any file of the project is */
+int cmd_wtns(int argc, char **argv);          /* witness.c: `wtns IN.spa OUT.wtns` */
+int cmd_bench_witness(int argc, char **argv); /* witness.c: `bench witness DIR` */
 int sp_cmd_bench_cpu(int argc, char **argv);  /* bench_cpu.c: `bench cpu` (curve library) */
-int sp_cmd_bench_gpu(int argc, char **argv);  /* `bench gpu` (CUDA engine) */
+int sp_cmd_bench_gpu(int argc, char **argv);  /* bench_gpu.c: `bench gpu` (CUDA engine) */
+/* The developer modes of two host commands (cmd_snarkjs.c): snarkjs's files are proved
+ * and verified by the kit on this host's CPUs, not by the module. */
+int sp_cli_prove_zkey(const char *zkey, const char *wtns, const char *out_proof,
+                      const char *out_public, bool zero_rs, bool json);
+int sp_cli_verify_snarkjs(const char *vk, const char *proof, const char *public_json, bool json);
 
-/* ---- the reference host ------------------------------------------------------------
+/* ---- options (opts.c) --------------------------------------------------------------
+ * Every command and main.c parse with sp_cli_getopt, which adds to the command's own
+ * options the ones it shares with others:
+ *   -h, --help                     its usage on stdout, exit 0
+ *   -q, -v, -vv, --progress, --no-progress
+ *                                  the global options, taken before or after COMMAND
+ *   --plugin MODULE                (SP_CLI_PLUGIN) the module to load
+ *   -c, --config INI               (SP_CLI_CONFIG) the INI file
+ *   --json                         (SP_CLI_JSON) one JSON object on stdout
+ * A usage error prints the command's usage and then the error, last, on stderr. */
+enum {
+  SP_CLI_PLUGIN = 1u << 0,
+  SP_CLI_CONFIG = 1u << 1,
+  SP_CLI_JSON = 1u << 2,
+  SP_CLI_IN_ORDER = 1u << 3, /* stop at the first operand (main.c: COMMAND ends options) */
+};
+
+typedef struct sp_cli_args {
+  /* set by the command */
+  void (*usage)(FILE *f);      /* its usage text */
+  unsigned takes;              /* SP_CLI_* */
+  const struct option *opts;   /* its own long options, {NULL} ended (val: a letter of
+                                  `shorts`, or a value of 256 or more), or NULL */
+  const char *shorts;          /* its own short options in getopt's syntax, or NULL */
+  /* results */
+  const char *config;          /* -c INI, or NULL */
+  bool json;                   /* --json */
+  int status;                  /* when sp_cli_getopt returned -1: the exit status */
+  int first;                   /* when it returned 0: argv[first..argc-1] are operands */
+  /* the parser's own */
+  struct option all_[64];
+  char shorts_[64];
+  bool built_;
+} sp_cli_args;
+
+/* getopt_long over the command's options and the shared ones. Returns the next option of
+ * the command's own (its val; optarg as getopt_long sets it), 0 when the options are
+ * done, or -1 when the command is to return a->status: 0 after --help, 2 after a usage
+ * error (an unknown option, a missing value; usage and error already printed). */
+int sp_cli_getopt(sp_cli_args *a, int argc, char **argv);
+/* The command's usage on stderr, then "sealprov CMD: error: ..." last. Returns 2. */
+int sp_cli_usage_error(const sp_cli_args *a, const char *fmt, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 2, 3)))
+#endif
+    ;
+/* The operands after the options: their number must be in min..max (what names them in
+ * the message: "partition files"); a usage error (a->status = 2) otherwise. */
+bool sp_cli_operands(sp_cli_args *a, int argc, char **argv, int min, int max, const char *what);
+
+/* A decimal (or 2^K) number for option `opt`, at most max; false with a message naming
+ * the option and the value otherwise. */
+bool sp_cli_u64(const char *opt, const char *value, uint64_t max, uint64_t *out);
+/* The same for an unsigned in min..max. */
+bool sp_cli_uint(const char *opt, const char *value, unsigned min, unsigned max, unsigned *out);
+
+/* The global options' effect (set by sp_cli_getopt wherever they are given). */
+extern int sp_cli_log_level;       /* the module's messages up to this level reach stderr
+                                      (SEALPROV_LOG_*; -q ERROR, default WARN, -v INFO,
+                                      -vv DEBUG) */
+extern bool sp_cli_quiet;          /* -q: only errors (check-config: no table) */
+extern const char *sp_cli_plugin;  /* --plugin MODULE, or NULL */
+
+/* ---- the reference host (host.c) ---------------------------------------------------
  * The CLI loads the module exactly as a daemon does: dlopen, dlsym of
  * SEALPROV_ENTRY_SYMBOL, init with the ABI version it was built against and a host
- * table whose log callback prints to stderr. */
+ * table whose log callback is sp_cli_module_log. */
 
-/* Where the module is: `plugin` if not NULL, else $SEALPROV_PLUGIN if set and not
- * empty, else the module of the build tree this program runs from (../plugin/.libs/
- * sealprov.so next to /proc/self/exe) when that file exists, else the installed module
- * (SP_DEFAULT_PLUGIN). A global `--plugin PATH` given before the command sets
- * $SEALPROV_PLUGIN for the command (and sp_cli_plugin_global). */
-const char *sp_cli_plugin_path(const char *plugin);
-/* The module of the build tree next to this program, or NULL (not a build tree). */
-const char *sp_cli_build_tree_plugin(void);
-/* True when the global --plugin set $SEALPROV_PLUGIN (messages say "--plugin"). */
-extern bool sp_cli_plugin_global;
-/* The INI file: `ini` if not NULL, else $SEALPROV_CONFIG, else the installed sample
- * (SP_DEFAULT_CONFIG). */
+/* Where the module is: --plugin, else $SEALPROV_PLUGIN if set and not empty, else the
+ * module of the build tree this program runs from (../plugin/.libs/sealprov.so next to
+ * /proc/self/exe) when that file exists, else the installed module (SP_DEFAULT_PLUGIN). */
+const char *sp_cli_plugin_path(void);
+/* The build tree this program runs from (the directory above tools/), or NULL. */
+const char *sp_cli_build_tree(void);
+/* The INI file: `ini` (-c) if not NULL, else $SEALPROV_CONFIG if set and not empty,
+ * else, in a build tree, the sample conf/sealprov.ini of its source tree, else the
+ * installed sample (SP_DEFAULT_CONFIG). */
 const char *sp_cli_config_path(const char *ini);
-
-/* Messages of the module up to this level reach stderr (SEALPROV_LOG_*; main.c sets
- * it from -q / -v / -vv; default WARN). */
-extern int sp_cli_log_level;
+/* Where sp_cli_config_path(ini) took the file from, for messages ("from $SEALPROV_CONFIG"). */
+const char *sp_cli_config_source(const char *ini);
 
 typedef struct sp_cli_host {
   void *dl;
@@ -60,22 +138,18 @@ typedef struct sp_cli_host {
 } sp_cli_host;
 
 /* dlopen + init. On failure prints why to stderr and returns false (h is cleared). */
-bool sp_cli_host_load(sp_cli_host *h, const char *plugin);
-/* load + open(ini). On failure prints "sealprov: open INI: <status>: <detail>". */
-bool sp_cli_host_open(sp_cli_host *h, const char *plugin, const char *ini);
+bool sp_cli_host_load(sp_cli_host *h);
+/* load + open(ini), where ini is what sp_cli_config_path(ini) gives. A file that is not
+ * there is reported with where it came from and how to name another; the module's own
+ * refusal as "open INI: <status>: <detail>". */
+bool sp_cli_host_open(sp_cli_host *h, const char *ini);
+/* load + open of a provider on one CPU device (verify, and proofs checked apart): an INI
+ * written to a temporary file, removed once open returned. */
+bool sp_cli_host_open_cpu(sp_cli_host *h);
 /* close (if opened) + dlclose. Safe on a cleared or failed h. */
 void sp_cli_host_close(sp_cli_host *h);
 
-/* Writes s as a JSON string literal (quotes included, control characters escaped; a
- * byte that is not part of valid UTF-8 becomes \u00NN, so the JSON stays valid). */
-void sp_cli_json_str(FILE *f, const char *s);
-/* Writes s with every byte that is not part of valid UTF-8 shown as \xNN. */
-void sp_cli_put_utf8(FILE *f, const char *s);
-/* The host log callback of the CLI and bench: "sealprov: [module LEVEL] msg" on stderr,
- * each line whole when the module's threads log at once. */
-void sp_cli_module_log(void *user, int level, const char *msg);
-
-/* ---- messages (tools/json.c: the stand-alone benchmarks share them) ----------------
+/* ---- messages, UTF-8, JSON out (cli_base.c) ----------------------------------------
  * Every message of the CLI on stderr has one of three shapes:
  *   sealprov CMD: error: ...      sp_cli_error: the command fails (exit 1 or 2)
  *   sealprov CMD: warning: ...    sp_cli_warn: it goes on
@@ -83,11 +157,12 @@ void sp_cli_module_log(void *user, int level, const char *msg);
  *                                 sp_cli_progress is set)
  * CMD is sp_cli_cmd ("prove", "bench gpu"), set by main.c before the command runs;
  * without one the prefix is "sealprov:". Messages of the module come through the log
- * callback as "sealprov: [module LEVEL] ...". Every message is written as valid UTF-8
- * (sp_cli_put_utf8), whatever bytes a file name or argument holds. */
+ * callback as "sealprov: [module LEVEL] ...". Every message is written as valid UTF-8,
+ * whatever bytes a file name or argument holds: a byte that is not part of valid UTF-8
+ * is shown as \xNN (lower-case hex, as the module's own messages show it). */
 extern const char *sp_cli_cmd;
-/* Progress lines on stderr: main.c sets it when stderr is a terminal (--progress /
- * --no-progress force it), and clears it for -q. */
+/* Progress lines on stderr: on when stderr is a terminal; --progress / --no-progress
+ * force it, -q clears it. */
 extern bool sp_cli_progress;
 #if defined(__GNUC__)
 #define SP_CLI_PRINTF __attribute__((format(printf, 1, 2)))
@@ -97,5 +172,61 @@ extern bool sp_cli_progress;
 void sp_cli_error(const char *fmt, ...) SP_CLI_PRINTF;
 void sp_cli_warn(const char *fmt, ...) SP_CLI_PRINTF;
 void sp_cli_note(const char *fmt, ...) SP_CLI_PRINTF;
+
+/* The one UTF-8 validator of the CLI: the length (1..4) of the well-formed UTF-8
+ * sequence at s, or 0 when the byte at s does not start one (overlong forms, surrogates
+ * and code points past U+10FFFF are not well formed; a NUL ends every sequence). */
+size_t sp_cli_utf8_len(const char *s);
+/* Writes s with every byte that is not part of valid UTF-8 as \xNN. */
+void sp_cli_put_utf8(FILE *f, const char *s);
+/* s into out (outlen bytes, always terminated) the same way, cut at a whole character;
+ * returns out. For messages built in a buffer (the JSON reader's). */
+const char *sp_cli_escape(const char *s, char *out, size_t outlen);
+/* Writes s as a JSON string literal (quotes included, control characters escaped; a
+ * byte that is not part of valid UTF-8 becomes \u00NN, so the JSON stays valid). */
+void sp_cli_json_str(FILE *f, const char *s);
+
+/* ---- the clocks (cli_base.c) ------------------------------------------------------- */
+/* Milliseconds on the monotonic clock (differences only). */
+double sp_cli_now_ms(void);
+/* CPU time of the whole process, every thread, in ms: next to wall time it shows how
+ * much of a shared machine a run had. */
+double sp_cli_cpu_ms(void);
+
+/* ---- progress of a long step (cli_base.c) ------------------------------------------
+ * Under --progress, "sealprov CMD: WHAT: 42 % (3 of 7), 12.3 s, ETA 17 s": at most a
+ * line a second, and the last one; nothing without --progress. The ETA assumes the rest
+ * goes at the pace so far. */
+typedef struct sp_cli_meter {
+  char what[160];
+  double t0, last;
+  bool shown_end;
+} sp_cli_meter;
+void sp_cli_meter_start(sp_cli_meter *m, const char *fmt, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 2, 3)))
+#endif
+    ;
+/* done of total steps (or bytes: unit "GB" shows them in GB, NULL as counts). */
+void sp_cli_meter_step(sp_cli_meter *m, double done, double total, const char *unit);
+
+/* ---- the module's log lines (cli_base.c) -------------------------------------------
+ * The host log callback of the CLI: "sealprov: [module LEVEL] msg" on stderr, each line
+ * whole when the module's threads log at once. Two kinds of lines are the CLI's to
+ * report in its own words unless -v asked for the module's log:
+ *  - under --progress the module's load progress (INFO "srs_load FILE: 42.0% ...") is
+ *    shown as the command's progress, with an ETA;
+ *  - a failed partition's and job's WARN lines ("partition P of job J: ...", "job J
+ *    ended: ...") of a job the command reports itself (sp_cli_job_watch) are held, and
+ *    sp_cli_job_reported drops those its own error line repeats, so a failure is said
+ *    once. */
+void sp_cli_module_log(void *user, int level, const char *msg);
+/* The log level a host table gets: sp_cli_log_level, or INFO under --progress (the load
+ * progress lines; the rest of INFO is dropped unless -v). */
+int sp_cli_host_log_level(void);
+void sp_cli_job_watch(sealprov_job_id id);
+/* The job's end is reported (detail: the text the CLI's error line shows, "" when it
+ * succeeded): prints the held lines it does not repeat. */
+void sp_cli_job_reported(sealprov_job_id id, const char *detail);
 
 #endif

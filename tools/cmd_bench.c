@@ -5,7 +5,6 @@
 
 #include <errno.h>
 #include <fcntl.h>
-#include <getopt.h>
 #include <pthread.h>
 #include <stdatomic.h>
 #include <malloc.h>
@@ -40,17 +39,6 @@ static void bench_usage(FILE *f)
           "  checks), R proofs (median reported, with the per-stage breakdown of the median\n"
           "  run) and R verifications, on the CPU prover called directly.\n"
           "  `sealprov bench load --help`: parameter loading alone.\n");
-}
-
-/* CPU time of the whole process (all threads), ms: next to wall time it shows how
- * much of the machine the run really had on a shared host. */
-static double cpu_ms(void)
-{
-  struct rusage ru;
-  if (getrusage(RUSAGE_SELF, &ru) != 0)
-    return 0;
-  return (double)(ru.ru_utime.tv_sec + ru.ru_stime.tv_sec) * 1e3 +
-         (double)(ru.ru_utime.tv_usec + ru.ru_stime.tv_usec) / 1e3;
 }
 
 static double load_average(void)
@@ -126,27 +114,37 @@ static int bench_one(unsigned log, uint32_t inputs, unsigned repeat, unsigned th
   if (!prove || !verify || !st || !prove_cpu)
     goto out;
   row->log = log;
-  sp_setup_opts o = {.constraints = UINT64_C(1) << log, .inputs = inputs, .partitions = 1,
+  g16_setup_meter gm = {.stage = ""};
+  sp_progress pr = {.fn = g16_setup_progress, .user = &gm};
+  sp_setup_opts o = {.progress = &pr, .constraints = UINT64_C(1) << log, .inputs = inputs, .partitions = 1,
                      .shape = SP_SHAPE_SEALING, .seed = 1000 + log, .out_dir = dirbuf,
                      .nthreads = threads};
   sp_setup_result sr;
-  double t0 = g16_now_ms();
+  /* --progress: the steps of this size (setup, two loads, repeat proofs with their
+   * verification), and the setup's own */
+  sp_cli_meter meter;
+  const double steps = 3.0 + repeat;
+  sp_cli_meter_start(&meter, "bench 2^%u", log);
+  double t0 = sp_cli_now_ms();
   if (sp_setup_run(&o, &sr, err, sizeof err) != SEALPROV_OK)
     goto fail;
-  row->setup_ms = g16_now_ms() - t0;
+  row->setup_ms = sp_cli_now_ms() - t0;
+  sp_cli_meter_step(&meter, 1, steps, "steps");
   row->info = sr.info;
   snprintf(path, sizeof path, "%s/circuit.params", dirbuf);
-  t0 = g16_now_ms();
+  t0 = sp_cli_now_ms();
   if (sp_srs_load(path, false, true, threads, &srs, err, sizeof err) != SEALPROV_OK)
     goto fail;
-  row->load_ms = g16_now_ms() - t0;
+  row->load_ms = sp_cli_now_ms() - t0;
+  sp_cli_meter_step(&meter, 2, steps, "steps");
   /* the same file without subgroup checks ([provider] params_subgroup_check = false) */
   sp_srs *quick = NULL;
-  t0 = g16_now_ms();
+  t0 = sp_cli_now_ms();
   if (sp_srs_load(path, false, false, threads, &quick, err, sizeof err) != SEALPROV_OK)
     goto fail;
-  row->load_nosub_ms = g16_now_ms() - t0;
+  row->load_nosub_ms = sp_cli_now_ms() - t0;
   sp_srs_release(quick);
+  sp_cli_meter_step(&meter, 3, steps, "steps");
   snprintf(path, sizeof path, "%s/partition-00.spa", dirbuf);
   if (sp_spa_read(path, &spa, err, sizeof err) != SEALPROV_OK)
     goto fail;
@@ -157,24 +155,25 @@ static int bench_one(unsigned log, uint32_t inputs, unsigned repeat, unsigned th
     fr_pow_u64(&r, &r, 0xFFFFFFFFFFFFull); /* full-width blinding */
     fr_pow_u64(&s, &s, 0xFFFFFFFFFFFFull);
     uint8_t proof[192];
-    t0 = g16_now_ms();
-    double c0 = cpu_ms();
+    t0 = sp_cli_now_ms();
+    double c0 = sp_cli_cpu_ms();
     if (sp_groth16_prove(srs, &spa->asg, SEALPROV_SCALAR_CANONICAL_LE, &r, &s, threads, proof,
                          err, sizeof err) != SEALPROV_OK)
       goto fail;
-    prove[i] = g16_now_ms() - t0;
-    prove_cpu[i] = cpu_ms() - c0;
+    prove[i] = sp_cli_now_ms() - t0;
+    prove_cpu[i] = sp_cli_cpu_ms() - c0;
     sp_groth16_last_timings(&st[i]);
     bool valid = false;
-    t0 = g16_now_ms();
+    t0 = sp_cli_now_ms();
     if (sp_groth16_verify(srs, &spa->asg, SEALPROV_SCALAR_CANONICAL_LE, proof, &valid, err,
                           sizeof err) != SEALPROV_OK)
       goto fail;
-    verify[i] = g16_now_ms() - t0;
+    verify[i] = sp_cli_now_ms() - t0;
     if (!valid) {
       snprintf(err, sizeof err, "the proof of the 2^%u partition does not verify", log);
       goto fail;
     }
+    sp_cli_meter_step(&meter, 4.0 + i, steps, "steps");
   }
   /* median prove, and the stage breakdown of that very run */
   double *sorted = calloc(repeat, sizeof(double));
@@ -385,7 +384,7 @@ static int warm_read(const char *path, uint64_t size, unsigned threads, double *
     threads = 64;
   pthread_t th[64];
   unsigned started = 0;
-  double t0 = g16_now_ms();
+  double t0 = sp_cli_now_ms();
   for (unsigned i = 0; i < (threads ? threads : 1); i++)
     if (pthread_create(&th[i], NULL, warm_thread, &w) == 0)
       started++;
@@ -396,7 +395,7 @@ static int warm_read(const char *path, uint64_t size, unsigned threads, double *
   snprintf(what, sizeof what, "reading the file once (page cache)");
   while (started && atomic_load(&w.done) < size && !atomic_load(&w.failed)) {
     usleep(100000);
-    double now = g16_now_ms() - t0;
+    double now = sp_cli_now_ms() - t0;
     if (sp_cli_progress && now - last >= 1000) {
       last = now;
       progress_line(what, atomic_load(&w.done), size, now);
@@ -404,7 +403,7 @@ static int warm_read(const char *path, uint64_t size, unsigned threads, double *
   }
   for (unsigned i = 0; i < started; i++)
     pthread_join(th[i], NULL);
-  *ms = g16_now_ms() - t0;
+  *ms = sp_cli_now_ms() - t0;
   close(w.fd);
   int e = atomic_load(&w.failed);
   if (e) {
@@ -503,9 +502,9 @@ static int load_once(const char *path, int mode, unsigned threads, load_progress
 #endif
   run->rss_before_kib = status_kib("VmRSS");
   bool reset = reset_peak_rss();
-  double t0 = g16_now_ms();
+  double t0 = sp_cli_now_ms();
   int st = sp_srs_load_ex(path, &o, &srs, err, errlen);
-  run->ms = g16_now_ms() - t0;
+  run->ms = sp_cli_now_ms() - t0;
   run->hwm_kib = reset ? status_kib("VmHWM") : 0;
   run->points = lp->points;
 #ifdef HAVE_CUDA
@@ -721,7 +720,7 @@ static bool parse_sizes(const char *arg, unsigned max_log, unsigned *sizes, unsi
   bool ok = true;
   for (char *t = strtok_r(copy, ",", &save); t && ok; t = strtok_r(NULL, ",", &save)) {
     uint64_t v;
-    ok = *n < BENCH_MAX_SIZES && g16_parse_u64("--sizes", t, max_log, &v) && v >= 6;
+    ok = *n < BENCH_MAX_SIZES && sp_cli_u64("--sizes", t, max_log, &v) && v >= 6;
     if (ok)
       sizes[(*n)++] = (unsigned)v;
   }
@@ -766,33 +765,29 @@ static int bench_load(int argc, char **argv)
 {
   static const struct option opts[] = {
       {"sizes", required_argument, NULL, 's'},  {"threads", required_argument, NULL, 't'},
-      {"repeat", required_argument, NULL, 'r'}, {"json", no_argument, NULL, 'j'},
-      {"cpu-checks", no_argument, NULL, 'C'},   {"modes", required_argument, NULL, 'm'},
-      {"cold", no_argument, NULL, 'c'},         {"no-cold", no_argument, NULL, 'n'},
-      {"help", no_argument, NULL, 'h'},         {NULL, 0, NULL, 0},
+      {"repeat", required_argument, NULL, 'r'}, {"cpu-checks", no_argument, NULL, 'C'},
+      {"modes", required_argument, NULL, 'm'},  {"cold", no_argument, NULL, 'c'},
+      {"no-cold", no_argument, NULL, 'n'},      {NULL, 0, NULL, 0},
   };
+  sp_cli_args a = {.usage = bench_load_usage, .takes = SP_CLI_JSON, .opts = opts};
   unsigned sizes[BENCH_MAX_SIZES], nsizes = 0;
   uint64_t threads = 0, repeat = 3;
-  bool json = false, modes[LM_N], modes_given = false;
+  bool modes[LM_N], modes_given = false;
   int cold = -1; /* -1: by file size */
-  optind = 0;
   int c;
-  while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
+  while ((c = sp_cli_getopt(&a, argc, argv)) > 0) {
     switch (c) {
     case 's':
       if (!parse_sizes(optarg, 27, sizes, &nsizes))
         return 2;
       break;
     case 't':
-      if (!g16_parse_u64("--threads", optarg, 1024, &threads))
+      if (!sp_cli_u64("--threads", optarg, 1024, &threads))
         return 2;
       break;
     case 'r':
-      if (!g16_parse_u64("--repeat", optarg, 100, &repeat) || repeat == 0)
+      if (!sp_cli_u64("--repeat", optarg, 100, &repeat) || repeat == 0)
         return 2;
-      break;
-    case 'j':
-      json = true;
       break;
     case 'C':
       bench_cpu_checks = true;
@@ -808,21 +803,15 @@ static int bench_load(int argc, char **argv)
     case 'n':
       cold = 0;
       break;
-    case 'h':
-      bench_load_usage(stdout);
-      return 0;
-    default:
-      bench_load_usage(stderr);
-      return 2;
     }
   }
-  int nfiles = argc - optind;
-  if ((nfiles == 0) == (nsizes == 0)) {
-    sp_cli_error("give FILE... or --sizes, not both");
-    bench_load_usage(stderr);
-    return 2;
-  }
-  for (int i = optind; i < argc; i++) {
+  if (c < 0)
+    return a.status;
+  bool json = a.json;
+  int nfiles = argc - a.first;
+  if ((nfiles == 0) == (nsizes == 0))
+    return sp_cli_usage_error(&a, "give FILE... or --sizes, not both");
+  for (int i = a.first; i < argc; i++) {
     struct stat st;
     errno = 0;
     if (stat(argv[i], &st) != 0 || !S_ISREG(st.st_mode)) {
@@ -874,7 +863,7 @@ static int bench_load(int argc, char **argv)
     char dirbuf[512] = "", path[600];
     unsigned log = 0;
     if (nfiles) {
-      snprintf(path, sizeof path, "%s", argv[optind + (int)i]);
+      snprintf(path, sizeof path, "%s", argv[a.first + (int)i]);
     } else {
       const char *tmp = getenv("TMPDIR");
       snprintf(dirbuf, sizeof dirbuf, "%s/sealprov-bench-load-XXXXXX", tmp && *tmp ? tmp : "/tmp");
@@ -884,7 +873,9 @@ static int bench_load(int argc, char **argv)
         break;
       }
       char err[1024] = "";
-      sp_setup_opts o = {.constraints = UINT64_C(1) << sizes[i], .inputs = 16, .partitions = 1,
+      g16_setup_meter gm = {.stage = ""};
+      sp_progress pr = {.fn = g16_setup_progress, .user = &gm};
+      sp_setup_opts o = {.progress = &pr, .constraints = UINT64_C(1) << sizes[i], .inputs = 16, .partitions = 1,
                          .shape = SP_SHAPE_SEALING, .seed = 1000 + sizes[i], .out_dir = dirbuf,
                          .nthreads = nt};
       sp_setup_result sr;
@@ -930,47 +921,37 @@ int cmd_bench(int argc, char **argv)
   static const struct option opts[] = {
       {"sizes", required_argument, NULL, 's'},   {"inputs", required_argument, NULL, 'k'},
       {"repeat", required_argument, NULL, 'r'},  {"threads", required_argument, NULL, 't'},
-      {"json", no_argument, NULL, 'j'},          {"help", no_argument, NULL, 'h'},
       {NULL, 0, NULL, 0},
   };
+  sp_cli_args a = {.usage = bench_usage, .takes = SP_CLI_JSON, .opts = opts};
   unsigned sizes[BENCH_MAX_SIZES] = {10, 14, 16}, nsizes = 3;
   uint64_t inputs = 16, repeat = 3, threads = 0;
-  bool json = false;
-  optind = 0;
   int c;
-  while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
+  while ((c = sp_cli_getopt(&a, argc, argv)) > 0) {
     switch (c) {
     case 's':
       if (!parse_sizes(optarg, 24, sizes, &nsizes))
         return 2;
       break;
     case 'k':
-      if (!g16_parse_u64("--inputs", optarg, 1000, &inputs))
+      if (!sp_cli_u64("--inputs", optarg, 1000, &inputs))
         return 2;
       break;
     case 'r':
-      if (!g16_parse_u64("--repeat", optarg, 100, &repeat) || repeat == 0)
+      if (!sp_cli_u64("--repeat", optarg, 100, &repeat) || repeat == 0)
         return 2;
       break;
     case 't':
-      if (!g16_parse_u64("--threads", optarg, 1024, &threads))
+      if (!sp_cli_u64("--threads", optarg, 1024, &threads))
         return 2;
       break;
-    case 'j':
-      json = true;
-      break;
-    case 'h':
-      bench_usage(stdout);
-      return 0;
-    default:
-      bench_usage(stderr);
-      return 2;
     }
   }
-  if (optind < argc) {
-    sp_cli_error("unexpected argument \"%s\"", argv[optind]);
-    return 2;
-  }
+  if (c < 0)
+    return a.status;
+  if (!sp_cli_operands(&a, argc, argv, 0, 0, ""))
+    return a.status;
+  bool json = a.json;
   unsigned nt = threads ? (unsigned)threads : g16_ncpus();
   char cpu[256];
   unsigned long long mem_kib;

@@ -4,7 +4,6 @@
 #include <config.h>
 
 #include <errno.h>
-#include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -13,9 +12,7 @@
 #include "circuit.h"
 #include "cli.h"
 #include "g16_util.h"
-#include "groth16/groth16.h"
 #include "spa.h"
-#include "formats/srs.h"
 
 /* Used when neither -c nor the installed sample exists: two CPU devices, so even a
  * bare machine shows a job spread over devices. */
@@ -32,58 +29,52 @@ static void demo_usage(FILE *f)
           "                     [--keep] [--json]\n"
           "  Sets up a sealing-shaped job (default 10 partitions of 2^12 constraints; insecure\n"
           "  parameters) in a temporary directory, proves it through the module on the\n"
-          "  devices of INI (default $SEALPROV_CONFIG, else " SP_DEFAULT_CONFIG " if it\n"
-          "  exists, else two CPU devices), verifies every proof and prints a summary. --keep\n"
-          "  leaves the directory. Exit status 0 only if every proof verifies.\n");
+          "  devices of INI (default $SEALPROV_CONFIG, else in a build tree the sample\n"
+          "  conf/sealprov.ini of its sources, else " SP_DEFAULT_CONFIG " if it exists, else\n"
+          "  two CPU devices), verifies every proof with the module's verify() and prints a\n"
+          "  summary. --keep leaves the directory. Exit status 0 only if every proof\n"
+          "  verifies.\n");
 }
 
 int cmd_demo(int argc, char **argv)
 {
+  enum { O_CONSTRAINTS = 256, O_PARTITIONS, O_KEEP };
   static const struct option opts[] = {
-      {"plugin", required_argument, NULL, 'P'},     {"config", required_argument, NULL, 'c'},
-      {"constraints", required_argument, NULL, 'n'}, {"partitions", required_argument, NULL, 'p'},
-      {"keep", no_argument, NULL, 'k'},             {"json", no_argument, NULL, 'j'},
-      {"help", no_argument, NULL, 'h'},             {NULL, 0, NULL, 0},
+      {"constraints", required_argument, NULL, O_CONSTRAINTS},
+      {"partitions", required_argument, NULL, O_PARTITIONS},
+      {"keep", no_argument, NULL, O_KEEP},
+      {NULL, 0, NULL, 0},
   };
-  const char *plugin = NULL, *ini = NULL;
+  sp_cli_args a = {.usage = demo_usage, .takes = SP_CLI_PLUGIN | SP_CLI_CONFIG | SP_CLI_JSON,
+                   .opts = opts};
   uint64_t constraints = 4096, parts = 10;
-  bool keep = false, json = false;
-  optind = 0;
+  bool keep = false;
   int c;
-  while ((c = getopt_long(argc, argv, "c:h", opts, NULL)) != -1) {
+  while ((c = sp_cli_getopt(&a, argc, argv)) > 0) {
     switch (c) {
-    case 'P':
-      plugin = optarg;
-      break;
-    case 'c':
-      ini = optarg;
-      break;
-    case 'n':
-      if (!g16_parse_u64("--constraints", optarg, UINT64_C(1) << 22, &constraints))
+    case O_CONSTRAINTS:
+      if (!sp_cli_u64("--constraints", optarg, UINT64_C(1) << 22, &constraints))
         return 2;
       break;
-    case 'p':
-      if (!g16_parse_u64("--partitions", optarg, 1000, &parts) || parts == 0)
+    case O_PARTITIONS:
+      if (!sp_cli_u64("--partitions", optarg, 1000, &parts))
         return 2;
+      if (parts == 0) {
+        sp_cli_error("--partitions: 0; a job has at least one partition");
+        return 2;
+      }
       break;
-    case 'k':
+    case O_KEEP:
       keep = true;
       break;
-    case 'j':
-      json = true;
-      break;
-    case 'h':
-      demo_usage(stdout);
-      return 0;
-    default:
-      demo_usage(stderr);
-      return 2;
     }
   }
-  if (optind < argc) {
-    sp_cli_error("unexpected argument \"%s\"", argv[optind]);
-    return 2;
-  }
+  if (c < 0)
+    return a.status;
+  if (!sp_cli_operands(&a, argc, argv, 0, 0, ""))
+    return a.status;
+  const char *ini = a.config;
+  bool json = a.json;
   const char *tmp = getenv("TMPDIR");
   char dir[512], path[700], ini_path[700];
   snprintf(dir, sizeof dir, "%s/sealprov-demo-XXXXXX", tmp && *tmp ? tmp : "/tmp");
@@ -91,14 +82,13 @@ int cmd_demo(int argc, char **argv)
     sp_cli_error("cannot make a temporary directory %s: %s", dir, strerror(errno));
     return 1;
   }
-  /* which device configuration */
-  const char *ini_source = ini ? "given with -c" : "$SEALPROV_CONFIG";
+  /* which device configuration: -c, $SEALPROV_CONFIG, the build tree's or the installed
+   * sample, else two CPU devices of our own */
+  const char *ini_source = sp_cli_config_source(ini);
   const char *env = getenv("SEALPROV_CONFIG");
   if (!ini && !(env && *env)) {
     snprintf(ini_path, sizeof ini_path, "%s", sp_cli_config_path(NULL));
-    if (access(ini_path, R_OK) == 0) {
-      ini_source = "installed";
-    } else {
+    if (access(ini_path, R_OK) != 0) {
       snprintf(ini_path, sizeof ini_path, "%s/demo.ini", dir);
       FILE *f = fopen(ini_path, "w");
       if (!f || fputs(builtin_ini, f) < 0 || fclose(f) != 0) {
@@ -110,7 +100,7 @@ int cmd_demo(int argc, char **argv)
     }
     ini = ini_path;
   }
-  ini = sp_cli_config_path(ini);
+  const char *ini_shown = sp_cli_config_path(ini);
   int ret = 1;
   size_t n = (size_t)parts;
   sp_spa **spa = calloc(n, sizeof *spa);
@@ -120,7 +110,7 @@ int cmd_demo(int argc, char **argv)
   g16_prove_report rep = {.results = calloc(n, sizeof(sealprov_partition_result)),
                           .device_names = calloc(n, 64)};
   sp_cli_host h = {0};
-  sp_srs *vk = NULL;
+  sealprov_srs *vk = NULL;
   char err[1024] = "";
   if (!spa || !asg || !proofs || !ok || !rep.results || !rep.device_names) {
     sp_cli_error("out of memory");
@@ -132,18 +122,20 @@ int cmd_demo(int argc, char **argv)
     printf("sealprov demo: %zu partitions of %llu constraints in %s\n"
            "  devices: %s (%s)\n"
            "  setup:   insecure parameters (seed %llu), for this demo only\n",
-           n, (unsigned long long)constraints, dir, ini, ini_source, (unsigned long long)seed);
-  sp_setup_opts o = {.constraints = constraints, .inputs = 8, .partitions = (uint32_t)n,
+           n, (unsigned long long)constraints, dir, ini_shown, ini_source, (unsigned long long)seed);
+  g16_setup_meter gm = {.stage = ""};
+  sp_progress pr = {.fn = g16_setup_progress, .user = &gm};
+  sp_setup_opts o = {.progress = &pr, .constraints = constraints, .inputs = 8, .partitions = (uint32_t)n,
                      .shape = SP_SHAPE_SEALING, .seed = seed, .out_dir = dir,
                      .nthreads = g16_ncpus()};
   sp_setup_result sr;
-  double t0 = g16_now_ms();
+  double t0 = sp_cli_now_ms();
   sp_cli_note("setting up %zu partitions of %llu constraints", n, (unsigned long long)constraints);
   if (sp_setup_run(&o, &sr, err, sizeof err) != SEALPROV_OK) {
     sp_cli_error("setup: %s", err);
     goto out;
   }
-  double setup_ms = g16_now_ms() - t0;
+  double setup_ms = sp_cli_now_ms() - t0;
   if (!json)
     printf("  setup:   %.0f ms (domain 2^%u, %llu aux variables, a-density %.1f %%, b-density "
            "%.1f %%)\n",
@@ -160,7 +152,7 @@ int cmd_demo(int argc, char **argv)
     }
     asg[i] = spa[i]->asg;
   }
-  if (!sp_cli_host_open(&h, plugin, ini))
+  if (!sp_cli_host_open(&h, ini))
     goto out;
   snprintf(path, sizeof path, "%s/circuit.params", dir);
   int prc = g16_prove_partitions(&h, path, asg, n, false, sp_cli_progress, proofs, &rep);
@@ -172,31 +164,34 @@ int cmd_demo(int argc, char **argv)
   if (!g16_write_file(path, proofs, 192 * n))
     goto out;
 
-  /* verify every proof against the verifying key file, as a third party would */
+  /* verify every proof against the verifying key file, as a third party would: the
+   * module's vk_load and verify() */
   snprintf(path, sizeof path, "%s/circuit.vk", dir);
-  if (sp_srs_load(path, true, true, 1, &vk, err, sizeof err) != SEALPROV_OK) {
-    sp_cli_error("%s", err);
+  if (h.vt->vk_load(h.p, path, &vk) != SEALPROV_OK) {
+    sp_cli_error("%s", h.vt->last_error());
     goto out;
   }
   size_t good = 0;
   sp_cli_note("verifying %zu proofs with %s", n, path);
-  t0 = g16_now_ms();
+  t0 = sp_cli_now_ms();
   for (size_t i = 0; i < n; i++) {
-    bool valid = false;
-    if (sp_groth16_verify(vk, &asg[i], SEALPROV_SCALAR_CANONICAL_LE, proofs + 192 * i, &valid,
-                          err, sizeof err) == SEALPROV_OK &&
+    int valid = 0;
+    /* public inputs without the leading ONE */
+    if (h.vt->verify(h.p, vk, (const uint8_t *)asg[i].inp_assignment + SEALPROV_SCALAR_BYTES,
+                     asg[i].inp_size - 1, SEALPROV_SCALAR_CANONICAL_LE,
+                     proofs + SEALPROV_PROOF_BYTES * i, &valid) == SEALPROV_OK &&
         valid)
       good++;
-    ok[i] = valid;
+    ok[i] = valid != 0;
   }
-  double verify_ms = g16_now_ms() - t0;
+  double verify_ms = sp_cli_now_ms() - t0;
   ret = good == n ? 0 : 1;
 
   if (json) {
     printf("{\"dir\": ");
     sp_cli_json_str(stdout, dir);
     printf(", \"kept\": %s, \"ini\": ", keep ? "true" : "false");
-    sp_cli_json_str(stdout, ini);
+    sp_cli_json_str(stdout, ini_shown);
     printf(", \"constraints\": %llu, \"partitions\": %zu, \"setup_ms\": %.1f, \"load_ms\": %.1f, "
            "\"prove_ms\": %.1f, \"verify_ms\": %.1f, \"devices_used\": %zu, \"verified\": %zu, "
            "\"results\": [",
@@ -221,7 +216,8 @@ int cmd_demo(int argc, char **argv)
     printf("%s\n", ret == 0 ? "demo OK" : "demo FAILED: some proofs do not verify");
   }
 out:
-  sp_srs_release(vk);
+  if (vk != NULL)
+    h.vt->srs_release(vk);
   sp_cli_host_close(&h);
   for (size_t i = 0; spa && i < n; i++)
     sp_spa_free(spa[i]);

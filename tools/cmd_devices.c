@@ -4,12 +4,13 @@
  * device and binds every worker before open() returns. */
 #include <config.h>
 
-#include <getopt.h>
+#include <errno.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "cli.h"
 
@@ -131,17 +132,19 @@ static int list_devices(sp_cli_host *h, sealprov_device_info **out, size_t *n) {
   return 0;
 }
 
-/* Opens the module with ini and fetches the device table; 0 or an exit status. */
-static int open_and_list(sp_cli_host *h, const char *plugin, const char *ini,
-                         sealprov_device_info **out, size_t *n) {
-  if (!sp_cli_host_open(h, plugin, ini)) return 1;
+/* Opens the module with ini (-c, or NULL) and fetches the device table; 0 or an exit
+ * status. */
+static int open_and_list(sp_cli_host *h, const char *ini, sealprov_device_info **out,
+                         size_t *n) {
+  if (!sp_cli_host_open(h, ini)) return 1;
   return list_devices(h, out, n);
 }
 
 static void devices_usage(FILE *f) {
   fprintf(f,
           "usage: sealprov devices [--plugin MODULE] [-c INI] [--json]\n"
-          "  Opens the module with INI (default $SEALPROV_CONFIG, else " SP_DEFAULT_CONFIG ")\n"
+          "  Opens the module with INI (default $SEALPROV_CONFIG, else in a build tree the\n"
+          "  sample conf/sealprov.ini of its sources, else " SP_DEFAULT_CONFIG ")\n"
           "  and prints each device: index, INI section, type, name, UUID, PCI bus id, the\n"
           "  NUMA node, the CPUs its workers are bound to, its PCIe link (generation x lanes,\n"
           "  and what it could do when it runs slower; from sysfs), the CUDA ordinal its\n"
@@ -151,35 +154,19 @@ static void devices_usage(FILE *f) {
 }
 
 int cmd_devices(int argc, char **argv) {
-  static const struct option opts[] = {
-      {"plugin", required_argument, NULL, 'P'}, {"config", required_argument, NULL, 'c'},
-      {"json", no_argument, NULL, 'j'},         {"help", no_argument, NULL, 'h'},
-      {NULL, 0, NULL, 0},
-  };
-  const char *plugin = NULL, *ini = NULL;
-  int json = 0, c;
-  optind = 0;
-  while ((c = getopt_long(argc, argv, "c:h", opts, NULL)) != -1) {
-    switch (c) {
-      case 'P': plugin = optarg; break;
-      case 'c': ini = optarg; break;
-      case 'j': json = 1; break;
-      case 'h': devices_usage(stdout); return 0;
-      default: devices_usage(stderr); return 2;
-    }
+  sp_cli_args a = {.usage = devices_usage, .takes = SP_CLI_PLUGIN | SP_CLI_CONFIG | SP_CLI_JSON};
+  int c;
+  while ((c = sp_cli_getopt(&a, argc, argv)) > 0) {
   }
-  if (optind < argc) {
-    sp_cli_error("unexpected argument '%s'", argv[optind]);
-    devices_usage(stderr);
-    return 2;
-  }
-  ini = sp_cli_config_path(ini);
+  if (c < 0) return a.status;
+  if (!sp_cli_operands(&a, argc, argv, 0, 0, "")) return a.status;
+  const char *ini = sp_cli_config_path(a.config);
   sp_cli_host h;
   sealprov_device_info *d = NULL;
   size_t n = 0;
-  int rc = open_and_list(&h, plugin, ini, &d, &n);
+  int rc = open_and_list(&h, a.config, &d, &n);
   if (rc != 0) return rc;
-  if (json)
+  if (a.json)
     print_json(&h, ini, d, n);
   else
     print_table(stdout, d, n);
@@ -190,63 +177,57 @@ int cmd_devices(int argc, char **argv) {
 
 static void check_usage(FILE *f) {
   fprintf(f,
-          "usage: sealprov check-config [--plugin MODULE] [-q] [--json] INI\n"
-          "  Opens the module with INI exactly as a host would (parse, resolve every\n"
-          "  device, open the devices, bind every worker), prints the device table and\n"
-          "  closes. Exit status 0 if the module accepts the file, 1 with the module's\n"
-          "  message (file, line, key and value) if not. --json prints one object either\n"
+          "usage: sealprov check-config [--plugin MODULE] [-q] [--json] [-c INI | INI]\n"
+          "  Opens the module with INI (given with -c or as the operand; default as for\n"
+          "  `sealprov devices`) exactly as a host would (parse, resolve every device, open\n"
+          "  the devices, bind every worker), prints the device table and closes. Exit\n"
+          "  status 0 if the module accepts the file, 1 with the module's message (file,\n"
+          "  line, key and value) if not. -q: no table. --json prints one object either\n"
           "  way: {\"ok\": true, \"devices\": [...]} or {\"ok\": false, \"status\": ...,\n"
           "  \"error\": ...} (the message is on stderr too).\n");
 }
 
 /* check-config --json when the module refuses the file (or cannot be loaded). */
-static void print_json_refusal(const sp_cli_host *h, const char *ini, int st, const char *detail) {
+static void print_json_refusal(const sp_cli_host *h, const char *ini, const char *status,
+                               const char *detail) {
   printf("{\"ok\": false, \"module\": ");
-  sp_cli_json_str(stdout, h->path[0] ? h->path : sp_cli_plugin_path(NULL));
+  sp_cli_json_str(stdout, h->path[0] ? h->path : sp_cli_plugin_path());
   printf(", \"config\": ");
   sp_cli_json_str(stdout, ini);
   printf(", \"status\": ");
-  sp_cli_json_str(stdout, st < 0 ? "module not loaded" : h->vt->strerror(st));
+  sp_cli_json_str(stdout, status);
   printf(", \"error\": ");
   sp_cli_json_str(stdout, detail);
   printf("}\n");
 }
 
 int cmd_check_config(int argc, char **argv) {
-  static const struct option opts[] = {
-      {"plugin", required_argument, NULL, 'P'},
-      {"quiet", no_argument, NULL, 'q'},
-      {"json", no_argument, NULL, 'j'},
-      {"help", no_argument, NULL, 'h'},
-      {NULL, 0, NULL, 0},
-  };
-  const char *plugin = NULL;
-  int quiet = 0, json = 0, c;
-  optind = 0;
-  while ((c = getopt_long(argc, argv, "qh", opts, NULL)) != -1) {
-    switch (c) {
-      case 'P': plugin = optarg; break;
-      case 'q': quiet = 1; break;
-      case 'j': json = 1; break;
-      case 'h': check_usage(stdout); return 0;
-      default: check_usage(stderr); return 2;
-    }
+  sp_cli_args a = {.usage = check_usage, .takes = SP_CLI_PLUGIN | SP_CLI_CONFIG | SP_CLI_JSON};
+  int c;
+  while ((c = sp_cli_getopt(&a, argc, argv)) > 0) {
   }
-  if (argc - optind != 1) {
-    sp_cli_error("expected one INI file");
-    check_usage(stderr);
-    return 2;
+  if (c < 0) return a.status;
+  if (!sp_cli_operands(&a, argc, argv, 0, 1, "")) return a.status;
+  if (a.first < argc) {
+    if (a.config != NULL)
+      return sp_cli_usage_error(&a, "two INI files: -c %s and %s", a.config, argv[a.first]);
+    a.config = argv[a.first];
   }
-  const char *ini = argv[optind];
+  const char *ini = sp_cli_config_path(a.config);
   sp_cli_host h;
   sealprov_device_info *d = NULL;
   size_t n = 0;
   int rc;
-  if (json) {
+  if (a.json) {
     /* Load and open here, so that a refusal is a JSON answer too. */
-    if (!sp_cli_host_load(&h, plugin)) {
-      if (plugin != NULL) snprintf(h.path, sizeof h.path, "%s", plugin);
-      print_json_refusal(&h, ini, -1, "the module could not be loaded (see stderr)");
+    memset(&h, 0, sizeof h);
+    if (access(ini, F_OK) != 0 && errno == ENOENT) {
+      sp_cli_host_open(&h, a.config); /* says that it is not there, and how to name one */
+      print_json_refusal(&h, ini, "not found", "the configuration file is not there");
+      return 1;
+    }
+    if (!sp_cli_host_load(&h)) {
+      print_json_refusal(&h, ini, "module not loaded", "the module could not be loaded (see stderr)");
       return 1;
     }
     int st = h.vt->open(ini, &h.p);
@@ -255,18 +236,18 @@ int cmd_check_config(int argc, char **argv) {
       snprintf(detail, sizeof detail, "%s", h.vt->last_error());
       sp_cli_error("open %s: %s: %s", ini, h.vt->strerror(st), detail);
       h.p = NULL;
-      print_json_refusal(&h, ini, st, detail);
+      print_json_refusal(&h, ini, h.vt->strerror(st), detail);
       sp_cli_host_close(&h);
       return 1;
     }
     rc = list_devices(&h, &d, &n);
   } else {
-    rc = open_and_list(&h, plugin, ini, &d, &n);
+    rc = open_and_list(&h, a.config, &d, &n);
   }
   if (rc != 0) return rc;
-  if (json) {
+  if (a.json) {
     print_json(&h, ini, d, n);
-  } else if (!quiet) {
+  } else if (!sp_cli_quiet) {
     printf("%s: OK, %zu device(s)\n", ini, n);
     print_table(stdout, d, n);
   }

@@ -1,13 +1,13 @@
-/* cmd_inspect.c -- `sealprov inspect`: what a .spa, .params or .vk file holds (sizes,
- * densities, public inputs), read from the headers and length fields only, so it is
- * instant even on a 47 GB parameter file or a 16 GB partition. --check also runs the
- * module's full readers (checksum, every scalar, every point). The kind of a file is
- * told by its content, not its name (docs/formats.md). */
+/* cmd_inspect.c -- `sealprov inspect`: what a file of the project is and what it holds,
+ * told by its content, not its name, from its headers and length fields only, so it is
+ * instant even on a 47 GB parameter file or a 16 GB partition. --check also reads the
+ * whole file with the module's or the kit's own reader for its kind. Every file the
+ * project makes or reads is known: .spa, .params, .vk, proof files, circom's .r1cs and
+ * .wtns, snarkjs's .zkey and JSON files, parameters.json, the INI file (inspect.h). */
 #include <config.h>
 
 #include <errno.h>
 #include <fcntl.h>
-#include <getopt.h>
 #include <inttypes.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -18,38 +18,49 @@
 
 #include "cli.h"
 #include "g16_util.h"
+#include "inspect.h"
+#include "snarkjs_json.h"
 #include "spa.h"
+#include "wtns.h"
+#include "zkey.h"
+#include "formats/cs.h"
 #include "formats/srs.h"
 
 static void inspect_usage(FILE *f)
 {
   fprintf(f,
           "usage: sealprov inspect [--json] [--check] [--inputs-hex] FILE...\n"
-          "  Prints what each file holds, told by its content: a partition assignment\n"
-          "  (.spa: sizes, densities, public inputs), Groth16 parameters (.params: number of\n"
-          "  inputs, aux variables, domain, vector lengths) or a verifying key (.vk). Only\n"
-          "  the headers and length fields are read, so it is quick on any size.\n"
-          "  --check       also read the whole file with the module's reader (checksum,\n"
-          "                every scalar < r; every point on its curve and in its subgroup)\n"
+          "  Tells what each file is, by its content, and what it holds:\n"
+          "    .spa       a partition assignment: sizes, densities, public inputs\n"
+          "    .params    Groth16 parameters: inputs, aux variables, domain, vector lengths\n"
+          "    .vk        a verifying key: its inputs\n"
+          "    proofs     a proof file (192 bytes a partition): the number of proofs\n"
+          "    .r1cs      a circom constraint system: field, wires, constraints\n"
+          "    .wtns      a circom witness: field, number of values\n"
+          "    .zkey      a snarkjs Groth16 proving key: curve, signals, domain\n"
+          "    JSON       snarkjs's verification_key.json, proof.json, public.json, and\n"
+          "               Filecoin's parameters.json\n"
+          "    INI        a sealprov.ini: its devices and provider settings\n"
+          "  Only the headers and length fields are read, so it is quick on any size (a\n"
+          "  JSON or INI file is read whole).\n"
+          "  --check       also read the whole file with the module's or the kit's reader\n"
+          "                of its kind (checksums, every scalar < r, every point on its\n"
+          "                curve and in its subgroup)\n"
           "  --inputs-hex  for one .spa: print only the public inputs without ONE, as\n"
           "                comma-separated 64-digit little-endian hex (the form\n"
           "                docs/examples/minimal_host.c takes)\n"
           "  --json        one JSON object: {\"files\": [...]}\n"
-          "  Exit status: 0 every file is well formed, 1 some file is malformed (the\n"
-          "  message names the field, value and offset), 2 bad usage or unreadable file.\n");
+          "  Exit status: 0 every file is well formed, 1 some file is malformed or none the\n"
+          "  project knows (the message names the field, value and offset), 2 bad usage or\n"
+          "  unreadable file.\n");
 }
 
-/* Where a file's report goes: stdout, or (--json) a buffer that is printed only when
- * the file is well formed, so a bad file becomes {"file", "error"} and the JSON stays
- * whole. */
-static FILE *out;
-/* The last error of the file being inspected (for the JSON "error" field). */
+/* ---- helpers (inspect.h) ------------------------------------------------------------ */
+
+FILE *insp_out;
 static char last_err[1200];
 
-#if defined(__GNUC__)
-__attribute__((format(printf, 1, 2)))
-#endif
-static void ifail(const char *fmt, ...)
+void insp_fail(const char *fmt, ...)
 {
   va_list ap;
   va_start(ap, fmt);
@@ -58,19 +69,11 @@ static void ifail(const char *fmt, ...)
   sp_cli_error("%s", last_err);
 }
 
-typedef struct file_info {
-  const char *path;
-  int fd;
-  uint64_t size;
-} file_info;
-
-/* Reads len bytes at off; false (and a message) when the file is shorter. */
-static bool read_at(const file_info *f, uint64_t off, void *buf, size_t len, const char *field)
+bool insp_read_at(const insp_file *f, uint64_t off, void *buf, size_t len, const char *field)
 {
   if (off > f->size || len > f->size - off) {
-    ifail("%s: field %s at byte %" PRIu64 " lies past the end of the file (%" PRIu64
-                 " bytes)",
-                 f->path, field, off, f->size);
+    insp_fail("%s: field %s at byte %" PRIu64 " lies past the end of the file (%" PRIu64 " bytes)",
+              f->path, field, off, f->size);
     return false;
   }
   size_t got = 0;
@@ -79,8 +82,8 @@ static bool read_at(const file_info *f, uint64_t off, void *buf, size_t len, con
     if (n < 0 && errno == EINTR)
       continue;
     if (n <= 0) {
-      ifail("%s: cannot read field %s at byte %" PRIu64 ": %s", f->path, field, off + got,
-                   n < 0 ? strerror(errno) : "file shrank while being read");
+      insp_fail("%s: cannot read field %s at byte %" PRIu64 ": %s", f->path, field, off + got,
+                n < 0 ? strerror(errno) : "file shrank while being read");
       return false;
     }
     got += (size_t)n;
@@ -88,7 +91,7 @@ static bool read_at(const file_info *f, uint64_t off, void *buf, size_t len, con
   return true;
 }
 
-static uint64_t le64(const uint8_t *p)
+uint64_t insp_le64(const uint8_t *p)
 {
   uint64_t v = 0;
   for (int i = 7; i >= 0; i--)
@@ -96,18 +99,17 @@ static uint64_t le64(const uint8_t *p)
   return v;
 }
 
-static uint32_t le32(const uint8_t *p)
+uint32_t insp_le32(const uint8_t *p)
 {
   return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
 }
 
-static uint32_t be32(const uint8_t *p)
+uint32_t insp_be32(const uint8_t *p)
 {
   return (uint32_t)p[0] << 24 | (uint32_t)p[1] << 16 | (uint32_t)p[2] << 8 | (uint32_t)p[3];
 }
 
-/* a * b + c without overflow; false when it does not fit. */
-static bool mul_add(uint64_t a, uint64_t b, uint64_t c, uint64_t *res)
+bool insp_mul_add(uint64_t a, uint64_t b, uint64_t c, uint64_t *res)
 {
   if (b != 0 && a > (UINT64_MAX - c) / b)
     return false;
@@ -115,319 +117,241 @@ static bool mul_add(uint64_t a, uint64_t b, uint64_t c, uint64_t *res)
   return true;
 }
 
-/* A 32-byte little-endian scalar as 0x + big-endian hex, leading zeros dropped. */
-static void scalar_hex(const uint8_t *le, char hex[67])
+void insp_head(const insp_file *f, const char *kind_json, const char *what)
 {
-  static const char digits[] = "0123456789abcdef";
-  char *o = hex;
-  *o++ = '0';
-  *o++ = 'x';
-  bool started = false;
-  for (int i = 31; i >= 0; i--) {
-    for (int half = 1; half >= 0; half--) {
-      unsigned d = half ? le[i] >> 4 : le[i] & 15;
-      if (d == 0 && !started && !(i == 0 && half == 0))
-        continue;
-      started = true;
-      *o++ = digits[d];
-    }
+  if (f->json) {
+    fprintf(insp_out, "{\"file\": ");
+    sp_cli_json_str(insp_out, f->path);
+    fprintf(insp_out, ", \"kind\": \"%s\", \"bytes\": %" PRIu64, kind_json, f->size);
+  } else {
+    sp_cli_put_utf8(insp_out, f->path);
+    fprintf(insp_out, ": %s, %" PRIu64 " bytes\n", what, f->size);
   }
-  *o = 0;
 }
 
-static double pct(uint64_t a, uint64_t b)
+void insp_line(const insp_file *f, const char *name, const char *key, const char *value_json,
+               const char *fmt, ...)
 {
-  return b ? 100.0 * (double)a / (double)b : 0.0;
+  if (f->json) {
+    if (key != NULL && value_json != NULL)
+      fprintf(insp_out, ", \"%s\": %s", key, value_json);
+    return;
+  }
+  if (name == NULL)
+    return;
+  char text[1024];
+  va_list ap;
+  va_start(ap, fmt);
+  vsnprintf(text, sizeof text, fmt, ap);
+  va_end(ap);
+  fprintf(insp_out, "  %-13s ", name);
+  sp_cli_put_utf8(insp_out, text);
+  fputc('\n', insp_out);
 }
 
-/* ---- .spa ------------------------------------------------------------------------- */
+/* ---- --check ------------------------------------------------------------------------ */
 
-static int inspect_spa(const file_info *f, bool json, bool inputs_hex)
+/* Every point of every proof decoded (on its curve, in its subgroup). */
+static int check_proofs(const insp_file *f)
 {
-  uint8_t h[SP_SPA_HEADER_BYTES];
-  if (!read_at(f, 0, h, sizeof h, "header"))
-    return 1;
-  static const char *const names[] = {"abc_size",       "inp_size",       "aux_size",
-                                      "a_aux_bit_len",  "a_aux_popcount", "b_inp_bit_len",
-                                      "b_inp_popcount", "b_aux_bit_len",  "b_aux_popcount"};
-  uint64_t v[9];
-  for (int i = 0; i < 9; i++)
-    v[i] = le64(h + 16 + 8 * i);
-  uint32_t version = le32(h + 8), encoding = le32(h + 12);
-  if (version != SP_SPA_VERSION) {
-    ifail("%s: version %" PRIu32 " at byte 8; this sealprov reads version %u", f->path,
-                 version, SP_SPA_VERSION);
-    return 1;
-  }
-  if (encoding != 0) {
-    ifail("%s: scalar encoding %" PRIu32 " at byte 12; version 1 has only 0 (canonical)",
-                 f->path, encoding);
-    return 1;
-  }
-  uint64_t abc = v[0], inp = v[1], aux = v[2];
-  /* the sizes must add up to the file length (the reader's rule) */
-  uint64_t scalars = 0, expect = 0;
-  bool fits = mul_add(abc, 3, 0, &scalars) && scalars <= UINT64_MAX - inp &&
-              scalars + inp <= UINT64_MAX - aux;
-  if (fits) {
-    scalars += inp + aux;
-    uint64_t words = (v[3] + 63) / 64 + (v[5] + 63) / 64 + (v[7] + 63) / 64;
-    fits = v[3] <= UINT64_MAX - 63 && v[5] <= UINT64_MAX - 63 && v[7] <= UINT64_MAX - 63 &&
-           mul_add(scalars, 32, SP_SPA_HEADER_BYTES + 8, &expect) &&
-           mul_add(words, 8, expect, &expect);
-  }
-  if (!fits || expect != f->size) {
-    ifail("%s: the sizes in the header (abc_size %" PRIu64 ", inp_size %" PRIu64
-                 ", aux_size %" PRIu64 ") do not add up to the file length %" PRIu64
-                 " bytes%s",
-                 f->path, abc, inp, aux, f->size, fits ? "" : " (they overflow)");
-    return 1;
-  }
-  if (inp == 0) {
-    ifail("%s: inp_size is 0 at byte 24: a partition has at least the input ONE", f->path);
-    return 1;
-  }
-  uint64_t inp_off = SP_SPA_HEADER_BYTES + 3 * 32 * abc;
-  if (inputs_hex) {
-    for (uint64_t i = 1; i < inp; i++) {
-      uint8_t s[32];
-      if (!read_at(f, inp_off + 32 * i, s, 32, "inputs"))
+  static const char *const names[3] = {"A", "B", "C"};
+  static const size_t off[3] = {0, 48, 144}, len[3] = {48, 96, 48};
+  uint64_t n = f->size / 192;
+  for (uint64_t i = 0; i < n; i++) {
+    uint8_t p[192];
+    if (!insp_read_at(f, 192 * i, p, sizeof p, "proof"))
+      return 1;
+    for (int k = 0; k < 3; k++) {
+      bls_err e;
+      if (k == 1) {
+        g2_affine_t q;
+        e = g2_deserialize(&q, p + off[k], len[k], BLS_DECODE_SUBGROUP_CHECK);
+      } else {
+        g1_affine_t q;
+        e = g1_deserialize(&q, p + off[k], len[k], BLS_DECODE_SUBGROUP_CHECK);
+      }
+      if (e != BLS_OK) {
+        insp_fail("%s: proof %" PRIu64 " (byte %" PRIu64 "): %s: %s", f->path, i,
+                  192 * i + off[k], names[k], bls_err_str(e));
         return 1;
-      for (int b = 0; b < 32; b++)
-        fprintf(out, "%02x", s[b]);
-      if (i + 1 < inp)
-        fputc(',', out);
+      }
     }
-    fputc('\n', out);
-    return 0;
   }
-  if (json) {
-    fprintf(out, "{\"file\": ");
-    sp_cli_json_str(out, f->path);
-    fprintf(out, ", \"kind\": \"spa\", \"version\": %" PRIu32 ", \"bytes\": %" PRIu64
-                 ", \"num_public_inputs\": %" PRIu64,
-            version, f->size, inp - 1);
-    for (int i = 0; i < 9; i++)
-      fprintf(out, ", \"%s\": %" PRIu64, names[i], v[i]);
-    fprintf(out, ", \"public_inputs\": [");
-  } else {
-    fprintf(out, "%s: partition assignment (.spa version %" PRIu32 "), %" PRIu64 " bytes\n", f->path,
-           version, f->size);
-    fprintf(out, "  constraints   %" PRIu64 " (abc_size, input constraints included)\n", abc);
-    fprintf(out, "  inputs        %" PRIu64 " (ONE and %" PRIu64 " public)\n", inp, inp - 1);
-    fprintf(out, "  aux           %" PRIu64 "\n", aux);
-    fprintf(out, "  a density     %" PRIu64 " of %" PRIu64 " aux (%.1f %%)\n", v[4], v[3], pct(v[4], v[3]));
-    fprintf(out, "  b density     %" PRIu64 " of %" PRIu64 " inputs, %" PRIu64 " of %" PRIu64
-           " aux (%.1f %%)\n",
-           v[6], v[5], v[8], v[7], pct(v[8], v[7]));
-    fprintf(out, "  public inputs (input 0 is ONE):\n");
-  }
-  /* Long input lists are cut in the text form (JSON has them all). */
-  const uint64_t shown = json ? inp : (inp > 64 ? 64 : inp);
-  for (uint64_t i = 0; i < shown; i++) {
-    uint8_t s[32];
-    char hex[67];
-    if (!read_at(f, inp_off + 32 * i, s, 32, "inputs"))
-      return 1;
-    scalar_hex(s, hex);
-    if (json)
-      fprintf(out, "%s\"%s\"", i ? ", " : "", hex);
-    else
-      fprintf(out, "  %6" PRIu64 "  %s\n", i, hex);
-  }
-  if (json)
-    fprintf(out, "]");
-  else if (shown < inp)
-    fprintf(out, "  ... %" PRIu64 " more (--json lists them all)\n", inp - shown);
   return 0;
 }
 
-/* ---- .params / .vk ---------------------------------------------------------------- */
-
-#define VK_FIXED_BYTES 864u /* alpha_g1 beta_g1 beta_g2 gamma_g2 delta_g1 delta_g2 */
-
-static int inspect_params(const file_info *f, bool json, bool *is_vk)
+int insp_check(insp_file *f)
 {
-  static const char *const vec[] = {"ic", "h", "l", "a", "b_g1", "b_g2"};
-  static const unsigned point_bytes[] = {96, 96, 96, 96, 96, 192};
-  uint64_t len[6] = {0}, off = VK_FIXED_BYTES;
-  int nvec = 0;
-  for (int i = 0; i < 6; i++) {
-    if (i == 1 && off == f->size) /* the verifying key ends after ic */
-      break;
-    uint8_t b[4];
-    char field[32];
-    snprintf(field, sizeof field, "%s length", vec[i]);
-    if (!read_at(f, off, b, 4, field))
-      return 1;
-    len[i] = be32(b);
-    uint64_t end;
-    if (!mul_add(len[i], point_bytes[i], off + 4, &end) || end > f->size) {
-      ifail("%s: vector %s: length %" PRIu64 " at byte %" PRIu64 " needs %" PRIu64
-                   " bytes of points, but the file has %" PRIu64 " after it (truncated or not a "
-                   "parameter file)",
-                   f->path, vec[i], len[i], off, len[i] * point_bytes[i], f->size - off - 4);
-      return 1;
-    }
-    off = end;
-    nvec = i + 1;
+  char err[2048] = "";
+  int st = SEALPROV_OK;
+  sp_cli_note("%s: reading and checking the whole file", f->path);
+  switch (f->kind) {
+  case INSP_SPA: {
+    sp_spa *spa = NULL;
+    st = sp_spa_read(f->path, &spa, err, sizeof err);
+    sp_spa_free(spa);
+    break;
   }
-  if (off != f->size) {
-    ifail("%s: %" PRIu64 " trailing bytes after vector %s (at byte %" PRIu64 ")", f->path,
-                 f->size - off, vec[nvec - 1], off);
-    return 1;
+  case INSP_PARAMS:
+  case INSP_VK: {
+    sp_srs *srs = NULL;
+    st = sp_srs_load(f->path, f->kind == INSP_VK, true, g16_ncpus(), &srs, err, sizeof err);
+    if (srs)
+      sp_srs_release(srs);
+    break;
   }
-  if (len[0] == 0) {
-    ifail("%s: ic_len is 0 at byte %u: the key needs a point for ONE", f->path,
-                 VK_FIXED_BYTES);
-    return 1;
+  case INSP_PROOFS:
+    return check_proofs(f);
+  case INSP_R1CS: {
+    sp_cs *cs = NULL;
+    st = sp_cs_load(f->path, &cs, err, sizeof err);
+    sp_cs_release(cs);
+    break;
   }
-  *is_vk = nvec == 1;
-  uint64_t domain = len[1] + 1;
-  unsigned log_domain = 0;
-  while (log_domain < 63 && (UINT64_C(1) << log_domain) < domain)
-    log_domain++;
-  bool pow2 = !*is_vk && (UINT64_C(1) << log_domain) == domain;
-  if (json) {
-    fprintf(out, "{\"file\": ");
-    sp_cli_json_str(out, f->path);
-    fprintf(out, ", \"kind\": \"%s\", \"bytes\": %" PRIu64 ", \"num_public_inputs\": %" PRIu64,
-           *is_vk ? "vk" : "params", f->size, len[0] - 1);
-    for (int i = 0; i < nvec; i++)
-      fprintf(out, ", \"%s_len\": %" PRIu64, vec[i], len[i]);
-    if (!*is_vk)
-      fprintf(out, ", \"domain\": %" PRIu64 ", \"log_domain\": %u, \"aux_size\": %" PRIu64, domain,
-             log_domain, len[2]);
-  } else {
-    fprintf(out, "%s: %s, %" PRIu64 " bytes\n", f->path,
-           *is_vk ? "Groth16 verifying key (.vk)" : "Groth16 parameters (.params)", f->size);
-    fprintf(out, "  inputs        %" PRIu64 " (ONE and %" PRIu64 " public; ic_len)\n", len[0],
-           len[0] - 1);
-    if (!*is_vk) {
-      fprintf(out, "  domain        %" PRIu64 " (2^%u%s; h_len %" PRIu64 ")\n", domain, log_domain,
-             pow2 ? "" : ", NOT a power of two", len[1]);
-      fprintf(out, "  aux           %" PRIu64 " (l_len)\n", len[2]);
-      fprintf(out, "  a             %" PRIu64 " points (inputs and aux in A)\n", len[3]);
-      fprintf(out, "  b_g1, b_g2    %" PRIu64 ", %" PRIu64 " points (inputs and aux in B)\n", len[4],
-             len[5]);
-    }
+  case INSP_WTNS: {
+    sp_wtns *w = NULL;
+    st = sp_wtns_load(f->path, &w, err, sizeof err);
+    sp_wtns_free(w);
+    break;
   }
-  if (!*is_vk && !pow2) {
-    ifail("%s: vector h: length %" PRIu64 " is not 2^k - 1", f->path, len[1]);
+  case INSP_ZKEY: {
+    sp_zkey *zk = NULL;
+    st = sp_zkey_load(f->path, true, g16_ncpus(), &zk, err, sizeof err);
+    sp_zkey_free(zk);
+    break;
+  }
+  case INSP_SNARKJS_VK: {
+    sp_vk vk;
+    st = sp_snarkjs_load_vk(f->path, &vk, err, sizeof err) ? SEALPROV_OK : SEALPROV_ERR_PARAMS;
+    if (st == SEALPROV_OK)
+      free(vk.ic);
+    break;
+  }
+  case INSP_SNARKJS_PROOF: {
+    sp_zkey_proof pr;
+    st = sp_snarkjs_load_proof(f->path, &pr, err, sizeof err) ? SEALPROV_OK : SEALPROV_ERR_PARAMS;
+    break;
+  }
+  case INSP_SNARKJS_PUBLIC: {
+    scalar_t *pub = NULL;
+    size_t n = 0;
+    st = sp_snarkjs_load_public(f->path, &pub, &n, err, sizeof err) ? SEALPROV_OK
+                                                                    : SEALPROV_ERR_PARAMS;
+    free(pub);
+    break;
+  }
+  case INSP_MANIFEST:
+  case INSP_INI:
+  case INSP_UNKNOWN:
+    /* read whole and parsed by the describer already: the module's INI reader for an
+     * INI file (the devices themselves: `sealprov check-config`) */
+    break;
+  }
+  if (st != SEALPROV_OK) {
+    insp_fail("%s", err[0] ? err : "the check failed");
     return 1;
   }
   return 0;
 }
 
-/* ---- the command ------------------------------------------------------------------ */
+/* ---- the command -------------------------------------------------------------------- */
+
+/* What the file is, by its first bytes and size; its describer's result. */
+static int describe(insp_file *f, bool inputs_hex)
+{
+  char head[8] = {0};
+  if (f->size >= 8 && !insp_read_at(f, 0, head, 8, "magic"))
+    return 2;
+  if (f->size >= 8 && memcmp(head, SP_SPA_MAGIC, 8) == 0)
+    return insp_spa(f, inputs_hex);
+  if (inputs_hex) {
+    insp_fail("%s: not a partition assignment (no %s magic at byte 0)", f->path, SP_SPA_MAGIC);
+    return 1;
+  }
+  if (f->size == 0) {
+    insp_fail("%s: an empty file: none of the files sealprov reads or makes", f->path);
+    return 1;
+  }
+  if (f->size >= 4 && (!memcmp(head, "r1cs", 4) || !memcmp(head, "wtns", 4) ||
+                       !memcmp(head, "zkey", 4)))
+    return insp_iden3(f, head);
+  /* text: JSON (its first byte that is not blank) or INI */
+  char text[64];
+  size_t tl = f->size < sizeof text ? (size_t)f->size : sizeof text;
+  if (!insp_read_at(f, 0, text, tl, "first bytes"))
+    return 2;
+  size_t i = 0;
+  while (i < tl && (text[i] == ' ' || text[i] == '\t' || text[i] == '\r' || text[i] == '\n'))
+    i++;
+  if (insp_looks_like_ini(f))
+    return insp_ini(f);
+  if (i < tl && (text[i] == '{' || text[i] == '['))
+    return insp_json_file(f);
+  if (insp_looks_like_proofs(f))
+    return insp_proofs(f);
+  return insp_params(f);
+}
 
 int cmd_inspect(int argc, char **argv)
 {
+  enum { O_CHECK = 256, O_INPUTS_HEX };
   static const struct option opts[] = {
-      {"json", no_argument, NULL, 'j'},       {"check", no_argument, NULL, 'k'},
-      {"inputs-hex", no_argument, NULL, 'x'}, {"help", no_argument, NULL, 'h'},
+      {"check", no_argument, NULL, O_CHECK},
+      {"inputs-hex", no_argument, NULL, O_INPUTS_HEX},
       {NULL, 0, NULL, 0},
   };
-  bool json = false, check = false, inputs_hex = false;
-  optind = 0;
+  sp_cli_args a = {.usage = inspect_usage, .takes = SP_CLI_JSON, .opts = opts};
+  bool check = false, inputs_hex = false;
   int c;
-  while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
-    switch (c) {
-    case 'j':
-      json = true;
-      break;
-    case 'k':
+  while ((c = sp_cli_getopt(&a, argc, argv)) > 0) {
+    if (c == O_CHECK)
       check = true;
-      break;
-    case 'x':
+    else if (c == O_INPUTS_HEX)
       inputs_hex = true;
-      break;
-    case 'h':
-      inspect_usage(stdout);
-      return 0;
-    default:
-      inspect_usage(stderr);
-      return 2;
-    }
   }
-  int n = argc - optind;
-  if (n < 1) {
-    sp_cli_error("missing the file(s) to inspect");
-    inspect_usage(stderr);
-    return 2;
-  }
-  if (inputs_hex && (n != 1 || json || check)) {
-    sp_cli_error("--inputs-hex takes one .spa file and no --json or --check");
-    return 2;
-  }
+  if (c < 0)
+    return a.status;
+  if (!sp_cli_operands(&a, argc, argv, 1, INT32_MAX, "the file(s) to inspect"))
+    return a.status;
+  bool json = a.json;
+  int n = argc - a.first;
+  if (inputs_hex && (n != 1 || json || check))
+    return sp_cli_usage_error(&a, "--inputs-hex takes one .spa file and no --json or --check");
   int ret = 0;
   if (json)
     printf("{\"files\": [");
   for (int i = 0; i < n; i++) {
-    file_info f = {.path = argv[optind + i], .fd = -1};
+    insp_file f = {.path = argv[a.first + i], .fd = -1, .json = json};
     int rc = 0;
-    bool is_spa = false, is_vk = false;
     char *buf = NULL;
     size_t buflen = 0;
     last_err[0] = 0;
-    out = json ? open_memstream(&buf, &buflen) : stdout;
-    if (out == NULL) {
+    insp_out = json ? open_memstream(&buf, &buflen) : stdout;
+    if (insp_out == NULL) {
       sp_cli_error("out of memory");
       return 1;
     }
     f.fd = open(f.path, O_RDONLY | O_CLOEXEC);
     struct stat st;
     if (f.fd < 0 || fstat(f.fd, &st) != 0) {
-      ifail("%s: cannot open: %s", f.path, strerror(errno));
+      insp_fail("%s: cannot open: %s", f.path, strerror(errno));
       rc = 2;
     } else if (!S_ISREG(st.st_mode)) {
-      ifail("%s: not a regular file", f.path);
+      insp_fail("%s: not a regular file", f.path);
       rc = 2;
     } else {
       f.size = (uint64_t)st.st_size;
-      char magic[8] = {0};
-      if (f.size >= 8 && !read_at(&f, 0, magic, 8, "magic"))
-        rc = 2;
-      else if (f.size >= 8 && memcmp(magic, SP_SPA_MAGIC, 8) == 0) {
-        is_spa = true;
-        rc = inspect_spa(&f, json, inputs_hex);
-      } else if (inputs_hex) {
-        ifail("%s: not a partition assignment (no %s magic at byte 0)", f.path, SP_SPA_MAGIC);
-        rc = 1;
-      } else if (f.size < VK_FIXED_BYTES + 4) {
-        ifail("%s: %" PRIu64 " bytes: neither a .spa (magic %s) nor a .params or .vk (at least "
-              "%u bytes)",
-              f.path, f.size, SP_SPA_MAGIC, VK_FIXED_BYTES + 4);
-        rc = 1;
-      } else {
-        rc = inspect_params(&f, json, &is_vk);
-      }
+      rc = describe(&f, inputs_hex);
     }
     if (rc == 0 && check) {
-      char err[1024] = "";
-      int st2;
-      sp_cli_note("%s: reading and checking the whole file", f.path);
-      if (is_spa) {
-        sp_spa *spa = NULL;
-        st2 = sp_spa_read(f.path, &spa, err, sizeof err);
-        sp_spa_free(spa);
-      } else {
-        sp_srs *srs = NULL;
-        st2 = sp_srs_load(f.path, is_vk, true, g16_ncpus(), &srs, err, sizeof err);
-        if (srs)
-          sp_srs_release(srs);
-      }
-      if (st2 != SEALPROV_OK) {
-        ifail("%s", err);
-        rc = 1;
-      } else if (json) {
-        fprintf(out, ", \"check\": \"ok\"");
-      } else {
-        fprintf(out, "  check         ok (whole file read and checked)\n");
-      }
+      rc = insp_check(&f);
+      if (rc == 0 && json)
+        fprintf(insp_out, ", \"check\": \"ok\"");
+      else if (rc == 0)
+        fprintf(insp_out, "  check         ok (whole file read and checked)\n");
     }
     if (json) {
-      fclose(out);
+      fclose(insp_out);
       printf("%s", i ? ", " : "");
       if (rc == 0) {
         fwrite(buf, 1, buflen, stdout);
@@ -441,7 +365,7 @@ int cmd_inspect(int argc, char **argv)
       }
       free(buf);
     }
-    out = NULL;
+    insp_out = NULL;
     if (f.fd >= 0)
       close(f.fd);
     if (rc > ret)

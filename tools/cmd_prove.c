@@ -4,20 +4,16 @@
 #include <config.h>
 
 #include <errno.h>
-#include <getopt.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/random.h>
+#include <sys/stat.h>
 
 #include "cli.h"
 #include "g16_util.h"
 #include "spa.h"
 #include "witness.h"
-#include "formats/cs.h"
-#include "wtns.h"
-#include "zkey.h"
 
 static void prove_usage(FILE *f)
 {
@@ -26,8 +22,9 @@ static void prove_usage(FILE *f)
           "                      [--device N[,M...]] [--zero-rs] [--json] PARTITION.spa...\n"
           "       sealprov prove ... --r1cs CIRCUIT.r1cs WITNESS.wtns|PARTITION.spa...\n"
           "  Proves every partition file in one job on the devices of the INI file\n"
-          "  (default $SEALPROV_CONFIG, else " SP_DEFAULT_CONFIG ") and writes 192 bytes per\n"
-          "  partition, in the order given, to PROOFS. --zero-rs uses r = s = 0: the\n"
+          "  (default $SEALPROV_CONFIG, else in a build tree the sample conf/sealprov.ini of\n"
+          "  its sources, else " SP_DEFAULT_CONFIG ") and writes 192 bytes\n"
+          "  per partition, in the order given, to PROOFS. --zero-rs uses r = s = 0: the\n"
           "  proofs are deterministic but NOT zero-knowledge (tests only).\n"
           "  --device N[,M...]: run the job only on these devices (indexes as `sealprov\n"
           "  devices` lists them; a retry after a device fault stays among them).\n"
@@ -137,220 +134,6 @@ static const char *failed_files(const g16_prove_report *rep, char **files, size_
   return buf;
 }
 
-/* ---- `prove --zkey`: snarkjs's proving key and witness, snarkjs's JSON out ---------- */
-
-/* A field element as snarkjs's JSON number: a decimal string. */
-static void json_fp(FILE *f, const fp_t *v)
-{
-  uint64_t l[6];
-  char dec[6 * 20 + 1];
-  fp_to_canonical(l, v);
-  sp_dec_from_limbs(dec, l, 6);
-  fprintf(f, "\"%s\"", dec);
-}
-
-/* snarkjs's layout (its JSON.stringify with an indent of 1, no final newline): an
- * affine point with z = "1" (infinity as snarkjs writes it: [0, 1, 0]). */
-static void json_g1(FILE *f, const char *name, const g1_affine_t *p, const char *ind)
-{
-  fprintf(f, "%s\"%s\": [\n", ind, name);
-  if (g1_affine_is_inf(p)) {
-    fprintf(f, "%s \"0\",\n%s \"1\",\n%s \"0\"\n%s]", ind, ind, ind, ind);
-    return;
-  }
-  fprintf(f, "%s ", ind);
-  json_fp(f, &p->x);
-  fprintf(f, ",\n%s ", ind);
-  json_fp(f, &p->y);
-  fprintf(f, ",\n%s \"1\"\n%s]", ind, ind);
-}
-
-static void json_g2(FILE *f, const char *name, const g2_affine_t *p, const char *ind)
-{
-  fprintf(f, "%s\"%s\": [\n", ind, name);
-  const fp2_t one = FP2_ONE, zero = FP2_ZERO;
-  bool inf = g2_affine_is_inf(p);
-  const fp2_t *c[3] = {inf ? &zero : &p->x, inf ? &one : &p->y, inf ? &zero : &one};
-  for (int i = 0; i < 3; i++) {
-    fprintf(f, "%s [\n%s  ", ind, ind);
-    json_fp(f, &c[i]->c0);
-    fprintf(f, ",\n%s  ", ind);
-    json_fp(f, &c[i]->c1);
-    fprintf(f, "\n%s ]%s\n", ind, i < 2 ? "," : "");
-  }
-  fprintf(f, "%s]", ind);
-}
-
-static bool write_proof_json(const char *path, const sp_zkey_proof *pr)
-{
-  FILE *f = fopen(path, "w");
-  if (!f) {
-    sp_cli_error("%s: cannot create: %s", path, strerror(errno));
-    return false;
-  }
-  fputs("{\n", f);
-  json_g1(f, "pi_a", &pr->a, " ");
-  fputs(",\n", f);
-  json_g2(f, "pi_b", &pr->b, " ");
-  fputs(",\n", f);
-  json_g1(f, "pi_c", &pr->c, " ");
-  fputs(",\n \"protocol\": \"groth16\",\n \"curve\": \"bls12381\"\n}", f);
-  if (fclose(f) != 0) {
-    sp_cli_error("%s: write failed: %s", path, strerror(errno));
-    return false;
-  }
-  return true;
-}
-
-static bool write_public_json(const char *path, const uint8_t *values, size_t n)
-{
-  FILE *f = fopen(path, "w");
-  if (!f) {
-    sp_cli_error("%s: cannot create: %s", path, strerror(errno));
-    return false;
-  }
-  fputs(n ? "[\n" : "[]", f);
-  for (size_t i = 0; i < n; i++) {
-    uint64_t l[4];
-    char dec[4 * 20 + 1];
-    for (int k = 0; k < 4; k++) {
-      l[k] = 0;
-      for (int b = 7; b >= 0; b--)
-        l[k] = l[k] << 8 | values[32 * i + 8 * (size_t)k + (size_t)b];
-    }
-    sp_dec_from_limbs(dec, l, 4);
-    fprintf(f, " \"%s\"%s\n", dec, i + 1 < n ? "," : "");
-  }
-  if (n)
-    fputs("]", f);
-  if (fclose(f) != 0) {
-    sp_cli_error("%s: write failed: %s", path, strerror(errno));
-    return false;
-  }
-  return true;
-}
-
-/* r or s: uniform from 64 random bytes, or zero. */
-static bool blinding(fr_t *v, bool zero)
-{
-  if (zero) {
-    *v = FR_ZERO;
-    return true;
-  }
-  uint8_t rnd[64];
-  size_t got = 0;
-  while (got < sizeof rnd) {
-    ssize_t k = getrandom(rnd + got, sizeof rnd - got, 0);
-    if (k < 0 && errno == EINTR)
-      continue;
-    if (k <= 0) {
-      sp_cli_error("getrandom failed: %s", strerror(errno));
-      return false;
-    }
-    got += (size_t)k;
-  }
-  fr_from_bytes_wide(v, rnd);
-  return true;
-}
-
-/* Proves with a snarkjs .zkey and a circom .wtns on this host's CPUs (the module's CPU
- * code, no device configuration), checks the proof with the key's own verifying key,
- * and writes snarkjs's proof.json and public.json. */
-static int prove_zkey(const char *zkey_path, const char *wtns_path, const char *out_proof,
-                      const char *out_public, bool zero_rs, bool json)
-{
-  if (!g16_check_output_file("--out-proof", out_proof) ||
-      !g16_check_output_file("--out-public", out_public))
-    return 2;
-  char err[1024];
-  sp_zkey *zk = NULL;
-  sp_wtns *w = NULL;
-  int ret = 2;
-  double t0 = g16_now_ms();
-  sp_cli_note("loading %s", zkey_path);
-  int rc = sp_zkey_load(zkey_path, true, g16_ncpus(), &zk, err, sizeof err);
-  if (rc != SEALPROV_OK) {
-    sp_cli_error("%s: %s", g16_status_name(rc), err);
-    goto out;
-  }
-  double t_load = g16_now_ms() - t0;
-  rc = sp_wtns_load(wtns_path, &w, err, sizeof err);
-  if (rc != SEALPROV_OK) {
-    sp_cli_error("%s: %s", g16_status_name(rc), err);
-    goto out;
-  }
-  if (zero_rs)
-    sp_cli_warn("--zero-rs: the proof is deterministic and NOT zero-knowledge");
-  fr_t r, s;
-  if (!blinding(&r, zero_rs) || !blinding(&s, zero_rs)) {
-    ret = 1;
-    goto out;
-  }
-  sp_zkey_proof pr;
-  double t1 = g16_now_ms();
-  rc = sp_zkey_prove(zk, w->values, w->n, wtns_path, &r, &s, g16_ncpus(), &pr, err, sizeof err);
-  double t_prove = g16_now_ms() - t1;
-  if (rc != SEALPROV_OK) {
-    sp_cli_error("%s: %s", g16_status_name(rc), err);
-    ret = rc == SEALPROV_ERR_NO_MEMORY ? 1 : 2;
-    goto out;
-  }
-  /* the key holds no C matrix, so a witness that does not satisfy the circuit shows only
-   * here: the proof must verify with the key's own verifying key */
-  scalar_t *pub = malloc((size_t)zk->n_public * sizeof(scalar_t) + 1);
-  bool valid = false;
-  if (!pub) {
-    sp_cli_error("out of memory");
-    ret = 1;
-    goto out;
-  }
-  for (size_t i = 0; i < zk->n_public; i++)
-    for (int k = 0; k < 4; k++) {
-      pub[i].l[k] = 0;
-      for (int b = 7; b >= 0; b--)
-        pub[i].l[k] = pub[i].l[k] << 8 | w->values[32 * (i + 1) + 8 * (size_t)k + (size_t)b];
-    }
-  err[0] = 0;
-  rc = sp_zkey_verify(&zk->vk, pub, zk->n_public, &pr, &valid, err, sizeof err);
-  free(pub);
-  if (rc != SEALPROV_OK || !valid) {
-    sp_cli_error("the proof does not verify with the verifying key of %s%s%s: the witness %s "
-                 "does not satisfy that circuit (a witness of another circuit, or of other "
-                 "inputs?); nothing written",
-                 zkey_path, err[0] ? ": " : "", err, wtns_path);
-    ret = 1;
-    goto out;
-  }
-  if (!write_proof_json(out_proof, &pr) ||
-      !write_public_json(out_public, w->values + 32, zk->n_public)) {
-    ret = 1;
-    goto out;
-  }
-  if (json) {
-    printf("{\"zkey\": ");
-    sp_cli_json_str(stdout, zkey_path);
-    printf(", \"wtns\": ");
-    sp_cli_json_str(stdout, wtns_path);
-    printf(", \"proof\": ");
-    sp_cli_json_str(stdout, out_proof);
-    printf(", \"public\": ");
-    sp_cli_json_str(stdout, out_public);
-    printf(", \"n_vars\": %" PRIu32 ", \"n_public\": %" PRIu32 ", \"domain_size\": %" PRIu32
-           ", \"load_ms\": %.1f, \"prove_ms\": %.1f, \"verified\": true}\n",
-           zk->n_vars, zk->n_public, zk->domain_size, t_load, t_prove);
-  } else {
-    printf("proved %s with %s (%" PRIu32 " signals, %" PRIu32 " public, domain %" PRIu32
-           ") in %.0f ms (key loaded in %.0f ms); it verifies: %s, %s\n",
-           wtns_path, zkey_path, zk->n_vars, zk->n_public, zk->domain_size, t_prove, t_load,
-           out_proof, out_public);
-  }
-  ret = 0;
-out:
-  sp_wtns_free(w);
-  sp_zkey_free(zk);
-  return ret;
-}
-
 /* --device N[,M...] -> a device_mask (bit i = device i of devices()). */
 static bool parse_devices(const char *arg, uint64_t *mask)
 {
@@ -411,92 +194,65 @@ static bool restrict_devices(sp_cli_host *h, uint64_t mask)
 
 int cmd_prove(int argc, char **argv)
 {
+  enum { O_PARAMS = 256, O_OUT, O_ZERO_RS, O_R1CS, O_ZKEY, O_WTNS, O_OUT_PROOF, O_OUT_PUBLIC,
+         O_DEVICE };
   static const struct option opts[] = {
-      {"plugin", required_argument, NULL, 'P'}, {"config", required_argument, NULL, 'c'},
-      {"params", required_argument, NULL, 'p'}, {"out", required_argument, NULL, 'o'},
-      {"zero-rs", no_argument, NULL, 'z'},      {"json", no_argument, NULL, 'j'},
-      {"help", no_argument, NULL, 'h'},         {"r1cs", required_argument, NULL, 'R'},
-      {"zkey", required_argument, NULL, 'K'},   {"wtns", required_argument, NULL, 'W'},
-      {"out-proof", required_argument, NULL, 'F'}, {"out-public", required_argument, NULL, 'U'},
-      {"device", required_argument, NULL, 'D'},
-      {NULL, 0, NULL, 0},
+      {"params", required_argument, NULL, O_PARAMS},   {"out", required_argument, NULL, O_OUT},
+      {"zero-rs", no_argument, NULL, O_ZERO_RS},       {"r1cs", required_argument, NULL, O_R1CS},
+      {"zkey", required_argument, NULL, O_ZKEY},       {"wtns", required_argument, NULL, O_WTNS},
+      {"out-proof", required_argument, NULL, O_OUT_PROOF},
+      {"out-public", required_argument, NULL, O_OUT_PUBLIC},
+      {"device", required_argument, NULL, O_DEVICE},   {NULL, 0, NULL, 0},
   };
-  const char *plugin = NULL, *ini = NULL, *params = NULL, *out = NULL, *r1cs = NULL;
+  sp_cli_args a = {.usage = prove_usage, .takes = SP_CLI_PLUGIN | SP_CLI_CONFIG | SP_CLI_JSON,
+                   .opts = opts};
+  const char *params = NULL, *out = NULL, *r1cs = NULL;
   const char *zkey = NULL, *wtns = NULL, *out_proof = NULL, *out_public = NULL;
-  bool zero_rs = false, json = false;
+  bool zero_rs = false;
   uint64_t device_mask = 0;
   const char *device_arg = NULL;
-  optind = 0;
   int c;
-  while ((c = getopt_long(argc, argv, "c:h", opts, NULL)) != -1) {
+  while ((c = sp_cli_getopt(&a, argc, argv)) > 0) {
     switch (c) {
-    case 'P':
-      plugin = optarg;
-      break;
-    case 'c':
-      ini = optarg;
-      break;
-    case 'p':
-      params = optarg;
-      break;
-    case 'o':
-      out = optarg;
-      break;
-    case 'z':
-      zero_rs = true;
-      break;
-    case 'R':
-      r1cs = optarg;
-      break;
-    case 'K':
-      zkey = optarg;
-      break;
-    case 'W':
-      wtns = optarg;
-      break;
-    case 'F':
-      out_proof = optarg;
-      break;
-    case 'U':
-      out_public = optarg;
-      break;
-    case 'j':
-      json = true;
-      break;
-    case 'D':
+    case O_PARAMS: params = optarg; break;
+    case O_OUT: out = optarg; break;
+    case O_ZERO_RS: zero_rs = true; break;
+    case O_R1CS: r1cs = optarg; break;
+    case O_ZKEY: zkey = optarg; break;
+    case O_WTNS: wtns = optarg; break;
+    case O_OUT_PROOF: out_proof = optarg; break;
+    case O_OUT_PUBLIC: out_public = optarg; break;
+    case O_DEVICE:
       if (!parse_devices(optarg, &device_mask))
         return 2;
       device_arg = optarg;
       break;
-    case 'h':
-      prove_usage(stdout);
-      return 0;
-    default:
-      prove_usage(stderr);
-      return 2;
     }
   }
-  size_t n = (size_t)(argc - optind);
+  if (c < 0)
+    return a.status;
+  const char *ini = a.config;
+  bool json = a.json;
+  int first = a.first;
+  size_t n = (size_t)(argc - first);
   if (zkey || wtns || out_proof || out_public) { /* snarkjs interop: its own mode */
     const char *clash = params ? "--params" : out ? "--out" : r1cs ? "--r1cs"
-                        : device_arg ? "--device" : n ? argv[optind] : NULL;
-    if (!zkey || !wtns || clash) {
-      if (clash)
-        sp_cli_error("%s cannot be combined with --zkey/--wtns (snarkjs proving)", clash);
-      else
-        sp_cli_error("missing %s", !zkey ? "--zkey" : "--wtns");
-      prove_usage(stderr);
-      return 2;
-    }
-    return prove_zkey(zkey, wtns, out_proof ? out_proof : "proof.json",
-                      out_public ? out_public : "public.json", zero_rs, json);
+                        : device_arg ? "--device" : n ? argv[first] : NULL;
+    if (clash)
+      return sp_cli_usage_error(&a, "%s cannot be combined with --zkey/--wtns (snarkjs proving)",
+                                clash);
+    if (!zkey || !wtns)
+      return sp_cli_usage_error(&a, "missing %s", !zkey ? "--zkey" : "--wtns");
+    return sp_cli_prove_zkey(zkey, wtns, out_proof ? out_proof : "proof.json",
+                             out_public ? out_public : "public.json", zero_rs, json);
   }
-  if (!params || !out || n == 0) {
-    sp_cli_error("missing %s", !params ? "--params" : !out ? "--out" : "partition files");
-    prove_usage(stderr);
-    return 2;
-  }
-  /* Outputs first: a proof file that cannot be written must not cost a proving run. */
+  if (!params || !out || n == 0)
+    return sp_cli_usage_error(&a, "missing %s",
+                              !params ? "--params" : !out ? "--out" : "partition files");
+  /* Inputs and outputs first: a file that is not there, or a proof file that cannot be
+   * written, must not cost opening the devices and a proving run. */
+  if (!g16_check_input_file("--params", params) || (r1cs && !g16_check_input_file("--r1cs", r1cs)))
+    return 1; /* a failure, as the module's own "not found" was: not a usage error */
   if (!g16_check_output_file("--out", out))
     return 2;
   const char *env_out[] = {"SEALPROV_TIMELINE", "SEALPROV_STATS"};
@@ -505,7 +261,7 @@ int cmd_prove(int argc, char **argv)
     if (v != NULL && *v && !g16_check_output_file(env_out[i], v))
       return 2;
   }
-  char **files = argv + optind;
+  char **files = argv + first;
   sp_spa **spa = calloc(n, sizeof *spa);
   sealprov_assignment *asg = calloc(n, sizeof *asg);
   uint8_t *proofs = calloc(n, 192);
@@ -529,7 +285,7 @@ int cmd_prove(int argc, char **argv)
   }
   if (zero_rs)
     sp_cli_warn("--zero-rs: proofs are deterministic and NOT zero-knowledge");
-  if (!sp_cli_host_open(&h, plugin, sp_cli_config_path(ini))) {
+  if (!sp_cli_host_open(&h, ini)) {
     ret = 1;
     goto out;
   }

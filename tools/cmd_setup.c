@@ -4,7 +4,6 @@
 
 #include <dirent.h>
 #include <errno.h>
-#include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -117,35 +116,33 @@ int cmd_setup(int argc, char **argv)
       {"seed", required_argument, NULL, 'S'},
       {"threads", required_argument, NULL, 't'},
       {"out", required_argument, NULL, 'o'},
-      {"json", no_argument, NULL, 'j'},
       {"gpu", optional_argument, NULL, 'G'},
       {"force", no_argument, NULL, 'f'},
-      {"help", no_argument, NULL, 'h'},
       {NULL, 0, NULL, 0},
   };
+  sp_cli_args a = {.usage = setup_usage, .takes = SP_CLI_JSON, .opts = opts};
   uint64_t n = 0, k = 0, parts = 0, seed = 0, threads = 0;
-  bool have_n = false, have_k = false, have_p = false, have_seed = false, json = false;
+  bool have_n = false, have_k = false, have_p = false, have_seed = false;
   uint64_t gpu = 0;
   bool use_gpu = false;
   bool force = false;
   sp_shape shape = SP_SHAPE_SEALING;
   const char *out = NULL;
-  optind = 0;
   int c;
-  while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
+  while ((c = sp_cli_getopt(&a, argc, argv)) > 0) {
     switch (c) {
     case 'n':
-      if (!g16_parse_u64("--constraints", optarg, UINT64_C(1) << 28, &n))
+      if (!sp_cli_u64("--constraints", optarg, UINT64_C(1) << 28, &n))
         return 2;
       have_n = true;
       break;
     case 'k':
-      if (!g16_parse_u64("--inputs", optarg, UINT32_MAX - 1, &k))
+      if (!sp_cli_u64("--inputs", optarg, UINT32_MAX - 1, &k))
         return 2;
       have_k = true;
       break;
     case 'p':
-      if (!g16_parse_u64("--partitions", optarg, 100000, &parts))
+      if (!sp_cli_u64("--partitions", optarg, 100000, &parts))
         return 2;
       have_p = true;
       break;
@@ -160,46 +157,38 @@ int cmd_setup(int argc, char **argv)
       }
       break;
     case 'S':
-      if (!g16_parse_u64("--seed", optarg, UINT64_MAX, &seed))
+      if (!sp_cli_u64("--seed", optarg, UINT64_MAX, &seed))
         return 2;
       have_seed = true;
       break;
     case 't':
-      if (!g16_parse_u64("--threads", optarg, 1024, &threads))
+      if (!sp_cli_u64("--threads", optarg, 1024, &threads))
         return 2;
       break;
     case 'o':
       out = optarg;
       break;
     case 'G':
-      if (optarg && !g16_parse_u64("--gpu", optarg, 1023, &gpu))
+      if (optarg && !sp_cli_u64("--gpu", optarg, 1023, &gpu))
         return 2;
       use_gpu = true;
-      break;
-    case 'j':
-      json = true;
       break;
     case 'f':
       force = true;
       break;
-    case 'h':
-      setup_usage(stdout);
-      return 0;
-    default:
-      setup_usage(stderr);
-      return 2;
     }
   }
-  if (optind < argc) {
-    sp_cli_error("unexpected argument \"%s\"", argv[optind]);
-    return 2;
-  }
-  if (!have_n || !have_k || !have_p || !out) {
-    sp_cli_error("missing %s",
-                 !have_n ? "--constraints" : !have_k ? "--inputs" : !have_p ? "--partitions" : "--out");
-    setup_usage(stderr);
-    return 2;
-  }
+  if (c < 0)
+    return a.status;
+  if (!sp_cli_operands(&a, argc, argv, 0, 0, ""))
+    return a.status;
+  bool json = a.json;
+  if (!have_n || !have_k || !have_p || !out)
+    return sp_cli_usage_error(&a, "missing %s",
+                              !have_n   ? "--constraints"
+                              : !have_k ? "--inputs"
+                              : !have_p ? "--partitions"
+                                        : "--out");
   if (parts == 0) {
     sp_cli_error("--partitions must be at least 1");
     return 2;
@@ -218,7 +207,10 @@ int cmd_setup(int argc, char **argv)
               "  from seed %llu; anyone who knows it can forge proofs.",
               (unsigned long long)seed);
 
-  sp_setup_opts o = {.constraints = n,
+  g16_setup_meter gm = {.stage = ""};
+  sp_progress pr = {.fn = g16_setup_progress, .user = &gm};
+  sp_setup_opts o = {.progress = &pr,
+                     .constraints = n,
                      .inputs = (uint32_t)k,
                      .partitions = (uint32_t)parts,
                      .shape = shape,

@@ -54,7 +54,6 @@
 #include <config.h>
 
 #include <errno.h>
-#include <getopt.h>
 #include <inttypes.h>
 #include <limits.h>
 #include <math.h>
@@ -72,7 +71,6 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "bls12_381/bls12_381.h"
 #include "circuit.h"
 #include "cli.h"
 #include "g16_util.h"
@@ -89,7 +87,7 @@
 
 /* ---- options ------------------------------------------------------------------------ */
 typedef struct soak_opts {
-  const char *plugin, *ini, *dir, *series, *nvidia_smi;
+  const char *ini, *dir, *series, *nvidia_smi;
   unsigned log, inputs, witnesses, cycles, segments, threads, max_parts, burst;
   uint64_t partitions;
   unsigned cancel_pct, bad_pct;
@@ -280,7 +278,7 @@ static uint64_t rnd(uint64_t *s)
 }
 static unsigned below(uint64_t *s, unsigned n) { return n ? (unsigned)(rnd(s) % n) : 0; }
 
-static double now_s(void) { return (g16_now_ms() - S.t0) / 1e3; }
+static double now_s(void) { return (sp_cli_now_ms() - S.t0) / 1e3; }
 
 /* ---- sampling -------------------------------------------------------------------------- */
 
@@ -501,7 +499,7 @@ static void *sampler_main(void *arg)
 static bool prov_open(void)
 {
   sealprov_provider *p = NULL;
-  double t0 = g16_now_ms();
+  double t0 = sp_cli_now_ms();
   int rc = S.vt->open(S.o.ini, &p);
   if (rc != SEALPROV_OK) {
     failf("open %s: %s: %s", S.o.ini, g16_status_name(rc), S.vt->last_error());
@@ -510,7 +508,7 @@ static bool prov_open(void)
   pthread_mutex_lock(&S.prov_mu);
   S.prov = p;
   pthread_mutex_unlock(&S.prov_mu);
-  sp_cli_note("opened %s in %.0f ms", S.o.ini, g16_now_ms() - t0);
+  sp_cli_note("opened %s in %.0f ms", S.o.ini, sp_cli_now_ms() - t0);
   return true;
 }
 
@@ -530,9 +528,9 @@ static void prov_close(void)
 static sealprov_srs *load_params(const phase_data *pd, double *ms)
 {
   sealprov_srs *srs = NULL;
-  double t0 = g16_now_ms();
+  double t0 = sp_cli_now_ms();
   int rc = S.vt->srs_load(S.prov, pd->params, &srs);
-  *ms = g16_now_ms() - t0;
+  *ms = sp_cli_now_ms() - t0;
   if (rc != SEALPROV_OK) {
     failf("srs_load %s: %s: %s", pd->params, g16_status_name(rc), S.vt->last_error());
     return NULL;
@@ -979,7 +977,7 @@ static void main_phase(phase_data *pd, uint64_t *rs)
 {
   const soak_opts *o = &S.o;
   uint64_t nseg = (uint64_t)o->cycles * o->segments;
-  double t0 = g16_now_ms();
+  double t0 = sp_cli_now_ms();
   uint64_t done0 = atomic_load(&S.parts_done);
   S.pd = pd;
   for (unsigned c = 1; c <= o->cycles; c++) {
@@ -1014,7 +1012,7 @@ static void main_phase(phase_data *pd, uint64_t *rs)
       break;
     }
   }
-  S.main_ms = g16_now_ms() - t0;
+  S.main_ms = sp_cli_now_ms() - t0;
   uint64_t parts = atomic_load(&S.parts_done) - done0;
   S.main_parts_per_s = S.main_ms > 0 ? (double)parts / (S.main_ms / 1e3) : 0;
 }
@@ -1050,7 +1048,7 @@ static void big_phase(phase_data *pd, uint64_t *rs)
     return;
   }
   uint64_t left = o->big_partitions;
-  double tp = g16_now_ms();
+  double tp = sp_cli_now_ms();
   for (unsigned jobno = 0; left > 0; jobno++) {
     set_where(PH_BIG, 0, (int)jobno + 1);
     unsigned n = left < o->big_job ? (unsigned)left : o->big_job;
@@ -1102,7 +1100,7 @@ static void big_phase(phase_data *pd, uint64_t *rs)
         break;
     }
   }
-  S.big_prove_ms = g16_now_ms() - tp - S.big_reload_ms;
+  S.big_prove_ms = sp_cli_now_ms() - tp - S.big_reload_ms;
   S.big_parts_proved = atomic_load(&t->parts_ok);
   pthread_rwlock_wrlock(&S.srs_lock);
   sealprov_srs *old = S.srs;
@@ -1132,10 +1130,10 @@ static void big_phase(phase_data *pd, uint64_t *rs)
     if (!h)
       failf("out of memory for a job");
     else {
-      double t2 = g16_now_ms();
+      double t2 = sp_cli_now_ms();
       if (job_submit(h))
         job_check(h, job_wait(h), false);
-      S.big_prove_ms += g16_now_ms() - t2;
+      S.big_prove_ms += sp_cli_now_ms() - t2;
       sp_cli_note("big phase: second cycle's job (%u partitions) ended", o->big_job);
       job_free(h);
       take_sample("big-job");
@@ -1168,7 +1166,7 @@ static void phase_paths(phase_data *pd, const char *dir)
 static int child_make_params(phase_data *pd)
 {
   char err[1024] = "";
-  double t0 = g16_now_ms();
+  double t0 = sp_cli_now_ms();
   sp_circuit *c = NULL;
   int rc = sp_circuit_generate(pd->constraints, pd->inputs, SP_SHAPE_SEALING, pd->circuit_seed, &c,
                                err, sizeof err);
@@ -1176,7 +1174,7 @@ static int child_make_params(phase_data *pd)
     sp_cli_error("setup child: circuit 2^%u: %s", pd->log, err);
     return 1;
   }
-  double tc = g16_now_ms() - t0;
+  double tc = sp_cli_now_ms() - t0;
   const sp_fixed_base *fbp = NULL;
 #ifdef HAVE_CUDA
   sp_cuda_setup *gs = NULL;
@@ -1192,8 +1190,10 @@ static int child_make_params(phase_data *pd)
     fbp = &fb;
   }
 #endif
-  rc = sp_circuit_write_params_fb(c, pd->setup_seed, S.o.setup_threads, fbp, pd->params, pd->vk,
-                                  err, sizeof err);
+  g16_setup_meter gm = {.stage = ""};
+  sp_progress pr = {.fn = g16_setup_progress, .user = &gm};
+  rc = sp_circuit_write_params_progress(c, pd->setup_seed, S.o.setup_threads, fbp, &pr, pd->params,
+                                        pd->vk, err, sizeof err);
 #ifdef HAVE_CUDA
   sp_cuda_setup_destroy(gs);
 #endif
@@ -1206,7 +1206,7 @@ static int child_make_params(phase_data *pd)
   }
   fprintf(stderr, "sealprov soak: setup 2^%u (%s): circuit %.1f s, parameters %.1f s -> %s\n",
           pd->log, fbp ? "fixed-base products on the GPU" : "CPU", tc / 1e3,
-          (g16_now_ms() - t0 - tc) / 1e3, pd->params);
+          (sp_cli_now_ms() - t0 - tc) / 1e3, pd->params);
   return 0;
 }
 
@@ -1214,7 +1214,7 @@ static int child_make_params(phase_data *pd)
 static void *witness_main(void *arg)
 {
   phase_data *pd = arg;
-  double t0 = g16_now_ms();
+  double t0 = sp_cli_now_ms();
   sp_circuit *c = NULL;
   int rc = sp_circuit_generate(pd->constraints, pd->inputs, SP_SHAPE_SEALING, pd->circuit_seed, &c,
                                pd->err, sizeof pd->err);
@@ -1222,33 +1222,15 @@ static void *witness_main(void *arg)
     rc = sp_circuit_witness(c, pd->circuit_seed + 1 + i, &pd->wit[i], pd->err, sizeof pd->err);
   sp_circuit_free(c);
   if (rc == SEALPROV_OK && pd->want_bad) {
-    /* witness 0 with c[row] = a[row] * b[row] + 1: certainly not satisfied, whatever the
-     * row holds (a value copied from another row could satisfy a bit row by chance) */
+    /* witness 0 with one row that is certainly not satisfied (the kit's) */
     const sealprov_assignment *g = &pd->wit[0]->asg;
-    size_t bytes = (size_t)g->abc_size * SEALPROV_SCALAR_BYTES;
-    pd->bad_c = malloc(bytes);
-    if (!pd->bad_c) {
-      snprintf(pd->err, sizeof pd->err, "out of memory for the bad partition's c (%zu bytes)", bytes);
-      rc = SEALPROV_ERR_NO_MEMORY;
-    } else {
-      memcpy(pd->bad_c, g->c, bytes);
-      uint64_t r = pd->bad_row;
-      fr_t x, y, one;
-      bool ok = fr_from_le32(&x, (const uint8_t *)g->a + 32 * r) &&
-                fr_from_le32(&y, (const uint8_t *)g->b + 32 * r);
-      fr_mul(&x, &x, &y);
-      fr_from_u64(&one, 1);
-      fr_add(&x, &x, &one);
-      fr_to_le32(pd->bad_c + 32 * r, &x);
+    rc = sp_assignment_break_row(g, pd->bad_row, &pd->bad_c, pd->err, sizeof pd->err);
+    if (rc == SEALPROV_OK) {
       pd->bad = *g;
       pd->bad.c = pd->bad_c;
-      if (!ok) {
-        snprintf(pd->err, sizeof pd->err, "witness 0 row %" PRIu64 ": a or b is not canonical", r);
-        rc = SEALPROV_ERR_INTERNAL;
-      }
     }
   }
-  pd->witness_ms = g16_now_ms() - t0;
+  pd->witness_ms = sp_cli_now_ms() - t0;
   if (rc != SEALPROV_OK && !pd->err[0])
     snprintf(pd->err, sizeof pd->err, "%s", g16_status_name(rc));
   return (void *)(intptr_t)rc;
@@ -1731,7 +1713,7 @@ static const char *find_on_path(const char *prog, char *buf, size_t len)
 static bool parse_uint(const char *opt, const char *v, uint64_t max, unsigned *out)
 {
   uint64_t x;
-  if (!g16_parse_u64(opt, v, max, &x))
+  if (!sp_cli_u64(opt, v, max, &x))
     return false;
   *out = (unsigned)x;
   return true;
@@ -1740,8 +1722,6 @@ static bool parse_uint(const char *opt, const char *v, uint64_t max, unsigned *o
 int cmd_soak(int argc, char **argv)
 {
   static const struct option opts[] = {
-      {"plugin", required_argument, NULL, 'P'},
-      {"config", required_argument, NULL, 'c'},
       {"dir", required_argument, NULL, 'd'},
       {"log", required_argument, NULL, 'k'},
       {"inputs", required_argument, NULL, 'i'},
@@ -1769,11 +1749,11 @@ int cmd_soak(int argc, char **argv)
       {"max-growth-mib", required_argument, NULL, 'g'},
       {"time-limit", required_argument, NULL, 'L'},
       {"seed", required_argument, NULL, 'r'},
-      {"json", no_argument, NULL, 'j'},
       {"json-file", required_argument, NULL, 'F'},
-      {"help", no_argument, NULL, 'h'},
       {NULL, 0, NULL, 0},
   };
+  sp_cli_args a = {.usage = soak_usage, .takes = SP_CLI_PLUGIN | SP_CLI_CONFIG | SP_CLI_JSON,
+                   .opts = opts};
   soak_opts *o = &S.o;
   memset(o, 0, sizeof *o);
   o->log = 10;
@@ -1797,17 +1777,14 @@ int cmd_soak(int argc, char **argv)
   bool have_seed = false, have_big_inputs = false;
   char series_buf[PATH_MAX], smi_buf[PATH_MAX];
   uint64_t v;
-  optind = 0;
   int c;
-  while ((c = getopt_long(argc, argv, "c:h", opts, NULL)) != -1) {
+  while ((c = sp_cli_getopt(&a, argc, argv)) > 0) {
     bool ok = true;
     switch (c) {
-    case 'P': o->plugin = optarg; break;
-    case 'c': o->ini = optarg; break;
     case 'd': o->dir = optarg; break;
     case 'k': ok = parse_uint("--log", optarg, 28, &o->log); break;
     case 'i': ok = parse_uint("--inputs", optarg, 100000, &o->inputs); break;
-    case 'n': ok = g16_parse_u64("--partitions", optarg, UINT64_C(1) << 40, &o->partitions); break;
+    case 'n': ok = sp_cli_u64("--partitions", optarg, UINT64_C(1) << 40, &o->partitions); break;
     case 'w': ok = parse_uint("--witnesses", optarg, 64, &o->witnesses); break;
     case 'C': ok = parse_uint("--cycles", optarg, 10000, &o->cycles); break;
     case 'S': ok = parse_uint("--segments", optarg, 10000, &o->segments); break;
@@ -1819,7 +1796,7 @@ int cmd_soak(int argc, char **argv)
     case 'R': o->reload = false; break;
     case 'K': ok = parse_uint("--big-log", optarg, 28, &o->big_log); break;
     case 'I': ok = parse_uint("--big-inputs", optarg, 100000, &o->big_inputs); have_big_inputs = true; break;
-    case 'N': ok = g16_parse_u64("--big-partitions", optarg, 100000, &o->big_partitions); break;
+    case 'N': ok = sp_cli_u64("--big-partitions", optarg, 100000, &o->big_partitions); break;
     case 'J': ok = parse_uint("--big-job", optarg, 1000, &o->big_job); break;
     case 'G':
       o->gpu = true;
@@ -1833,23 +1810,22 @@ int cmd_soak(int argc, char **argv)
     case 'o': o->series = optarg; break;
     case 'V': o->nvidia_smi = optarg; break;
     case 'g':
-      ok = g16_parse_u64("--max-growth-mib", optarg, UINT64_C(1) << 30, &v);
+      ok = sp_cli_u64("--max-growth-mib", optarg, UINT64_C(1) << 30, &v);
       o->max_growth_mib = (double)v;
       break;
     case 'L': ok = parse_uint("--time-limit", optarg, 1000000, &o->time_limit_s); break;
-    case 'r': ok = g16_parse_u64("--seed", optarg, UINT64_MAX, &o->seed); have_seed = true; break;
-    case 'j': o->json = true; break;
+    case 'r': ok = sp_cli_u64("--seed", optarg, UINT64_MAX, &o->seed); have_seed = true; break;
     case 'F': o->json_file = optarg; break;
-    case 'h': soak_usage(stdout); return 0;
-    default: soak_usage(stderr); return 2;
     }
     if (!ok)
       return 2;
   }
-  if (optind < argc) {
-    sp_cli_error("unexpected argument \"%s\"", argv[optind]);
-    return 2;
-  }
+  if (c < 0)
+    return a.status;
+  if (!sp_cli_operands(&a, argc, argv, 0, 0, ""))
+    return a.status;
+  o->ini = a.config;
+  o->json = a.json;
   const char *why = !o->ini                               ? "missing -c INI"
                     : !o->dir                             ? "missing --dir"
                     : o->partitions == 0 && !o->big_log   ? "nothing to do: --partitions 0 and no --big-log"
@@ -1862,11 +1838,8 @@ int cmd_soak(int argc, char **argv)
                         ? "--big-job and --big-partitions must be at least 1"
                     : !o->sample_ms                       ? "--sample-ms must be at least 1"
                                                           : NULL;
-  if (why) {
-    sp_cli_error("%s", why);
-    soak_usage(stderr);
-    return 2;
-  }
+  if (why)
+    return sp_cli_usage_error(&a, "%s", why);
   if (!have_big_inputs)
     o->big_inputs = o->inputs;
 #ifndef HAVE_CUDA
@@ -1942,13 +1915,13 @@ int cmd_soak(int argc, char **argv)
   int ret = 1;
   char vini[PATH_MAX];
   FILE *f = NULL;
-  S.t0 = g16_now_ms();
+  S.t0 = sp_cli_now_ms();
   set_where(PH_PREPARE, 0, 0);
   if (!prepare(pds, npd))
     goto out;
 
   /* the module, the verifier, the sampler */
-  if (!sp_cli_host_load(&S.h, o->plugin))
+  if (!sp_cli_host_load(&S.h))
     goto out;
   S.vt = S.h.vt;
   snprintf(vini, sizeof vini, "%s/soak-verifier.ini", o->dir);

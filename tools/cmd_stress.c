@@ -6,7 +6,6 @@
  * submitting a batch). Exit 0 only if every job ended OK and every proof verifies. */
 #include <config.h>
 
-#include <getopt.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -260,67 +259,48 @@ static void report(bool json, const char *params, size_t n, unsigned nthreads, u
 
 int cmd_stress(int argc, char **argv)
 {
+  enum { O_PARAMS = 256, O_THREADS, O_JOBS };
   static const struct option opts[] = {
-      {"plugin", required_argument, NULL, 'P'},
-      {"config", required_argument, NULL, 'c'},
-      {"params", required_argument, NULL, 'p'},
-      {"threads", required_argument, NULL, 't'},
-      {"jobs-per-thread", required_argument, NULL, 'J'},
-      {"json", no_argument, NULL, 'j'},
-      {"help", no_argument, NULL, 'h'},
+      {"params", required_argument, NULL, O_PARAMS},
+      {"threads", required_argument, NULL, O_THREADS},
+      {"jobs-per-thread", required_argument, NULL, O_JOBS},
       {NULL, 0, NULL, 0},
   };
-  const char *plugin = NULL, *ini = NULL, *params = NULL;
-  uint64_t nthreads = 4, jobs = 3;
-  bool json = false;
-  optind = 0;
+  sp_cli_args a = {.usage = stress_usage, .takes = SP_CLI_PLUGIN | SP_CLI_CONFIG | SP_CLI_JSON,
+                   .opts = opts};
+  const char *params = NULL;
+  unsigned nthreads = 4, jobs = 3;
   int c;
-  while ((c = getopt_long(argc, argv, "c:h", opts, NULL)) != -1) {
+  while ((c = sp_cli_getopt(&a, argc, argv)) > 0) {
     switch (c) {
-    case 'P':
-      plugin = optarg;
-      break;
-    case 'c':
-      ini = optarg;
-      break;
-    case 'p':
+    case O_PARAMS:
       params = optarg;
       break;
-    case 't':
-      if (!g16_parse_u64("--threads", optarg, STRESS_MAX_THREADS, &nthreads))
+    case O_THREADS:
+      if (!sp_cli_uint("--threads", optarg, 1, STRESS_MAX_THREADS, &nthreads))
         return 2;
       break;
-    case 'J':
-      if (!g16_parse_u64("--jobs-per-thread", optarg, STRESS_MAX_JOBS, &jobs))
+    case O_JOBS:
+      if (!sp_cli_uint("--jobs-per-thread", optarg, 1, STRESS_MAX_JOBS, &jobs))
         return 2;
       break;
-    case 'j':
-      json = true;
-      break;
-    case 'h':
-      stress_usage(stdout);
-      return 0;
-    default:
-      stress_usage(stderr);
-      return 2;
     }
   }
-  size_t n = (size_t)(argc - optind);
-  if (!params || n == 0 || nthreads == 0 || jobs == 0) {
-    sp_cli_error("%s",
-            !params        ? "missing --params"
-            : n == 0       ? "missing partition files"
-            : nthreads == 0 ? "--threads must be at least 1"
-                           : "--jobs-per-thread must be at least 1");
-    stress_usage(stderr);
+  if (c < 0)
+    return a.status;
+  const char *ini = a.config;
+  bool json = a.json;
+  size_t n = (size_t)(argc - a.first);
+  if (!params || n == 0)
+    return sp_cli_usage_error(&a, "missing %s", !params ? "--params" : "partition files");
+  if (!g16_check_input_file("--params", params))
     return 2;
-  }
   if (n > UINT32_MAX) {
     sp_cli_error("%zu partition files; a job holds at most %u", n,
             UINT32_MAX);
     return 2;
   }
-  char **files = argv + optind;
+  char **files = argv + a.first;
   sp_spa **spa = calloc(n, sizeof *spa);
   sealprov_assignment *asg = calloc(n, sizeof *asg);
   stress_thread *th = calloc((size_t)nthreads, sizeof *th);
@@ -347,13 +327,13 @@ int cmd_stress(int argc, char **argv)
     }
   }
   ret = 1;
-  if (!sp_cli_host_open(&h, plugin, sp_cli_config_path(ini)))
+  if (!sp_cli_host_open(&h, ini))
     goto out;
   ctx.vt = h.vt;
   ctx.p = h.p;
-  t0 = g16_now_ms();
+  t0 = sp_cli_now_ms();
   rc = h.vt->srs_load(h.p, params, &ctx.srs);
-  load_ms = g16_now_ms() - t0;
+  load_ms = sp_cli_now_ms() - t0;
   if (rc != SEALPROV_OK) {
     sp_cli_error("%s: %s", g16_status_name(rc), h.vt->last_error());
     goto out;
@@ -369,12 +349,12 @@ int cmd_stress(int argc, char **argv)
   /* the clock starts when the threads are released, all at once */
   pthread_mutex_lock(&ctx.lock);
   ctx.go = started == nthreads ? 1 : -1;
-  t0 = g16_now_ms();
+  t0 = sp_cli_now_ms();
   pthread_cond_broadcast(&ctx.cond);
   pthread_mutex_unlock(&ctx.lock);
   for (unsigned t = 0; t < started; t++)
     pthread_join(th[t].tid, NULL);
-  wall_ms = g16_now_ms() - t0;
+  wall_ms = sp_cli_now_ms() - t0;
   if (started < nthreads) {
     sp_cli_error("could start only %u of %u threads", started,
             (unsigned)nthreads);

@@ -17,12 +17,43 @@ static void on_released(void *user, sealprov_job_id id, uint32_t partition)
   atomic_fetch_add((atomic_uint *)user, 1);
 }
 
+void g16_name_devices(sp_cli_host *h, size_t n, g16_prove_report *rep)
+{
+  const sealprov_vtable *vt = h->vt;
+  /* device names, and how many distinct devices did the work */
+  size_t ndev = 0;
+  sealprov_device_info *info = NULL;
+  if (vt->devices(h->p, NULL, 0, &ndev) == SEALPROV_OK && ndev > 0 &&
+      (info = calloc(ndev, sizeof *info)) != NULL) {
+    for (size_t d = 0; d < ndev; d++)
+      info[d].struct_size = sizeof *info;
+    if (vt->devices(h->p, info, ndev, &ndev) != SEALPROV_OK)
+      ndev = 0;
+  } else {
+    ndev = 0;
+  }
+  uint64_t seen = 0;
+  for (size_t i = 0; i < n; i++) {
+    int d = rep->results[i].device;
+    const char *name = "-";
+    if (d >= 0 && (size_t)d < ndev)
+      name = info[d].section;
+    snprintf(rep->device_names[i], 64, "%s", name);
+    if (d >= 0 && d < 64 && !(seen >> d & 1)) {
+      seen |= UINT64_C(1) << d;
+      rep->devices_used++;
+    }
+  }
+  free(info);
+}
+
 int g16_prove_partitions(sp_cli_host *h, const char *params, const sealprov_assignment *asg,
                          size_t n, bool zero_rs, bool progress, uint8_t *proofs,
                          g16_prove_report *rep)
 {
   const sealprov_vtable *vt = h->vt;
   rep->detail[0] = 0;
+  rep->job = 0;
   rep->devices_used = 0;
   rep->stage = G16_STAGE_PARAMS;
   rep->load_ms = rep->prove_ms = 0;
@@ -34,9 +65,9 @@ int g16_prove_partitions(sp_cli_host *h, const char *params, const sealprov_assi
   sealprov_srs *srs = NULL;
   if (progress)
     sp_cli_note("loading the parameters %s", params);
-  double t0 = g16_now_ms();
+  double t0 = sp_cli_now_ms();
   int rc = vt->srs_load(h->p, params, &srs);
-  rep->load_ms = g16_now_ms() - t0;
+  rep->load_ms = sp_cli_now_ms() - t0;
   if (rc != SEALPROV_OK) {
     rep->status = rc;
     snprintf(rep->detail, sizeof rep->detail, "%s", vt->last_error());
@@ -69,12 +100,14 @@ int g16_prove_partitions(sp_cli_host *h, const char *params, const sealprov_assi
   job.on_inputs_released = on_released;
   job.user = &released;
   sealprov_job_id id = 0;
-  t0 = g16_now_ms();
+  t0 = sp_cli_now_ms();
   if (progress)
     sp_cli_note("proving %zu partition%s", n, n == 1 ? "" : "s");
   rc = vt->submit(h->p, &job, &id);
   if (rc == SEALPROV_OK) {
     rep->stage = G16_STAGE_DONE;
+    rep->job = id;
+    sp_cli_job_watch(id); /* its failure is said once, by the command (cli.h) */
     unsigned shown = ~0u;
     /* wait in slices so a terminal sees the partitions come in */
     while ((rc = vt->wait(h->p, id, progress ? 200 : -1)) == SEALPROV_ERR_TIMEOUT) {
@@ -82,46 +115,24 @@ int g16_prove_partitions(sp_cli_host *h, const char *params, const sealprov_assi
       if (done != shown) {
         /* one line per partition that is through (a line per stage, no \r tricks) */
         sp_cli_note("proving: %u of %zu partitions through, %.1f s", done, n,
-                    (g16_now_ms() - t0) / 1e3);
+                    (sp_cli_now_ms() - t0) / 1e3);
         shown = done;
       }
     }
     if (progress)
       sp_cli_note("proving: %s after %.1f s", rc == SEALPROV_OK ? "done" : "failed",
-                  (g16_now_ms() - t0) / 1e3);
+                  (sp_cli_now_ms() - t0) / 1e3);
   }
-  rep->prove_ms = g16_now_ms() - t0;
+  rep->prove_ms = sp_cli_now_ms() - t0;
   rep->status = rc;
   if (rc != SEALPROV_OK)
     snprintf(rep->detail, sizeof rep->detail, "%s", vt->last_error());
+  if (id != 0)
+    sp_cli_job_reported(id, rc == SEALPROV_OK ? "" : rep->detail);
 
   g16_dump_provider_text(h);
 
-  /* device names, and how many distinct devices did the work */
-  size_t ndev = 0;
-  sealprov_device_info *info = NULL;
-  if (vt->devices(h->p, NULL, 0, &ndev) == SEALPROV_OK && ndev > 0 &&
-      (info = calloc(ndev, sizeof *info)) != NULL) {
-    for (size_t d = 0; d < ndev; d++)
-      info[d].struct_size = sizeof *info;
-    if (vt->devices(h->p, info, ndev, &ndev) != SEALPROV_OK)
-      ndev = 0;
-  } else {
-    ndev = 0;
-  }
-  uint64_t seen = 0;
-  for (size_t i = 0; i < n; i++) {
-    int d = rep->results[i].device;
-    const char *name = "-";
-    if (d >= 0 && (size_t)d < ndev)
-      name = info[d].section;
-    snprintf(rep->device_names[i], 64, "%s", name);
-    if (d >= 0 && d < 64 && !(seen >> d & 1)) {
-      seen |= UINT64_C(1) << d;
-      rep->devices_used++;
-    }
-  }
-  free(info);
+  g16_name_devices(h, n, rep);
   free(zeros);
   vt->srs_release(srs);
   return rc == SEALPROV_OK ? 0 : 1;

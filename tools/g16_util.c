@@ -8,48 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
-#include <time.h>
 #include <unistd.h>
-
-double g16_now_ms(void)
-{
-  struct timespec ts;
-  clock_gettime(CLOCK_MONOTONIC, &ts);
-  return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec / 1e6;
-}
-
-bool g16_parse_u64(const char *opt, const char *value, uint64_t max, uint64_t *out)
-{
-  uint64_t v = 0;
-  const char *p = value;
-  if (p && p[0] == '2' && p[1] == '^') {
-    char *end = NULL;
-    errno = 0;
-    unsigned long e = strtoul(p + 2, &end, 10);
-    if (errno == 0 && end != p + 2 && *end == 0 && e < 64) {
-      v = UINT64_C(1) << e;
-      goto range;
-    }
-  } else if (p && *p >= '0' && *p <= '9') {
-    char *end = NULL;
-    errno = 0;
-    unsigned long long x = strtoull(p, &end, 10);
-    if (errno == 0 && *end == 0) {
-      v = x;
-      goto range;
-    }
-  }
-  sp_cli_error("%s: \"%s\" is not a number (decimal or 2^K)", opt, value ? value : "");
-  return false;
-range:
-  if (v > max) {
-    sp_cli_error("%s: %llu is larger than the maximum %llu", opt, (unsigned long long)v,
-                 (unsigned long long)max);
-    return false;
-  }
-  *out = v;
-  return true;
-}
 
 unsigned g16_ncpus(void)
 {
@@ -144,6 +103,30 @@ bool g16_check_output_file(const char *opt, const char *path)
   return ok;
 }
 
+bool g16_check_input_file(const char *opt, const char *path)
+{
+  struct stat st;
+  if (path == NULL || !*path) {
+    sp_cli_error("%s: empty path", opt);
+    return false;
+  }
+  if (stat(path, &st) != 0) {
+    if (errno == ENOENT && strchr(path, '/') == NULL)
+      return true; /* a bare name: the module's parameter cache may have it */
+    sp_cli_error("%s %s: %s", opt, path, errno == ENOENT ? "not found" : strerror(errno));
+    return false;
+  }
+  if (S_ISDIR(st.st_mode)) {
+    sp_cli_error("%s %s: is a directory; give a file", opt, path);
+    return false;
+  }
+  if (access(path, R_OK) != 0) {
+    sp_cli_error("%s %s: cannot read: %s", opt, path, strerror(errno));
+    return false;
+  }
+  return true;
+}
+
 void g16_remove_tree(const char *dir)
 {
   DIR *d = opendir(dir);
@@ -167,6 +150,20 @@ void g16_remove_tree(const char *dir)
     closedir(d);
   }
   rmdir(dir);
+}
+
+void g16_setup_progress(void *user, const char *stage, double done, double total)
+{
+  g16_setup_meter *g = user;
+  bool points = !strcmp(stage, "parameters");
+  if (strcmp(g->stage, stage) != 0) {
+    snprintf(g->stage, sizeof g->stage, "%s", stage);
+    /* "sealprov demo: setup: the parameters' points", "sealprov setup: the ..." */
+    bool own = sp_cli_cmd != NULL && !strcmp(sp_cli_cmd, "setup");
+    sp_cli_meter_start(&g->m, "%s%s", own ? "" : "setup: ",
+                       points ? "the parameters' points" : "the partition files");
+  }
+  sp_cli_meter_step(&g->m, done, total, points ? "G1 products" : "files");
 }
 
 const char *g16_status_name(int status)

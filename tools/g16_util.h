@@ -11,13 +11,6 @@
 #include "cli.h"
 #include "sealprov.h"
 
-/* Milliseconds on a monotonic clock. */
-double g16_now_ms(void);
-
-/* Parses a decimal (or 2^K) unsigned number for option `opt`; prints an error naming
- * the option and value and returns false if it is not one or exceeds max. */
-bool g16_parse_u64(const char *opt, const char *value, uint64_t max, uint64_t *out);
-
 /* Number of online CPUs (at least 1). */
 unsigned g16_ncpus(void);
 
@@ -31,8 +24,22 @@ bool g16_write_file(const char *path, const uint8_t *data, size_t len);
  * otherwise. */
 bool g16_check_output_file(const char *opt, const char *path);
 
+/* Checks before any work that the input file `path` of option `opt` is there and is a
+ * file that can be read; prints an error naming the option and path and returns false
+ * otherwise. A bare name (no '/') that is not in the current directory passes: the
+ * module looks such a parameter file up in $FIL_PROOFS_PARAMETER_CACHE. */
+bool g16_check_input_file(const char *opt, const char *path);
+
 /* Removes a directory tree made by the CLI (temporary setups); best effort. */
 void g16_remove_tree(const char *dir);
+
+/* A setup's progress (the kit's sp_progress: {g16_setup_progress, &meter}) as the
+ * command's progress lines, a meter per stage. */
+typedef struct g16_setup_meter {
+  sp_cli_meter m;
+  char stage[32];
+} g16_setup_meter;
+void g16_setup_progress(void *user, const char *stage, double done, double total);
 
 /* Human-readable status text for statuses of the module or of internal calls. */
 const char *g16_status_name(int status);
@@ -45,6 +52,7 @@ enum { G16_STAGE_PARAMS = 1, G16_STAGE_SUBMIT = 2, G16_STAGE_DONE = 3 };
 
 typedef struct g16_prove_report {
   int stage;                           /* G16_STAGE_* */
+  sealprov_job_id job;                 /* the job, once submitted (0 before) */
   double load_ms;                      /* srs_load */
   double prove_ms;                     /* submit -> wait returned */
   int status;                          /* the job's status */
@@ -62,6 +70,10 @@ typedef struct g16_prove_report {
  * SEALPROV_TIMELINE and SEALPROV_STATS (each skipped when unset): how a run shows which
  * device ran what, and when. */
 void g16_dump_provider_text(sp_cli_host *h);
+
+/* The INI section of the device of each partition's result into rep->device_names ("-"
+ * for none), and rep->devices_used. */
+void g16_name_devices(sp_cli_host *h, size_t n, g16_prove_report *rep);
 
 int g16_prove_partitions(sp_cli_host *h, const char *params, const sealprov_assignment *asg,
                          size_t n, bool zero_rs, bool progress, uint8_t *proofs,

@@ -3,6 +3,7 @@
 #include <config.h>
 
 #include <dlfcn.h>
+#include <errno.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -17,75 +18,95 @@
 #ifndef SP_DEFAULT_CONFIG
 #error "SP_DEFAULT_CONFIG (the installed sample INI) must be defined by the build"
 #endif
+#ifndef SP_SRCDIR
+#error "SP_SRCDIR (the source tree of this build) must be defined by the build"
+#endif
 
-int sp_cli_log_level = SEALPROV_LOG_WARN;
-bool sp_cli_plugin_global = false;
+/* The build tree this program runs from: tools/sealprov (or tools/.libs/lt-sealprov,
+ * libtool's wrapped binary) whose ../plugin/.libs/sealprov.so exists. Computed once;
+ * "" when there is none. */
+static char build_tree[PATH_MAX];
+static char build_plugin[PATH_MAX + 32];
+static char build_config[PATH_MAX];
+static int build_done;
 
-/* The build tree's module relative to this program: tools/sealprov ->
- * plugin/.libs/sealprov.so (and tools/.libs/lt-sealprov, libtool's wrapped binary, ->
- * the same). Computed once; "" when there is none. */
-static char build_plugin[PATH_MAX];
-static int build_plugin_done;
-
-const char *sp_cli_build_tree_plugin(void) {
-  if (!build_plugin_done) {
-    build_plugin_done = 1;
+static void find_build_tree(void) {
+  if (build_done) return;
+  build_done = 1;
+  char exe[PATH_MAX];
+  ssize_t n = readlink("/proc/self/exe", exe, sizeof exe - 1);
+  if (n <= 0) return;
+  exe[n] = 0;
+  char *slash = strrchr(exe, '/');
+  if (slash == NULL) return;
+  *slash = 0; /* exe is now the program's directory */
+  size_t len = strlen(exe);
+  if (len >= 6 && strcmp(exe + len - 6, "/.libs") == 0) exe[len - 6] = 0;
+  char cand[PATH_MAX + 64];
+  snprintf(cand, sizeof cand, "%s/../plugin/.libs/sealprov.so", exe);
+  /* realpath: the message shows a clean path, and NULL when it is not there */
+  if (realpath(cand, build_plugin) == NULL) {
     build_plugin[0] = 0;
-    char exe[PATH_MAX];
-    ssize_t n = readlink("/proc/self/exe", exe, sizeof exe - 1);
-    if (n > 0) {
-      exe[n] = 0;
-      char *slash = strrchr(exe, '/');
-      if (slash != NULL) {
-        *slash = 0; /* exe is now the program's directory */
-        size_t len = strlen(exe);
-        if (len >= 6 && strcmp(exe + len - 6, "/.libs") == 0) exe[len - 6] = 0;
-        char cand[PATH_MAX + 64];
-        snprintf(cand, sizeof cand, "%s/../plugin/.libs/sealprov.so", exe);
-        /* realpath: the message shows a clean path, and NULL when it is not there */
-        if (realpath(cand, build_plugin) == NULL) build_plugin[0] = 0;
-      }
-    }
+    return;
   }
-  return build_plugin[0] ? build_plugin : NULL;
+  snprintf(cand, sizeof cand, "%s/..", exe);
+  if (realpath(cand, build_tree) == NULL) build_tree[0] = 0;
+  /* the module of the tree comes with the sample INI of its sources */
+  snprintf(cand, sizeof cand, "%s/conf/sealprov.ini", SP_SRCDIR);
+  if (realpath(cand, build_config) == NULL || access(build_config, R_OK) != 0) build_config[0] = 0;
 }
 
-const char *sp_cli_plugin_path(const char *plugin) {
-  if (plugin != NULL) return plugin;
+const char *sp_cli_build_tree(void) {
+  find_build_tree();
+  return build_tree[0] ? build_tree : NULL;
+}
+
+const char *sp_cli_plugin_path(void) {
+  if (sp_cli_plugin != NULL) return sp_cli_plugin;
   const char *env = getenv("SEALPROV_PLUGIN");
   if (env != NULL && *env) return env;
-  const char *built = sp_cli_build_tree_plugin();
-  return built != NULL ? built : SP_DEFAULT_PLUGIN;
+  find_build_tree();
+  return build_plugin[0] ? build_plugin : SP_DEFAULT_PLUGIN;
 }
 
 /* Where the module came from, for messages. */
-static const char *plugin_source(const char *plugin) {
-  if (plugin != NULL) return "given with --plugin";
+static const char *plugin_source(void) {
+  if (sp_cli_plugin != NULL) return "given with --plugin";
   const char *env = getenv("SEALPROV_PLUGIN");
-  if (env != NULL && *env) return sp_cli_plugin_global ? "given with --plugin" : "from $SEALPROV_PLUGIN";
-  if (sp_cli_build_tree_plugin() != NULL) return "the build tree next to this program";
+  if (env != NULL && *env) return "from $SEALPROV_PLUGIN";
+  find_build_tree();
+  if (build_plugin[0]) return "the build tree next to this program";
   return "the installed default";
 }
 
 const char *sp_cli_config_path(const char *ini) {
   if (ini != NULL) return ini;
   const char *env = getenv("SEALPROV_CONFIG");
-  return env != NULL && *env ? env : SP_DEFAULT_CONFIG;
+  if (env != NULL && *env) return env;
+  find_build_tree();
+  return build_plugin[0] && build_config[0] ? build_config : SP_DEFAULT_CONFIG;
 }
 
-bool sp_cli_host_load(sp_cli_host *h, const char *plugin) {
+const char *sp_cli_config_source(const char *ini) {
+  if (ini != NULL) return "given on the command line";
+  const char *env = getenv("SEALPROV_CONFIG");
+  if (env != NULL && *env) return "from $SEALPROV_CONFIG";
+  find_build_tree();
+  if (build_plugin[0] && build_config[0]) return "the sample of the build tree's sources";
+  return "the installed default";
+}
+
+bool sp_cli_host_load(sp_cli_host *h) {
   memset(h, 0, sizeof *h);
-  const char *path = sp_cli_plugin_path(plugin);
+  const char *path = sp_cli_plugin_path();
   snprintf(h->path, sizeof h->path, "%s", path);
   /* RTLD_NOW: an unresolved symbol is reported here, not at the first call that needs
    * it; RTLD_LOCAL: the module's names never leak into the host's namespace. */
   h->dl = dlopen(path, RTLD_NOW | RTLD_LOCAL);
   if (h->dl == NULL) {
     const char *why = dlerror();
-    sp_cli_error("cannot load the module %s (%s): %s", path, plugin_source(plugin),
-                 why ? why : "unknown dlopen error");
     if (access(path, F_OK) != 0) {
-      /* Not there: say where we looked and how to name it. */
+      /* Not there: say where we looked and how to name it; the error last. */
       char exe_dir[PATH_MAX] = "";
       ssize_t n = readlink("/proc/self/exe", exe_dir, sizeof exe_dir - 1);
       if (n > 0) {
@@ -93,12 +114,19 @@ bool sp_cli_host_load(sp_cli_host *h, const char *plugin) {
         char *slash = strrchr(exe_dir, '/');
         if (slash != NULL) *slash = 0;
       }
+      fprintf(stderr, "  looked in: ");
+      sp_cli_put_utf8(stderr, path);
       fprintf(stderr,
-              "  looked in: %s\n"
+              "\n"
               "  (in order: --plugin, $SEALPROV_PLUGIN, %s/../plugin/.libs/sealprov.so of a\n"
-              "  build tree, the installed %s)\n"
-              "  name the module with --plugin PATH or SEALPROV_PLUGIN=PATH\n",
-              path, exe_dir[0] ? exe_dir : "<program directory>", SP_DEFAULT_PLUGIN);
+              "  build tree, the installed %s)\n",
+              exe_dir[0] ? exe_dir : "<program directory>", SP_DEFAULT_PLUGIN);
+      sp_cli_error("cannot load the module %s (%s): not found; name the module with "
+                   "--plugin PATH or SEALPROV_PLUGIN=PATH",
+                   path, plugin_source());
+    } else {
+      sp_cli_error("cannot load the module %s (%s): %s", path, plugin_source(),
+                   why ? why : "unknown dlopen error");
     }
     return false;
   }
@@ -115,7 +143,7 @@ bool sp_cli_host_load(sp_cli_host *h, const char *plugin) {
     return false;
   }
   static sealprov_host host = {.struct_size = sizeof(sealprov_host), .log = sp_cli_module_log};
-  host.log_level = sp_cli_log_level;
+  host.log_level = sp_cli_host_log_level();
   int st = init(SEALPROV_ABI_MAJOR, SEALPROV_ABI_MINOR, &host, &h->vt);
   if (st != SEALPROV_OK || h->vt == NULL) {
     /* The module logged the versions through sp_cli_module_log already; say which file. */
@@ -127,12 +155,27 @@ bool sp_cli_host_load(sp_cli_host *h, const char *plugin) {
   return true;
 }
 
-bool sp_cli_host_open(sp_cli_host *h, const char *plugin, const char *ini) {
-  if (!sp_cli_host_load(h, plugin)) return false;
-  sp_cli_note("opening the devices of %s (module %s)", ini, h->path);
-  int st = h->vt->open(ini, &h->p);
+/* A configuration that is not there: said here, with where the name came from and how
+ * to give another, before anything is loaded. */
+static bool config_exists(const char *ini, const char *path) {
+  if (access(path, F_OK) == 0 || errno != ENOENT) return true;
+  sp_cli_error("the configuration %s (%s): not found; name one with -c INI or "
+               "SEALPROV_CONFIG=INI%s",
+               path, sp_cli_config_source(ini),
+               ini == NULL ? " (the sources' conf/sealprov.ini is a sample with CPU devices)"
+                           : "");
+  return false;
+}
+
+bool sp_cli_host_open(sp_cli_host *h, const char *ini) {
+  memset(h, 0, sizeof *h);
+  const char *path = sp_cli_config_path(ini);
+  if (!config_exists(ini, path)) return false;
+  if (!sp_cli_host_load(h)) return false;
+  sp_cli_note("opening the devices of %s (module %s)", path, h->path);
+  int st = h->vt->open(path, &h->p);
   if (st != SEALPROV_OK) {
-    sp_cli_error("open %s: %s: %s", ini, h->vt->strerror(st), h->vt->last_error());
+    sp_cli_error("open %s: %s: %s", path, h->vt->strerror(st), h->vt->last_error());
     h->p = NULL;
     sp_cli_host_close(h);
     return false;
@@ -140,9 +183,42 @@ bool sp_cli_host_open(sp_cli_host *h, const char *plugin, const char *ini) {
   return true;
 }
 
+bool sp_cli_host_open_cpu(sp_cli_host *h) {
+  static const char ini[] =
+      "; written by the sealprov CLI: one CPU device, to verify proofs\n"
+      "[provider]\nlog_level = warn\n\n[cpu0]\ntype = cpu\nworkers = 1\n";
+  memset(h, 0, sizeof *h);
+  const char *tmp = getenv("TMPDIR");
+  char path[PATH_MAX];
+  snprintf(path, sizeof path, "%s/sealprov-cpu-XXXXXX.ini", tmp && *tmp ? tmp : "/tmp");
+  int fd = mkstemps(path, 4);
+  if (fd < 0) {
+    sp_cli_error("cannot make a temporary INI file %s: %s", path, strerror(errno));
+    return false;
+  }
+  bool ok = write(fd, ini, sizeof ini - 1) == (ssize_t)(sizeof ini - 1);
+  if (close(fd) != 0 || !ok) {
+    sp_cli_error("cannot write %s: %s", path, strerror(errno));
+    unlink(path);
+    return false;
+  }
+  ok = sp_cli_host_load(h);
+  if (ok) {
+    int st = h->vt->open(path, &h->p);
+    if (st != SEALPROV_OK) {
+      sp_cli_error("open a provider on one CPU device: %s: %s", h->vt->strerror(st),
+                   h->vt->last_error());
+      h->p = NULL;
+      sp_cli_host_close(h);
+      ok = false;
+    }
+  }
+  unlink(path);
+  return ok;
+}
+
 void sp_cli_host_close(sp_cli_host *h) {
   if (h->p != NULL && h->vt != NULL) h->vt->close(h->p);
   if (h->dl != NULL) dlclose(h->dl);
   memset(h, 0, sizeof *h);
 }
-

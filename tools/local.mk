@@ -1,14 +1,38 @@
-# tools -- the `sealprov` CLI: a reference host that loads the module with dlopen.
-# Other parts add their commands' sources in their own fragments
-# (tools_sealprov_SOURCES += tools/cmd_x.c, included after this one) and one line
-# in tools/main.c's table.
-bin_PROGRAMS += tools/sealprov
-tools_sealprov_SOURCES = tools/main.c tools/cli.h tools/host.c tools/json.c tools/cmd_devices.c \
-  tools/bench_cpu.c tools/bench_cpu.h
-tools_sealprov_CPPFLAGS = $(AM_CPPFLAGS) \
+# tools -- the `sealprov` CLI (docs/design.md, "The CLI"). Two parts:
+#
+# The host library, tools/libsealprov_host.la: main.c and the host commands (devices,
+# check-config, prove, verify, demo, stress, soak) and what they share. It reaches the
+# module only through include/sealprov.h and dlopen: it is compiled without the module's
+# include paths, and tests/module/host_symbols.sh checks that none of its objects refers
+# to a symbol of the module's libraries, and to the kit only for the input files and
+# synthetic data it names.
+#
+# The developer commands (setup, inspect, bench, bench cpu/gpu/load/witness, wtns, and
+# the snarkjs modes of prove and verify), linked into the program with the kit and the
+# module's libraries. main.c reaches them through weak references.
+noinst_LTLIBRARIES += tools/libsealprov_host.la
+tools_libsealprov_host_la_SOURCES = \
+  tools/cli.h tools/main.c tools/cli_base.c tools/opts.c tools/json_read.h tools/json_read.c \
+  tools/host.c tools/g16_util.h tools/g16_util.c tools/g16_prove.c tools/witness.h \
+  tools/prove_witness.c tools/cmd_devices.c tools/cmd_prove.c tools/cmd_verify.c \
+  tools/cmd_demo.c tools/cmd_stress.c tools/cmd_soak.c
+# include/, the kit's headers (its file formats) and tools/: no plugin/ or cuda/ header.
+tools_libsealprov_host_la_CPPFLAGS = -I$(top_builddir) -I$(top_srcdir)/include \
+  -I$(top_srcdir)/kit -I$(top_srcdir)/tools \
   -DSP_PKGLIBDIR='"$(pkglibdir)"' -DSP_SYSCONFDIR='"$(sysconfdir)"' \
   -DSP_DEFAULT_PLUGIN='"$(pkglibdir)/sealprov.so"' \
-  -DSP_DEFAULT_CONFIG='"$(sysconfdir)/sealprov/sealprov.ini"'
-# The Groth16 commands (setup, bench) use module internals directly; the module
-# itself is only ever reached through dlopen.
-tools_sealprov_LDADD = $(SP_KIT_LIBS) $(SP_EXTERNAL_LIBS)
+  -DSP_DEFAULT_CONFIG='"$(sysconfdir)/sealprov/sealprov.ini"' \
+  -DSP_SRCDIR='"$(abs_top_srcdir)"'
+
+bin_PROGRAMS += tools/sealprov
+# tests/cuda/local.mk adds tools/bench_gpu.c (`bench gpu`) in a CUDA build.
+tools_sealprov_SOURCES = \
+  tools/cmd_setup.c tools/inspect.h tools/cmd_inspect.c tools/inspect_binary.c \
+  tools/inspect_text.c tools/cmd_bench.c tools/bench_cpu.c tools/bench_cpu.h \
+  tools/witness.c tools/cmd_snarkjs.c tools/snarkjs_json.h tools/snarkjs_json.c
+tools_sealprov_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/tools
+tools_sealprov_LDADD = tools/libsealprov_host.la $(SP_KIT_LIBS) $(SP_EXTERNAL_LIBS)
+
+# The host library's objects against the module and the kit (docs/design.md, rule 15).
+TESTS += tests/module/host_symbols.sh
+EXTRA_DIST += tests/module/host_symbols.sh

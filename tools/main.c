@@ -1,4 +1,4 @@
-/* main.c -- `sealprov`: global options, then one subcommand from the table below. */
+/* main.c -- `sealprov`: global options, then one command from the table below. */
 #include <config.h>
 
 #include <stdio.h>
@@ -7,18 +7,13 @@
 #include <unistd.h>
 
 #include "cli.h"
-#include "witness.h"
 
-/* Commands of other parts of the project are weak references: a build that does not
- * link one (e.g. `bench gpu` without CUDA) reports it as absent instead of failing
- * to link. */
+/* The developer commands are weak references: they are linked into the program with
+ * the kit, not into the host library this file belongs to (docs/design.md, "The CLI"),
+ * and a build without one (`bench gpu` without CUDA) reports it as absent instead of
+ * failing to link. */
 #pragma weak cmd_setup
-#pragma weak cmd_prove
-#pragma weak cmd_verify
-#pragma weak cmd_demo
 #pragma weak cmd_bench
-#pragma weak cmd_stress
-#pragma weak cmd_soak
 #pragma weak cmd_inspect
 #pragma weak cmd_wtns
 #pragma weak cmd_bench_witness
@@ -39,7 +34,7 @@ static const command commands[] = {
     {"setup", NULL, cmd_setup, "make test parameters and partition assignments"},
     {"prove", NULL, cmd_prove, "prove partition files through the module"},
     {"verify", NULL, cmd_verify, "verify proofs with a verifying key (.vk)"},
-    {"inspect", NULL, cmd_inspect, "show the sizes and public inputs of .spa, .params, .vk files"},
+    {"inspect", NULL, cmd_inspect, "tell what a file of the project is and what it holds"},
     {"demo", NULL, cmd_demo, "set up, prove and verify a multi-partition job"},
     {"stress", NULL, cmd_stress, "many concurrent jobs from host threads, every proof verified"},
     {"soak", NULL, cmd_soak, "hours of mixed traffic in minutes; host and GPU memory judged flat"},
@@ -68,14 +63,15 @@ static void usage(FILE *f) {
   }
   fprintf(f,
           "\n"
-          "options:\n"
-          "  --plugin MODULE  the module to load (also accepted after most commands;\n"
-          "                   default $SEALPROV_PLUGIN, else ../plugin/.libs/sealprov.so\n"
-          "                   next to this program in a build tree, else\n"
-          "                   " SP_DEFAULT_PLUGIN ")\n"
+          "options (before COMMAND; all but --version after it too, --plugin after the\n"
+          "commands that load the module):\n"
+          "  --plugin MODULE  the module to load (default $SEALPROV_PLUGIN, else\n"
+          "                   ../plugin/.libs/sealprov.so next to this program in a build\n"
+          "                   tree, else " SP_DEFAULT_PLUGIN ")\n"
           "  -q               only errors (no progress, module errors only)\n"
           "  -v, -vv          module info / debug messages on stderr\n"
-          "  --progress       a line per stage on stderr (default when it is a terminal)\n"
+          "  --progress       a line per stage on stderr (default when it is a terminal);\n"
+          "                   long steps show a percentage and an ETA\n"
           "  --no-progress    no progress lines\n"
           "  --version        print the version\n"
           "\n"
@@ -124,8 +120,8 @@ static int cmd_help(int argc, char **argv, int i) {
   if (c == NULL || !strcmp(c->name, "help")) {
     if (c == NULL) {
       sp_cli_cmd = "help";
-      sp_cli_error("unknown command '%s'; the commands are:", argv[i]);
       usage(stderr);
+      sp_cli_error("unknown command '%s'; the commands are listed above", argv[i]);
       return 2;
     }
     usage(stdout);
@@ -135,55 +131,29 @@ static int cmd_help(int argc, char **argv, int i) {
   return run_command(c, 2, help_argv, 0);
 }
 
+static void main_usage(FILE *f) { usage(f); }
+
 int main(int argc, char **argv) {
-  int i = 1;
-  int progress = -1; /* -1: when stderr is a terminal */
-  for (; i < argc && argv[i][0] == '-'; i++) {
-    const char *a = argv[i];
-    if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
-      usage(stdout);
-      return 0;
-    } else if (!strcmp(a, "--version")) {
+  sp_cli_progress = isatty(STDERR_FILENO) != 0; /* --progress, --no-progress, -q change it */
+  static const struct option own[] = {{"version", no_argument, NULL, 'V'}, {NULL, 0, NULL, 0}};
+  sp_cli_args a = {.usage = main_usage, .takes = SP_CLI_PLUGIN | SP_CLI_IN_ORDER, .opts = own};
+  int c;
+  while ((c = sp_cli_getopt(&a, argc, argv)) > 0) {
+    if (c == 'V') {
       printf("sealprov %s (module ABI %d.%d)\n", PACKAGE_VERSION, SEALPROV_ABI_MAJOR,
              SEALPROV_ABI_MINOR);
       return 0;
-    } else if (!strcmp(a, "-q") || !strcmp(a, "--quiet")) {
-      sp_cli_log_level = SEALPROV_LOG_ERROR;
-      progress = 0;
-    } else if (!strcmp(a, "--progress")) {
-      progress = 1;
-    } else if (!strcmp(a, "--no-progress")) {
-      progress = 0;
-    } else if (!strcmp(a, "-v") || !strcmp(a, "--verbose")) {
-      sp_cli_log_level = SEALPROV_LOG_INFO;
-    } else if (!strcmp(a, "-vv")) {
-      sp_cli_log_level = SEALPROV_LOG_DEBUG;
-    } else if (!strcmp(a, "--plugin") || !strncmp(a, "--plugin=", 9)) {
-      const char *path = a[8] == '=' ? a + 9 : (i + 1 < argc ? argv[++i] : NULL);
-      if (path == NULL || !*path) {
-        sp_cli_error("--plugin needs a module path");
-        return 2;
-      }
-      /* Every command, including those that parse their own --plugin, honours it. */
-      setenv("SEALPROV_PLUGIN", path, 1);
-      sp_cli_plugin_global = true;
-    } else {
-      sp_cli_error("unknown option '%s'", a);
-      usage(stderr);
-      return 2;
     }
   }
-  sp_cli_progress = progress < 0 ? isatty(STDERR_FILENO) != 0 : progress != 0;
-  if (i >= argc) {
-    usage(stderr);
-    return 2;
-  }
+  if (c < 0) return a.status;
+  int i = a.first;
+  if (i >= argc) return sp_cli_usage_error(&a, "no command given");
   if (!strcmp(argv[i], "help")) return cmd_help(argc, argv, i + 1);
-  const command *c = find_command(argc, argv, i);
-  if (c == NULL) {
-    sp_cli_error("unknown command '%s'; `sealprov help` lists the commands", argv[i]);
+  const command *cmd = find_command(argc, argv, i);
+  if (cmd == NULL) {
     usage(stderr);
+    sp_cli_error("unknown command '%s'; `sealprov help` lists the commands", argv[i]);
     return 2;
   }
-  return run_command(c, argc, argv, c->sub != NULL ? i + 1 : i);
+  return run_command(cmd, argc, argv, cmd->sub != NULL ? i + 1 : i);
 }

@@ -1,4 +1,4 @@
-/* witness.h -- witness-only proving in the CLI (tools/witness.c). */
+/* witness.h -- witness-only proving through the module (tools/prove_witness.c). */
 #ifndef SEALPROV_TOOLS_WITNESS_H
 #define SEALPROV_TOOLS_WITNESS_H
 
@@ -17,8 +17,5 @@
 int g16_prove_witness(sp_cli_host *h, const char *params, const char *r1cs, char **files,
                       size_t n, bool zero_rs, bool progress, uint8_t *proofs,
                       g16_prove_report *rep);
-
-int cmd_wtns(int argc, char **argv);          /* `sealprov wtns IN.spa OUT.wtns` */
-int cmd_bench_witness(int argc, char **argv); /* `sealprov bench witness DIR` */
 
 #endif

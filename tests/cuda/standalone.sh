@@ -70,7 +70,7 @@ for f in plugin/bls12_381/*.c plugin/groth16/checks.c plugin/groth16/prove.c plu
          plugin/runtime/topo.c plugin/formats/blake2b.c plugin/formats/iden3.c plugin/formats/r1cs.c plugin/groth16/cs_eval.c plugin/base/thread.c \
          plugin/engine/backends.c plugin/engine/engine_cpu.c plugin/engine/fault.c \
          cuda/backend/engine_cuda.c cuda/backend/staging.c cuda/backend/residency.c \
-         cuda/backend/pipeline.c cuda/backend/load_service.c tools/bench_gpu.c tools/json.c tests/cuda/test_cuda_kernels.c \
+         cuda/backend/pipeline.c cuda/backend/load_service.c tools/bench_gpu.c tools/cli_base.c tools/opts.c tests/cuda/test_cuda_kernels.c \
          tests/cuda/test_cuda_engine.c tests/cuda/test_cuda_checks.c tests/cuda/test_cuda_spmv.c tests/cuda/test_cuda_load.c \
          tests/cuda/fullsize_main.c tests/cuda/bench_gpu_main.c tests/bls/cofactor.c \
          tools/cmd_bench.c tools/g16_util.c tests/cuda/bench_load_main.c; do
@@ -97,5 +97,5 @@ link test_cuda_checks test_cuda_checks "$out/obj/cofactor.o"
 link test_cuda_spmv test_cuda_spmv
 link test_cuda_load test_cuda_load
 link fullsize fullsize_main
-link bench_gpu bench_gpu_main "$out/obj/bench_gpu.o $out/obj/json.o $sched"
-link bench_load bench_load_main "$out/obj/cmd_bench.o $out/obj/g16_util.o $out/obj/json.o"
+link bench_gpu bench_gpu_main "$out/obj/bench_gpu.o $out/obj/cli_base.o $out/obj/opts.o $sched"
+link bench_load bench_load_main "$out/obj/cmd_bench.o $out/obj/g16_util.o $out/obj/cli_base.o $out/obj/opts.o"

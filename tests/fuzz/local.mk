@@ -92,6 +92,7 @@ endif
 # (tools/snarkjs_json.c, linked into the harness) and parameters.json (plugin/formats/srs.c,
 # reached through sp_srs_load_ex with a manifest; the .vk it checks is FUZZ_VK_PATH).
 FUZZ_SNARKJS_SOURCES = tests/fuzz/fuzz_snarkjs.c tools/snarkjs_json.c tools/snarkjs_json.h \
+  tools/json_read.c tools/json_read.h tools/cli_base.c \
   $(FUZZ_COMMON_SOURCES)
 check_PROGRAMS += tests/fuzz/replay_snarkjs tests/fuzz/replay_manifest
 tests_fuzz_replay_snarkjs_SOURCES = tests/fuzz/replay.c $(FUZZ_SNARKJS_SOURCES)

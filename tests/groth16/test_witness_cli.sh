@@ -84,6 +84,7 @@ has "not run" "no partition ran"
 expect 1 "prove --r1cs missing" -- "$SP" prove --params "$A/circuit.params" --r1cs "$T/none.r1cs" \
   --out "$T/x.bin" "$A/w00.wtns"
 has "$T/none.r1cs" "missing r1cs named"
+has "--r1cs $T/none.r1cs: not found" "missing r1cs: not found, before any work"
 # wtns usage
 expect 2 "wtns usage" -- "$SP" wtns "$A/partition-00.spa"
 # a write that fails (a full disk) is an error naming the file, and a cut-short .wtns

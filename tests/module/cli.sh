@@ -51,10 +51,32 @@ cat "$tmp/bad.out"
 [ "$rc" -eq 1 ] || fail "check-config bad: exit $rc, expected 1"
 grep -q "bad.ini:4" "$tmp/bad.out" || fail "check-config message lacks file:line"
 rc=0; "$sealprov" check-config "$tmp/missing.ini" 2> "$tmp/missing.out" || rc=$?
-[ "$rc" -eq 1 ] && grep -q "missing.ini" "$tmp/missing.out" || fail "missing file"
+cat "$tmp/missing.out"
+# a file that is not there is said once, as such, with how to name another (issue 25)
+[ "$rc" -eq 1 ] && grep -q "^sealprov check-config: error: the configuration $tmp/missing.ini (given on the command line): not found; name one with -c INI or SEALPROV_CONFIG=INI\$" "$tmp/missing.out" \
+  || fail "missing file"
+[ "$(wc -l < "$tmp/missing.out")" -eq 1 ] || fail "missing file: more than the one line"
+grep -q "input/output" "$tmp/missing.out" && fail "missing file: reported as an I/O error"
+# check-config takes -c like every other command, and the default like them too.
+"$sealprov" check-config -c "$tmp/three.ini" > "$tmp/checkc.out" || fail "check-config -c"
+grep -q "three.ini: OK, 3 device(s)" "$tmp/checkc.out" || fail "check-config -c summary"
+rc=0; "$sealprov" check-config -c "$tmp/three.ini" "$tmp/bad.ini" > /dev/null 2>&1 || rc=$?
+[ "$rc" -eq 2 ] || fail "check-config with -c and an operand: $rc"
+# From a build tree, without -c or $SEALPROV_CONFIG: the sample of its sources, as the
+# module of the tree is used (not the install prefix's sysconfdir).
+env -u SEALPROV_CONFIG "$sealprov" check-config > "$tmp/tree_ini.out" 2>&1 || { cat "$tmp/tree_ini.out"; fail "check-config in the build tree"; }
+grep -q "^$(cd "$top_srcdir" && pwd -P)/conf/sealprov.ini: OK" "$tmp/tree_ini.out" \
+  || { cat "$tmp/tree_ini.out"; fail "the build tree's sample INI was not the one used"; }
+env -u SEALPROV_CONFIG "$sealprov" devices --json > "$tmp/tree_dev.out" || fail "devices in the build tree"
+grep -q "\"config\": \"$(cd "$top_srcdir" && pwd -P)/conf/sealprov.ini\"" "$tmp/tree_dev.out" || fail "devices: the build tree's INI"
+SEALPROV_CONFIG="$tmp/three.ini" "$sealprov" devices > "$tmp/envini.out" || fail "SEALPROV_CONFIG"
+[ "$(sed 1d "$tmp/envini.out" | wc -l)" -eq 3 ] || fail "SEALPROV_CONFIG not used"
+rc=0; SEALPROV_CONFIG="$tmp/gone.ini" "$sealprov" devices 2> "$tmp/envgone.out" || rc=$?
+[ "$rc" -eq 1 ] && grep -q "the configuration $tmp/gone.ini (from \$SEALPROV_CONFIG): not found" "$tmp/envgone.out" \
+  || { cat "$tmp/envgone.out"; fail "SEALPROV_CONFIG naming a missing file"; }
 
 # Usage errors exit 2; a module that is not there exits 1 and says where it looked.
-rc=0; "$sealprov" check-config >/dev/null 2>&1 || rc=$?; [ "$rc" -eq 2 ] || fail "check-config without file: $rc"
+rc=0; "$sealprov" check-config --no-such-option >/dev/null 2>&1 || rc=$?; [ "$rc" -eq 2 ] || fail "check-config unknown option: $rc"
 rc=0; "$sealprov" no-such-command >/dev/null 2>&1 || rc=$?; [ "$rc" -eq 2 ] || fail "unknown command: $rc"
 rc=0; "$sealprov" > "$tmp/usage.out" 2>&1 || rc=$?; [ "$rc" -eq 2 ] || fail "no command: $rc"
 grep -q '^  devices ' "$tmp/usage.out" && grep -q '^  check-config ' "$tmp/usage.out" || fail "usage lists commands"
@@ -62,10 +84,11 @@ grep -q '^  devices ' "$tmp/usage.out" && grep -q '^  check-config ' "$tmp/usage
 "$sealprov" --version | grep -q '^sealprov [0-9]' || fail "--version"
 rc=0; "$sealprov" --plugin "$tmp/none.so" devices -c "$tmp/three.ini" 2> "$tmp/noplugin.out" || rc=$?
 cat "$tmp/noplugin.out"
-[ "$rc" -eq 1 ] && grep -q "^sealprov devices: error: cannot load the module $tmp/none.so (given with --plugin)" "$tmp/noplugin.out" \
+[ "$rc" -eq 1 ] && grep -q "^sealprov devices: error: cannot load the module $tmp/none.so (given with --plugin): not found" "$tmp/noplugin.out" \
   || fail "missing module"
 grep -q "looked in: $tmp/none.so" "$tmp/noplugin.out" || fail "missing module: where it looked"
 grep -q -- "--plugin PATH or SEALPROV_PLUGIN=PATH" "$tmp/noplugin.out" || fail "missing module: how to name it"
+tail -1 "$tmp/noplugin.out" | grep -q "^sealprov devices: error: " || fail "missing module: the error is not the last line"
 
 # Without --plugin or $SEALPROV_PLUGIN, the CLI of a build tree finds the module of that
 # tree (../plugin/.libs/sealprov.so next to it), not the install prefix.
@@ -92,8 +115,24 @@ rc=0; "$sealprov" help no-such-command 2> "$tmp/help2.out" >/dev/null || rc=$?
 [ "$rc" -eq 2 ] && grep -q "^sealprov help: error: unknown command 'no-such-command'" "$tmp/help2.out" \
   || fail "help of an unknown command"
 rc=0; "$sealprov" no-such-command 2> "$tmp/unk.out" >/dev/null || rc=$?
-grep -q "^sealprov: error: unknown command 'no-such-command'; \`sealprov help\` lists the commands" "$tmp/unk.out" \
+# the error comes last, after the list of commands, where a terminal leaves it in view
+tail -1 "$tmp/unk.out" | grep -q "^sealprov: error: unknown command 'no-such-command'; \`sealprov help\` lists the commands" \
   || { cat "$tmp/unk.out"; fail "unknown command message"; }
+grep -q '^  devices ' "$tmp/unk.out" || fail "unknown command: the list of commands"
+# the same for a command's usage errors: usage first, the error last
+rc=0; "$sealprov" devices --bogus 2> "$tmp/unkopt.out" >/dev/null || rc=$?
+[ "$rc" -eq 2 ] && tail -1 "$tmp/unkopt.out" | grep -q "^sealprov devices: error: unknown option '--bogus'" \
+  || { cat "$tmp/unkopt.out"; fail "unknown option: error last"; }
+grep -q '^usage: sealprov devices' "$tmp/unkopt.out" || fail "unknown option: usage"
+rc=0; "$sealprov" devices -c 2> "$tmp/noval.out" >/dev/null || rc=$?
+[ "$rc" -eq 2 ] && tail -1 "$tmp/noval.out" | grep -q "^sealprov devices: error: -c needs a value" \
+  || { cat "$tmp/noval.out"; fail "option without its value"; }
+# The shared options are the same after every command: -q, -v, --progress, --plugin.
+"$sealprov" check-config "$tmp/three.ini" -q > "$tmp/q.out" || fail "check-config -q"
+[ ! -s "$tmp/q.out" ] || fail "check-config -q printed a table"
+"$sealprov" devices -c "$tmp/three.ini" -v 2> "$tmp/v.err" >/dev/null || fail "devices -v"
+grep -q '^sealprov: \[module info\] ' "$tmp/v.err" || fail "-v after the command: no module info lines"
+"$sealprov" devices --help | grep -q 'Global options, before or after the command' || fail "--help: the global options"
 
 # check-config --json: one object whether the file is accepted or not.
 "$sealprov" check-config --json "$tmp/three.ini" > "$tmp/cj.out" || fail "check-config --json good"

@@ -1,0 +1,86 @@
+#!/bin/sh
+# host_symbols.sh -- the CLI's host commands reach the module only through its table
+# (docs/design.md, "The CLI", rule 15). The objects of tools/libsealprov_host.la (main.c,
+# devices, check-config, prove, verify, demo, stress, soak and what they share) may
+# refer to no symbol that the module's libraries define -- what they do with the module
+# goes through dlopen and sealprov_vtable, the way a daemon does -- and to the kit only
+# for the functions listed below: the input files and synthetic data of the host
+# commands. The developer commands (setup, inspect, bench, wtns, the snarkjs modes) are
+# the objects of the program itself and link the kit.
+#
+# HOST_ARCHIVE, KIT_ARCHIVE and MODULE_ARCHIVES override what is compared.
+set -eu
+b=${top_builddir:?top_builddir is not set (make check sets it)}
+host=${HOST_ARCHIVE:-$b/tools/.libs/libsealprov_host.a}
+kit=${KIT_ARCHIVE:-$b/kit/.libs/libsealprov_kit.a}
+NM=${NM:-nm}
+for f in "$host" "$kit"; do
+  [ -f "$f" ] || { echo "host_symbols: $f not built"; exit 1; }
+done
+if [ -z "${MODULE_ARCHIVES:-}" ]; then
+  : "${SP_MODULE_LIBS:?SP_MODULE_LIBS is not set (make check sets it)}"
+  MODULE_ARCHIVES=
+  for la in $SP_MODULE_LIBS; do
+    MODULE_ARCHIVES="$MODULE_ARCHIVES $b/$(dirname "$la")/.libs/$(basename "$la" .la).a"
+  done
+fi
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+
+# What the host commands take from the kit, and why.
+cat >"$tmp/allowed" <<'LIST'
+sp_spa_read
+sp_spa_free
+sp_wtns_load
+sp_wtns_free
+sp_setup_run
+sp_partition_name
+sp_random_seed
+sp_circuit_generate
+sp_circuit_free
+sp_circuit_witness
+sp_witness_free
+sp_circuit_write_params_progress
+sp_assignment_break_row
+sp_cuda_setup_create
+sp_cuda_setup_fixed_base
+sp_cuda_setup_destroy
+LIST
+# sp_spa_*: the partition files prove, verify, stress read (the host's own input format);
+# sp_wtns_*: the witnesses of prove --r1cs; sp_setup_run, sp_partition_name,
+# sp_random_seed: demo's insecure setup; sp_circuit_*, sp_witness_free,
+# sp_assignment_break_row, sp_cuda_setup_*: soak's circuits, witnesses and setup (in a
+# child process).
+sort -u -o "$tmp/allowed" "$tmp/allowed"
+
+defined() {
+  "$NM" "$@" 2>/dev/null | awk 'NF == 3 && $2 !~ /^[UwvN]$/ { print $3 }' | sort -u
+}
+# undefined references (strong and weak) of each object of the host archive: "object symbol"
+"$NM" -A "$host" 2>/dev/null | awk '$(NF-1) ~ /^[Uw]$/ { o = $1; sub(/:$/, "", o); sub(/.*:/, "", o); print o, $NF }' \
+  | sort -u > "$tmp/refs"
+cut -d' ' -f2 "$tmp/refs" | sort -u > "$tmp/undef"
+defined "$kit" > "$tmp/kit"
+defined $MODULE_ARCHIVES > "$tmp/mod"
+grep -qx sp_spa_read "$tmp/kit" || { echo "host_symbols: $kit does not define sp_spa_read"; exit 1; }
+grep -qx sealprov_provider_init "$tmp/mod" || { echo "host_symbols: the module archives do not define sealprov_provider_init"; exit 1; }
+grep -q 'main.o cmd_prove$' "$tmp/refs" \
+  || { echo "host_symbols: $host does not look like the host library (no main.o -> cmd_prove)"; exit 1; }
+
+fails=0
+comm -12 "$tmp/undef" "$tmp/mod" > "$tmp/bad_mod"
+if [ -s "$tmp/bad_mod" ]; then
+  echo "host_symbols: host objects call the module's internals directly (use the table):"
+  while read -r sym; do grep " $sym\$" "$tmp/refs" | sed 's/^/  /'; done < "$tmp/bad_mod"
+  fails=1
+fi
+comm -12 "$tmp/undef" "$tmp/kit" | comm -23 - "$tmp/mod" | comm -23 - "$tmp/allowed" > "$tmp/bad_kit"
+if [ -s "$tmp/bad_kit" ]; then
+  echo "host_symbols: host objects call kit functions outside the list in $0:"
+  while read -r sym; do grep " $sym\$" "$tmp/refs" | sed 's/^/  /'; done < "$tmp/bad_kit"
+  fails=1
+fi
+[ "$fails" -eq 0 ] || exit 1
+nobj=$(cut -d' ' -f1 "$tmp/refs" | sort -u | wc -l)
+nkit=$(comm -12 "$tmp/undef" "$tmp/kit" | wc -l)
+echo "host_symbols: $nobj host objects refer to none of the $(wc -l < "$tmp/mod") symbols of the module's libraries, and to $nkit of the kit's, all listed"
