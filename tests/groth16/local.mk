@@ -50,6 +50,10 @@ EXTRA_DIST += tests/oracle/verify_groth16.mjs
 TESTS += tests/groth16/test_cli.sh
 EXTRA_DIST += tests/groth16/test_cli.sh
 
+# `sealprov inspect`: every kind of file the project makes or reads, told by its content
+TESTS += tests/groth16/test_inspect.sh
+EXTRA_DIST += tests/groth16/test_inspect.sh
+
 # `sealprov bench load`: its output shape and options on a small file (no timings judged)
 TESTS += tests/groth16/test_bench_load.sh
 EXTRA_DIST += tests/groth16/test_bench_load.sh

@@ -109,8 +109,21 @@ for spec in 'mul {"a": "3", "b": "11", "c": "5"}' \
   has "invalid" "$c: verify says invalid"
 done
 
-# ---- bad inputs -----------------------------------------------------------------------
+# ---- sealprov inspect on the files snarkjs and circom made (issue 25 item 3) ---------
 M="$T/mul"
+expect 0 "inspect of circom's and snarkjs's files" -- "$SP" inspect --json --check "$M/mul.zkey" \
+  "$M/mul.r1cs" "$M/w.wtns" "$M/vk.json" "$M/sj_proof.json" "$M/sj_public.json"
+for k in zkey r1cs wtns snarkjs_vk snarkjs_proof snarkjs_public; do
+  has "\"kind\": \"$k\"" "inspect: $k"
+done
+[ "$(grep -o '"check": "ok"' "$T/out" | wc -l)" -eq 6 ] || fail "inspect --check: not all 6 files ok"
+has '"curve_q_name": "BLS12-381.s base field p"' "inspect: the zkey's curve"
+expect 0 "inspect (text) of snarkjs's key" -- "$SP" inspect "$M/mul.zkey" "$M/vk.json"
+has "snarkjs proving key (.zkey version 1, groth16)" "inspect: zkey kind"
+has "for *sealprov prove --zkey" "inspect: what a zkey is for"
+has "snarkjs verifying key (verification_key.json)" "inspect: vk.json kind"
+
+# ---- bad inputs -----------------------------------------------------------------------
 size=$(wc -c <"$M/mul.zkey")
 head -c $((size - 100)) "$M/mul.zkey" >"$T/trunc.zkey"
 expect 2 "truncated zkey" -- "$SP" prove --zkey "$T/trunc.zkey" --wtns "$M/w.wtns" \
@@ -174,6 +187,11 @@ has "BN254" "bn128 witness: names the curve"
 expect 2 "bn128 verification key" -- "$SP" verify --vk "$T/bn/vk.json" --proof "$M/sj_proof.json" \
   --public "$M/sj_public.json"
 has "bn128" "bn128 vk: names the curve"
+# inspect tells a bn128 file for what it is, without calling it malformed
+expect 0 "inspect bn128 files" -- "$SP" inspect "$T/bn/mul.zkey" "$T/bn/mul.r1cs" "$T/bn/w.wtns" "$T/bn/vk.json"
+has "curve (q) *BN254's base field q (bn128): sealprov proves over BLS12-381 only" "inspect: bn128 zkey"
+has "field *BN254's scalar field r (snarkjs's bn128, circom's default): sealprov proves over BLS12-381 only" "inspect: bn128 r1cs/wtns"
+has "curve *bn128: sealprov verifies BLS12-381" "inspect: bn128 vk.json"
 
 # usage errors
 expect 2 "--zkey without --wtns" -- "$SP" prove --zkey "$M/mul.zkey"
