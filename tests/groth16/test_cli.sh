@@ -159,6 +159,21 @@ for stage in "reading 1 partition file" "opening the devices of" "loading the pa
   "parameters loaded in" "proving 1 partition" "proving: done" "writing $T/p.proofs"; do
   has "^sealprov prove: $stage" "progress line '$stage'"
 done
+# the module's parameter load, a percentage and an ETA, as the command's own lines
+has "^sealprov prove: loading the parameters: *[0-9]* % (.* MB, vector [a-z_0-9]*), [0-9.]* s" "load progress"
+has "^sealprov prove: loading the parameters: 100 % (" "load progress: the end"
+grep -q '^sealprov: \[module info\]' "$T/out" && fail "--progress shows the module's INFO lines"
+# under -v the module's own lines instead
+expect 0 "prove -v --progress" -- "$SP" -v --progress prove -c "$T/two.ini" --params "$T/a/circuit.params" --out "$T/p.proofs" "$T/a/partition-00.spa"
+has "^sealprov: \[module info\] srs_load " "-v: the module's load lines"
+# a setup and a benchmark show where they are too
+expect 0 "setup --progress" -- "$SP" --progress setup --constraints 300 --inputs 3 --partitions 2 --seed 5 --out "$T/sp"
+has "^sealprov setup: the parameters' points: 100 % ([0-9]* of [0-9]* G1 products)" "setup progress"
+has "^sealprov setup: the partition files: 100 % (2 of 2 files)" "setup progress: partition files"
+expect 0 "bench --progress" -- "$SP" --progress bench --sizes 6 --repeat 2
+has "^sealprov bench: bench 2^6: 100 % (5 of 5 steps)" "bench progress"
+expect 0 "bench cpu --progress" -- "$SP" bench cpu --quick --repeat 1 --threads 1 --progress
+has "^sealprov bench cpu: bench cpu: 100 % (8 of 8 figures)" "bench cpu progress"
 expect 0 "prove without a terminal" -- "$SP" prove -c "$T/two.ini" --params "$T/a/circuit.params" --out "$T/p.proofs" "$T/a/partition-00.spa"
 grep -q '^sealprov prove: ' "$T/out" && fail "progress lines without a terminal"
 if command -v script >/dev/null 2>&1; then
@@ -169,6 +184,21 @@ if command -v script >/dev/null 2>&1; then
   else
     has "sealprov prove: loading the parameters" "progress on a terminal"
   fi
+fi
+
+# A partition of another circuit of the same sizes: the module retries it on the other
+# device and ends it with ASSIGNMENT, and the failure is said once, by the CLI with the
+# file's name, not again by the module's WARN lines about the same job (issue 25).
+"$SP" setup --constraints 128 --inputs 2 --partitions 1 --seed 1 --out "$T/t1" >/dev/null 2>&1
+"$SP" setup --constraints 128 --inputs 2 --partitions 1 --seed 3475 --out "$T/t2" >/dev/null 2>&1
+sz() { "$SP" inspect --json "$1" | sed 's/"public_inputs".*//; s/"file": "[^"]*", //; s/"bytes": [0-9]*, //'; }
+if [ "$(sz "$T/t1/partition-00.spa")" = "$(sz "$T/t2/partition-00.spa")" ]; then
+  expect 1 "prove a partition of a twin circuit" -- "$SP" prove -c "$T/two.ini" --params "$T/t2/circuit.params" --out "$T/x.proofs" "$T/t1/partition-00.spa"
+  has "failed the self-check 2 times" "twin circuit: the reason"
+  [ "$(grep -c 'failed the self-check 2 times' "$T/out")" -eq 1 ] || fail "twin circuit: the failure is said more than once"
+  has "^sealprov prove: error: assignment: .*; partition 0 is $T/t1/partition-00.spa" "twin circuit: the error line"
+else
+  echo "note: setups 1 and 3475 of 128 constraints are no longer twins: the once-only check is skipped"
 fi
 
 # ---- verify ------------------------------------------------------------------------
