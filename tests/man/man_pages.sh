@@ -57,6 +57,21 @@ for s in '\[provider\]' 'DEVICE SECTIONS' '\[testing\]'; do
   grep -q "^$s" "$T/5.txt" || fail "sealprov.ini(5) lacks the section $s"
 done
 
+# The examples name the INI where this build installs it (configure's sysconfdir, as the
+# CLI's default: `sealprov prove --help` says it), never a fixed /etc path (issue 25).
+ini=$("$top_builddir/tools/sealprov" prove --help 2>/dev/null | tr -s ' \n' '  ' \
+  | sed -n 's|.*its sources, else \([^ ]*/sealprov/sealprov\.ini\)).*|\1|p')
+if [ -z "$ini" ]; then
+  fail "sealprov prove --help does not name the installed INI (its wording changed?)"
+else
+  grep -q -- "sealprov check-config -c $ini\$" "$T/1.txt" \
+    || fail "sealprov(1) EXAMPLES do not use the configured INI $ini"
+  grep -q "^       $ini" "$T/5.txt" || grep -q " $ini" "$T/5.txt" \
+    || fail "sealprov.ini(5) does not name the configured INI $ini"
+  grep -n '/etc/sealprov' "$T/1.txt" "$T/5.txt" | grep -v -F "$ini" | sed 's/^/  /' >"$T/etc"
+  [ -s "$T/etc" ] && { fail "a man page names an INI path other than the configured $ini:"; cat "$T/etc"; }
+fi
+
 echo "commands checked: $(tr '\n' ',' <"$T/commands")"
 echo "keys checked: $(tr '\n' ' ' <"$T/keys")"
 if [ "$fails" -ne 0 ]; then
