@@ -11,6 +11,10 @@
 #include <sys/stat.h>
 
 #include "cli.h"
+
+/* A developer mode, linked into the program with the kit (docs/design.md, "The CLI"):
+ * a weak reference, so the host library links without it. */
+#pragma weak sp_cli_prove_zkey
 #include "g16_util.h"
 #include "spa.h"
 #include "witness.h"
@@ -243,6 +247,10 @@ int cmd_prove(int argc, char **argv)
                                 clash);
     if (!zkey || !wtns)
       return sp_cli_usage_error(&a, "missing %s", !zkey ? "--zkey" : "--wtns");
+    if (sp_cli_prove_zkey == NULL) {
+      sp_cli_error("--zkey: the snarkjs mode is not in this build (a developer command)");
+      return 2;
+    }
     return sp_cli_prove_zkey(zkey, wtns, out_proof ? out_proof : "proof.json",
                              out_public ? out_public : "public.json", zero_rs, json);
   }

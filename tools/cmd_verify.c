@@ -10,6 +10,10 @@
 #include <string.h>
 
 #include "cli.h"
+
+/* A developer mode, linked into the program with the kit (docs/design.md, "The CLI"):
+ * a weak reference, so the host library links without it. */
+#pragma weak sp_cli_verify_snarkjs
 #include "g16_util.h"
 #include "spa.h"
 
@@ -76,6 +80,10 @@ int cmd_verify(int argc, char **argv)
       return sp_cli_usage_error(&a, "missing %s (snarkjs's JSON files: --vk "
                                 "verification_key.json --proof proof.json --public public.json)",
                                 !vk_path ? "--vk" : !proof_json ? "--proof" : "--public");
+    if (sp_cli_verify_snarkjs == NULL) {
+      sp_cli_error("--vk verification_key.json: the snarkjs mode is not in this build (a developer command)");
+      return 2;
+    }
     return sp_cli_verify_snarkjs(vk_path, proof_json, public_json, json);
   }
   if (!vk_path || !proofs_path || n == 0)
