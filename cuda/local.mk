@@ -33,6 +33,7 @@ cuda_libsealprov_cuda_la_SOURCES = \
   cuda/backend/residency.c \
   cuda/backend/pipeline.c \
   cuda/backend/load_service.c \
+  cuda/backend/code.c \
   cuda/ff/ff.cuh \
   cuda/ec/ec.cuh \
   cuda/util/gpu_internal.cuh \
