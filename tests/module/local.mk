@@ -71,6 +71,8 @@ tests_module_test_deadlines_SOURCES = tests/module/test_deadlines.c
 tests_module_test_deadlines_CFLAGS = $(AM_CFLAGS) $(CHECK_CFLAGS)
 tests_module_test_deadlines_LDADD = $(SP_KIT_LIBS) $(SP_EXTERNAL_LIBS) $(CHECK_LIBS)
 EXTRA_tests_module_test_deadlines_DEPENDENCIES = plugin/sealprov.la
+# its GPU counterpart (bench gpu --urgent-after on 2^27 partitions), run by hand on a GPU
+EXTRA_DIST += dev/deadline-latency.sh
 
 # The catalogue of bad inputs (docs/errors.md is its --markdown output): each case runs
 # in a child process, through the dlopen'ed module or the CLI (so a crash is a failed
