@@ -33,6 +33,7 @@ cuda_libsealprov_cuda_la_SOURCES = \
   cuda/backend/residency.c \
   cuda/backend/pipeline.c \
   cuda/backend/load_service.c \
+  cuda/backend/code.c \
   cuda/ff/ff.cuh \
   cuda/ec/ec.cuh \
   cuda/util/gpu_internal.cuh \
@@ -48,5 +49,11 @@ cuda_libsealprov_cuda_la_SOURCES = \
   cuda/load/load.cu \
   cuda/spmv/sp_gpu_cs.h \
   cuda/spmv/spmv.cu
+# The .cu objects come from the suffix rule above, which tracks no dependencies: after a
+# reconfigure with another --with-cuda-arch they would keep the old list's device code
+# (tests/cuda/fatbin_archs.sh caught that). config.h holds the list (SP_CUDA_ARCHS).
+cuda/util/gpu.lo cuda/util/cuda_devices.lo cuda/ntt/ntt.lo cuda/msm/msm.lo cuda/prep/prove.lo \
+  cuda/subgroup/subgroup.lo cuda/load/load.lo cuda/spmv/spmv.lo kit/gpu/setup.lo \
+  kit/gpu/selftest.lo: $(top_builddir)/config.h
 endif
 EXTRA_DIST += cuda/NOTES.md

@@ -17,7 +17,9 @@ ngpu=$(nvidia-smi -L | grep -c '^GPU')
 rm -rf /tmp/sp && mkdir -p /tmp/sp && tar xzf .dist/sealprov-*.tar.gz -C /tmp/sp
 cd /tmp/sp/sealprov-* || exit 1
 src=$(pwd)
-( ./configure --with-cuda --enable-fault-injection --enable-werror && make -j"$(nproc)" ) > "$OUT/build.log" 2>&1 \
+# device code for this machine's GPUs only (configure's default builds every architecture)
+gpu_archs=$(nvidia-smi --query-gpu=compute_cap --format=csv,noheader 2>/dev/null | tr -d ' .' | grep -E '^[0-9]+$' | sort -un | paste -sd, -)
+( ./configure --with-cuda ${gpu_archs:+--with-cuda-arch=$gpu_archs} --enable-fault-injection --enable-werror && make -j"$(nproc)" ) > "$OUT/build.log" 2>&1 \
   || { tail -50 "$OUT/build.log"; exit 1; }
 echo "build ok"
 run_checks() {

@@ -33,7 +33,7 @@ extern "C" {
 #endif
 
 #define SEALPROV_ABI_MAJOR 1
-#define SEALPROV_ABI_MINOR 2
+#define SEALPROV_ABI_MINOR 3
 #define SEALPROV_ENTRY_SYMBOL "sealprov_provider_init"
 
 #define SEALPROV_PROOF_BYTES 192u   /* compressed A (48) || B (96) || C (48) */
@@ -211,6 +211,14 @@ typedef struct sealprov_device_info {
   uint32_t pcie_width;       /* lanes now; 0 = unknown or CPU */
   uint32_t pcie_max_gen;     /* what the device and its slot can do */
   uint32_t pcie_max_width;
+  /* ---- ABI 1.3: the device's code (docs/abi.md §7). A module older than 1.3 writes
+   * entries that end before these fields (their struct_size says so). ---- */
+  int32_t compute_capability; /* CUDA: major * 10 + minor (80, 86, 89, 90, 120); -1 CPU */
+  char code[28];             /* the code this module runs on it: "sm_86" (built for that
+                                architecture), "compute_121 (JIT)" (PTX the driver
+                                compiled); "" for CPU devices. A GPU the module has no
+                                code for is refused by open() (UNSUPPORTED), so it is
+                                never listed. */
 } sealprov_device_info;
 
 /* What cs_info() reports about a loaded constraint system (ABI 1.1). */

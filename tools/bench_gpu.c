@@ -72,6 +72,8 @@ typedef struct bg_opts {
   unsigned partitions;                     /* per job */
   unsigned workers;                        /* per GPU */
   unsigned warmup;                         /* warm-up job partitions; 0 = every worker one */
+  unsigned urgent_after;                   /* --urgent-after K: a 1-partition job of higher
+                                              priority once K stream partitions are done */
   uint64_t pinned;                         /* sp_device_cfg.pinned_staging: 0 auto, OFF, bytes */
   /* --pinned-staging A,B: each throughput stream runs once per mode, in this order,
    * on the same synthetic data (same-call A/B pairs) */
@@ -215,7 +217,7 @@ static void bg_usage(FILE *f) {
           "                          [--partition 20,24,27] [--quick] [--precompute off,on]\n"
           "       sealprov bench gpu --throughput 24,27 [--gpus 1,2] [--jobs 3,1]\n"
           "                          [--partitions 10] [--workers 2] [--warmup P]\n"
-          "                          [--ordinals 0,1] [--json]\n"
+          "                          [--ordinals 0,1] [--urgent-after K] [--json]\n"
           "  --precompute off,on,C:K: every MSM once per variant in each repeat (same-call\n"
           "  A/B): off = today's path, on = a fixed-base table as msm.cu's cost model plans\n"
           "  it, C:K = a table of window C with K copies; partitions take off and on (the\n"
@@ -233,7 +235,11 @@ static void bg_usage(FILE *f) {
           "  makes the parameters resident. Reports partitions/s, the ratio to 1 GPU,\n"
           "  and per GPU the busy share and the idle gaps between partitions. Kernel\n"
           "  groups run too only if named. Proofs of synthetic parameters cannot\n"
-          "  verify: no self-check (tests/cuda/test_cuda_engine checks real setups).\n");
+          "  verify: no self-check (tests/cuda/test_cuda_engine checks real setups).\n"
+          "  --urgent-after K: once K partitions of each stream are done, a 1-partition job\n"
+          "  of priority 100 (the stream's is 0), as a WinningPoSt during sealing: reports\n"
+          "  its wait from submit to start (a worker takes it), to execute (it has the GPU)\n"
+          "  and to done, against the stream's median execute (dev/deadline-latency.sh).\n");
 }
 
 static void print_runs(const double *runs, unsigned n) {
@@ -960,6 +966,15 @@ typedef struct tp_run {
   uint64_t rss_peak, module_peak, passed_bytes;
   bool rss_reset;
   tp_dev dev[BG_MAX_GPUS];
+  /* --urgent-after: the urgent job's events (timeline seconds; < 0 missing) */
+  struct {
+    bool ran;
+    unsigned after_done;       /* stream partitions done when it was submitted */
+    double queued, start, exec_start, exec_end, done;
+    int device;
+    unsigned starts_between;   /* starts of other jobs between its queued and its start */
+    unsigned locks_between;    /* stream executes that began after its queued, before its own */
+  } urgent;
 } tp_run;
 
 typedef struct tp_iv {
@@ -1052,6 +1067,63 @@ out:
   }
   free(buf);
   return st;
+}
+
+/* The urgent job's events from the timeline (issue 25 item 2): when it was queued,
+ * taken (start), given the device (execute start) and done, and how many other tasks
+ * were taken, or got their device, between. */
+static void tp_urgent_timeline(sp_sched *s, tp_run *r, uint64_t id) {
+  r->urgent.queued = r->urgent.start = r->urgent.exec_start = r->urgent.exec_end = r->urgent.done = -1;
+  r->urgent.device = -1;
+  size_t len = 0;
+  if (sp_sched_timeline(s, NULL, 0, &len) != SEALPROV_OK) return;
+  char *buf = malloc(len + 1);
+  if (!buf || sp_sched_timeline(s, buf, len + 1, &len) != SEALPROV_OK) {
+    free(buf);
+    return;
+  }
+  /* first pass: the urgent job's own events */
+  char *save = NULL;
+  for (char *line = strtok_r(buf, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
+    double t, du;
+    char ev[16];
+    uint64_t job;
+    unsigned part;
+    int dev, wk;
+    if (sscanf(line, "t=%lf event=%15s job=%" SCNu64 " partition=%u device=%d worker=%d duration=%lf",
+               &t, ev, &job, &part, &dev, &wk, &du) != 7)
+      continue;
+    if (job == id) {
+      if (!strcmp(ev, "queued")) r->urgent.queued = t;
+      if (!strcmp(ev, "start")) r->urgent.start = t, r->urgent.device = dev;
+      if (!strcmp(ev, "execute")) r->urgent.exec_start = t - du, r->urgent.exec_end = t;
+      if (!strcmp(ev, "done")) r->urgent.done = t;
+    } else if (r->urgent.queued >= 0 && r->urgent.start < 0 && !strcmp(ev, "start")) {
+      r->urgent.starts_between++;
+    }
+  }
+  free(buf);
+  /* second pass: stream executes that got a device between its queued and its execute */
+  if (r->urgent.queued < 0 || r->urgent.exec_start < 0 ||
+      sp_sched_timeline(s, NULL, 0, &len) != SEALPROV_OK || (buf = malloc(len + 1)) == NULL)
+    return;
+  if (sp_sched_timeline(s, buf, len + 1, &len) == SEALPROV_OK) {
+    save = NULL;
+    for (char *line = strtok_r(buf, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
+      double t, du;
+      char ev[16];
+      uint64_t job;
+      unsigned part;
+      int dev, wk;
+      if (sscanf(line, "t=%lf event=%15s job=%" SCNu64 " partition=%u device=%d worker=%d duration=%lf",
+                 &t, ev, &job, &part, &dev, &wk, &du) != 7)
+        continue;
+      if (job != id && !strcmp(ev, "execute") && t - du > r->urgent.queued &&
+          t - du < r->urgent.exec_start)
+        r->urgent.locks_between++;
+    }
+  }
+  free(buf);
 }
 
 /* out[i] = the value of metric NAME{device="i",...} in stats() text (left as it is
@@ -1156,7 +1228,7 @@ static int tp_run_stream(const bg_opts *o, bg_synth *x, unsigned ngpu, unsigned 
   cfg->max_attempts = 1;
   /* ~6 events per partition attempt (up to 3 warm-ups), one per worker bind, margin. */
   cfg->timeline_events =
-      8 * (3 * r->warm_parts + njobs * o->partitions) + 8 * ngpu * o->workers + 64;
+      8 * (3 * r->warm_parts + njobs * o->partitions) + 8 * ngpu * o->workers + 64 + 16;
   cfg->ndevices = ngpu;
   const sp_engine_ops *engines[BG_MAX_GPUS];
   for (unsigned i = 0; i < ngpu; i++) {
@@ -1195,7 +1267,8 @@ static int tp_run_stream(const bg_opts *o, bg_synth *x, unsigned ngpu, unsigned 
   /* Every partition of every job is the same assignment: the module only reads it. */
   unsigned nasg = r->warm_parts > o->partitions ? r->warm_parts : o->partitions;
   sealprov_assignment *asg = malloc(nasg * sizeof *asg);
-  tp_job *jobs = calloc(njobs + 1, sizeof *jobs); /* jobs[njobs]: the warm-up */
+  /* jobs[njobs]: the warm-up; jobs[njobs + 1]: the urgent job of --urgent-after */
+  tp_job *jobs = calloc(njobs + 2, sizeof *jobs);
   atomic_uint ndone;
   atomic_init(&ndone, 0);
   if (!asg || !jobs) {
@@ -1204,9 +1277,9 @@ static int tp_run_stream(const bg_opts *o, bg_synth *x, unsigned ngpu, unsigned 
     goto out;
   }
   for (unsigned k = 0; k < nasg; k++) asg[k] = x->asg;
-  for (unsigned k = 0; k <= njobs; k++) {
+  for (unsigned k = 0; k <= njobs + 1; k++) {
     tp_job *j = &jobs[k];
-    unsigned np = k < njobs ? o->partitions : r->warm_parts;
+    unsigned np = k < njobs ? o->partitions : k == njobs ? r->warm_parts : 1;
     j->proofs = malloc((size_t)np * SEALPROV_PROOF_BYTES);
     j->results = calloc(np, sizeof *j->results);
     if (!j->proofs || !j->results) {
@@ -1225,6 +1298,7 @@ static int tp_run_stream(const bg_opts *o, bg_synth *x, unsigned ngpu, unsigned 
     j->job.user = j;
     j->ndone = &ndone;
     j->label = label;
+    if (k == njobs + 1) j->job.priority = 100; /* above the stream's 0 */
   }
 
   /* Warm-up: makes the parameters resident on every GPU (the first execute on a device
@@ -1284,6 +1358,34 @@ static int tp_run_stream(const bg_opts *o, bg_synth *x, unsigned ngpu, unsigned 
     }
     submitted++;
   }
+  /* --urgent-after K: once K partitions of the stream are done, one partition of a
+   * higher priority, as a WinningPoSt arriving during sealing (issue 25 item 2). */
+  tp_job *u = &jobs[njobs + 1];
+  if (!st && o->urgent_after > 0) {
+    for (;;) {
+      sealprov_device_info now[BG_MAX_GPUS];
+      memset(now, 0, sizeof now);
+      size_t nn = 0;
+      sp_sched_devices(s, now, ngpu, &nn);
+      uint64_t done = 0;
+      for (unsigned i = 0; i < ngpu && i < nn; i++) done += now[i].tasks_done - before[i].tasks_done;
+      if (done >= o->urgent_after || atomic_load(&ndone) >= submitted) {
+        r->urgent.after_done = (unsigned)done;
+        break;
+      }
+      struct timespec ts = {0, 2000000};
+      nanosleep(&ts, NULL);
+    }
+    u->t0 = sp_now();
+    st = sp_sched_submit(s, &u->job, &u->id, err, errlen);
+    if (st) {
+      bg_prefix_err(err, errlen, "the urgent job: submit");
+    } else {
+      fprintf(stderr, "sealprov bench gpu: %s: urgent job %" PRIu64 " (1 partition, priority 100) "
+              "submitted after %u stream partitions\n", label, u->id, r->urgent.after_done);
+      r->urgent.ran = true;
+    }
+  }
   /* Every submitted job is waited on (its memory is ours until then); after the first
    * failure the rest are cancelled so the run ends soon. */
   for (unsigned k = 0; k < submitted; k++) {
@@ -1295,6 +1397,16 @@ static int tp_run_stream(const bg_opts *o, bg_synth *x, unsigned ngpu, unsigned 
                jobs[k].id, sp_status_name(js), msg);
       for (unsigned q = k + 1; q < submitted; q++) sp_sched_cancel(s, jobs[q].id, NULL, 0);
     }
+  }
+  if (r->urgent.ran) {
+    char msg[512] = "";
+    int us = tp_wait(s, u->id, label, u->t0, msg, sizeof msg);
+    if (us != SEALPROV_OK && st == SEALPROV_OK) {
+      st = us;
+      snprintf(err, errlen, "%s: the urgent job: %s: %s", label, sp_status_name(us), msg);
+    }
+    if (!st && u->results[0].device >= 0 && (unsigned)u->results[0].device < ngpu)
+      r->dev[u->results[0].device].results++; /* in tasks_done too */
   }
   if (st) goto out;
   double t_end = t0;
@@ -1324,6 +1436,7 @@ static int tp_run_stream(const bg_opts *o, bg_synth *x, unsigned ngpu, unsigned 
     }
   }
   st = tp_timeline(s, r, jobs[0].id, jobs[njobs - 1].id, err, errlen);
+  if (r->urgent.ran) tp_urgent_timeline(s, r, u->id);
   tp_memory(s, r);
   {
     sp_hostmem_stats hs;
@@ -1336,7 +1449,7 @@ static int tp_run_stream(const bg_opts *o, bg_synth *x, unsigned ngpu, unsigned 
 out:
   sp_sched_destroy(s); /* joins the workers; the engine frees the resident parameters */
   if (jobs)
-    for (unsigned k = 0; k <= njobs; k++) {
+    for (unsigned k = 0; k <= njobs + 1; k++) {
       free(jobs[k].proofs);
       free(jobs[k].results);
     }
@@ -1367,6 +1480,9 @@ static void tp_print_ratio(double v) {
   else
     printf("null");
 }
+
+/* The urgent job: ms from its queued event to t; -1 when an event is missing. */
+#define TP_MS(t) ((t) >= 0 && r->urgent.queued >= 0 ? ((t) - r->urgent.queued) * 1e3 : -1.0)
 
 static void tp_print(const bg_opts *o, const bg_synth *x, const tp_run *r, double pps1,
                      double steady1) {
@@ -1402,6 +1518,19 @@ static void tp_print(const bg_opts *o, const bg_synth *x, const tp_run *r, doubl
            (unsigned long long)r->module_peak,
            (unsigned long long)(r->ngpu ? r->module_peak / r->ngpu : 0));
     print_pinned(o);
+    if (r->urgent.ran) {
+      double exec_med = r->ngpu ? r->dev[0].exec_median_ms : 0;
+      printf(",\n     \"urgent\": {\"priority\": 100, \"partitions\": 1, \"submitted_after_partitions\": %u, "
+             "\"device\": %d,\n       \"queued_to_start_ms\": %.1f, \"queued_to_execute_ms\": %.1f, "
+             "\"queued_to_done_ms\": %.1f, \"execute_ms\": %.1f,\n       "
+             "\"stream_execute_median_ms\": %.1f, \"start_within_one_execute\": %s, "
+             "\"other_starts_between\": %u, \"stream_executes_before_it\": %u}",
+             r->urgent.after_done, r->urgent.device, TP_MS(r->urgent.start), TP_MS(r->urgent.exec_start),
+             TP_MS(r->urgent.done),
+             r->urgent.exec_end >= 0 ? (r->urgent.exec_end - r->urgent.exec_start) * 1e3 : -1.0, exec_med,
+             TP_MS(r->urgent.start) >= 0 && TP_MS(r->urgent.start) <= exec_med ? "true" : "false",
+             r->urgent.starts_between, r->urgent.locks_between);
+    }
     printf(",\n     \"devices\": [");
     for (unsigned i = 0; i < r->ngpu; i++) {
       const tp_dev *d = &r->dev[i];
@@ -1450,6 +1579,12 @@ static void tp_print(const bg_opts *o, const bg_synth *x, const tp_run *r, doubl
          (double)r->module_peak / 1e9, r->ngpu ? (double)r->module_peak / r->ngpu / 1e9 : 0.0);
   print_pinned(o);
   printf("\n");
+  if (r->urgent.ran)
+    printf("  urgent job (1 partition, priority 100, after %u stream partitions) on device %d: "
+           "queued -> start %.1f ms, -> execute %.1f ms, -> done %.1f ms; %u other start(s) and %u "
+           "stream execute(s) between\n",
+           r->urgent.after_done, r->urgent.device, TP_MS(r->urgent.start), TP_MS(r->urgent.exec_start),
+           TP_MS(r->urgent.done), r->urgent.starts_between, r->urgent.locks_between);
   for (unsigned i = 0; i < r->ngpu; i++) {
     const tp_dev *d = &r->dev[i];
     double span = d->executes ? d->last_end - d->first_start : 0;
@@ -1597,7 +1732,8 @@ int sp_cmd_bench_gpu(int argc, char **argv) {
       {"jobs", required_argument, 0, 'J'}, {"partitions", required_argument, 0, 'P'},
       {"workers", required_argument, 0, 'W'}, {"warmup", required_argument, 0, 'u'},
       {"ordinals", required_argument, 0, 'o'}, {"pinned-staging", required_argument, 0, 'S'},
-      {"precompute", required_argument, 0, 'X'}, {0, 0, 0, 0}};
+      {"precompute", required_argument, 0, 'X'}, {"urgent-after", required_argument, 0, 'U'},
+      {0, 0, 0, 0}};
   sp_cli_args args = {.usage = bg_usage, .takes = SP_CLI_JSON, .opts = lo};
   int c;
   while ((c = sp_cli_getopt(&args, argc, argv)) > 0) {
@@ -1623,6 +1759,7 @@ int sp_cmd_bench_gpu(int argc, char **argv) {
       case 'P': o.partitions = (unsigned)atoi(optarg); ok = o.partitions >= 1 && o.partitions <= BG_MAX_PARTITIONS; break;
       case 'W': o.workers = (unsigned)atoi(optarg); ok = o.workers >= 1 && o.workers <= 16; break;
       case 'u': o.warmup = (unsigned)atoi(optarg); ok = o.warmup >= 1 && o.warmup <= BG_MAX_PARTITIONS; break;
+      case 'U': o.urgent_after = (unsigned)atoi(optarg); ok = o.urgent_after >= 1; break;
       case 'o':
         ok = parse_list_cap(optarg, o.ordinals, &o.nordinals, BG_MAX_GPUS, 0, 1023) && o.nordinals > 0;
         break;

@@ -48,21 +48,31 @@ static void format_link(char *buf, size_t cap, const sealprov_device_info *d) {
     snprintf(buf, cap, "%s", cur);
 }
 
+/* "9.0" for 90; "-" for CPU devices and modules older than ABI 1.3. */
+static void format_cc(char *buf, size_t cap, int32_t cc) {
+  if (cc > 0)
+    snprintf(buf, cap, "%d.%d", cc / 10, cc % 10);
+  else
+    snprintf(buf, cap, "-");
+}
+
 static void print_table(FILE *f, const sealprov_device_info *d, size_t n) {
-  fprintf(f, "%-5s %-12s %-5s %-24s %-42s %-13s %4s %4s %-20s %7s %9s %7s %s\n", "index",
-          "section", "type", "name", "uuid", "pci", "numa", "cpus", "pcie", "ordinal",
-          "confirmed", "workers", "state");
+  fprintf(f, "%-5s %-12s %-5s %-24s %-42s %-13s %4s %4s %-20s %7s %9s %7s %-5s %-7s %s\n",
+          "index", "section", "type", "name", "uuid", "pci", "numa", "cpus", "pcie", "ordinal",
+          "confirmed", "workers", "cc", "code", "state");
   for (size_t i = 0; i < n; i++) {
-    char ord[16], conf[16], node[16], cpus[16], link[80];
+    char ord[16], conf[16], node[16], cpus[16], link[80], cc[16];
     snprintf(ord, sizeof ord, "%d", d[i].ordinal);
     snprintf(conf, sizeof conf, "%d", d[i].confirmed_ordinal);
     snprintf(node, sizeof node, "%d", d[i].numa_node);
     snprintf(cpus, sizeof cpus, "%u", d[i].bound_cpus);
     format_link(link, sizeof link, &d[i]);
-    fprintf(f, "%-5d %-12s %-5s %-24s %-42s %-13s %4s %4s %-20s %7s %9s %7u %s\n", d[i].index,
-            d[i].section, d[i].type, d[i].name, or_dash(d[i].uuid), or_dash(d[i].pci_bus_id),
-            d[i].numa_node < 0 ? "-" : node, d[i].bound_cpus ? cpus : "-", link,
-            d[i].ordinal < 0 ? "-" : ord, d[i].confirmed_ordinal < 0 ? "-" : conf, d[i].workers,
+    format_cc(cc, sizeof cc, d[i].compute_capability);
+    fprintf(f, "%-5d %-12s %-5s %-24s %-42s %-13s %4s %4s %-20s %7s %9s %7u %-5s %-7s %s\n",
+            d[i].index, d[i].section, d[i].type, d[i].name, or_dash(d[i].uuid),
+            or_dash(d[i].pci_bus_id), d[i].numa_node < 0 ? "-" : node,
+            d[i].bound_cpus ? cpus : "-", link, d[i].ordinal < 0 ? "-" : ord,
+            d[i].confirmed_ordinal < 0 ? "-" : conf, d[i].workers, cc, or_dash(d[i].code),
             state_name(d[i].state));
   }
 }
@@ -89,10 +99,13 @@ static void print_json(const sp_cli_host *h, const char *ini, const sealprov_dev
     sp_cli_json_str(stdout, d[i].pci_bus_id);
     printf(", \"ordinal\": %d, \"confirmed_ordinal\": %d, \"workers\": %u, \"state\": \"%s\", "
            "\"memory_limit\": %llu, \"numa_node\": %d, \"bound_cpus\": %u, \"pcie\": "
-           "{\"gen\": %u, \"width\": %u, \"max_gen\": %u, \"max_width\": %u}}",
+           "{\"gen\": %u, \"width\": %u, \"max_gen\": %u, \"max_width\": %u}, "
+           "\"compute_capability\": %d, \"code\": ",
            d[i].ordinal, d[i].confirmed_ordinal, d[i].workers, state_name(d[i].state),
            (unsigned long long)d[i].memory_limit, d[i].numa_node, d[i].bound_cpus, d[i].pcie_gen,
-           d[i].pcie_width, d[i].pcie_max_gen, d[i].pcie_max_width);
+           d[i].pcie_width, d[i].pcie_max_gen, d[i].pcie_max_width, d[i].compute_capability);
+    sp_cli_json_str(stdout, d[i].code);
+    printf("}");
   }
   printf("]}\n");
 }
@@ -120,6 +133,7 @@ static int list_devices(sp_cli_host *h, sealprov_device_info **out, size_t *n) {
       memmove((char *)&d[i], (char *)d + i * got, got);
       memset((char *)&d[i] + got, 0, sizeof *d - got);
       if (got <= offsetof(sealprov_device_info, numa_node)) d[i].numa_node = -1;
+      if (got <= offsetof(sealprov_device_info, compute_capability)) d[i].compute_capability = -1;
     }
   } else if (got < sizeof *d) {
     sp_cli_error("devices(): the module wrote entries of %zu bytes, too few to read", got);
@@ -149,8 +163,12 @@ static void devices_usage(FILE *f) {
           "  NUMA node, the CPUs its workers are bound to, its PCIe link (generation x lanes,\n"
           "  and what it could do when it runs slower; from sysfs), the CUDA ordinal its\n"
           "  selector resolved to, the ordinal its workers confirmed with cudaGetDevice,\n"
-          "  workers and state. --json adds numa_node (-1: unknown or one node),\n"
-          "  bound_cpus (0: not bound) and pcie {gen, width, max_gen, max_width} (0: unknown).\n");
+          "  workers, the compute capability (cc) and the device code the module runs there\n"
+          "  (code: sm_90 for a binary built for it, compute_121 (JIT) for PTX the driver\n"
+          "  compiled; a GPU the module has no code for is refused by open, naming\n"
+          "  --with-cuda-arch), and state. --json adds numa_node (-1: unknown or one node),\n"
+          "  bound_cpus (0: not bound), pcie {gen, width, max_gen, max_width} (0: unknown),\n"
+          "  compute_capability (major x 10 + minor, -1: CPU) and code.\n");
 }
 
 int cmd_devices(int argc, char **argv) {

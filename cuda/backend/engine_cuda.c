@@ -106,6 +106,9 @@ static int cuda_device_open(const struct sp_device_cfg *cfg, void **dev, char *e
   }
   snprintf(d->section, sizeof d->section, "%s", cfg->section);
   d->ordinal = cfg->ordinal;
+  snprintf(d->name, sizeof d->name, "%s", cfg->name);
+  d->cc_major = cfg->cc_major;
+  d->cc_minor = cfg->cc_minor;
   d->memory_limit = cfg->memory_limit;
   d->pinned_cfg = cfg->pinned_staging;
   d->stage_mode = stage_mode_of(cfg->pinned_staging);
@@ -164,7 +167,10 @@ static int cuda_worker_bind(void *dev, unsigned worker, int *confirmed_ordinal, 
   }
   pthread_mutex_lock(&d->mu);
   if (!d->gpu) {
-    st = sp_gpu_create(d->ordinal, d->memory_limit, &d->gpu, err, errlen);
+    /* Before any kernel: a GPU this build has no code for is refused here, at open,
+     * with the configure option that adds it, never by a kernel in a job. */
+    st = cuda_code_check(d, err, errlen);
+    if (!st) st = sp_gpu_create(d->ordinal, d->memory_limit, &d->gpu, err, errlen);
     for (int i = 0; !st && i < EV_COUNT; i++) st = sp_gpu_event_create(d->gpu, &d->ev[i], err, errlen);
     if (st && d->gpu) {
       for (int i = 0; i < EV_COUNT; i++) {
@@ -445,6 +451,7 @@ const sp_engine_ops sp_engine_cuda = {
 #ifdef SP_FAULT_INJECTION
     .fault_oom = cuda_fault_oom,
 #endif
+    .device_code = cuda_device_code,
 };
 
 const sp_backend sp_backend_cuda = {

@@ -132,6 +132,9 @@ typedef struct cuda_dev {
   bool pool_held;      /* holds a reference on hm's staging pool (first bind .. last unbind) */
   char section[64];
   int ordinal;
+  char name[96];       /* the GPU's name and compute capability (resolve.c), for messages */
+  int cc_major, cc_minor;
+  char code[28];       /* what the first bind found it runs (code.c): "sm_90" */
   uint64_t memory_limit;
   uint64_t pinned_cfg; /* sp_device_cfg.pinned_staging as configured */
   int stage_mode;      /* STAGE_*, from pinned_cfg (sp_engine_cuda_set_staging changes it) */
@@ -267,6 +270,17 @@ int cuda_make_tables(cuda_dev *d, cuda_resident *r, const sp_srs *srs, sp_cuda_t
 /* Drops srs's table on d, keeping its points; none is made again for it. True if one
  * was dropped. */
 bool cuda_drop_table(cuda_dev *d, const sp_srs *srs);
+
+/* ---- code.c ---- */
+/* At a worker's bind (the thread bound to d's device): does this module carry code the
+ * device can run? OK with d->code set ("sm_86", "compute_121 (JIT)"); UNSUPPORTED with
+ * a message that names the GPU, its compute capability, the architectures this build
+ * has and the configure option (--with-cuda-arch) that adds one; DEVICE otherwise. */
+int cuda_code_check(cuda_dev *d, char *err, size_t errlen);
+/* The CUDA list of configure (SP_CUDA_ARCHS) as "sm_80, sm_86" plus "; PTX compute_90". */
+void cuda_code_built(char *out, size_t len);
+/* sp_engine_ops.device_code: d->code (no device call). */
+void cuda_device_code(void *dev, char *out, size_t len);
 
 /* ---- pipeline.c ---- */
 void cuda_early_drop(cuda_dev *d);

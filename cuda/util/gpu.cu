@@ -43,6 +43,34 @@ extern "C" int sp_gpu_bind(int ordinal, int *confirmed, char *err, size_t errlen
   return SEALPROV_OK;
 }
 
+/* Declared here, defined with the conversions below. */
+__global__ void k_fr_from_mont(spc_fr *a, size_t n);
+
+extern "C" int sp_gpu_code_check(int *binary_version, int *ptx_version, char *err,
+                                 size_t errlen) {
+  *binary_version = *ptx_version = 0;
+  cudaFuncAttributes fa;
+  memset(&fa, 0, sizeof fa);
+  cudaError_t e = cudaFuncGetAttributes(&fa, (const void *)k_fr_from_mont);
+  if (e == cudaSuccess) {
+    *binary_version = fa.binaryVersion;
+    *ptx_version = fa.ptxVersion;
+    return SEALPROV_OK;
+  }
+  (void)cudaGetLastError();
+  snprintf(err, errlen, "%s: %s", cudaGetErrorName(e), cudaGetErrorString(e));
+  switch (e) {
+    case cudaErrorNoKernelImageForDevice: /* no binary, no usable PTX */
+    case cudaErrorInvalidDeviceFunction:  /* what older runtimes say for the same */
+    case cudaErrorUnsupportedPtxVersion:  /* PTX newer than the driver's compiler */
+    case cudaErrorInvalidPtx:
+    case cudaErrorJitCompilerNotFound:
+      return SEALPROV_ERR_UNSUPPORTED;
+    default:
+      return SEALPROV_ERR_DEVICE;
+  }
+}
+
 extern "C" int sp_gpu_create(int ordinal, uint64_t memory_limit, sp_gpu **out, char *err,
                              size_t errlen) {
   *out = NULL;

@@ -39,6 +39,17 @@ int sp_gpu_device_count(void);
  * CUDA_VISIBLE_DEVICES. */
 int sp_gpu_bind(int ordinal, int *confirmed, char *err, size_t errlen);
 
+/* Whether the calling thread's device (bound with sp_gpu_bind) can run this module's
+ * kernels: cudaFuncGetAttributes on one of them. Every .cu file of the module is built
+ * with the same -gencode list (configure --with-cuda-arch), so one kernel answers for
+ * all. OK: *binary_version is the architecture of the code the runtime loads (86 for a
+ * sm_86 binary; for PTX that the driver compiled, the device's own) and *ptx_version
+ * that of the PTX it came from (0 when the function has none). UNSUPPORTED: the module
+ * has no code the device can run (no binary of its architecture family and no PTX old
+ * enough for it, or PTX newer than the driver compiles); err gets the runtime's error
+ * name and string. DEVICE: any other failure. */
+int sp_gpu_code_check(int *binary_version, int *ptx_version, char *err, size_t errlen);
+
 /* Creates a context on the calling thread's CURRENT device, which must already be
  * `ordinal` (the caller did cudaSetDevice and confirmed it). memory_limit 0 = no limit
  * beyond the card. */

@@ -77,6 +77,7 @@ typedef struct sp_device_cfg {
   char name[96];
   char uuid[48];             /* "GPU-...", "" for cpu */
   char pci_bus_id[24];       /* "0000:65:00.0", "" for cpu */
+  int cc_major, cc_minor;    /* compute capability; -1 for cpu */
   /* [testing] fault injection aimed at this device (0 = none), SP_INJECT_* bits of
    * fault.h; only a build with --enable-fault-injection reads [testing] and honours
    * them (sp_engine_open). */
@@ -87,6 +88,9 @@ typedef struct sp_device_cfg {
   int topo_numa_node;        /* -1: unknown, or a host with one node */
   unsigned pcie_gen, pcie_width, pcie_max_gen, pcie_max_width; /* 0 = unknown */
   unsigned bound_cpus;       /* CPUs the workers are bound to; 0 = not bound */
+  /* Filled once every worker has bound (pool.c, the engine's device_code): the device
+   * code the engine runs ("sm_90", "compute_121 (JIT)"); "" for cpu devices. */
+  char code[28];
   /* Set by the scheduler before device_open: the provider's host-memory accountant
    * (hostmem.h), which the engine counts its host memory in and takes staging chunks
    * from. NULL (an engine opened directly by a test or benchmark): the engine makes

@@ -86,6 +86,11 @@ typedef struct sp_engine_ops {
    * the next execute's first n device allocations fail as out of memory. Called by the
    * fault engine (fault.h) with the device lock held, right before execute. */
   void (*fault_oom)(void *dev, unsigned n);
+  /* The device code the engine runs on this device, for devices(): "sm_90" (a binary
+   * built for it), "compute_121 (JIT)" (PTX the driver compiled). Called on the thread
+   * that opens the provider once every worker has bound; reads what worker_bind found
+   * and makes no device call. NULL (or "" written): nothing to say (CPU). */
+  void (*device_code)(void *dev, char *out, size_t len);
 } sp_engine_ops;
 
 extern const sp_engine_ops sp_engine_cpu;

@@ -123,6 +123,11 @@ static void fault_cs_evict(void *dev, const struct sp_cs *cs) {
   f->inner->cs_evict(f->dev, cs);
 }
 
+static void fault_device_code(void *dev, char *out, size_t len) {
+  fault_dev *f = dev;
+  f->inner->device_code(f->dev, out, len);
+}
+
 int sp_fault_open(const sp_engine_ops *inner, const sp_device_cfg *cfg, const sp_engine_ops **ops,
                   void **dev, char *err, size_t errlen) {
   fault_dev *f = calloc(1, sizeof *f);
@@ -154,6 +159,7 @@ int sp_fault_open(const sp_engine_ops *inner, const sp_device_cfg *cfg, const sp
       .memory_in_use = inner->memory_in_use != NULL ? fault_memory_in_use : NULL,
       .host_memory_in_use = inner->host_memory_in_use != NULL ? fault_host_memory_in_use : NULL,
       .cs_evict = inner->cs_evict != NULL ? fault_cs_evict : NULL,
+      .device_code = inner->device_code != NULL ? fault_device_code : NULL,
   };
   *ops = &f->ops;
   *dev = f;

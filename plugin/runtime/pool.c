@@ -315,6 +315,12 @@ int sp_pool_start(sp_pool *pool, sp_sched *s, sp_device_rt *devs, unsigned ndev,
       }
     }
     d->confirmed_ordinal = want;
+    /* What the engine runs there (devices(): "sm_90"); the binds found it. */
+    d->cfg.code[0] = '\0';
+    if (d->eng->device_code != NULL) {
+      d->eng->device_code(d->handle, d->cfg.code, sizeof d->cfg.code);
+      d->cfg.code[sizeof d->cfg.code - 1] = '\0';
+    }
   }
   return SEALPROV_OK;
 }

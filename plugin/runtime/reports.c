@@ -172,6 +172,10 @@ int sp_sched_devices(sp_sched *s, sealprov_device_info *out, size_t cap, size_t 
     e.pcie_width = d->cfg.pcie_width;
     e.pcie_max_gen = d->cfg.pcie_max_gen;
     e.pcie_max_width = d->cfg.pcie_max_width;
+    /* ABI 1.3: the compute capability (resolve.c) and the code the engine runs on it */
+    e.compute_capability =
+        d->cfg.type == SP_DEVICE_CUDA && d->cfg.cc_major > 0 ? d->cfg.cc_major * 10 + d->cfg.cc_minor : -1;
+    copy_str(e.code, sizeof e.code, d->cfg.code);
     memcpy((char *)out + i * stride, &e, stride);
   }
   pthread_mutex_unlock(&s->mu);

@@ -96,6 +96,8 @@ int sp_config_resolve_with_gpus(sp_config *cfg, const sp_gpu_info *gpus, int ngp
     snprintf(d->name, sizeof d->name, "%s", gpus[hit].name);
     snprintf(d->uuid, sizeof d->uuid, "%s", gpus[hit].uuid);
     snprintf(d->pci_bus_id, sizeof d->pci_bus_id, "%s", gpus[hit].pci_bus_id);
+    d->cc_major = gpus[hit].cc_major;
+    d->cc_minor = gpus[hit].cc_minor;
   }
   return SEALPROV_OK;
 }
@@ -115,6 +117,7 @@ int sp_config_resolve_devices(sp_config *cfg, char *err, size_t errlen) {
       continue;
     }
     d->ordinal = -1;
+    d->cc_major = d->cc_minor = -1;
     snprintf(d->name, sizeof d->name, "CPU");
     d->uuid[0] = '\0';
     d->pci_bus_id[0] = '\0';

@@ -4,7 +4,8 @@
 # tests/cuda/standalone.sh builds the same programs without autotools.
 EXTRA_DIST += tests/cuda/standalone.sh tests/cuda/bench_gpu_main.c tests/cuda/bench_load_main.c \
   tests/cuda/ff_model.py tests/cuda/msm_table_model.py tests/cuda/msm_affine_model.py \
-  tests/cuda/fullsize_main.c tests/cuda/gpu_session.sh tests/cuda/seeds.sh
+  tests/cuda/fullsize_main.c tests/cuda/gpu_session.sh tests/cuda/seeds.sh \
+  tests/cuda/fatbin_archs.sh tests/cuda/fatbin_archs.c
 GPU_SEED_SUITES =
 if HAVE_CUDA
 check_PROGRAMS += tests/cuda/test_cuda_kernels tests/cuda/test_cuda_engine tests/cuda/test_cuda_checks \
@@ -22,6 +23,14 @@ tests_cuda_test_cuda_spmv_SOURCES = tests/cuda/test_cuda_spmv.c tests/cuda/gpu_c
 tests_cuda_test_cuda_spmv_LDADD = $(SP_KIT_LIBS) $(SP_EXTERNAL_LIBS)
 tests_cuda_test_cuda_load_SOURCES = tests/cuda/test_cuda_load.c tests/cuda/gpu_check.h
 tests_cuda_test_cuda_load_LDADD = $(SP_KIT_LIBS) $(SP_EXTERNAL_LIBS)
+
+# The device code in the built module (issue 25 item 1): the architectures configure
+# chose, read from the module's fatbinary by a reader of our own (cuobjdump, not in every
+# CUDA installation, cross-checks it where there is one). Needs no GPU.
+check_PROGRAMS += tests/cuda/fatbin_archs
+tests_cuda_fatbin_archs_SOURCES = tests/cuda/fatbin_archs.c
+tests_cuda_fatbin_archs_LDADD =
+TESTS += tests/cuda/fatbin_archs.sh
 
 # The suites whose inputs come from SP_TEST_SEED, for `make check-gpu-seeds` below.
 GPU_SEED_SUITES += tests/cuda/test_cuda_engine tests/cuda/test_cuda_checks \

@@ -27,11 +27,13 @@ arch=${CUDA_ARCH:-90}
 mkdir -p "$out/obj" "$out/gen"
 # what configure's config.h would say for these programs: a CUDA build with fault
 # injection (test_cuda_engine faults the device through the fault engine)
-cat > "$out/gen/config.h.new" <<'EOF_CONFIG'
+cat > "$out/gen/config.h.new" <<EOF_CONFIG
 #define HAVE_CUDA 1
 #define HAVE_PTHREAD_SETNAME_NP 1
 #define SP_FAULT_INJECTION 1
 #define PACKAGE_VERSION "standalone"
+#define SP_CUDA_ARCHS "$arch"
+#define SP_CUDA_PTX_ARCH 0
 EOF_CONFIG
 cmp -s "$out/gen/config.h.new" "$out/gen/config.h" 2>/dev/null || mv "$out/gen/config.h.new" "$out/gen/config.h"
 rm -f "$out/gen/config.h.new"
@@ -70,7 +72,7 @@ for f in plugin/bls12_381/*.c plugin/groth16/checks.c plugin/groth16/prove.c plu
          plugin/runtime/topo.c plugin/formats/blake2b.c plugin/formats/iden3.c plugin/formats/r1cs.c plugin/groth16/cs_eval.c plugin/base/thread.c \
          plugin/engine/backends.c plugin/engine/engine_cpu.c plugin/engine/fault.c \
          cuda/backend/engine_cuda.c cuda/backend/staging.c cuda/backend/residency.c \
-         cuda/backend/pipeline.c cuda/backend/load_service.c tools/bench_gpu.c tools/cli_base.c tools/opts.c tests/cuda/test_cuda_kernels.c \
+         cuda/backend/pipeline.c cuda/backend/load_service.c cuda/backend/code.c tools/bench_gpu.c tools/cli_base.c tools/opts.c tests/cuda/test_cuda_kernels.c \
          tests/cuda/test_cuda_engine.c tests/cuda/test_cuda_checks.c tests/cuda/test_cuda_spmv.c tests/cuda/test_cuda_load.c \
          tests/cuda/fullsize_main.c tests/cuda/bench_gpu_main.c tests/bls/cofactor.c \
          tools/cmd_bench.c tools/g16_util.c tests/cuda/bench_load_main.c; do
@@ -85,7 +87,7 @@ for f in plugin/bls12_381/*.c plugin/groth16/checks.c plugin/groth16/prove.c plu
          plugin/base/util.c plugin/base/log.c plugin/base/thread.c plugin/engine/hostmem.c \
          plugin/engine/backends.c plugin/engine/engine_cpu.c plugin/engine/fault.c \
          cuda/backend/engine_cuda.c cuda/backend/staging.c cuda/backend/residency.c \
-         cuda/backend/pipeline.c cuda/backend/load_service.c plugin/formats/blake2b.c plugin/formats/iden3.c plugin/formats/r1cs.c plugin/groth16/cs_eval.c; do
+         cuda/backend/pipeline.c cuda/backend/load_service.c cuda/backend/code.c plugin/formats/blake2b.c plugin/formats/iden3.c plugin/formats/r1cs.c plugin/groth16/cs_eval.c; do
   lib="$lib $out/obj/$(basename "$f" .c).o"
 done
 # the scheduler, for bench_gpu --throughput only

@@ -22,11 +22,11 @@ INI
 # devices: one row per section, in INI order, with the columns the issue names.
 out=$("$sealprov" --plugin "$SEALPROV_PLUGIN" devices -c "$tmp/three.ini")
 echo "$out"
-echo "$out" | head -1 | grep -q '^index  *section  *type  *name  *uuid  *pci  *numa  *cpus  *pcie  *ordinal  *confirmed  *workers  *state$' \
+echo "$out" | head -1 | grep -q '^index  *section  *type  *name  *uuid  *pci  *numa  *cpus  *pcie  *ordinal  *confirmed  *workers  *cc  *code  *state$' \
   || fail "header"
 [ "$(echo "$out" | sed 1d | awk '{ print $1 ":" $2 ":" $3 }' | tr '\n' ' ')" = "0:c0:cpu 1:c1:cpu 2:c2:cpu " ] \
   || fail "rows"
-echo "$out" | grep -q '^1  *c1  *cpu .* 2 ready$' || fail "workers/state of c1"
+echo "$out" | grep -q '^1  *c1  *cpu .* 2  *-  *-  *ready$' || fail "workers/state of c1"
 
 # $SEALPROV_PLUGIN is the default module; --plugin after the command works too.
 "$sealprov" devices -c "$tmp/three.ini" > "$tmp/env.out" || fail "env default"

@@ -61,6 +61,19 @@ tests_module_test_soak_CFLAGS = $(AM_CFLAGS) $(CHECK_CFLAGS)
 tests_module_test_soak_LDADD = $(SP_KIT_LIBS) $(SP_EXTERNAL_LIBS) $(CHECK_LIBS)
 EXTRA_tests_module_test_soak_DEPENDENCIES = plugin/sealprov.la
 
+# Proof types with deadlines (issue 25 item 2): a 126-partition NI-PoRep job and a
+# 10-partition PoRep job on two CPU devices, WindowPoSt and WinningPoSt jobs that start
+# at the next partition boundary, the module holding no more partitions than workers.
+check_PROGRAMS += tests/module/test_deadlines
+TESTS += tests/module/test_deadlines
+SAN_TESTS += tests/module/test_deadlines
+tests_module_test_deadlines_SOURCES = tests/module/test_deadlines.c
+tests_module_test_deadlines_CFLAGS = $(AM_CFLAGS) $(CHECK_CFLAGS)
+tests_module_test_deadlines_LDADD = $(SP_KIT_LIBS) $(SP_EXTERNAL_LIBS) $(CHECK_LIBS)
+EXTRA_tests_module_test_deadlines_DEPENDENCIES = plugin/sealprov.la
+# its GPU counterpart (bench gpu --urgent-after on 2^27 partitions), run by hand on a GPU
+EXTRA_DIST += dev/deadline-latency.sh
+
 # The catalogue of bad inputs (docs/errors.md is its --markdown output): each case runs
 # in a child process, through the dlopen'ed module or the CLI (so a crash is a failed
 # case, not a dead suite). Links the internals only to make its fixture files.

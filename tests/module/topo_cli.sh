@@ -45,7 +45,7 @@ grep -q "device 1 \[far\]: NUMA node 1's CPUs (1000-1023) are none of the CPUs t
 SEALPROV_SYSFS_ROOT=$tmp/sys "$sealprov" devices -c "$tmp/topo.ini" --json > "$tmp/j.out" 2> /dev/null \
   || fail "devices --json"
 cat "$tmp/j.out"
-grep -q "\"section\": \"near\".*\"numa_node\": 0, \"bound_cpus\": $ncpu, \"pcie\": {\"gen\": 0, \"width\": 0, \"max_gen\": 0, \"max_width\": 0}}, {\"index\": 1" \
+grep -q "\"section\": \"near\".*\"numa_node\": 0, \"bound_cpus\": $ncpu, \"pcie\": {\"gen\": 0, \"width\": 0, \"max_gen\": 0, \"max_width\": 0}, \"compute_capability\": -1, \"code\": \"\"}, {\"index\": 1" \
   "$tmp/j.out" || fail "json near"
 grep -q '"section": "far".*"numa_node": 1, "bound_cpus": 0,' "$tmp/j.out" || fail "json far"
 grep -q '"section": "any".*"numa_node": -1, "bound_cpus": 0,' "$tmp/j.out" || fail "json any"
@@ -83,6 +83,6 @@ old="$top_builddir/tests/module/.libs/old_module.so"
 "$sealprov" --plugin "$old" devices -c "$tmp/topo.ini" --json > "$tmp/old.out" \
   || fail "devices with a 1.1 module"
 cat "$tmp/old.out"
-grep -q '"section": "old0", .*"workers": 1, .*"memory_limit": 1000, "numa_node": -1, "bound_cpus": 0, "pcie": {"gen": 0, "width": 0, "max_gen": 0, "max_width": 0}}, {"index": 1, "section": "old1", .*"workers": 2, .*"memory_limit": 1001, "numa_node": -1, "bound_cpus": 0,' \
+grep -q '"section": "old0", .*"workers": 1, .*"memory_limit": 1000, "numa_node": -1, "bound_cpus": 0, "pcie": {"gen": 0, "width": 0, "max_gen": 0, "max_width": 0}, "compute_capability": -1, "code": ""}, {"index": 1, "section": "old1", .*"workers": 2, .*"memory_limit": 1001, "numa_node": -1, "bound_cpus": 0,' \
   "$tmp/old.out" || fail "1.1 module: entries not read at its size"
 echo "PASS: topo_cli.sh"

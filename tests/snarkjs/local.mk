@@ -4,7 +4,9 @@
 # byte-equal to snarkjs's with zero blinding, snarkjs's proofs verified by `sealprov
 # verify` with verification_key.json, and precise errors for bad keys and witnesses.
 TESTS += tests/snarkjs/test_snarkjs.sh
-EXTRA_DIST += tests/snarkjs/test_snarkjs.sh tests/snarkjs/prove_zero_rs.mjs \
+# docs/snarkjs.md's recipe, run as written (the same pinned packages; skips without them)
+TESTS += tests/snarkjs/recipe.sh
+EXTRA_DIST += tests/snarkjs/test_snarkjs.sh tests/snarkjs/recipe.sh tests/snarkjs/prove_zero_rs.mjs \
   tests/snarkjs/package.json tests/snarkjs/package-lock.json \
   tests/snarkjs/circuits/mul.circom tests/snarkjs/circuits/chain.circom \
   tests/snarkjs/circuits/multi.circom
