@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 OR MIT */
 /* c2.c -- libsealprov_c2: the supraseal-c2 C entry points on top of the sealprov vtable.
  *
  * This library is a host of the module like any other: it dlopens it, asks for the

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 OR MIT */
 /* c2_map.c -- Curio's gpu_index -> a sealprov device_mask (see c2_map.h). */
 #include <config.h>
 

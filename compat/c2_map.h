@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 OR MIT */
 /* c2_map.h -- Curio's gpu_index -> a sealprov device_mask (libsealprov_c2, internal).
  *
  * Kept apart from c2.c so that tests/compat/test_c2_map.c can check the mapping on

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0 OR MIT
 # compat -- libsealprov_c2: the supraseal-c2 C entry points (create_SRS, ...,
 # generate_groth16_proofs_c, Curio's split API) on top of the vtable, for hosts that
 # link supraseal-c2 today (docs/integration.md). Installed next to the module; it

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 OR MIT */
 /* sealprov_c2.h -- the supraseal-c2 C entry points, served by sealprov.
  *
  * libsealprov_c2 exports the functions that rust-fil-proofs (through bellperson's

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0 OR MIT
 # CUDA engine (built when configure finds a working nvcc). .cu files go through
 # libtool with cuda/nvcc-libtool.sh so they become PIC objects of the module.
 EXTRA_DIST += cuda/nvcc-libtool.sh

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: Apache-2.0 OR MIT
 # Lets libtool drive nvcc: libtool adds gcc-style -fPIC/-DPIC and dependency flags
 # that nvcc does not take directly; pass them through -Xcompiler.
 nvcc=$1; shift

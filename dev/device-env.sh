@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0 OR MIT
 # Sourced on the GPU machine (no network, no libtool/libinih/check there): unpacks the
 # Debian packages carried in .deb/ (libinih, check, subunit) into /tmp/sp-prefix and
 # points pkg-config, the compiler and the loader at them. The tree must carry the

@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: Apache-2.0 OR MIT
 # dev/fullsize.sh [K] [DIR] -- the full-size run of issue 14 on a GPU machine: a 2^K
 # sealing-shaped circuit (default K = 27: 130 M constraints, a ~47 GB .params), its
 # INSECURE setup with every point computed on the GPU and written to DIR/full.params

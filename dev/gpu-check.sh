@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: Apache-2.0 OR MIT
 # Runs on the GPU machine (the `device` tool) from the repository root:
 #   make -C _build dist && mkdir -p .dist && cp _build/sealprov-*.tar.gz .dist/
 #   device run, carry ['.dist', '.deb']:  sh dev/gpu-check.sh [quick|full]

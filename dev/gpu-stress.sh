@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: Apache-2.0 OR MIT
 # On a machine with 2+ GPUs (the `device` tool, carry ['.dist', '.deb']):
 #   sh dev/gpu-stress.sh [constraints] [partitions]
 # 1. selection: with CUDA_VISIBLE_DEVICES=1,0 (runtime ordinals swapped), INI sections

@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: Apache-2.0 OR MIT
 # dev/loader_gpu.sh [BUILD] [K] -- the direct load (issue 14) on a GPU machine: its
 # tests (tests/cuda/test_cuda_load: device bytes == host decode, bad files give the host
 # loader's messages, proofs equal), the subgroup kernels against the CPU

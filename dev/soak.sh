@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: Apache-2.0 OR MIT
 # The long soak of issue 13 (item 6) and the error catalogue (item 7), beyond what
 # `make check` runs. From the repository root:
 #
@@ -239,7 +240,7 @@ case $mode in
     "$0" long && "$0" asan && "$0" tsan && "$0" valgrind && "$0" errors-check
     ;;
   *)
-    sed -n '2,39p' "$0" | sed 's/^# \{0,1\}//' >&2
+    sed -n '3,40p' "$0" | sed 's/^# \{0,1\}//' >&2
     exit 2
     ;;
 esac

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: Apache-2.0 OR MIT
 # dev/subgroup-ab.sh NEW BASE -- the GPU measurement of issue 24 items 4 and 5 (cuda/NOTES.md
 # v11) on a machine with one NVIDIA GPU, from two folders of tests/cuda/standalone.sh
 # binaries: NEW (this tree: fullsize, test_cuda_checks, test_cuda_load, bench_load) and

@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: Apache-2.0 OR MIT
 """Reads a sealprov timeline (SEALPROV_TIMELINE file) and prints, per device, the time
 its lock was held (execute), its idle share between its first and last execute, the
 largest gap, and how long all devices were busy at once. Interval of a line:

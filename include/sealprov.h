@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 OR MIT */
 /* sealprov.h -- the published ABI of the sealprov Groth16 (BLS12-381) provider module.
  *
  * A host (a sealing daemon) loads the module with dlopen, looks up the one exported

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 OR MIT */
 /* circuit.c -- synthetic sealing-shaped R1CS, witnesses, and an INSECURE Groth16 setup
  * writing bellperson files. See circuit.h for the conventions. */
 #include "base/util.h"

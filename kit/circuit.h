@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 OR MIT */
 /* circuit.h -- synthetic R1CS circuits, satisfying witnesses and an INSECURE Groth16
  * setup, for tests, benchmarks and the demo.
  *

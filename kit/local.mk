@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0 OR MIT
 # kit/ -- the developer kit: never linked into sealprov.so (tests/module/kit_symbols.sh
 # checks it), linked by tools/ and tests/ only, first in SP_KIT_LIBS (Makefile.am). The
 # synthetic circuits and their INSECURE setup (CPU, and GPU in a CUDA build), the .spa

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 OR MIT */
 /* snarkjs_h.c -- snarkjs's H (its .zkey convention, zkey.h: sp_groth16_h_snarkjs), for
  * the .zkey prover of the developer kit. */
 #include <config.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 OR MIT */
 /* spa.c -- partition assignment files; the layout is in spa.h and docs/formats.md. */
 #include "base/util.h"
 #include "spa.h"

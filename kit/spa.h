@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 OR MIT */
 /* spa.h -- partition assignment files (.spa): one sealprov_assignment on disk.
  *
  * Format version 1, every integer little-endian (docs/formats.md has the table):

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 OR MIT */
 /* wtns.c -- circom .wtns (witness) files (wtns.h): read and written.
  *
  * Format (iden3's container, iden3.h; all integers little-endian):

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 OR MIT */
 /* wtns.h -- circom .wtns (witness) files (wtns.c). */
 #ifndef SEALPROV_KIT_WTNS_H
 #define SEALPROV_KIT_WTNS_H

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 OR MIT */
 /* zkey.c -- snarkjs Groth16 .zkey reader and a CPU prover with snarkjs's conventions.
  * See zkey.h for the conventions and docs/formats.md for the layout.
  *

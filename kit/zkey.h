@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 OR MIT */
 /* zkey.h -- snarkjs's Groth16 proving keys (.zkey) and a CPU prover with snarkjs's
  * conventions, for `sealprov prove --zkey` (docs/formats.md, ".zkey").
  *

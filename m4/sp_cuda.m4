@@ -1,3 +1,4 @@
+dnl SPDX-License-Identifier: Apache-2.0 OR MIT
 # SP_CHECK_CUDA: --with-cuda[=PREFIX] / --without-cuda, --with-cuda-arch=LIST.
 # Detection compiles and links a real __global__ kernel with nvcc; finding a file
 # named nvcc is not enough. Sets HAVE_CUDA (AM_CONDITIONAL and config.h), NVCC,

@@ -1,3 +1,4 @@
+dnl SPDX-License-Identifier: Apache-2.0 OR MIT
 # AX_PTHREAD_SIMPLE: -pthread works with the C compiler (gcc/clang on Linux).
 AC_DEFUN([AX_PTHREAD_SIMPLE], [
   AC_MSG_CHECKING([whether $CC accepts -pthread])

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0 OR MIT
 # man -- sealprov(1) and sealprov.ini(5), installed by `make install`. The pages are
 # made from man/*.in with the configured paths and version; tests/man/man_pages.sh
 # renders them and checks that every CLI command and INI key is documented.

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0 OR MIT
 # plugin/ -- what ships in sealprov.so, one convenience library per layer (docs/design.md,
 # "Layers"). Each library calls only into the ones after it in SP_INTERNAL_LIBS
 # (Makefile.am), so programs link them once, in that order, with nothing linked twice.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 OR MIT */
 /* bench_cpu.c -- `sealprov bench cpu`: how fast the CPU curve library is.
  *
  * Prints one JSON object: field multiplications and G1 mixed additions per second

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 OR MIT */
 /* bench_cpu.h -- `sealprov bench cpu`: throughput of the CPU curve library
  * (plugin/bls12_381) as one JSON object on stdout.
  *

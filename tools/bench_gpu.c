@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 OR MIT */
 /* bench_gpu.c -- `sealprov bench gpu`: the CUDA engine's kernels and whole partitions on
  * one GPU, and partition throughput on one or more GPUs through the real scheduler, on
  * data generated on the device (points (seed + i) G, uniform scalars), so no parameter

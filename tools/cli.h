@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 OR MIT */
 /* cli.h -- the `sealprov` command-line tool: its commands, and what they share.
  *
  * A command is `int NAME(int argc, char **argv)` with argv[0] the command's own name

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 OR MIT */
 /* cli_base.c -- what every `sealprov` command and benchmark shares and that needs
  * neither the module nor the kit: messages, the one UTF-8 validator, JSON strings out,
  * the clocks, progress meters and the module's log lines (cli.h). The stand-alone

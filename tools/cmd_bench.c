@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 OR MIT */
 /* cmd_bench.c -- `sealprov bench`: setup, parameter loading, proving and verification
  * times of sealing-shaped partitions on the CPU prover (plugin/groth16/prove.c called
  * directly, so the figures are the prover's, not the scheduler's). */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 OR MIT */
 /* cmd_demo.c -- `sealprov demo`: the whole path on one screen. A small insecure
  * setup of a 10-partition job in a temporary directory, proving through the module on
  * the configured devices, verification of every proof, and a summary. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 OR MIT */
 /* cmd_devices.c -- `sealprov devices` and `sealprov check-config`: open the module
  * with an INI file, as a daemon would, and show what every device resolved and bound
  * to. Opening is the check: the module parses, resolves every selector, opens every

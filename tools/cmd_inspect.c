@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 OR MIT */
 /* cmd_inspect.c -- `sealprov inspect`: what a file of the project is and what it holds,
  * told by its content, not its name, from its headers and length fields only, so it is
  * instant even on a 47 GB parameter file or a 16 GB partition. --check also reads the

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 OR MIT */
 /* cmd_prove.c -- `sealprov prove`: proves partition files through the module, exactly
  * as a host would (dlopen, open(ini), srs_load, one job, wait), and writes the proofs
  * in partition order. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 OR MIT */
 /* cmd_setup.c -- `sealprov setup`: a synthetic circuit, an INSECURE Groth16 setup and
  * one assignment file per partition (kit/circuit.c does the work). */
 #include <config.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 OR MIT */
 /* cmd_snarkjs.c -- the developer modes of `prove` and `verify`: snarkjs's Groth16 files
  * (BLS12-381), proved and verified by the developer kit on this host's CPUs, not by the
  * module (no device configuration): `prove --zkey CIRCUIT.zkey --wtns WITNESS.wtns`

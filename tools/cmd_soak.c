@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 OR MIT */
 /* cmd_soak.c -- `sealprov soak`: a storage provider's traffic, hours of it in minutes,
  * driven through the ABI only (dlopen and the vtable, as a daemon does), with the
  * process's host memory and the GPUs' memory sampled every few seconds and judged at

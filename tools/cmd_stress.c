@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 OR MIT */
 /* cmd_stress.c -- `sealprov stress`: many concurrent jobs from several host threads on
  * one provider, every proof checked with the module's verify(). It is how issue 6's
  * "a stress run of many concurrent jobs from N host threads returns only valid proofs"

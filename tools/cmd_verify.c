@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 OR MIT */
 /* cmd_verify.c -- `sealprov verify`: checks a proof file against a verifying key and
  * the public inputs of the partition files through the module, as a host does: vk_load
  * and verify() on a provider of one CPU device (no device configuration needed; -c names

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 OR MIT */
 /* g16_prove.c -- proving partitions through the loaded module, the way a host does:
  * srs_load, one job with every partition, wait; shared by `prove` and `demo`. The
  * module itself is opened by tools/host.c. */

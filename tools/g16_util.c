@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 OR MIT */
 /* g16_util.c -- helpers of the Groth16 commands of the CLI. */
 #include <config.h>
 

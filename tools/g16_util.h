@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 OR MIT */
 /* g16_util.h -- small helpers shared by the setup, prove, verify, demo and bench
  * commands of the sealprov CLI. */
 #ifndef SEALPROV_TOOLS_G16_UTIL_H

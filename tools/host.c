@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 OR MIT */
 /* host.c -- the CLI as a reference host: loads the module with dlopen exactly as a
  * sealing daemon would, and nothing of the module is linked into this path. */
 #include <config.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 OR MIT */
 /* inspect.h -- `sealprov inspect`: what a file of the project is, told by its content,
  * and what it holds (cmd_inspect.c: the command; inspect_binary.c: .spa, .params, .vk,
  * proof files, circom's .r1cs and .wtns, snarkjs's .zkey; inspect_text.c: snarkjs's

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 OR MIT */
 /* inspect_binary.c -- the binary files of `sealprov inspect` (inspect.h): .spa, .params
  * and .vk, proof files, and iden3's container: circom's .r1cs and .wtns, snarkjs's .zkey.
  * Headers and length fields only. */

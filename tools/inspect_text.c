@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 OR MIT */
 /* inspect_text.c -- the text files of `sealprov inspect` (inspect.h): snarkjs's
  * verification_key.json, proof.json and public.json, Filecoin's parameters.json (read
  * with the CLI's JSON reader), and the INI file (read with the module's INI reader,

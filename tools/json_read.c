@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 OR MIT */
 /* json_read.c -- the one JSON reader of the CLI (json_read.h). */
 #include <config.h>
 

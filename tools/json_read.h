@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 OR MIT */
 /* json_read.h -- the one JSON reader of the CLI: a whole file (or text) into a tree.
  * Objects, arrays, strings (escapes resolved, \u escapes refused: no file this reads has
  * them), numbers (kept as their text), literals. Bounded: at most SP_JSON_MAX_VALUES

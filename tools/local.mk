@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0 OR MIT
 # tools -- the `sealprov` CLI (docs/design.md, "The CLI"). Two parts:
 #
 # The host library, tools/libsealprov_host.la: main.c and the host commands (devices,

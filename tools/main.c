@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 OR MIT */
 /* main.c -- `sealprov`: global options, then one command from the table below. */
 #include <config.h>
 

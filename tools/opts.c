@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 OR MIT */
 /* opts.c -- the one option parser of the CLI (cli.h): a command's own options and the
  * ones every command shares, over getopt_long; numbers. */
 #include <config.h>

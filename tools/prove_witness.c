@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 OR MIT */
 /* prove_witness.c -- `sealprov prove --r1cs FILE`: witness-only proving through the
  * module: one job that names a constraint system (cs_load), each partition only its
  * witness, read from a circom .wtns or a .spa (its inputs and aux). */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 OR MIT */
 /* snarkjs_json.c -- snarkjs's verification_key.json, proof.json and public.json
  * (snarkjs_json.h), read with the CLI's JSON reader (json_read.c); its own file so that
  * tests/fuzz/fuzz_snarkjs.c can feed the same code. */

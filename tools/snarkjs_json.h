@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 OR MIT */
 /* snarkjs_json.h -- readers of snarkjs's Groth16 JSON files (BLS12-381):
  * verification_key.json, proof.json and public.json, for `sealprov verify` and
  * tests/fuzz/fuzz_snarkjs.c.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 OR MIT */
 /* witness.c -- the developer commands of witness-only proving (`prove --r1cs` itself is
  * prove_witness.c):
  *   cmd_wtns            `sealprov wtns IN.spa OUT.wtns`: a partition's witness as circom

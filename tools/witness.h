@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 OR MIT */
 /* witness.h -- witness-only proving through the module (tools/prove_witness.c). */
 #ifndef SEALPROV_TOOLS_WITNESS_H
 #define SEALPROV_TOOLS_WITNESS_H

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 OR MIT */
 /* code.c -- does this module carry code a GPU can run? Asked once per device, at its
  * first worker's bind (engine_cuda.c), before any kernel: a GPU the build has no code
  * for is refused by open() with a message that names the configure option, never by a

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 OR MIT */
 /* engine_cuda.c -- the CUDA engine behind engine.h: one partition proved on one GPU.
  * This file holds the engine's operations and their orchestration; staging.c,
  * residency.c and pipeline.c the rest (engine_internal.h lists them).

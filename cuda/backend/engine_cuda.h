@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 OR MIT */
 /* engine_cuda.h -- the CUDA backend (engine.h: sp_backend_cuda, its engine
  * sp_engine_cuda), and the types of what the developer kit's probes read of it
  * (kit/gpu/engine_probe.h): per-stage timings of the last partition a device proved

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 OR MIT */
 /* engine_internal.h -- what the CUDA backend's files share; nothing outside cuda/backend/
  * (and the developer kit's probes of the engine, kit/gpu/engine_probe.c) includes it.
  *   engine_cuda.c   the engine's operations and their orchestration: device open and

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 OR MIT */
 /* load_service.c -- the CUDA backend's help with a .params load (engine.h,
  * sp_backend.load): subgroup checks on the first CUDA device, or the direct load of the
  * proving vectors onto every device (issue 14), on a thread of the backend's own. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 OR MIT */
 /* pipeline.c -- one partition on a CUDA device (engine_internal.h), with the device lock
  * held: decoding and the a*b = c check, the H pipeline, the MSMs and batch additions of
  * L, A and B (over chunks of points when the set is streamed), witness-only a, b, c on

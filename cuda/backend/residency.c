@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 OR MIT */
 /* residency.c -- parameter sets on a CUDA device (engine_internal.h): resident copies
  * kept while the memory budget allows, page-locked registration of the host vectors a
  * streamed set is read from (one process-wide registry: a registration serves every

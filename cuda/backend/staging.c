@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 OR MIT */
 /* staging.c -- the CUDA engine's prepare (engine_internal.h): a partition carried to the
  * device before execute takes the device lock -- chunked through the provider's pool of
  * pinned chunks into a device buffer of its own (the default), or into a pinned

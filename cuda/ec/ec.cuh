@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 OR MIT */
 /* ec.cuh -- G1 and G2 points on the GPU: affine and XYZZ (x = X/ZZ, y = Y/ZZZ).
  *
  * Layouts equal the CPU library's g1_affine_t / g2_affine_t / g1_xyzz_t / g2_xyzz_t,

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 OR MIT */
 /* ff.cuh -- BLS12-381 Fp and Fr Montgomery arithmetic on the GPU, and Fp2.
  *
  * Representation: exactly the CPU library's (plugin/bls12_381/bls12_381.h): Fp is

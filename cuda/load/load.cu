@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 OR MIT */
 /* load.cu -- the direct load of a .params file's proving vectors onto the CUDA devices
  * (issue 14): no host copy of h, l, a, b_g1, b_g2.
  *

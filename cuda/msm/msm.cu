@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 OR MIT */
 /* msm.cu -- Pippenger MSM and batch addition for G1 and G2 on the GPU.
  *
  * Per window of c bits every scalar gets a signed digit d in [-2^(c-1), 2^(c-1)]

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 OR MIT */
 /* ntt.cu -- NTT over Fr on the GPU.
  *
  * A transform of size N = 2^log_n runs as a few passes of b <= 10 radix-2 stages each,

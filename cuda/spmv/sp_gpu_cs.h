@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 OR MIT */
 /* sp_gpu_cs.h -- C boundary of the GPU sparse products of witness-only proving (issue
  * 17): a constraint system (plugin/formats/cs.h) kept resident on a device, and a = A z,
  * b = B z, c = C z computed there from the witness z.

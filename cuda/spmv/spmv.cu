@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 OR MIT */
 /* spmv.cu -- a = A z, b = B z, c = C z on the GPU for witness-only partitions
  * (sp_gpu_cs.h). The CPU reference is sp_cs_evaluate in plugin/cs.c: same layout (one
  * CSR over the 3 * n_rows linear combinations, A's, B's and C's terms of row i at

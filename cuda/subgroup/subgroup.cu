@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 OR MIT */
 /* subgroup.cu -- batched G1 / G2 subgroup checks of decoded parameter points on the
  * GPU (sp_cuda_subgroup_check, sp_gpu.h), for the parameter loader.
  *

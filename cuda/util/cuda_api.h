@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 OR MIT */
 /* cuda_api.h -- the CUDA backend's own boundary between its C code (cuda/backend/) and
  * the CUDA runtime code that is not a kernel: device enumeration, binding, the
  * subgroup checker and the direct load. Nothing outside cuda/ (and the developer kit)

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 OR MIT */
 /* cuda_devices.cu -- GPU enumeration for the INI resolver (plugin/config.c).
  *
  * Only property queries: no cudaSetDevice, no allocation, no kernel. A device's

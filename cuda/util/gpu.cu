@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 OR MIT */
 /* gpu.cu -- the per-device context (stream, memory pool, accounting), transfers and
  * scalar conversions. (The field/curve self-test kernels and the device-made benchmark
  * data are the developer kit's: kit/gpu/selftest.cu.) */

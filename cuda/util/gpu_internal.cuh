@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 OR MIT */
 /* gpu_internal.cuh -- what the .cu files of cuda/ share: the context struct, the two
  * CUDA check macros, launch helpers. Not part of any C interface. */
 #ifndef SEALPROV_CUDA_GPU_INTERNAL_CUH

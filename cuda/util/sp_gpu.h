@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 OR MIT */
 /* sp_gpu.h -- C boundary of the CUDA kernels: a per-device context and the NTT, MSM
  * and batch-addition operations that the CUDA engine, the GPU tests and
  * `sealprov bench gpu` call. (Host-array conveniences, self-test kernels and benchmark

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 OR MIT */
 /* minimal_host.c -- the smallest complete host of the sealprov module.
  *
  *   cc -I/usr/local/include minimal_host.c -o minimal_host -ldl

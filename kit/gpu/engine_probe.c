@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 OR MIT */
 /* engine_probe.c -- the developer kit's probes and knobs of the CUDA engine
  * (engine_probe.h): per-stage timings, the host-memory footprint, and the switches the
  * GPU tests and `sealprov bench gpu` turn between tasks. They read and set the engine's

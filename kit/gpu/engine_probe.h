@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 OR MIT */
 /* engine_probe.h -- the developer kit's probes and knobs of the CUDA engine
  * (engine_probe.c), for the GPU tests and `sealprov bench gpu`; dev is an engine device
  * handle of sp_engine_cuda (engine.h). Not in sealprov.so. */

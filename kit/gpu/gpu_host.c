@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 OR MIT */
 /* gpu_host.c -- the developer kit's conveniences on host arrays (gpu_kit.h): each one
  * uploads, runs a kernel of sp_gpu.h and downloads, for the GPU tests. */
 #include <config.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 OR MIT */
 /* gpu_kit.h -- the developer kit's GPU side (a CUDA build only): conveniences on host
  * arrays over the kernels of sp_gpu.h (gpu_host.c), the field and curve self-test
  * kernels, device-made benchmark data and a read-back of a direct load's device copies

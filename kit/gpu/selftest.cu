@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 OR MIT */
 /* selftest.cu -- the developer kit's GPU code (gpu_kit.h): the field and curve self-test
  * kernels that the GPU tests compare with the CPU library, device-made benchmark data,
  * and a read-back of a direct load's device copies. Nothing here is in sealprov.so. */

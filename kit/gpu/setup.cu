@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 OR MIT */
 /* setup.cu -- fixed-base products k[i] * G of the synthetic setup on the GPU
  * (sp_cuda_setup.h).
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 OR MIT */
 /* sp_cuda_setup.h -- the fixed-base products of the INSECURE synthetic setup
  * (kit/circuit.c) on a GPU: k[i] * G for G1's or G2's generator, serialized on the
  * device in bellperson's uncompressed encoding, so that `sealprov setup --gpu` writes

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 OR MIT */
 /* module.c -- the exported entry point and the vtable.
  *
  * Every vtable function: clears the calling thread's error detail, checks its

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 OR MIT */
 /* internal.h -- the provider handle and the per-thread error detail (module.c). */
 #ifndef SEALPROV_INTERNAL_H
 #define SEALPROV_INTERNAL_H

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 OR MIT */
 /* log.c -- host log callback and status texts. */
 #include <config.h>
 

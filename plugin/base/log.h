@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 OR MIT */
 /* log.h -- the module's logging through the host's callback, and status texts.
  *
  * The host hands its log callback in at sealprov_provider_init(); the module keeps a

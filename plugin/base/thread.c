@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 OR MIT */
 /* thread.c -- sp_thread_start (thread.h). */
 #include <config.h>
 

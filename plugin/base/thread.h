@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 OR MIT */
 /* thread.h -- the module's own threads (workers, the notifier, a backend's loader). */
 #ifndef SEALPROV_BASE_THREAD_H
 #define SEALPROV_BASE_THREAD_H

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 OR MIT */
 /* util.h -- small helpers shared by the module's C files. */
 #ifndef SEALPROV_UTIL_H
 #define SEALPROV_UTIL_H

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 OR MIT */
 /* BLS12-381 on the CPU: fields, towers, curves, serialization, pairing, NTT, MSM.
  *
  * Plain C11 (with unsigned __int128), no third-party crypto. This library is the

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 OR MIT */
 /* Generic short-Weierstrass arithmetic for y^2 = x^3 + b (a = 0), instantiated
  * once for G1 (over Fp, g1.c) and once for G2 (over Fp2, g2.c). Private to
  * plugin/bls12_381/: include it only from those two files, after defining

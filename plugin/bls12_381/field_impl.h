@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 OR MIT */
 /* Private to plugin/bls12_381: inline cores of the Fp and Fr arithmetic.
  *
  * The public fp_* / fr_* functions are thin wrappers around these. They live in a

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 OR MIT */
 /* Fp, the 381-bit base field of BLS12-381: Montgomery form, R = 2^384, 6 limbs.
  *
  * The arithmetic cores are inline in field_impl.h; this file holds the constants,

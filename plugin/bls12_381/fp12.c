@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 OR MIT */
 /* Fp6 = Fp2[v] / (v^3 - (u + 1)) and Fp12 = Fp6[w] / (w^2 - v): the BLS12-381 tower
  * (same as zkcrypto, blst and noble), elements c0 + c1 v + c2 v^2 and c0 + c1 w.
  *

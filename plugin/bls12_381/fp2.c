@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 OR MIT */
 /* Fp2 = Fp[u] / (u^2 + 1), elements c0 + c1 u.
  *
  * Constants were computed with python3 from p (see fp.c); exponents are canonical

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 OR MIT */
 /* Fr, the 255-bit scalar field of BLS12-381 (the group order r): Montgomery form,
  * R = 2^256, 4 limbs.
  *

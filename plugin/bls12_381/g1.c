@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 OR MIT */
 /* G1: y^2 = x^3 + 4 over Fp. The arithmetic is the generic code of curve_impl.h;
  * this file adds the generator and the subgroup check. */
 #include "bls12_381/bls12_381.h"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 OR MIT */
 /* G2: y^2 = x^3 + 4(u + 1) over Fp2 (the M-type sextic twist). The arithmetic is
  * the generic code of curve_impl.h; this file adds the generator and the
  * subgroup check. */

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0 OR MIT
 # BLS12-381 CPU library (convenience library linked into the module, tests, CLI).
 noinst_LTLIBRARIES += plugin/bls12_381/libbls12_381.la
 plugin_bls12_381_libbls12_381_la_CFLAGS = $(AM_CFLAGS) -O3

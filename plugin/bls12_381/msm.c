@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 OR MIT */
 /* Multi-scalar multiplication and bitmap batch addition for G1 and G2: one
  * generic implementation (msm_impl.h, which explains the method) instantiated
  * twice. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 OR MIT */
 /* Generic MSM and batch addition, instantiated for G1 and G2 by msm.c. Private to
  * plugin/bls12_381/; include it only from msm.c, after defining
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 OR MIT */
 /* NTT over Fr: in place, natural order in and out, sizes 2^1 .. 2^28.
  *
  * Radix-2 decimation in time (Cooley-Tukey) after a bit-reversal permutation:

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 OR MIT */
 /* Optimal ate pairing on BLS12-381, multi-pairing and the Groth16 check.
  *
  * e(P, Q) = f_{x,Q}(P)^(3 (p^12 - 1) / r) with x = -0xd201000000010000. The extra

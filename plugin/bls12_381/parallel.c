@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 OR MIT */
 /* bls_parallel_for: fork-join over contiguous index ranges on pthreads.
  *
  * Threads are created per call and joined before returning. The callers (NTT

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 OR MIT */
 /* zcash / bellperson point encoding (see bls12_381.h for the layout).
  *
  * The three top bits of the first byte are flags: 0x80 compressed, 0x40 point at

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 OR MIT */
 /* backends.c -- which device kinds this build has, and how the runtime opens a device on
  * its engine. The one place that knows whether the CUDA backend was built (everything
  * above the engine layer asks sp_backend_for) and whether the fault engine was. */

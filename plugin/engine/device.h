@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 OR MIT */
 /* device.h -- one device of a provider as its engine sees it: what the INI says of it,
  * what open() resolved it to, and what the runtime hands the engine (its host-memory
  * accountant). The runtime fills it (runtime/config.c, pool.c, sched.c); engines read

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 OR MIT */
 /* engine.h -- the one interface that every proving engine implements, and the table of
  * device kinds (backends) this build has.
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 OR MIT */
 /* engine_cpu.c -- the CPU engine: N virtual devices, each proving whole partitions with
  * the BLS12-381 CPU library. It is the reference the CUDA engine must match byte for
  * byte, it runs CI's scheduler tests, and it proves on hosts without GPUs. */

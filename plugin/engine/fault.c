@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 OR MIT */
 /* fault.c -- the fault-injection engine (fault.h). Built only with configure
  * --enable-fault-injection. */
 #include <config.h>

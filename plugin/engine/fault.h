@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 OR MIT */
 /* fault.h -- fault injection for tests: an engine that wraps a device's own engine and
  * makes some of its partitions fail the way a broken GPU does (the INI's [testing]
  * section, docs/configuration.md). Built only with configure --enable-fault-injection

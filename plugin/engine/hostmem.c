@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 OR MIT */
 /* hostmem.c -- a provider's host-memory accountant, its cap and its chunk pools
  * (hostmem.h). One mutex per accountant guards it and its pools: the calls are a few
  * per partition. */

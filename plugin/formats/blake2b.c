@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 OR MIT */
 /* blake2b.c -- BLAKE2b written from RFC 7693 (sections 2 and 3), unkeyed only.
  * Tested against the RFC's "abc" vector (Appendix A) and Node's blake2b512. */
 #include "formats/blake2b.h"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 OR MIT */
 /* blake2b.h -- BLAKE2b (RFC 7693), unkeyed, streaming.
  *
  * Used to check a parameter file against a Filecoin parameters.json manifest, whose

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 OR MIT */
 /* cs.h -- constraint systems for witness-only proving: circom's .r1cs loaded once into
  * sparse matrices, with the density bitmaps computed at load (r1cs.c). The sparse
  * matrix-vector product that turns a witness (inputs and aux) into a partition's a, b

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 OR MIT */
 /* iden3.c -- iden3's binary container (iden3.h): the file header, the section table,
  * and the field a header names.
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 OR MIT */
 /* iden3.h -- iden3's binary container, which circom's .r1cs and .wtns and snarkjs's .zkey
  * share (iden3.c), and the field their headers name. */
 #ifndef SEALPROV_FORMATS_IDEN3_H

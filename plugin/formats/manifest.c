@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 OR MIT */
 /* manifest.c -- Filecoin's conventions for parameter files: the parameter cache a bare
  * file name is looked up in, and parameters.json, whose entry for the file names the
  * digest its BLAKE2b-512 must match. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 OR MIT */
 /* points.c -- the .params reader's point decoding (srs_internal.h): a chunk of encoded
  * points decoded in parallel straight into the final arrays, each checked on the curve
  * and not infinity; and the subgroup check on the CPU. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 OR MIT */
 /* r1cs.c -- circom .r1cs files (cs.h): the constraints into sparse matrices and the
  * density bitmaps, read once at load.
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 OR MIT */
 /* srs.c -- bellperson .params / .vk reader.
  *
  * Layout (all points uncompressed zcash encoding, lengths u32 big-endian):

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 OR MIT */
 /* srs.h -- loaded Groth16 parameters (bellperson .params / .vk), shared by all
  * devices, reference counted. */
 #ifndef SEALPROV_SRS_H

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 OR MIT */
 /* srs_internal.h -- what the .params reader's files share (srs.c, points.c,
  * manifest.c); nothing else includes it. */
 #ifndef SEALPROV_FORMATS_SRS_INTERNAL_H

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 OR MIT */
 /* checks.c -- the checks before a partition is proved: sizes and densities against the
  * parameters (at submit), and the cheap input checks before device time (design.md
  * rule 9): input 0 is ONE, every scalar below r, a[i] b[i] = c[i] on every row. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 OR MIT */
 /* cs_eval.c -- witness-only partitions (cs_eval.h): the submit-time checks against the
  * constraint system and the parameters, and the CPU sparse matrix-vector products that
  * turn a witness into a, b and c (the reference the GPU's cuda/spmv/ matches). */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 OR MIT */
 /* cs_eval.h -- witness-only partitions (cs_eval.c): a partition that names a constraint
  * system (formats/cs.h) gives only its witness; its a, b and c are the sparse products
  * A z, B z, C z, in bellperson's conventions, so that it proves to the same bytes as the

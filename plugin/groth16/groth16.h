@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 OR MIT */
 /* groth16.h -- one Groth16 partition on the CPU: size checks (checks.c), proving
  * (prove.c), verification (verify.c).
  *

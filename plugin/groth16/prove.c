@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 OR MIT */
 /* prove.c -- one Groth16 partition on the CPU: scalars, H, the MSMs, assembly. The
  * checks before proving are checks.c's, verification verify.c's. See groth16.h for the
  * math and the conventions (bellperson's). */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 OR MIT */
 /* verify.c -- Groth16 verification of a compressed proof against a verifying key (the
  * module's self-check and the vtable's verify). */
 #include <config.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 OR MIT */
 /* config.c -- the INI file (inih) as a device table and provider settings.
  *
  * The file is read into memory whole and handed to inih line by line through our own

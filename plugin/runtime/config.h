@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 OR MIT */
 /* config.h -- the INI file (inih) as a device table and provider settings.
  * See docs/configuration.md for every key. */
 #ifndef SEALPROV_CONFIG_H

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 OR MIT */
 /* config_internal.h -- what the INI parser's files share (config.c: the reader and the
  * key handlers; config_values.c: how a value is read and how file text is shown in a
  * message; resolve.c: selectors against the GPUs); nothing else includes it. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 OR MIT */
 /* jobs.c -- the host's calls on jobs (sp_sched.h): submit (checks, blinding factors,
  * queueing), wait and cancel. */
 #include <config.h>

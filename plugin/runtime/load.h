@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 OR MIT */
 /* load.h -- a provider's parameter load: .params or .vk, with the devices of the
  * provider helping where their backend can (engine.h, sp_backend.load). */
 #ifndef SEALPROV_RUNTIME_LOAD_H

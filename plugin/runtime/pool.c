@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 OR MIT */
 /* pool.c -- the worker threads: start, bind, run attempts, stop.
  *
  * Each worker belongs to one device for its whole life. Its first act is the

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 OR MIT */
 /* queue.c -- the scheduler's queue and fault policy (sp_sched.h): one priority queue of
  * partition tasks, which task a worker of a device may take, and how an attempt ends:
  * a proof, a retry on another device, a charge and a quarantine, ASSIGNMENT when a

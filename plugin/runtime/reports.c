@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 OR MIT */
 /* reports.c -- what a scheduler tells about itself (sp_sched.h): the timeline of task
  * events, devices() and stats() (Prometheus text). */
 #include <config.h>

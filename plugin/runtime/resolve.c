@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 OR MIT */
 /* resolve.c -- the INI's device selectors against the GPUs this process sees
  * (config.h: sp_config_resolve_devices). The list comes from the device kind's
  * enumeration (engine.h, sp_backend.enumerate): only property queries, so nothing here

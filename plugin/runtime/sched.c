@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 OR MIT */
 /* sched.c -- a provider's scheduler (sp_sched.h): create, shutdown, destroy, the
  * notifier thread that runs the host's callbacks, evictions. Jobs -> partition tasks,
  * priorities, retries and quarantine are queue.c's; the host's calls on jobs jobs.c's;

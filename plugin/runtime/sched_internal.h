@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 OR MIT */
 /* sched_internal.h -- what the scheduler's files share and nothing else sees: the
  * scheduler and job records, and the helpers they call in each other.
  *   sched.c    create, shutdown, destroy; the notifier thread that runs host callbacks;

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 OR MIT */
 /* sp_sched.h -- devices, their worker threads, and jobs split into partition tasks.
  *
  * (Not "sched.h": with -I plugin that name would shadow the system <sched.h> that

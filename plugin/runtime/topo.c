@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 OR MIT */
 /* topo.c -- NUMA nodes, PCIe links and worker placement from sysfs (topo.h). */
 #ifdef HAVE_CONFIG_H
 #include <config.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 OR MIT */
 /* topo.h -- host topology from sysfs: NUMA nodes and their CPUs, a PCI device's NUMA
  * node and PCIe link, and the CPU set a device's worker threads are bound to.
  *

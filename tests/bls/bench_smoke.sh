@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: Apache-2.0 OR MIT
 # The CPU benchmark still runs and prints every figure it promises (tiny sizes;
 # the figures themselves are not judged: timings belong to benchmarks, not tests).
 set -u

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 OR MIT */
 /* Reading the @noble/curves vectors; see bls_vectors.h. */
 #include "bls_vectors.h"
 

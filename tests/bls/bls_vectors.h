@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 OR MIT */
 /* Reading the @noble/curves vectors of tests/bls/vectors/ (made by
  * tests/oracle/gen_vectors.mjs; the format is described at the top of that script and
  * in each file's header). Test-only helpers: on a malformed file they fail the

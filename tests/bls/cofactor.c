@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 OR MIT */
 /* cofactor.c -- see cofactor.h. The group orders and factorizations were computed
  * from the BLS parameter u = -0xd201000000010000 (p = (u-1)^2 (u^4-u^2+1)/3 + u,
  * r = u^4 - u^2 + 1, #E(Fp) = p + 1 - (u + 1) = h1 r, #E'(Fp2) from the sextic twist's

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 OR MIT */
 /* cofactor.h -- points on the BLS12-381 curves with every cofactor component, for the
  * subgroup tests (tests/bls/test_curves.c on the CPU, tests/cuda/test_cuda_checks.c on
  * the GPU). Plain C on the CPU library: no libcheck, so both suites can use it.

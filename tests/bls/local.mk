@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0 OR MIT
 # tests/bls -- the BLS12-381 CPU library against @noble/curves, and the CPU benchmark.
 #
 # The vectors under tests/bls/vectors/ are produced by tests/oracle/gen_vectors.mjs

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 OR MIT */
 /* G1 and G2 against @noble/curves (tests/bls/vectors/g1.txt, g2.txt): scalar
  * multiplication, additions, doublings, compressed and uncompressed encodings byte
  * for byte, decoding round trips, every rejection case with its exact bls_err (with

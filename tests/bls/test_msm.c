@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 OR MIT */
 /* MSM (msm_g1, msm_g2) and batch addition (batch_add_g1, batch_add_g2) against the
  * naive sum, for sizes 0 .. 2^12 and several thread counts.
  *

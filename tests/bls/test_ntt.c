@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 OR MIT */
 /* NTT over Fr: against @noble/curves' FFT (tests/bls/vectors/ntt.txt), against a direct
  * O(n^2) DFT for small sizes, against direct evaluation at sampled points for large
  * ones, inverse round trips for every size up to 2^16, coset variants at g * omega^i,

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 OR MIT */
 /* Pairing: e(G1, G2) and e(aG1, bG2) byte for byte against @noble/curves
  * (tests/bls/vectors/pairing.txt), multi-pairings against noble's pairingBatch and
  * against the product of single pairings, bilinearity on random points, the

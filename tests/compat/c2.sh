@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: Apache-2.0 OR MIT
 # c2.sh -- libsealprov_c2 through a supraseal-c2-style caller (c2_host): a 10-partition
 # job made by `sealprov setup`, proved on two CPU devices through the upstream and
 # current Curio entry points (the split API included), every proof equal to the

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 OR MIT */
 /* c2_curio.c -- the test host's Curio-side calls, declared exactly as current Curio
  * declares them in the Rust extern blocks of its fork of supraseal-c2
  * (extern/supraseal-c2/src/lib.rs of Curio e0294b0f, 2026-08-20, the form of every

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 OR MIT */
 /* c2_curio7.c -- generate_groth16_proofs_c with gpu_mtx appended (7 arguments), as
  * one unreleased Curio commit declared it (99c31c2c, 2026-02-20, before gpu_index was
  * added on 2026-03-06). The library's one definition serves it under

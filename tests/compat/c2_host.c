@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 OR MIT */
 /* c2_host.c -- a supraseal-c2 caller against libsealprov_c2 (tests/compat/c2.sh runs it).
  *
  *   c2_host DIR            DIR holds circuit.params, circuit.vk and partition-00..09.spa

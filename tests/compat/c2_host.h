@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 OR MIT */
 /* c2_host.h -- what the test host shares between its translation units.
  *
  * The host is written the way the supraseal-c2 callers are: the types below mirror the

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: Apache-2.0 OR MIT
 # c2_rust.sh -- libsealprov_c2 called through the supraseal-c2 crates' own Rust extern
 # declarations (tests/compat/rust_host.rs), compiled with plain rustc and linked with
 # -l dylib=sealprov_c2 as a crate's build.rs would: current Curio's (the 8-argument

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: Apache-2.0 OR MIT
 # libsealprov_c2 exports exactly the supraseal-c2 entry points, all functions (T);
 # the BLS12-381 code and everything else linked in stays hidden.
 set -eu

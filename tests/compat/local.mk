@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0 OR MIT
 # tests/compat -- libsealprov_c2: a host declared like the supraseal-c2 callers (upstream,
 # current Curio's 8-argument calls and split API, the 7-argument form) proves a
 # 10-partition job on CPU devices and compares with the vtable; handles passed again

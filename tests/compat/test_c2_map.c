@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 OR MIT */
 /* test_c2_map.c -- libsealprov_c2's gpu_index -> device_mask rules (compat/c2_map.c) on
  * device tables this machine does not have: CUDA devices in INI order that differs from
  * ordinal order, a mixed CPU + CUDA table, a CPU-only table. c2.sh covers the CPU-only

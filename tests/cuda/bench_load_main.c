@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 OR MIT */
 /* bench_load_main.c -- `bench_load` of tests/cuda/standalone.sh: `sealprov bench load`
  * (tools/cmd_bench.c) as its own program, for the GPU machine, which lacks the CLI's
  * dependencies. `bench_load [--progress | --no-progress] ARGS...` is `sealprov

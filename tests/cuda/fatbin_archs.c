@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 OR MIT */
 /* fatbin_archs.c -- lists the device code in a shared object's CUDA fatbinary: one line
  * per entry, "CONTAINER elf sm_NN" or "CONTAINER ptx compute_NN", in file order.
  *

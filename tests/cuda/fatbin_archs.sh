@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: Apache-2.0 OR MIT
 # fatbin_archs.sh -- the built module carries device code for exactly the architectures
 # configure chose (--with-cuda-arch; default: every one the toolkit lists from sm_80 up)
 # and PTX of the highest, in every CUDA object it links (issue 25 item 1). Read with

@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: Apache-2.0 OR MIT
 # ff_model.py [SEED] -- host model of the carry logic of spc_mont::sqr_inl, redc and
 # mul_sub_mul_inl (mul_wide, the difference, the + p 2^(32N) fix-up) in cuda/ff/ff.cuh: the same instruction sequence (mad.lo/madc.hi chains, add/addc, the
 # redc rows whose shift rides in the m * p chain) on 32-bit words with an explicit

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 OR MIT */
 /* fullsize_main.c -- the full-size run of issue 14 in one process (dev/fullsize.sh runs
  * it): a sealing-shaped circuit with a 2^K domain, its INSECURE setup with the
  * fixed-base products on the GPU (kit/gpu/setup.cu) written to DIR/full.params and

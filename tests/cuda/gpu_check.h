@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 OR MIT */
 /* gpu_check.h -- the check counter of the GPU test programs (plain programs: the GPU
  * machine has no libcheck). Include once per program. */
 #ifndef SEALPROV_TESTS_GPU_CHECK_H

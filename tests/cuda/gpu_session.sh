@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: Apache-2.0 OR MIT
 # gpu_session.sh BINDIR OUTDIR STEP... -- one call on the GPU machine: checks that the
 # carried binaries (tests/cuda/standalone.sh) run, else rebuilds them there, then runs
 # the named steps, each under a time limit so one stuck step cannot eat the lease.

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0 OR MIT
 # tests/cuda -- the CUDA engine against the CPU library and the CPU prover. Plain
 # programs (no libcheck: the GPU machine has none); each exits 77 (SKIP) when no GPU
 # is visible, so CI, which has nvcc but no GPU, builds them and skips them.

@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: Apache-2.0 OR MIT
 # msm_affine_model.py [LOG_N [C]] -- host model of batch-affine bucket accumulation for
 # the G1 MSM (issue 24 item 2, cuda/NOTES.md v11), against today's XYZZ accumulation.
 # Nothing here runs on a GPU: it counts. Wide multiplies (IMAD.WIDE, the FMA-heavy pipe

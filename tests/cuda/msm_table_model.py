@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: Apache-2.0 OR MIT
 # msm_table_model.py [SEED] -- host model of the fixed-base (precomputed) MSM of
 # cuda/msm.cu (msm_tab): the same signed digits as k_msm_digits (c-bit windows read from
 # the eight 32-bit words of the scalar, a carry into the next window), the same point

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: Apache-2.0 OR MIT
 # seeds.sh [-n N | -s "S1 S2 ..."] [-l LOGDIR] PROGRAM [ARGS...] -- runs one GPU test
 # program (tests/cuda: test_cuda_engine, test_cuda_checks, test_cuda_kernels,
 # test_cuda_load) once per seed, with SP_TEST_SEED set. A test whose inputs come from
@@ -26,7 +27,7 @@ while [ $# -gt 0 ]; do
     *) break ;;
   esac
 done
-[ $# -ge 1 ] || { sed -n '2,15p' "$0" | sed 's/^# \{0,1\}//' >&2; exit 2; }
+[ $# -ge 1 ] || { sed -n '3,15p' "$0" | sed 's/^# \{0,1\}//' >&2; exit 2; }
 prog=$1
 shift
 name=$(basename "$prog")

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: Apache-2.0 OR MIT
 # standalone.sh OUTDIR -- builds the GPU test programs and the GPU benchmark without
 # autotools, for machines that have nvcc and gcc but not libtool, libcheck or libinih
 # (the GPU test machine). Objects are rebuilt only when a source or header is newer.

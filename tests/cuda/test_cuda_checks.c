@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 OR MIT */
 /* test_cuda_checks.c -- the GPU's checks and the GPU setup against the CPU:
  *   subgroup  sp_cuda_subgroup_check against g1/g2_affine_in_subgroup on points in the
  *             subgroup, points on the curve outside it (x mapped to the curve without

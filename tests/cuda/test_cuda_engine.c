@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 OR MIT */
 /* test_cuda_engine.c -- whole partitions proved by the CUDA engine (sp_engine_cuda)
  * against the CPU engine's sp_groth16_prove: with the same r and s the 192 bytes must
  * be identical, and the proof must verify. Sealing-shaped synthetic circuits

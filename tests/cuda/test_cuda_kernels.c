@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 OR MIT */
 /* test_cuda_kernels.c -- the GPU kernels against the CPU library (the reference):
  * Fp/Fr/Fp2 arithmetic, G1/G2 XYZZ additions, NTTs of every kind, the H pipeline,
  * Pippenger MSM for G1 and G2 and batch addition, with random inputs (seed printed,

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 OR MIT */
 /* test_cuda_spmv.c -- the GPU sparse products of witness-only proving (cuda/spmv/spmv.cu)
  * against the CPU reference sp_cs_evaluate (plugin/groth16/cs_eval.c) and against the full
  * assignment the circuit generator made:

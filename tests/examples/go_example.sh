@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: Apache-2.0 OR MIT
 # go_example.sh -- the Go host of examples/go (cgo + include/sealprov.h, dlopen of the
 # module): built offline with the Go toolchain when it is installed (skip otherwise),
 # then run on parameters and partitions made by `sealprov setup`: it must prove them

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 OR MIT */
 /* fuzz_common.h -- shared by the harnesses of tests/fuzz (libFuzzer entry points).
  *
  * The file readers under test take a path, so each harness writes its input to one

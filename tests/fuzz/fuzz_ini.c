@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 OR MIT */
 /* fuzz_ini.c -- libFuzzer harness for the INI parser (sp_config_load, plugin/runtime/config.c)
  * and the selector matching of sp_config_resolve_with_gpus against two made-up GPUs.
  *

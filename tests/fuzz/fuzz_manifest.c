@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 OR MIT */
 /* fuzz_manifest.c -- libFuzzer harness for the Filecoin parameters.json reader of the
  * parameter loader (plugin/formats/srs.c: manifest_lookup, manifest_find, manifest_entry_read
  * and their JSON helpers), reached through sp_srs_load_ex with opts.manifest set.

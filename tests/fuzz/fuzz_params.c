@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 OR MIT */
 /* fuzz_params.c -- libFuzzer harness for the bellperson .params reader (sp_srs_load,
  * plugin/formats/srs.c, vk_only = false). fuzz_vk.c includes this file with FUZZ_VK_ONLY = 1
  * for the .vk reader (vk_only = true).

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 OR MIT */
 /* fuzz_point.c -- libFuzzer harness for point decoding (g1_deserialize, g2_deserialize,
  * plugin/bls12_381/serialize.c): G1 and G2, compressed and uncompressed, with and
  * without the subgroup check.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 OR MIT */
 /* fuzz_proof.c -- libFuzzer harness for the verifier's proof decoding and check
  * (sp_groth16_verify_inputs, plugin/groth16/verify.c): 192 bytes of compressed A || B || C.
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 OR MIT */
 /* fuzz_r1cs.c -- libFuzzer harness for the circom .r1cs reader (sp_cs_load, plugin/formats/r1cs.c,
  * through the iden3 container reader sp_iden3_read).
  *

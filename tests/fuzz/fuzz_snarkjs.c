@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 OR MIT */
 /* fuzz_snarkjs.c -- libFuzzer harness for the readers of snarkjs's JSON files
  * (tools/snarkjs_json.c, `sealprov verify --vk verification_key.json --proof proof.json
  * --public public.json`).

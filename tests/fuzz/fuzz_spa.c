@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 OR MIT */
 /* fuzz_spa.c -- libFuzzer harness for the partition assignment reader (sp_spa_read,
  * kit/spa.c).
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 OR MIT */
 /* fuzz_wtns.c -- libFuzzer harness for the circom .wtns reader (sp_wtns_load,
  * kit/wtns.c, through the iden3 container reader sp_iden3_read).
  *

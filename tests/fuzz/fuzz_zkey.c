@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 OR MIT */
 /* fuzz_zkey.c -- libFuzzer harness for the snarkjs Groth16 .zkey reader (sp_zkey_load,
  * kit/zkey.c, through the iden3 container reader sp_iden3_read), with the subgroup
  * check on and one thread.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 OR MIT */
 /* iden3_walk.h -- the harnesses' own walk of an iden3 binary container (.r1cs, .wtns,
  * .zkey: "magic", version, section count, then (type u32, size u64, bytes) sections).
  * Written apart from plugin/formats/iden3.c's sp_iden3_read on purpose: the harnesses check the

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0 OR MIT
 # tests/fuzz -- libFuzzer harnesses (docs/fuzzing.md) and their checked-in corpora.
 #
 # Every build: each harness is also linked with replay.c (a plain main()) and

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 OR MIT */
 /* replay.c -- a main() for the harnesses in builds without libFuzzer (gcc, the
  * sanitizer builds): runs LLVMFuzzerTestOneInput once on every file named on the
  * command line, or on every regular file of a named directory (not recursive), so the

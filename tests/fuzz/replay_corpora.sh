@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: Apache-2.0 OR MIT
 # Runs every harness of tests/fuzz over its checked-in corpus (tests/fuzz/corpus/NAME)
 # through the replay driver: each seed and each saved crash input is a regression test.
 set -eu

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: Apache-2.0 OR MIT
 # tests/fuzz/run.sh BUILD_DIR [SECONDS [NAME...]]
 # Runs each libFuzzer harness of a build configured with --enable-fuzzing for SECONDS
 # (default $FUZZ_SECONDS, else 30) on a scratch copy of its seed corpus

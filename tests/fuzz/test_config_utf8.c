@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 OR MIT */
 /* test_config_utf8.c -- INI error messages are valid UTF-8 whatever the file holds
  * (issue 13, item 4): raw bytes that are not well-formed UTF-8, and control characters,
  * are shown as \xNN (C1 controls as \u0080..\u009f, a backslash as \\); well-formed

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0 OR MIT
 # tests/groth16: .spa / .params / .vk files, proving and verification on the CPU, the
 # @noble/curves oracle, and proving through the dlopen'ed module on two CPU devices.
 if HAVE_CHECK

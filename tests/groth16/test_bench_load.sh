@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: Apache-2.0 OR MIT
 # test_bench_load.sh -- the output of `sealprov bench load` on a small file: a JSON
 # object per mode, each on its own line as soon as it is measured, the modes chosen by
 # --modes (or the default), warm runs as asked, cold loads by --cold / --no-cold,

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: Apache-2.0 OR MIT
 # test_cli.sh -- the Groth16 commands of the `sealprov` CLI: setup, prove (through the
 # module on two CPU devices), verify, demo; their exit codes and error messages on bad
 # input; and, when node and @noble/curves are installed, the independent verifier on

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 OR MIT */
 /* test_cs.c -- witness-only proving: circom .r1cs / .wtns files, density bitmaps, the
  * CPU sparse products, and jobs that name a constraint system through the dlopen'ed
  * module (byte-identical to full-assignment jobs; unsatisfied witnesses; old hosts).

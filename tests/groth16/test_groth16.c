@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 OR MIT */
 /* test_groth16.c -- .spa files, .params/.vk loading, proving and verification on the CPU.
  *
  * Small circuits (2^8 .. 2^10 constraints) from the synthetic generator; the

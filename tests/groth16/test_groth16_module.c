@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 OR MIT */
 /* test_groth16_module.c -- proving through the built module, as a host does it: dlopen,
  * the one exported symbol, open(ini) with two CPU devices, srs_load, submit / wait.
  *

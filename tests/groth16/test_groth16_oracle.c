@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 OR MIT */
 /* test_groth16_oracle.c -- our proofs checked by an independent verifier.
  *
  * tests/oracle/verify_groth16.mjs verifies with @noble/curves only (its own file

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: Apache-2.0 OR MIT
 # test_inspect.sh -- `sealprov inspect` knows every file the project makes or reads, by
 # its content (issue 25 item 3): .params, .vk, .spa, .r1cs (setup writes it), proof
 # files (prove), .wtns (wtns), the INI file, parameters.json, snarkjs's JSON files and

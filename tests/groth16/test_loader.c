@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 OR MIT */
 /* test_loader.c -- the .params/.vk/.spa readers against files that are short, change
  * while they are read, live in the Filecoin parameter cache, or must match a
  * parameters.json manifest; BLAKE2b vectors; the subgroup-checker hook; progress.

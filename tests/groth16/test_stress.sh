@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: Apache-2.0 OR MIT
 # test_stress.sh -- `sealprov stress`: 4 host threads x 2 jobs of 3 partitions each on
 # one provider with two CPU devices; every job must end OK and all 24 proofs (random
 # r, s) must verify. Also its usage errors.

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: Apache-2.0 OR MIT
 # test_witness_cli.sh -- witness-only proving from the CLI: `sealprov setup` writes
 # circuit.r1cs, `sealprov wtns` writes a partition's witness as circom .wtns, and
 # `sealprov prove --r1cs` proves .wtns and .spa witnesses through the module to the same

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: Apache-2.0 OR MIT
 # man_pages.sh -- the man pages render without warnings, and document every command of
 # the CLI's dispatcher (tools/main.c) and every INI key the parser knows
 # (plugin/runtime/config.c's key tables), so neither can grow without its page.

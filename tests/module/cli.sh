@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: Apache-2.0 OR MIT
 # The `sealprov` CLI as a reference host: devices, check-config, dispatch and usage.
 set -eu
 : "${SEALPROV_PLUGIN:?SEALPROV_PLUGIN is not set (make check sets it)}"

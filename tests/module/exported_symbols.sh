@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: Apache-2.0 OR MIT
 # The module exports exactly one symbol, the entry point; everything else is hidden
 # (-fvisibility=hidden, libtool -export-symbols-regex).
 set -eu

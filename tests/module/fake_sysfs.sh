@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: Apache-2.0 OR MIT
 # fake_sysfs.sh DIR [NODE0_CPUS [NODE1_CPUS [NODE2_CPUS]]] -- writes a fake sysfs tree
 # for SEALPROV_SYSFS_ROOT (plugin/runtime/topo.h): a host with 2 NUMA nodes (3 when NODE2_CPUS
 # is given) and 4 GPUs, as a two-socket sealing server shows them:

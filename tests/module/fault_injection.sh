@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: Apache-2.0 OR MIT
 # Faults on CPU devices through the real module ([testing] in the INI, a build with
 # --enable-fault-injection): a device that corrupts proofs or fails kernels has its
 # partitions redone on the other device and is quarantined; every proof returned

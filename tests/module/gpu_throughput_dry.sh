@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: Apache-2.0 OR MIT
 # dev/gpu-throughput.sh --dry-run: the multi-GPU script's steps (topology, throughput
 # per GPU count, fault on the last device, the selection checker) on 4 CPU devices
 # standing in for GPUs and a fake 2-node sysfs tree, so the script the GPU machines run

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: Apache-2.0 OR MIT
 # host_symbols.sh -- the CLI's host commands reach the module only through its table
 # (docs/design.md, "The CLI", rule 15). The objects of tools/libsealprov_host.la (main.c,
 # devices, check-config, prove, verify, demo, stress, soak and what they share) may

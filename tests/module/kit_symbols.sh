@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: Apache-2.0 OR MIT
 # kit_symbols.sh -- the shipped module carries none of the developer kit (docs/design.md,
 # "Layers"): no symbol that an object of kit/libsealprov_kit.la defines may be in
 # sealprov.so -- every symbol of its table, local ones included, not only the one it

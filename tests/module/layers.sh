@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: Apache-2.0 OR MIT
 # layers.sh [TOP] -- data and includes flow one way (docs/design.md, "Layers"): every
 # `#include "..."` of a file under plugin/, cuda/ or kit/ must name a header of its own
 # folder or of a layer below it. An include of a higher layer (the CPU engine reading

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0 OR MIT
 # tests/module -- the provider module: scheduler and pool on virtual devices, the
 # built module through dlopen, its exported symbols, the CLI, and the ABI example.
 if HAVE_CHECK

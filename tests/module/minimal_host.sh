@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: Apache-2.0 OR MIT
 # The ABI example of docs/abi.md (docs/examples/minimal_host.c, built by make check)
 # against the built module with a CPU-only INI.
 set -eu

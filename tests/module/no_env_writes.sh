@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: Apache-2.0 OR MIT
 # Nothing in the module changes the process environment. CUDA reads
 # CUDA_VISIBLE_DEVICES / CUDA_DEVICE_ORDER once per process: a module that set them
 # from worker threads put every worker on GPU 0 in the field (docs/design.md, "Lessons").

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: Apache-2.0 OR MIT
 # no_tuning_env.sh -- the module is tuned by its INI file and by compile-time constants,
 # never by environment variables, and it writes nothing to stdout or stderr: it logs
 # only through the host's callback (docs/design.md rule 12). Issue 22 item 8 and issue 23

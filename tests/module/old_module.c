@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 OR MIT */
 /* old_module.c -- a stand-in for a module built before ABI 1.2, for topo_cli.sh: its
  * devices() writes entries of the 1.1 size (ending at lock_wait_seconds), one after
  * the other, as such a module does whatever struct_size the host passes. The CLI must

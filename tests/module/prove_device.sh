@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: Apache-2.0 OR MIT
 # prove_device.sh -- `sealprov prove --device N[,M...]` (job->device_mask, ABI 1.2) on
 # three CPU devices: every partition runs on the devices named; an index past the
 # table is refused with the module's message; a job pinned to a device with an injected

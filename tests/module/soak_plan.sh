@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: Apache-2.0 OR MIT
 # soak_plan.sh -- `sealprov soak` (issue 22 item 10) on two CPU devices, a few seconds:
 # the same plan the GPU runs at 2^20 and 2^27 (dev/soak.sh gpu-long), at 2^8, so that
 # its code path is tested everywhere. Every job must end as planned (cancels, bad

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 OR MIT */
 /* test_affinity.c -- per-job device choice (sealprov_job.device_mask, ABI 1.2) in the
  * scheduler, on virtual devices (the recording test engine of test_engine.c).
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 OR MIT */
 /* test_bad_inputs.c -- the catalogue of bad inputs (issue 13, item 7; docs/errors.md).
  *
  * Every case feeds one bad input to the built module through dlopen and the vtable, as

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 OR MIT */
 /* test_config.c -- the INI device table (plugin/runtime/config.c) and device resolution.
  *
  * Every fixture is written by the test into a fresh temporary directory, so each

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 OR MIT */
 /* test_deadlines.c -- proof types with deadlines on one provider (issue 25 item 2), on
  * two CPU devices of two workers each, through dlopen and the vtable only.
  *

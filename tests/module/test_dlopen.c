@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 OR MIT */
 /* test_dlopen.c -- the built module as a host sees it: dlopen of $SEALPROV_PLUGIN,
  * the one entry symbol, version negotiation, every vtable call's argument checks,
  * open/close with a CPU-only INI. This program links nothing of the module. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 OR MIT */
 /* test_engine.c -- the recording engine of test_engine.h. */
 #include <config.h>
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 OR MIT */
 /* test_engine.h -- a recording engine for the pool/scheduler tests (never in the
  * module). It records which worker thread and device ran each partition, watches
  * the device lock (an atomic count of threads inside execute per device), and fails

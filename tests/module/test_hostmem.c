@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 OR MIT */
 /* test_hostmem.c -- the module's host-memory accountant and the shared chunk pool
  * (plugin/engine/hostmem.c) under a host-wide cap ([provider] host_memory_limit): counts per
  * device and in total, refusals of what cannot wait, and a staging that WAITS for a

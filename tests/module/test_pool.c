@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 OR MIT */
 /* test_pool.c -- the scheduler and worker pool on virtual devices (test engine).
  *
  * Every scheduler here is built from an in-memory sp_config and the recording test

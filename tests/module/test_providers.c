@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 OR MIT */
 /* test_providers.c -- several providers in one process, through the module's vtable
  * (issue 22 items 2, 3, 4 and 6): the handle tables and the provider list never hold a
  * lock across device work, calls racing close() never touch freed memory, submit() and

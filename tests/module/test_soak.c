@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 OR MIT */
 /* test_soak.c -- a soak of the built module as a host drives it (issue 13, item 6).
  *
  * 1,000 jobs (SEALPROV_SOAK_JOBS; fewer by default under ASan/TSan) from 4 host threads

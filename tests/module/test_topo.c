@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 OR MIT */
 /* test_topo.c -- NUMA topology and worker placement (plugin/runtime/topo.c, pool.c) on CPU
  * devices, against fake sysfs trees written by tests/module/fake_sysfs.sh into a
  * temporary directory (SEALPROV_SYSFS_ROOT points the module at them).

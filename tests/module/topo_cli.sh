@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: Apache-2.0 OR MIT
 # `sealprov devices` on a faked topology (tests/module/fake_sysfs.sh through
 # SEALPROV_SYSFS_ROOT): each device's NUMA node, bound CPUs and PCIe link, in the table
 # and in --json; the warning for a node none of whose CPUs this process may use; and

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 OR MIT
 // Test vectors for sealprov's BLS12-381 library, computed by @noble/curves.
 //
 // Why: plugin/bls12_381 must be exactly right (the CUDA engine is tested against it),

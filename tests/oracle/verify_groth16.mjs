@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 OR MIT
 // verify_groth16.mjs -- an independent Groth16 verifier for sealprov's files, built
 // only on @noble/curves (none of sealprov's C code is involved).
 //

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0 OR MIT
 # tests/snarkjs: snarkjs interop against snarkjs and circom themselves (npm packages
 # pinned by tests/snarkjs/package-lock.json, installed with `npm ci` there; the test
 # skips, 77, without them): `sealprov prove --zkey` proofs verified by snarkjs and

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 OR MIT
 // prove_zero_rs.mjs ZKEY WTNS PROOF.json PUBLIC.json
 // snarkjs's own Groth16 prover with its blinding factors r and s forced to zero (its
 // curve object is a process-wide singleton, so Fr.random is replaced before proving),

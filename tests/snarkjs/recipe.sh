@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: Apache-2.0 OR MIT
 # recipe.sh -- docs/snarkjs.md's recipe ("From a circuit to a proof") works as written:
 # the lines of its sh block run in an empty directory, except the installation of
 # step 0 (apt-get, npm install, PATH), for which the test puts the pinned circom2 and

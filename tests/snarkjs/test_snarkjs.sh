@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: Apache-2.0 OR MIT
 # test_snarkjs.sh -- snarkjs interop with snarkjs and circom themselves on the other
 # side: circuits compiled by circom (the circom2 npm package, --prime bls12381),
 # witnesses from circom's wasm, Groth16 keys from snarkjs over a small BLS12-381 powers

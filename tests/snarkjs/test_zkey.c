@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 OR MIT */
 /* test_zkey.c -- the snarkjs pieces that need no node: snarkjs's H against a direct
  * evaluation, the decimal conversions of its JSON numbers, and the .zkey reader on
  * keys built here (a valid one, every truncation of it, bn128's prime, bad entries).
