@@ -109,8 +109,8 @@ static sealprov_provider *g_p;
 static void c2_log(void *user, int level, const char *msg) {
   (void)user;
   static const char *const names[] = {"error", "warn", "info", "debug"};
-  fprintf(stderr, "sealprov_c2: [module %s] %s\n",
-          level >= 0 && level <= 3 ? names[level] : "?", msg);
+  fprintf(stderr, "sealprov_c2: [module %s] %s\n", level >= 0 && level <= 3 ? names[level] : "?",
+          msg);
 }
 
 /* SEALPROV_C2_LOG_LEVEL = error | warn | info | debug (default warn). Read at load (and
@@ -197,10 +197,8 @@ static const sealprov_vtable *provider(const char *fn, c2_error *err) {
       sealprov_provider_init_fn fn;
     } sym = {.obj = dlsym(g_dl, SEALPROV_ENTRY_SYMBOL)};
     g_log_level = c2_log_level();
-    sealprov_host host = {.struct_size = sizeof host,
-                          .log_level = g_log_level,
-                          .log = c2_log,
-                          .log_user = NULL};
+    sealprov_host host = {
+        .struct_size = sizeof host, .log_level = g_log_level, .log = c2_log, .log_user = NULL};
     const sealprov_vtable *vt = NULL;
     int st = sym.fn == NULL ? SEALPROV_ERR_ABI_VERSION
                             : sym.fn(SEALPROV_ABI_MAJOR, SEALPROV_ABI_MINOR, &host, &vt);
@@ -221,7 +219,8 @@ static const sealprov_vtable *provider(const char *fn, c2_error *err) {
     }
     if (vt->struct_size < offsetof(sealprov_vtable, timeline) + sizeof vt->timeline) {
       *err = c2_fail(SEALPROV_ERR_ABI_VERSION, fn,
-                     "%s has a vtable of %" PRIu32 " bytes, smaller than the ABI %d.%d table "
+                     "%s has a vtable of %" PRIu32
+                     " bytes, smaller than the ABI %d.%d table "
                      "this library needs",
                      plugin, vt->struct_size, SEALPROV_ABI_MAJOR, SEALPROV_ABI_MINOR);
       dlclose(g_dl);
@@ -368,8 +367,7 @@ static bool srs_unref(c2_srs_inner *s) {
 c2_error create_SRS(c2_SRS *ret, const char *srs_path, bool cache) {
   static const char fn[] = "create_SRS";
   if (ret == NULL) return c2_fail(SEALPROV_ERR_INVALID_ARGUMENT, fn, "ret (SRS&) is NULL");
-  if (srs_path == NULL)
-    return c2_fail(SEALPROV_ERR_INVALID_ARGUMENT, fn, "srs_path is NULL");
+  if (srs_path == NULL) return c2_fail(SEALPROV_ERR_INVALID_ARGUMENT, fn, "srs_path is NULL");
   c2_error err = c2_ok();
   const sealprov_vtable *vt = provider(fn, &err);
   if (vt == NULL) return err;
@@ -551,8 +549,8 @@ void destroy_gpu_mutex(void *mtx) {
  * device of the provider's table whose ordinal it is; c2_map.c has the rules (and
  * tests/compat/test_c2_map.c checks them on CUDA tables). where gets
  * "device 1 [gpu1], CUDA ordinal 1" for the log. */
-static c2_error device_for(const sealprov_vtable *vt, const char *fn, int gpu_index,
-                           uint64_t *mask, char *where, size_t wlen) {
+static c2_error device_for(const sealprov_vtable *vt, const char *fn, int gpu_index, uint64_t *mask,
+                           char *where, size_t wlen) {
   *mask = 0;
   snprintf(where, wlen, "any device");
   if (gpu_index == -1) return c2_ok();
@@ -587,11 +585,11 @@ static c2_error device_for(const sealprov_vtable *vt, const char *fn, int gpu_in
 typedef struct c2_pending {
   size_t n;
   sealprov_job_id id;
-  sealprov_assignment *asg; /* the job's partitions: alive until the job is waited on */
-  uint8_t *out;             /* 192 x n compressed proofs */
+  sealprov_assignment *asg;       /* the job's partitions: alive until the job is waited on */
+  uint8_t *out;                   /* 192 x n compressed proofs */
   sealprov_partition_result *res; /* where each partition ran */
-  int gpu_index;            /* the caller's, -1 = any */
-  char where[160];          /* what gpu_index mapped to */
+  int gpu_index;                  /* the caller's, -1 = any */
+  char where[160];                /* what gpu_index mapped to */
   pthread_mutex_t mu;
   pthread_cond_t cv;
   size_t released; /* partitions whose inputs the module no longer reads */
@@ -634,12 +632,11 @@ typedef struct c2_pin {
 } c2_pin;
 
 static c2_error start(const char *fn, const c2_assignment provers[], size_t num_circuits,
-                      const c2_fr r_s[], const c2_fr s_s[], const c2_SRS *srs,
-                      const c2_pin *pin, c2_pending **out) {
+                      const c2_fr r_s[], const c2_fr s_s[], const c2_SRS *srs, const c2_pin *pin,
+                      c2_pending **out) {
   *out = NULL;
   if (provers == NULL) return c2_fail(SEALPROV_ERR_INVALID_ARGUMENT, fn, "provers is NULL");
-  if (num_circuits == 0)
-    return c2_fail(SEALPROV_ERR_INVALID_ARGUMENT, fn, "num_circuits is 0");
+  if (num_circuits == 0) return c2_fail(SEALPROV_ERR_INVALID_ARGUMENT, fn, "num_circuits is 0");
   if (num_circuits > UINT32_MAX)
     return c2_fail(SEALPROV_ERR_INVALID_ARGUMENT, fn, "num_circuits %zu is above %" PRIu32,
                    num_circuits, UINT32_MAX);
@@ -682,8 +679,7 @@ static c2_error start(const char *fn, const c2_assignment provers[], size_t num_
     free(asg);
     free(p);
     p = NULL;
-    err = c2_fail(SEALPROV_ERR_NO_MEMORY, fn, "no memory for a job of %zu circuits",
-                  num_circuits);
+    err = c2_fail(SEALPROV_ERR_NO_MEMORY, fn, "no memory for a job of %zu circuits", num_circuits);
     goto done;
   }
   for (size_t i = 0; i < num_circuits; i++) {
@@ -793,8 +789,11 @@ static c2_error finish(const char *fn, c2_pending *p, c2_groth16_proof proofs[])
       seen |= SEALPROV_DEVICE_BIT(d);
       off += (size_t)snprintf(ran + off, sizeof ran - off, "%s%d", off ? ", " : "", d);
     }
-    c2_note(SEALPROV_LOG_INFO, "%s: job %" PRIu64 ": gpu_index %d -> %s: %zu partition(s) ran "
-            "on device(s) %s", fn, p->id, p->gpu_index, p->where, p->n, ran);
+    c2_note(SEALPROV_LOG_INFO,
+            "%s: job %" PRIu64
+            ": gpu_index %d -> %s: %zu partition(s) ran "
+            "on device(s) %s",
+            fn, p->id, p->gpu_index, p->where, p->n, ran);
   }
   c2_groth16_proof *tmp = proofs != NULL ? malloc(p->n * sizeof *tmp) : NULL;
   if (tmp == NULL) {
@@ -813,9 +812,13 @@ static c2_error finish(const char *fn, c2_pending *p, c2_groth16_proof proofs[])
     if (e1 != BLS_OK || e2 != BLS_OK || e3 != BLS_OK) {
       bls_err e = e1 != BLS_OK ? e1 : e2 != BLS_OK ? e2 : e3;
       c2_error err = c2_fail(SEALPROV_ERR_INTERNAL, fn,
-                             "proof %zu of job %" PRIu64 " from the module does not decode (%s "
+                             "proof %zu of job %" PRIu64
+                             " from the module does not decode (%s "
                              "point): %s",
-                             i, p->id, e1 != BLS_OK ? "A" : e2 != BLS_OK ? "B" : "C",
+                             i, p->id,
+                             e1 != BLS_OK   ? "A"
+                             : e2 != BLS_OK ? "B"
+                                            : "C",
                              bls_err_str(e));
       free(tmp);
       pending_free(p);
@@ -840,9 +843,8 @@ __attribute__((visibility("default"))) c2_error generate_groth16_proofs_c(
     const c2_assignment provers[], size_t num_circuits, const c2_fr r_s[], const c2_fr s_s[],
     c2_groth16_proof proofs[], const c2_SRS *srs, void *gpu_mtx, int gpu_index);
 c2_error generate_groth16_proofs_c(const c2_assignment provers[], size_t num_circuits,
-                                   const c2_fr r_s[], const c2_fr s_s[],
-                                   c2_groth16_proof proofs[], const c2_SRS *srs, void *gpu_mtx,
-                                   int gpu_index) {
+                                   const c2_fr r_s[], const c2_fr s_s[], c2_groth16_proof proofs[],
+                                   const c2_SRS *srs, void *gpu_mtx, int gpu_index) {
   static const char fn[] = "generate_groth16_proofs_c";
   if (g_args_err[0]) return c2_fail(SEALPROV_ERR_CONFIG, fn, "%s", g_args_err);
   c2_pin pin = {NULL, -1};
@@ -858,12 +860,10 @@ c2_error generate_groth16_proofs_c(const c2_assignment provers[], size_t num_cir
 /* Curio's split API has one form (every released Curio passes all eight arguments), so
  * gpu_mtx and gpu_index are always read, with the synchronous call's meaning. */
 c2_error generate_groth16_proofs_start_c(const c2_assignment provers[], size_t num_circuits,
-                                         const c2_fr r_s[], const c2_fr s_s[],
-                                         const c2_SRS *srs, void *gpu_mtx, int gpu_index,
-                                         void **pending_out) {
+                                         const c2_fr r_s[], const c2_fr s_s[], const c2_SRS *srs,
+                                         void *gpu_mtx, int gpu_index, void **pending_out) {
   static const char fn[] = "generate_groth16_proofs_start_c";
-  if (pending_out == NULL)
-    return c2_fail(SEALPROV_ERR_INVALID_ARGUMENT, fn, "pending_out is NULL");
+  if (pending_out == NULL) return c2_fail(SEALPROV_ERR_INVALID_ARGUMENT, fn, "pending_out is NULL");
   *pending_out = NULL;
   c2_pin pin = {gpu_mtx, gpu_index};
   c2_pending *p = NULL;

@@ -7,8 +7,8 @@
 
 #include "c2_map.h"
 
-int c2_map_gpu_index(const sealprov_device_info *dev, size_t count, int gpu_index,
-                     uint64_t *mask, char *where, size_t wlen, char *msg, size_t mlen) {
+int c2_map_gpu_index(const sealprov_device_info *dev, size_t count, int gpu_index, uint64_t *mask,
+                     char *where, size_t wlen, char *msg, size_t mlen) {
   *mask = 0;
   snprintf(where, wlen, "any device");
   msg[0] = '\0';
@@ -53,7 +53,9 @@ int c2_map_gpu_index(const sealprov_device_info *dev, size_t count, int gpu_inde
     snprintf(where, wlen, "device %d [%.63s] (no CUDA devices: gpu_index is the table index)",
              gpu_index, dev[gpu_index].section);
   else
-    snprintf(where, wlen, "device %d (no CUDA devices: gpu_index is the table index, which "
-             "has %zu)", gpu_index, count);
+    snprintf(where, wlen,
+             "device %d (no CUDA devices: gpu_index is the table index, which "
+             "has %zu)",
+             gpu_index, count);
   return SEALPROV_OK;
 }

@@ -20,7 +20,7 @@
  *   < -1                        INVALID_ARGUMENT.
  * Returns SEALPROV_OK or the status, with msg (the detail, no prefix) on failure and
  * where ("device 1 [gpu1], CUDA ordinal 0") on success. */
-int c2_map_gpu_index(const sealprov_device_info *dev, size_t count, int gpu_index,
-                     uint64_t *mask, char *where, size_t wlen, char *msg, size_t mlen);
+int c2_map_gpu_index(const sealprov_device_info *dev, size_t count, int gpu_index, uint64_t *mask,
+                     char *where, size_t wlen, char *msg, size_t mlen);
 
 #endif

@@ -168,8 +168,8 @@ c2_SRS clone_SRS(const c2_SRS *rhs);
  * (The library's own source defines the function with Curio's eight parameters.) */
 #ifndef SEALPROV_C2_IMPLEMENTATION
 c2_error generate_groth16_proofs_c(const c2_assignment provers[], size_t num_circuits,
-                                   const c2_fr r_s[], const c2_fr s_s[],
-                                   c2_groth16_proof proofs[], const c2_SRS *srs);
+                                   const c2_fr r_s[], const c2_fr s_s[], c2_groth16_proof proofs[],
+                                   const c2_SRS *srs);
 #endif
 
 /* Curio's split API, as every released Curio declares it (extern/supraseal-c2/src/
@@ -188,9 +188,8 @@ c2_error generate_groth16_proofs_c(const c2_assignment provers[], size_t num_cir
  * is refused. destroy_pending_proof cancels what has not run, waits and frees the
  * handle (NULL ignored; a handle that is not pending: a warning, nothing else). */
 c2_error generate_groth16_proofs_start_c(const c2_assignment provers[], size_t num_circuits,
-                                         const c2_fr r_s[], const c2_fr s_s[],
-                                         const c2_SRS *srs, void *gpu_mtx, int gpu_index,
-                                         void **pending_out);
+                                         const c2_fr r_s[], const c2_fr s_s[], const c2_SRS *srs,
+                                         void *gpu_mtx, int gpu_index, void **pending_out);
 c2_error finalize_groth16_proof_c(void *handle, c2_groth16_proof proofs[]);
 void destroy_pending_proof(void *handle);
 

@@ -37,7 +37,7 @@ extern "C" {
 #define SEALPROV_ABI_MINOR 3
 #define SEALPROV_ENTRY_SYMBOL "sealprov_provider_init"
 
-#define SEALPROV_PROOF_BYTES 192u   /* compressed A (48) || B (96) || C (48) */
+#define SEALPROV_PROOF_BYTES 192u /* compressed A (48) || B (96) || C (48) */
 #define SEALPROV_SCALAR_BYTES 32u
 
 /* ---- Status codes: append only, never renumber. ---------------------------- */
@@ -77,17 +77,17 @@ typedef enum sealprov_log_level {
 typedef void (*sealprov_log_fn)(void *user, int level, const char *msg);
 
 typedef struct sealprov_host {
-  uint32_t struct_size;  /* sizeof(sealprov_host) as the host was built */
-  int32_t log_level;     /* messages above this level are not produced */
-  sealprov_log_fn log;   /* NULL: the module logs nothing */
+  uint32_t struct_size; /* sizeof(sealprov_host) as the host was built */
+  int32_t log_level;    /* messages above this level are not produced */
+  sealprov_log_fn log;  /* NULL: the module logs nothing */
   void *log_user;
 } sealprov_host;
 
 /* ---- Opaque handles ----------------------------------------------------------- */
 typedef struct sealprov_provider sealprov_provider;
-typedef struct sealprov_srs sealprov_srs;   /* loaded parameters (or a verifying key) */
-typedef struct sealprov_cs sealprov_cs;     /* a loaded constraint system (ABI 1.1) */
-typedef uint64_t sealprov_job_id;           /* never 0 */
+typedef struct sealprov_srs sealprov_srs; /* loaded parameters (or a verifying key) */
+typedef struct sealprov_cs sealprov_cs;   /* a loaded constraint system (ABI 1.1) */
+typedef uint64_t sealprov_job_id;         /* never 0 */
 
 /* ---- A partition assignment (the supraseal-c2 Assignment layout) ---------------
  * Scalars are 32 bytes each, in the encoding the job names (scalar_encoding).
@@ -103,10 +103,10 @@ typedef struct sealprov_assignment {
   const uint64_t *b_aux_density;
   uint64_t b_aux_bit_len;
   uint64_t b_aux_popcount;
-  const void *a;             /* abc_size scalars: evaluations of A on the domain */
+  const void *a; /* abc_size scalars: evaluations of A on the domain */
   const void *b;
   const void *c;
-  uint64_t abc_size;         /* number of constraints incl. input constraints; <= 2^k of the params */
+  uint64_t abc_size; /* number of constraints incl. input constraints; <= 2^k of the params */
   const void *inp_assignment; /* inp_size scalars; element 0 is ONE */
   uint64_t inp_size;
   const void *aux_assignment;
@@ -114,39 +114,39 @@ typedef struct sealprov_assignment {
 } sealprov_assignment;
 
 typedef enum sealprov_scalar_encoding {
-  SEALPROV_SCALAR_CANONICAL_LE = 0,  /* canonical value, 32 bytes little-endian */
-  SEALPROV_SCALAR_MONTGOMERY = 1     /* blst/blstrs Fr limbs (Montgomery, R = 2^256) */
+  SEALPROV_SCALAR_CANONICAL_LE = 0, /* canonical value, 32 bytes little-endian */
+  SEALPROV_SCALAR_MONTGOMERY = 1    /* blst/blstrs Fr limbs (Montgomery, R = 2^256) */
 } sealprov_scalar_encoding;
 
 /* Job flags */
-#define SEALPROV_JOB_FIXED_RS 0x1u   /* use job->r/s: REMOVES zero-knowledge; tests only */
-#define SEALPROV_JOB_DETACHED 0x2u   /* no wait(): the job record is freed after on_complete */
+#define SEALPROV_JOB_FIXED_RS 0x1u /* use job->r/s: REMOVES zero-knowledge; tests only */
+#define SEALPROV_JOB_DETACHED 0x2u /* no wait(): the job record is freed after on_complete */
 
 typedef void (*sealprov_complete_fn)(void *user, sealprov_job_id id, int status);
 typedef void (*sealprov_released_fn)(void *user, sealprov_job_id id, uint32_t partition);
 
 /* Per-partition outcome, filled by the module if the host gives an array. */
 typedef struct sealprov_partition_result {
-  int32_t status;          /* sealprov_status of this partition */
-  int32_t device;          /* index of the device (as in devices()) that produced it, -1 none */
-  uint32_t attempts;       /* how many times it ran (> 1 after requeues) */
+  int32_t status;    /* sealprov_status of this partition */
+  int32_t device;    /* index of the device (as in devices()) that produced it, -1 none */
+  uint32_t attempts; /* how many times it ran (> 1 after requeues) */
   uint32_t reserved;
-  double queued_ms;        /* submit -> start of the final attempt */
-  double run_ms;           /* start -> proof ready (incl. self-check) of the final attempt */
+  double queued_ms; /* submit -> start of the final attempt */
+  double run_ms;    /* start -> proof ready (incl. self-check) of the final attempt */
 } sealprov_partition_result;
 
 typedef struct sealprov_job {
-  uint32_t struct_size;          /* sizeof(sealprov_job) */
-  uint32_t flags;                /* SEALPROV_JOB_* */
-  sealprov_srs *srs;             /* parameters from srs_load(); a reference is held by the job */
+  uint32_t struct_size; /* sizeof(sealprov_job) */
+  uint32_t flags;       /* SEALPROV_JOB_* */
+  sealprov_srs *srs;    /* parameters from srs_load(); a reference is held by the job */
   const sealprov_assignment *partitions;
-  uint32_t num_partitions;       /* >= 1 */
-  uint32_t scalar_encoding;      /* sealprov_scalar_encoding, for assignments and r/s */
-  const uint8_t *r;              /* NULL, or 32 x num_partitions bytes (needs FIXED_RS) */
-  const uint8_t *s;              /* likewise */
-  int32_t priority;              /* higher runs first; equal priorities run FIFO */
+  uint32_t num_partitions;  /* >= 1 */
+  uint32_t scalar_encoding; /* sealprov_scalar_encoding, for assignments and r/s */
+  const uint8_t *r;         /* NULL, or 32 x num_partitions bytes (needs FIXED_RS) */
+  const uint8_t *s;         /* likewise */
+  int32_t priority;         /* higher runs first; equal priorities run FIFO */
   uint32_t reserved;
-  uint8_t *proofs_out;           /* 192 x num_partitions bytes, written in partition order */
+  uint8_t *proofs_out;                /* 192 x num_partitions bytes, written in partition order */
   sealprov_partition_result *results; /* NULL, or num_partitions entries */
   sealprov_complete_fn on_complete;   /* optional; called once, from a module thread */
   sealprov_released_fn on_inputs_released; /* optional; per partition, once the module no
@@ -197,25 +197,25 @@ typedef struct sealprov_device_info {
   int32_t ordinal;           /* CUDA runtime ordinal the selector resolved to, -1 for CPU */
   int32_t confirmed_ordinal; /* what every worker confirmed with cudaGetDevice (-1 CPU) */
   uint32_t workers;
-  int32_t state;             /* sealprov_device_state */
+  int32_t state; /* sealprov_device_state */
   uint64_t tasks_done;
   uint64_t tasks_failed;
-  uint64_t memory_limit;     /* bytes, 0 = no limit */
-  double busy_seconds;       /* time inside the device section */
+  uint64_t memory_limit; /* bytes, 0 = no limit */
+  double busy_seconds;   /* time inside the device section */
   double lock_wait_seconds;
   /* ---- ABI 1.2: topology (sysfs; docs/configuration.md "NUMA placement"). A host
    * built against 1.0/1.1 sets out[0].struct_size to its smaller entry before the call
    * (docs/abi.md) and gets entries that end before these fields. ---- */
-  int32_t numa_node;         /* the device's NUMA node; -1: unknown, or one node only */
-  uint32_t bound_cpus;       /* CPUs its worker threads are bound to; 0 = not bound */
-  uint32_t pcie_gen;         /* PCIe link generation now (1..7); 0 = unknown or CPU */
-  uint32_t pcie_width;       /* lanes now; 0 = unknown or CPU */
-  uint32_t pcie_max_gen;     /* what the device and its slot can do */
+  int32_t numa_node;     /* the device's NUMA node; -1: unknown, or one node only */
+  uint32_t bound_cpus;   /* CPUs its worker threads are bound to; 0 = not bound */
+  uint32_t pcie_gen;     /* PCIe link generation now (1..7); 0 = unknown or CPU */
+  uint32_t pcie_width;   /* lanes now; 0 = unknown or CPU */
+  uint32_t pcie_max_gen; /* what the device and its slot can do */
   uint32_t pcie_max_width;
   /* ---- ABI 1.3: the device's code (docs/abi.md §7). A module older than 1.3 writes
    * entries that end before these fields (their struct_size says so). ---- */
   int32_t compute_capability; /* CUDA: major * 10 + minor (80, 86, 89, 90, 120); -1 CPU */
-  char code[28];             /* the code this module runs on it: "sm_86" (built for that
+  char code[28];              /* the code this module runs on it: "sm_86" (built for that
                                 architecture), "compute_121 (JIT)" (PTX the driver
                                 compiled); "" for CPU devices. A GPU the module has no
                                 code for is refused by open() (UNSUPPORTED), so it is
@@ -224,15 +224,15 @@ typedef struct sealprov_device_info {
 
 /* What cs_info() reports about a loaded constraint system (ABI 1.1). */
 typedef struct sealprov_cs_info {
-  uint32_t struct_size;      /* the host sets it; the module writes only what it covers */
+  uint32_t struct_size; /* the host sets it; the module writes only what it covers */
   uint32_t reserved;
-  uint64_t constraints;      /* constraints in the file */
-  uint64_t abc_size;         /* constraints + inp_size (bellperson's input constraints) */
-  uint64_t inp_size;         /* ONE + public outputs + public inputs */
-  uint64_t aux_size;         /* every other wire */
+  uint64_t constraints;         /* constraints in the file */
+  uint64_t abc_size;            /* constraints + inp_size (bellperson's input constraints) */
+  uint64_t inp_size;            /* ONE + public outputs + public inputs */
+  uint64_t aux_size;            /* every other wire */
   uint64_t nnz_a, nnz_b, nnz_c; /* terms of the three matrices in the file */
   uint64_t a_aux_popcount, b_inp_popcount, b_aux_popcount; /* the densities */
-  uint64_t host_bytes;       /* host memory the loaded system holds */
+  uint64_t host_bytes;                                     /* host memory the loaded system holds */
 } sealprov_cs_info;
 
 /* ---- The function table --------------------------------------------------------------
@@ -240,7 +240,7 @@ typedef struct sealprov_cs_info {
 typedef struct sealprov_vtable {
   uint32_t abi_major;
   uint32_t abi_minor;
-  uint32_t struct_size;      /* sizeof(sealprov_vtable) as the module was built */
+  uint32_t struct_size; /* sizeof(sealprov_vtable) as the module was built */
   uint32_t reserved;
 
   /* Module version string ("0.1.0"). Thread-safe; static storage. */
@@ -299,8 +299,7 @@ typedef struct sealprov_vtable {
    * Returns OK when the check ran (whatever its outcome); INVALID_ARGUMENT when
    * num_inputs does not match the key or the proof bytes do not decode. */
   int (*verify)(sealprov_provider *p, const sealprov_srs *vk, const void *inputs,
-                uint64_t num_inputs, uint32_t scalar_encoding, const uint8_t *proof,
-                int *valid);
+                uint64_t num_inputs, uint32_t scalar_encoding, const uint8_t *proof, int *valid);
 
   /* Fills up to cap entries (each entry's struct_size is set by the module to what
    * it wrote); *count gets the number of devices. */
@@ -340,8 +339,7 @@ typedef struct sealprov_vtable {
  * static table valid until the module is unloaded. On ABI_VERSION *out is NULL and,
  * if host->log is set, a message with both versions is logged. */
 typedef int (*sealprov_provider_init_fn)(uint32_t abi_major, uint32_t abi_minor,
-                                        const sealprov_host *host,
-                                        const sealprov_vtable **out);
+                                         const sealprov_host *host, const sealprov_vtable **out);
 
 #ifdef __cplusplus
 }

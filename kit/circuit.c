@@ -17,16 +17,13 @@
 #include "bls12_381/bls12_381.h"
 #include "spa.h"
 
-
-
 /* ---- deterministic randomness (xoshiro256**, seeded by splitmix64) --------------- */
 
 typedef struct rng {
   uint64_t s[4];
 } rng;
 
-static uint64_t splitmix64(uint64_t *x)
-{
+static uint64_t splitmix64(uint64_t *x) {
   uint64_t z = (*x += UINT64_C(0x9E3779B97F4A7C15));
   z = (z ^ (z >> 30)) * UINT64_C(0xBF58476D1CE4E5B9);
   z = (z ^ (z >> 27)) * UINT64_C(0x94D049BB133111EB);
@@ -35,20 +32,14 @@ static uint64_t splitmix64(uint64_t *x)
 
 /* Independent streams from one seed: the circuit, the toxic waste and each partition's
  * witness never share random numbers. */
-static void rng_init(rng *r, uint64_t seed, uint64_t stream)
-{
+static void rng_init(rng *r, uint64_t seed, uint64_t stream) {
   uint64_t x = seed ^ (stream * UINT64_C(0xD1B54A32D192ED03));
-  for (int i = 0; i < 4; i++)
-    r->s[i] = splitmix64(&x);
+  for (int i = 0; i < 4; i++) r->s[i] = splitmix64(&x);
 }
 
-static uint64_t rotl(uint64_t x, int k)
-{
-  return (x << k) | (x >> (64 - k));
-}
+static uint64_t rotl(uint64_t x, int k) { return (x << k) | (x >> (64 - k)); }
 
-static uint64_t rng_next(rng *r)
-{
+static uint64_t rng_next(rng *r) {
   uint64_t *s = r->s;
   uint64_t out = rotl(s[1] * 5, 7) * 9, t = s[1] << 17;
   s[2] ^= s[0];
@@ -60,31 +51,23 @@ static uint64_t rng_next(rng *r)
   return out;
 }
 
-static uint64_t rng_below(rng *r, uint64_t n)
-{
-  return rng_next(r) % n;
-}
+static uint64_t rng_below(rng *r, uint64_t n) { return rng_next(r) % n; }
 
-static void rng_fr(rng *r, fr_t *out)
-{
+static void rng_fr(rng *r, fr_t *out) {
   uint8_t wide[64];
   for (int i = 0; i < 8; i++) {
     uint64_t v = rng_next(r);
-    for (int k = 0; k < 8; k++)
-      wide[8 * i + k] = (uint8_t)(v >> (8 * k));
+    for (int k = 0; k < 8; k++) wide[8 * i + k] = (uint8_t)(v >> (8 * k));
   }
   fr_from_bytes_wide(out, wide);
 }
 
-static void rng_fr_nonzero(rng *r, fr_t *out)
-{
-  do
-    rng_fr(r, out);
+static void rng_fr_nonzero(rng *r, fr_t *out) {
+  do rng_fr(r, out);
   while (fr_is_zero(out));
 }
 
-uint64_t sp_random_seed(void)
-{
+uint64_t sp_random_seed(void) {
   uint64_t s = 0;
   if (getrandom(&s, sizeof s, 0) != (ssize_t)sizeof s) {
     struct timespec ts;
@@ -97,8 +80,8 @@ uint64_t sp_random_seed(void)
 /* ---- the R1CS --------------------------------------------------------------------- */
 
 typedef struct term {
-  uint32_t var;    /* inputs 0..inp_size-1, then aux */
-  uint32_t coeff;  /* index into the coefficient table */
+  uint32_t var;   /* inputs 0..inp_size-1, then aux */
+  uint32_t coeff; /* index into the coefficient table */
 } term;
 
 enum { FREE_NONE = 0, FREE_BIT = 1, FREE_FIELD = 2 };
@@ -108,7 +91,7 @@ enum { FREE_NONE = 0, FREE_BIT = 1, FREE_FIELD = 2 };
  * value first, then solves out_var (which occurs only in C, with coefficient
  * out_coeff) from the rest. */
 typedef struct row {
-  uint64_t start;      /* first term: na A terms, nb B terms, nc C terms (out excluded) */
+  uint64_t start; /* first term: na A terms, nb B terms, nc C terms (out excluded) */
   uint8_t na, nb, nc;
   uint8_t free_kind;
   uint32_t free_var;
@@ -118,15 +101,15 @@ typedef struct row {
 
 struct sp_circuit {
   sp_shape shape;
-  uint64_t n_rows;            /* circuit constraints; input constraints follow */
+  uint64_t n_rows; /* circuit constraints; input constraints follow */
   uint64_t inp_size, aux_size;
   row *rows;
   term *terms;
   uint64_t nterms, cap_terms;
   fr_t *coeffs, *coeff_inv;
   uint32_t ncoeffs, cap_coeffs;
-  uint8_t *is_bit;            /* per aux variable */
-  uint64_t *bitmaps;          /* a_aux | b_inp | b_aux, each ceil(len/64) words */
+  uint8_t *is_bit;   /* per aux variable */
+  uint64_t *bitmaps; /* a_aux | b_inp | b_aux, each ceil(len/64) words */
   uint64_t *a_aux, *b_inp, *b_aux;
   uint64_t a_aux_pop, b_inp_pop, b_aux_pop, bit_vars;
   unsigned log_domain;
@@ -137,13 +120,11 @@ typedef struct u32vec {
   size_t n, cap, head; /* head: FIFO read position */
 } u32vec;
 
-static bool vec_push(u32vec *q, uint32_t x)
-{
+static bool vec_push(u32vec *q, uint32_t x) {
   if (q->n == q->cap) {
     size_t nc = q->cap ? 2 * q->cap : 256;
     uint32_t *nv = realloc(q->v, nc * sizeof *nv);
-    if (!nv)
-      return false;
+    if (!nv) return false;
     q->v = nv;
     q->cap = nc;
   }
@@ -151,10 +132,7 @@ static bool vec_push(u32vec *q, uint32_t x)
   return true;
 }
 
-static size_t vec_pending(const u32vec *q)
-{
-  return q->n - q->head;
-}
+static size_t vec_pending(const u32vec *q) { return q->n - q->head; }
 
 typedef struct gen {
   sp_circuit *c;
@@ -167,13 +145,12 @@ typedef struct gen {
   u32vec pend_bits, pend_fields; /* outputs not yet used in A */
   u32vec b_bits, b_fields;       /* variables already in B (reused to keep B sparse) */
   u32vec all_bits, all_fields, all_aux;
-  uint32_t pow2[32];             /* coefficient indices of 2^i */
+  uint32_t pow2[32]; /* coefficient indices of 2^i */
   uint32_t c_one, c_neg_one, c_two;
-  uint32_t rand_first;           /* random shape: its coefficient pool starts here */
+  uint32_t rand_first; /* random shape: its coefficient pool starts here */
 } gen;
 
-static uint32_t add_coeff(gen *g, const fr_t *v)
-{
+static uint32_t add_coeff(gen *g, const fr_t *v) {
   sp_circuit *c = g->c;
   if (c->ncoeffs == c->cap_coeffs) {
     uint32_t nc = c->cap_coeffs ? 2 * c->cap_coeffs : 64;
@@ -196,8 +173,7 @@ static uint32_t add_coeff(gen *g, const fr_t *v)
   return c->ncoeffs++;
 }
 
-static uint32_t new_aux(gen *g, bool bit)
-{
+static uint32_t new_aux(gen *g, bool bit) {
   sp_circuit *c = g->c;
   uint32_t var = (uint32_t)(c->inp_size + c->aux_size);
   if (c->aux_size == g->cap_vars) {
@@ -216,8 +192,7 @@ static uint32_t new_aux(gen *g, bool bit)
   return var;
 }
 
-static void add_term(gen *g, uint32_t var, uint32_t coeff)
-{
+static void add_term(gen *g, uint32_t var, uint32_t coeff) {
   sp_circuit *c = g->c;
   if (c->nterms == c->cap_terms) {
     uint64_t nc = c->cap_terms ? 2 * c->cap_terms : 4096;
@@ -232,56 +207,44 @@ static void add_term(gen *g, uint32_t var, uint32_t coeff)
   c->terms[c->nterms++] = (term){var, coeff};
 }
 
-static void row_begin(gen *g)
-{
+static void row_begin(gen *g) {
   g->cur = (row){.start = g->c->nterms, .free_var = NO_VAR, .out_var = NO_VAR};
 }
-static void row_a(gen *g, uint32_t var, uint32_t coeff)
-{
+static void row_a(gen *g, uint32_t var, uint32_t coeff) {
   add_term(g, var, coeff);
   g->cur.na++;
 }
-static void row_b(gen *g, uint32_t var, uint32_t coeff)
-{
+static void row_b(gen *g, uint32_t var, uint32_t coeff) {
   add_term(g, var, coeff);
   g->cur.nb++;
 }
-static void row_c(gen *g, uint32_t var, uint32_t coeff)
-{
+static void row_c(gen *g, uint32_t var, uint32_t coeff) {
   add_term(g, var, coeff);
   g->cur.nc++;
 }
-static void row_end(gen *g)
-{
+static void row_end(gen *g) {
   sp_circuit *c = g->c;
-  if (g->oom)
-    return;
+  if (g->oom) return;
   c->rows[c->n_rows++] = g->cur;
 }
 
 /* Takes the oldest variable of q not yet used in A, or a random one of all. */
-static uint32_t take_pending(gen *g, u32vec *q, const u32vec *all)
-{
-  if (vec_pending(q))
-    return q->v[q->head++];
+static uint32_t take_pending(gen *g, u32vec *q, const u32vec *all) {
+  if (vec_pending(q)) return q->v[q->head++];
   return all->v[rng_below(&g->r, all->n)];
 }
 
 /* Queues a new output for use in A. About 1 in 200 outputs of the sealing shape stays
  * in C only, as some results of real circuits do; that puts its a-density near the
  * 99.7 % of a PoRep C2 partition instead of 100 %. */
-static void push_output(gen *g, u32vec *q, uint32_t var)
-{
-  if (g->c->shape == SP_SHAPE_SEALING && rng_below(&g->r, 200) == 0)
-    return;
-  if (!vec_push(q, var))
-    g->oom = true;
+static void push_output(gen *g, u32vec *q, uint32_t var) {
+  if (g->c->shape == SP_SHAPE_SEALING && rng_below(&g->r, 200) == 0) return;
+  if (!vec_push(q, var)) g->oom = true;
 }
 
 /* ---- sealing shape: the gadgets of SHA-256 / Poseidon style circuits ------------ */
 
-static void g_newbit(gen *g)
-{
+static void g_newbit(gen *g) {
   /* (ONE - b) * b = 0: bellperson's boolean constraint */
   uint32_t b = new_aux(g, true);
   row_begin(g);
@@ -291,12 +254,10 @@ static void g_newbit(gen *g)
   g->cur.free_kind = FREE_BIT;
   g->cur.free_var = b;
   row_end(g);
-  if (!vec_push(&g->b_bits, b))
-    g->oom = true;
+  if (!vec_push(&g->b_bits, b)) g->oom = true;
 }
 
-static void g_square(gen *g)
-{
+static void g_square(gen *g) {
   /* w * w = w2 with w a free full-width element */
   uint32_t w = new_aux(g, false);
   row_begin(g);
@@ -308,13 +269,11 @@ static void g_square(gen *g)
   g->cur.out_var = w2;
   g->cur.out_coeff = g->c_one;
   row_end(g);
-  if (!vec_push(&g->b_fields, w))
-    g->oom = true;
+  if (!vec_push(&g->b_fields, w)) g->oom = true;
   push_output(g, &g->pend_fields, w2);
 }
 
-static void g_bitop(gen *g, bool is_xor)
-{
+static void g_bitop(gen *g, bool is_xor) {
   uint32_t x = take_pending(g, &g->pend_bits, &g->all_bits);
   uint32_t y = g->b_bits.v[rng_below(&g->r, g->b_bits.n)];
   if (x == y) { /* only when both came from the random fallback */
@@ -342,16 +301,13 @@ static void g_bitop(gen *g, bool is_xor)
   push_output(g, &g->pend_bits, z);
 }
 
-static void g_pack(gen *g)
-{
+static void g_pack(gen *g) {
   /* (sum 2^i b_i) * ONE = num: bits become a field element */
   size_t k = vec_pending(&g->pend_bits);
-  if (k > 32)
-    k = 32;
+  if (k > 32) k = 32;
   uint32_t num = new_aux(g, false);
   row_begin(g);
-  for (size_t i = 0; i < k; i++)
-    row_a(g, g->pend_bits.v[g->pend_bits.head++], g->pow2[i]);
+  for (size_t i = 0; i < k; i++) row_a(g, g->pend_bits.v[g->pend_bits.head++], g->pow2[i]);
   row_b(g, 0, g->c_one);
   g->cur.out_var = num;
   g->cur.out_coeff = g->c_one;
@@ -359,8 +315,7 @@ static void g_pack(gen *g)
   push_output(g, &g->pend_fields, num);
 }
 
-static void g_mul(gen *g)
-{
+static void g_mul(gen *g) {
   uint32_t x = take_pending(g, &g->pend_fields, &g->all_fields);
   uint32_t y = g->b_fields.v[rng_below(&g->r, g->b_fields.n)];
   if (x == y) {
@@ -377,16 +332,13 @@ static void g_mul(gen *g)
   push_output(g, &g->pend_fields, z);
 }
 
-static void g_linear(gen *g)
-{
+static void g_linear(gen *g) {
   /* (x1 + x2 [+ x3]) * ONE = z */
   size_t k = vec_pending(&g->pend_fields);
-  if (k > 3)
-    k = 3;
+  if (k > 3) k = 3;
   uint32_t z = new_aux(g, false);
   row_begin(g);
-  for (size_t i = 0; i < k; i++)
-    row_a(g, g->pend_fields.v[g->pend_fields.head++], g->c_one);
+  for (size_t i = 0; i < k; i++) row_a(g, g->pend_fields.v[g->pend_fields.head++], g->c_one);
   row_b(g, 0, g->c_one);
   g->cur.out_var = z;
   g->cur.out_coeff = g->c_one;
@@ -394,8 +346,7 @@ static void g_linear(gen *g)
   push_output(g, &g->pend_fields, z);
 }
 
-static void gen_sealing_step(gen *g)
-{
+static void gen_sealing_step(gen *g) {
   unsigned r = (unsigned)rng_below(&g->r, 100);
   if (g->all_fields.n == 0 || (r >= 92 && r < 96)) {
     g_square(g);
@@ -423,68 +374,53 @@ static void gen_sealing_step(gen *g)
 /* ---- random shape ----------------------------------------------------------------- */
 
 /* A random variable that already has a value: ONE or an aux variable. */
-static uint32_t random_known(gen *g)
-{
+static uint32_t random_known(gen *g) {
   uint64_t k = rng_below(&g->r, g->all_aux.n + 1);
   return k == g->all_aux.n ? 0 : g->all_aux.v[k];
 }
 
-static bool in_list(const uint32_t *l, size_t n, uint32_t v)
-{
+static bool in_list(const uint32_t *l, size_t n, uint32_t v) {
   for (size_t i = 0; i < n; i++)
-    if (l[i] == v)
-      return true;
+    if (l[i] == v) return true;
   return false;
 }
 
-static uint32_t random_coeff(gen *g)
-{
+static uint32_t random_coeff(gen *g) {
   return g->rand_first + (uint32_t)rng_below(&g->r, g->c->ncoeffs - g->rand_first);
 }
 
-static void gen_random_step(gen *g)
-{
+static void gen_random_step(gen *g) {
   uint32_t av[4], bv[4], cv[3];
   size_t na = 0, nb = 0, nc = 0;
   bool free_var = g->all_aux.n < 4 || rng_below(&g->r, 4) == 0;
   uint32_t f = NO_VAR;
-  if (free_var)
-    f = new_aux(g, false);
+  if (free_var) f = new_aux(g, false);
   if (g->all_aux.n > (free_var ? 1u : 0u)) {
-    uint32_t x = vec_pending(&g->pend_fields) ? g->pend_fields.v[g->pend_fields.head++]
-                                              : random_known(g);
-    if (x != f)
-      av[na++] = x;
+    uint32_t x =
+        vec_pending(&g->pend_fields) ? g->pend_fields.v[g->pend_fields.head++] : random_known(g);
+    if (x != f) av[na++] = x;
   }
   size_t want_a = 1 + rng_below(&g->r, 2), want_b = 1 + rng_below(&g->r, 3),
          want_c = rng_below(&g->r, 2);
   for (size_t t = 0; t < 8 && na < want_a; t++) {
     uint32_t v = random_known(g);
-    if (v != f && !in_list(av, na, v))
-      av[na++] = v;
+    if (v != f && !in_list(av, na, v)) av[na++] = v;
   }
   for (size_t t = 0; t < 8 && nb < want_b; t++) {
     uint32_t v = random_known(g);
-    if (v != f && !in_list(bv, nb, v))
-      bv[nb++] = v;
+    if (v != f && !in_list(bv, nb, v)) bv[nb++] = v;
   }
-  if (nb == 0)
-    bv[nb++] = 0;
+  if (nb == 0) bv[nb++] = 0;
   for (size_t t = 0; t < 8 && nc < want_c; t++) {
     uint32_t v = random_known(g);
-    if (v != f && !in_list(cv, nc, v))
-      cv[nc++] = v;
+    if (v != f && !in_list(cv, nc, v)) cv[nc++] = v;
   }
   uint32_t z = new_aux(g, false);
   row_begin(g);
-  if (f != NO_VAR)
-    row_a(g, f, random_coeff(g));
-  for (size_t i = 0; i < na; i++)
-    row_a(g, av[i], random_coeff(g));
-  for (size_t i = 0; i < nb; i++)
-    row_b(g, bv[i], random_coeff(g));
-  for (size_t i = 0; i < nc; i++)
-    row_c(g, cv[i], random_coeff(g));
+  if (f != NO_VAR) row_a(g, f, random_coeff(g));
+  for (size_t i = 0; i < na; i++) row_a(g, av[i], random_coeff(g));
+  for (size_t i = 0; i < nb; i++) row_b(g, bv[i], random_coeff(g));
+  for (size_t i = 0; i < nc; i++) row_c(g, cv[i], random_coeff(g));
   if (f != NO_VAR) {
     g->cur.free_kind = FREE_FIELD;
     g->cur.free_var = f;
@@ -492,16 +428,13 @@ static void gen_random_step(gen *g)
   g->cur.out_var = z;
   g->cur.out_coeff = random_coeff(g);
   row_end(g);
-  if (!vec_push(&g->pend_fields, z))
-    g->oom = true;
+  if (!vec_push(&g->pend_fields, z)) g->oom = true;
 }
 
 /* ---- generation ------------------------------------------------------------------- */
 
-void sp_circuit_free(sp_circuit *c)
-{
-  if (!c)
-    return;
+void sp_circuit_free(sp_circuit *c) {
+  if (!c) return;
   free(c->rows);
   free(c->terms);
   free(c->coeffs);
@@ -511,19 +444,16 @@ void sp_circuit_free(sp_circuit *c)
   free(c);
 }
 
-static uint64_t words_of(uint64_t bits)
-{
+static uint64_t words_of(uint64_t bits) {
   return bits / 64 + 1; /* one spare word so empty vectors still have storage */
 }
 
 /* Density as bellperson's DensityTracker computes it: a variable counts when it has a
  * non-zero coefficient in A (aux only), resp. B (inputs and aux). */
-static bool compute_density(sp_circuit *c)
-{
+static bool compute_density(sp_circuit *c) {
   uint64_t wa = words_of(c->aux_size), wi = words_of(c->inp_size);
   c->bitmaps = calloc(2 * wa + wi, sizeof(uint64_t));
-  if (!c->bitmaps)
-    return false;
+  if (!c->bitmaps) return false;
   c->a_aux = c->bitmaps;
   c->b_inp = c->bitmaps + wa;
   c->b_aux = c->bitmaps + wa + wi;
@@ -547,17 +477,14 @@ static bool compute_density(sp_circuit *c)
     c->a_aux_pop += (uint64_t)__builtin_popcountll(c->a_aux[w]);
     c->b_aux_pop += (uint64_t)__builtin_popcountll(c->b_aux[w]);
   }
-  for (uint64_t w = 0; w < wi; w++)
-    c->b_inp_pop += (uint64_t)__builtin_popcountll(c->b_inp[w]);
+  for (uint64_t w = 0; w < wi; w++) c->b_inp_pop += (uint64_t)__builtin_popcountll(c->b_inp[w]);
   c->bit_vars = 0;
-  for (uint64_t j = 0; j < c->aux_size; j++)
-    c->bit_vars += c->is_bit[j];
+  for (uint64_t j = 0; j < c->aux_size; j++) c->bit_vars += c->is_bit[j];
   return true;
 }
 
 int sp_circuit_generate(uint64_t constraints, uint32_t inputs, sp_shape shape, uint64_t seed,
-                        sp_circuit **out, char *err, size_t errlen)
-{
+                        sp_circuit **out, char *err, size_t errlen) {
   *out = NULL;
   if (shape != SP_SHAPE_SEALING && shape != SP_SHAPE_RANDOM) {
     sp_set_err(err, errlen, "unknown circuit shape %d", (int)shape);
@@ -566,32 +493,29 @@ int sp_circuit_generate(uint64_t constraints, uint32_t inputs, sp_shape shape, u
   uint64_t inp_size = (uint64_t)inputs + 1;
   if (constraints < 2 * (uint64_t)inputs + 10) {
     sp_set_err(err, errlen,
-            "constraints %llu is too small for %u inputs: need at least 2 * inputs + 10 = %llu "
-            "(one constraint per input binds it, one per input plus ONE is bellperson's input "
-            "constraint)",
-            (unsigned long long)constraints, inputs, 2 * (unsigned long long)inputs + 10);
+               "constraints %llu is too small for %u inputs: need at least 2 * inputs + 10 = %llu "
+               "(one constraint per input binds it, one per input plus ONE is bellperson's input "
+               "constraint)",
+               (unsigned long long)constraints, inputs, 2 * (unsigned long long)inputs + 10);
     return SEALPROV_ERR_INVALID_ARGUMENT;
   }
   /* variables are 32-bit indices; rows carry one or two new variables each */
   if (constraints > (UINT64_C(1) << 28)) {
     sp_set_err(err, errlen, "constraints %llu exceeds the supported maximum 2^28",
-            (unsigned long long)constraints);
+               (unsigned long long)constraints);
     return SEALPROV_ERR_INVALID_ARGUMENT;
   }
   sp_circuit *c = calloc(1, sizeof *c);
   gen g = {0};
-  if (!c)
-    goto oom;
+  if (!c) goto oom;
   g.c = c;
   c->shape = shape;
   c->inp_size = inp_size;
   uint64_t n_rows = constraints - inp_size;
   c->rows = malloc(n_rows * sizeof(row));
-  if (!c->rows)
-    goto oom;
+  if (!c->rows) goto oom;
   unsigned log = 0;
-  while ((UINT64_C(1) << log) < constraints)
-    log++;
+  while ((UINT64_C(1) << log) < constraints) log++;
   c->log_domain = log;
   rng_init(&g.r, seed, 1);
 
@@ -615,8 +539,7 @@ int sp_circuit_generate(uint64_t constraints, uint32_t inputs, sp_shape shape, u
       add_coeff(&g, &v);
     }
   }
-  if (g.oom)
-    goto oom;
+  if (g.oom) goto oom;
 
   uint64_t body = n_rows - inputs;
   while (c->n_rows < body && !g.oom) {
@@ -635,8 +558,7 @@ int sp_circuit_generate(uint64_t constraints, uint32_t inputs, sp_shape shape, u
     g.cur.out_coeff = g.c_one;
     row_end(&g);
   }
-  if (g.oom || !compute_density(c))
-    goto oom;
+  if (g.oom || !compute_density(c)) goto oom;
   free(g.pend_bits.v);
   free(g.pend_fields.v);
   free(g.b_bits.v);
@@ -656,12 +578,11 @@ oom:
   free(g.all_aux.v);
   sp_circuit_free(c);
   sp_set_err(err, errlen, "out of memory generating a %llu-constraint circuit",
-          (unsigned long long)constraints);
+             (unsigned long long)constraints);
   return SEALPROV_ERR_NO_MEMORY;
 }
 
-void sp_circuit_info_get(const sp_circuit *c, sp_circuit_info *info)
-{
+void sp_circuit_info_get(const sp_circuit *c, sp_circuit_info *info) {
   info->abc_size = c->n_rows + c->inp_size;
   info->inp_size = c->inp_size;
   info->aux_size = c->aux_size;
@@ -675,18 +596,15 @@ void sp_circuit_info_get(const sp_circuit *c, sp_circuit_info *info)
 
 /* ---- witness ---------------------------------------------------------------------- */
 
-void sp_witness_free(sp_witness *w)
-{
-  if (!w)
-    return;
+void sp_witness_free(sp_witness *w) {
+  if (!w) return;
   free(w->scalars);
   free(w->bitmaps);
   free(w);
 }
 
-int sp_assignment_break_row(const sealprov_assignment *asg, uint64_t r, uint8_t **c_out,
-                            char *err, size_t errlen)
-{
+int sp_assignment_break_row(const sealprov_assignment *asg, uint64_t r, uint8_t **c_out, char *err,
+                            size_t errlen) {
   *c_out = NULL;
   if (asg == NULL || r >= asg->abc_size) {
     sp_set_err(err, errlen, "row %llu is not a row of the assignment (abc_size %llu)",
@@ -715,8 +633,7 @@ int sp_assignment_break_row(const sealprov_assignment *asg, uint64_t r, uint8_t 
   return SEALPROV_OK;
 }
 
-static fr_t lc_eval(const sp_circuit *c, const term *t, unsigned n, const fr_t *z)
-{
+static fr_t lc_eval(const sp_circuit *c, const term *t, unsigned n, const fr_t *z) {
   fr_t acc = FR_ZERO, tmp;
   for (unsigned k = 0; k < n; k++) {
     fr_mul(&tmp, &c->coeffs[t[k].coeff], &z[t[k].var]);
@@ -726,19 +643,16 @@ static fr_t lc_eval(const sp_circuit *c, const term *t, unsigned n, const fr_t *
 }
 
 int sp_circuit_witness(const sp_circuit *c, uint64_t seed, sp_witness **out, char *err,
-                       size_t errlen)
-{
+                       size_t errlen) {
   *out = NULL;
   uint64_t nvars = c->inp_size + c->aux_size, abc = c->n_rows + c->inp_size;
   uint64_t wa = words_of(c->aux_size), wi = words_of(c->inp_size);
   sp_witness *w = calloc(1, sizeof *w);
   fr_t *z = calloc(nvars, sizeof(fr_t));
-  if (!w || !z)
-    goto oom;
+  if (!w || !z) goto oom;
   w->scalars = malloc((3 * abc + nvars) * 32);
   w->bitmaps = malloc((2 * wa + wi) * sizeof(uint64_t));
-  if (!w->scalars || !w->bitmaps)
-    goto oom;
+  if (!w->scalars || !w->bitmaps) goto oom;
   memcpy(w->bitmaps, c->bitmaps, (2 * wa + wi) * sizeof(uint64_t));
   uint8_t *pa = w->scalars, *pb = pa + 32 * abc, *pc = pb + 32 * abc, *pz = pc + 32 * abc;
 
@@ -765,7 +679,7 @@ int sp_circuit_witness(const sp_circuit *c, uint64_t seed, sp_witness **out, cha
     }
     if (!fr_eq(&ab, &cv)) {
       sp_set_err(err, errlen, "internal: constraint %llu is not satisfied by the witness",
-              (unsigned long long)i);
+                 (unsigned long long)i);
       sp_witness_free(w);
       free(z);
       return SEALPROV_ERR_INTERNAL;
@@ -781,8 +695,7 @@ int sp_circuit_witness(const sp_circuit *c, uint64_t seed, sp_witness **out, cha
     memset(pb + 32 * k, 0, 32);
     memset(pc + 32 * k, 0, 32);
   }
-  for (uint64_t v = 0; v < nvars; v++)
-    fr_to_le32(pz + 32 * v, &z[v]);
+  for (uint64_t v = 0; v < nvars; v++) fr_to_le32(pz + 32 * v, &z[v]);
   free(z);
 
   sealprov_assignment *a = &w->asg;
@@ -809,7 +722,7 @@ oom:
   sp_witness_free(w);
   free(z);
   sp_set_err(err, errlen, "out of memory for a witness of %llu variables",
-          (unsigned long long)nvars);
+             (unsigned long long)nvars);
   return SEALPROV_ERR_NO_MEMORY;
 }
 
@@ -830,19 +743,15 @@ oom:
 
 typedef struct fb_table {
   unsigned w, windows;
-  size_t entries;   /* 2^(w-1) per window */
-  void *t;          /* windows * entries affine points */
+  size_t entries; /* 2^(w-1) per window */
+  void *t;        /* windows * entries affine points */
 } fb_table;
 
-static unsigned fb_windows(unsigned w)
-{
-  return (256 + w - 1) / w;
-}
+static unsigned fb_windows(unsigned w) { return (256 + w - 1) / w; }
 
 /* The w that minimizes table construction (about 2 affine-add costs per entry) plus n
  * products of fb_windows(w) additions each. */
-static unsigned fb_choose_w(size_t n)
-{
+static unsigned fb_choose_w(size_t n) {
   unsigned best = 4;
   double best_cost = 0;
   for (unsigned w = 4; w <= FB_MAX_W; w++) {
@@ -857,16 +766,14 @@ static unsigned fb_choose_w(size_t n)
 
 /* Signed digits of k: sum digit[j] 2^(w j), |digit| <= 2^(w-1). k < 2^255 and
  * w * windows >= 256, so the last carry is always absorbed. */
-static void fb_recode(int32_t *digit, const fr_t *k, unsigned w, unsigned windows)
-{
+static void fb_recode(int32_t *digit, const fr_t *k, unsigned w, unsigned windows) {
   scalar_t s;
   fr_to_scalar(&s, k);
   uint32_t carry = 0, half = UINT32_C(1) << (w - 1), full = UINT32_C(1) << w;
   for (unsigned j = 0; j < windows; j++) {
     unsigned bit = j * w, limb = bit / 64, off = bit % 64;
     uint64_t v = limb < 4 ? s.l[limb] >> off : 0;
-    if (off + w > 64 && limb + 1 < 4)
-      v |= s.l[limb + 1] << (64 - off);
+    if (off + w > 64 && limb + 1 < 4) v |= s.l[limb + 1] << (64 - off);
     uint32_t d = (uint32_t)(v & (full - 1)) + carry;
     if (d > half) {
       digit[j] = (int32_t)d - (int32_t)full;
@@ -885,106 +792,96 @@ typedef struct fb_build_ctx {
   _Atomic int failed;
 } fb_build_ctx;
 
-#define FB_DEFINE(G, F)                                                                       \
-  static void fb_fill_##G(fb_table *fb, const G##_jac_t *base, size_t win, _Atomic int *failed) \
-  {                                                                                           \
-    G##_jac_t *tmp = malloc(fb->entries * sizeof *tmp);                                       \
-    if (!tmp) {                                                                               \
-      atomic_store(failed, 1);                                                                \
-      return;                                                                                 \
-    }                                                                                         \
-    tmp[0] = *base;                                                                           \
-    for (size_t d = 1; d < fb->entries; d++)                                                  \
-      G##_jac_add(&tmp[d], &tmp[d - 1], base);                                                \
-    G##_jac_batch_to_affine((G##_affine_t *)fb->t + win * fb->entries, tmp, fb->entries);     \
-    free(tmp);                                                                                \
-  }                                                                                           \
-                                                                                              \
-  /* out[i] = k[i] * G for i < n <= FB_BATCH; scratch from fb_scratch_bytes(). */             \
-  static void fb_block_##G(const fb_table *fb, const fr_t *k, size_t n, G##_affine_t *out,    \
-                           void *scratch)                                                     \
-  {                                                                                           \
-    int32_t *dig = scratch;                                                                   \
-    G##_affine_t *pt = (G##_affine_t *)(dig + FB_BATCH * FB_MAX_WINDOWS);                     \
-    F##_t *den = (F##_t *)(pt + FB_BATCH), *pre = den + FB_BATCH;                             \
-    uint32_t *act = (uint32_t *)(pre + FB_BATCH);                                             \
-    bool *inf = (bool *)(act + FB_BATCH);                                                     \
-    const G##_affine_t *tab = fb->t;                                                          \
-    for (size_t i = 0; i < n; i++) {                                                          \
-      fb_recode(dig + i * FB_MAX_WINDOWS, &k[i], fb->w, fb->windows);                         \
-      inf[i] = true;                                                                          \
-    }                                                                                         \
-    for (unsigned j = 0; j < fb->windows; j++) {                                              \
-      size_t na = 0;                                                                          \
-      for (size_t i = 0; i < n; i++) {                                                        \
-        int32_t d = dig[i * FB_MAX_WINDOWS + j];                                              \
-        if (d == 0)                                                                           \
-          continue;                                                                           \
-        G##_affine_t p = tab[j * fb->entries + (size_t)(d < 0 ? -d : d) - 1];                 \
-        if (d < 0)                                                                            \
-          G##_affine_neg(&p, &p);                                                             \
-        if (inf[i]) {                                                                         \
-          out[i] = p;                                                                         \
-          inf[i] = false;                                                                     \
-        } else if (F##_eq(&out[i].x, &p.x)) {                                                 \
-          /* doubling or cancellation: vanishingly rare, done the slow way */                 \
-          G##_jac_t a;                                                                        \
-          G##_jac_from_affine(&a, &out[i]);                                                   \
-          G##_jac_add_affine(&a, &a, &p);                                                     \
-          if (G##_jac_is_inf(&a))                                                             \
-            inf[i] = true;                                                                    \
-          else                                                                                \
-            G##_jac_to_affine(&out[i], &a);                                                   \
-        } else {                                                                              \
-          pt[i] = p;                                                                          \
-          F##_sub(&den[na], &p.x, &out[i].x);                                                 \
-          act[na++] = (uint32_t)i;                                                            \
-        }                                                                                     \
-      }                                                                                       \
-      if (na == 0)                                                                            \
-        continue;                                                                             \
-      /* one inversion for the whole step */                                                  \
-      pre[0] = den[0];                                                                        \
-      for (size_t t = 1; t < na; t++)                                                         \
-        F##_mul(&pre[t], &pre[t - 1], &den[t]);                                               \
-      F##_t inv, it, lam, x3, tmp;                                                            \
-      F##_inv(&inv, &pre[na - 1]);                                                            \
-      for (size_t t = na; t-- > 0;) {                                                         \
-        if (t > 0) {                                                                          \
-          F##_mul(&it, &inv, &pre[t - 1]);                                                    \
-          F##_mul(&inv, &inv, &den[t]);                                                       \
-        } else {                                                                              \
-          it = inv;                                                                           \
-        }                                                                                     \
-        G##_affine_t *a = &out[act[t]];                                                       \
-        const G##_affine_t *p = &pt[act[t]];                                                  \
-        F##_sub(&lam, &p->y, &a->y);                                                          \
-        F##_mul(&lam, &lam, &it);                                                             \
-        F##_sqr(&x3, &lam);                                                                   \
-        F##_sub(&x3, &x3, &a->x);                                                             \
-        F##_sub(&x3, &x3, &p->x);                                                             \
-        F##_sub(&tmp, &a->x, &x3);                                                            \
-        F##_mul(&tmp, &tmp, &lam);                                                            \
-        F##_sub(&a->y, &tmp, &a->y);                                                          \
-        a->x = x3;                                                                            \
-      }                                                                                       \
-    }                                                                                         \
-    for (size_t i = 0; i < n; i++)                                                            \
-      if (inf[i])                                                                             \
-        G##_affine_set_inf(&out[i]);                                                          \
+#define FB_DEFINE(G, F)                                                                           \
+  static void fb_fill_##G(fb_table *fb, const G##_jac_t *base, size_t win, _Atomic int *failed) { \
+    G##_jac_t *tmp = malloc(fb->entries * sizeof *tmp);                                           \
+    if (!tmp) {                                                                                   \
+      atomic_store(failed, 1);                                                                    \
+      return;                                                                                     \
+    }                                                                                             \
+    tmp[0] = *base;                                                                               \
+    for (size_t d = 1; d < fb->entries; d++) G##_jac_add(&tmp[d], &tmp[d - 1], base);             \
+    G##_jac_batch_to_affine((G##_affine_t *)fb->t + win * fb->entries, tmp, fb->entries);         \
+    free(tmp);                                                                                    \
+  }                                                                                               \
+                                                                                                  \
+  /* out[i] = k[i] * G for i < n <= FB_BATCH; scratch from fb_scratch_bytes(). */                 \
+  static void fb_block_##G(const fb_table *fb, const fr_t *k, size_t n, G##_affine_t *out,        \
+                           void *scratch) {                                                       \
+    int32_t *dig = scratch;                                                                       \
+    G##_affine_t *pt = (G##_affine_t *)(dig + FB_BATCH * FB_MAX_WINDOWS);                         \
+    F##_t *den = (F##_t *)(pt + FB_BATCH), *pre = den + FB_BATCH;                                 \
+    uint32_t *act = (uint32_t *)(pre + FB_BATCH);                                                 \
+    bool *inf = (bool *)(act + FB_BATCH);                                                         \
+    const G##_affine_t *tab = fb->t;                                                              \
+    for (size_t i = 0; i < n; i++) {                                                              \
+      fb_recode(dig + i * FB_MAX_WINDOWS, &k[i], fb->w, fb->windows);                             \
+      inf[i] = true;                                                                              \
+    }                                                                                             \
+    for (unsigned j = 0; j < fb->windows; j++) {                                                  \
+      size_t na = 0;                                                                              \
+      for (size_t i = 0; i < n; i++) {                                                            \
+        int32_t d = dig[i * FB_MAX_WINDOWS + j];                                                  \
+        if (d == 0) continue;                                                                     \
+        G##_affine_t p = tab[j * fb->entries + (size_t)(d < 0 ? -d : d) - 1];                     \
+        if (d < 0) G##_affine_neg(&p, &p);                                                        \
+        if (inf[i]) {                                                                             \
+          out[i] = p;                                                                             \
+          inf[i] = false;                                                                         \
+        } else if (F##_eq(&out[i].x, &p.x)) {                                                     \
+          /* doubling or cancellation: vanishingly rare, done the slow way */                     \
+          G##_jac_t a;                                                                            \
+          G##_jac_from_affine(&a, &out[i]);                                                       \
+          G##_jac_add_affine(&a, &a, &p);                                                         \
+          if (G##_jac_is_inf(&a))                                                                 \
+            inf[i] = true;                                                                        \
+          else                                                                                    \
+            G##_jac_to_affine(&out[i], &a);                                                       \
+        } else {                                                                                  \
+          pt[i] = p;                                                                              \
+          F##_sub(&den[na], &p.x, &out[i].x);                                                     \
+          act[na++] = (uint32_t)i;                                                                \
+        }                                                                                         \
+      }                                                                                           \
+      if (na == 0) continue;                                                                      \
+      /* one inversion for the whole step */                                                      \
+      pre[0] = den[0];                                                                            \
+      for (size_t t = 1; t < na; t++) F##_mul(&pre[t], &pre[t - 1], &den[t]);                     \
+      F##_t inv, it, lam, x3, tmp;                                                                \
+      F##_inv(&inv, &pre[na - 1]);                                                                \
+      for (size_t t = na; t-- > 0;) {                                                             \
+        if (t > 0) {                                                                              \
+          F##_mul(&it, &inv, &pre[t - 1]);                                                        \
+          F##_mul(&inv, &inv, &den[t]);                                                           \
+        } else {                                                                                  \
+          it = inv;                                                                               \
+        }                                                                                         \
+        G##_affine_t *a = &out[act[t]];                                                           \
+        const G##_affine_t *p = &pt[act[t]];                                                      \
+        F##_sub(&lam, &p->y, &a->y);                                                              \
+        F##_mul(&lam, &lam, &it);                                                                 \
+        F##_sqr(&x3, &lam);                                                                       \
+        F##_sub(&x3, &x3, &a->x);                                                                 \
+        F##_sub(&x3, &x3, &p->x);                                                                 \
+        F##_sub(&tmp, &a->x, &x3);                                                                \
+        F##_mul(&tmp, &tmp, &lam);                                                                \
+        F##_sub(&a->y, &tmp, &a->y);                                                              \
+        a->x = x3;                                                                                \
+      }                                                                                           \
+    }                                                                                             \
+    for (size_t i = 0; i < n; i++)                                                                \
+      if (inf[i]) G##_affine_set_inf(&out[i]);                                                    \
   }
 
 FB_DEFINE(g1, fp)
 FB_DEFINE(g2, fp2)
 
-static size_t fb_scratch_bytes(void)
-{
-  return FB_BATCH * (FB_MAX_WINDOWS * sizeof(int32_t) + sizeof(g2_affine_t) +
-                     2 * sizeof(fp2_t) + sizeof(uint32_t) + sizeof(bool));
+static size_t fb_scratch_bytes(void) {
+  return FB_BATCH * (FB_MAX_WINDOWS * sizeof(int32_t) + sizeof(g2_affine_t) + 2 * sizeof(fp2_t) +
+                     sizeof(uint32_t) + sizeof(bool));
 }
 
-static void fb_build_range(void *vctx, size_t begin, size_t end, unsigned chunk)
-{
+static void fb_build_range(void *vctx, size_t begin, size_t end, unsigned chunk) {
   (void)chunk;
   fb_build_ctx *c = vctx;
   for (size_t j = begin; j < end; j++) {
@@ -996,8 +893,7 @@ static void fb_build_range(void *vctx, size_t begin, size_t end, unsigned chunk)
 }
 
 /* Builds the table of G1's (or G2's) generator for about n products. */
-static bool fb_init(fb_table *fb, bool g2, size_t n, unsigned nthreads)
-{
+static bool fb_init(fb_table *fb, bool g2, size_t n, unsigned nthreads) {
   fb->w = fb_choose_w(n);
   fb->windows = fb_windows(fb->w);
   fb->entries = (size_t)1 << (fb->w - 1);
@@ -1014,16 +910,14 @@ static bool fb_init(fb_table *fb, bool g2, size_t n, unsigned nthreads)
     g2_jac_t *b = bases;
     g2_jac_from_affine(&b[0], &g);
     for (unsigned j = 1; j < fb->windows; j++)
-      for (unsigned i = 0; i < fb->w; i++)
-        g2_jac_dbl(&b[j], i ? &b[j] : &b[j - 1]);
+      for (unsigned i = 0; i < fb->w; i++) g2_jac_dbl(&b[j], i ? &b[j] : &b[j - 1]);
   } else {
     g1_affine_t g;
     g1_generator(&g);
     g1_jac_t *b = bases;
     g1_jac_from_affine(&b[0], &g);
     for (unsigned j = 1; j < fb->windows; j++)
-      for (unsigned i = 0; i < fb->w; i++)
-        g1_jac_dbl(&b[j], i ? &b[j] : &b[j - 1]);
+      for (unsigned i = 0; i < fb->w; i++) g1_jac_dbl(&b[j], i ? &b[j] : &b[j - 1]);
   }
   fb_build_ctx c = {.fb = fb, .bases = bases, .g2 = g2};
   atomic_init(&c.failed, 0);
@@ -1032,8 +926,7 @@ static bool fb_init(fb_table *fb, bool g2, size_t n, unsigned nthreads)
   return ok;
 }
 
-static void fb_free(fb_table *fb)
-{
+static void fb_free(fb_table *fb) {
   free(fb->t);
   fb->t = NULL;
 }
@@ -1044,15 +937,14 @@ static void fb_free(fb_table *fb)
 
 typedef struct emit_ctx {
   const fb_table *fb;
-  const fr_t *k;   /* this block's scalars */
+  const fr_t *k; /* this block's scalars */
   bool g2;
-  void *aff;       /* EMIT_BLOCK affine points */
-  uint8_t *bytes;  /* EMIT_BLOCK serialized points */
+  void *aff;      /* EMIT_BLOCK affine points */
+  uint8_t *bytes; /* EMIT_BLOCK serialized points */
   _Atomic int failed;
 } emit_ctx;
 
-static void emit_range(void *vctx, size_t begin, size_t end, unsigned chunk)
-{
+static void emit_range(void *vctx, size_t begin, size_t end, unsigned chunk) {
   (void)chunk;
   emit_ctx *e = vctx;
   void *scratch = malloc(fb_scratch_bytes());
@@ -1065,24 +957,22 @@ static void emit_range(void *vctx, size_t begin, size_t end, unsigned chunk)
     if (e->g2) {
       g2_affine_t *a = (g2_affine_t *)e->aff + b;
       fb_block_g2(e->fb, e->k + b, n, a, scratch);
-      for (size_t i = 0; i < n; i++)
-        g2_serialize(e->bytes + 192 * (b + i), &a[i]);
+      for (size_t i = 0; i < n; i++) g2_serialize(e->bytes + 192 * (b + i), &a[i]);
     } else {
       g1_affine_t *a = (g1_affine_t *)e->aff + b;
       fb_block_g1(e->fb, e->k + b, n, a, scratch);
-      for (size_t i = 0; i < n; i++)
-        g1_serialize(e->bytes + 96 * (b + i), &a[i]);
+      for (size_t i = 0; i < n; i++) g1_serialize(e->bytes + 96 * (b + i), &a[i]);
     }
   }
   free(scratch);
 }
 
 typedef struct sink {
-  FILE *f[2];      /* params, vk (either may be NULL) */
+  FILE *f[2]; /* params, vk (either may be NULL) */
   const char *path[2];
-  int failed;      /* index+1 of the file that failed */
+  int failed; /* index+1 of the file that failed */
   int err_no;
-  void *aff;       /* scratch, sized for EMIT_BLOCK G2 points */
+  void *aff; /* scratch, sized for EMIT_BLOCK G2 points */
   uint8_t *bytes;
   unsigned nthreads;
   const fb_table *fb1, *fb2;
@@ -1090,22 +980,20 @@ typedef struct sink {
   size_t block;             /* points per emitted block */
   char *err;                /* ext's message */
   size_t errlen;
-  int ext_rc;               /* ext's status when it failed */
-  double mul_ms, write_ms;  /* SP_SETUP_PROFILE: time in products and in fwrite */
+  int ext_rc;                  /* ext's status when it failed */
+  double mul_ms, write_ms;     /* SP_SETUP_PROFILE: time in products and in fwrite */
   const sp_progress *progress; /* after each block: points done of all (a G2 point counts 3) */
   double done, total;
 } sink;
 
 /* Work done on the points: a G2 product costs about three G1 ones. */
-static void sink_progress(sink *s, size_t cnt, bool g2)
-{
+static void sink_progress(sink *s, size_t cnt, bool g2) {
   s->done += (double)cnt * (g2 ? 3.0 : 1.0);
   if (s->progress && s->progress->fn)
     s->progress->fn(s->progress->user, "parameters", s->done, s->total);
 }
 
-static void sink_write(sink *s, bool to_vk, const void *p, size_t n)
-{
+static void sink_write(sink *s, bool to_vk, const void *p, size_t n) {
   for (int i = 0; i < (to_vk ? 2 : 1); i++)
     if (s->f[i] && !s->failed && fwrite(p, 1, n, s->f[i]) != n) {
       s->failed = i + 1;
@@ -1114,8 +1002,7 @@ static void sink_write(sink *s, bool to_vk, const void *p, size_t n)
 }
 
 /* Writes k[i] * G for i < n (G2 if g2), optionally preceded by the u32 BE length. */
-static bool emit_points(sink *s, bool to_vk, bool with_len, const fr_t *k, size_t n, bool g2)
-{
+static bool emit_points(sink *s, bool to_vk, bool with_len, const fr_t *k, size_t n, bool g2) {
   if (with_len) {
     uint8_t len[4] = {(uint8_t)(n >> 24), (uint8_t)(n >> 16), (uint8_t)(n >> 8), (uint8_t)n};
     sink_write(s, to_vk, len, 4);
@@ -1136,11 +1023,10 @@ static bool emit_points(sink *s, bool to_vk, bool with_len, const fr_t *k, size_
       sink_progress(s, cnt, g2);
       continue;
     }
-    emit_ctx e = {.fb = g2 ? s->fb2 : s->fb1, .k = k + off, .g2 = g2, .aff = s->aff,
-                  .bytes = s->bytes};
+    emit_ctx e = {
+        .fb = g2 ? s->fb2 : s->fb1, .k = k + off, .g2 = g2, .aff = s->aff, .bytes = s->bytes};
     atomic_init(&e.failed, 0);
-    if (!bls_parallel_for(cnt, s->nthreads, emit_range, &e) || atomic_load(&e.failed))
-      return false;
+    if (!bls_parallel_for(cnt, s->nthreads, emit_range, &e) || atomic_load(&e.failed)) return false;
     sink_write(s, to_vk, s->bytes, cnt * (g2 ? 192u : 96u));
     sink_progress(s, cnt, g2);
   }
@@ -1156,8 +1042,7 @@ typedef struct lag_ctx {
   fr_t omega, scale; /* scale = t(tau) / m */
 } lag_ctx;
 
-static void lag_range(void *vctx, size_t begin, size_t end, unsigned chunk)
-{
+static void lag_range(void *vctx, size_t begin, size_t end, unsigned chunk) {
   (void)chunk;
   lag_ctx *l = vctx;
   fr_t wi;
@@ -1187,8 +1072,7 @@ typedef struct qap_ctx {
   unsigned parts;
 } qap_ctx;
 
-static void qap_range(void *vctx, size_t begin, size_t end, unsigned chunk)
-{
+static void qap_range(void *vctx, size_t begin, size_t end, unsigned chunk) {
   (void)chunk;
   const qap_ctx *x = vctx;
   const sp_circuit *c = x->c;
@@ -1200,8 +1084,7 @@ static void qap_range(void *vctx, size_t begin, size_t end, unsigned chunk)
       const term *t = c->terms + rw->start;
       unsigned n = (unsigned)rw->na + rw->nb + rw->nc;
       for (unsigned q = 0; q < n; q++) {
-        if (!QAP_MINE(t[q].var))
-          continue;
+        if (!QAP_MINE(t[q].var)) continue;
         fr_t *acc = q < rw->na ? x->u : q < (unsigned)rw->na + rw->nb ? x->v : x->w;
         fr_mul(&tmp_fr, &c->coeffs[t[q].coeff], &x->lag[i]);
         fr_add(&acc[t[q].var], &acc[t[q].var], &tmp_fr);
@@ -1212,18 +1095,15 @@ static void qap_range(void *vctx, size_t begin, size_t end, unsigned chunk)
       }
     }
     for (uint64_t i = 0; i < c->inp_size; i++)
-      if (QAP_MINE(i))
-        fr_add(&x->u[i], &x->u[i], &x->lag[c->n_rows + i]);
+      if (QAP_MINE(i)) fr_add(&x->u[i], &x->u[i], &x->lag[c->n_rows + i]);
 #undef QAP_MINE
   }
 }
 
-static FILE *open_tmp(const char *path, char **tmp_out)
-{
+static FILE *open_tmp(const char *path, char **tmp_out) {
   size_t n = strlen(path) + 32;
   char *tmp = malloc(n);
-  if (!tmp)
-    return NULL;
+  if (!tmp) return NULL;
   snprintf(tmp, n, "%s.tmp%ld", path, (long)getpid());
   FILE *f = fopen(tmp, "wb");
   if (!f) {
@@ -1236,15 +1116,13 @@ static FILE *open_tmp(const char *path, char **tmp_out)
 
 int sp_circuit_write_params(const sp_circuit *c, uint64_t seed, unsigned nthreads,
                             const char *params_path, const char *vk_path, char *err,
-                            size_t errlen)
-{
+                            size_t errlen) {
   return sp_circuit_write_params_fb(c, seed, nthreads, NULL, params_path, vk_path, err, errlen);
 }
 
 int sp_circuit_write_params_fb(const sp_circuit *c, uint64_t seed, unsigned nthreads,
                                const sp_fixed_base *fb, const char *params_path,
-                               const char *vk_path, char *err, size_t errlen)
-{
+                               const char *vk_path, char *err, size_t errlen) {
   return sp_circuit_write_params_progress(c, seed, nthreads, fb, NULL, params_path, vk_path, err,
                                           errlen);
 }
@@ -1252,8 +1130,7 @@ int sp_circuit_write_params_fb(const sp_circuit *c, uint64_t seed, unsigned nthr
 int sp_circuit_write_params_progress(const sp_circuit *c, uint64_t seed, unsigned nthreads,
                                      const sp_fixed_base *fb, const sp_progress *progress,
                                      const char *params_path, const char *vk_path, char *err,
-                                     size_t errlen)
-{
+                                     size_t errlen) {
   int rc = SEALPROV_ERR_NO_MEMORY;
   uint64_t nvars = c->inp_size + c->aux_size, abc = c->n_rows + c->inp_size;
   size_t m = (size_t)1 << c->log_domain;
@@ -1312,8 +1189,7 @@ int sp_circuit_write_params_progress(const sp_circuit *c, uint64_t seed, unsigne
   u = calloc(nvars, sizeof(fr_t));
   v = calloc(nvars, sizeof(fr_t));
   w = calloc(nvars, sizeof(fr_t));
-  if (!u || !v || !w)
-    goto oom;
+  if (!u || !v || !w) goto oom;
   qap_ctx qc = {.c = c, .lag = lag, .u = u, .v = v, .w = w, .parts = s.nthreads};
   (void)bls_parallel_for(s.nthreads, s.nthreads, qap_range, &qc);
   free(lag);
@@ -1363,7 +1239,7 @@ int sp_circuit_write_params_progress(const sp_circuit *c, uint64_t seed, unsigne
       fr_mul(&k[i], &t1, pass == 0 ? &ginv : &dinv);
       if (fr_is_zero(&k[i])) {
         sp_set_err(err, errlen, "degenerate toxic waste: %s point %llu would be infinity",
-                pass == 0 ? "ic" : "l", (unsigned long long)i);
+                   pass == 0 ? "ic" : "l", (unsigned long long)i);
         rc = SEALPROV_ERR_INTERNAL;
         goto out;
       }
@@ -1373,8 +1249,7 @@ int sp_circuit_write_params_progress(const sp_circuit *c, uint64_t seed, unsigne
     } else {
       /* h (m-1 points: tau^i t(tau) / delta) comes between ic and l */
       fr_t *hk = malloc(m * sizeof(fr_t));
-      if (!hk)
-        goto oom;
+      if (!hk) goto oom;
       fr_t cur;
       fr_mul(&cur, &t_tau, &dinv);
       for (size_t i = 0; i + 1 < m; i++) {
@@ -1389,11 +1264,9 @@ int sp_circuit_write_params_progress(const sp_circuit *c, uint64_t seed, unsigne
   /* a: every input, then aux in A; b: inputs in B, then aux in B */
   if (ok) {
     size_t n = 0;
-    for (uint64_t i = 0; i < c->inp_size; i++)
-      k[n++] = u[i];
+    for (uint64_t i = 0; i < c->inp_size; i++) k[n++] = u[i];
     for (uint64_t j = 0; j < c->aux_size; j++)
-      if ((c->a_aux[j / 64] >> (j % 64)) & 1u)
-        k[n++] = u[c->inp_size + j];
+      if ((c->a_aux[j / 64] >> (j % 64)) & 1u) k[n++] = u[c->inp_size + j];
     for (size_t i = 0; i < n; i++)
       if (fr_is_zero(&k[i])) {
         sp_set_err(err, errlen, "degenerate toxic waste: a point %zu would be infinity", i);
@@ -1405,11 +1278,9 @@ int sp_circuit_write_params_progress(const sp_circuit *c, uint64_t seed, unsigne
   if (ok) {
     size_t n = 0;
     for (uint64_t i = 0; i < c->inp_size; i++)
-      if ((c->b_inp[i / 64] >> (i % 64)) & 1u)
-        k[n++] = v[i];
+      if ((c->b_inp[i / 64] >> (i % 64)) & 1u) k[n++] = v[i];
     for (uint64_t j = 0; j < c->aux_size; j++)
-      if ((c->b_aux[j / 64] >> (j % 64)) & 1u)
-        k[n++] = v[c->inp_size + j];
+      if ((c->b_aux[j / 64] >> (j % 64)) & 1u) k[n++] = v[c->inp_size + j];
     for (size_t i = 0; i < n; i++)
       if (fr_is_zero(&k[i])) {
         sp_set_err(err, errlen, "degenerate toxic waste: b point %zu would be infinity", i);
@@ -1425,8 +1296,7 @@ int sp_circuit_write_params_progress(const sp_circuit *c, uint64_t seed, unsigne
     rc = s.ext_rc;
     goto out;
   }
-  if (!ok)
-    goto oom;
+  if (!ok) goto oom;
   for (int i = 0; i < 2; i++)
     if (s.f[i]) {
       if (fclose(s.f[i]) != 0 && !s.failed) {
@@ -1456,15 +1326,13 @@ int sp_circuit_write_params_progress(const sp_circuit *c, uint64_t seed, unsigne
   goto out;
 oom:
   sp_set_err(err, errlen, "out of memory in the setup of a %llu-constraint circuit",
-          (unsigned long long)abc);
+             (unsigned long long)abc);
   rc = SEALPROV_ERR_NO_MEMORY;
 out:
   for (int i = 0; i < 2; i++) {
-    if (s.f[i])
-      fclose(s.f[i]);
+    if (s.f[i]) fclose(s.f[i]);
     if (tmp[i]) {
-      if (rc != SEALPROV_OK)
-        unlink(tmp[i]);
+      if (rc != SEALPROV_OK) unlink(tmp[i]);
       free(tmp[i]);
     }
   }
@@ -1482,18 +1350,15 @@ out:
 
 /* ---- sealprov setup ------------------------------------------------------------- */
 
-void sp_partition_name(char *buf, size_t len, uint32_t p, uint32_t nparts)
-{
+void sp_partition_name(char *buf, size_t len, uint32_t p, uint32_t nparts) {
   int digits = 0;
-  for (uint32_t n = nparts > 1 ? nparts - 1 : 0; n; n /= 10)
-    digits++;
+  for (uint32_t n = nparts > 1 ? nparts - 1 : 0; n; n /= 10) digits++;
   /* a uint32_t has at most 10 digits; bounded so the compiler can see it */
   digits = digits < 2 ? 2 : digits > 10 ? 10 : digits;
   snprintf(buf, len, "partition-%0*u.spa", digits, p);
 }
 
-int sp_setup_run(const sp_setup_opts *o, sp_setup_result *res, char *err, size_t errlen)
-{
+int sp_setup_run(const sp_setup_opts *o, sp_setup_result *res, char *err, size_t errlen) {
   memset(res, 0, sizeof *res);
   if (!o->out_dir || o->partitions == 0) {
     sp_set_err(err, errlen, "setup needs an output directory and at least one partition");
@@ -1502,8 +1367,7 @@ int sp_setup_run(const sp_setup_opts *o, sp_setup_result *res, char *err, size_t
   double t0 = sp_now_ms();
   sp_circuit *c = NULL;
   int rc = sp_circuit_generate(o->constraints, o->inputs, o->shape, o->seed, &c, err, errlen);
-  if (rc)
-    return rc;
+  if (rc) return rc;
   sp_circuit_info_get(c, &res->info);
   res->circuit_ms = sp_now_ms() - t0;
 
@@ -1519,25 +1383,22 @@ int sp_setup_run(const sp_setup_opts *o, sp_setup_result *res, char *err, size_t
   t0 = sp_now_ms();
   rc = sp_circuit_write_params_progress(c, o->seed, o->nthreads, o->fixed_base, o->progress, pp, vp,
                                         err, errlen);
-  if (rc)
-    goto out;
+  if (rc) goto out;
   res->params_ms = sp_now_ms() - t0;
   t0 = sp_now_ms();
   for (uint32_t p = 0; p < o->partitions; p++) {
     sp_witness *wt = NULL;
     /* a distinct witness stream per partition */
-    rc = sp_circuit_witness(c, o->seed ^ (UINT64_C(0x5EA1) << 32) ^ ((uint64_t)p + 1) *
-                                              UINT64_C(0x9E3779B97F4A7C15),
-                            &wt, err, errlen);
-    if (rc)
-      goto out;
+    rc = sp_circuit_witness(
+        c, o->seed ^ (UINT64_C(0x5EA1) << 32) ^ ((uint64_t)p + 1) * UINT64_C(0x9E3779B97F4A7C15),
+        &wt, err, errlen);
+    if (rc) goto out;
     char name[64];
     sp_partition_name(name, sizeof name, p, o->partitions);
     snprintf(pp, dl, "%s/%s", o->out_dir, name);
     rc = sp_spa_write(pp, &wt->asg, err, errlen);
     sp_witness_free(wt);
-    if (rc)
-      goto out;
+    if (rc) goto out;
     if (o->progress && o->progress->fn)
       o->progress->fn(o->progress->user, "partitions", (double)p + 1, (double)o->partitions);
   }
@@ -1551,43 +1412,34 @@ out:
 
 /* ---- circom .r1cs ------------------------------------------------------------------ */
 
-static void r1cs_put32(uint8_t *p, uint32_t v)
-{
-  for (int i = 0; i < 4; i++)
-    p[i] = (uint8_t)(v >> (8 * i));
+static void r1cs_put32(uint8_t *p, uint32_t v) {
+  for (int i = 0; i < 4; i++) p[i] = (uint8_t)(v >> (8 * i));
 }
 
-static void r1cs_put64(uint8_t *p, uint64_t v)
-{
-  for (int i = 0; i < 8; i++)
-    p[i] = (uint8_t)(v >> (8 * i));
+static void r1cs_put64(uint8_t *p, uint64_t v) {
+  for (int i = 0; i < 8; i++) p[i] = (uint8_t)(v >> (8 * i));
 }
 
 /* Writes one linear combination: n terms of row t plus out_var (C only). */
 static bool r1cs_lc(FILE *fp, const sp_circuit *c, const term *t, unsigned n, uint32_t out_var,
-                    uint32_t out_coeff)
-{
+                    uint32_t out_coeff) {
   uint8_t b[36];
   r1cs_put32(b, n + (out_var != NO_VAR));
-  if (fwrite(b, 4, 1, fp) != 1)
-    return false;
+  if (fwrite(b, 4, 1, fp) != 1) return false;
   for (unsigned k = 0; k <= n; k++) {
     uint32_t var = k < n ? t[k].var : out_var, co = k < n ? t[k].coeff : out_coeff;
-    if (k == n && out_var == NO_VAR)
-      break;
+    if (k == n && out_var == NO_VAR) break;
     r1cs_put32(b, var);
     fr_to_le32(b + 4, &c->coeffs[co]);
-    if (fwrite(b, 36, 1, fp) != 1)
-      return false;
+    if (fwrite(b, 36, 1, fp) != 1) return false;
   }
   return true;
 }
 
-int sp_circuit_write_r1cs(const sp_circuit *c, const char *path, char *err, size_t errlen)
-{
-  static const uint8_t r_le[32] = {
-      0x01, 0x00, 0x00, 0x00, 0xff, 0xff, 0xff, 0xff, 0xfe, 0x5b, 0xfe, 0xff, 0x02, 0xa4, 0xbd, 0x53,
-      0x05, 0xd8, 0xa1, 0x09, 0x08, 0xd8, 0x39, 0x33, 0x48, 0x7d, 0x9d, 0x29, 0x53, 0xa7, 0xed, 0x73};
+int sp_circuit_write_r1cs(const sp_circuit *c, const char *path, char *err, size_t errlen) {
+  static const uint8_t r_le[32] = {0x01, 0x00, 0x00, 0x00, 0xff, 0xff, 0xff, 0xff, 0xfe, 0x5b, 0xfe,
+                                   0xff, 0x02, 0xa4, 0xbd, 0x53, 0x05, 0xd8, 0xa1, 0x09, 0x08, 0xd8,
+                                   0x39, 0x33, 0x48, 0x7d, 0x9d, 0x29, 0x53, 0xa7, 0xed, 0x73};
   char esc[SP_ESC_MAX];
   uint64_t nwires = c->inp_size + c->aux_size;
   if (nwires > UINT32_MAX || c->n_rows > UINT32_MAX) {
@@ -1618,10 +1470,10 @@ int sp_circuit_write_r1cs(const sp_circuit *c, const char *path, char *err, size
   r1cs_put32(h + 24, 32);
   memcpy(h + 28, r_le, 32);
   r1cs_put32(h + 60, (uint32_t)nwires);
-  r1cs_put32(h + 64, 0);                       /* nPubOut */
+  r1cs_put32(h + 64, 0);                           /* nPubOut */
   r1cs_put32(h + 68, (uint32_t)(c->inp_size - 1)); /* nPubIn */
-  r1cs_put32(h + 72, 0);                       /* nPrvIn */
-  r1cs_put64(h + 76, nwires);                  /* nLabels */
+  r1cs_put32(h + 72, 0);                           /* nPrvIn */
+  r1cs_put64(h + 76, nwires);                      /* nLabels */
   r1cs_put32(h + 84, (uint32_t)c->n_rows);
   r1cs_put32(h + 88, 2); /* constraints */
   r1cs_put64(h + 92, csize);
@@ -1642,8 +1494,7 @@ int sp_circuit_write_r1cs(const sp_circuit *c, const char *path, char *err, size
     ok = fwrite(l, 8, 1, fp) == 1;
   }
   ok = (fclose(fp) == 0) && ok;
-  if (ok && rename(tmp, path) != 0)
-    ok = false;
+  if (ok && rename(tmp, path) != 0) ok = false;
   if (!ok) {
     int e = errno;
     unlink(tmp);
@@ -1656,16 +1507,14 @@ int sp_circuit_write_r1cs(const sp_circuit *c, const char *path, char *err, size
   return SEALPROV_OK;
 }
 
-int sp_setup_write_r1cs(const sp_setup_opts *o, char *err, size_t errlen)
-{
+int sp_setup_write_r1cs(const sp_setup_opts *o, char *err, size_t errlen) {
   if (!o || !o->out_dir) {
     sp_set_err(err, errlen, "setup: no output directory for circuit.r1cs");
     return SEALPROV_ERR_INVALID_ARGUMENT;
   }
   sp_circuit *c = NULL;
   int rc = sp_circuit_generate(o->constraints, o->inputs, o->shape, o->seed, &c, err, errlen);
-  if (rc)
-    return rc;
+  if (rc) return rc;
   size_t dl = strlen(o->out_dir) + 32;
   char *p = malloc(dl);
   if (!p) {

@@ -39,13 +39,13 @@ typedef enum sp_shape { SP_SHAPE_SEALING = 0, SP_SHAPE_RANDOM = 1 } sp_shape;
 typedef struct sp_circuit sp_circuit;
 
 typedef struct sp_circuit_info {
-  uint64_t abc_size;        /* constraints, the inp_size input constraints included */
-  uint64_t inp_size;        /* public inputs + 1 (ONE) */
+  uint64_t abc_size; /* constraints, the inp_size input constraints included */
+  uint64_t inp_size; /* public inputs + 1 (ONE) */
   uint64_t aux_size;
-  uint64_t domain;          /* m */
+  uint64_t domain; /* m */
   unsigned log_domain;
   uint64_t a_aux_popcount, b_inp_popcount, b_aux_popcount;
-  uint64_t bit_vars;        /* aux variables constrained or computed as bits */
+  uint64_t bit_vars; /* aux variables constrained or computed as bits */
 } sp_circuit_info;
 
 /* constraints = abc_size (the total, input constraints included); inputs = public
@@ -60,8 +60,8 @@ void sp_circuit_info_get(const sp_circuit *c, sp_circuit_info *info);
  * its memory. Different seeds give different witnesses and public inputs. */
 typedef struct sp_witness {
   sealprov_assignment asg;
-  uint8_t *scalars;   /* a, b, c, inputs, aux back to back */
-  uint64_t *bitmaps;  /* a_aux, b_inp, b_aux */
+  uint8_t *scalars;  /* a, b, c, inputs, aux back to back */
+  uint64_t *bitmaps; /* a_aux, b_inp, b_aux */
 } sp_witness;
 /* Computes the witness and checks a_i * b_i = c_i for every constraint (INTERNAL if
  * not). Returns OK, NO_MEMORY or INTERNAL. */
@@ -74,16 +74,15 @@ void sp_witness_free(sp_witness *w);
  * chance); the other rows as in asg. *c_out (abc_size scalars, malloc'd) is the caller's.
  * Returns OK, INVALID_ARGUMENT (no such row), NO_MEMORY or INTERNAL (a or b of the row is
  * not canonical). */
-int sp_assignment_break_row(const sealprov_assignment *asg, uint64_t r, uint8_t **c_out,
-                            char *err, size_t errlen);
+int sp_assignment_break_row(const sealprov_assignment *asg, uint64_t r, uint8_t **c_out, char *err,
+                            size_t errlen);
 
 /* Runs the Groth16 setup with toxic waste derived from seed and writes params_path
  * (bellperson .params) and vk_path (.vk, the first part of it); either may be NULL.
  * nthreads (0 = 1) share the fixed-base multiplications. Returns OK, IO, NO_MEMORY or
  * INTERNAL (degenerate toxic waste: a query point would be infinity). */
 int sp_circuit_write_params(const sp_circuit *c, uint64_t seed, unsigned nthreads,
-                            const char *params_path, const char *vk_path, char *err,
-                            size_t errlen);
+                            const char *params_path, const char *vk_path, char *err, size_t errlen);
 
 /* Another engine for the fixed-base products of the setup (the GPU's: cuda/
  * sp_cuda_setup.h). mul writes the serialized points k[i] * G (G1's generator, 96
@@ -92,9 +91,9 @@ int sp_circuit_write_params(const sp_circuit *c, uint64_t seed, unsigned nthread
  * files are the same bytes whichever engine computes the points. */
 typedef struct sp_fixed_base {
   void *ctx;
-  int (*mul)(void *ctx, bool g2, const void *k /* fr_t[n] */, size_t n, uint8_t *out,
-             char *err, size_t errlen);
-  size_t block; /* scalars per call, at least 1 */
+  int (*mul)(void *ctx, bool g2, const void *k /* fr_t[n] */, size_t n, uint8_t *out, char *err,
+             size_t errlen);
+  size_t block;     /* scalars per call, at least 1 */
   const char *name; /* for messages: "cuda device 0" */
 } sp_fixed_base;
 
@@ -128,7 +127,7 @@ typedef struct sp_setup_opts {
   uint32_t partitions;
   sp_shape shape;
   uint64_t seed;
-  const char *out_dir;      /* must exist */
+  const char *out_dir; /* must exist */
   unsigned nthreads;
   const sp_fixed_base *fixed_base; /* NULL: the CPU computes the points */
   const sp_progress *progress;     /* NULL: none */

@@ -19,8 +19,7 @@
  * group of order 2^32, so snarkjs's 2^k-th root is ours to an odd power K; the
  * evaluation at snarkjs's w^i is ours at index K i mod 2^k, and our NTTs serve with an
  * index permutation. */
-static void snarkjs_root(fr_t *w, unsigned log_n)
-{
+static void snarkjs_root(fr_t *w, unsigned log_n) {
   /* r - 1 = 2^32 t; (r - 1) / 2 = 2^31 t */
   uint64_t t[4], half[4];
   for (int i = 0; i < 4; i++) {
@@ -38,29 +37,23 @@ static void snarkjs_root(fr_t *w, unsigned log_n)
   for (uint64_t cand = 2;; cand++) { /* Euler's criterion; q = 5 for BLS12-381 */
     fr_from_u64(&q, cand);
     fr_pow(&e, &q, half, 4);
-    if (fr_eq(&e, &minus_one))
-      break;
+    if (fr_eq(&e, &minus_one)) break;
   }
   fr_pow(w, &q, t, 4);
-  for (unsigned i = log_n; i < 32; i++)
-    fr_sqr(w, w);
+  for (unsigned i = log_n; i < 32; i++) fr_sqr(w, w);
 }
 
 /* K with g^K = h in a cyclic group of order 2^m (g a generator): bit by bit. */
-static bool dlog_2adic(uint64_t *k_out, const fr_t *g, const fr_t *h, unsigned m)
-{
+static bool dlog_2adic(uint64_t *k_out, const fr_t *g, const fr_t *h, unsigned m) {
   fr_t ginv;
-  if (!fr_inv(&ginv, g))
-    return false;
+  if (!fr_inv(&ginv, g)) return false;
   uint64_t k = 0;
   for (unsigned i = 0; i < m; i++) {
     fr_t t;
     fr_pow_u64(&t, &ginv, k);
     fr_mul(&t, &t, h); /* order divides 2^(m - i) */
-    for (unsigned j = 0; j + 1 + i < m; j++)
-      fr_sqr(&t, &t);
-    if (!fr_is_one(&t))
-      k |= UINT64_C(1) << i;
+    for (unsigned j = 0; j + 1 + i < m; j++) fr_sqr(&t, &t);
+    if (!fr_is_one(&t)) k |= UINT64_C(1) << i;
   }
   fr_t chk;
   fr_pow_u64(&chk, g, k);
@@ -74,16 +67,13 @@ typedef struct snarkjs_ctx {
   scalar_t *h;
 } snarkjs_ctx;
 
-static void snarkjs_ab_range(void *vctx, size_t begin, size_t end, unsigned chunk)
-{
+static void snarkjs_ab_range(void *vctx, size_t begin, size_t end, unsigned chunk) {
   (void)chunk;
   snarkjs_ctx *x = vctx;
-  for (size_t i = begin; i < end; i++)
-    fr_mul(&x->c[i], &x->a[i], &x->b_in[i]);
+  for (size_t i = begin; i < end; i++) fr_mul(&x->c[i], &x->a[i], &x->b_in[i]);
 }
 
-static void snarkjs_h_range(void *vctx, size_t begin, size_t end, unsigned chunk)
-{
+static void snarkjs_h_range(void *vctx, size_t begin, size_t end, unsigned chunk) {
   (void)chunk;
   snarkjs_ctx *x = vctx;
   for (size_t i = begin; i < end; i++) {
@@ -97,29 +87,23 @@ static void snarkjs_h_range(void *vctx, size_t begin, size_t end, unsigned chunk
 /* One vector: evaluations on snarkjs's domain (natural order) -> evaluations on its
  * odd coset, in place. tmp: n scratch elements. */
 static bool snarkjs_to_odd(fr_t *v, fr_t *tmp, unsigned log_n, uint64_t k, const fr_t *shift,
-                           unsigned nthreads)
-{
+                           unsigned nthreads) {
   size_t n = (size_t)1 << log_n;
   uint64_t mask = (uint64_t)n - 1;
-  for (size_t i = 0; i < n; i++)
-    tmp[(k * i) & mask] = v[i];
-  if (!ntt_inverse(tmp, log_n, nthreads))
-    return false;
+  for (size_t i = 0; i < n; i++) tmp[(k * i) & mask] = v[i];
+  if (!ntt_inverse(tmp, log_n, nthreads)) return false;
   fr_t p = FR_ONE;
   for (size_t i = 0; i < n; i++) {
     fr_mul(&tmp[i], &tmp[i], &p);
     fr_mul(&p, &p, shift);
   }
-  if (!ntt_forward(tmp, log_n, nthreads))
-    return false;
-  for (size_t i = 0; i < n; i++)
-    v[i] = tmp[(k * i) & mask];
+  if (!ntt_forward(tmp, log_n, nthreads)) return false;
+  for (size_t i = 0; i < n; i++) v[i] = tmp[(k * i) & mask];
   return true;
 }
 
 int sp_groth16_h_snarkjs(fr_t *a, fr_t *b, unsigned log_n, unsigned nthreads, scalar_t *h,
-                         char *err, size_t errlen)
-{
+                         char *err, size_t errlen) {
   if (!a || !b || !h) {
     sp_set_err(err, errlen, "NULL argument to the snarkjs H computation");
     return SEALPROV_ERR_INVALID_ARGUMENT;
@@ -137,8 +121,10 @@ int sp_groth16_h_snarkjs(fr_t *a, fr_t *b, unsigned log_n, unsigned nthreads, sc
   snarkjs_root(&w2n, log_n + 1);
   fr_root_of_unity(&g2n, log_n + 1);
   if (!dlog_2adic(&big_k, &g2n, &w2n, log_n + 1) || (big_k & 1) == 0) {
-    sp_set_err(err, errlen, "internal: snarkjs's root of unity of order 2^%u is not an odd "
-               "power of ours", log_n + 1);
+    sp_set_err(err, errlen,
+               "internal: snarkjs's root of unity of order 2^%u is not an odd "
+               "power of ours",
+               log_n + 1);
     return SEALPROV_ERR_INTERNAL;
   }
   uint64_t k = big_k & ((uint64_t)n - 1);

@@ -15,7 +15,6 @@
 
 #include "bls12_381/bls12_381.h"
 
-
 /* ---- XXH64, written from the xxHash specification (seed 0 only is used) ------- */
 
 #define P64_1 UINT64_C(0x9E3779B185EBCA87)
@@ -24,39 +23,30 @@
 #define P64_4 UINT64_C(0x85EBCA77C2B2AE63)
 #define P64_5 UINT64_C(0x27D4EB2F165667C5)
 
-static uint64_t rotl64(uint64_t x, int r)
-{
-  return (x << r) | (x >> (64 - r));
-}
+static uint64_t rotl64(uint64_t x, int r) { return (x << r) | (x >> (64 - r)); }
 
-static uint64_t rd64(const uint8_t *p)
-{
+static uint64_t rd64(const uint8_t *p) {
   uint64_t v = 0;
-  for (int i = 7; i >= 0; i--)
-    v = (v << 8) | p[i];
+  for (int i = 7; i >= 0; i--) v = (v << 8) | p[i];
   return v;
 }
 
-static uint32_t rd32(const uint8_t *p)
-{
+static uint32_t rd32(const uint8_t *p) {
   return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
 }
 
-static uint64_t xxh_round(uint64_t acc, uint64_t lane)
-{
+static uint64_t xxh_round(uint64_t acc, uint64_t lane) {
   acc += lane * P64_2;
   acc = rotl64(acc, 31);
   return acc * P64_1;
 }
 
-static uint64_t xxh_merge(uint64_t acc, uint64_t v)
-{
+static uint64_t xxh_merge(uint64_t acc, uint64_t v) {
   acc ^= xxh_round(0, v);
   return acc * P64_1 + P64_4;
 }
 
-void sp_xxh64_init(sp_xxh64_state *h)
-{
+void sp_xxh64_init(sp_xxh64_state *h) {
   memset(h, 0, sizeof *h);
   h->v[0] = P64_1 + P64_2;
   h->v[1] = P64_2;
@@ -64,26 +54,21 @@ void sp_xxh64_init(sp_xxh64_state *h)
   h->v[3] = (uint64_t)0 - P64_1;
 }
 
-static void xxh_stripe(sp_xxh64_state *h, const uint8_t *p)
-{
-  for (int i = 0; i < 4; i++)
-    h->v[i] = xxh_round(h->v[i], rd64(p + 8 * i));
+static void xxh_stripe(sp_xxh64_state *h, const uint8_t *p) {
+  for (int i = 0; i < 4; i++) h->v[i] = xxh_round(h->v[i], rd64(p + 8 * i));
 }
 
-void sp_xxh64_update(sp_xxh64_state *h, const void *data, size_t len)
-{
+void sp_xxh64_update(sp_xxh64_state *h, const void *data, size_t len) {
   const uint8_t *p = data;
   h->total += len;
   if (h->buffered) {
     size_t take = 32 - h->buffered;
-    if (take > len)
-      take = len;
+    if (take > len) take = len;
     memcpy(h->buf + h->buffered, p, take);
     h->buffered += take;
     p += take;
     len -= take;
-    if (h->buffered < 32)
-      return;
+    if (h->buffered < 32) return;
     xxh_stripe(h, h->buf);
     h->buffered = 0;
   }
@@ -96,13 +81,11 @@ void sp_xxh64_update(sp_xxh64_state *h, const void *data, size_t len)
   h->buffered = len;
 }
 
-uint64_t sp_xxh64_final(const sp_xxh64_state *h)
-{
+uint64_t sp_xxh64_final(const sp_xxh64_state *h) {
   uint64_t acc;
   if (h->total >= 32) {
     acc = rotl64(h->v[0], 1) + rotl64(h->v[1], 7) + rotl64(h->v[2], 12) + rotl64(h->v[3], 18);
-    for (int i = 0; i < 4; i++)
-      acc = xxh_merge(acc, h->v[i]);
+    for (int i = 0; i < 4; i++) acc = xxh_merge(acc, h->v[i]);
   } else {
     acc = P64_5;
   }
@@ -133,8 +116,7 @@ uint64_t sp_xxh64_final(const sp_xxh64_state *h)
   return acc;
 }
 
-uint64_t sp_xxh64(const void *data, size_t len)
-{
+uint64_t sp_xxh64(const void *data, size_t len) {
   sp_xxh64_state h;
   sp_xxh64_init(&h);
   sp_xxh64_update(&h, data, len);
@@ -147,62 +129,45 @@ typedef struct spa_layout {
   uint64_t off_a, off_b, off_c, off_inp, off_aux, off_dens[3], off_sum, total;
 } spa_layout;
 
-static bool add_ovf(uint64_t *acc, uint64_t count, uint64_t each)
-{
+static bool add_ovf(uint64_t *acc, uint64_t count, uint64_t each) {
   unsigned __int128 v = (unsigned __int128)count * each + *acc;
-  if (v > (unsigned __int128)UINT64_MAX)
-    return false;
+  if (v > (unsigned __int128)UINT64_MAX) return false;
   *acc = (uint64_t)v;
   return true;
 }
 
-static uint64_t words_of(uint64_t bits)
-{
-  return bits / 64 + (bits % 64 != 0);
-}
+static uint64_t words_of(uint64_t bits) { return bits / 64 + (bits % 64 != 0); }
 
 /* false on overflow */
-static bool layout_of(const sealprov_assignment *a, spa_layout *l)
-{
+static bool layout_of(const sealprov_assignment *a, spa_layout *l) {
   uint64_t o = SP_SPA_HEADER_BYTES;
   l->off_a = o;
-  if (!add_ovf(&o, a->abc_size, 32))
-    return false;
+  if (!add_ovf(&o, a->abc_size, 32)) return false;
   l->off_b = o;
-  if (!add_ovf(&o, a->abc_size, 32))
-    return false;
+  if (!add_ovf(&o, a->abc_size, 32)) return false;
   l->off_c = o;
-  if (!add_ovf(&o, a->abc_size, 32))
-    return false;
+  if (!add_ovf(&o, a->abc_size, 32)) return false;
   l->off_inp = o;
-  if (!add_ovf(&o, a->inp_size, 32))
-    return false;
+  if (!add_ovf(&o, a->inp_size, 32)) return false;
   l->off_aux = o;
-  if (!add_ovf(&o, a->aux_size, 32))
-    return false;
+  if (!add_ovf(&o, a->aux_size, 32)) return false;
   uint64_t bits[3] = {a->a_aux_bit_len, a->b_inp_bit_len, a->b_aux_bit_len};
   for (int k = 0; k < 3; k++) {
     l->off_dens[k] = o;
-    if (!add_ovf(&o, words_of(bits[k]), 8))
-      return false;
+    if (!add_ovf(&o, words_of(bits[k]), 8)) return false;
   }
   l->off_sum = o;
-  if (!add_ovf(&o, 1, 8))
-    return false;
+  if (!add_ovf(&o, 1, 8)) return false;
   l->total = o;
   return true;
 }
 
-static void put64(uint8_t *p, uint64_t v)
-{
-  for (int i = 0; i < 8; i++)
-    p[i] = (uint8_t)(v >> (8 * i));
+static void put64(uint8_t *p, uint64_t v) {
+  for (int i = 0; i < 8; i++) p[i] = (uint8_t)(v >> (8 * i));
 }
 
-static void put32(uint8_t *p, uint32_t v)
-{
-  for (int i = 0; i < 4; i++)
-    p[i] = (uint8_t)(v >> (8 * i));
+static void put32(uint8_t *p, uint32_t v) {
+  for (int i = 0; i < 4; i++) p[i] = (uint8_t)(v >> (8 * i));
 }
 
 /* ---- write -------------------------------------------------------------------- */
@@ -213,31 +178,25 @@ typedef struct spa_writer {
   bool failed;
 } spa_writer;
 
-static void w_bytes(spa_writer *w, const void *p, size_t n)
-{
-  if (w->failed || n == 0)
-    return;
+static void w_bytes(spa_writer *w, const void *p, size_t n) {
+  if (w->failed || n == 0) return;
   sp_xxh64_update(&w->h, p, n);
-  if (fwrite(p, 1, n, w->f) != n)
-    w->failed = true;
+  if (fwrite(p, 1, n, w->f) != n) w->failed = true;
 }
 
 /* Bitmaps go out as little-endian 64-bit words whatever the host order. */
-static void w_words(spa_writer *w, const uint64_t *words, uint64_t n)
-{
+static void w_words(spa_writer *w, const uint64_t *words, uint64_t n) {
   uint8_t buf[8 * 512];
   while (n) {
     size_t chunk = n > 512 ? 512 : (size_t)n;
-    for (size_t i = 0; i < chunk; i++)
-      put64(buf + 8 * i, words[i]);
+    for (size_t i = 0; i < chunk; i++) put64(buf + 8 * i, words[i]);
     w_bytes(w, buf, 8 * chunk);
     words += chunk;
     n -= chunk;
   }
 }
 
-int sp_spa_write(const char *path, const sealprov_assignment *a, char *err, size_t errlen)
-{
+int sp_spa_write(const char *path, const sealprov_assignment *a, char *err, size_t errlen) {
   spa_layout lay;
   if (!path || !a || !layout_of(a, &lay)) {
     sp_set_err(err, errlen, "%s: sizes overflow the file format", path ? path : "(null)");
@@ -261,11 +220,10 @@ int sp_spa_write(const char *path, const sealprov_assignment *a, char *err, size
   memcpy(hdr, SP_SPA_MAGIC, 8);
   put32(hdr + 8, SP_SPA_VERSION);
   put32(hdr + 12, SEALPROV_SCALAR_CANONICAL_LE);
-  uint64_t fields[10] = {a->abc_size,       a->inp_size,       a->aux_size,      a->a_aux_bit_len,
-                         a->a_aux_popcount, a->b_inp_bit_len,  a->b_inp_popcount, a->b_aux_bit_len,
-                         a->b_aux_popcount, 0};
-  for (int i = 0; i < 10; i++)
-    put64(hdr + 16 + 8 * i, fields[i]);
+  uint64_t fields[10] = {
+      a->abc_size,      a->inp_size,       a->aux_size,      a->a_aux_bit_len,  a->a_aux_popcount,
+      a->b_inp_bit_len, a->b_inp_popcount, a->b_aux_bit_len, a->b_aux_popcount, 0};
+  for (int i = 0; i < 10; i++) put64(hdr + 16 + 8 * i, fields[i]);
   w_bytes(&w, hdr, sizeof hdr);
   w_bytes(&w, a->a, (size_t)a->abc_size * 32);
   w_bytes(&w, a->b, (size_t)a->abc_size * 32);
@@ -277,16 +235,14 @@ int sp_spa_write(const char *path, const sealprov_assignment *a, char *err, size
   w_words(&w, a->b_aux_density, words_of(a->b_aux_bit_len));
   uint8_t sum[8];
   put64(sum, sp_xxh64_final(&w.h));
-  if (!w.failed && fwrite(sum, 1, 8, w.f) != 8)
-    w.failed = true;
+  if (!w.failed && fwrite(sum, 1, 8, w.f) != 8) w.failed = true;
   int saved = errno;
   if (fclose(w.f) != 0 && !w.failed) {
     w.failed = true;
     saved = errno;
   }
   if (w.failed || rename(tmp, path) != 0) {
-    if (!w.failed)
-      saved = errno;
+    if (!w.failed) saved = errno;
     sp_set_err(err, errlen, "%s: cannot write: %s", path, strerror(saved));
     unlink(tmp);
     free(tmp);
@@ -298,29 +254,23 @@ int sp_spa_write(const char *path, const sealprov_assignment *a, char *err, size
 
 /* ---- read --------------------------------------------------------------------- */
 
-void sp_spa_free(sp_spa *spa)
-{
-  if (!spa)
-    return;
+void sp_spa_free(sp_spa *spa) {
+  if (!spa) return;
   free(spa->map);
   free(spa->path);
   free(spa);
 }
 
-static bool scalar_canonical(const uint8_t *p)
-{
+static bool scalar_canonical(const uint8_t *p) {
   for (int i = 3; i >= 0; i--) {
     uint64_t v = rd64(p + 8 * i);
-    if (v < BLS_R[i])
-      return true;
-    if (v > BLS_R[i])
-      return false;
+    if (v < BLS_R[i]) return true;
+    if (v > BLS_R[i]) return false;
   }
   return false;
 }
 
-int sp_spa_read(const char *path, sp_spa **out, char *err, size_t errlen)
-{
+int sp_spa_read(const char *path, sp_spa **out, char *err, size_t errlen) {
   if (!path || !out) {
     sp_set_err(err, errlen, "NULL path or output");
     return SEALPROV_ERR_INVALID_ARGUMENT;
@@ -331,8 +281,7 @@ int sp_spa_read(const char *path, sp_spa **out, char *err, size_t errlen)
    * raise SIGBUS in the host. */
   sp_file f;
   int st = sp_file_open(&f, path, err, errlen);
-  if (st != SEALPROV_OK)
-    return st;
+  if (st != SEALPROV_OK) return st;
   if (f.size < SP_SPA_HEADER_BYTES + 8) {
     sp_set_err(err, errlen, "%s: truncated: %llu bytes, the header and checksum alone need %u",
                f.esc, (unsigned long long)f.size, SP_SPA_HEADER_BYTES + 8);
@@ -358,8 +307,7 @@ int sp_spa_read(const char *path, sp_spa **out, char *err, size_t errlen)
   s->map = data;
   s->map_len = size;
   st = sp_file_read(&f, data, size, 0, "assignment", err, errlen);
-  if (st == SEALPROV_OK)
-    st = sp_file_check_unchanged(&f, err, errlen);
+  if (st == SEALPROV_OK) st = sp_file_check_unchanged(&f, err, errlen);
   char pesc[SP_ESC_MAX];
   snprintf(pesc, sizeof pesc, "%s", f.esc);
   sp_file_close(&f);
@@ -370,18 +318,19 @@ int sp_spa_read(const char *path, sp_spa **out, char *err, size_t errlen)
   path = pesc; /* messages below name the file escaped */
   int rc = SEALPROV_ERR_ASSIGNMENT;
   if (memcmp(data, SP_SPA_MAGIC, 8) != 0) {
-    sp_set_err(err, errlen, "%s: bad magic at byte offset 0 (not a sealprov assignment file)", path);
+    sp_set_err(err, errlen, "%s: bad magic at byte offset 0 (not a sealprov assignment file)",
+               path);
     goto fail;
   }
   uint32_t version = rd32(data + 8), enc = rd32(data + 12);
   if (version != SP_SPA_VERSION) {
     sp_set_err(err, errlen, "%s: version %u at byte offset 8 is not supported (expected %u)", path,
-            version, SP_SPA_VERSION);
+               version, SP_SPA_VERSION);
     goto fail;
   }
   if (enc != SEALPROV_SCALAR_CANONICAL_LE) {
-    sp_set_err(err, errlen, "%s: scalar encoding %u at byte offset 12 is not supported (expected 0)",
-            path, enc);
+    sp_set_err(err, errlen,
+               "%s: scalar encoding %u at byte offset 12 is not supported (expected 0)", path, enc);
     goto fail;
   }
   sealprov_assignment *a = &s->asg;
@@ -407,30 +356,31 @@ int sp_spa_read(const char *path, sp_spa **out, char *err, size_t errlen)
     else
       snprintf(need, sizeof need, "more than 2^64 bytes");
     sp_set_err(err, errlen,
-            "%s: sizes in the header (abc_size %llu, inp_size %llu, aux_size %llu, density bits "
-            "%llu/%llu/%llu) need %s but the file has %zu bytes",
-            path, (unsigned long long)a->abc_size, (unsigned long long)a->inp_size,
-            (unsigned long long)a->aux_size, (unsigned long long)a->a_aux_bit_len,
-            (unsigned long long)a->b_inp_bit_len, (unsigned long long)a->b_aux_bit_len, need, size);
+               "%s: sizes in the header (abc_size %llu, inp_size %llu, aux_size %llu, density bits "
+               "%llu/%llu/%llu) need %s but the file has %zu bytes",
+               path, (unsigned long long)a->abc_size, (unsigned long long)a->inp_size,
+               (unsigned long long)a->aux_size, (unsigned long long)a->a_aux_bit_len,
+               (unsigned long long)a->b_inp_bit_len, (unsigned long long)a->b_aux_bit_len, need,
+               size);
     goto fail;
   }
   uint64_t want = rd64(data + lay.off_sum), got = sp_xxh64(data, (size_t)lay.off_sum);
   if (want != got) {
     sp_set_err(err, errlen,
-            "%s: checksum mismatch: stored %016llx at byte offset %llu, computed %016llx (file "
-            "corrupted)",
-            path, (unsigned long long)want, (unsigned long long)lay.off_sum,
-            (unsigned long long)got);
+               "%s: checksum mismatch: stored %016llx at byte offset %llu, computed %016llx (file "
+               "corrupted)",
+               path, (unsigned long long)want, (unsigned long long)lay.off_sum,
+               (unsigned long long)got);
     goto fail;
   }
   if (a->a_aux_bit_len != a->aux_size || a->b_aux_bit_len != a->aux_size ||
       a->b_inp_bit_len != a->inp_size) {
     sp_set_err(err, errlen,
-            "%s: density bit lengths a_aux %llu, b_inp %llu, b_aux %llu do not match aux_size "
-            "%llu / inp_size %llu",
-            path, (unsigned long long)a->a_aux_bit_len, (unsigned long long)a->b_inp_bit_len,
-            (unsigned long long)a->b_aux_bit_len, (unsigned long long)a->aux_size,
-            (unsigned long long)a->inp_size);
+               "%s: density bit lengths a_aux %llu, b_inp %llu, b_aux %llu do not match aux_size "
+               "%llu / inp_size %llu",
+               path, (unsigned long long)a->a_aux_bit_len, (unsigned long long)a->b_inp_bit_len,
+               (unsigned long long)a->b_aux_bit_len, (unsigned long long)a->aux_size,
+               (unsigned long long)a->inp_size);
     goto fail;
   }
   a->a = data + lay.off_a;
@@ -454,22 +404,21 @@ int sp_spa_read(const char *path, sp_spa **out, char *err, size_t errlen)
             {"b_aux", a->b_aux_density, a->b_aux_bit_len, a->b_aux_popcount, lay.off_dens[2]}};
   for (int k = 0; k < 3; k++) {
     uint64_t n = 0, full = d[k].bits / 64, rem = d[k].bits % 64;
-    for (uint64_t i = 0; i < full; i++)
-      n += (uint64_t)__builtin_popcountll(d[k].w[i]);
+    for (uint64_t i = 0; i < full; i++) n += (uint64_t)__builtin_popcountll(d[k].w[i]);
     if (rem) {
       uint64_t mask = (UINT64_C(1) << rem) - 1;
       if (d[k].w[full] & ~mask) {
         sp_set_err(err, errlen,
-                "%s: %s_density word %llu (byte offset %llu) has bits past bit_len %llu", path,
-                d[k].name, (unsigned long long)full, (unsigned long long)(d[k].off + 8 * full),
-                (unsigned long long)d[k].bits);
+                   "%s: %s_density word %llu (byte offset %llu) has bits past bit_len %llu", path,
+                   d[k].name, (unsigned long long)full, (unsigned long long)(d[k].off + 8 * full),
+                   (unsigned long long)d[k].bits);
         goto fail;
       }
       n += (uint64_t)__builtin_popcountll(d[k].w[full]);
     }
     if (n != d[k].pop) {
       sp_set_err(err, errlen, "%s: %s_popcount %llu does not match the %llu bits set in %s_density",
-              path, d[k].name, (unsigned long long)d[k].pop, (unsigned long long)n, d[k].name);
+                 path, d[k].name, (unsigned long long)d[k].pop, (unsigned long long)n, d[k].name);
       goto fail;
     }
   }
@@ -485,7 +434,7 @@ int sp_spa_read(const char *path, sp_spa **out, char *err, size_t errlen)
     for (uint64_t i = 0; i < v[k].n; i++)
       if (!scalar_canonical(data + v[k].off + 32 * i)) {
         sp_set_err(err, errlen, "%s: %s[%llu] (byte offset %llu) is not a canonical scalar (>= r)",
-                path, v[k].name, (unsigned long long)i, (unsigned long long)(v[k].off + 32 * i));
+                   path, v[k].name, (unsigned long long)i, (unsigned long long)(v[k].off + 32 * i));
         goto fail;
       }
   *out = s;

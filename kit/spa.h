@@ -38,7 +38,7 @@ extern "C" {
  * scalars); the file is not touched again after sp_spa_read returns. */
 typedef struct sp_spa {
   char *path;
-  void *map;         /* the file's bytes in private memory (the name predates pread) */
+  void *map; /* the file's bytes in private memory (the name predates pread) */
   size_t map_len;
   sealprov_assignment asg;
 } sp_spa;

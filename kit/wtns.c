@@ -21,39 +21,29 @@
 #include "wtns.h"
 #include "base/util.h"
 
-static uint32_t le32(const uint8_t *p)
-{
+static uint32_t le32(const uint8_t *p) {
   return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
 }
 
-static void put32(uint8_t *p, uint32_t v)
-{
-  for (int i = 0; i < 4; i++)
-    p[i] = (uint8_t)(v >> (8 * i));
+static void put32(uint8_t *p, uint32_t v) {
+  for (int i = 0; i < 4; i++) p[i] = (uint8_t)(v >> (8 * i));
 }
 
-static void put64(uint8_t *p, uint64_t v)
-{
-  for (int i = 0; i < 8; i++)
-    p[i] = (uint8_t)(v >> (8 * i));
+static void put64(uint8_t *p, uint64_t v) {
+  for (int i = 0; i < 8; i++) p[i] = (uint8_t)(v >> (8 * i));
 }
 
 /* ---- .wtns --------------------------------------------------------------------------- */
 
-void sp_wtns_free(sp_wtns *w)
-{
-  if (!w)
-    return;
-  if (w->values)
-    explicit_bzero(w->values, w->n * 32);
+void sp_wtns_free(sp_wtns *w) {
+  if (!w) return;
+  if (w->values) explicit_bzero(w->values, w->n * 32);
   free(w->values);
   free(w);
 }
 
-int sp_wtns_load(const char *path, sp_wtns **out, char *err, size_t errlen)
-{
-  if (out)
-    *out = NULL;
+int sp_wtns_load(const char *path, sp_wtns **out, char *err, size_t errlen) {
+  if (out) *out = NULL;
   if (!path || !out) {
     sp_set_err(err, errlen, "wtns load: NULL %s", path ? "out" : "path");
     return SEALPROV_ERR_INVALID_ARGUMENT;
@@ -65,8 +55,8 @@ int sp_wtns_load(const char *path, sp_wtns **out, char *err, size_t errlen)
   uint32_t version = 0;
   sp_wtns *w = NULL;
   int st;
-  SP_TRY_GOTO(sp_iden3_read(&f, "wtns", "circom .wtns", bad, &version, sec, 2, NULL, err, errlen), st,
-              fail);
+  SP_TRY_GOTO(sp_iden3_read(&f, "wtns", "circom .wtns", bad, &version, sec, 2, NULL, err, errlen),
+              st, fail);
   if (version != 1 && version != 2) {
     st = bad;
     sp_set_err(err, errlen, "%s: .wtns version %" PRIu32 " (this reader knows versions 1 and 2)",
@@ -84,7 +74,8 @@ int sp_wtns_load(const char *path, sp_wtns **out, char *err, size_t errlen)
   if (sec[1].size != 40) {
     st = bad;
     sp_set_err(err, errlen,
-               "%s: header section is %" PRIu64 " bytes (byte offset %" PRIu64 "); with 32-byte "
+               "%s: header section is %" PRIu64 " bytes (byte offset %" PRIu64
+               "); with 32-byte "
                "field elements it must be 40",
                f.esc, sec[1].size, sec[1].off);
     goto fail;
@@ -95,28 +86,29 @@ int sp_wtns_load(const char *path, sp_wtns **out, char *err, size_t errlen)
   if (sec[2].size != 32 * n) {
     st = bad;
     sp_set_err(err, errlen,
-               "%s: witness section is %" PRIu64 " bytes (byte offset %" PRIu64 "), but the header "
+               "%s: witness section is %" PRIu64 " bytes (byte offset %" PRIu64
+               "), but the header "
                "says nWitness %" PRIu64 " (%" PRIu64 " bytes)",
                f.esc, sec[2].size, sec[2].off, n, 32 * n);
     goto fail;
   }
   w = calloc(1, sizeof *w);
-  if (w)
-    w->values = malloc(n ? 32 * n : 32);
+  if (w) w->values = malloc(n ? 32 * n : 32);
   if (!w || !w->values) {
     st = SEALPROV_ERR_NO_MEMORY;
     sp_set_err(err, errlen, "%s: out of memory for %" PRIu64 " witness values", f.esc, n);
     goto fail;
   }
   w->n = n;
-  SP_TRY_GOTO(sp_file_read(&f, w->values, (size_t)(32 * n), sec[2].off, "witness values", err,
-                           errlen),
-              st, fail);
+  SP_TRY_GOTO(
+      sp_file_read(&f, w->values, (size_t)(32 * n), sec[2].off, "witness values", err, errlen), st,
+      fail);
   SP_TRY_GOTO(sp_file_check_unchanged(&f, err, errlen), st, fail);
   for (uint64_t i = 0; i < n; i++) {
     if (!sp_iden3_below_r(w->values + 32 * i)) {
       st = bad;
-      sp_set_err(err, errlen, "%s: witness value %" PRIu64 " (byte offset %" PRIu64
+      sp_set_err(err, errlen,
+                 "%s: witness value %" PRIu64 " (byte offset %" PRIu64
                  ") is not below BLS12-381's r",
                  f.esc, i, sec[2].off + 32 * i);
       goto fail;
@@ -131,8 +123,7 @@ fail:
   return st;
 }
 
-int sp_wtns_write(const char *path, const uint8_t *values, uint64_t n, char *err, size_t errlen)
-{
+int sp_wtns_write(const char *path, const uint8_t *values, uint64_t n, char *err, size_t errlen) {
   char esc[SP_ESC_MAX];
   /* the header holds n in 32 bits: refused before anything is written */
   if (n > UINT32_MAX) {
@@ -166,8 +157,7 @@ int sp_wtns_write(const char *path, const uint8_t *values, uint64_t n, char *err
     werr = errno;
   }
   if (!ok) {
-    if (regular)
-      (void)unlink(path); /* no cut-short .wtns left behind for a later reader */
+    if (regular) (void)unlink(path); /* no cut-short .wtns left behind for a later reader */
     sp_set_err(err, errlen, "%s: write failed: %s", sp_utf8_escape(path, esc, sizeof esc),
                werr ? strerror(werr) : "short write");
     return SEALPROV_ERR_IO;

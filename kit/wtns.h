@@ -12,7 +12,7 @@ extern "C" {
 
 /* A witness file's values as canonical 32-byte little-endian scalars, in wire order. */
 typedef struct sp_wtns {
-  uint8_t *values;            /* n x 32 bytes */
+  uint8_t *values; /* n x 32 bytes */
   uint64_t n;
 } sp_wtns;
 

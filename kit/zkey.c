@@ -39,34 +39,29 @@
 #define NSEC 10u
 
 static const char *const section_names[NSEC + 1] = {
-    "", "header", "Groth16 header", "IC points", "coefficients", "A points", "B1 points",
-    "B2 points", "C points", "H points", "contributions"};
+    "",          "header",    "Groth16 header", "IC points", "coefficients", "A points",
+    "B1 points", "B2 points", "C points",       "H points",  "contributions"};
 
 /* bn128's base field prime (snarkjs's default curve), little-endian: named in the refusal. */
 static const uint8_t bn128_q_le[32] = {
     0x47, 0xfd, 0x7c, 0xd8, 0x16, 0x8c, 0x20, 0x3c, 0x8d, 0xca, 0x71, 0x68, 0x91, 0x6a, 0x81, 0x97,
     0x5d, 0x58, 0x81, 0x81, 0xb6, 0x45, 0x50, 0xb8, 0x29, 0xa0, 0x31, 0xe1, 0x72, 0x4e, 0x64, 0x30};
 
-static uint32_t le32(const uint8_t *p)
-{
+static uint32_t le32(const uint8_t *p) {
   return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
 }
 
-static uint64_t le64(const uint8_t *p)
-{
-  return (uint64_t)le32(p) | (uint64_t)le32(p + 4) << 32;
-}
+static uint64_t le64(const uint8_t *p) { return (uint64_t)le32(p) | (uint64_t)le32(p + 4) << 32; }
 
 /* The section table (cs.h: sp_iden3_read): sec[1..NSEC] get their section; version 1
  * and sections 1..9 must be there. */
-static int read_sections(sp_file *f, sp_iden3_section *sec, char *err, size_t errlen)
-{
+static int read_sections(sp_file *f, sp_iden3_section *sec, char *err, size_t errlen) {
   uint32_t version = 0;
   SP_TRY(sp_iden3_read(f, "zkey", "snarkjs .zkey", SEALPROV_ERR_PARAMS, &version, sec, NSEC,
                        section_names, err, errlen));
   if (version != 1) {
-    sp_set_err(err, errlen, "%s: .zkey version %" PRIu32 " (this reader knows version 1)",
-               f->esc, version);
+    sp_set_err(err, errlen, "%s: .zkey version %" PRIu32 " (this reader knows version 1)", f->esc,
+               version);
     return SEALPROV_ERR_UNSUPPORTED;
   }
   for (unsigned t = 1; t <= 9; t++)
@@ -79,53 +74,44 @@ static int read_sections(sp_file *f, sp_iden3_section *sec, char *err, size_t er
 }
 
 static int expect_size(sp_file *f, const sp_iden3_section *sec, unsigned type, uint64_t want,
-                       const char *how, char *err, size_t errlen)
-{
-  if (sec[type].size == want)
-    return SEALPROV_OK;
+                       const char *how, char *err, size_t errlen) {
+  if (sec[type].size == want) return SEALPROV_OK;
   sp_set_err(err, errlen,
-             "%s: section %u (%s) at byte offset %" PRIu64 " has %" PRIu64 " bytes; %s gives %" PRIu64,
+             "%s: section %u (%s) at byte offset %" PRIu64 " has %" PRIu64
+             " bytes; %s gives %" PRIu64,
              f->esc, type, section_names[type], sec[type].off, sec[type].size, how, want);
   return SEALPROV_ERR_PARAMS;
 }
 
-static void hex_be(char *out, const uint8_t *le, size_t n)
-{
+static void hex_be(char *out, const uint8_t *le, size_t n) {
   out[0] = '0';
   out[1] = 'x';
-  for (size_t i = 0; i < n; i++)
-    snprintf(out + 2 + 2 * i, 3, "%02x", le[n - 1 - i]);
+  for (size_t i = 0; i < n; i++) snprintf(out + 2 + 2 * i, 3, "%02x", le[n - 1 - i]);
 }
 
 /* ---- points ------------------------------------------------------------------------ */
 
-static bool fp_from_le_mont(fp_t *r, const uint8_t *p)
-{
+static bool fp_from_le_mont(fp_t *r, const uint8_t *p) {
   uint64_t l[6];
-  for (int i = 0; i < 6; i++)
-    l[i] = le64(p + 8 * i);
+  for (int i = 0; i < 6; i++) l[i] = le64(p + 8 * i);
   return fp_from_blst_mont(r, l);
 }
 
 /* NULL when the point is good, else why not. */
-static const char *decode_g1(g1_affine_t *out, const uint8_t *p, bool subgroup)
-{
+static const char *decode_g1(g1_affine_t *out, const uint8_t *p, bool subgroup) {
   if (!fp_from_le_mont(&out->x, p) || !fp_from_le_mont(&out->y, p + 48))
     return "a coordinate is not below p";
-  if (!g1_affine_on_curve(out))
-    return "not on the curve";
+  if (!g1_affine_on_curve(out)) return "not on the curve";
   if (subgroup && !g1_affine_is_inf(out) && !g1_affine_in_subgroup(out))
     return "not in the subgroup";
   return NULL;
 }
 
-static const char *decode_g2(g2_affine_t *out, const uint8_t *p, bool subgroup)
-{
+static const char *decode_g2(g2_affine_t *out, const uint8_t *p, bool subgroup) {
   if (!fp_from_le_mont(&out->x.c0, p) || !fp_from_le_mont(&out->x.c1, p + 48) ||
       !fp_from_le_mont(&out->y.c0, p + 96) || !fp_from_le_mont(&out->y.c1, p + 144))
     return "a coordinate is not below p";
-  if (!g2_affine_on_curve(out))
-    return "not on the curve";
+  if (!g2_affine_on_curve(out)) return "not on the curve";
   if (subgroup && !g2_affine_is_inf(out) && !g2_affine_in_subgroup(out))
     return "not in the subgroup";
   return NULL;
@@ -136,8 +122,7 @@ static const char *decode_g2(g2_affine_t *out, const uint8_t *p, bool subgroup)
 /* Entries a chunk buffer holds: POINT_CHUNK, or fewer when the section has fewer (a 4 MiB
  * buffer for a 5 KiB key was about half of fuzz_zkey's time: ASan clears it and its
  * shadow). At least 1, so the buffer is never malloc(0). */
-static size_t chunk_entries(uint64_t count)
-{
+static size_t chunk_entries(uint64_t count) {
   return count == 0 ? 1 : count < POINT_CHUNK ? (size_t)count : POINT_CHUNK;
 }
 #define MAX_DECODE_THREADS 256u
@@ -152,8 +137,7 @@ typedef struct decode_ctx {
   const char *why[MAX_DECODE_THREADS];
 } decode_ctx;
 
-static void decode_range(void *vctx, size_t begin, size_t end, unsigned chunk)
-{
+static void decode_range(void *vctx, size_t begin, size_t end, unsigned chunk) {
   decode_ctx *x = vctx;
   size_t psz = x->g2 ? G2_BYTES : G1_BYTES;
   for (size_t j = begin; j < end; j++) {
@@ -169,13 +153,11 @@ static void decode_range(void *vctx, size_t begin, size_t end, unsigned chunk)
 
 /* Reads count points of a section (G2 when g2), in chunks, decoded and checked by up to
  * nthreads threads. */
-static int read_points(sp_file *f, const sp_iden3_section *sec, unsigned type, bool g2, uint64_t count,
-                       void *out, bool subgroup, unsigned nthreads, char *err, size_t errlen)
-{
-  if (nthreads == 0)
-    nthreads = 1;
-  if (nthreads > MAX_DECODE_THREADS)
-    nthreads = MAX_DECODE_THREADS;
+static int read_points(sp_file *f, const sp_iden3_section *sec, unsigned type, bool g2,
+                       uint64_t count, void *out, bool subgroup, unsigned nthreads, char *err,
+                       size_t errlen) {
+  if (nthreads == 0) nthreads = 1;
+  if (nthreads > MAX_DECODE_THREADS) nthreads = MAX_DECODE_THREADS;
   size_t psz = g2 ? G2_BYTES : G1_BYTES;
   uint8_t *buf = malloc(chunk_entries(count) * psz);
   if (!buf) {
@@ -187,12 +169,13 @@ static int read_points(sp_file *f, const sp_iden3_section *sec, unsigned type, b
     uint64_t k = count - i < POINT_CHUNK ? count - i : POINT_CHUNK;
     uint64_t off = sec[type].off + i * psz;
     rc = sp_file_read(f, buf, (size_t)(k * psz), off, section_names[type], err, errlen);
-    if (rc)
-      break;
-    decode_ctx x = {.buf = buf, .g2 = g2, .subgroup = subgroup,
-                    .out = g2 ? (void *)((g2_affine_t *)out + i) : (void *)((g1_affine_t *)out + i)};
-    for (unsigned t = 0; t < MAX_DECODE_THREADS; t++)
-      x.bad[t] = UINT64_MAX;
+    if (rc) break;
+    decode_ctx x = {
+        .buf = buf,
+        .g2 = g2,
+        .subgroup = subgroup,
+        .out = g2 ? (void *)((g2_affine_t *)out + i) : (void *)((g1_affine_t *)out + i)};
+    for (unsigned t = 0; t < MAX_DECODE_THREADS; t++) x.bad[t] = UINT64_MAX;
     (void)bls_parallel_for((size_t)k, nthreads, decode_range, &x); /* all chunks run anyway */
     uint64_t j = UINT64_MAX;
     const char *why = NULL;
@@ -202,8 +185,9 @@ static int read_points(sp_file *f, const sp_iden3_section *sec, unsigned type, b
         why = x.why[t];
       }
     if (why) {
-      sp_set_err(err, errlen, "%s: section %u (%s): point %" PRIu64 " at byte offset %" PRIu64 ": %s",
-                 f->esc, type, section_names[type], i + j, off + j * psz, why);
+      sp_set_err(err, errlen,
+                 "%s: section %u (%s): point %" PRIu64 " at byte offset %" PRIu64 ": %s", f->esc,
+                 type, section_names[type], i + j, off + j * psz, why);
       rc = SEALPROV_ERR_PARAMS;
       break;
     }
@@ -214,9 +198,8 @@ static int read_points(sp_file *f, const sp_iden3_section *sec, unsigned type, b
 
 /* ---- the header ---------------------------------------------------------------------- */
 
-static int read_header(sp_file *f, const sp_iden3_section *sec, sp_zkey *zk, bool subgroup, char *err,
-                       size_t errlen)
-{
+static int read_header(sp_file *f, const sp_iden3_section *sec, sp_zkey *zk, bool subgroup,
+                       char *err, size_t errlen) {
   uint8_t b[4];
   if (sec[1].size != 4) {
     sp_set_err(err, errlen, "%s: section 1 (header) has %" PRIu64 " bytes, expected 4", f->esc,
@@ -226,8 +209,12 @@ static int read_header(sp_file *f, const sp_iden3_section *sec, sp_zkey *zk, boo
   SP_TRY(sp_file_read(f, b, 4, sec[1].off, "protocol", err, errlen));
   uint32_t proto = le32(b);
   if (proto != 1) {
-    sp_set_err(err, errlen, "%s: the key's protocol is %" PRIu32 " (%s): sealprov proves Groth16 (1)",
-               f->esc, proto, proto == 2 ? "PLONK" : proto == 10 ? "FFLONK" : "unknown");
+    sp_set_err(err, errlen,
+               "%s: the key's protocol is %" PRIu32 " (%s): sealprov proves Groth16 (1)", f->esc,
+               proto,
+               proto == 2    ? "PLONK"
+               : proto == 10 ? "FFLONK"
+                             : "unknown");
     return proto == 2 || proto == 10 ? SEALPROV_ERR_UNSUPPORTED : SEALPROV_ERR_PARAMS;
   }
   const sp_iden3_section *g = &sec[2];
@@ -248,8 +235,7 @@ static int read_header(sp_file *f, const sp_iden3_section *sec, sp_zkey *zk, boo
   }
   SP_TRY(sp_file_read(f, hb + 4, n8q, g->off + 4, "prime q", err, errlen));
   uint8_t p_le[48];
-  for (int i = 0; i < 48; i++)
-    p_le[i] = (uint8_t)(BLS_P[i / 8] >> (8 * (i % 8)));
+  for (int i = 0; i < 48; i++) p_le[i] = (uint8_t)(BLS_P[i / 8] >> (8 * (i % 8)));
   if (n8q != 48 || memcmp(hb + 4, p_le, 48) != 0) {
     char hex[2 + 128 + 1];
     hex_be(hex, hb + 4, n8q);
@@ -283,15 +269,16 @@ static int read_header(sp_file *f, const sp_iden3_section *sec, sp_zkey *zk, boo
   const uint8_t *p = h + 52;
   uint32_t n8r = le32(p);
   uint8_t r_le[32];
-  for (int i = 0; i < 32; i++)
-    r_le[i] = (uint8_t)(BLS_R[i / 8] >> (8 * (i % 8)));
+  for (int i = 0; i < 32; i++) r_le[i] = (uint8_t)(BLS_R[i / 8] >> (8 * (i % 8)));
   if (n8r != 32 || memcmp(p + 4, r_le, 32) != 0) {
     char hex[2 + 64 + 1];
     hex_be(hex, p + 4, 32);
-    sp_set_err(err, errlen,
-               "%s: section 2 (Groth16 header): scalar field n8r %" PRIu32 ", r = %s; BLS12-381's "
-               "is 32 bytes, r = 0x73eda753299d7d483339d80809a1d80553bda402fffe5bfeffffffff00000001",
-               f->esc, n8r, hex);
+    sp_set_err(
+        err, errlen,
+        "%s: section 2 (Groth16 header): scalar field n8r %" PRIu32
+        ", r = %s; BLS12-381's "
+        "is 32 bytes, r = 0x73eda753299d7d483339d80809a1d80553bda402fffe5bfeffffffff00000001",
+        f->esc, n8r, hex);
     free(h);
     return SEALPROV_ERR_PARAMS;
   }
@@ -318,8 +305,7 @@ static int read_header(sp_file *f, const sp_iden3_section *sec, sp_zkey *zk, boo
     return rc;
   }
   zk->log_n = 0;
-  while ((UINT32_C(1) << zk->log_n) < d)
-    zk->log_n++;
+  while ((UINT32_C(1) << zk->log_n) < d) zk->log_n++;
   struct {
     const char *name;
     bool g2;
@@ -328,11 +314,13 @@ static int read_header(sp_file *f, const sp_iden3_section *sec, sp_zkey *zk, boo
              {"beta2", true, &zk->vk.beta_g2},    {"gamma2", true, &zk->vk.gamma_g2},
              {"delta1", false, &zk->vk.delta_g1}, {"delta2", true, &zk->vk.delta_g2}};
   for (int i = 0; i < 6; i++) {
-    const char *why = vk[i].g2 ? decode_g2(vk[i].out, p, subgroup) : decode_g1(vk[i].out, p, subgroup);
+    const char *why =
+        vk[i].g2 ? decode_g2(vk[i].out, p, subgroup) : decode_g1(vk[i].out, p, subgroup);
     bool inf = vk[i].g2 ? g2_affine_is_inf(vk[i].out) : g1_affine_is_inf(vk[i].out);
     if (why || inf) {
       sp_set_err(err, errlen, "%s: section 2 (Groth16 header): %s at byte offset %" PRIu64 ": %s",
-                 f->esc, vk[i].name, g->off + (uint64_t)(p - h), why ? why : "the point at infinity");
+                 f->esc, vk[i].name, g->off + (uint64_t)(p - h),
+                 why ? why : "the point at infinity");
       free(h);
       return SEALPROV_ERR_PARAMS;
     }
@@ -344,18 +332,20 @@ static int read_header(sp_file *f, const sp_iden3_section *sec, sp_zkey *zk, boo
 
 /* ---- coefficients -------------------------------------------------------------------- */
 
-static int read_coefs(sp_file *f, const sp_iden3_section *sec, sp_zkey *zk, char *err, size_t errlen)
-{
+static int read_coefs(sp_file *f, const sp_iden3_section *sec, sp_zkey *zk, char *err,
+                      size_t errlen) {
   const sp_iden3_section *s = &sec[4];
   uint8_t b[4];
   if (s->size < 4) {
-    sp_set_err(err, errlen, "%s: section 4 (coefficients) has %" PRIu64 " bytes: too short for its count",
+    sp_set_err(err, errlen,
+               "%s: section 4 (coefficients) has %" PRIu64 " bytes: too short for its count",
                f->esc, s->size);
     return SEALPROV_ERR_PARAMS;
   }
   SP_TRY(sp_file_read(f, b, 4, s->off, "coefficient count", err, errlen));
   uint64_t n = le32(b);
-  SP_TRY(expect_size(f, sec, 4, 4 + n * 44, "its count of coefficients (4 + 44 each)", err, errlen));
+  SP_TRY(
+      expect_size(f, sec, 4, 4 + n * 44, "its count of coefficients (4 + 44 each)", err, errlen));
   zk->n_coefs = n;
   zk->coefs = malloc(n * sizeof *zk->coefs + 1);
   uint8_t *buf = malloc(chunk_entries(n) * 44);
@@ -377,8 +367,7 @@ static int read_coefs(sp_file *f, const sp_iden3_section *sec, sp_zkey *zk, char
       c->constraint = le32(e + 4);
       c->signal = le32(e + 8);
       uint64_t l[4];
-      for (int t = 0; t < 4; t++)
-        l[t] = le64(e + 12 + 8 * t);
+      for (int t = 0; t < 4; t++) l[t] = le64(e + 12 + 8 * t);
       const char *why = NULL;
       if (c->matrix > 1)
         why = "matrix is not 0 (A) or 1 (B)";
@@ -391,7 +380,8 @@ static int read_coefs(sp_file *f, const sp_iden3_section *sec, sp_zkey *zk, char
       if (why) {
         sp_set_err(err, errlen,
                    "%s: section 4 (coefficients): entry %" PRIu64 " at byte offset %" PRIu64
-                   " (matrix %" PRIu32 ", constraint %" PRIu32 ", signal %" PRIu32 "): %s "
+                   " (matrix %" PRIu32 ", constraint %" PRIu32 ", signal %" PRIu32
+                   "): %s "
                    "(nVars %" PRIu32 ", domainSize %" PRIu32 ")",
                    f->esc, i + j, off + j * 44, c->matrix, c->constraint, c->signal, why,
                    zk->n_vars, zk->domain_size);
@@ -407,10 +397,8 @@ out:
   return rc;
 }
 
-void sp_zkey_free(sp_zkey *zk)
-{
-  if (!zk)
-    return;
+void sp_zkey_free(sp_zkey *zk) {
+  if (!zk) return;
   free(zk->path);
   free(zk->vk.ic);
   free(zk->coefs);
@@ -423,10 +411,8 @@ void sp_zkey_free(sp_zkey *zk)
 }
 
 int sp_zkey_load(const char *path, bool subgroup, unsigned nthreads, sp_zkey **out, char *err,
-                 size_t errlen)
-{
-  if (out)
-    *out = NULL;
+                 size_t errlen) {
+  if (out) *out = NULL;
   if (!path || !out) {
     sp_set_err(err, errlen, "zkey load: NULL %s", path ? "out" : "path");
     return SEALPROV_ERR_INVALID_ARGUMENT;
@@ -445,17 +431,23 @@ int sp_zkey_load(const char *path, bool subgroup, unsigned nthreads, sp_zkey **o
   SP_TRY_GOTO(read_header(&f, sec, zk, subgroup, err, errlen), rc, out);
   uint64_t nv = zk->n_vars, np = zk->n_public, d = zk->domain_size;
   SP_TRY_GOTO(expect_size(&f, sec, 3, (np + 1) * G1_BYTES, "nPublic + 1 G1 points (96 bytes each)",
-                          err, errlen), rc, out);
-  SP_TRY_GOTO(expect_size(&f, sec, 5, nv * G1_BYTES, "nVars G1 points (96 bytes each)", err, errlen),
+                          err, errlen),
               rc, out);
-  SP_TRY_GOTO(expect_size(&f, sec, 6, nv * G1_BYTES, "nVars G1 points (96 bytes each)", err, errlen),
-              rc, out);
-  SP_TRY_GOTO(expect_size(&f, sec, 7, nv * G2_BYTES, "nVars G2 points (192 bytes each)", err, errlen),
-              rc, out);
+  SP_TRY_GOTO(
+      expect_size(&f, sec, 5, nv * G1_BYTES, "nVars G1 points (96 bytes each)", err, errlen), rc,
+      out);
+  SP_TRY_GOTO(
+      expect_size(&f, sec, 6, nv * G1_BYTES, "nVars G1 points (96 bytes each)", err, errlen), rc,
+      out);
+  SP_TRY_GOTO(
+      expect_size(&f, sec, 7, nv * G2_BYTES, "nVars G2 points (192 bytes each)", err, errlen), rc,
+      out);
   SP_TRY_GOTO(expect_size(&f, sec, 8, (nv - np - 1) * G1_BYTES,
-                          "nVars - nPublic - 1 G1 points (96 bytes each)", err, errlen), rc, out);
-  SP_TRY_GOTO(expect_size(&f, sec, 9, d * G1_BYTES, "domainSize G1 points (96 bytes each)", err,
-                          errlen), rc, out);
+                          "nVars - nPublic - 1 G1 points (96 bytes each)", err, errlen),
+              rc, out);
+  SP_TRY_GOTO(
+      expect_size(&f, sec, 9, d * G1_BYTES, "domainSize G1 points (96 bytes each)", err, errlen),
+      rc, out);
   zk->vk.ic_len = (size_t)np + 1;
   zk->vk.ic = malloc((np + 1) * sizeof(g1_affine_t));
   zk->a = malloc(nv * sizeof(g1_affine_t));
@@ -464,17 +456,20 @@ int sp_zkey_load(const char *path, bool subgroup, unsigned nthreads, sp_zkey **o
   zk->c = malloc((nv - np - 1) * sizeof(g1_affine_t) + 1);
   zk->h = malloc(d * sizeof(g1_affine_t));
   if (!zk->vk.ic || !zk->a || !zk->b1 || !zk->b2 || !zk->c || !zk->h) {
-    sp_set_err(err, errlen, "out of memory for the points of %s (nVars %" PRIu64 ", domainSize %" PRIu64 ")",
+    sp_set_err(err, errlen,
+               "out of memory for the points of %s (nVars %" PRIu64 ", domainSize %" PRIu64 ")",
                f.esc, nv, d);
     rc = SEALPROV_ERR_NO_MEMORY;
     goto out;
   }
   SP_TRY_GOTO(read_coefs(&f, sec, zk, err, errlen), rc, out);
-  SP_TRY_GOTO(read_points(&f, sec, 3, false, np + 1, zk->vk.ic, subgroup, nthreads, err, errlen), rc, out);
+  SP_TRY_GOTO(read_points(&f, sec, 3, false, np + 1, zk->vk.ic, subgroup, nthreads, err, errlen),
+              rc, out);
   SP_TRY_GOTO(read_points(&f, sec, 5, false, nv, zk->a, subgroup, nthreads, err, errlen), rc, out);
   SP_TRY_GOTO(read_points(&f, sec, 6, false, nv, zk->b1, subgroup, nthreads, err, errlen), rc, out);
   SP_TRY_GOTO(read_points(&f, sec, 7, true, nv, zk->b2, subgroup, nthreads, err, errlen), rc, out);
-  SP_TRY_GOTO(read_points(&f, sec, 8, false, nv - np - 1, zk->c, subgroup, nthreads, err, errlen), rc, out);
+  SP_TRY_GOTO(read_points(&f, sec, 8, false, nv - np - 1, zk->c, subgroup, nthreads, err, errlen),
+              rc, out);
   SP_TRY_GOTO(read_points(&f, sec, 9, false, d, zk->h, subgroup, nthreads, err, errlen), rc, out);
   SP_TRY_GOTO(sp_file_check_unchanged(&f, err, errlen), rc, out);
   groth16_prepare_vk(&zk->vk.pvk, &zk->vk.alpha_g1, &zk->vk.beta_g2, &zk->vk.gamma_g2,
@@ -490,9 +485,8 @@ out:
 /* ---- proving ------------------------------------------------------------------------- */
 
 int sp_zkey_prove(const sp_zkey *zk, const uint8_t *values, uint64_t n, const char *wtns_name,
-                  const fr_t *r, const fr_t *s, unsigned nthreads, sp_zkey_proof *out,
-                  char *err, size_t errlen)
-{
+                  const fr_t *r, const fr_t *s, unsigned nthreads, sp_zkey_proof *out, char *err,
+                  size_t errlen) {
   if (!zk || !values || !r || !s || !out) {
     sp_set_err(err, errlen, "NULL argument to the zkey prover");
     return SEALPROV_ERR_INVALID_ARGUMENT;
@@ -593,10 +587,8 @@ out:
 }
 
 int sp_zkey_verify(const sp_vk *vk, const scalar_t *pub, size_t n, const sp_zkey_proof *proof,
-                   bool *valid, char *err, size_t errlen)
-{
-  if (valid)
-    *valid = false;
+                   bool *valid, char *err, size_t errlen) {
+  if (valid) *valid = false;
   if (!vk || !proof || !valid || (n && !pub)) {
     sp_set_err(err, errlen, "NULL argument to verify");
     return SEALPROV_ERR_INVALID_ARGUMENT;
@@ -636,20 +628,16 @@ int sp_zkey_verify(const sp_vk *vk, const scalar_t *pub, size_t n, const sp_zkey
 
 /* ---- decimal strings ----------------------------------------------------------------- */
 
-void sp_dec_from_limbs(char *out, const uint64_t *limbs, size_t nlimbs)
-{
+void sp_dec_from_limbs(char *out, const uint64_t *limbs, size_t nlimbs) {
   uint64_t t[8] = {0};
-  if (nlimbs > 8)
-    nlimbs = 8;
+  if (nlimbs > 8) nlimbs = 8;
   memcpy(t, limbs, nlimbs * sizeof(uint64_t));
   char rev[8 * 20 + 1];
   size_t len = 0;
   for (;;) {
     bool zero = true;
-    for (size_t i = 0; i < nlimbs; i++)
-      zero = zero && t[i] == 0;
-    if (zero)
-      break;
+    for (size_t i = 0; i < nlimbs; i++) zero = zero && t[i] == 0;
+    if (zero) break;
     /* t /= 10^19, remainder out as 19 digits */
     const uint64_t base = UINT64_C(10000000000000000000);
     unsigned __int128 rem = 0;
@@ -664,32 +652,25 @@ void sp_dec_from_limbs(char *out, const uint64_t *limbs, size_t nlimbs)
       r /= 10;
     }
   }
-  while (len > 1 && rev[len - 1] == '0')
-    len--;
-  if (len == 0)
-    rev[len++] = '0';
-  for (size_t i = 0; i < len; i++)
-    out[i] = rev[len - 1 - i];
+  while (len > 1 && rev[len - 1] == '0') len--;
+  if (len == 0) rev[len++] = '0';
+  for (size_t i = 0; i < len; i++) out[i] = rev[len - 1 - i];
   out[len] = 0;
 }
 
-bool sp_dec_to_limbs(uint64_t *limbs, size_t nlimbs, const char *s)
-{
+bool sp_dec_to_limbs(uint64_t *limbs, size_t nlimbs, const char *s) {
   memset(limbs, 0, nlimbs * sizeof(uint64_t));
   size_t len = strlen(s);
-  if (len == 0 || len > 200)
-    return false;
+  if (len == 0 || len > 200) return false;
   for (size_t k = 0; k < len; k++) {
-    if (s[k] < '0' || s[k] > '9')
-      return false;
+    if (s[k] < '0' || s[k] > '9') return false;
     uint64_t carry = (uint64_t)(s[k] - '0');
     for (size_t i = 0; i < nlimbs; i++) {
       unsigned __int128 cur = (unsigned __int128)limbs[i] * 10 + carry;
       limbs[i] = (uint64_t)cur;
       carry = (uint64_t)(cur >> 64);
     }
-    if (carry)
-      return false;
+    if (carry) return false;
   }
   return true;
 }

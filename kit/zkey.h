@@ -38,18 +38,18 @@ typedef struct sp_zkey_coef {
 } sp_zkey_coef;
 
 typedef struct sp_zkey {
-  char *path;                 /* escaped for messages (valid UTF-8) */
-  uint32_t n_vars;            /* signals, ONE included */
-  uint32_t n_public;          /* public signals (outputs, then public inputs), ONE excluded */
-  uint32_t domain_size;       /* 2^log_n */
+  char *path;           /* escaped for messages (valid UTF-8) */
+  uint32_t n_vars;      /* signals, ONE included */
+  uint32_t n_public;    /* public signals (outputs, then public inputs), ONE excluded */
+  uint32_t domain_size; /* 2^log_n */
   unsigned log_n;
-  sp_vk vk;                   /* alpha1, beta1, delta1, beta2, gamma2, delta2, ic (n_public + 1) */
+  sp_vk vk; /* alpha1, beta1, delta1, beta2, gamma2, delta2, ic (n_public + 1) */
   sp_zkey_coef *coefs;
   uint64_t n_coefs;
-  g1_affine_t *a, *b1;        /* n_vars each (infinity where a signal is not in A / B) */
-  g2_affine_t *b2;            /* n_vars */
-  g1_affine_t *c;             /* n_vars - n_public - 1: the private signals */
-  g1_affine_t *h;             /* domain_size */
+  g1_affine_t *a, *b1; /* n_vars each (infinity where a signal is not in A / B) */
+  g2_affine_t *b2;     /* n_vars */
+  g1_affine_t *c;      /* n_vars - n_public - 1: the private signals */
+  g1_affine_t *h;      /* domain_size */
 } sp_zkey;
 
 /* Loads a snarkjs Groth16 .zkey. subgroup_check: every point also in its subgroup;
@@ -57,8 +57,8 @@ typedef struct sp_zkey {
  * load), UNSUPPORTED (another curve: the message names its prime; a PLONK or FFLONK
  * key), PARAMS (malformed: the message names the file, section and byte offset, and the
  * count it expected), NO_MEMORY. */
-int sp_zkey_load(const char *path, bool subgroup_check, unsigned nthreads, sp_zkey **out,
-                 char *err, size_t errlen);
+int sp_zkey_load(const char *path, bool subgroup_check, unsigned nthreads, sp_zkey **out, char *err,
+                 size_t errlen);
 void sp_zkey_free(sp_zkey *zk);
 
 typedef struct sp_zkey_proof {
@@ -74,8 +74,8 @@ typedef struct sp_zkey_proof {
  * wtns_name names the witness in messages. Statuses: OK, INVALID_ARGUMENT, ASSIGNMENT
  * (value count != n_vars, value 0 not 1, a value not below r), NO_MEMORY. */
 int sp_zkey_prove(const sp_zkey *zk, const uint8_t *values, uint64_t n, const char *wtns_name,
-                  const fr_t *r, const fr_t *s, unsigned nthreads, sp_zkey_proof *out,
-                  char *err, size_t errlen);
+                  const fr_t *r, const fr_t *s, unsigned nthreads, sp_zkey_proof *out, char *err,
+                  size_t errlen);
 
 /* Verifies a proof with vk and n public signals (canonical scalars, ONE excluded).
  * Proof points must be on their curves, in their subgroups and not infinity (else

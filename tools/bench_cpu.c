@@ -35,8 +35,7 @@ static double load_average(void) {
   double l = -1;
   FILE *f = fopen("/proc/loadavg", "r");
   if (f != NULL) {
-    if (fscanf(f, "%lf", &l) != 1)
-      l = -1;
+    if (fscanf(f, "%lf", &l) != 1) l = -1;
     fclose(f);
   }
   return l;
@@ -66,12 +65,12 @@ static timing summarize(double *t, double *c, unsigned n) {
 }
 
 /* A timed run: wall and CPU seconds into t[i], c[i]. */
-#define TIMED(i, stmt)                                                                         \
-  do {                                                                                         \
-    double w0_ = now_s(), c0_ = cpu_s();                                                       \
-    stmt;                                                                                      \
-    t[i] = now_s() - w0_;                                                                      \
-    c[i] = cpu_s() - c0_;                                                                      \
+#define TIMED(i, stmt)                   \
+  do {                                   \
+    double w0_ = now_s(), c0_ = cpu_s(); \
+    stmt;                                \
+    t[i] = now_s() - w0_;                \
+    c[i] = cpu_s() - c0_;                \
   } while (0)
 
 /* splitmix64: deterministic inputs, so runs compare like with like */
@@ -101,38 +100,37 @@ static void random_scalars(scalar_t *s, size_t n, uint64_t *state) {
 
 static void random_fp(fp_t *r, uint64_t *state) {
   uint64_t c[6];
-  for (int i = 0; i < 6; i++)
-    c[i] = next_u64(state);
+  for (int i = 0; i < 6; i++) c[i] = next_u64(state);
   c[5] &= 0x0fffffffffffffffULL; /* < 2^380 < p */
   fp_from_canonical(r, c);
 }
 
-#define RANDOM_WALK(G)                                                                         \
-  static G##_affine_t *G##_random_points(size_t n, uint64_t *state) {                          \
-    G##_affine_t gen;                                                                          \
-    G##_jac_t gj, steps[8], cur;                                                               \
-    G##_generator(&gen);                                                                       \
-    G##_jac_from_affine(&gj, &gen);                                                            \
-    for (int k = 0; k < 8; k++) {                                                              \
-      scalar_t s;                                                                              \
-      random_scalars(&s, 1, state);                                                            \
-      G##_jac_mul(&steps[k], &gj, &s);                                                         \
-    }                                                                                          \
-    G##_jac_t *jac = malloc(n * sizeof *jac);                                                  \
-    G##_affine_t *pts = malloc(n * sizeof *pts);                                               \
-    if (jac == NULL || pts == NULL) {                                                          \
-      free(jac);                                                                               \
-      free(pts);                                                                               \
-      return NULL;                                                                             \
-    }                                                                                          \
-    cur = steps[0];                                                                            \
-    for (size_t i = 0; i < n; i++) {                                                           \
-      G##_jac_add(&cur, &cur, &steps[next_u64(state) % 8]);                                    \
-      jac[i] = cur;                                                                            \
-    }                                                                                          \
-    G##_jac_batch_to_affine(pts, jac, n);                                                      \
-    free(jac);                                                                                 \
-    return pts;                                                                                \
+#define RANDOM_WALK(G)                                                \
+  static G##_affine_t *G##_random_points(size_t n, uint64_t *state) { \
+    G##_affine_t gen;                                                 \
+    G##_jac_t gj, steps[8], cur;                                      \
+    G##_generator(&gen);                                              \
+    G##_jac_from_affine(&gj, &gen);                                   \
+    for (int k = 0; k < 8; k++) {                                     \
+      scalar_t s;                                                     \
+      random_scalars(&s, 1, state);                                   \
+      G##_jac_mul(&steps[k], &gj, &s);                                \
+    }                                                                 \
+    G##_jac_t *jac = malloc(n * sizeof *jac);                         \
+    G##_affine_t *pts = malloc(n * sizeof *pts);                      \
+    if (jac == NULL || pts == NULL) {                                 \
+      free(jac);                                                      \
+      free(pts);                                                      \
+      return NULL;                                                    \
+    }                                                                 \
+    cur = steps[0];                                                   \
+    for (size_t i = 0; i < n; i++) {                                  \
+      G##_jac_add(&cur, &cur, &steps[next_u64(state) % 8]);           \
+      jac[i] = cur;                                                   \
+    }                                                                 \
+    G##_jac_batch_to_affine(pts, jac, n);                             \
+    free(jac);                                                        \
+    return pts;                                                       \
   }
 
 RANDOM_WALK(g1)
@@ -147,38 +145,33 @@ static void fp_mul_rate(double rate[2], double min_s, uint64_t *state) {
   size_t iters = 1u << 16, total = 0;
   double t0 = now_s(), c0 = cpu_s(), t;
   do {
-    for (size_t i = 0; i < iters; i++)
-      fp_mul(&x, &x, &y);
+    for (size_t i = 0; i < iters; i++) fp_mul(&x, &x, &y);
     total += iters;
     t = now_s() - t0;
   } while (t < min_s);
   rate[0] = (double)total / t;
   rate[1] = (double)total / (cpu_s() - c0);
   /* keep x alive so the loop cannot be dropped */
-  if (fp_is_zero(&x))
-    sp_cli_error("unexpected zero");
+  if (fp_is_zero(&x)) sp_cli_error("unexpected zero");
 }
 
 static bool g1_mixed_add_rate(double rate[2], double min_s, uint64_t *state) {
   enum { NPTS = 1024 };
   g1_affine_t *pts = g1_random_points(NPTS, state);
-  if (pts == NULL)
-    return false;
+  if (pts == NULL) return false;
   g1_jac_t acc;
   g1_jac_from_affine(&acc, &pts[0]);
   g1_jac_dbl(&acc, &acc); /* Z != 1, as in a running sum */
   size_t total = 0;
   double t0 = now_s(), c0 = cpu_s(), t;
   do {
-    for (size_t i = 0; i < NPTS; i++)
-      g1_jac_add_affine(&acc, &acc, &pts[i]);
+    for (size_t i = 0; i < NPTS; i++) g1_jac_add_affine(&acc, &acc, &pts[i]);
     total += NPTS;
     t = now_s() - t0;
   } while (t < min_s);
   rate[0] = (double)total / t;
   rate[1] = (double)total / (cpu_s() - c0);
-  if (g1_jac_is_inf(&acc))
-    sp_cli_error("unexpected infinity");
+  if (g1_jac_is_inf(&acc)) sp_cli_error("unexpected infinity");
   free(pts);
   return true;
 }
@@ -186,8 +179,7 @@ static bool g1_mixed_add_rate(double rate[2], double min_s, uint64_t *state) {
 static void cpu_model(char *out, size_t len) {
   snprintf(out, len, "unknown");
   FILE *f = fopen("/proc/cpuinfo", "r");
-  if (f == NULL)
-    return;
+  if (f == NULL) return;
   char line[512];
   while (fgets(line, sizeof line, f)) {
     if (strncmp(line, "model name", 10) == 0) {
@@ -204,8 +196,8 @@ static void cpu_model(char *out, size_t len) {
 }
 
 static void print_timing(const char *key, timing t, bool last) {
-  printf("  \"%s\": %.3f,\n  \"%s_min\": %.3f,\n  \"%s_cpu\": %.3f%s\n", key, t.median * 1e3,
-         key, t.min * 1e3, key, t.cpu_median * 1e3, last ? "" : ",");
+  printf("  \"%s\": %.3f,\n  \"%s_min\": %.3f,\n  \"%s_cpu\": %.3f%s\n", key, t.median * 1e3, key,
+         t.min * 1e3, key, t.cpu_median * 1e3, last ? "" : ",");
 }
 
 static void usage(FILE *f) {
@@ -261,8 +253,7 @@ int sp_cmd_bench_cpu(int argc, char **argv) {
   sp_cli_meter_start(&meter, "bench cpu");
   fp_mul_rate(fp_rate, rate_s, &seed);
   sp_cli_meter_step(&meter, 1, 8, "figures");
-  if (!g1_mixed_add_rate(add_rate, rate_s, &seed))
-    goto oom;
+  if (!g1_mixed_add_rate(add_rate, rate_s, &seed)) goto oom;
   sp_cli_meter_step(&meter, 2, 8, "figures");
 
   g1_affine_t p1;
@@ -271,8 +262,7 @@ int sp_cmd_bench_cpu(int argc, char **argv) {
   g2_generator(&q2);
   fp12_t gt;
   unsigned pair_runs = quick ? 3 : 5 * repeat;
-  for (unsigned i = 0; i < pair_runs; i++)
-    TIMED(i, bls_pairing(&gt, &p1, &q2));
+  for (unsigned i = 0; i < pair_runs; i++) TIMED(i, bls_pairing(&gt, &p1, &q2));
   timing pairing = summarize(t, c, pair_runs);
   sp_cli_meter_step(&meter, 3, 8, "figures");
 
@@ -281,56 +271,45 @@ int sp_cmd_bench_cpu(int argc, char **argv) {
   g1_affine_t *g1pts = g1_random_points(n_big, &seed);
   scalar_t *sc = malloc(n_big * sizeof *sc);
   bool ok = true;
-  if (g1pts == NULL || sc == NULL)
-    goto oom_g1;
+  if (g1pts == NULL || sc == NULL) goto oom_g1;
   random_scalars(sc, n_big, &seed);
   g1_jac_t r1;
   for (unsigned i = 0; i < repeat; i++)
     TIMED(i, ok &= msm_g1(&r1, g1pts, sc, (size_t)1 << log_g1_small, threads));
   timing g1_small = summarize(t, c, repeat);
   sp_cli_meter_step(&meter, 4, 8, "figures");
-  for (unsigned i = 0; i < repeat; i++)
-    TIMED(i, ok &= msm_g1(&r1, g1pts, sc, n_big, threads));
+  for (unsigned i = 0; i < repeat; i++) TIMED(i, ok &= msm_g1(&r1, g1pts, sc, n_big, threads));
   timing g1_big = summarize(t, c, repeat);
   sp_cli_meter_step(&meter, 5, 8, "figures");
   free(g1pts);
   g1pts = NULL;
-  if (!ok)
-    goto oom_g1;
+  if (!ok) goto oom_g1;
 
   size_t n_g2 = (size_t)1 << log_g2;
   g2_affine_t *g2pts = g2_random_points(n_g2, &seed);
-  if (g2pts == NULL)
-    goto oom_g1;
+  if (g2pts == NULL) goto oom_g1;
   g2_jac_t r2;
-  for (unsigned i = 0; i < repeat; i++)
-    TIMED(i, ok &= msm_g2(&r2, g2pts, sc, n_g2, threads));
+  for (unsigned i = 0; i < repeat; i++) TIMED(i, ok &= msm_g2(&r2, g2pts, sc, n_g2, threads));
   timing g2_msm = summarize(t, c, repeat);
   sp_cli_meter_step(&meter, 6, 8, "figures");
   free(g2pts);
-  if (!ok)
-    goto oom_g1;
+  if (!ok) goto oom_g1;
   free(sc);
   sc = NULL;
 
   /* ---- NTT (forward; the coset forward is what the prover runs three times) */
   size_t n_ntt = (size_t)1 << log_ntt;
   fr_t *a = malloc(n_ntt * sizeof *a);
-  if (a == NULL)
-    goto oom;
-  for (size_t i = 0; i < n_ntt; i++)
-    random_fr(&a[i], &seed);
-  for (unsigned i = 0; i < repeat; i++)
-    TIMED(i, ok &= ntt_forward(a, log_ntt, threads));
+  if (a == NULL) goto oom;
+  for (size_t i = 0; i < n_ntt; i++) random_fr(&a[i], &seed);
+  for (unsigned i = 0; i < repeat; i++) TIMED(i, ok &= ntt_forward(a, log_ntt, threads));
   timing ntt_fwd = summarize(t, c, repeat);
   sp_cli_meter_step(&meter, 7, 8, "figures");
-  for (unsigned i = 0; i < repeat; i++)
-    TIMED(i, ok &= ntt_coset_forward(a, log_ntt, threads));
+  for (unsigned i = 0; i < repeat; i++) TIMED(i, ok &= ntt_coset_forward(a, log_ntt, threads));
   timing ntt_coset = summarize(t, c, repeat);
   sp_cli_meter_step(&meter, 8, 8, "figures");
   free(a);
-  if (!ok)
-    goto oom;
+  if (!ok) goto oom;
 
   char cpu[256], key[64];
   cpu_model(cpu, sizeof cpu);

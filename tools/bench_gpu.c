@@ -64,18 +64,18 @@ typedef struct bg_opts {
   unsigned msm2[BG_MAX_SIZES], nmsm2;
   unsigned ntt[BG_MAX_SIZES], nntt;
   unsigned part[BG_MAX_SIZES], npart;
-  bool groups_named;           /* a kernel/partition group was named on the command line */
+  bool groups_named; /* a kernel/partition group was named on the command line */
   /* throughput */
-  unsigned tp[BG_MAX_SIZES], ntp;          /* log2 sizes */
-  unsigned gpus[BG_MAX_SIZES], ngpus;      /* GPU counts, each run on ordinals[0..n-1] */
+  unsigned tp[BG_MAX_SIZES], ntp;     /* log2 sizes */
+  unsigned gpus[BG_MAX_SIZES], ngpus; /* GPU counts, each run on ordinals[0..n-1] */
   unsigned ordinals[BG_MAX_GPUS], nordinals;
-  unsigned jobs[BG_MAX_SIZES], njobs;      /* timed jobs per size (one value: all sizes) */
-  unsigned partitions;                     /* per job */
-  unsigned workers;                        /* per GPU */
-  unsigned warmup;                         /* warm-up job partitions; 0 = every worker one */
-  unsigned urgent_after;                   /* --urgent-after K: a 1-partition job of higher
+  unsigned jobs[BG_MAX_SIZES], njobs; /* timed jobs per size (one value: all sizes) */
+  unsigned partitions;                /* per job */
+  unsigned workers;                   /* per GPU */
+  unsigned warmup;                    /* warm-up job partitions; 0 = every worker one */
+  unsigned urgent_after;              /* --urgent-after K: a 1-partition job of higher
                                               priority once K stream partitions are done */
-  uint64_t pinned;                         /* sp_device_cfg.pinned_staging: 0 auto, OFF, bytes */
+  uint64_t pinned;                    /* sp_device_cfg.pinned_staging: 0 auto, OFF, bytes */
   /* --pinned-staging A,B: each throughput stream runs once per mode, in this order,
    * on the same synthetic data (same-call A/B pairs) */
   uint64_t pinned_list[4];
@@ -83,13 +83,14 @@ typedef struct bg_opts {
   /* --precompute off,on,C:K: each MSM (and partition: off and on only) runs once per
    * variant in every repeat, in this order (same-call A/B). window 0: "off" (today's
    * path); window 1: "on" (the table msm.cu's cost model plans); else C:K. */
-  struct { unsigned window, copies; } pre[BG_MAX_PRE];
+  struct {
+    unsigned window, copies;
+  } pre[BG_MAX_PRE];
   unsigned npre;
 } bg_opts;
 
 #define BG_PRE_OFF 0u
 #define BG_PRE_ON 1u
-
 
 static int bg_cmp(const void *a, const void *b) {
   double x = *(const double *)a, y = *(const double *)b;
@@ -150,9 +151,12 @@ static bool parse_pinned(const char *s, uint64_t *out) {
   char *end;
   unsigned long long v = strtoull(s, &end, 10);
   unsigned shift = 0;
-  if (*end == 'K' || *end == 'k') shift = 10, end++;
-  else if (*end == 'M' || *end == 'm') shift = 20, end++;
-  else if (*end == 'G' || *end == 'g') shift = 30, end++;
+  if (*end == 'K' || *end == 'k')
+    shift = 10, end++;
+  else if (*end == 'M' || *end == 'm')
+    shift = 20, end++;
+  else if (*end == 'G' || *end == 'g')
+    shift = 30, end++;
   if (end == s || *end || v == 0 || v > (UINT64_MAX >> 1) >> shift) return false;
   *out = (uint64_t)v << shift;
   return true;
@@ -186,8 +190,10 @@ static bool parse_precompute(const char *s, bg_opts *o) {
     if (o->npre == BG_MAX_PRE) return false;
     unsigned c = 0, k = 0;
     char tail = 0;
-    if (!strcmp(t, "off")) c = BG_PRE_OFF;
-    else if (!strcmp(t, "on")) c = BG_PRE_ON;
+    if (!strcmp(t, "off"))
+      c = BG_PRE_OFF;
+    else if (!strcmp(t, "on"))
+      c = BG_PRE_ON;
     else if (sscanf(t, "%u:%u%c", &c, &k, &tail) != 2 || c < 2 || c > 24 || k < 2 ||
              k > (256 + c - 1) / c)
       return false;
@@ -308,8 +314,10 @@ static int msm_check(sp_gpu *g, bool g2, const void *d_points, const void *d_sca
     if (!st && msm_g2(&y, hp, hs, n, 16)) same = g2_jac_eq(&x, &y);
   }
   if (!st && !same) {
-    snprintf(err, errlen, "GPU MSM %s of 2^14 points (window %u, %u copies) differs from the CPU "
-             "library", g2 ? "G2" : "G1", window, copies);
+    snprintf(err, errlen,
+             "GPU MSM %s of 2^14 points (window %u, %u copies) differs from the CPU "
+             "library",
+             g2 ? "G2" : "G1", window, copies);
     st = SEALPROV_ERR_INTERNAL;
   }
   sp_gpu_msm_table_free(sp_gpu_ordinal(g), &tab);
@@ -326,9 +334,9 @@ static unsigned ilog2_size(size_t n) {
 
 /* One variant of an MSM size (--precompute): its table, if any, and its runs. */
 typedef struct bg_msm_var {
-  const char *label;     /* "off", "on", "C:K" */
+  const char *label; /* "off", "on", "C:K" */
   char buf[16];
-  sp_msm_table tab;      /* copies 0: today's path */
+  sp_msm_table tab; /* copies 0: today's path */
   double build_ms, gain;
   double runs[BG_MAX_REPEAT];
 } bg_msm_var;
@@ -438,10 +446,11 @@ static int bench_msm(sp_gpu *g, const bg_opts *o, bool g2, const unsigned *sizes
       result_head(o, g2 ? "msm_g2" : "msm_g1", sizes[i]);
       if (o->npre) {
         if (o->json)
-          printf(", \"precompute\": \"%s\", \"window\": %u, \"copies\": %u, \"table_bytes\": %llu, "
-                 "\"table_build_ms\": %.1f, \"predicted_gain\": %.3f",
-                 v[j].label, v[j].tab.window, v[j].tab.copies,
-                 (unsigned long long)v[j].tab.ext_bytes, v[j].build_ms, v[j].gain);
+          printf(
+              ", \"precompute\": \"%s\", \"window\": %u, \"copies\": %u, \"table_bytes\": %llu, "
+              "\"table_build_ms\": %.1f, \"predicted_gain\": %.3f",
+              v[j].label, v[j].tab.window, v[j].tab.copies, (unsigned long long)v[j].tab.ext_bytes,
+              v[j].build_ms, v[j].gain);
         else
           printf(" %-6s", v[j].label);
       }
@@ -469,7 +478,10 @@ static int bench_ntt(sp_gpu *g, const bg_opts *o, char *err, size_t errlen) {
   void *d = NULL;
   int st = sp_gpu_alloc(g, &d, nmax * sizeof(fr_t), err, errlen);
   if (!st) st = sp_gpu_gen_scalars(g, d, nmax, 99, err, errlen); /* any values < r */
-  static const struct { sp_ntt_kind kind; const char *name; } kinds[] = {
+  static const struct {
+    sp_ntt_kind kind;
+    const char *name;
+  } kinds[] = {
       {SP_NTT_FORWARD, "ntt"}, {SP_NTT_INVERSE, "intt"}, {SP_NTT_COSET_FORWARD, "coset_ntt"}};
   for (unsigned i = 0; !st && i < o->nntt; i++)
     for (unsigned k = 0; !st && k < 3; k++) {
@@ -623,8 +635,18 @@ static uint64_t bg_mem_available(void) {
 }
 
 static void synth_free(bg_synth *x) {
-  free(x->h); free(x->l); free(x->a); free(x->b1); free(x->b2); free(x->ic); free(x->vk1);
-  free(x->vk2); free(x->da); free(x->dba); free(x->dbi); free(x->sc);
+  free(x->h);
+  free(x->l);
+  free(x->a);
+  free(x->b1);
+  free(x->b2);
+  free(x->ic);
+  free(x->vk1);
+  free(x->vk2);
+  free(x->da);
+  free(x->dba);
+  free(x->dbi);
+  free(x->sc);
   memset(x, 0, sizeof *x);
 }
 
@@ -666,7 +688,8 @@ static int synth_make(bg_synth *x, sp_gpu *g, unsigned lg, char *err, size_t err
 
   /* Fail with the sizes before the kernel's OOM killer fails us without any. */
   size_t sc_bytes = (3 * abc + ninp + naux) * 32;
-  size_t pt_bytes = bg_params_bytes(srs) + (ninp + 3) * sizeof(g1_affine_t) + 3 * sizeof(g2_affine_t);
+  size_t pt_bytes =
+      bg_params_bytes(srs) + (ninp + 3) * sizeof(g1_affine_t) + 3 * sizeof(g2_affine_t);
   uint64_t avail = bg_mem_available();
   if (avail && sc_bytes + pt_bytes > avail) {
     snprintf(err, errlen,
@@ -819,8 +842,10 @@ static int bench_partition(const bg_opts *o, void *dev, sp_gpu *g, unsigned lg, 
         sp_engine_cuda_last_timings(dev, &pv[j].tms[r - 1]);
         /* with or without the table, the same r and s give the same bytes */
         if (memcmp(proof, proof0, 192)) {
-          snprintf(err, errlen, "partition 2^%u: the proof of run %u (%s) differs from the "
-                   "warm-up's", lg, r, labels[j] ? labels[j] : "default");
+          snprintf(err, errlen,
+                   "partition 2^%u: the proof of run %u (%s) differs from the "
+                   "warm-up's",
+                   lg, r, labels[j] ? labels[j] : "default");
           st = SEALPROV_ERR_INTERNAL;
         }
       }
@@ -848,38 +873,45 @@ static int bench_partition(const bg_opts *o, void *dev, sp_gpu *g, unsigned lg, 
       printf(",\n     \"prepare_median_ms\": %.3f, \"prepare_runs_ms\": ", prep_med);
       print_runs(prep_runs, o->repeat);
       printf(", \"first_run_prepare_ms\": %.3f", first_prep);
-      printf(",\n     \"stages_ms\": {\"upload\": %.3f, \"decode_filter_split\": %.3f, "
-             "\"h_ntt\": %.3f, \"h_msm\": %.3f, \"batch_add\": %.3f, \"tail_msm_g1\": %.3f, "
-             "\"g2\": %.3f, \"host\": %.3f, \"total\": %.3f, \"engine_prepare\": %.3f},\n"
-             "     \"staged\": %s, \"streamed\": %s, \"a_early\": %s, \"oom_retries\": %u, "
-             "\"pinned_staging\": ",
-             x_t->upload_ms, x_t->decode_ms, x_t->h_ntt_ms, x_t->h_msm_ms, x_t->batch_add_ms,
-             x_t->tail_msm_ms, x_t->g2_ms, x_t->host_ms, x_t->total_ms, x_t->prepare_ms,
-             x_t->staged ? "true" : "false", x_t->streamed ? "true" : "false",
-             x_t->a_early ? "true" : "false", x_t->oom_retries);
+      printf(
+          ",\n     \"stages_ms\": {\"upload\": %.3f, \"decode_filter_split\": %.3f, "
+          "\"h_ntt\": %.3f, \"h_msm\": %.3f, \"batch_add\": %.3f, \"tail_msm_g1\": %.3f, "
+          "\"g2\": %.3f, \"host\": %.3f, \"total\": %.3f, \"engine_prepare\": %.3f},\n"
+          "     \"staged\": %s, \"streamed\": %s, \"a_early\": %s, \"oom_retries\": %u, "
+          "\"pinned_staging\": ",
+          x_t->upload_ms, x_t->decode_ms, x_t->h_ntt_ms, x_t->h_msm_ms, x_t->batch_add_ms,
+          x_t->tail_msm_ms, x_t->g2_ms, x_t->host_ms, x_t->total_ms, x_t->prepare_ms,
+          x_t->staged ? "true" : "false", x_t->streamed ? "true" : "false",
+          x_t->a_early ? "true" : "false", x_t->oom_retries);
       print_pinned(o);
-      printf(", \"host_pinned_bytes\": %llu,\n     \"first_run_srs_upload_ms\": %.1f, "
-             "\"synthetic_params_gen_ms\": %.1f, \"synthetic_assignment_gen_ms\": %.1f, "
-             "\"memory_in_use_bytes\": %llu",
-             (unsigned long long)(hm.staging_bytes + hm.registered_bytes + hm.bounce_bytes),
-             first.srs_upload_ms, x->params_ms, x->assignment_ms,
-             (unsigned long long)sp_engine_cuda.memory_in_use(dev));
-      printf(",\n     \"tables_used\": %s, \"table_window\": %u, \"table_copies\": %u, "
-             "\"table_bytes\": %llu, \"first_run_table_build_ms\": %.1f",
-             x_t->tables_used ? "true" : "false", x_t->table_window, x_t->table_copies,
-             (unsigned long long)first.precompute_bytes, first.precompute_ms);
+      printf(
+          ", \"host_pinned_bytes\": %llu,\n     \"first_run_srs_upload_ms\": %.1f, "
+          "\"synthetic_params_gen_ms\": %.1f, \"synthetic_assignment_gen_ms\": %.1f, "
+          "\"memory_in_use_bytes\": %llu",
+          (unsigned long long)(hm.staging_bytes + hm.registered_bytes + hm.bounce_bytes),
+          first.srs_upload_ms, x->params_ms, x->assignment_ms,
+          (unsigned long long)sp_engine_cuda.memory_in_use(dev));
+      printf(
+          ",\n     \"tables_used\": %s, \"table_window\": %u, \"table_copies\": %u, "
+          "\"table_bytes\": %llu, \"first_run_table_build_ms\": %.1f",
+          x_t->tables_used ? "true" : "false", x_t->table_window, x_t->table_copies,
+          (unsigned long long)first.precompute_bytes, first.precompute_ms);
     } else {
       printf("  (execute)\n    prepare %.1f ms (median; first run %.1f)\n", prep_med, first_prep);
-      printf("    upload %.1f decode %.1f h_ntt %.1f h_msm %.1f batch_add %.1f tail_msm %.1f "
-             "g2 %.1f host %.1f (srs upload on first run %.1f ms)\n    %s, parameters %s%s",
-             x_t->upload_ms, x_t->decode_ms, x_t->h_ntt_ms, x_t->h_msm_ms, x_t->batch_add_ms,
-             x_t->tail_msm_ms, x_t->g2_ms, x_t->host_ms, first.srs_upload_ms,
-             x_t->staged ? "staged in pinned memory" : "uploaded from pageable memory",
-             x_t->streamed ? "streamed" : "resident", x_t->oom_retries ? " (out-of-memory retries)" : "");
+      printf(
+          "    upload %.1f decode %.1f h_ntt %.1f h_msm %.1f batch_add %.1f tail_msm %.1f "
+          "g2 %.1f host %.1f (srs upload on first run %.1f ms)\n    %s, parameters %s%s",
+          x_t->upload_ms, x_t->decode_ms, x_t->h_ntt_ms, x_t->h_msm_ms, x_t->batch_add_ms,
+          x_t->tail_msm_ms, x_t->g2_ms, x_t->host_ms, first.srs_upload_ms,
+          x_t->staged ? "staged in pinned memory" : "uploaded from pageable memory",
+          x_t->streamed ? "streamed" : "resident",
+          x_t->oom_retries ? " (out-of-memory retries)" : "");
       if (x_t->tables_used)
-        printf("\n    H MSM over a fixed-base table: window %u, %u copies, %.2f GB (made in %.0f ms "
-               "on the first run)", x_t->table_window, x_t->table_copies,
-               (double)first.precompute_bytes / 1e9, first.precompute_ms);
+        printf(
+            "\n    H MSM over a fixed-base table: window %u, %u copies, %.2f GB (made in %.0f ms "
+            "on the first run)",
+            x_t->table_window, x_t->table_copies, (double)first.precompute_bytes / 1e9,
+            first.precompute_ms);
     }
     result_end(o);
   }
@@ -901,7 +933,7 @@ typedef struct tp_job {
   sealprov_job_id id;
   uint8_t *proofs;
   sealprov_partition_result *results;
-  double t0;               /* the stream's first submit (sp_now) */
+  double t0; /* the stream's first submit (sp_now) */
   double t_done;
   atomic_uint *ndone;
   const char *label;
@@ -911,8 +943,9 @@ static void tp_on_complete(void *user, sealprov_job_id id, int status) {
   tp_job *j = user;
   j->t_done = sp_now();
   unsigned k = atomic_fetch_add(j->ndone, 1) + 1;
-  fprintf(stderr, "sealprov bench gpu: %s: job %" PRIu64 " ended %s after %.1f s (%u ended)\n", j->label,
-          id, status == SEALPROV_OK ? "OK" : sp_status_name(status), j->t_done - j->t0, k);
+  fprintf(stderr, "sealprov bench gpu: %s: job %" PRIu64 " ended %s after %.1f s (%u ended)\n",
+          j->label, id, status == SEALPROV_OK ? "OK" : sp_status_name(status), j->t_done - j->t0,
+          k);
 }
 
 /* err becomes "prefix: " + what err said (its end cut if it no longer fits). */
@@ -933,18 +966,18 @@ static int tp_wait(sp_sched *s, sealprov_job_id id, const char *label, double t0
   for (;;) {
     int st = sp_sched_wait(s, id, 30000, err, errlen);
     if (st != SEALPROV_ERR_TIMEOUT) return st;
-    fprintf(stderr, "sealprov bench gpu: %s: job %" PRIu64 " still running after %.0f s\n", label, id,
-            sp_now() - t0);
+    fprintf(stderr, "sealprov bench gpu: %s: job %" PRIu64 " still running after %.0f s\n", label,
+            id, sp_now() - t0);
   }
 }
 
 typedef struct tp_dev {
   unsigned ordinal;
-  const sp_gpu_info *info;   /* NULL when enumeration did not name it */
-  unsigned executes;         /* execute events of the stream's jobs (timeline) */
-  unsigned results;          /* partitions whose result names this device */
-  uint64_t tasks_done;       /* devices() counter, over the stream */
-  double busy_s;             /* sum of execute intervals (device lock held) */
+  const sp_gpu_info *info; /* NULL when enumeration did not name it */
+  unsigned executes;       /* execute events of the stream's jobs (timeline) */
+  unsigned results;        /* partitions whose result names this device */
+  uint64_t tasks_done;     /* devices() counter, over the stream */
+  double busy_s;           /* sum of execute intervals (device lock held) */
   double first_start, last_end;
   unsigned gaps;
   double max_gap_s, total_gap_s;
@@ -970,11 +1003,11 @@ typedef struct tp_run {
   /* --urgent-after: the urgent job's events (timeline seconds; < 0 missing) */
   struct {
     bool ran;
-    unsigned after_done;       /* stream partitions done when it was submitted */
+    unsigned after_done; /* stream partitions done when it was submitted */
     double queued, start, exec_start, exec_end, done;
     int device;
-    unsigned starts_between;   /* starts of other jobs between its queued and its start */
-    unsigned locks_between;    /* stream executes that began after its queued, before its own */
+    unsigned starts_between; /* starts of other jobs between its queued and its start */
+    unsigned locks_between;  /* stream executes that began after its queued, before its own */
   } urgent;
 } tp_run;
 
@@ -1020,8 +1053,8 @@ static int tp_timeline(sp_sched *s, tp_run *r, uint64_t first, uint64_t last, ch
     unsigned part;
     int dev, wk;
     if (sscanf(line,
-               "t=%lf event=%15s job=%" SCNu64 " partition=%u device=%d worker=%d duration=%lf",
-               &t, ev, &job, &part, &dev, &wk, &du) != 7)
+               "t=%lf event=%15s job=%" SCNu64 " partition=%u device=%d worker=%d duration=%lf", &t,
+               ev, &job, &part, &dev, &wk, &du) != 7)
       continue;
     if (job < first || job > last) continue;
     if (!strcmp(ev, "queued")) {
@@ -1074,7 +1107,8 @@ out:
  * taken (start), given the device (execute start) and done, and how many other tasks
  * were taken, or got their device, between. */
 static void tp_urgent_timeline(sp_sched *s, tp_run *r, uint64_t id) {
-  r->urgent.queued = r->urgent.start = r->urgent.exec_start = r->urgent.exec_end = r->urgent.done = -1;
+  r->urgent.queued = r->urgent.start = r->urgent.exec_start = r->urgent.exec_end = r->urgent.done =
+      -1;
   r->urgent.device = -1;
   size_t len = 0;
   if (sp_sched_timeline(s, NULL, 0, &len) != SEALPROV_OK) return;
@@ -1091,8 +1125,9 @@ static void tp_urgent_timeline(sp_sched *s, tp_run *r, uint64_t id) {
     uint64_t job;
     unsigned part;
     int dev, wk;
-    if (sscanf(line, "t=%lf event=%15s job=%" SCNu64 " partition=%u device=%d worker=%d duration=%lf",
-               &t, ev, &job, &part, &dev, &wk, &du) != 7)
+    if (sscanf(line,
+               "t=%lf event=%15s job=%" SCNu64 " partition=%u device=%d worker=%d duration=%lf", &t,
+               ev, &job, &part, &dev, &wk, &du) != 7)
       continue;
     if (job == id) {
       if (!strcmp(ev, "queued")) r->urgent.queued = t;
@@ -1116,7 +1151,8 @@ static void tp_urgent_timeline(sp_sched *s, tp_run *r, uint64_t id) {
       uint64_t job;
       unsigned part;
       int dev, wk;
-      if (sscanf(line, "t=%lf event=%15s job=%" SCNu64 " partition=%u device=%d worker=%d duration=%lf",
+      if (sscanf(line,
+                 "t=%lf event=%15s job=%" SCNu64 " partition=%u device=%d worker=%d duration=%lf",
                  &t, ev, &job, &part, &dev, &wk, &du) != 7)
         continue;
       if (job != id && !strcmp(ev, "execute") && t - du > r->urgent.queued &&
@@ -1190,7 +1226,8 @@ static bool bg_reset_vmhwm(void) {
 static uint64_t bg_assignment_bytes(const sealprov_assignment *a) {
   return ((uint64_t)a->abc_size * 3 + a->inp_size + a->aux_size) * 32 +
          ((a->a_aux_bit_len + 63) / 64 + (a->b_inp_bit_len + 63) / 64 +
-          (a->b_aux_bit_len + 63) / 64) * 8;
+          (a->b_aux_bit_len + 63) / 64) *
+             8;
 }
 
 static const sp_gpu_info *tp_info(const sp_gpu_info *infos, int ninfos, unsigned ordinal) {
@@ -1345,7 +1382,8 @@ static int tp_run_stream(const bg_opts *o, bg_synth *x, unsigned ngpu, unsigned 
   sp_sched_devices(s, before, ngpu, &nd);
 
   /* The stream: every job submitted at once, as a daemon with a backlog would. */
-  fprintf(stderr, "sealprov bench gpu: %s: %u job(s) of %u partitions\n", label, njobs, o->partitions);
+  fprintf(stderr, "sealprov bench gpu: %s: %u job(s) of %u partitions\n", label, njobs,
+          o->partitions);
   double t0 = sp_now();
   unsigned submitted = 0;
   for (unsigned k = 0; k < njobs; k++) {
@@ -1369,7 +1407,8 @@ static int tp_run_stream(const bg_opts *o, bg_synth *x, unsigned ngpu, unsigned 
       size_t nn = 0;
       sp_sched_devices(s, now, ngpu, &nn);
       uint64_t done = 0;
-      for (unsigned i = 0; i < ngpu && i < nn; i++) done += now[i].tasks_done - before[i].tasks_done;
+      for (unsigned i = 0; i < ngpu && i < nn; i++)
+        done += now[i].tasks_done - before[i].tasks_done;
       if (done >= o->urgent_after || atomic_load(&ndone) >= submitted) {
         r->urgent.after_done = (unsigned)done;
         break;
@@ -1382,8 +1421,11 @@ static int tp_run_stream(const bg_opts *o, bg_synth *x, unsigned ngpu, unsigned 
     if (st) {
       bg_prefix_err(err, errlen, "the urgent job: submit");
     } else {
-      fprintf(stderr, "sealprov bench gpu: %s: urgent job %" PRIu64 " (1 partition, priority 100) "
-              "submitted after %u stream partitions\n", label, u->id, r->urgent.after_done);
+      fprintf(stderr,
+              "sealprov bench gpu: %s: urgent job %" PRIu64
+              " (1 partition, priority 100) "
+              "submitted after %u stream partitions\n",
+              label, u->id, r->urgent.after_done);
       r->urgent.ran = true;
     }
   }
@@ -1416,8 +1458,10 @@ static int tp_run_stream(const bg_opts *o, bg_synth *x, unsigned ngpu, unsigned 
     for (unsigned p = 0; p < o->partitions; p++) {
       const sealprov_partition_result *pr = &jobs[k].results[p];
       if (pr->status != SEALPROV_OK || pr->device < 0 || (unsigned)pr->device >= ngpu) {
-        snprintf(err, errlen, "%s: job %u partition %u: status %s on device %d although the job "
-                 "ended OK", label, k + 1, p, sp_status_name(pr->status), pr->device);
+        snprintf(err, errlen,
+                 "%s: job %u partition %u: status %s on device %d although the job "
+                 "ended OK",
+                 label, k + 1, p, sp_status_name(pr->status), pr->device);
         st = SEALPROV_ERR_INTERNAL;
         goto out;
       }
@@ -1430,8 +1474,10 @@ static int tp_run_stream(const bg_opts *o, bg_synth *x, unsigned ngpu, unsigned 
     r->dev[i].tasks_done = after[i].tasks_done - before[i].tasks_done;
     r->dev[i].lock_wait_s = after[i].lock_wait_seconds - before[i].lock_wait_seconds;
     if (r->dev[i].tasks_done != r->dev[i].results) {
-      snprintf(err, errlen, "%s: device %u counted %llu partitions but the job results name it "
-               "for %u", label, i, (unsigned long long)r->dev[i].tasks_done, r->dev[i].results);
+      snprintf(err, errlen,
+               "%s: device %u counted %llu partitions but the job results name it "
+               "for %u",
+               label, i, (unsigned long long)r->dev[i].tasks_done, r->dev[i].results);
       st = SEALPROV_ERR_INTERNAL;
       goto out;
     }
@@ -1483,7 +1529,7 @@ static void tp_print_ratio(double v) {
 }
 
 /* The urgent job: ms from its queued event to t; -1 when an event is missing. */
-#define TP_MS(t) ((t) >= 0 && r->urgent.queued >= 0 ? ((t) - r->urgent.queued) * 1e3 : -1.0)
+#define TP_MS(t) ((t) >= 0 && r->urgent.queued >= 0 ? ((t)-r->urgent.queued) * 1e3 : -1.0)
 
 static void tp_print(const bg_opts *o, const bg_synth *x, const tp_run *r, double pps1,
                      double steady1) {
@@ -1497,40 +1543,45 @@ static void tp_print(const bg_opts *o, const bg_synth *x, const tp_run *r, doubl
     result_head(o, "throughput", x->lg);
     printf(", \"constraints\": %zu, \"gpus\": %u, \"ordinals\": [", x->abc, r->ngpu);
     for (unsigned i = 0; i < r->ngpu; i++) printf("%s%u", i ? ", " : "", r->dev[i].ordinal);
-    printf("], \"workers_per_gpu\": %u,\n     \"jobs\": %u, \"partitions_per_job\": %u, "
-           "\"partitions\": %u, \"seconds\": %.3f, \"partitions_per_s\": %.4f, "
-           "\"s_per_partition\": %.4f, \"ratio_to_1_gpu\": ",
-           o->workers, r->jobs, r->parts, total, r->seconds, pps, ratio_or_0(r->seconds, total));
+    printf(
+        "], \"workers_per_gpu\": %u,\n     \"jobs\": %u, \"partitions_per_job\": %u, "
+        "\"partitions\": %u, \"seconds\": %.3f, \"partitions_per_s\": %.4f, "
+        "\"s_per_partition\": %.4f, \"ratio_to_1_gpu\": ",
+        o->workers, r->jobs, r->parts, total, r->seconds, pps, ratio_or_0(r->seconds, total));
     tp_print_ratio(scale);
     printf(",\n     \"steady_partitions_per_s\": %.4f, \"steady_ratio_to_1_gpu\": ", steady);
     tp_print_ratio(steady_scale);
-    printf(",\n     \"warmup_jobs\": %u, \"warmup_partitions\": %u, \"warmup_s\": %.3f, "
-           "\"timeline_window_s\": %.3f, \"timeline_complete\": %s,\n     \"self_check\": false, "
-           "\"note\": \"synthetic parameters (random points, not a setup): proofs cannot verify\",\n"
-           "     \"synthetic_params_gen_ms\": %.1f, \"synthetic_assignment_gen_ms\": %.1f, "
-           "\"params_bytes\": %llu, \"host_max_rss_bytes\": %llu,\n     "
-           "\"host_peak_rss_bytes\": %llu, \"host_peak_rss_since\": \"%s\", "
-           "\"host_passed_bytes\": %llu, \"module_host_peak_bytes\": %llu, "
-           "\"module_host_peak_per_gpu_bytes\": %llu, \"pinned_staging\": ",
-           r->warm_jobs, r->warm_parts, r->warm_s, window, r->timeline_complete ? "true" : "false",
-           x->params_ms, x->assignment_ms, (unsigned long long)params,
-           (unsigned long long)bg_max_rss_bytes(), (unsigned long long)r->rss_peak,
-           r->rss_reset ? "run" : "process", (unsigned long long)r->passed_bytes,
-           (unsigned long long)r->module_peak,
-           (unsigned long long)(r->ngpu ? r->module_peak / r->ngpu : 0));
+    printf(
+        ",\n     \"warmup_jobs\": %u, \"warmup_partitions\": %u, \"warmup_s\": %.3f, "
+        "\"timeline_window_s\": %.3f, \"timeline_complete\": %s,\n     \"self_check\": false, "
+        "\"note\": \"synthetic parameters (random points, not a setup): proofs cannot verify\",\n"
+        "     \"synthetic_params_gen_ms\": %.1f, \"synthetic_assignment_gen_ms\": %.1f, "
+        "\"params_bytes\": %llu, \"host_max_rss_bytes\": %llu,\n     "
+        "\"host_peak_rss_bytes\": %llu, \"host_peak_rss_since\": \"%s\", "
+        "\"host_passed_bytes\": %llu, \"module_host_peak_bytes\": %llu, "
+        "\"module_host_peak_per_gpu_bytes\": %llu, \"pinned_staging\": ",
+        r->warm_jobs, r->warm_parts, r->warm_s, window, r->timeline_complete ? "true" : "false",
+        x->params_ms, x->assignment_ms, (unsigned long long)params,
+        (unsigned long long)bg_max_rss_bytes(), (unsigned long long)r->rss_peak,
+        r->rss_reset ? "run" : "process", (unsigned long long)r->passed_bytes,
+        (unsigned long long)r->module_peak,
+        (unsigned long long)(r->ngpu ? r->module_peak / r->ngpu : 0));
     print_pinned(o);
     if (r->urgent.ran) {
       double exec_med = r->ngpu ? r->dev[0].exec_median_ms : 0;
-      printf(",\n     \"urgent\": {\"priority\": 100, \"partitions\": 1, \"submitted_after_partitions\": %u, "
-             "\"device\": %d,\n       \"queued_to_start_ms\": %.1f, \"queued_to_execute_ms\": %.1f, "
-             "\"queued_to_done_ms\": %.1f, \"execute_ms\": %.1f,\n       "
-             "\"stream_execute_median_ms\": %.1f, \"start_within_one_execute\": %s, "
-             "\"other_starts_between\": %u, \"stream_executes_before_it\": %u}",
-             r->urgent.after_done, r->urgent.device, TP_MS(r->urgent.start), TP_MS(r->urgent.exec_start),
-             TP_MS(r->urgent.done),
-             r->urgent.exec_end >= 0 ? (r->urgent.exec_end - r->urgent.exec_start) * 1e3 : -1.0, exec_med,
-             TP_MS(r->urgent.start) >= 0 && TP_MS(r->urgent.start) <= exec_med ? "true" : "false",
-             r->urgent.starts_between, r->urgent.locks_between);
+      printf(
+          ",\n     \"urgent\": {\"priority\": 100, \"partitions\": 1, "
+          "\"submitted_after_partitions\": %u, "
+          "\"device\": %d,\n       \"queued_to_start_ms\": %.1f, \"queued_to_execute_ms\": %.1f, "
+          "\"queued_to_done_ms\": %.1f, \"execute_ms\": %.1f,\n       "
+          "\"stream_execute_median_ms\": %.1f, \"start_within_one_execute\": %s, "
+          "\"other_starts_between\": %u, \"stream_executes_before_it\": %u}",
+          r->urgent.after_done, r->urgent.device, TP_MS(r->urgent.start),
+          TP_MS(r->urgent.exec_start), TP_MS(r->urgent.done),
+          r->urgent.exec_end >= 0 ? (r->urgent.exec_end - r->urgent.exec_start) * 1e3 : -1.0,
+          exec_med,
+          TP_MS(r->urgent.start) >= 0 && TP_MS(r->urgent.start) <= exec_med ? "true" : "false",
+          r->urgent.starts_between, r->urgent.locks_between);
     }
     printf(",\n     \"devices\": [");
     for (unsigned i = 0; i < r->ngpu; i++) {
@@ -1542,31 +1593,34 @@ static void tp_print(const bg_opts *o, const bg_synth *x, const tp_run *r, doubl
       sp_cli_json_str(stdout, d->info ? d->info->pci_bus_id : "");
       printf(", \"uuid\": ");
       sp_cli_json_str(stdout, d->info ? d->info->uuid : "");
-      printf(",\n       \"partitions\": %u, \"timeline_executes\": %u, \"busy_s\": %.3f, \"span_s\": %.3f, "
-             "\"busy_fraction\": %.4f, \"busy_fraction_of_window\": %.4f,\n       "
-             "\"idle_between_partitions_fraction\": %.4f, \"idle_gaps\": %u, "
-             "\"max_idle_gap_ms\": %.3f, \"total_idle_gap_ms\": %.3f, \"lead_in_ms\": %.1f, "
-             "\"tail_ms\": %.1f,\n       \"execute_median_ms\": %.1f, \"prepare_median_ms\": %.1f, "
-             "\"lock_wait_s\": %.3f, \"memory_in_use_bytes\": %llu, \"host_pinned_bytes\": %llu, "
-             "\"module_host_bytes\": %llu, \"module_host_peak_bytes\": %llu, "
-             "\"params_resident\": %s}",
-             d->results, d->executes, d->busy_s, span,
-             ratio_or_0(d->busy_s, span), ratio_or_0(d->busy_s, window),
-             ratio_or_0(d->total_gap_s, span), d->gaps, d->max_gap_s * 1e3, d->total_gap_s * 1e3,
-             d->executes && window > 0 ? (d->first_start - r->win_start) * 1e3 : 0,
-             d->executes && window > 0 ? (r->win_end - d->last_end) * 1e3 : 0, d->exec_median_ms,
-             d->prep_median_ms, d->lock_wait_s, (unsigned long long)d->memory,
-             (unsigned long long)d->host_pinned, (unsigned long long)d->module_host,
-             (unsigned long long)d->module_host_peak, d->memory >= params ? "true" : "false");
+      printf(
+          ",\n       \"partitions\": %u, \"timeline_executes\": %u, \"busy_s\": %.3f, \"span_s\": "
+          "%.3f, "
+          "\"busy_fraction\": %.4f, \"busy_fraction_of_window\": %.4f,\n       "
+          "\"idle_between_partitions_fraction\": %.4f, \"idle_gaps\": %u, "
+          "\"max_idle_gap_ms\": %.3f, \"total_idle_gap_ms\": %.3f, \"lead_in_ms\": %.1f, "
+          "\"tail_ms\": %.1f,\n       \"execute_median_ms\": %.1f, \"prepare_median_ms\": %.1f, "
+          "\"lock_wait_s\": %.3f, \"memory_in_use_bytes\": %llu, \"host_pinned_bytes\": %llu, "
+          "\"module_host_bytes\": %llu, \"module_host_peak_bytes\": %llu, "
+          "\"params_resident\": %s}",
+          d->results, d->executes, d->busy_s, span, ratio_or_0(d->busy_s, span),
+          ratio_or_0(d->busy_s, window), ratio_or_0(d->total_gap_s, span), d->gaps,
+          d->max_gap_s * 1e3, d->total_gap_s * 1e3,
+          d->executes && window > 0 ? (d->first_start - r->win_start) * 1e3 : 0,
+          d->executes && window > 0 ? (r->win_end - d->last_end) * 1e3 : 0, d->exec_median_ms,
+          d->prep_median_ms, d->lock_wait_s, (unsigned long long)d->memory,
+          (unsigned long long)d->host_pinned, (unsigned long long)d->module_host,
+          (unsigned long long)d->module_host_peak, d->memory >= params ? "true" : "false");
     }
     printf("]}");
     fflush(stdout);
     return;
   }
-  printf("throughput 2^%u (%zu constraints), %u GPU%s x %u workers: %u job%s x %u partitions in "
-         "%.2f s = %.4f partitions/s (%.3f s each)",
-         x->lg, x->abc, r->ngpu, r->ngpu == 1 ? "" : "s", o->workers, r->jobs,
-         r->jobs == 1 ? "" : "s", r->parts, r->seconds, pps, ratio_or_0(r->seconds, total));
+  printf(
+      "throughput 2^%u (%zu constraints), %u GPU%s x %u workers: %u job%s x %u partitions in "
+      "%.2f s = %.4f partitions/s (%.3f s each)",
+      x->lg, x->abc, r->ngpu, r->ngpu == 1 ? "" : "s", o->workers, r->jobs, r->jobs == 1 ? "" : "s",
+      r->parts, r->seconds, pps, ratio_or_0(r->seconds, total));
   if (r->ngpu > 1 && scale > 0) printf("; %.3f x 1 GPU (target >= 1.9)", scale);
   printf("\n  steady state (each GPU from its first to its last partition): %.4f partitions/s",
          steady);
@@ -1574,34 +1628,36 @@ static void tp_print(const bg_opts *o, const bg_synth *x, const tp_run *r, doubl
   printf("\n  warm-up %.1f s (%u job%s of %u partitions); timeline window %.2f s%s\n", r->warm_s,
          r->warm_jobs, r->warm_jobs == 1 ? "" : "s", r->warm_parts, window,
          r->timeline_complete ? "" : " (INCOMPLETE: events missing)");
-  printf("  host memory: peak RSS %.2f GB (since the %s's start); passed in by the host %.2f GB; "
-         "held by the module at its peak %.2f GB (%.2f GB per GPU); staging ",
-         (double)r->rss_peak / 1e9, r->rss_reset ? "run" : "process", (double)r->passed_bytes / 1e9,
-         (double)r->module_peak / 1e9, r->ngpu ? (double)r->module_peak / r->ngpu / 1e9 : 0.0);
+  printf(
+      "  host memory: peak RSS %.2f GB (since the %s's start); passed in by the host %.2f GB; "
+      "held by the module at its peak %.2f GB (%.2f GB per GPU); staging ",
+      (double)r->rss_peak / 1e9, r->rss_reset ? "run" : "process", (double)r->passed_bytes / 1e9,
+      (double)r->module_peak / 1e9, r->ngpu ? (double)r->module_peak / r->ngpu / 1e9 : 0.0);
   print_pinned(o);
   printf("\n");
   if (r->urgent.ran)
-    printf("  urgent job (1 partition, priority 100, after %u stream partitions) on device %d: "
-           "queued -> start %.1f ms, -> execute %.1f ms, -> done %.1f ms; %u other start(s) and %u "
-           "stream execute(s) between\n",
-           r->urgent.after_done, r->urgent.device, TP_MS(r->urgent.start), TP_MS(r->urgent.exec_start),
-           TP_MS(r->urgent.done), r->urgent.starts_between, r->urgent.locks_between);
+    printf(
+        "  urgent job (1 partition, priority 100, after %u stream partitions) on device %d: "
+        "queued -> start %.1f ms, -> execute %.1f ms, -> done %.1f ms; %u other start(s) and %u "
+        "stream execute(s) between\n",
+        r->urgent.after_done, r->urgent.device, TP_MS(r->urgent.start), TP_MS(r->urgent.exec_start),
+        TP_MS(r->urgent.done), r->urgent.starts_between, r->urgent.locks_between);
   for (unsigned i = 0; i < r->ngpu; i++) {
     const tp_dev *d = &r->dev[i];
     double span = d->executes ? d->last_end - d->first_start : 0;
-    printf("  device %u (ordinal %u%s%s): %u partitions; busy %.1f %% of its span %.2f s, %.1f %% "
-           "of the window\n    idle between partitions %.2f %% (target < 5 %%): %u gaps, max "
-           "%.1f ms, total %.1f ms; lead-in %.0f ms, tail %.0f ms\n    execute median %.1f ms, "
-           "prepare median %.1f ms; device memory %.2f GB%s, host pinned %.2f GB\n",
-           i, d->ordinal, d->info ? ", " : "", d->info ? d->info->pci_bus_id : "", d->results,
-           100 * ratio_or_0(d->busy_s, span), span, 100 * ratio_or_0(d->busy_s, window),
-           100 * ratio_or_0(d->total_gap_s, span), d->gaps, d->max_gap_s * 1e3,
-           d->total_gap_s * 1e3,
-           d->executes && window > 0 ? (d->first_start - r->win_start) * 1e3 : 0,
-           d->executes && window > 0 ? (r->win_end - d->last_end) * 1e3 : 0, d->exec_median_ms,
-           d->prep_median_ms, (double)d->memory / 1e9,
-           d->memory >= params ? " (parameters resident)" : " (parameters NOT resident)",
-           (double)d->host_pinned / 1e9);
+    printf(
+        "  device %u (ordinal %u%s%s): %u partitions; busy %.1f %% of its span %.2f s, %.1f %% "
+        "of the window\n    idle between partitions %.2f %% (target < 5 %%): %u gaps, max "
+        "%.1f ms, total %.1f ms; lead-in %.0f ms, tail %.0f ms\n    execute median %.1f ms, "
+        "prepare median %.1f ms; device memory %.2f GB%s, host pinned %.2f GB\n",
+        i, d->ordinal, d->info ? ", " : "", d->info ? d->info->pci_bus_id : "", d->results,
+        100 * ratio_or_0(d->busy_s, span), span, 100 * ratio_or_0(d->busy_s, window),
+        100 * ratio_or_0(d->total_gap_s, span), d->gaps, d->max_gap_s * 1e3, d->total_gap_s * 1e3,
+        d->executes && window > 0 ? (d->first_start - r->win_start) * 1e3 : 0,
+        d->executes && window > 0 ? (r->win_end - d->last_end) * 1e3 : 0, d->exec_median_ms,
+        d->prep_median_ms, (double)d->memory / 1e9,
+        d->memory >= params ? " (parameters resident)" : " (parameters NOT resident)",
+        (double)d->host_pinned / 1e9);
   }
   fflush(stdout);
 }
@@ -1629,8 +1685,10 @@ static int bench_throughput(const bg_opts *o, const sp_gpu_info *infos, int ninf
       st = SEALPROV_ERR_NO_MEMORY;
       break;
     }
-    fprintf(stderr, "sealprov bench gpu: 2^%u: making the synthetic parameters (on GPU %u) and assignment\n",
-            lg, o->ordinals[0]);
+    fprintf(
+        stderr,
+        "sealprov bench gpu: 2^%u: making the synthetic parameters (on GPU %u) and assignment\n",
+        lg, o->ordinals[0]);
     /* A context only for making the points, gone before any scheduler starts so that
      * each GPU's memory is all the engine's. */
     int confirmed = -1;
@@ -1643,11 +1701,14 @@ static int bench_throughput(const bg_opts *o, const sp_gpu_info *infos, int ninf
       free(x);
       break;
     }
-    fprintf(stderr, "sealprov bench gpu: 2^%u: parameters %.1f GB in %.1f s, assignment in %.1f s\n", lg,
+    fprintf(stderr,
+            "sealprov bench gpu: 2^%u: parameters %.1f GB in %.1f s, assignment in %.1f s\n", lg,
             (double)bg_params_bytes(&x->srs) / 1e9, x->params_ms / 1e3, x->assignment_ms / 1e3);
     if (!o->json)
-      printf("2^%u: synthetic parameters (random points, not a setup): proofs cannot verify and "
-             "are not self-checked\n", lg);
+      printf(
+          "2^%u: synthetic parameters (random points, not a setup): proofs cannot verify and "
+          "are not self-checked\n",
+          lg);
     tp_run *runs = calloc(o->ngpus, sizeof *runs);
     double pps1 = 0, steady1 = 0;
     if (!runs) {
@@ -1723,30 +1784,58 @@ int sp_cmd_bench_gpu(int argc, char **argv) {
   parse_list("20,24,27", o.part, &o.npart, 8, 28);
   parse_list("1,2", o.gpus, &o.ngpus, 1, BG_MAX_GPUS);
   parse_list("3", o.jobs, &o.njobs, 1, BG_MAX_JOBS);
-  static const struct option lo[] = {
-      {"device", required_argument, 0, 'd'},
-      {"repeat", required_argument, 0, 'r'}, {"window", required_argument, 0, 'w'},
-      {"msm-g1", required_argument, 0, '1'}, {"msm-g2", required_argument, 0, '2'},
-      {"ntt", required_argument, 0, 'n'},  {"partition", required_argument, 0, 'p'},
-      {"quick", no_argument, 0, 'Q'},
-      {"throughput", required_argument, 0, 't'}, {"gpus", required_argument, 0, 'g'},
-      {"jobs", required_argument, 0, 'J'}, {"partitions", required_argument, 0, 'P'},
-      {"workers", required_argument, 0, 'W'}, {"warmup", required_argument, 0, 'u'},
-      {"ordinals", required_argument, 0, 'o'}, {"pinned-staging", required_argument, 0, 'S'},
-      {"precompute", required_argument, 0, 'X'}, {"urgent-after", required_argument, 0, 'U'},
-      {0, 0, 0, 0}};
+  static const struct option lo[] = {{"device", required_argument, 0, 'd'},
+                                     {"repeat", required_argument, 0, 'r'},
+                                     {"window", required_argument, 0, 'w'},
+                                     {"msm-g1", required_argument, 0, '1'},
+                                     {"msm-g2", required_argument, 0, '2'},
+                                     {"ntt", required_argument, 0, 'n'},
+                                     {"partition", required_argument, 0, 'p'},
+                                     {"quick", no_argument, 0, 'Q'},
+                                     {"throughput", required_argument, 0, 't'},
+                                     {"gpus", required_argument, 0, 'g'},
+                                     {"jobs", required_argument, 0, 'J'},
+                                     {"partitions", required_argument, 0, 'P'},
+                                     {"workers", required_argument, 0, 'W'},
+                                     {"warmup", required_argument, 0, 'u'},
+                                     {"ordinals", required_argument, 0, 'o'},
+                                     {"pinned-staging", required_argument, 0, 'S'},
+                                     {"precompute", required_argument, 0, 'X'},
+                                     {"urgent-after", required_argument, 0, 'U'},
+                                     {0, 0, 0, 0}};
   sp_cli_args args = {.usage = bg_usage, .takes = SP_CLI_JSON, .opts = lo};
   int c;
   while ((c = sp_cli_getopt(&args, argc, argv)) > 0) {
     bool ok = true;
     switch (c) {
-      case 'd': o.ordinal = atoi(optarg); ok = o.ordinal >= 0; break;
-      case 'r': o.repeat = (unsigned)atoi(optarg); ok = o.repeat >= 1 && o.repeat <= BG_MAX_REPEAT; break;
-      case 'w': o.window = (unsigned)atoi(optarg); ok = o.window >= 2 && o.window <= 24; break;
-      case '1': ok = parse_list(optarg, o.msm1, &o.nmsm1, 1, 28); o.groups_named = true; break;
-      case '2': ok = parse_list(optarg, o.msm2, &o.nmsm2, 1, 28); o.groups_named = true; break;
-      case 'n': ok = parse_list(optarg, o.ntt, &o.nntt, 1, 28); o.groups_named = true; break;
-      case 'p': ok = parse_list(optarg, o.part, &o.npart, 8, 28); o.groups_named = true; break;
+      case 'd':
+        o.ordinal = atoi(optarg);
+        ok = o.ordinal >= 0;
+        break;
+      case 'r':
+        o.repeat = (unsigned)atoi(optarg);
+        ok = o.repeat >= 1 && o.repeat <= BG_MAX_REPEAT;
+        break;
+      case 'w':
+        o.window = (unsigned)atoi(optarg);
+        ok = o.window >= 2 && o.window <= 24;
+        break;
+      case '1':
+        ok = parse_list(optarg, o.msm1, &o.nmsm1, 1, 28);
+        o.groups_named = true;
+        break;
+      case '2':
+        ok = parse_list(optarg, o.msm2, &o.nmsm2, 1, 28);
+        o.groups_named = true;
+        break;
+      case 'n':
+        ok = parse_list(optarg, o.ntt, &o.nntt, 1, 28);
+        o.groups_named = true;
+        break;
+      case 'p':
+        ok = parse_list(optarg, o.part, &o.npart, 8, 28);
+        o.groups_named = true;
+        break;
       case 'Q':
         parse_list("16,18", o.msm1, &o.nmsm1, 1, 28);
         parse_list("14", o.msm2, &o.nmsm2, 1, 28);
@@ -1757,12 +1846,25 @@ int sp_cmd_bench_gpu(int argc, char **argv) {
       case 't': ok = parse_list(optarg, o.tp, &o.ntp, 8, 28); break;
       case 'g': ok = parse_list(optarg, o.gpus, &o.ngpus, 1, BG_MAX_GPUS) && o.ngpus > 0; break;
       case 'J': ok = parse_list(optarg, o.jobs, &o.njobs, 1, BG_MAX_JOBS) && o.njobs > 0; break;
-      case 'P': o.partitions = (unsigned)atoi(optarg); ok = o.partitions >= 1 && o.partitions <= BG_MAX_PARTITIONS; break;
-      case 'W': o.workers = (unsigned)atoi(optarg); ok = o.workers >= 1 && o.workers <= 16; break;
-      case 'u': o.warmup = (unsigned)atoi(optarg); ok = o.warmup >= 1 && o.warmup <= BG_MAX_PARTITIONS; break;
-      case 'U': o.urgent_after = (unsigned)atoi(optarg); ok = o.urgent_after >= 1; break;
+      case 'P':
+        o.partitions = (unsigned)atoi(optarg);
+        ok = o.partitions >= 1 && o.partitions <= BG_MAX_PARTITIONS;
+        break;
+      case 'W':
+        o.workers = (unsigned)atoi(optarg);
+        ok = o.workers >= 1 && o.workers <= 16;
+        break;
+      case 'u':
+        o.warmup = (unsigned)atoi(optarg);
+        ok = o.warmup >= 1 && o.warmup <= BG_MAX_PARTITIONS;
+        break;
+      case 'U':
+        o.urgent_after = (unsigned)atoi(optarg);
+        ok = o.urgent_after >= 1;
+        break;
       case 'o':
-        ok = parse_list_cap(optarg, o.ordinals, &o.nordinals, BG_MAX_GPUS, 0, 1023) && o.nordinals > 0;
+        ok = parse_list_cap(optarg, o.ordinals, &o.nordinals, BG_MAX_GPUS, 0, 1023) &&
+             o.nordinals > 0;
         break;
       case 'S': ok = parse_pinned_list(optarg, &o); break;
       case 'X': ok = parse_precompute(optarg, &o); break;
@@ -1785,15 +1887,16 @@ int sp_cmd_bench_gpu(int argc, char **argv) {
     if (o.nordinals == 0)
       for (unsigned k = 0; k < need; k++) o.ordinals[o.nordinals++] = k;
     if (o.nordinals < need) {
-      sp_cli_error("--gpus asks for %u GPUs but --ordinals names %u", need,
-              o.nordinals);
+      sp_cli_error("--gpus asks for %u GPUs but --ordinals names %u", need, o.nordinals);
       return 2;
     }
     for (unsigned a = 0; a < need; a++)
       for (unsigned b = a + 1; b < need; b++)
         if (o.ordinals[a] == o.ordinals[b]) {
-          sp_cli_error("--ordinals names GPU %u twice (two devices on one GPU would share it, "
-                       "not scale)", o.ordinals[a]);
+          sp_cli_error(
+              "--ordinals names GPU %u twice (two devices on one GPU would share it, "
+              "not scale)",
+              o.ordinals[a]);
           return 2;
         }
   }
@@ -1844,8 +1947,10 @@ int sp_cmd_bench_gpu(int argc, char **argv) {
   if (o.json) {
     printf("{\n  \"benchmark\": \"gpu\",\n");
     if (g)
-      printf("  \"gpu\": {\"name\": \"%s\", \"ordinal\": %d, \"sm_count\": %d, \"memory_bytes\": "
-             "%llu},\n", name, o.ordinal, sms, (unsigned long long)mem);
+      printf(
+          "  \"gpu\": {\"name\": \"%s\", \"ordinal\": %d, \"sm_count\": %d, \"memory_bytes\": "
+          "%llu},\n",
+          name, o.ordinal, sms, (unsigned long long)mem);
     printf("  \"gpus_visible\": [");
     for (int i = 0; i < ninfos; i++) {
       printf("%s{\"ordinal\": %d, \"name\": ", i ? ", " : "", infos[i].ordinal);
@@ -1862,8 +1967,8 @@ int sp_cmd_bench_gpu(int argc, char **argv) {
     printf("\",\n  \"results\": [\n");
   } else {
     if (g)
-      printf("GPU %d: %s, %d SMs, %.1f GiB; median of %u runs after one warm-up\n", o.ordinal,
-             name, sms, (double)mem / (1u << 30), o.repeat);
+      printf("GPU %d: %s, %d SMs, %.1f GiB; median of %u runs after one warm-up\n", o.ordinal, name,
+             sms, (double)mem / (1u << 30), o.repeat);
     if (o.ntp)
       for (int i = 0; i < ninfos; i++)
         printf("GPU %d: %s, %s, %s, %d SMs, %.1f GiB\n", infos[i].ordinal, infos[i].name,

@@ -28,13 +28,13 @@
 
 /* ---- commands ----------------------------------------------------------------------
  * Host commands (the host library: they reach the module only through its table). */
-int cmd_devices(int argc, char **argv);       /* cmd_devices.c */
-int cmd_check_config(int argc, char **argv);  /* cmd_devices.c */
-int cmd_prove(int argc, char **argv);         /* cmd_prove.c */
-int cmd_verify(int argc, char **argv);        /* cmd_verify.c */
-int cmd_demo(int argc, char **argv);          /* cmd_demo.c */
-int cmd_stress(int argc, char **argv);        /* cmd_stress.c: concurrent jobs, all verified */
-int cmd_soak(int argc, char **argv);          /* cmd_soak.c: long mixed traffic, memory sampled */
+int cmd_devices(int argc, char **argv);      /* cmd_devices.c */
+int cmd_check_config(int argc, char **argv); /* cmd_devices.c */
+int cmd_prove(int argc, char **argv);        /* cmd_prove.c */
+int cmd_verify(int argc, char **argv);       /* cmd_verify.c */
+int cmd_demo(int argc, char **argv);         /* cmd_demo.c */
+int cmd_stress(int argc, char **argv);       /* cmd_stress.c: concurrent jobs, all verified */
+int cmd_soak(int argc, char **argv);         /* cmd_soak.c: long mixed traffic, memory sampled */
 /* Developer commands (linked into the program with the kit; main.c holds weak references
  * to them, so a program of the host library alone lists them as not built). */
 int cmd_setup(int argc, char **argv);         /* cmd_setup.c */
@@ -69,16 +69,16 @@ enum {
 
 typedef struct sp_cli_args {
   /* set by the command */
-  void (*usage)(FILE *f);      /* its usage text */
-  unsigned takes;              /* SP_CLI_* */
-  const struct option *opts;   /* its own long options, {NULL} ended (val: a letter of
+  void (*usage)(FILE *f);    /* its usage text */
+  unsigned takes;            /* SP_CLI_* */
+  const struct option *opts; /* its own long options, {NULL} ended (val: a letter of
                                   `shorts`, or a value of 256 or more), or NULL */
-  const char *shorts;          /* its own short options in getopt's syntax, or NULL */
+  const char *shorts;        /* its own short options in getopt's syntax, or NULL */
   /* results */
-  const char *config;          /* -c INI, or NULL */
-  bool json;                   /* --json */
-  int status;                  /* when sp_cli_getopt returned -1: the exit status */
-  int first;                   /* when it returned 0: argv[first..argc-1] are operands */
+  const char *config; /* -c INI, or NULL */
+  bool json;          /* --json */
+  int status;         /* when sp_cli_getopt returned -1: the exit status */
+  int first;          /* when it returned 0: argv[first..argc-1] are operands */
   /* the parser's own */
   struct option all_[64];
   char shorts_[64];
@@ -107,11 +107,11 @@ bool sp_cli_u64(const char *opt, const char *value, uint64_t max, uint64_t *out)
 bool sp_cli_uint(const char *opt, const char *value, unsigned min, unsigned max, unsigned *out);
 
 /* The global options' effect (set by sp_cli_getopt wherever they are given). */
-extern int sp_cli_log_level;       /* the module's messages up to this level reach stderr
+extern int sp_cli_log_level;      /* the module's messages up to this level reach stderr
                                       (SEALPROV_LOG_*; -q ERROR, default WARN, -v INFO,
                                       -vv DEBUG) */
-extern bool sp_cli_quiet;          /* -q: only errors (check-config: no table) */
-extern const char *sp_cli_plugin;  /* --plugin MODULE, or NULL */
+extern bool sp_cli_quiet;         /* -q: only errors (check-config: no table) */
+extern const char *sp_cli_plugin; /* --plugin MODULE, or NULL */
 
 /* ---- the reference host (host.c) ---------------------------------------------------
  * The CLI loads the module exactly as a daemon does: dlopen, dlsym of
@@ -134,8 +134,8 @@ const char *sp_cli_config_source(const char *ini);
 typedef struct sp_cli_host {
   void *dl;
   const sealprov_vtable *vt;
-  sealprov_provider *p;    /* after sp_cli_host_open */
-  char path[4096];         /* the module file loaded */
+  sealprov_provider *p; /* after sp_cli_host_open */
+  char path[4096];      /* the module file loaded */
 } sp_cli_host;
 
 /* dlopen + init. On failure prints why to stderr and returns false (h is cleared). */

@@ -24,10 +24,14 @@ size_t sp_cli_utf8_len(const char *str) {
   if (c < 0x80) return 1;
   size_t n;
   unsigned cp;
-  if (c >= 0xc2 && c <= 0xdf) n = 2, cp = c & 0x1f;
-  else if (c >= 0xe0 && c <= 0xef) n = 3, cp = c & 0x0f;
-  else if (c >= 0xf0 && c <= 0xf4) n = 4, cp = c & 0x07;
-  else return 0;
+  if (c >= 0xc2 && c <= 0xdf)
+    n = 2, cp = c & 0x1f;
+  else if (c >= 0xe0 && c <= 0xef)
+    n = 3, cp = c & 0x0f;
+  else if (c >= 0xf0 && c <= 0xf4)
+    n = 4, cp = c & 0x07;
+  else
+    return 0;
   for (size_t i = 1; i < n; i++) {
     if ((s[i] & 0xc0) != 0x80) return 0; /* also stops at the terminating NUL */
     cp = cp << 6 | (s[i] & 0x3f);
@@ -348,7 +352,7 @@ static bool load_progress_line(const char *msg) {
 
 int sp_cli_host_log_level(void) {
   return sp_cli_progress && sp_cli_log_level < SEALPROV_LOG_INFO ? SEALPROV_LOG_INFO
-                                                                   : sp_cli_log_level;
+                                                                 : sp_cli_log_level;
 }
 
 /* The module calls this from any of its threads at once (docs/abi.md): the stream lock

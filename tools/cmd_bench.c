@@ -24,14 +24,13 @@
 #include "spa.h"
 #include "formats/srs.h"
 #ifdef HAVE_CUDA
-#include "util/sp_gpu.h" /* sp_gpu_bind */
-#include "util/cuda_api.h"       /* sp_cuda_checker_* */
+#include "util/sp_gpu.h"   /* sp_gpu_bind */
+#include "util/cuda_api.h" /* sp_cuda_checker_* */
 #endif
 
 #define BENCH_MAX_SIZES 16
 
-static void bench_usage(FILE *f)
-{
+static void bench_usage(FILE *f) {
   fprintf(f,
           "usage: sealprov bench [--sizes 10,14,16] [--inputs K] [--repeat R] [--threads T]\n"
           "                      [--json]\n"
@@ -42,26 +41,22 @@ static void bench_usage(FILE *f)
           "  `sealprov bench load --help`: parameter loading alone.\n");
 }
 
-static double load_average(void)
-{
+static double load_average(void) {
   double l = -1;
   FILE *f = fopen("/proc/loadavg", "r");
   if (f) {
-    if (fscanf(f, "%lf", &l) != 1)
-      l = -1;
+    if (fscanf(f, "%lf", &l) != 1) l = -1;
     fclose(f);
   }
   return l;
 }
 
-static int cmp_double(const void *a, const void *b)
-{
+static int cmp_double(const void *a, const void *b) {
   double x = *(const double *)a, y = *(const double *)b;
   return x < y ? -1 : x > y;
 }
 
-static void machine(char *cpu, size_t cpulen, unsigned long long *mem_kib)
-{
+static void machine(char *cpu, size_t cpulen, unsigned long long *mem_kib) {
   snprintf(cpu, cpulen, "unknown");
   *mem_kib = 0;
   FILE *f = fopen("/proc/cpuinfo", "r");
@@ -82,8 +77,7 @@ static void machine(char *cpu, size_t cpulen, unsigned long long *mem_kib)
   f = fopen("/proc/meminfo", "r");
   if (f) {
     while (fgets(line, sizeof line, f))
-      if (sscanf(line, "MemTotal: %llu kB", mem_kib) == 1)
-        break;
+      if (sscanf(line, "MemTotal: %llu kB", mem_kib) == 1) break;
     fclose(f);
   }
 }
@@ -96,8 +90,7 @@ typedef struct bench_row {
 } bench_row;
 
 static int bench_one(unsigned log, uint32_t inputs, unsigned repeat, unsigned threads,
-                     bench_row *row)
-{
+                     bench_row *row) {
   const char *tmp = getenv("TMPDIR");
   char dirbuf[512];
   snprintf(dirbuf, sizeof dirbuf, "%s/sealprov-bench-XXXXXX", tmp && *tmp ? tmp : "/tmp");
@@ -112,13 +105,17 @@ static int bench_one(unsigned log, uint32_t inputs, unsigned repeat, unsigned th
   double *prove = calloc(repeat, sizeof(double)), *verify = calloc(repeat, sizeof(double));
   double *prove_cpu = calloc(repeat, sizeof(double));
   sp_prove_timings *st = calloc(repeat, sizeof *st);
-  if (!prove || !verify || !st || !prove_cpu)
-    goto out;
+  if (!prove || !verify || !st || !prove_cpu) goto out;
   row->log = log;
   g16_setup_meter gm = {.stage = ""};
   sp_progress pr = {.fn = g16_setup_progress, .user = &gm};
-  sp_setup_opts o = {.progress = &pr, .constraints = UINT64_C(1) << log, .inputs = inputs, .partitions = 1,
-                     .shape = SP_SHAPE_SEALING, .seed = 1000 + log, .out_dir = dirbuf,
+  sp_setup_opts o = {.progress = &pr,
+                     .constraints = UINT64_C(1) << log,
+                     .inputs = inputs,
+                     .partitions = 1,
+                     .shape = SP_SHAPE_SEALING,
+                     .seed = 1000 + log,
+                     .out_dir = dirbuf,
                      .nthreads = threads};
   sp_setup_result sr;
   /* --progress: the steps of this size (setup, two loads, repeat proofs with their
@@ -127,28 +124,24 @@ static int bench_one(unsigned log, uint32_t inputs, unsigned repeat, unsigned th
   const double steps = 3.0 + repeat;
   sp_cli_meter_start(&meter, "bench 2^%u", log);
   double t0 = sp_cli_now_ms();
-  if (sp_setup_run(&o, &sr, err, sizeof err) != SEALPROV_OK)
-    goto fail;
+  if (sp_setup_run(&o, &sr, err, sizeof err) != SEALPROV_OK) goto fail;
   row->setup_ms = sp_cli_now_ms() - t0;
   sp_cli_meter_step(&meter, 1, steps, "steps");
   row->info = sr.info;
   snprintf(path, sizeof path, "%s/circuit.params", dirbuf);
   t0 = sp_cli_now_ms();
-  if (sp_srs_load(path, false, true, threads, &srs, err, sizeof err) != SEALPROV_OK)
-    goto fail;
+  if (sp_srs_load(path, false, true, threads, &srs, err, sizeof err) != SEALPROV_OK) goto fail;
   row->load_ms = sp_cli_now_ms() - t0;
   sp_cli_meter_step(&meter, 2, steps, "steps");
   /* the same file without subgroup checks ([provider] params_subgroup_check = false) */
   sp_srs *quick = NULL;
   t0 = sp_cli_now_ms();
-  if (sp_srs_load(path, false, false, threads, &quick, err, sizeof err) != SEALPROV_OK)
-    goto fail;
+  if (sp_srs_load(path, false, false, threads, &quick, err, sizeof err) != SEALPROV_OK) goto fail;
   row->load_nosub_ms = sp_cli_now_ms() - t0;
   sp_srs_release(quick);
   sp_cli_meter_step(&meter, 3, steps, "steps");
   snprintf(path, sizeof path, "%s/partition-00.spa", dirbuf);
-  if (sp_spa_read(path, &spa, err, sizeof err) != SEALPROV_OK)
-    goto fail;
+  if (sp_spa_read(path, &spa, err, sizeof err) != SEALPROV_OK) goto fail;
   for (unsigned i = 0; i < repeat; i++) {
     fr_t r, s;
     fr_from_u64(&r, 3 + i);
@@ -158,8 +151,8 @@ static int bench_one(unsigned log, uint32_t inputs, unsigned repeat, unsigned th
     uint8_t proof[192];
     t0 = sp_cli_now_ms();
     double c0 = sp_cli_cpu_ms();
-    if (sp_groth16_prove(srs, &spa->asg, SEALPROV_SCALAR_CANONICAL_LE, &r, &s, threads, proof,
-                         err, sizeof err) != SEALPROV_OK)
+    if (sp_groth16_prove(srs, &spa->asg, SEALPROV_SCALAR_CANONICAL_LE, &r, &s, threads, proof, err,
+                         sizeof err) != SEALPROV_OK)
       goto fail;
     prove[i] = sp_cli_now_ms() - t0;
     prove_cpu[i] = sp_cli_cpu_ms() - c0;
@@ -178,8 +171,7 @@ static int bench_one(unsigned log, uint32_t inputs, unsigned repeat, unsigned th
   }
   /* median prove, and the stage breakdown of that very run */
   double *sorted = calloc(repeat, sizeof(double));
-  if (!sorted)
-    goto out;
+  if (!sorted) goto out;
   memcpy(sorted, prove, repeat * sizeof(double));
   qsort(sorted, repeat, sizeof(double), cmp_double);
   row->prove_ms = sorted[repeat / 2];
@@ -220,8 +212,7 @@ static const char *const lm_json[LM_N] = {"direct_gpu", "checked", "on_curve_onl
  * took more than 290 s (cuda/NOTES.md v11). */
 #define BENCH_LOAD_BIG ((uint64_t)8000000000ull)
 
-static void bench_load_usage(FILE *f)
-{
+static void bench_load_usage(FILE *f) {
   fprintf(f,
           "usage: sealprov bench load [--json] [--threads T] [--repeat R] [--modes LIST]\n"
           "                           [--cold | --no-cold] [--cpu-checks] FILE...\n"
@@ -251,14 +242,12 @@ static void bench_load_usage(FILE *f)
 }
 
 /* KiB from /proc/self/status (0 if absent). */
-static unsigned long long status_kib(const char *key)
-{
+static unsigned long long status_kib(const char *key) {
   FILE *f = fopen("/proc/self/status", "r");
   char line[256];
   unsigned long long v = 0;
   size_t kl = strlen(key);
-  if (!f)
-    return 0;
+  if (!f) return 0;
   while (fgets(line, sizeof line, f))
     if (!strncmp(line, key, kl) && line[kl] == ':') {
       v = strtoull(line + kl + 1, NULL, 10);
@@ -269,33 +258,28 @@ static unsigned long long status_kib(const char *key)
 }
 
 /* Resets VmHWM to the current RSS (Linux >= 4.0); false when not possible. */
-static bool reset_peak_rss(void)
-{
+static bool reset_peak_rss(void) {
   FILE *f = fopen("/proc/self/clear_refs", "w");
-  if (!f)
-    return false;
+  if (!f) return false;
   bool ok = fputs("5", f) >= 0;
   return fclose(f) == 0 && ok;
 }
 
 /* Drops the page cache for the whole machine (root), else evicts the file's own clean
  * pages (posix_fadvise DONTNEED, any user). Returns the method, or NULL with why. */
-static const char *drop_cache(const char *path, char *why, size_t whylen)
-{
+static const char *drop_cache(const char *path, char *why, size_t whylen) {
   sync();
   FILE *f = fopen("/proc/sys/vm/drop_caches", "w");
   if (f) {
     bool ok = fputs("3", f) >= 0;
-    if (fclose(f) == 0 && ok)
-      return "drop_caches";
+    if (fclose(f) == 0 && ok) return "drop_caches";
   }
   int saved = errno;
   int fd = open(path, O_RDONLY);
   if (fd >= 0) {
     int rc = posix_fadvise(fd, 0, 0, POSIX_FADV_DONTNEED);
     close(fd);
-    if (rc == 0)
-      return "fadvise_dontneed";
+    if (rc == 0) return "fadvise_dontneed";
     snprintf(why, whylen, "drop_caches: %s; posix_fadvise: %s", strerror(saved), strerror(rc));
     return NULL;
   }
@@ -310,16 +294,14 @@ typedef struct load_progress {
   uint64_t points;
 } load_progress;
 
-static void progress_line(const char *what, uint64_t done, uint64_t total, double ms)
-{
+static void progress_line(const char *what, uint64_t done, uint64_t total, double ms) {
   double frac = total ? (double)done / (double)total : 1.0;
   double eta = frac > 0 ? ms * (1.0 - frac) / frac : 0;
   sp_cli_note("%s: %3.0f %% of %.2f GB, %.1f s, %.2f GB/s, ETA %.0f s", what, 100.0 * frac,
               (double)total / 1e9, ms / 1e3, ms > 0 ? (double)done / ms / 1e6 : 0.0, eta / 1e3);
 }
 
-static int load_progress_cb(void *user, const sp_srs_progress *p)
-{
+static int load_progress_cb(void *user, const sp_srs_progress *p) {
   load_progress *lp = user;
   lp->points = p->points_checked;
   if (sp_cli_progress && !p->done && p->elapsed_ms - lp->last_ms >= 1000) {
@@ -340,8 +322,7 @@ typedef struct warm_reader {
 
 #define WARM_PIECE ((uint64_t)8 << 20)
 
-static void *warm_thread(void *arg)
-{
+static void *warm_thread(void *arg) {
   warm_reader *w = arg;
   char *buf = malloc(WARM_PIECE);
   if (!buf) {
@@ -350,13 +331,11 @@ static void *warm_thread(void *arg)
   }
   for (;;) {
     uint64_t off = atomic_fetch_add(&w->next, WARM_PIECE);
-    if (off >= w->size || atomic_load(&w->failed))
-      break;
+    if (off >= w->size || atomic_load(&w->failed)) break;
     uint64_t want = w->size - off < WARM_PIECE ? w->size - off : WARM_PIECE;
     for (uint64_t got = 0; got < want;) {
       ssize_t n = pread(w->fd, buf, (size_t)(want - got), (off_t)(off + got));
-      if (n < 0 && errno == EINTR)
-        continue;
+      if (n < 0 && errno == EINTR) continue;
       if (n <= 0) {
         atomic_store(&w->failed, n < 0 ? errno : EIO);
         break;
@@ -370,8 +349,7 @@ static void *warm_thread(void *arg)
 }
 
 static int warm_read(const char *path, uint64_t size, unsigned threads, double *ms, char *err,
-                     size_t errlen)
-{
+                     size_t errlen) {
   warm_reader w = {.size = size};
   atomic_init(&w.next, 0);
   atomic_init(&w.done, 0);
@@ -381,16 +359,13 @@ static int warm_read(const char *path, uint64_t size, unsigned threads, double *
     snprintf(err, errlen, "%s: %s", path, strerror(errno));
     return 1;
   }
-  if (threads > 64)
-    threads = 64;
+  if (threads > 64) threads = 64;
   pthread_t th[64];
   unsigned started = 0;
   double t0 = sp_cli_now_ms();
   for (unsigned i = 0; i < (threads ? threads : 1); i++)
-    if (pthread_create(&th[i], NULL, warm_thread, &w) == 0)
-      started++;
-  if (started == 0)
-    warm_thread(&w);
+    if (pthread_create(&th[i], NULL, warm_thread, &w) == 0) started++;
+  if (started == 0) warm_thread(&w);
   double last = 0;
   char what[64];
   snprintf(what, sizeof what, "reading the file once (page cache)");
@@ -402,8 +377,7 @@ static int warm_read(const char *path, uint64_t size, unsigned threads, double *
       progress_line(what, atomic_load(&w.done), size, now);
     }
   }
-  for (unsigned i = 0; i < started; i++)
-    pthread_join(th[i], NULL);
+  for (unsigned i = 0; i < started; i++) pthread_join(th[i], NULL);
   *ms = sp_cli_now_ms() - t0;
   close(w.fd);
   int e = atomic_load(&w.failed);
@@ -423,8 +397,7 @@ static sp_cuda_checker *bench_checker;
 static bool bench_checker_tried;
 #endif
 
-static void *host_checker(void)
-{
+static void *host_checker(void) {
 #ifdef HAVE_CUDA
   if (!bench_cpu_checks && !bench_checker_tried) {
     bench_checker_tried = true;
@@ -445,8 +418,7 @@ static void *host_checker(void)
 }
 
 /* Whether a GPU is there for the direct load (a CUDA build that sees a device). */
-static bool direct_possible(void)
-{
+static bool direct_possible(void) {
 #ifdef HAVE_CUDA
   sp_gpu_info g[1];
   int n = 0;
@@ -459,8 +431,8 @@ static bool direct_possible(void)
 
 typedef struct load_run {
   double ms, device_ms, wait_ms;
-  bool direct;            /* the device took the vectors */
-  char declined[300];     /* why not, when it did not */
+  bool direct;        /* the device took the vectors */
+  char declined[300]; /* why not, when it did not */
   unsigned long long hwm_kib, rss_before_kib;
   uint64_t points;
 } load_run;
@@ -470,15 +442,16 @@ typedef struct load_run {
  * every device of the provider is a GPU; run->device_ms is then the load's device wall
  * time (first chunk to the last check) and run->wait_ms the time the reader waited for
  * the device. */
-static int load_once(const char *path, int mode, unsigned threads, load_progress *lp,
-                     load_run *run, char *err, size_t errlen)
-{
+static int load_once(const char *path, int mode, unsigned threads, load_progress *lp, load_run *run,
+                     char *err, size_t errlen) {
   sp_srs *srs = NULL;
   bool checks = mode != LM_ON_CURVE;
   lp->last_ms = 0;
   lp->points = 0;
-  sp_srs_load_opts o = {.subgroup_check = checks, .nthreads = threads,
-                        .progress = load_progress_cb, .progress_user = lp};
+  sp_srs_load_opts o = {.subgroup_check = checks,
+                        .nthreads = threads,
+                        .progress = load_progress_cb,
+                        .progress_user = lp};
   memset(run, 0, sizeof *run);
 #ifdef HAVE_CUDA
   if (mode == LM_CHECKED && host_checker()) {
@@ -492,10 +465,8 @@ static int load_once(const char *path, int mode, unsigned threads, load_progress
     int ord = 0, confirmed = -1;
     uint64_t lim = 0;
     int st = sp_gpu_bind(0, &confirmed, err, errlen);
-    if (!st)
-      st = sp_cuda_dload_create(&ord, &lim, 1, true, &dl, err, errlen);
-    if (st)
-      return st;
+    if (!st) st = sp_cuda_dload_create(&ord, &lim, 1, true, &dl, err, errlen);
+    if (st) return st;
     sp_cuda_dload_sink(dl, &sink);
     o.sink = &sink;
     o.sink_taken = &taken;
@@ -541,8 +512,7 @@ typedef struct mode_result {
   char declined[300];    /* direct: why the device did not take the set */
 } mode_result;
 
-static void print_mode_result(const mode_result *r, bool json, bool *first, unsigned threads)
-{
+static void print_mode_result(const mode_result *r, bool json, bool *first, unsigned threads) {
   double gb = (double)r->bytes / 1e9;
   double s = r->median_ms / 1e3;
   double growth = (double)(r->hwm_kib > r->rss_before_kib ? r->hwm_kib - r->rss_before_kib : 0);
@@ -550,8 +520,8 @@ static void print_mode_result(const mode_result *r, bool json, bool *first, unsi
     printf("%s\n{\"file\": ", *first ? "" : ",");
     *first = false;
     sp_cli_json_str(stdout, r->path);
-    printf(", \"log_constraints\": %u, \"bytes\": %llu, \"mode\": \"%s\", \"threads\": %u",
-           r->log, (unsigned long long)r->bytes, lm_json[r->mode], threads);
+    printf(", \"log_constraints\": %u, \"bytes\": %llu, \"mode\": \"%s\", \"threads\": %u", r->log,
+           (unsigned long long)r->bytes, lm_json[r->mode], threads);
     if (r->declined[0]) {
       printf(", \"declined\": ");
       sp_cli_json_str(stdout, r->declined);
@@ -561,13 +531,13 @@ static void print_mode_result(const mode_result *r, bool json, bool *first, unsi
     }
     printf(", \"points\": %llu, \"subgroup_checks_on\": \"%s\", \"warm_runs_s\": [",
            (unsigned long long)r->points, r->checks_on);
-    for (unsigned i = 0; i < r->runs; i++)
-      printf("%s%.4f", i ? ", " : "", r->warm_ms[i] / 1e3);
-    printf("], \"warm_s\": %.4f, \"warm_gb_per_s\": %.3f, \"warm_points_per_s\": %.0f, "
-           "\"rss_before_load_kib\": %llu, \"peak_rss_kib\": %llu, "
-           "\"peak_rss_growth_over_file\": %.3f",
-           s, gb / s, (double)r->points / s, r->rss_before_kib, r->hwm_kib,
-           r->bytes ? growth * 1024.0 / (double)r->bytes : 0.0);
+    for (unsigned i = 0; i < r->runs; i++) printf("%s%.4f", i ? ", " : "", r->warm_ms[i] / 1e3);
+    printf(
+        "], \"warm_s\": %.4f, \"warm_gb_per_s\": %.3f, \"warm_points_per_s\": %.0f, "
+        "\"rss_before_load_kib\": %llu, \"peak_rss_kib\": %llu, "
+        "\"peak_rss_growth_over_file\": %.3f",
+        s, gb / s, (double)r->points / s, r->rss_before_kib, r->hwm_kib,
+        r->bytes ? growth * 1024.0 / (double)r->bytes : 0.0);
     if (r->mode == LM_DIRECT)
       printf(", \"device_s\": %.4f, \"reader_waited_s\": %.4f", r->device_ms / 1e3,
              r->wait_ms / 1e3);
@@ -588,8 +558,7 @@ static void print_mode_result(const mode_result *r, bool json, bool *first, unsi
     printf(", \"process_maxrss_kib\": %ld}", getrusage(RUSAGE_SELF, &ru) == 0 ? ru.ru_maxrss : -1L);
   } else {
     char sz[16] = "file";
-    if (r->log)
-      snprintf(sz, sizeof sz, "2^%u", r->log);
+    if (r->log) snprintf(sz, sizeof sz, "2^%u", r->log);
     if (r->declined[0]) {
       printf("%-6s %9.3f %-13s declined: %s\n", sz, gb, lm_json[r->mode], r->declined);
     } else {
@@ -602,14 +571,12 @@ static void print_mode_result(const mode_result *r, bool json, bool *first, unsi
       else
         printf(" %8s", "-");
       printf(" | runs");
-      for (unsigned i = 0; i < r->runs; i++)
-        printf(" %.3f", r->warm_ms[i] / 1e3);
+      for (unsigned i = 0; i < r->runs; i++) printf(" %.3f", r->warm_ms[i] / 1e3);
       if (r->mode == LM_DIRECT)
         printf("; device %.3f s, reader waited %.3f s", r->device_ms / 1e3, r->wait_ms / 1e3);
       printf("; subgroup checks: %s\n", r->checks_on);
     }
-    if (!r->log)
-      printf("       %s\n", r->path);
+    if (!r->log) printf("       %s\n", r->path);
   }
   fflush(stdout);
 }
@@ -617,8 +584,7 @@ static void print_mode_result(const mode_result *r, bool json, bool *first, unsi
 /* Every selected mode of one file: warm loads, then a cold one; each mode's result is
  * printed as soon as it is measured. */
 static int bench_load_file(const char *path, unsigned log, const bool *modes, int cold,
-                           unsigned threads, unsigned repeat, bool json, bool *first)
-{
+                           unsigned threads, unsigned repeat, bool json, bool *first) {
   char err[1024];
   struct stat st;
   if (stat(path, &st) != 0) {
@@ -635,11 +601,9 @@ static int bench_load_file(const char *path, unsigned log, const bool *modes, in
   sp_cli_note("%s: read once in %.1f s (%.2f GB/s)", path, ms / 1e3,
               ms > 0 ? (double)bytes / ms / 1e6 : 0.0);
   int nmodes = 0, mi = 0;
-  for (int m = 0; m < LM_N; m++)
-    nmodes += modes[m];
+  for (int m = 0; m < LM_N; m++) nmodes += modes[m];
   for (int m = 0; m < LM_N; m++) {
-    if (!modes[m])
-      continue;
+    if (!modes[m]) continue;
     mi++;
     mode_result r;
     memset(&r, 0, sizeof r);
@@ -648,13 +612,16 @@ static int bench_load_file(const char *path, unsigned log, const bool *modes, in
     r.bytes = bytes;
     r.mode = m;
     r.cold_ms = -1;
-    r.checks_on = m == LM_ON_CURVE ? "none" : m == LM_DIRECT ? "gpu0" : host_checker() ? "gpu0" : "cpu";
+    r.checks_on = m == LM_ON_CURVE ? "none"
+                  : m == LM_DIRECT ? "gpu0"
+                  : host_checker() ? "gpu0"
+                                   : "cpu";
     load_progress lp;
     load_run run;
     double sum = 0;
     for (unsigned i = 0; i < repeat; i++) {
-      snprintf(lp.what, sizeof lp.what, "%s (mode %d of %d), load %u of %u", lm_json[m], mi,
-               nmodes, i + 1, repeat + (do_cold ? 1 : 0));
+      snprintf(lp.what, sizeof lp.what, "%s (mode %d of %d), load %u of %u", lm_json[m], mi, nmodes,
+               i + 1, repeat + (do_cold ? 1 : 0));
       if (load_once(path, m, threads, &lp, &run, err, sizeof err) != SEALPROV_OK) {
         sp_cli_error("%s (%s): %s", path, lm_json[m], err);
         return 1;
@@ -668,14 +635,13 @@ static int bench_load_file(const char *path, unsigned log, const bool *modes, in
       r.waited_ms[i] = run.wait_ms;
       r.runs = i + 1;
       sum += run.ms;
-      if (run.hwm_kib > r.hwm_kib)
-        r.hwm_kib = run.hwm_kib;
+      if (run.hwm_kib > r.hwm_kib) r.hwm_kib = run.hwm_kib;
       if (i == 0) {
         r.rss_before_kib = run.rss_before_kib;
         r.points = run.points;
       }
-      sp_cli_note("%s: %.2f s, %.2f GB/s; this mode's other loads take ~%.0f s more",
-                  lp.what, run.ms / 1e3, (double)bytes / run.ms / 1e6,
+      sp_cli_note("%s: %.2f s, %.2f GB/s; this mode's other loads take ~%.0f s more", lp.what,
+                  run.ms / 1e3, (double)bytes / run.ms / 1e6,
                   sum / (i + 1) * (double)(repeat - 1 - i + (do_cold ? 1 : 0)) / 1e3);
     }
     if (!r.declined[0]) {
@@ -710,8 +676,7 @@ static int bench_load_file(const char *path, unsigned log, const bool *modes, in
 }
 
 /* --sizes K,K,...: up to BENCH_MAX_SIZES exponents between 6 and max_log. */
-static bool parse_sizes(const char *arg, unsigned max_log, unsigned *sizes, unsigned *n)
-{
+static bool parse_sizes(const char *arg, unsigned max_log, unsigned *sizes, unsigned *n) {
   *n = 0;
   char *copy = strdup(arg), *save = NULL;
   if (copy == NULL) {
@@ -722,8 +687,7 @@ static bool parse_sizes(const char *arg, unsigned max_log, unsigned *sizes, unsi
   for (char *t = strtok_r(copy, ",", &save); t && ok; t = strtok_r(NULL, ",", &save)) {
     uint64_t v;
     ok = *n < BENCH_MAX_SIZES && sp_cli_u64("--sizes", t, max_log, &v) && v >= 6;
-    if (ok)
-      sizes[(*n)++] = (unsigned)v;
+    if (ok) sizes[(*n)++] = (unsigned)v;
   }
   if (!ok)
     sp_cli_error("--sizes takes up to %d exponents between 6 and %u", BENCH_MAX_SIZES, max_log);
@@ -732,10 +696,8 @@ static bool parse_sizes(const char *arg, unsigned max_log, unsigned *sizes, unsi
 }
 
 /* --modes direct,checked,on-curve (the JSON names direct_gpu, on_curve_only too). */
-static bool parse_modes(const char *arg, bool *modes)
-{
-  for (int m = 0; m < LM_N; m++)
-    modes[m] = false;
+static bool parse_modes(const char *arg, bool *modes) {
+  for (int m = 0; m < LM_N; m++) modes[m] = false;
   char *copy = strdup(arg), *save = NULL;
   if (copy == NULL) {
     sp_cli_error("out of memory");
@@ -745,8 +707,7 @@ static bool parse_modes(const char *arg, bool *modes)
   for (char *t = strtok_r(copy, ",", &save); t && ok; t = strtok_r(NULL, ",", &save)) {
     int found = -1;
     for (int m = 0; m < LM_N; m++)
-      if (!strcmp(t, lm_arg[m]) || !strcmp(t, lm_json[m]))
-        found = m;
+      if (!strcmp(t, lm_arg[m]) || !strcmp(t, lm_json[m])) found = m;
     if (found < 0) {
       sp_cli_error("--modes: unknown mode \"%s\" (direct, checked, on-curve)", t);
       ok = false;
@@ -762,8 +723,7 @@ static bool parse_modes(const char *arg, bool *modes)
   return ok;
 }
 
-static int bench_load(int argc, char **argv)
-{
+static int bench_load(int argc, char **argv) {
   static const struct option opts[] = {
       {"sizes", required_argument, NULL, 's'},  {"threads", required_argument, NULL, 't'},
       {"repeat", required_argument, NULL, 'r'}, {"cpu-checks", no_argument, NULL, 'C'},
@@ -778,36 +738,25 @@ static int bench_load(int argc, char **argv)
   int c;
   while ((c = sp_cli_getopt(&a, argc, argv)) > 0) {
     switch (c) {
-    case 's':
-      if (!parse_sizes(optarg, 27, sizes, &nsizes))
-        return 2;
-      break;
-    case 't':
-      if (!sp_cli_u64("--threads", optarg, 1024, &threads))
-        return 2;
-      break;
-    case 'r':
-      if (!sp_cli_u64("--repeat", optarg, 100, &repeat) || repeat == 0)
-        return 2;
-      break;
-    case 'C':
-      bench_cpu_checks = true;
-      break;
-    case 'm':
-      if (!parse_modes(optarg, modes))
-        return 2;
-      modes_given = true;
-      break;
-    case 'c':
-      cold = 1;
-      break;
-    case 'n':
-      cold = 0;
-      break;
+      case 's':
+        if (!parse_sizes(optarg, 27, sizes, &nsizes)) return 2;
+        break;
+      case 't':
+        if (!sp_cli_u64("--threads", optarg, 1024, &threads)) return 2;
+        break;
+      case 'r':
+        if (!sp_cli_u64("--repeat", optarg, 100, &repeat) || repeat == 0) return 2;
+        break;
+      case 'C': bench_cpu_checks = true; break;
+      case 'm':
+        if (!parse_modes(optarg, modes)) return 2;
+        modes_given = true;
+        break;
+      case 'c': cold = 1; break;
+      case 'n': cold = 0; break;
     }
   }
-  if (c < 0)
-    return a.status;
+  if (c < 0) return a.status;
   bool json = a.json;
   int nfiles = argc - a.first;
   if ((nfiles == 0) == (nsizes == 0))
@@ -816,8 +765,7 @@ static int bench_load(int argc, char **argv)
     struct stat st;
     errno = 0;
     if (stat(argv[i], &st) != 0 || !S_ISREG(st.st_mode)) {
-      sp_cli_error("%s: %s", argv[i],
-              errno ? strerror(errno) : "not a regular file");
+      sp_cli_error("%s: %s", argv[i], errno ? strerror(errno) : "not a regular file");
       return 1;
     }
   }
@@ -842,17 +790,20 @@ static int bench_load(int argc, char **argv)
   if (json) {
     printf("{\"machine\": {\"cpu\": ");
     sp_cli_json_str(stdout, cpu);
-    printf(", \"online_cpus\": %u, \"threads\": %u, \"mem_gib\": %.1f, \"loadavg_1min\": %.2f, "
-           "\"gpu\": %s}, \"repeat\": %llu, \"chunk_bytes\": %zu, \"results\": [",
-           g16_ncpus(), nt, (double)mem_kib / (1024.0 * 1024.0), load_average(),
-           gpu ? "true" : "false", (unsigned long long)repeat, SP_SRS_CHUNK_BYTES);
+    printf(
+        ", \"online_cpus\": %u, \"threads\": %u, \"mem_gib\": %.1f, \"loadavg_1min\": %.2f, "
+        "\"gpu\": %s}, \"repeat\": %llu, \"chunk_bytes\": %zu, \"results\": [",
+        g16_ncpus(), nt, (double)mem_kib / (1024.0 * 1024.0), load_average(),
+        gpu ? "true" : "false", (unsigned long long)repeat, SP_SRS_CHUNK_BYTES);
   } else {
-    printf("machine: %s, %u online CPUs, %.1f GiB, load average %.2f; %u loader threads; warm: "
-           "median of %llu%s\n",
-           cpu, g16_ncpus(), (double)mem_kib / (1024.0 * 1024.0), load_average(), nt,
-           (unsigned long long)repeat, gpu ? "; GPU 0 visible" : "");
-    printf("(peak_MiB: the load's peak RSS growth; cold: one load after the file's pages are "
-           "dropped)\n");
+    printf(
+        "machine: %s, %u online CPUs, %.1f GiB, load average %.2f; %u loader threads; warm: "
+        "median of %llu%s\n",
+        cpu, g16_ncpus(), (double)mem_kib / (1024.0 * 1024.0), load_average(), nt,
+        (unsigned long long)repeat, gpu ? "; GPU 0 visible" : "");
+    printf(
+        "(peak_MiB: the load's peak RSS growth; cold: one load after the file's pages are "
+        "dropped)\n");
     printf("%-6s %9s %-13s %11s | %8s %7s %11s %9s | %8s\n", "size", "GB", "mode", "points",
            "warm_s", "GB/s", "points/s", "peak_MiB", "cold_s");
   }
@@ -876,8 +827,13 @@ static int bench_load(int argc, char **argv)
       char err[1024] = "";
       g16_setup_meter gm = {.stage = ""};
       sp_progress pr = {.fn = g16_setup_progress, .user = &gm};
-      sp_setup_opts o = {.progress = &pr, .constraints = UINT64_C(1) << sizes[i], .inputs = 16, .partitions = 1,
-                         .shape = SP_SHAPE_SEALING, .seed = 1000 + sizes[i], .out_dir = dirbuf,
+      sp_setup_opts o = {.progress = &pr,
+                         .constraints = UINT64_C(1) << sizes[i],
+                         .inputs = 16,
+                         .partitions = 1,
+                         .shape = SP_SHAPE_SEALING,
+                         .seed = 1000 + sizes[i],
+                         .out_dir = dirbuf,
                          .nthreads = nt};
       sp_setup_result sr;
       sp_cli_note("setup 2^%u in %s", sizes[i], dirbuf);
@@ -893,18 +849,19 @@ static int bench_load(int argc, char **argv)
       bool big = stat(path, &st) == 0 && (uint64_t)st.st_size >= BENCH_LOAD_BIG;
       bool m[LM_N];
       for (int k = 0; k < LM_N; k++)
-        m[k] = modes_given ? modes[k] : big ? (k == (gpu ? LM_DIRECT : LM_ON_CURVE))
-                                            : (k != LM_DIRECT || gpu);
+        m[k] = modes_given ? modes[k]
+               : big       ? (k == (gpu ? LM_DIRECT : LM_ON_CURVE))
+                           : (k != LM_DIRECT || gpu);
       if (big && !modes_given && !gpu)
-        sp_cli_note("%s: no GPU: on-curve only (the CPU's subgroup checks take about an hour "
-                    "at 2^27; --modes checked measures them)", path);
+        sp_cli_note(
+            "%s: no GPU: on-curve only (the CPU's subgroup checks take about an hour "
+            "at 2^27; --modes checked measures them)",
+            path);
       rc = bench_load_file(path, log, m, cold, nt, (unsigned)repeat, json, &first);
     }
-    if (dirbuf[0])
-      g16_remove_tree(dirbuf);
+    if (dirbuf[0]) g16_remove_tree(dirbuf);
   }
-  if (json)
-    printf("\n]}\n");
+  if (json) printf("\n]}\n");
   fflush(stdout);
 #ifdef HAVE_CUDA
   sp_cuda_checker_destroy(bench_checker);
@@ -913,15 +870,16 @@ static int bench_load(int argc, char **argv)
   return rc;
 }
 
-int cmd_bench(int argc, char **argv)
-{
+int cmd_bench(int argc, char **argv) {
   if (argc > 1 && !strcmp(argv[1], "load")) {
     sp_cli_cmd = "bench load"; /* messages: "sealprov bench load: error: ..." */
     return bench_load(argc - 1, argv + 1);
   }
   static const struct option opts[] = {
-      {"sizes", required_argument, NULL, 's'},   {"inputs", required_argument, NULL, 'k'},
-      {"repeat", required_argument, NULL, 'r'},  {"threads", required_argument, NULL, 't'},
+      {"sizes", required_argument, NULL, 's'},
+      {"inputs", required_argument, NULL, 'k'},
+      {"repeat", required_argument, NULL, 'r'},
+      {"threads", required_argument, NULL, 't'},
       {NULL, 0, NULL, 0},
   };
   sp_cli_args a = {.usage = bench_usage, .takes = SP_CLI_JSON, .opts = opts};
@@ -930,50 +888,45 @@ int cmd_bench(int argc, char **argv)
   int c;
   while ((c = sp_cli_getopt(&a, argc, argv)) > 0) {
     switch (c) {
-    case 's':
-      if (!parse_sizes(optarg, 24, sizes, &nsizes))
-        return 2;
-      break;
-    case 'k':
-      if (!sp_cli_u64("--inputs", optarg, 1000, &inputs))
-        return 2;
-      break;
-    case 'r':
-      if (!sp_cli_u64("--repeat", optarg, 100, &repeat) || repeat == 0)
-        return 2;
-      break;
-    case 't':
-      if (!sp_cli_u64("--threads", optarg, 1024, &threads))
-        return 2;
-      break;
+      case 's':
+        if (!parse_sizes(optarg, 24, sizes, &nsizes)) return 2;
+        break;
+      case 'k':
+        if (!sp_cli_u64("--inputs", optarg, 1000, &inputs)) return 2;
+        break;
+      case 'r':
+        if (!sp_cli_u64("--repeat", optarg, 100, &repeat) || repeat == 0) return 2;
+        break;
+      case 't':
+        if (!sp_cli_u64("--threads", optarg, 1024, &threads)) return 2;
+        break;
     }
   }
-  if (c < 0)
-    return a.status;
-  if (!sp_cli_operands(&a, argc, argv, 0, 0, ""))
-    return a.status;
+  if (c < 0) return a.status;
+  if (!sp_cli_operands(&a, argc, argv, 0, 0, "")) return a.status;
   bool json = a.json;
   unsigned nt = threads ? (unsigned)threads : g16_ncpus();
   char cpu[256];
   unsigned long long mem_kib;
   machine(cpu, sizeof cpu, &mem_kib);
   struct utsname un;
-  if (uname(&un) != 0)
-    memset(&un, 0, sizeof un);
+  if (uname(&un) != 0) memset(&un, 0, sizeof un);
   if (json) {
     printf("{\"machine\": {\"cpu\": ");
     sp_cli_json_str(stdout, cpu);
-    printf(", \"online_cpus\": %u, \"threads\": %u, \"mem_gib\": %.1f, \"loadavg_1min\": %.2f, "
-           "\"kernel\": ",
-           g16_ncpus(), nt, (double)mem_kib / (1024.0 * 1024.0), load_average());
+    printf(
+        ", \"online_cpus\": %u, \"threads\": %u, \"mem_gib\": %.1f, \"loadavg_1min\": %.2f, "
+        "\"kernel\": ",
+        g16_ncpus(), nt, (double)mem_kib / (1024.0 * 1024.0), load_average());
     sp_cli_json_str(stdout, un.release);
     printf("}, \"repeat\": %llu, \"inputs\": %llu, \"results\": [", (unsigned long long)repeat,
            (unsigned long long)inputs);
   } else {
-    printf("machine: %s, %u online CPUs, %.1f GiB, load average %.2f; %u prover threads; "
-           "median of %llu\n",
-           cpu, g16_ncpus(), (double)mem_kib / (1024.0 * 1024.0), load_average(), nt,
-           (unsigned long long)repeat);
+    printf(
+        "machine: %s, %u online CPUs, %.1f GiB, load average %.2f; %u prover threads; "
+        "median of %llu\n",
+        cpu, g16_ncpus(), (double)mem_kib / (1024.0 * 1024.0), load_average(), nt,
+        (unsigned long long)repeat);
     printf("%-6s %7s %9s %9s %9s %9s %9s %9s %7s | %7s %8s %7s %7s %7s %7s\n", "size", "aux",
            "setup_ms", "load_ms", "load_nosg", "prove_ms", "prove_cpu", "verify_ms", "a-dens",
            "ntt", "h_msm", "l_msm", "a_msm", "b1_msm", "b2_msm");
@@ -989,31 +942,32 @@ int cmd_bench(int argc, char **argv)
     double ad = (double)row.info.a_aux_popcount / (double)row.info.aux_size;
     const sp_prove_timings *s = &row.stages;
     if (json) {
-      printf("%s{\"log_constraints\": %u, \"constraints\": %llu, \"aux\": %llu, "
-             "\"a_aux_density\": %.4f, \"b_aux_density\": %.4f, \"setup_ms\": %.1f, "
-             "\"load_ms\": %.1f, \"load_no_subgroup_check_ms\": %.1f, \"prove_ms\": %.1f, "
-             "\"prove_cpu_ms\": %.1f, \"verify_ms\": %.2f, \"loadavg_1min\": %.2f, "
-             "\"prove_stages_ms\": {\"convert\": %.1f, \"ntt\": %.1f, "
-             "\"h_msm\": %.1f, \"l_msm\": %.1f, \"a_msm\": %.1f, \"b_g1_msm\": %.1f, "
-             "\"b_g2_msm\": %.1f, \"assemble\": %.1f}}",
-             i ? ", " : "", row.log, (unsigned long long)row.info.abc_size,
-             (unsigned long long)row.info.aux_size, ad,
-             (double)row.info.b_aux_popcount / (double)row.info.aux_size, row.setup_ms,
-             row.load_ms, row.load_nosub_ms, row.prove_ms, row.prove_cpu_ms, row.verify_ms,
-             row.loadavg, s->convert_ms, s->ntt_ms, s->h_msm_ms, s->l_msm_ms, s->a_msm_ms,
-             s->b_g1_msm_ms, s->b_g2_msm_ms, s->assemble_ms);
+      printf(
+          "%s{\"log_constraints\": %u, \"constraints\": %llu, \"aux\": %llu, "
+          "\"a_aux_density\": %.4f, \"b_aux_density\": %.4f, \"setup_ms\": %.1f, "
+          "\"load_ms\": %.1f, \"load_no_subgroup_check_ms\": %.1f, \"prove_ms\": %.1f, "
+          "\"prove_cpu_ms\": %.1f, \"verify_ms\": %.2f, \"loadavg_1min\": %.2f, "
+          "\"prove_stages_ms\": {\"convert\": %.1f, \"ntt\": %.1f, "
+          "\"h_msm\": %.1f, \"l_msm\": %.1f, \"a_msm\": %.1f, \"b_g1_msm\": %.1f, "
+          "\"b_g2_msm\": %.1f, \"assemble\": %.1f}}",
+          i ? ", " : "", row.log, (unsigned long long)row.info.abc_size,
+          (unsigned long long)row.info.aux_size, ad,
+          (double)row.info.b_aux_popcount / (double)row.info.aux_size, row.setup_ms, row.load_ms,
+          row.load_nosub_ms, row.prove_ms, row.prove_cpu_ms, row.verify_ms, row.loadavg,
+          s->convert_ms, s->ntt_ms, s->h_msm_ms, s->l_msm_ms, s->a_msm_ms, s->b_g1_msm_ms,
+          s->b_g2_msm_ms, s->assemble_ms);
     } else {
       char sz[16];
       snprintf(sz, sizeof sz, "2^%u", row.log);
-      printf("%-6s %7llu %9.0f %9.0f %9.0f %9.1f %9.1f %9.2f %6.2f%% | %7.1f %8.1f %7.1f %7.1f "
-             "%7.1f %7.1f\n",
-             sz, (unsigned long long)row.info.aux_size, row.setup_ms, row.load_ms,
-             row.load_nosub_ms, row.prove_ms, row.prove_cpu_ms, row.verify_ms, 100 * ad,
-             s->ntt_ms, s->h_msm_ms, s->l_msm_ms, s->a_msm_ms, s->b_g1_msm_ms, s->b_g2_msm_ms);
+      printf(
+          "%-6s %7llu %9.0f %9.0f %9.0f %9.1f %9.1f %9.2f %6.2f%% | %7.1f %8.1f %7.1f %7.1f "
+          "%7.1f %7.1f\n",
+          sz, (unsigned long long)row.info.aux_size, row.setup_ms, row.load_ms, row.load_nosub_ms,
+          row.prove_ms, row.prove_cpu_ms, row.verify_ms, 100 * ad, s->ntt_ms, s->h_msm_ms,
+          s->l_msm_ms, s->a_msm_ms, s->b_g1_msm_ms, s->b_g2_msm_ms);
     }
     fflush(stdout);
   }
-  if (json)
-    printf("]}\n");
+  if (json) printf("]}\n");
   return rc;
 }

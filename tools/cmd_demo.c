@@ -23,22 +23,21 @@ static const char builtin_ini[] =
     "[cpu0]\ntype = cpu\nworkers = 1\n\n"
     "[cpu1]\ntype = cpu\nworkers = 1\n";
 
-static void demo_usage(FILE *f)
-{
+static void demo_usage(FILE *f) {
   fprintf(f,
           "usage: sealprov demo [--plugin MODULE] [-c INI] [--constraints N] [--partitions P]\n"
           "                     [--keep] [--json]\n"
           "  Sets up a sealing-shaped job (default 10 partitions of 2^12 constraints; insecure\n"
           "  parameters) in a temporary directory, proves it through the module on the\n"
           "  devices of INI (default $SEALPROV_CONFIG, else in a build tree the sample\n"
-          "  conf/sealprov.ini of its sources, else " SP_DEFAULT_CONFIG " if it exists, else\n"
+          "  conf/sealprov.ini of its sources, else " SP_DEFAULT_CONFIG
+          " if it exists, else\n"
           "  two CPU devices), verifies every proof with the module's verify() and prints a\n"
           "  summary. --keep leaves the directory. Exit status 0 only if every proof\n"
           "  verifies.\n");
 }
 
-int cmd_demo(int argc, char **argv)
-{
+int cmd_demo(int argc, char **argv) {
   enum { O_CONSTRAINTS = 256, O_PARTITIONS, O_KEEP };
   static const struct option opts[] = {
       {"constraints", required_argument, NULL, O_CONSTRAINTS},
@@ -46,34 +45,28 @@ int cmd_demo(int argc, char **argv)
       {"keep", no_argument, NULL, O_KEEP},
       {NULL, 0, NULL, 0},
   };
-  sp_cli_args a = {.usage = demo_usage, .takes = SP_CLI_PLUGIN | SP_CLI_CONFIG | SP_CLI_JSON,
-                   .opts = opts};
+  sp_cli_args a = {
+      .usage = demo_usage, .takes = SP_CLI_PLUGIN | SP_CLI_CONFIG | SP_CLI_JSON, .opts = opts};
   uint64_t constraints = 4096, parts = 10;
   bool keep = false;
   int c;
   while ((c = sp_cli_getopt(&a, argc, argv)) > 0) {
     switch (c) {
-    case O_CONSTRAINTS:
-      if (!sp_cli_u64("--constraints", optarg, UINT64_C(1) << 22, &constraints))
-        return 2;
-      break;
-    case O_PARTITIONS:
-      if (!sp_cli_u64("--partitions", optarg, 1000, &parts))
-        return 2;
-      if (parts == 0) {
-        sp_cli_error("--partitions: 0; a job has at least one partition");
-        return 2;
-      }
-      break;
-    case O_KEEP:
-      keep = true;
-      break;
+      case O_CONSTRAINTS:
+        if (!sp_cli_u64("--constraints", optarg, UINT64_C(1) << 22, &constraints)) return 2;
+        break;
+      case O_PARTITIONS:
+        if (!sp_cli_u64("--partitions", optarg, 1000, &parts)) return 2;
+        if (parts == 0) {
+          sp_cli_error("--partitions: 0; a job has at least one partition");
+          return 2;
+        }
+        break;
+      case O_KEEP: keep = true; break;
     }
   }
-  if (c < 0)
-    return a.status;
-  if (!sp_cli_operands(&a, argc, argv, 0, 0, ""))
-    return a.status;
+  if (c < 0) return a.status;
+  if (!sp_cli_operands(&a, argc, argv, 0, 0, "")) return a.status;
   const char *ini = a.config;
   bool json = a.json;
   const char *tmp = getenv("TMPDIR");
@@ -120,14 +113,20 @@ int cmd_demo(int argc, char **argv)
 
   uint64_t seed = sp_random_seed();
   if (!json)
-    printf("sealprov demo: %zu partitions of %llu constraints in %s\n"
-           "  devices: %s (%s)\n"
-           "  setup:   insecure parameters (seed %llu), for this demo only\n",
-           n, (unsigned long long)constraints, dir, ini_shown, ini_source, (unsigned long long)seed);
+    printf(
+        "sealprov demo: %zu partitions of %llu constraints in %s\n"
+        "  devices: %s (%s)\n"
+        "  setup:   insecure parameters (seed %llu), for this demo only\n",
+        n, (unsigned long long)constraints, dir, ini_shown, ini_source, (unsigned long long)seed);
   g16_setup_meter gm = {.stage = ""};
   sp_progress pr = {.fn = g16_setup_progress, .user = &gm};
-  sp_setup_opts o = {.progress = &pr, .constraints = constraints, .inputs = 8, .partitions = (uint32_t)n,
-                     .shape = SP_SHAPE_SEALING, .seed = seed, .out_dir = dir,
+  sp_setup_opts o = {.progress = &pr,
+                     .constraints = constraints,
+                     .inputs = 8,
+                     .partitions = (uint32_t)n,
+                     .shape = SP_SHAPE_SEALING,
+                     .seed = seed,
+                     .out_dir = dir,
                      .nthreads = g16_ncpus()};
   sp_setup_result sr;
   double t0 = sp_cli_now_ms();
@@ -138,11 +137,12 @@ int cmd_demo(int argc, char **argv)
   }
   double setup_ms = sp_cli_now_ms() - t0;
   if (!json)
-    printf("  setup:   %.0f ms (domain 2^%u, %llu aux variables, a-density %.1f %%, b-density "
-           "%.1f %%)\n",
-           setup_ms, sr.info.log_domain, (unsigned long long)sr.info.aux_size,
-           100.0 * (double)sr.info.a_aux_popcount / (double)sr.info.aux_size,
-           100.0 * (double)sr.info.b_aux_popcount / (double)sr.info.aux_size);
+    printf(
+        "  setup:   %.0f ms (domain 2^%u, %llu aux variables, a-density %.1f %%, b-density "
+        "%.1f %%)\n",
+        setup_ms, sr.info.log_domain, (unsigned long long)sr.info.aux_size,
+        100.0 * (double)sr.info.a_aux_popcount / (double)sr.info.aux_size,
+        100.0 * (double)sr.info.b_aux_popcount / (double)sr.info.aux_size);
   for (size_t i = 0; i < n; i++) {
     char name[64];
     sp_partition_name(name, sizeof name, (uint32_t)i, (uint32_t)n);
@@ -153,8 +153,7 @@ int cmd_demo(int argc, char **argv)
     }
     asg[i] = spa[i]->asg;
   }
-  if (!sp_cli_host_open(&h, ini))
-    goto out;
+  if (!sp_cli_host_open(&h, ini)) goto out;
   snprintf(path, sizeof path, "%s/circuit.params", dir);
   int prc = g16_prove_partitions(&h, path, asg, n, false, sp_cli_progress, proofs, &rep);
   if (prc != 0) {
@@ -162,8 +161,7 @@ int cmd_demo(int argc, char **argv)
     goto out;
   }
   snprintf(path, sizeof path, "%s/proofs.bin", dir);
-  if (!g16_write_file(path, proofs, 192 * n))
-    goto out;
+  if (!g16_write_file(path, proofs, 192 * n)) goto out;
 
   /* verify every proof against the verifying key file, as a third party would: the
    * module's vk_load and verify() */
@@ -193,11 +191,12 @@ int cmd_demo(int argc, char **argv)
     sp_cli_json_str(stdout, dir);
     printf(", \"kept\": %s, \"ini\": ", keep ? "true" : "false");
     sp_cli_json_str(stdout, ini_shown);
-    printf(", \"constraints\": %llu, \"partitions\": %zu, \"setup_ms\": %.1f, \"load_ms\": %.1f, "
-           "\"prove_ms\": %.1f, \"verify_ms\": %.1f, \"devices_used\": %zu, \"verified\": %zu, "
-           "\"results\": [",
-           (unsigned long long)constraints, n, setup_ms, rep.load_ms, rep.prove_ms, verify_ms,
-           rep.devices_used, good);
+    printf(
+        ", \"constraints\": %llu, \"partitions\": %zu, \"setup_ms\": %.1f, \"load_ms\": %.1f, "
+        "\"prove_ms\": %.1f, \"verify_ms\": %.1f, \"devices_used\": %zu, \"verified\": %zu, "
+        "\"results\": [",
+        (unsigned long long)constraints, n, setup_ms, rep.load_ms, rep.prove_ms, verify_ms,
+        rep.devices_used, good);
     for (size_t i = 0; i < n; i++) {
       printf("%s{\"index\": %zu, \"device\": %d, \"device_name\": ", i ? ", " : "", i,
              rep.results[i].device);
@@ -217,11 +216,9 @@ int cmd_demo(int argc, char **argv)
     printf("%s\n", ret == 0 ? "demo OK" : "demo FAILED: some proofs do not verify");
   }
 out:
-  if (vk != NULL)
-    h.vt->srs_release(vk);
+  if (vk != NULL) h.vt->srs_release(vk);
   sp_cli_host_close(&h);
-  for (size_t i = 0; spa && i < n; i++)
-    sp_spa_free(spa[i]);
+  for (size_t i = 0; spa && i < n; i++) sp_spa_free(spa[i]);
   free(spa);
   free(asg);
   free(proofs);

@@ -58,9 +58,9 @@ static void format_cc(char *buf, size_t cap, int32_t cc) {
 }
 
 static void print_table(FILE *f, const sealprov_device_info *d, size_t n) {
-  fprintf(f, "%-5s %-12s %-5s %-24s %-42s %-13s %4s %4s %-20s %7s %9s %7s %-5s %-7s %s\n",
-          "index", "section", "type", "name", "uuid", "pci", "numa", "cpus", "pcie", "ordinal",
-          "confirmed", "workers", "cc", "code", "state");
+  fprintf(f, "%-5s %-12s %-5s %-24s %-42s %-13s %4s %4s %-20s %7s %9s %7s %-5s %-7s %s\n", "index",
+          "section", "type", "name", "uuid", "pci", "numa", "cpus", "pcie", "ordinal", "confirmed",
+          "workers", "cc", "code", "state");
   for (size_t i = 0; i < n; i++) {
     char ord[16], conf[16], node[16], cpus[16], link[80], cc[16];
     snprintf(ord, sizeof ord, "%d", d[i].ordinal);
@@ -71,10 +71,9 @@ static void print_table(FILE *f, const sealprov_device_info *d, size_t n) {
     format_cc(cc, sizeof cc, d[i].compute_capability);
     fprintf(f, "%-5d %-12s %-5s %-24s %-42s %-13s %4s %4s %-20s %7s %9s %7u %-5s %-7s %s\n",
             d[i].index, d[i].section, d[i].type, d[i].name, or_dash(d[i].uuid),
-            or_dash(d[i].pci_bus_id), d[i].numa_node < 0 ? "-" : node,
-            d[i].bound_cpus ? cpus : "-", link, d[i].ordinal < 0 ? "-" : ord,
-            d[i].confirmed_ordinal < 0 ? "-" : conf, d[i].workers, cc, or_dash(d[i].code),
-            state_name(d[i].state));
+            or_dash(d[i].pci_bus_id), d[i].numa_node < 0 ? "-" : node, d[i].bound_cpus ? cpus : "-",
+            link, d[i].ordinal < 0 ? "-" : ord, d[i].confirmed_ordinal < 0 ? "-" : conf,
+            d[i].workers, cc, or_dash(d[i].code), state_name(d[i].state));
   }
 }
 
@@ -98,13 +97,14 @@ static void print_json(const sp_cli_host *h, const char *ini, const sealprov_dev
     sp_cli_json_str(stdout, d[i].uuid);
     printf(", \"pci_bus_id\": ");
     sp_cli_json_str(stdout, d[i].pci_bus_id);
-    printf(", \"ordinal\": %d, \"confirmed_ordinal\": %d, \"workers\": %u, \"state\": \"%s\", "
-           "\"memory_limit\": %llu, \"numa_node\": %d, \"bound_cpus\": %u, \"pcie\": "
-           "{\"gen\": %u, \"width\": %u, \"max_gen\": %u, \"max_width\": %u}, "
-           "\"compute_capability\": %d, \"code\": ",
-           d[i].ordinal, d[i].confirmed_ordinal, d[i].workers, state_name(d[i].state),
-           (unsigned long long)d[i].memory_limit, d[i].numa_node, d[i].bound_cpus, d[i].pcie_gen,
-           d[i].pcie_width, d[i].pcie_max_gen, d[i].pcie_max_width, d[i].compute_capability);
+    printf(
+        ", \"ordinal\": %d, \"confirmed_ordinal\": %d, \"workers\": %u, \"state\": \"%s\", "
+        "\"memory_limit\": %llu, \"numa_node\": %d, \"bound_cpus\": %u, \"pcie\": "
+        "{\"gen\": %u, \"width\": %u, \"max_gen\": %u, \"max_width\": %u}, "
+        "\"compute_capability\": %d, \"code\": ",
+        d[i].ordinal, d[i].confirmed_ordinal, d[i].workers, state_name(d[i].state),
+        (unsigned long long)d[i].memory_limit, d[i].numa_node, d[i].bound_cpus, d[i].pcie_gen,
+        d[i].pcie_width, d[i].pcie_max_gen, d[i].pcie_max_width, d[i].compute_capability);
     sp_cli_json_str(stdout, d[i].code);
     printf("}");
   }
@@ -149,8 +149,7 @@ static int list_devices(sp_cli_host *h, sealprov_device_info **out, size_t *n) {
 
 /* Opens the module with ini (-c, or NULL) and fetches the device table; 0 or an exit
  * status. */
-static int open_and_list(sp_cli_host *h, const char *ini, sealprov_device_info **out,
-                         size_t *n) {
+static int open_and_list(sp_cli_host *h, const char *ini, sealprov_device_info **out, size_t *n) {
   if (!sp_cli_host_open(h, ini)) return 1;
   return list_devices(h, out, n);
 }
@@ -159,7 +158,8 @@ static void devices_usage(FILE *f) {
   fprintf(f,
           "usage: sealprov devices [--plugin MODULE] [-c INI] [--json]\n"
           "  Opens the module with INI (default $SEALPROV_CONFIG, else in a build tree the\n"
-          "  sample conf/sealprov.ini of its sources, else " SP_DEFAULT_CONFIG ")\n"
+          "  sample conf/sealprov.ini of its sources, else " SP_DEFAULT_CONFIG
+          ")\n"
           "  and prints each device: index, INI section, type, name, UUID, PCI bus id, the\n"
           "  NUMA node, the CPUs its workers are bound to, its PCIe link (generation x lanes,\n"
           "  and what it could do when it runs slower; from sysfs), the CUDA ordinal its\n"
@@ -246,7 +246,8 @@ int cmd_check_config(int argc, char **argv) {
       return 1;
     }
     if (!sp_cli_host_load(&h)) {
-      print_json_refusal(&h, ini, "module not loaded", "the module could not be loaded (see stderr)");
+      print_json_refusal(&h, ini, "module not loaded",
+                         "the module could not be loaded (see stderr)");
       return 1;
     }
     int st = h.vt->open(ini, &h.p);

@@ -27,8 +27,7 @@
 #include "formats/cs.h"
 #include "formats/srs.h"
 
-static void inspect_usage(FILE *f)
-{
+static void inspect_usage(FILE *f) {
   fprintf(f,
           "usage: sealprov inspect [--json] [--check] [--inputs-hex] FILE...\n"
           "  Tells what each file is, by its content, and what it holds:\n"
@@ -61,8 +60,7 @@ static void inspect_usage(FILE *f)
 FILE *insp_out;
 static char last_err[1200];
 
-void insp_fail(const char *fmt, ...)
-{
+void insp_fail(const char *fmt, ...) {
   va_list ap;
   va_start(ap, fmt);
   vsnprintf(last_err, sizeof last_err, fmt, ap);
@@ -70,8 +68,7 @@ void insp_fail(const char *fmt, ...)
   sp_cli_error("%s", last_err);
 }
 
-bool insp_read_at(const insp_file *f, uint64_t off, void *buf, size_t len, const char *field)
-{
+bool insp_read_at(const insp_file *f, uint64_t off, void *buf, size_t len, const char *field) {
   if (off > f->size || len > f->size - off) {
     insp_fail("%s: field %s at byte %" PRIu64 " lies past the end of the file (%" PRIu64 " bytes)",
               f->path, field, off, f->size);
@@ -80,8 +77,7 @@ bool insp_read_at(const insp_file *f, uint64_t off, void *buf, size_t len, const
   size_t got = 0;
   while (got < len) {
     ssize_t n = pread(f->fd, (char *)buf + got, len - got, (off_t)(off + got));
-    if (n < 0 && errno == EINTR)
-      continue;
+    if (n < 0 && errno == EINTR) continue;
     if (n <= 0) {
       insp_fail("%s: cannot read field %s at byte %" PRIu64 ": %s", f->path, field, off + got,
                 n < 0 ? strerror(errno) : "file shrank while being read");
@@ -92,34 +88,27 @@ bool insp_read_at(const insp_file *f, uint64_t off, void *buf, size_t len, const
   return true;
 }
 
-uint64_t insp_le64(const uint8_t *p)
-{
+uint64_t insp_le64(const uint8_t *p) {
   uint64_t v = 0;
-  for (int i = 7; i >= 0; i--)
-    v = v << 8 | p[i];
+  for (int i = 7; i >= 0; i--) v = v << 8 | p[i];
   return v;
 }
 
-uint32_t insp_le32(const uint8_t *p)
-{
+uint32_t insp_le32(const uint8_t *p) {
   return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
 }
 
-uint32_t insp_be32(const uint8_t *p)
-{
+uint32_t insp_be32(const uint8_t *p) {
   return (uint32_t)p[0] << 24 | (uint32_t)p[1] << 16 | (uint32_t)p[2] << 8 | (uint32_t)p[3];
 }
 
-bool insp_mul_add(uint64_t a, uint64_t b, uint64_t c, uint64_t *res)
-{
-  if (b != 0 && a > (UINT64_MAX - c) / b)
-    return false;
+bool insp_mul_add(uint64_t a, uint64_t b, uint64_t c, uint64_t *res) {
+  if (b != 0 && a > (UINT64_MAX - c) / b) return false;
   *res = a * b + c;
   return true;
 }
 
-void insp_head(const insp_file *f, const char *kind_json, const char *what)
-{
+void insp_head(const insp_file *f, const char *kind_json, const char *what) {
   if (f->json) {
     fprintf(insp_out, "{\"file\": ");
     sp_cli_json_str(insp_out, f->path);
@@ -131,15 +120,12 @@ void insp_head(const insp_file *f, const char *kind_json, const char *what)
 }
 
 void insp_line(const insp_file *f, const char *name, const char *key, const char *value_json,
-               const char *fmt, ...)
-{
+               const char *fmt, ...) {
   if (f->json) {
-    if (key != NULL && value_json != NULL)
-      fprintf(insp_out, ", \"%s\": %s", key, value_json);
+    if (key != NULL && value_json != NULL) fprintf(insp_out, ", \"%s\": %s", key, value_json);
     return;
   }
-  if (name == NULL)
-    return;
+  if (name == NULL) return;
   char text[1024];
   va_list ap;
   va_start(ap, fmt);
@@ -153,15 +139,13 @@ void insp_line(const insp_file *f, const char *name, const char *key, const char
 /* ---- --check ------------------------------------------------------------------------ */
 
 /* Every point of every proof decoded (on its curve, in its subgroup). */
-static int check_proofs(const insp_file *f)
-{
+static int check_proofs(const insp_file *f) {
   static const char *const names[3] = {"A", "B", "C"};
   static const size_t off[3] = {0, 48, 144}, len[3] = {48, 96, 48};
   uint64_t n = f->size / 192;
   for (uint64_t i = 0; i < n; i++) {
     uint8_t p[192];
-    if (!insp_read_at(f, 192 * i, p, sizeof p, "proof"))
-      return 1;
+    if (!insp_read_at(f, 192 * i, p, sizeof p, "proof")) return 1;
     for (int k = 0; k < 3; k++) {
       bls_err e;
       if (k == 1) {
@@ -172,8 +156,8 @@ static int check_proofs(const insp_file *f)
         e = g1_deserialize(&q, p + off[k], len[k], BLS_DECODE_SUBGROUP_CHECK);
       }
       if (e != BLS_OK) {
-        insp_fail("%s: proof %" PRIu64 " (byte %" PRIu64 "): %s: %s", f->path, i,
-                  192 * i + off[k], names[k], bls_err_str(e));
+        insp_fail("%s: proof %" PRIu64 " (byte %" PRIu64 "): %s: %s", f->path, i, 192 * i + off[k],
+                  names[k], bls_err_str(e));
         return 1;
       }
     }
@@ -181,72 +165,68 @@ static int check_proofs(const insp_file *f)
   return 0;
 }
 
-int insp_check(insp_file *f)
-{
+int insp_check(insp_file *f) {
   char err[2048] = "";
   int st = SEALPROV_OK;
   sp_cli_note("%s: reading and checking the whole file", f->path);
   switch (f->kind) {
-  case INSP_SPA: {
-    sp_spa *spa = NULL;
-    st = sp_spa_read(f->path, &spa, err, sizeof err);
-    sp_spa_free(spa);
-    break;
-  }
-  case INSP_PARAMS:
-  case INSP_VK: {
-    sp_srs *srs = NULL;
-    st = sp_srs_load(f->path, f->kind == INSP_VK, true, g16_ncpus(), &srs, err, sizeof err);
-    if (srs)
-      sp_srs_release(srs);
-    break;
-  }
-  case INSP_PROOFS:
-    return check_proofs(f);
-  case INSP_R1CS: {
-    sp_cs *cs = NULL;
-    st = sp_cs_load(f->path, &cs, err, sizeof err);
-    sp_cs_release(cs);
-    break;
-  }
-  case INSP_WTNS: {
-    sp_wtns *w = NULL;
-    st = sp_wtns_load(f->path, &w, err, sizeof err);
-    sp_wtns_free(w);
-    break;
-  }
-  case INSP_ZKEY: {
-    sp_zkey *zk = NULL;
-    st = sp_zkey_load(f->path, true, g16_ncpus(), &zk, err, sizeof err);
-    sp_zkey_free(zk);
-    break;
-  }
-  case INSP_SNARKJS_VK: {
-    sp_vk vk;
-    st = sp_snarkjs_load_vk(f->path, &vk, err, sizeof err) ? SEALPROV_OK : SEALPROV_ERR_PARAMS;
-    if (st == SEALPROV_OK)
-      free(vk.ic);
-    break;
-  }
-  case INSP_SNARKJS_PROOF: {
-    sp_zkey_proof pr;
-    st = sp_snarkjs_load_proof(f->path, &pr, err, sizeof err) ? SEALPROV_OK : SEALPROV_ERR_PARAMS;
-    break;
-  }
-  case INSP_SNARKJS_PUBLIC: {
-    scalar_t *pub = NULL;
-    size_t n = 0;
-    st = sp_snarkjs_load_public(f->path, &pub, &n, err, sizeof err) ? SEALPROV_OK
-                                                                    : SEALPROV_ERR_PARAMS;
-    free(pub);
-    break;
-  }
-  case INSP_MANIFEST:
-  case INSP_INI:
-  case INSP_UNKNOWN:
-    /* read whole and parsed by the describer already: the module's INI reader for an
+    case INSP_SPA: {
+      sp_spa *spa = NULL;
+      st = sp_spa_read(f->path, &spa, err, sizeof err);
+      sp_spa_free(spa);
+      break;
+    }
+    case INSP_PARAMS:
+    case INSP_VK: {
+      sp_srs *srs = NULL;
+      st = sp_srs_load(f->path, f->kind == INSP_VK, true, g16_ncpus(), &srs, err, sizeof err);
+      if (srs) sp_srs_release(srs);
+      break;
+    }
+    case INSP_PROOFS: return check_proofs(f);
+    case INSP_R1CS: {
+      sp_cs *cs = NULL;
+      st = sp_cs_load(f->path, &cs, err, sizeof err);
+      sp_cs_release(cs);
+      break;
+    }
+    case INSP_WTNS: {
+      sp_wtns *w = NULL;
+      st = sp_wtns_load(f->path, &w, err, sizeof err);
+      sp_wtns_free(w);
+      break;
+    }
+    case INSP_ZKEY: {
+      sp_zkey *zk = NULL;
+      st = sp_zkey_load(f->path, true, g16_ncpus(), &zk, err, sizeof err);
+      sp_zkey_free(zk);
+      break;
+    }
+    case INSP_SNARKJS_VK: {
+      sp_vk vk;
+      st = sp_snarkjs_load_vk(f->path, &vk, err, sizeof err) ? SEALPROV_OK : SEALPROV_ERR_PARAMS;
+      if (st == SEALPROV_OK) free(vk.ic);
+      break;
+    }
+    case INSP_SNARKJS_PROOF: {
+      sp_zkey_proof pr;
+      st = sp_snarkjs_load_proof(f->path, &pr, err, sizeof err) ? SEALPROV_OK : SEALPROV_ERR_PARAMS;
+      break;
+    }
+    case INSP_SNARKJS_PUBLIC: {
+      scalar_t *pub = NULL;
+      size_t n = 0;
+      st = sp_snarkjs_load_public(f->path, &pub, &n, err, sizeof err) ? SEALPROV_OK
+                                                                      : SEALPROV_ERR_PARAMS;
+      free(pub);
+      break;
+    }
+    case INSP_MANIFEST:
+    case INSP_INI:
+    case INSP_UNKNOWN:
+      /* read whole and parsed by the describer already: the module's INI reader for an
      * INI file (the devices themselves: `sealprov check-config`) */
-    break;
+      break;
   }
   if (st != SEALPROV_OK) {
     insp_fail("%s", err[0] ? err : "the check failed");
@@ -258,13 +238,10 @@ int insp_check(insp_file *f)
 /* ---- the command -------------------------------------------------------------------- */
 
 /* What the file is, by its first bytes and size; its describer's result. */
-static int describe(insp_file *f, bool inputs_hex)
-{
+static int describe(insp_file *f, bool inputs_hex) {
   char head[8] = {0};
-  if (f->size >= 8 && !insp_read_at(f, 0, head, 8, "magic"))
-    return 2;
-  if (f->size >= 8 && memcmp(head, SP_SPA_MAGIC, 8) == 0)
-    return insp_spa(f, inputs_hex);
+  if (f->size >= 8 && !insp_read_at(f, 0, head, 8, "magic")) return 2;
+  if (f->size >= 8 && memcmp(head, SP_SPA_MAGIC, 8) == 0) return insp_spa(f, inputs_hex);
   if (inputs_hex) {
     insp_fail("%s: not a partition assignment (no %s magic at byte 0)", f->path, SP_SPA_MAGIC);
     return 1;
@@ -273,28 +250,22 @@ static int describe(insp_file *f, bool inputs_hex)
     insp_fail("%s: an empty file: none of the files sealprov reads or makes", f->path);
     return 1;
   }
-  if (f->size >= 4 && (!memcmp(head, "r1cs", 4) || !memcmp(head, "wtns", 4) ||
-                       !memcmp(head, "zkey", 4)))
+  if (f->size >= 4 &&
+      (!memcmp(head, "r1cs", 4) || !memcmp(head, "wtns", 4) || !memcmp(head, "zkey", 4)))
     return insp_iden3(f, head);
   /* text: JSON (its first byte that is not blank) or INI */
   char text[64];
   size_t tl = f->size < sizeof text ? (size_t)f->size : sizeof text;
-  if (!insp_read_at(f, 0, text, tl, "first bytes"))
-    return 2;
+  if (!insp_read_at(f, 0, text, tl, "first bytes")) return 2;
   size_t i = 0;
-  while (i < tl && (text[i] == ' ' || text[i] == '\t' || text[i] == '\r' || text[i] == '\n'))
-    i++;
-  if (insp_looks_like_ini(f))
-    return insp_ini(f);
-  if (i < tl && (text[i] == '{' || text[i] == '['))
-    return insp_json_file(f);
-  if (insp_looks_like_proofs(f))
-    return insp_proofs(f);
+  while (i < tl && (text[i] == ' ' || text[i] == '\t' || text[i] == '\r' || text[i] == '\n')) i++;
+  if (insp_looks_like_ini(f)) return insp_ini(f);
+  if (i < tl && (text[i] == '{' || text[i] == '[')) return insp_json_file(f);
+  if (insp_looks_like_proofs(f)) return insp_proofs(f);
   return insp_params(f);
 }
 
-int cmd_inspect(int argc, char **argv)
-{
+int cmd_inspect(int argc, char **argv) {
   enum { O_CHECK = 256, O_INPUTS_HEX };
   static const struct option opts[] = {
       {"check", no_argument, NULL, O_CHECK},
@@ -310,17 +281,14 @@ int cmd_inspect(int argc, char **argv)
     else if (c == O_INPUTS_HEX)
       inputs_hex = true;
   }
-  if (c < 0)
-    return a.status;
-  if (!sp_cli_operands(&a, argc, argv, 1, INT32_MAX, "the file(s) to inspect"))
-    return a.status;
+  if (c < 0) return a.status;
+  if (!sp_cli_operands(&a, argc, argv, 1, INT32_MAX, "the file(s) to inspect")) return a.status;
   bool json = a.json;
   int n = argc - a.first;
   if (inputs_hex && (n != 1 || json || check))
     return sp_cli_usage_error(&a, "--inputs-hex takes one .spa file and no --json or --check");
   int ret = 0;
-  if (json)
-    printf("{\"files\": [");
+  if (json) printf("{\"files\": [");
   for (int i = 0; i < n; i++) {
     insp_file f = {.path = argv[a.first + i], .fd = -1, .json = json};
     int rc = 0;
@@ -367,12 +335,9 @@ int cmd_inspect(int argc, char **argv)
       free(buf);
     }
     insp_out = NULL;
-    if (f.fd >= 0)
-      close(f.fd);
-    if (rc > ret)
-      ret = rc;
+    if (f.fd >= 0) close(f.fd);
+    if (rc > ret) ret = rc;
   }
-  if (json)
-    printf("]}\n");
+  if (json) printf("]}\n");
   return ret;
 }

@@ -18,8 +18,7 @@
 #include "gpu/sp_cuda_setup.h"
 #endif
 
-static void setup_usage(FILE *f)
-{
+static void setup_usage(FILE *f) {
   fprintf(f,
           "usage: sealprov setup --constraints N --inputs K --partitions P --out DIR\n"
           "                      [--shape sealing|random] [--seed S] [--threads T] [--force]\n"
@@ -43,8 +42,7 @@ static void setup_usage(FILE *f)
 
 /* The files setup writes into DIR: circuit.params, circuit.vk, circuit.r1cs,
  * partition-NN.spa. */
-static bool setup_file(const char *name)
-{
+static bool setup_file(const char *name) {
   size_t len = strlen(name);
   return !strcmp(name, "circuit.params") || !strcmp(name, "circuit.vk") ||
          !strcmp(name, "circuit.r1cs") ||
@@ -53,8 +51,7 @@ static bool setup_file(const char *name)
 
 /* An existing --out: refused when it holds anything, unless --force; with --force the
  * files of an earlier setup are removed first, so old and new never mix. */
-static bool prepare_existing_dir(const char *dir, bool force)
-{
+static bool prepare_existing_dir(const char *dir, bool force) {
   struct stat st;
   if (stat(dir, &st) != 0 || !S_ISDIR(st.st_mode)) {
     sp_cli_error("--out %s: exists and is not a directory", dir);
@@ -70,12 +67,9 @@ static bool prepare_existing_dir(const char *dir, bool force)
   bool ok = true;
   struct dirent *e;
   while ((e = readdir(d)) != NULL) {
-    if (!strcmp(e->d_name, ".") || !strcmp(e->d_name, ".."))
-      continue;
-    if (!entries++)
-      snprintf(first, sizeof first, "%s", e->d_name);
-    if (!force || !setup_file(e->d_name))
-      continue;
+    if (!strcmp(e->d_name, ".") || !strcmp(e->d_name, "..")) continue;
+    if (!entries++) snprintf(first, sizeof first, "%s", e->d_name);
+    if (!force || !setup_file(e->d_name)) continue;
     size_t l = strlen(dir) + strlen(e->d_name) + 2;
     char *p = malloc(l);
     if (p == NULL) {
@@ -93,12 +87,12 @@ static bool prepare_existing_dir(const char *dir, bool force)
     free(p);
   }
   closedir(d);
-  if (!ok)
-    return false;
+  if (!ok) return false;
   if (entries > 0 && !force) {
-    sp_cli_error("--out %s: the directory is not empty (%zu entr%s, e.g. \"%s\"); give a new or "
-                 "empty directory, or --force to replace an earlier setup there",
-                 dir, entries, entries == 1 ? "y" : "ies", first);
+    sp_cli_error(
+        "--out %s: the directory is not empty (%zu entr%s, e.g. \"%s\"); give a new or "
+        "empty directory, or --force to replace an earlier setup there",
+        dir, entries, entries == 1 ? "y" : "ies", first);
     return false;
   }
   if (removed > 0)
@@ -107,8 +101,7 @@ static bool prepare_existing_dir(const char *dir, bool force)
   return true;
 }
 
-int cmd_setup(int argc, char **argv)
-{
+int cmd_setup(int argc, char **argv) {
   static const struct option opts[] = {
       {"constraints", required_argument, NULL, 'n'},
       {"inputs", required_argument, NULL, 'k'},
@@ -132,57 +125,45 @@ int cmd_setup(int argc, char **argv)
   int c;
   while ((c = sp_cli_getopt(&a, argc, argv)) > 0) {
     switch (c) {
-    case 'n':
-      if (!sp_cli_u64("--constraints", optarg, UINT64_C(1) << 28, &n))
-        return 2;
-      have_n = true;
-      break;
-    case 'k':
-      if (!sp_cli_u64("--inputs", optarg, UINT32_MAX - 1, &k))
-        return 2;
-      have_k = true;
-      break;
-    case 'p':
-      if (!sp_cli_u64("--partitions", optarg, 100000, &parts))
-        return 2;
-      have_p = true;
-      break;
-    case 's':
-      if (!strcmp(optarg, "sealing"))
-        shape = SP_SHAPE_SEALING;
-      else if (!strcmp(optarg, "random"))
-        shape = SP_SHAPE_RANDOM;
-      else {
-        sp_cli_error("--shape \"%s\": expected sealing or random", optarg);
-        return 2;
-      }
-      break;
-    case 'S':
-      if (!sp_cli_u64("--seed", optarg, UINT64_MAX, &seed))
-        return 2;
-      have_seed = true;
-      break;
-    case 't':
-      if (!sp_cli_u64("--threads", optarg, 1024, &threads))
-        return 2;
-      break;
-    case 'o':
-      out = optarg;
-      break;
-    case 'G':
-      if (optarg && !sp_cli_u64("--gpu", optarg, 1023, &gpu))
-        return 2;
-      use_gpu = true;
-      break;
-    case 'f':
-      force = true;
-      break;
+      case 'n':
+        if (!sp_cli_u64("--constraints", optarg, UINT64_C(1) << 28, &n)) return 2;
+        have_n = true;
+        break;
+      case 'k':
+        if (!sp_cli_u64("--inputs", optarg, UINT32_MAX - 1, &k)) return 2;
+        have_k = true;
+        break;
+      case 'p':
+        if (!sp_cli_u64("--partitions", optarg, 100000, &parts)) return 2;
+        have_p = true;
+        break;
+      case 's':
+        if (!strcmp(optarg, "sealing"))
+          shape = SP_SHAPE_SEALING;
+        else if (!strcmp(optarg, "random"))
+          shape = SP_SHAPE_RANDOM;
+        else {
+          sp_cli_error("--shape \"%s\": expected sealing or random", optarg);
+          return 2;
+        }
+        break;
+      case 'S':
+        if (!sp_cli_u64("--seed", optarg, UINT64_MAX, &seed)) return 2;
+        have_seed = true;
+        break;
+      case 't':
+        if (!sp_cli_u64("--threads", optarg, 1024, &threads)) return 2;
+        break;
+      case 'o': out = optarg; break;
+      case 'G':
+        if (optarg && !sp_cli_u64("--gpu", optarg, 1023, &gpu)) return 2;
+        use_gpu = true;
+        break;
+      case 'f': force = true; break;
     }
   }
-  if (c < 0)
-    return a.status;
-  if (!sp_cli_operands(&a, argc, argv, 0, 0, ""))
-    return a.status;
+  if (c < 0) return a.status;
+  if (!sp_cli_operands(&a, argc, argv, 0, 0, "")) return a.status;
   bool json = a.json;
   if (!have_n || !have_k || !have_p || !out)
     return sp_cli_usage_error(&a, "missing %s",
@@ -199,14 +180,13 @@ int cmd_setup(int argc, char **argv)
       sp_cli_error("--out %s: cannot create the directory: %s", out, strerror(errno));
       return 1;
     }
-    if (!prepare_existing_dir(out, force))
-      return 1;
+    if (!prepare_existing_dir(out, force)) return 1;
   }
-  if (!have_seed)
-    seed = sp_random_seed();
-  sp_cli_warn("INSECURE parameters, for testing and benchmarks only: the toxic waste comes\n"
-              "  from seed %llu; anyone who knows it can forge proofs.",
-              (unsigned long long)seed);
+  if (!have_seed) seed = sp_random_seed();
+  sp_cli_warn(
+      "INSECURE parameters, for testing and benchmarks only: the toxic waste comes\n"
+      "  from seed %llu; anyone who knows it can forge proofs.",
+      (unsigned long long)seed);
 
   g16_setup_meter gm = {.stage = ""};
   sp_progress pr = {.fn = g16_setup_progress, .user = &gm};
@@ -259,16 +239,17 @@ int cmd_setup(int argc, char **argv)
   if (json) {
     printf("{\"out\": ");
     sp_cli_json_str(stdout, out);
-    printf(", \"shape\": \"%s\", \"seed\": %llu, \"insecure\": true, \"constraints\": %llu, "
-           "\"domain\": %llu, \"inp_size\": %llu, \"aux_size\": %llu, \"a_aux_density\": %.4f, "
-           "\"b_aux_density\": %.4f, \"b_inp_popcount\": %llu, \"bit_fraction\": %.4f, "
-           "\"partitions\": %llu, \"circuit_ms\": %.1f, \"params_ms\": %.1f, "
-           "\"partitions_ms\": %.1f}\n",
-           shape == SP_SHAPE_SEALING ? "sealing" : "random", (unsigned long long)seed,
-           (unsigned long long)in->abc_size, (unsigned long long)in->domain,
-           (unsigned long long)in->inp_size, (unsigned long long)in->aux_size, ad, bd,
-           (unsigned long long)in->b_inp_popcount, bits, (unsigned long long)parts,
-           r.circuit_ms, r.params_ms, r.partitions_ms);
+    printf(
+        ", \"shape\": \"%s\", \"seed\": %llu, \"insecure\": true, \"constraints\": %llu, "
+        "\"domain\": %llu, \"inp_size\": %llu, \"aux_size\": %llu, \"a_aux_density\": %.4f, "
+        "\"b_aux_density\": %.4f, \"b_inp_popcount\": %llu, \"bit_fraction\": %.4f, "
+        "\"partitions\": %llu, \"circuit_ms\": %.1f, \"params_ms\": %.1f, "
+        "\"partitions_ms\": %.1f}\n",
+        shape == SP_SHAPE_SEALING ? "sealing" : "random", (unsigned long long)seed,
+        (unsigned long long)in->abc_size, (unsigned long long)in->domain,
+        (unsigned long long)in->inp_size, (unsigned long long)in->aux_size, ad, bd,
+        (unsigned long long)in->b_inp_popcount, bits, (unsigned long long)parts, r.circuit_ms,
+        r.params_ms, r.partitions_ms);
   } else {
     char last[64];
     sp_partition_name(last, sizeof last, (uint32_t)parts - 1, (uint32_t)parts);
@@ -277,9 +258,10 @@ int cmd_setup(int argc, char **argv)
            in->log_domain, (unsigned long long)in->inp_size - 1, (unsigned long long)in->aux_size);
     printf("density      a %.1f %%, b %.1f %% of aux; %.1f %% of aux are bits\n", 100 * ad,
            100 * bd, 100 * bits);
-    printf("wrote        %s/circuit.params, %s/circuit.vk, %s/circuit.r1cs, %llu partition files "
-           "(%s)\n",
-           out, out, out, (unsigned long long)parts, last);
+    printf(
+        "wrote        %s/circuit.params, %s/circuit.vk, %s/circuit.r1cs, %llu partition files "
+        "(%s)\n",
+        out, out, out, (unsigned long long)parts, last);
     printf("time         circuit %.0f ms, parameters %.0f ms, partitions %.0f ms\n", r.circuit_ms,
            r.params_ms, r.partitions_ms);
   }

@@ -24,8 +24,7 @@
 /* ---- `prove --zkey`: snarkjs's proving key and witness, snarkjs's JSON out ---------- */
 
 /* A field element as snarkjs's JSON number: a decimal string. */
-static void json_fp(FILE *f, const fp_t *v)
-{
+static void json_fp(FILE *f, const fp_t *v) {
   uint64_t l[6];
   char dec[6 * 20 + 1];
   fp_to_canonical(l, v);
@@ -35,8 +34,7 @@ static void json_fp(FILE *f, const fp_t *v)
 
 /* snarkjs's layout (its JSON.stringify with an indent of 1, no final newline): an
  * affine point with z = "1" (infinity as snarkjs writes it: [0, 1, 0]). */
-static void json_g1(FILE *f, const char *name, const g1_affine_t *p, const char *ind)
-{
+static void json_g1(FILE *f, const char *name, const g1_affine_t *p, const char *ind) {
   fprintf(f, "%s\"%s\": [\n", ind, name);
   if (g1_affine_is_inf(p)) {
     fprintf(f, "%s \"0\",\n%s \"1\",\n%s \"0\"\n%s]", ind, ind, ind, ind);
@@ -49,8 +47,7 @@ static void json_g1(FILE *f, const char *name, const g1_affine_t *p, const char 
   fprintf(f, ",\n%s \"1\"\n%s]", ind, ind);
 }
 
-static void json_g2(FILE *f, const char *name, const g2_affine_t *p, const char *ind)
-{
+static void json_g2(FILE *f, const char *name, const g2_affine_t *p, const char *ind) {
   fprintf(f, "%s\"%s\": [\n", ind, name);
   const fp2_t one = FP2_ONE, zero = FP2_ZERO;
   bool inf = g2_affine_is_inf(p);
@@ -65,8 +62,7 @@ static void json_g2(FILE *f, const char *name, const g2_affine_t *p, const char 
   fprintf(f, "%s]", ind);
 }
 
-static bool write_proof_json(const char *path, const sp_zkey_proof *pr)
-{
+static bool write_proof_json(const char *path, const sp_zkey_proof *pr) {
   FILE *f = fopen(path, "w");
   if (!f) {
     sp_cli_error("%s: cannot create: %s", path, strerror(errno));
@@ -86,8 +82,7 @@ static bool write_proof_json(const char *path, const sp_zkey_proof *pr)
   return true;
 }
 
-static bool write_public_json(const char *path, const uint8_t *values, size_t n)
-{
+static bool write_public_json(const char *path, const uint8_t *values, size_t n) {
   FILE *f = fopen(path, "w");
   if (!f) {
     sp_cli_error("%s: cannot create: %s", path, strerror(errno));
@@ -99,14 +94,12 @@ static bool write_public_json(const char *path, const uint8_t *values, size_t n)
     char dec[4 * 20 + 1];
     for (int k = 0; k < 4; k++) {
       l[k] = 0;
-      for (int b = 7; b >= 0; b--)
-        l[k] = l[k] << 8 | values[32 * i + 8 * (size_t)k + (size_t)b];
+      for (int b = 7; b >= 0; b--) l[k] = l[k] << 8 | values[32 * i + 8 * (size_t)k + (size_t)b];
     }
     sp_dec_from_limbs(dec, l, 4);
     fprintf(f, " \"%s\"%s\n", dec, i + 1 < n ? "," : "");
   }
-  if (n)
-    fputs("]", f);
+  if (n) fputs("]", f);
   if (fclose(f) != 0) {
     sp_cli_error("%s: write failed: %s", path, strerror(errno));
     return false;
@@ -115,8 +108,7 @@ static bool write_public_json(const char *path, const uint8_t *values, size_t n)
 }
 
 /* r or s: uniform from 64 random bytes, or zero. */
-static bool blinding(fr_t *v, bool zero)
-{
+static bool blinding(fr_t *v, bool zero) {
   if (zero) {
     *v = FR_ZERO;
     return true;
@@ -125,8 +117,7 @@ static bool blinding(fr_t *v, bool zero)
   size_t got = 0;
   while (got < sizeof rnd) {
     ssize_t k = getrandom(rnd + got, sizeof rnd - got, 0);
-    if (k < 0 && errno == EINTR)
-      continue;
+    if (k < 0 && errno == EINTR) continue;
     if (k <= 0) {
       sp_cli_error("getrandom failed: %s", strerror(errno));
       return false;
@@ -141,8 +132,7 @@ static bool blinding(fr_t *v, bool zero)
  * code, no device configuration), checks the proof with the key's own verifying key,
  * and writes snarkjs's proof.json and public.json. */
 int sp_cli_prove_zkey(const char *zkey_path, const char *wtns_path, const char *out_proof,
-                      const char *out_public, bool zero_rs, bool json)
-{
+                      const char *out_public, bool zero_rs, bool json) {
   if (!g16_check_output_file("--out-proof", out_proof) ||
       !g16_check_output_file("--out-public", out_public))
     return 2;
@@ -163,8 +153,7 @@ int sp_cli_prove_zkey(const char *zkey_path, const char *wtns_path, const char *
     sp_cli_error("%s: %s", g16_status_name(rc), err);
     goto out;
   }
-  if (zero_rs)
-    sp_cli_warn("--zero-rs: the proof is deterministic and NOT zero-knowledge");
+  if (zero_rs) sp_cli_warn("--zero-rs: the proof is deterministic and NOT zero-knowledge");
   fr_t r, s;
   if (!blinding(&r, zero_rs) || !blinding(&s, zero_rs)) {
     ret = 1;
@@ -198,10 +187,11 @@ int sp_cli_prove_zkey(const char *zkey_path, const char *wtns_path, const char *
   rc = sp_zkey_verify(&zk->vk, pub, zk->n_public, &pr, &valid, err, sizeof err);
   free(pub);
   if (rc != SEALPROV_OK || !valid) {
-    sp_cli_error("the proof does not verify with the verifying key of %s%s%s: the witness %s "
-                 "does not satisfy that circuit (a witness of another circuit, or of other "
-                 "inputs?); nothing written",
-                 zkey_path, err[0] ? ": " : "", err, wtns_path);
+    sp_cli_error(
+        "the proof does not verify with the verifying key of %s%s%s: the witness %s "
+        "does not satisfy that circuit (a witness of another circuit, or of other "
+        "inputs?); nothing written",
+        zkey_path, err[0] ? ": " : "", err, wtns_path);
     ret = 1;
     goto out;
   }
@@ -237,8 +227,7 @@ out:
 
 /* `sealprov verify --vk verification_key.json --proof proof.json --public public.json`. */
 int sp_cli_verify_snarkjs(const char *vk_path, const char *proof_path, const char *public_path,
-                          bool json)
-{
+                          bool json) {
   char msg[2048] = ""; /* an escaped path (up to SP_ESC_MAX) and the reason */
   sp_vk vk;
   sp_zkey_proof pr;
@@ -249,8 +238,7 @@ int sp_cli_verify_snarkjs(const char *vk_path, const char *proof_path, const cha
     return 2;
   }
   int code = 2;
-  if (!sp_snarkjs_load_public(public_path, &pub, &n, msg, sizeof msg))
-    goto out;
+  if (!sp_snarkjs_load_public(public_path, &pub, &n, msg, sizeof msg)) goto out;
   if (n + 1 != vk.ic_len) {
     snprintf(msg, sizeof msg, "%s has %zu public signals, %s expects %zu (IC has %zu points)",
              public_path, n, vk_path, vk.ic_len - 1, vk.ic_len);
@@ -272,8 +260,7 @@ int sp_cli_verify_snarkjs(const char *vk_path, const char *proof_path, const cha
     char pesc[SP_ESC_MAX]; /* the readers name files escaped (sp_cli_escape) */
     sp_cli_escape(proof_path, pesc, sizeof pesc);
     size_t pl = strlen(pesc);
-    if (strncmp(why, pesc, pl) == 0 && strncmp(why + pl, ": ", 2) == 0)
-      why += pl + 2;
+    if (strncmp(why, pesc, pl) == 0 && strncmp(why + pl, ": ", 2) == 0) why += pl + 2;
     if (json) {
       printf("{\"vk\": ");
       sp_cli_json_str(stdout, vk_path);
@@ -290,14 +277,11 @@ int sp_cli_verify_snarkjs(const char *vk_path, const char *proof_path, const cha
     } else {
       printf("proof %-8s %s%s%s\n", verdict, proof_path, code ? ": " : "", code ? why : "");
     }
-    if (code != 2)
-      msg[0] = 0;
+    if (code != 2) msg[0] = 0;
   }
 out:
-  if (code == 2 && msg[0])
-    sp_cli_error("%s", msg);
+  if (code == 2 && msg[0]) sp_cli_error("%s", msg);
   free(pub);
   free(vk.ic);
   return code;
 }
-

@@ -80,9 +80,9 @@
 #endif
 
 #define SOAK_MAX_THREADS 64
-#define SOAK_MAX_PARTS 64   /* partitions per job */
-#define SOAK_BATCH 4        /* jobs a batch keeps in flight before it waits */
-#define SOAK_MAX_GPUS 16    /* nvidia-smi columns */
+#define SOAK_MAX_PARTS 64 /* partitions per job */
+#define SOAK_BATCH 4      /* jobs a batch keeps in flight before it waits */
+#define SOAK_MAX_GPUS 16  /* nvidia-smi columns */
 #define NSTATUS (SEALPROV_STATUS_COUNT_ + 1)
 #define STATS_CAP (256u << 10) /* stats() text: ~3 KB per device */
 
@@ -104,8 +104,7 @@ typedef struct soak_opts {
   const char *json_file;
 } soak_opts;
 
-static void soak_usage(FILE *f)
-{
+static void soak_usage(FILE *f) {
   fprintf(f,
           "usage: sealprov soak [--plugin MODULE] -c INI --dir DIR [options]\n"
           "  A storage provider's traffic through the ABI, with host RSS and GPU memory\n"
@@ -149,18 +148,18 @@ static void soak_usage(FILE *f)
 
 /* ---- one phase's data -------------------------------------------------------------- */
 typedef struct phase_data {
-  const char *name;          /* "main", "big" */
+  const char *name; /* "main", "big" */
   unsigned log, inputs, nwit;
   uint64_t constraints, circuit_seed, setup_seed;
   char params[PATH_MAX], vk[PATH_MAX];
   sp_witness **wit;
-  sealprov_assignment bad;   /* witness 0 with c[bad_row] = a*b + 1 */
+  sealprov_assignment bad; /* witness 0 with c[bad_row] = a*b + 1 */
   uint8_t *bad_c;
   uint64_t bad_row;
   bool want_bad;
-  sealprov_srs *vkh;         /* on the verifier */
+  sealprov_srs *vkh; /* on the verifier */
   bool reused;
-  char err[1024];            /* what went wrong making the witnesses */
+  char err[1024]; /* what went wrong making the witnesses */
   double witness_ms;
 } phase_data;
 
@@ -171,7 +170,7 @@ static const char *const phase_names[] = {"prepare", "main", "big"};
 typedef struct sample {
   double t_s;
   int phase, cycle, segment;
-  const char *mark;            /* NULL: periodic */
+  const char *mark; /* NULL: periodic */
   uint64_t parts_done;
   double rss_mib, module_host_mib, pinned_mib, engine_mib, jobs_active, queue_depth;
   double gpu_used_mib, gpu_total_mib; /* sums over the GPUs */
@@ -194,7 +193,7 @@ static struct {
   soak_opts o;
   sp_cli_host h;
   const sealprov_vtable *vt;
-  sealprov_provider *vprov;          /* the verifier: one CPU device */
+  sealprov_provider *vprov; /* the verifier: one CPU device */
   /* the provider under test: open/close and stats() under prov_mu (close() must not race
    * with any call; the host threads make none while it runs) */
   pthread_mutex_t prov_mu;
@@ -202,14 +201,14 @@ static struct {
   /* the parameter handle jobs take: readers submit under it, a reload swaps it */
   pthread_rwlock_t srs_lock;
   sealprov_srs *srs;
-  phase_data *pd;                    /* the running phase's */
+  phase_data *pd; /* the running phase's */
   /* samples */
   pthread_mutex_t sample_mu;
   sample *samples;
   size_t nsamples, cap_samples;
   FILE *csv;
   int phase, cycle, segment;
-  unsigned ngpu;                     /* nvidia-smi's GPUs (0: none) */
+  unsigned ngpu; /* nvidia-smi's GPUs (0: none) */
   bool smi;
   double t0;
   /* the sampler */
@@ -218,7 +217,7 @@ static struct {
   pthread_cond_t stop_cv;
   bool stop, sampler_started;
   _Atomic uint64_t parts_done;
-  tally t[3];                        /* by phase */
+  tally t[3]; /* by phase */
   /* failures */
   pthread_mutex_t fail_mu;
   unsigned failures;
@@ -227,7 +226,7 @@ static struct {
   pthread_mutex_t seg_mu;
   pthread_cond_t seg_cv;
   uint64_t seg_budget, seg_taken;
-  unsigned seg_live;                 /* host threads still running */
+  unsigned seg_live; /* host threads still running */
   /* big-phase figures */
   double big_load_ms, big_reload_ms, big_params_gb, big_prove_ms;
   uint64_t big_parts_proved;
@@ -244,23 +243,19 @@ static struct {
 };
 
 static void failf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
-static void failf(const char *fmt, ...)
-{
+static void failf(const char *fmt, ...) {
   char msg[600];
   va_list ap;
   va_start(ap, fmt);
   vsnprintf(msg, sizeof msg, fmt, ap);
   va_end(ap);
   pthread_mutex_lock(&S.fail_mu);
-  if (S.failures == 0)
-    snprintf(S.first_failure, sizeof S.first_failure, "%s", msg);
-  if (S.failures++ < 30)
-    sp_cli_error("%s", msg);
+  if (S.failures == 0) snprintf(S.first_failure, sizeof S.first_failure, "%s", msg);
+  if (S.failures++ < 30) sp_cli_error("%s", msg);
   pthread_mutex_unlock(&S.fail_mu);
 }
 
-static unsigned failure_count(void)
-{
+static unsigned failure_count(void) {
   pthread_mutex_lock(&S.fail_mu);
   unsigned n = S.failures;
   pthread_mutex_unlock(&S.fail_mu);
@@ -268,8 +263,7 @@ static unsigned failure_count(void)
 }
 
 /* xorshift64*, one state per thread */
-static uint64_t rnd(uint64_t *s)
-{
+static uint64_t rnd(uint64_t *s) {
   uint64_t x = *s;
   x ^= x >> 12;
   x ^= x << 25;
@@ -284,23 +278,19 @@ static double now_s(void) { return (sp_cli_now_ms() - S.t0) / 1e3; }
 /* ---- sampling -------------------------------------------------------------------------- */
 
 /* VmRSS of this process in MiB (NAN if unreadable). */
-static double rss_mib(void)
-{
+static double rss_mib(void) {
   FILE *f = fopen("/proc/self/status", "r");
   char line[256];
   double v = NAN;
   while (f && fgets(line, sizeof line, f))
-    if (!strncmp(line, "VmRSS:", 6))
-      v = (double)strtoull(line + 6, NULL, 10) / 1024.0;
-  if (f)
-    fclose(f);
+    if (!strncmp(line, "VmRSS:", 6)) v = (double)strtoull(line + 6, NULL, 10) / 1024.0;
+  if (f) fclose(f);
   return v;
 }
 
 /* The sum over every line of metric `name` (with or without labels) in a Prometheus
  * text exposition; NAN when there is none. */
-static double prom_sum(const char *text, const char *name)
-{
+static double prom_sum(const char *text, const char *name) {
   size_t len = strlen(name);
   double sum = NAN;
   for (const char *p = text; p && *p;) {
@@ -308,8 +298,7 @@ static double prom_sum(const char *text, const char *name)
     if (!strncmp(p, name, len) && (p[len] == '{' || p[len] == ' ')) {
       const char *sp = NULL;
       for (const char *q = p; q < (eol ? eol : p + strlen(p)); q++)
-        if (*q == ' ')
-          sp = q;
+        if (*q == ' ') sp = q;
       if (sp) {
         double v = strtod(sp + 1, NULL);
         sum = isnan(sum) ? v : sum + v;
@@ -322,17 +311,14 @@ static double prom_sum(const char *text, const char *name)
 
 /* nvidia-smi's memory.used / memory.total per GPU, MiB. Returns the number of GPUs read
  * (0 on any failure). */
-static unsigned smi_read(double *used, double *total)
-{
-  if (!S.smi)
-    return 0;
+static unsigned smi_read(double *used, double *total) {
+  if (!S.smi) return 0;
   char cmd[PATH_MAX + 128];
   snprintf(cmd, sizeof cmd,
            "'%s' --query-gpu=memory.used,memory.total --format=csv,noheader,nounits 2>/dev/null",
            S.o.nvidia_smi);
   FILE *f = popen(cmd, "r");
-  if (!f)
-    return 0;
+  if (!f) return 0;
   unsigned n = 0;
   char line[256];
   bool ok = true;
@@ -350,27 +336,23 @@ static unsigned smi_read(double *used, double *total)
     }
     n++;
   }
-  if (pclose(f) != 0)
-    ok = false;
+  if (pclose(f) != 0) ok = false;
   return ok ? (n < SOAK_MAX_GPUS ? n : SOAK_MAX_GPUS) : 0;
 }
 
-static void csv_num(FILE *f, double v)
-{
+static void csv_num(FILE *f, double v) {
   if (isnan(v))
     fputs(",", f);
   else
     fprintf(f, ",%.1f", v);
 }
 
-static void csv_header(void)
-{
-  if (!S.csv)
-    return;
-  fprintf(S.csv, "t_s,phase,cycle,segment,mark,partitions_done,jobs_active,queue_depth,"
-                 "rss_mib,module_host_mib,pinned_mib,engine_device_mib,gpu_used_mib,gpu_total_mib");
-  for (unsigned g = 0; g < S.ngpu; g++)
-    fprintf(S.csv, ",gpu%u_used_mib", g);
+static void csv_header(void) {
+  if (!S.csv) return;
+  fprintf(S.csv,
+          "t_s,phase,cycle,segment,mark,partitions_done,jobs_active,queue_depth,"
+          "rss_mib,module_host_mib,pinned_mib,engine_device_mib,gpu_used_mib,gpu_total_mib");
+  for (unsigned g = 0; g < S.ngpu; g++) fprintf(S.csv, ",gpu%u_used_mib", g);
   fputc('\n', S.csv);
   fflush(S.csv);
 }
@@ -378,16 +360,14 @@ static void csv_header(void)
 /* Takes one sample now (mark: its name, or NULL for a periodic one), records it and
  * writes its CSV row. A periodic sample skips stats() when the controller holds the
  * provider (open or close in progress); a named one waits for it. */
-static void take_sample(const char *mark)
-{
+static void take_sample(const char *mark) {
   sample s;
   memset(&s, 0, sizeof s);
   s.mark = mark;
   s.rss_mib = rss_mib();
   s.module_host_mib = s.pinned_mib = s.engine_mib = s.jobs_active = s.queue_depth = NAN;
   s.gpu_used_mib = s.gpu_total_mib = NAN;
-  for (unsigned g = 0; g < SOAK_MAX_GPUS; g++)
-    s.gpu_used[g] = NAN;
+  for (unsigned g = 0; g < SOAK_MAX_GPUS; g++) s.gpu_used[g] = NAN;
   bool locked = mark ? pthread_mutex_lock(&S.prov_mu) == 0 : pthread_mutex_trylock(&S.prov_mu) == 0;
   if (locked) {
     char *buf = S.prov ? malloc(STATS_CAP) : NULL;
@@ -413,8 +393,7 @@ static void take_sample(const char *mark)
     for (unsigned g = 0; g < n; g++) {
       s.gpu_used_mib += used[g];
       s.gpu_total_mib += total[g];
-      if (g < S.ngpu)
-        s.gpu_used[g] = used[g];
+      if (g < S.ngpu) s.gpu_used[g] = used[g];
     }
   }
   pthread_mutex_lock(&S.sample_mu);
@@ -431,8 +410,7 @@ static void take_sample(const char *mark)
       S.cap_samples = cap;
     }
   }
-  if (S.nsamples < S.cap_samples)
-    S.samples[S.nsamples++] = s;
+  if (S.nsamples < S.cap_samples) S.samples[S.nsamples++] = s;
   if (S.csv) {
     fprintf(S.csv, "%.3f,%s,%d,%d,%s,%" PRIu64, s.t_s, phase_names[s.phase], s.cycle, s.segment,
             mark ? mark : "", s.parts_done);
@@ -444,16 +422,14 @@ static void take_sample(const char *mark)
     csv_num(S.csv, s.engine_mib);
     csv_num(S.csv, s.gpu_used_mib);
     csv_num(S.csv, s.gpu_total_mib);
-    for (unsigned g = 0; g < S.ngpu; g++)
-      csv_num(S.csv, s.gpu_used[g]);
+    for (unsigned g = 0; g < S.ngpu; g++) csv_num(S.csv, s.gpu_used[g]);
     fputc('\n', S.csv);
     fflush(S.csv);
   }
   pthread_mutex_unlock(&S.sample_mu);
 }
 
-static void set_where(int phase, int cycle, int segment)
-{
+static void set_where(int phase, int cycle, int segment) {
   pthread_mutex_lock(&S.sample_mu);
   S.phase = phase;
   S.cycle = cycle;
@@ -463,8 +439,7 @@ static void set_where(int phase, int cycle, int segment)
 
 static void print_summary(bool partial);
 
-static void *sampler_main(void *arg)
-{
+static void *sampler_main(void *arg) {
   (void)arg;
   double deadline = S.o.time_limit_s ? (double)S.o.time_limit_s : INFINITY;
   pthread_mutex_lock(&S.stop_mu);
@@ -475,16 +450,15 @@ static void *sampler_main(void *arg)
     ts.tv_sec += (time_t)(ns / 1000000000u);
     ts.tv_nsec = (long)(ns % 1000000000u);
     int rc = pthread_cond_timedwait(&S.stop_cv, &S.stop_mu, &ts);
-    if (S.stop)
-      break;
-    if (rc != ETIMEDOUT)
-      continue;
+    if (S.stop) break;
+    if (rc != ETIMEDOUT) continue;
     pthread_mutex_unlock(&S.stop_mu);
     take_sample(NULL);
     if (now_s() > deadline) {
-      failf("time limit of %u s reached in the %s phase (cycle %d, segment %d): the run is cut "
-            "short",
-            S.o.time_limit_s, phase_names[S.phase], S.cycle, S.segment);
+      failf(
+          "time limit of %u s reached in the %s phase (cycle %d, segment %d): the run is cut "
+          "short",
+          S.o.time_limit_s, phase_names[S.phase], S.cycle, S.segment);
       print_summary(true);
       fflush(NULL);
       _exit(1); /* the module's threads may be stuck: leave without joining them */
@@ -497,8 +471,7 @@ static void *sampler_main(void *arg)
 
 /* ---- the provider under test ----------------------------------------------------------- */
 
-static bool prov_open(void)
-{
+static bool prov_open(void) {
   sealprov_provider *p = NULL;
   double t0 = sp_cli_now_ms();
   int rc = S.vt->open(S.o.ini, &p);
@@ -513,21 +486,18 @@ static bool prov_open(void)
   return true;
 }
 
-static void prov_close(void)
-{
+static void prov_close(void) {
   pthread_mutex_lock(&S.prov_mu);
   if (S.prov) {
     int rc = S.vt->close(S.prov);
-    if (rc != SEALPROV_OK)
-      failf("close: %s: %s", g16_status_name(rc), S.vt->last_error());
+    if (rc != SEALPROV_OK) failf("close: %s: %s", g16_status_name(rc), S.vt->last_error());
   }
   S.prov = NULL;
   pthread_mutex_unlock(&S.prov_mu);
 }
 
 /* srs_load of the phase's parameters; *ms gets its time. */
-static sealprov_srs *load_params(const phase_data *pd, double *ms)
-{
+static sealprov_srs *load_params(const phase_data *pd, double *ms) {
   sealprov_srs *srs = NULL;
   double t0 = sp_cli_now_ms();
   int rc = S.vt->srs_load(S.prov, pd->params, &srs);
@@ -541,12 +511,10 @@ static sealprov_srs *load_params(const phase_data *pd, double *ms)
 
 /* No device quarantined, none charged a failure: no fault is injected here, so every
  * failure the module saw was an input's, which must charge no device. */
-static void check_devices(const char *when)
-{
+static void check_devices(const char *when) {
   sealprov_device_info dev[64];
   size_t n = 0;
-  for (size_t i = 0; i < 64; i++)
-    dev[i].struct_size = sizeof dev[i];
+  for (size_t i = 0; i < 64; i++) dev[i].struct_size = sizeof dev[i];
   pthread_mutex_lock(&S.prov_mu);
   int rc = S.prov ? S.vt->devices(S.prov, dev, 64, &n) : SEALPROV_ERR_SHUTDOWN;
   pthread_mutex_unlock(&S.prov_mu);
@@ -572,21 +540,20 @@ typedef struct hjob {
   sealprov_job job;
   enum job_kind kind;
   unsigned n;
-  int bad_pos;                  /* -1: none */
-  bool cancelled;               /* cancel() returned OK */
+  int bad_pos;    /* -1: none */
+  bool cancelled; /* cancel() returned OK */
   sealprov_job_id id;
   _Atomic int callbacks, cb_status;
   const phase_data *pd;
   tally *t;
-  unsigned *wit;                /* witness of each partition (bad_pos: the bad one) */
+  unsigned *wit; /* witness of each partition (bad_pos: the bad one) */
   sealprov_assignment *asg;
   uint8_t *proofs;
   sealprov_partition_result *res;
-  char err[600];                /* last_error() of a wait that did not say OK */
+  char err[600]; /* last_error() of a wait that did not say OK */
 } hjob;
 
-static void on_complete(void *user, sealprov_job_id id, int status)
-{
+static void on_complete(void *user, sealprov_job_id id, int status) {
   hjob *h = user;
   if (h->id != 0 && id != h->id)
     failf("on_complete: job id %" PRIu64 ", expected %" PRIu64, id, h->id);
@@ -597,11 +564,9 @@ static void on_complete(void *user, sealprov_job_id id, int status)
 /* A job of n partitions of the phase's witnesses (random, or witness 0 for all when
  * wit0), the one at bad_pos (>= 0) replaced by the bad partition. */
 static hjob *job_new(const phase_data *pd, tally *t, enum job_kind kind, unsigned n, int bad_pos,
-                     int priority, bool wit0, uint64_t *rs)
-{
+                     int priority, bool wit0, uint64_t *rs) {
   hjob *h = calloc(1, sizeof *h);
-  if (!h)
-    return NULL;
+  if (!h) return NULL;
   h->wit = calloc(n, sizeof *h->wit);
   h->asg = calloc(n, sizeof *h->asg);
   h->proofs = calloc(n, SEALPROV_PROOF_BYTES);
@@ -622,8 +587,7 @@ static hjob *job_new(const phase_data *pd, tally *t, enum job_kind kind, unsigne
   for (unsigned i = 0; i < n; i++) {
     h->wit[i] = wit0 ? 0 : below(rs, pd->nwit);
     h->asg[i] = (int)i == bad_pos ? pd->bad : pd->wit[h->wit[i]]->asg;
-    if ((int)i == bad_pos)
-      h->wit[i] = 0; /* the bad partition is witness 0's with one c changed */
+    if ((int)i == bad_pos) h->wit[i] = 0; /* the bad partition is witness 0's with one c changed */
     h->res[i].status = -1;
   }
   h->job.struct_size = sizeof h->job;
@@ -641,10 +605,8 @@ static hjob *job_new(const phase_data *pd, tally *t, enum job_kind kind, unsigne
   return h;
 }
 
-static void job_free(hjob *h)
-{
-  if (!h)
-    return;
+static void job_free(hjob *h) {
+  if (!h) return;
   free(h->wit);
   free(h->asg);
   free(h->proofs);
@@ -652,30 +614,24 @@ static void job_free(hjob *h)
   free(h);
 }
 
-static void count_status(tally *t, int st)
-{
+static void count_status(tally *t, int st) {
   atomic_fetch_add(&t->by_status[st >= 0 && st < SEALPROV_STATUS_COUNT_ ? st : NSTATUS - 1], 1);
 }
 
 /* Submits with the current parameter handle (held while submit takes its reference).
  * A refusal is the job's end: for a bad-partition job, ASSIGNMENT naming it is right. */
-static bool job_submit(hjob *h)
-{
+static bool job_submit(hjob *h) {
   tally *t = h->t;
   atomic_fetch_add(&t->jobs, 1);
   atomic_fetch_add(&t->parts_submitted, h->n);
-  if (h->kind == K_BAD)
-    atomic_fetch_add(&t->bad_jobs, 1);
-  if (h->kind == K_CANCEL)
-    atomic_fetch_add(&t->cancel_jobs, 1);
-  if (h->kind == K_BURST)
-    atomic_fetch_add(&t->burst, 1);
+  if (h->kind == K_BAD) atomic_fetch_add(&t->bad_jobs, 1);
+  if (h->kind == K_CANCEL) atomic_fetch_add(&t->cancel_jobs, 1);
+  if (h->kind == K_BURST) atomic_fetch_add(&t->burst, 1);
   pthread_rwlock_rdlock(&S.srs_lock);
   h->job.srs = S.srs;
   int rc = S.vt->submit(S.prov, &h->job, &h->id);
   pthread_rwlock_unlock(&S.srs_lock);
-  if (rc == SEALPROV_OK)
-    return true;
+  if (rc == SEALPROV_OK) return true;
   const char *why = S.vt->last_error();
   atomic_fetch_add(&t->ended, 1);
   atomic_fetch_add(&t->refused, 1);
@@ -692,16 +648,16 @@ static bool job_submit(hjob *h)
 }
 
 /* Verifies partition i's proof with the phase's .vk on the verifier. */
-static bool verify_partition(const hjob *h, unsigned i)
-{
+static bool verify_partition(const hjob *h, unsigned i) {
   const sealprov_assignment *a = &h->pd->wit[h->wit[i]]->asg;
   int valid = -1;
-  int rc = S.vt->verify(S.vprov, h->pd->vkh, (const uint8_t *)a->inp_assignment + SEALPROV_SCALAR_BYTES,
-                        a->inp_size - 1, SEALPROV_SCALAR_CANONICAL_LE,
-                        h->proofs + (size_t)i * SEALPROV_PROOF_BYTES, &valid);
-  if (rc == SEALPROV_OK && valid == 1)
-    return true;
-  failf("%s job %" PRIu64 " partition %u: status OK but the proof does not verify (verify: %s, "
+  int rc =
+      S.vt->verify(S.vprov, h->pd->vkh, (const uint8_t *)a->inp_assignment + SEALPROV_SCALAR_BYTES,
+                   a->inp_size - 1, SEALPROV_SCALAR_CANONICAL_LE,
+                   h->proofs + (size_t)i * SEALPROV_PROOF_BYTES, &valid);
+  if (rc == SEALPROV_OK && valid == 1) return true;
+  failf("%s job %" PRIu64
+        " partition %u: status OK but the proof does not verify (verify: %s, "
         "valid %d: %s)",
         kind_names[h->kind], h->id, i, g16_status_name(rc), valid,
         rc != SEALPROV_OK ? S.vt->last_error() : "pairing check failed");
@@ -710,8 +666,7 @@ static bool verify_partition(const hjob *h, unsigned i)
 
 /* Checks an ended job against the plan. status: what wait() said (or on_complete for
  * DETACHED jobs); closing: it was in flight at close(). */
-static void job_check(hjob *h, int status, bool closing)
-{
+static void job_check(hjob *h, int status, bool closing) {
   tally *t = h->t;
   atomic_fetch_add(&t->ended, 1);
   count_status(t, status);
@@ -721,8 +676,7 @@ static void job_check(hjob *h, int status, bool closing)
   else if (atomic_load(&h->cb_status) != status)
     failf("%s job %" PRIu64 ": on_complete said %s, wait() said %s", kind_names[h->kind], h->id,
           g16_status_name(atomic_load(&h->cb_status)), g16_status_name(status));
-  if (status == SEALPROV_OK)
-    atomic_fetch_add(&t->ok, 1);
+  if (status == SEALPROV_OK) atomic_fetch_add(&t->ok, 1);
   unsigned ok = 0, verified = 0;
   for (unsigned i = 0; i < h->n; i++) {
     int ps = h->res[i].status;
@@ -737,10 +691,8 @@ static void job_check(hjob *h, int status, bool closing)
         atomic_fetch_add(&t->parts_invalid, 1);
       continue;
     }
-    if (ps == SEALPROV_ERR_CANCELLED)
-      atomic_fetch_add(&t->parts_cancelled, 1);
-    if (ps == SEALPROV_ERR_SHUTDOWN)
-      atomic_fetch_add(&t->parts_shutdown, 1);
+    if (ps == SEALPROV_ERR_CANCELLED) atomic_fetch_add(&t->parts_cancelled, 1);
+    if (ps == SEALPROV_ERR_SHUTDOWN) atomic_fetch_add(&t->parts_shutdown, 1);
     bool expected = (is_bad && ps == SEALPROV_ERR_ASSIGNMENT) ||
                     (h->kind == K_CANCEL && ps == SEALPROV_ERR_CANCELLED) ||
                     (closing && ps == SEALPROV_ERR_SHUTDOWN);
@@ -754,34 +706,31 @@ static void job_check(hjob *h, int status, bool closing)
   atomic_fetch_add(&S.parts_done, h->n);
   bool job_ok;
   switch (h->kind) {
-  case K_GOOD:
-    job_ok = status == SEALPROV_OK;
-    break;
-  case K_BAD:
-    job_ok = status == SEALPROV_ERR_ASSIGNMENT && h->res[h->bad_pos].status == SEALPROV_ERR_ASSIGNMENT;
-    if (job_ok) {
-      char want[32];
-      snprintf(want, sizeof want, "partition %d", h->bad_pos);
-      if (!strstr(h->err, want))
-        failf("bad-partition job %" PRIu64 ": the ASSIGNMENT message does not name %s: %s", h->id,
-              want, h->err);
-      atomic_fetch_add(&t->bad_caught, 1);
-    }
-    break;
-  case K_CANCEL:
-    job_ok = status == SEALPROV_ERR_CANCELLED || (status == SEALPROV_OK && ok == h->n);
-    if (status == SEALPROV_ERR_CANCELLED)
-      atomic_fetch_add(&t->cancelled, 1);
-    else if (status == SEALPROV_OK)
-      atomic_fetch_add(&t->cancel_late, 1);
-    break;
-  default: /* K_BURST */
-    job_ok = status == SEALPROV_OK || status == SEALPROV_ERR_SHUTDOWN;
-    if (status == SEALPROV_OK)
-      atomic_fetch_add(&t->burst_ok, 1);
-    if (status == SEALPROV_ERR_SHUTDOWN)
-      atomic_fetch_add(&t->burst_shutdown, 1);
-    break;
+    case K_GOOD: job_ok = status == SEALPROV_OK; break;
+    case K_BAD:
+      job_ok =
+          status == SEALPROV_ERR_ASSIGNMENT && h->res[h->bad_pos].status == SEALPROV_ERR_ASSIGNMENT;
+      if (job_ok) {
+        char want[32];
+        snprintf(want, sizeof want, "partition %d", h->bad_pos);
+        if (!strstr(h->err, want))
+          failf("bad-partition job %" PRIu64 ": the ASSIGNMENT message does not name %s: %s", h->id,
+                want, h->err);
+        atomic_fetch_add(&t->bad_caught, 1);
+      }
+      break;
+    case K_CANCEL:
+      job_ok = status == SEALPROV_ERR_CANCELLED || (status == SEALPROV_OK && ok == h->n);
+      if (status == SEALPROV_ERR_CANCELLED)
+        atomic_fetch_add(&t->cancelled, 1);
+      else if (status == SEALPROV_OK)
+        atomic_fetch_add(&t->cancel_late, 1);
+      break;
+    default: /* K_BURST */
+      job_ok = status == SEALPROV_OK || status == SEALPROV_ERR_SHUTDOWN;
+      if (status == SEALPROV_OK) atomic_fetch_add(&t->burst_ok, 1);
+      if (status == SEALPROV_ERR_SHUTDOWN) atomic_fetch_add(&t->burst_shutdown, 1);
+      break;
   }
   if (!job_ok)
     failf("%s job %" PRIu64 " of %u partitions%s ended %s: %s", kind_names[h->kind], h->id, h->n,
@@ -789,16 +738,13 @@ static void job_check(hjob *h, int status, bool closing)
           h->kind == K_BURST ? "(detached: no detail)" : h->err);
 }
 
-static int job_wait(hjob *h)
-{
+static int job_wait(hjob *h) {
   int rc = S.vt->wait(S.prov, h->id, -1);
-  if (rc != SEALPROV_OK)
-    snprintf(h->err, sizeof h->err, "%s", S.vt->last_error());
+  if (rc != SEALPROV_OK) snprintf(h->err, sizeof h->err, "%s", S.vt->last_error());
   return rc;
 }
 
-static void job_cancel(hjob *h)
-{
+static void job_cancel(hjob *h) {
   int rc = S.vt->cancel(S.prov, h->id);
   if (rc == SEALPROV_OK)
     h->cancelled = true;
@@ -815,8 +761,7 @@ typedef struct host_thread {
 } host_thread;
 
 /* Takes up to want partitions of the segment's budget; 0 when it is spent. */
-static unsigned take_partitions(unsigned want)
-{
+static unsigned take_partitions(unsigned want) {
   pthread_mutex_lock(&S.seg_mu);
   uint64_t left = S.seg_budget - S.seg_taken;
   unsigned n = left < want ? (unsigned)left : want;
@@ -826,8 +771,7 @@ static unsigned take_partitions(unsigned want)
   return n;
 }
 
-static void *main_thread(void *arg)
-{
+static void *main_thread(void *arg) {
   host_thread *ht = arg;
   uint64_t rs = ht->seed;
   const phase_data *pd = S.pd;
@@ -836,12 +780,11 @@ static void *main_thread(void *arg)
   unsigned nb = 0;
   for (;;) {
     unsigned n = take_partitions(1 + below(&rs, S.o.max_parts));
-    if (n == 0)
-      break;
+    if (n == 0) break;
     unsigned pick = below(&rs, 100);
-    enum job_kind kind = pick < S.o.cancel_pct                  ? K_CANCEL
+    enum job_kind kind = pick < S.o.cancel_pct                 ? K_CANCEL
                          : pick < S.o.cancel_pct + S.o.bad_pct ? K_BAD
-                                                                : K_GOOD;
+                                                               : K_GOOD;
     int bad_pos = kind == K_BAD ? (int)below(&rs, n) : -1;
     /* cancelled jobs wait behind everything, so that they are still queued */
     int prio = kind == K_CANCEL ? INT32_MIN + 1 : (int)below(&rs, 4);
@@ -855,8 +798,7 @@ static void *main_thread(void *arg)
       job_free(h);
       continue;
     }
-    if (kind == K_CANCEL)
-      job_cancel(h);
+    if (kind == K_CANCEL) job_cancel(h);
     if (below(&rs, 2)) { /* wait now */
       job_check(h, job_wait(h), false);
       job_free(h);
@@ -883,11 +825,9 @@ static void *main_thread(void *arg)
 }
 
 /* srs_load of a new handle, swapped in, the old one released while jobs may hold it. */
-static void reload_params(const phase_data *pd, double *ms)
-{
+static void reload_params(const phase_data *pd, double *ms) {
   sealprov_srs *fresh = load_params(pd, ms);
-  if (!fresh)
-    return;
+  if (!fresh) return;
   pthread_rwlock_wrlock(&S.srs_lock);
   sealprov_srs *old = S.srs;
   S.srs = fresh;
@@ -898,8 +838,7 @@ static void reload_params(const phase_data *pd, double *ms)
 
 /* One segment: T host threads until `budget` partitions are taken; a reload when half
  * of them are. */
-static void run_segment(uint64_t budget, uint64_t *rs)
-{
+static void run_segment(uint64_t budget, uint64_t *rs) {
   pthread_mutex_lock(&S.seg_mu);
   S.seg_budget = budget;
   S.seg_taken = 0;
@@ -930,16 +869,13 @@ static void run_segment(uint64_t budget, uint64_t *rs)
     pthread_mutex_unlock(&S.seg_mu);
     double ms = 0;
     reload_params(S.pd, &ms);
-    if (ms > S.main_load_ms_max)
-      S.main_load_ms_max = ms;
+    if (ms > S.main_load_ms_max) S.main_load_ms_max = ms;
   }
-  for (unsigned i = 0; i < started; i++)
-    pthread_join(ht[i].tid, NULL);
+  for (unsigned i = 0; i < started; i++) pthread_join(ht[i].tid, NULL);
 }
 
 /* DETACHED jobs left in flight for close(): checked once close() has returned. */
-static void close_with_burst(const phase_data *pd, tally *t, uint64_t *rs)
-{
+static void close_with_burst(const phase_data *pd, tally *t, uint64_t *rs) {
   hjob *burst[256];
   unsigned nb = 0;
   for (unsigned i = 0; i < S.o.burst && i < 256; i++) {
@@ -974,8 +910,7 @@ static void close_with_burst(const phase_data *pd, tally *t, uint64_t *rs)
   }
 }
 
-static void main_phase(phase_data *pd, uint64_t *rs)
-{
+static void main_phase(phase_data *pd, uint64_t *rs) {
   const soak_opts *o = &S.o;
   uint64_t nseg = (uint64_t)o->cycles * o->segments;
   double t0 = sp_cli_now_ms();
@@ -984,12 +919,10 @@ static void main_phase(phase_data *pd, uint64_t *rs)
   for (unsigned c = 1; c <= o->cycles; c++) {
     set_where(PH_MAIN, (int)c, 0);
     take_sample("pre-open");
-    if (!prov_open())
-      return;
+    if (!prov_open()) return;
     double ms = 0;
     S.srs = load_params(pd, &ms);
-    if (ms > S.main_load_ms_max)
-      S.main_load_ms_max = ms;
+    if (ms > S.main_load_ms_max) S.main_load_ms_max = ms;
     take_sample("loaded");
     if (!S.srs) {
       prov_close();
@@ -1020,21 +953,18 @@ static void main_phase(phase_data *pd, uint64_t *rs)
 
 /* ---- the big phase ----------------------------------------------------------------------------- */
 
-static void big_phase(phase_data *pd, uint64_t *rs)
-{
+static void big_phase(phase_data *pd, uint64_t *rs) {
   const soak_opts *o = &S.o;
   tally *t = &S.t[PH_BIG];
   S.pd = pd;
   set_where(PH_BIG, 0, 0);
   /* a baseline: what an opened and closed provider leaves (a CUDA context, pools) */
   take_sample("pre-open");
-  if (!prov_open())
-    return;
+  if (!prov_open()) return;
   take_sample("baseline-open");
   prov_close();
   take_sample("baseline-closed");
-  if (!prov_open())
-    return;
+  if (!prov_open()) return;
   take_sample("big-open");
   double ms = 0;
   S.srs = load_params(pd, &ms);
@@ -1097,8 +1027,7 @@ static void big_phase(phase_data *pd, uint64_t *rs)
       S.big_reload_ms = rms;
       atomic_fetch_add(&t->reloads, 1);
       take_sample("big-reloaded");
-      if (!S.srs)
-        break;
+      if (!S.srs) break;
     }
   }
   S.big_prove_ms = sp_cli_now_ms() - tp - S.big_reload_ms;
@@ -1118,8 +1047,7 @@ static void big_phase(phase_data *pd, uint64_t *rs)
    * first partitions of a process add device memory that stays until the process ends
    * (measured on the H200: 529 -> 669 MiB used after close). A leak grows from one
    * cycle to the next; code loading does not. */
-  if (!prov_open())
-    return;
+  if (!prov_open()) return;
   take_sample("big2-open");
   double ms2 = 0;
   S.srs = load_params(pd, &ms2);
@@ -1132,8 +1060,7 @@ static void big_phase(phase_data *pd, uint64_t *rs)
       failf("out of memory for a job");
     else {
       double t2 = sp_cli_now_ms();
-      if (job_submit(h))
-        job_check(h, job_wait(h), false);
+      if (job_submit(h)) job_check(h, job_wait(h), false);
       S.big_prove_ms += sp_cli_now_ms() - t2;
       sp_cli_note("big phase: second cycle's job (%u partitions) ended", o->big_job);
       job_free(h);
@@ -1155,8 +1082,7 @@ static void big_phase(phase_data *pd, uint64_t *rs)
 
 /* ---- preparation: parameters in a child, witnesses here ------------------------------------ */
 
-static void phase_paths(phase_data *pd, const char *dir)
-{
+static void phase_paths(phase_data *pd, const char *dir) {
   snprintf(pd->params, sizeof pd->params, "%s/soak-2^%u-i%u-s%" PRIu64 ".params", dir, pd->log,
            pd->inputs, pd->circuit_seed);
   snprintf(pd->vk, sizeof pd->vk, "%s/soak-2^%u-i%u-s%" PRIu64 ".vk", dir, pd->log, pd->inputs,
@@ -1164,8 +1090,7 @@ static void phase_paths(phase_data *pd, const char *dir)
 }
 
 /* In the child: the circuit and its setup, written to pd's files. */
-static int child_make_params(phase_data *pd)
-{
+static int child_make_params(phase_data *pd) {
   char err[1024] = "";
   double t0 = sp_cli_now_ms();
   sp_circuit *c = NULL;
@@ -1212,8 +1137,7 @@ static int child_make_params(phase_data *pd)
 }
 
 /* In this process: the circuit (again: it is deterministic) and the witnesses. */
-static void *witness_main(void *arg)
-{
+static void *witness_main(void *arg) {
   phase_data *pd = arg;
   double t0 = sp_cli_now_ms();
   sp_circuit *c = NULL;
@@ -1239,8 +1163,7 @@ static void *witness_main(void *arg)
 
 /* Makes every phase's parameter files (a child process) and witnesses (threads here),
  * at once. */
-static bool prepare(phase_data **pds, unsigned npd)
-{
+static bool prepare(phase_data **pds, unsigned npd) {
   bool need_child = false;
   for (unsigned k = 0; k < npd; k++) {
     struct stat st;
@@ -1261,8 +1184,7 @@ static bool prepare(phase_data **pds, unsigned npd)
     if (pid == 0) {
       int rc = 0;
       for (unsigned k = 0; k < npd && rc == 0; k++)
-        if (!pds[k]->reused)
-          rc = child_make_params(pds[k]);
+        if (!pds[k]->reused) rc = child_make_params(pds[k]);
       fflush(NULL);
       _exit(rc);
     }
@@ -1299,12 +1221,9 @@ static bool prepare(phase_data **pds, unsigned npd)
   return ok;
 }
 
-static void phase_free(phase_data *pd)
-{
-  if (!pd)
-    return;
-  for (unsigned i = 0; pd->wit && i < pd->nwit; i++)
-    sp_witness_free(pd->wit[i]);
+static void phase_free(phase_data *pd) {
+  if (!pd) return;
+  for (unsigned i = 0; pd->wit && i < pd->nwit; i++) sp_witness_free(pd->wit[i]);
   free(pd->wit);
   free(pd->bad_c);
 }
@@ -1313,7 +1232,7 @@ static void phase_free(phase_data *pd)
 
 typedef struct metric {
   const char *name;
-  size_t off;   /* offsetof(sample, ...) */
+  size_t off; /* offsetof(sample, ...) */
 } metric;
 static const metric metrics[] = {
     {"gpu_used_mib", offsetof(sample, gpu_used_mib)},
@@ -1323,8 +1242,7 @@ static const metric metrics[] = {
 };
 #define NMETRICS (sizeof metrics / sizeof metrics[0])
 
-static double metric_of(const sample *s, const metric *m)
-{
+static double metric_of(const sample *s, const metric *m) {
   return *(const double *)((const char *)s + m->off);
 }
 
@@ -1337,15 +1255,14 @@ typedef struct series {
 } series;
 
 enum judge_mode {
-  J_FIRST,     /* base: the first sample of `mark`, or of base_mark when given */
-  J_IN_CYCLE,  /* in each cycle, base: its first `mark` sample; the worst cycle counts
+  J_FIRST,    /* base: the first sample of `mark`, or of base_mark when given */
+  J_IN_CYCLE, /* in each cycle, base: its first `mark` sample; the worst cycle counts
                 * (an opened provider warms up again: each cycle's first segment is one) */
-  J_CYCLE_END  /* the last `mark` sample of each cycle; base: the first cycle's */
+  J_CYCLE_END /* the last `mark` sample of each cycle; base: the first cycle's */
 };
 
 static bool judge_series(int phase, const char *mark, const char *base_mark, enum judge_mode mode,
-                         const metric *m, const char *what, series *r)
-{
+                         const metric *m, const char *what, series *r) {
   memset(r, 0, sizeof *r);
   r->metric = m->name;
   r->what = what;
@@ -1362,8 +1279,7 @@ static bool judge_series(int phase, const char *mark, const char *base_mark, enu
   for (size_t i = 0; i < S.nsamples; i++) {
     const sample *s = &S.samples[i];
     double v = metric_of(s, m);
-    if (s->phase != phase || !s->mark || isnan(v))
-      continue;
+    if (s->phase != phase || !s->mark || isnan(v)) continue;
     if (mode == J_FIRST) {
       if (isnan(r->base)) {
         if (!strcmp(s->mark, base_mark ? base_mark : mark)) {
@@ -1372,20 +1288,17 @@ static bool judge_series(int phase, const char *mark, const char *base_mark, enu
         }
         continue;
       }
-      if (strcmp(s->mark, mark) != 0)
-        continue;
+      if (strcmp(s->mark, mark) != 0) continue;
       r->n++;
       later++;
       r->last = v;
       r->max = isnan(r->max) || v > r->max ? v : r->max;
       continue;
     }
-    if (strcmp(s->mark, mark) != 0 || s->cycle < 1 || (unsigned)s->cycle >= ncyc)
-      continue;
+    if (strcmp(s->mark, mark) != 0 || s->cycle < 1 || (unsigned)s->cycle >= ncyc) continue;
     unsigned c = (unsigned)s->cycle;
     if (mode == J_CYCLE_END) { /* keep the cycle's last */
-      if (!cn[c])
-        r->n++;
+      if (!cn[c]) r->n++;
       cn[c] = 1;
       cb[c] = v;
       continue;
@@ -1403,8 +1316,7 @@ static bool judge_series(int phase, const char *mark, const char *base_mark, enu
   pthread_mutex_unlock(&S.sample_mu);
   if (mode == J_CYCLE_END) {
     for (unsigned c = 1; c < ncyc; c++) {
-      if (!cn[c])
-        continue;
+      if (!cn[c]) continue;
       if (isnan(r->base)) {
         r->base = cb[c];
         continue;
@@ -1415,8 +1327,7 @@ static bool judge_series(int phase, const char *mark, const char *base_mark, enu
     }
   } else if (mode == J_IN_CYCLE) {
     for (unsigned c = 1; c < ncyc; c++) {
-      if (cn[c] < 2)
-        continue;
+      if (cn[c] < 2) continue;
       if (isnan(r->growth) || cm[c] - cb[c] > r->growth) {
         r->growth = cm[c] - cb[c];
         r->base = cb[c];
@@ -1425,8 +1336,7 @@ static bool judge_series(int phase, const char *mark, const char *base_mark, enu
     }
   }
   free(cb), free(cm), free(cn);
-  if (later == 0)
-    return false; /* nothing to compare: not judged */
+  if (later == 0) return false; /* nothing to compare: not judged */
   r->growth = r->max - r->base;
   r->pass = r->growth <= S.o.max_growth_mib;
   return true;
@@ -1434,23 +1344,20 @@ static bool judge_series(int phase, const char *mark, const char *base_mark, enu
 
 /* Least-squares slope of a metric over the main phase's samples after its first idle
  * sample, in MiB per 1000 partitions ended (NAN with too few). */
-static double main_slope(const metric *m)
-{
+static double main_slope(const metric *m) {
   double sx = 0, sy = 0, sxx = 0, sxy = 0;
   unsigned n = 0;
   bool after = false;
   pthread_mutex_lock(&S.sample_mu);
   for (size_t i = 0; i < S.nsamples; i++) {
     const sample *s = &S.samples[i];
-    if (s->phase != PH_MAIN)
-      continue;
+    if (s->phase != PH_MAIN) continue;
     if (!after) {
       after = s->mark && !strcmp(s->mark, "idle");
       continue;
     }
     double y = metric_of(s, m);
-    if (isnan(y))
-      continue;
+    if (isnan(y)) continue;
     double x = (double)s->parts_done / 1000.0;
     sx += x, sy += y, sxx += x * x, sxy += x * y;
     n++;
@@ -1461,14 +1368,12 @@ static double main_slope(const metric *m)
 }
 
 /* Peak of a metric over a phase's samples (NAN if none). */
-static double phase_peak(int phase, const metric *m)
-{
+static double phase_peak(int phase, const metric *m) {
   double mx = NAN;
   pthread_mutex_lock(&S.sample_mu);
   for (size_t i = 0; i < S.nsamples; i++) {
     double v = metric_of(&S.samples[i], m);
-    if (S.samples[i].phase == phase && !isnan(v) && (isnan(mx) || v > mx))
-      mx = v;
+    if (S.samples[i].phase == phase && !isnan(v) && (isnan(mx) || v > mx)) mx = v;
   }
   pthread_mutex_unlock(&S.sample_mu);
   return mx;
@@ -1478,8 +1383,7 @@ static double phase_peak(int phase, const metric *m)
 static series judged[MAX_SERIES];
 static size_t njudged;
 
-static void judge_all(void)
-{
+static void judge_all(void) {
   njudged = 0;
   for (size_t k = 0; k < NMETRICS; k++) {
     const metric *m = &metrics[k];
@@ -1503,13 +1407,14 @@ static void judge_all(void)
 
 static uint64_t ld(_Atomic uint64_t *p) { return atomic_load(p); }
 
-static void print_tally_text(FILE *f, const char *name, tally *t)
-{
-  fprintf(f, "  %s: %" PRIu64 " jobs, %" PRIu64 " ended, %" PRIu64 " OK; %" PRIu64
+static void print_tally_text(FILE *f, const char *name, tally *t) {
+  fprintf(f,
+          "  %s: %" PRIu64 " jobs, %" PRIu64 " ended, %" PRIu64 " OK; %" PRIu64
           " with a bad partition, %" PRIu64 " of them ASSIGNMENT as planned; %" PRIu64
           " cancelled at once, %" PRIu64 " CANCELLED, %" PRIu64 " OK (had all started); %" PRIu64
           " in flight at close, %" PRIu64 " OK, %" PRIu64 " SHUTDOWN; %" PRIu64
-          " refused at submit; %" PRIu64 " srs reloads\n"
+          " refused at submit; %" PRIu64
+          " srs reloads\n"
           "  %s partitions: %" PRIu64 " submitted, %" PRIu64 " proved, %" PRIu64
           " verified here, %" PRIu64 " invalid, %" PRIu64 " cancelled, %" PRIu64 " shut down\n",
           name, ld(&t->jobs), ld(&t->ended), ld(&t->ok), ld(&t->bad_jobs), ld(&t->bad_caught),
@@ -1519,9 +1424,9 @@ static void print_tally_text(FILE *f, const char *name, tally *t)
           ld(&t->parts_cancelled), ld(&t->parts_shutdown));
 }
 
-static void json_tally(FILE *f, const char *name, tally *t)
-{
-  fprintf(f, "\"%s\": {\"jobs\": %" PRIu64 ", \"ended\": %" PRIu64 ", \"ok\": %" PRIu64
+static void json_tally(FILE *f, const char *name, tally *t) {
+  fprintf(f,
+          "\"%s\": {\"jobs\": %" PRIu64 ", \"ended\": %" PRIu64 ", \"ok\": %" PRIu64
           ", \"bad_jobs\": %" PRIu64 ", \"bad_caught\": %" PRIu64 ", \"cancel_jobs\": %" PRIu64
           ", \"cancelled\": %" PRIu64 ", \"cancel_late\": %" PRIu64 ", \"burst\": %" PRIu64
           ", \"burst_ok\": %" PRIu64 ", \"burst_shutdown\": %" PRIu64 ", \"refused\": %" PRIu64
@@ -1536,8 +1441,7 @@ static void json_tally(FILE *f, const char *name, tally *t)
           ld(&t->parts_shutdown), ld(&t->reloads));
 }
 
-static void json_num(FILE *f, double v)
-{
+static void json_num(FILE *f, double v) {
   if (isnan(v))
     fprintf(f, "null");
   else
@@ -1545,8 +1449,7 @@ static void json_num(FILE *f, double v)
 }
 
 /* Every job submitted ended (the tallies agree). */
-static void check_ended(void)
-{
+static void check_ended(void) {
   for (int p = PH_MAIN; p <= PH_BIG; p++) {
     uint64_t jobs = ld(&S.t[p].jobs), ended = ld(&S.t[p].ended);
     if (jobs != ended)
@@ -1561,8 +1464,7 @@ typedef struct verdict {
   size_t nsamples;
 } verdict;
 
-static void write_json(FILE *f, const verdict *vd)
-{
+static void write_json(FILE *f, const verdict *vd) {
   bool partial = vd->partial, pass = vd->pass;
   unsigned fails = vd->fails;
   size_t nsamples = vd->nsamples;
@@ -1574,7 +1476,9 @@ static void write_json(FILE *f, const verdict *vd)
   fprintf(f, ", \"module\": ");
   sp_cli_json_str(f, S.h.path);
   if (S.o.partitions > 0)
-    fprintf(f, ", \"main\": {\"log\": %u, \"partitions\": %" PRIu64 ", \"cycles\": %u, "
+    fprintf(f,
+            ", \"main\": {\"log\": %u, \"partitions\": %" PRIu64
+            ", \"cycles\": %u, "
             "\"segments\": %u, \"threads\": %u, \"seconds\": %.1f, \"partitions_per_second\": "
             "%.2f, \"load_ms_max\": %.1f}",
             S.o.log, S.o.partitions, S.o.cycles, S.o.segments, S.o.threads, S.main_ms / 1e3,
@@ -1582,7 +1486,9 @@ static void write_json(FILE *f, const verdict *vd)
   else
     fprintf(f, ", \"main\": null");
   if (S.o.big_log > 0)
-    fprintf(f, ", \"big\": {\"log\": %u, \"partitions\": %" PRIu64 ", \"params_gb\": %.3f, "
+    fprintf(f,
+            ", \"big\": {\"log\": %u, \"partitions\": %" PRIu64
+            ", \"params_gb\": %.3f, "
             "\"load_ms\": %.1f, \"reload_ms\": %.1f, \"prove_ms\": %.1f, "
             "\"partitions_proved\": %" PRIu64 "}",
             S.o.big_log, S.o.big_partitions, S.big_params_gb, S.big_load_ms, S.big_reload_ms,
@@ -1623,29 +1529,32 @@ static void write_json(FILE *f, const verdict *vd)
   fprintf(f, "}\n");
 }
 
-static void write_text(FILE *f, const verdict *vd)
-{
+static void write_text(FILE *f, const verdict *vd) {
   bool partial = vd->partial, pass = vd->pass, mem_pass = vd->mem_pass;
   unsigned fails = vd->fails;
   size_t nsamples = vd->nsamples;
-  fprintf(f, "== sealprov soak%s: seed %" PRIu64 ", INI %s, module %s\n", partial ? " (CUT SHORT)" : "",
-          S.o.seed, S.o.ini, S.h.path);
+  fprintf(f, "== sealprov soak%s: seed %" PRIu64 ", INI %s, module %s\n",
+          partial ? " (CUT SHORT)" : "", S.o.seed, S.o.ini, S.h.path);
   if (S.o.partitions > 0) {
-    fprintf(f, "main phase: 2^%u, %" PRIu64 " partitions, %u cycles x %u segments, %u host threads: "
+    fprintf(f,
+            "main phase: 2^%u, %" PRIu64
+            " partitions, %u cycles x %u segments, %u host threads: "
             "%.1f s, %.2f partitions/s; slowest srs_load %.0f ms\n",
             S.o.log, S.o.partitions, S.o.cycles, S.o.segments, S.o.threads, S.main_ms / 1e3,
             S.main_parts_per_s, S.main_load_ms_max);
     print_tally_text(f, "main", &S.t[PH_MAIN]);
   }
   if (S.o.big_log > 0) {
-    fprintf(f, "big phase: 2^%u, %.3f GB of parameters; checked srs_load %.1f s (%.2f GB/s), again "
+    fprintf(f,
+            "big phase: 2^%u, %.3f GB of parameters; checked srs_load %.1f s (%.2f GB/s), again "
             "after srs_release %.1f s; %" PRIu64 " partitions proved in %.1f s of jobs\n",
             S.o.big_log, S.big_params_gb, S.big_load_ms / 1e3,
             S.big_load_ms > 0 ? S.big_params_gb / (S.big_load_ms / 1e3) : 0, S.big_reload_ms / 1e3,
             S.big_parts_proved, S.big_prove_ms / 1e3);
     print_tally_text(f, "big", &S.t[PH_BIG]);
   }
-  fprintf(f, "memory in MiB, %zu samples in %s; a series GREW when a sample exceeds its base by "
+  fprintf(f,
+          "memory in MiB, %zu samples in %s; a series GREW when a sample exceeds its base by "
           "more than %.0f MiB (within a cycle: each cycle's first idle sample is its base):\n",
           nsamples, S.o.series, S.o.max_growth_mib);
   fprintf(f, "  %-18s %-34s %3s %10s %10s %10s %8s %s\n", "metric", "series", "n", "base", "last",
@@ -1660,18 +1569,15 @@ static void write_text(FILE *f, const verdict *vd)
   for (size_t k = 0; k < NMETRICS; k++)
     fprintf(f, "  %-18s %10.1f %10.1f %8.2f\n", metrics[k].name, phase_peak(PH_MAIN, &metrics[k]),
             phase_peak(PH_BIG, &metrics[k]), main_slope(&metrics[k]));
-  if (fails)
-    fprintf(f, "first failure: %s\n", S.first_failure);
+  if (fails) fprintf(f, "first failure: %s\n", S.first_failure);
   fprintf(f, "verdict: %s (%u failure%s; memory %s)\n", pass ? "PASS" : "FAIL", fails,
           fails == 1 ? "" : "s", mem_pass ? "flat after the warm-up" : "GREW after the warm-up");
 }
 
-static void print_summary(bool partial)
-{
+static void print_summary(bool partial) {
   judge_all();
   verdict vd = {.partial = partial, .fails = failure_count(), .mem_pass = true};
-  for (size_t i = 0; i < njudged; i++)
-    vd.mem_pass = vd.mem_pass && judged[i].pass;
+  for (size_t i = 0; i < njudged; i++) vd.mem_pass = vd.mem_pass && judged[i].pass;
   vd.pass = !partial && vd.fails == 0 && vd.mem_pass;
   pthread_mutex_lock(&S.sample_mu);
   vd.nsamples = S.nsamples;
@@ -1685,8 +1591,7 @@ static void print_summary(bool partial)
     FILE *jf = fopen(S.o.json_file, "w");
     if (jf) {
       write_json(jf, &vd);
-      if (fclose(jf) != 0)
-        sp_cli_warn("--json-file %s: %s", S.o.json_file, strerror(errno));
+      if (fclose(jf) != 0) sp_cli_warn("--json-file %s: %s", S.o.json_file, strerror(errno));
     } else {
       sp_cli_warn("--json-file %s: %s", S.o.json_file, strerror(errno));
     }
@@ -1697,31 +1602,26 @@ static void print_summary(bool partial)
 /* ---- the command ------------------------------------------------------------------------------ */
 
 /* nvidia-smi's path when it is on PATH, else NULL. */
-static const char *find_on_path(const char *prog, char *buf, size_t len)
-{
+static const char *find_on_path(const char *prog, char *buf, size_t len) {
   const char *path = getenv("PATH");
   while (path && *path) {
     const char *colon = strchr(path, ':');
     size_t n = colon ? (size_t)(colon - path) : strlen(path);
     snprintf(buf, len, "%.*s/%s", (int)n, path, prog);
-    if (n > 0 && access(buf, X_OK) == 0)
-      return buf;
+    if (n > 0 && access(buf, X_OK) == 0) return buf;
     path = colon ? colon + 1 : NULL;
   }
   return NULL;
 }
 
-static bool parse_uint(const char *opt, const char *v, uint64_t max, unsigned *out)
-{
+static bool parse_uint(const char *opt, const char *v, uint64_t max, unsigned *out) {
   uint64_t x;
-  if (!sp_cli_u64(opt, v, max, &x))
-    return false;
+  if (!sp_cli_u64(opt, v, max, &x)) return false;
   *out = (unsigned)x;
   return true;
 }
 
-int cmd_soak(int argc, char **argv)
-{
+int cmd_soak(int argc, char **argv) {
   static const struct option opts[] = {
       {"dir", required_argument, NULL, 'd'},
       {"log", required_argument, NULL, 'k'},
@@ -1753,8 +1653,8 @@ int cmd_soak(int argc, char **argv)
       {"json-file", required_argument, NULL, 'F'},
       {NULL, 0, NULL, 0},
   };
-  sp_cli_args a = {.usage = soak_usage, .takes = SP_CLI_PLUGIN | SP_CLI_CONFIG | SP_CLI_JSON,
-                   .opts = opts};
+  sp_cli_args a = {
+      .usage = soak_usage, .takes = SP_CLI_PLUGIN | SP_CLI_CONFIG | SP_CLI_JSON, .opts = opts};
   soak_opts *o = &S.o;
   memset(o, 0, sizeof *o);
   o->log = 10;
@@ -1782,75 +1682,75 @@ int cmd_soak(int argc, char **argv)
   while ((c = sp_cli_getopt(&a, argc, argv)) > 0) {
     bool ok = true;
     switch (c) {
-    case 'd': o->dir = optarg; break;
-    case 'k': ok = parse_uint("--log", optarg, 28, &o->log); break;
-    case 'i': ok = parse_uint("--inputs", optarg, 100000, &o->inputs); break;
-    case 'n': ok = sp_cli_u64("--partitions", optarg, UINT64_C(1) << 40, &o->partitions); break;
-    case 'w': ok = parse_uint("--witnesses", optarg, 64, &o->witnesses); break;
-    case 'C': ok = parse_uint("--cycles", optarg, 10000, &o->cycles); break;
-    case 'S': ok = parse_uint("--segments", optarg, 10000, &o->segments); break;
-    case 't': ok = parse_uint("--threads", optarg, SOAK_MAX_THREADS, &o->threads); break;
-    case 'm': ok = parse_uint("--max-parts", optarg, SOAK_MAX_PARTS, &o->max_parts); break;
-    case 'x': ok = parse_uint("--cancel-percent", optarg, 100, &o->cancel_pct); break;
-    case 'b': ok = parse_uint("--bad-percent", optarg, 100, &o->bad_pct); break;
-    case 'B': ok = parse_uint("--burst", optarg, 256, &o->burst); break;
-    case 'R': o->reload = false; break;
-    case 'K': ok = parse_uint("--big-log", optarg, 28, &o->big_log); break;
-    case 'I': ok = parse_uint("--big-inputs", optarg, 100000, &o->big_inputs); have_big_inputs = true; break;
-    case 'N': ok = sp_cli_u64("--big-partitions", optarg, 100000, &o->big_partitions); break;
-    case 'J': ok = parse_uint("--big-job", optarg, 1000, &o->big_job); break;
-    case 'G':
-      o->gpu = true;
-      if (optarg)
-        ok = parse_uint("--gpu", optarg, 1023, &o->gpu_ordinal);
-      break;
-    case 'T': ok = parse_uint("--setup-threads", optarg, 1024, &o->setup_threads); break;
-    case 'u': o->reuse = true; break;
-    case 'e': o->keep = true; break;
-    case 's': ok = parse_uint("--sample-ms", optarg, 3600000, &o->sample_ms); break;
-    case 'o': o->series = optarg; break;
-    case 'V': o->nvidia_smi = optarg; break;
-    case 'g':
-      ok = sp_cli_u64("--max-growth-mib", optarg, UINT64_C(1) << 30, &v);
-      o->max_growth_mib = (double)v;
-      break;
-    case 'L': ok = parse_uint("--time-limit", optarg, 1000000, &o->time_limit_s); break;
-    case 'r': ok = sp_cli_u64("--seed", optarg, UINT64_MAX, &o->seed); have_seed = true; break;
-    case 'F': o->json_file = optarg; break;
+      case 'd': o->dir = optarg; break;
+      case 'k': ok = parse_uint("--log", optarg, 28, &o->log); break;
+      case 'i': ok = parse_uint("--inputs", optarg, 100000, &o->inputs); break;
+      case 'n': ok = sp_cli_u64("--partitions", optarg, UINT64_C(1) << 40, &o->partitions); break;
+      case 'w': ok = parse_uint("--witnesses", optarg, 64, &o->witnesses); break;
+      case 'C': ok = parse_uint("--cycles", optarg, 10000, &o->cycles); break;
+      case 'S': ok = parse_uint("--segments", optarg, 10000, &o->segments); break;
+      case 't': ok = parse_uint("--threads", optarg, SOAK_MAX_THREADS, &o->threads); break;
+      case 'm': ok = parse_uint("--max-parts", optarg, SOAK_MAX_PARTS, &o->max_parts); break;
+      case 'x': ok = parse_uint("--cancel-percent", optarg, 100, &o->cancel_pct); break;
+      case 'b': ok = parse_uint("--bad-percent", optarg, 100, &o->bad_pct); break;
+      case 'B': ok = parse_uint("--burst", optarg, 256, &o->burst); break;
+      case 'R': o->reload = false; break;
+      case 'K': ok = parse_uint("--big-log", optarg, 28, &o->big_log); break;
+      case 'I':
+        ok = parse_uint("--big-inputs", optarg, 100000, &o->big_inputs);
+        have_big_inputs = true;
+        break;
+      case 'N': ok = sp_cli_u64("--big-partitions", optarg, 100000, &o->big_partitions); break;
+      case 'J': ok = parse_uint("--big-job", optarg, 1000, &o->big_job); break;
+      case 'G':
+        o->gpu = true;
+        if (optarg) ok = parse_uint("--gpu", optarg, 1023, &o->gpu_ordinal);
+        break;
+      case 'T': ok = parse_uint("--setup-threads", optarg, 1024, &o->setup_threads); break;
+      case 'u': o->reuse = true; break;
+      case 'e': o->keep = true; break;
+      case 's': ok = parse_uint("--sample-ms", optarg, 3600000, &o->sample_ms); break;
+      case 'o': o->series = optarg; break;
+      case 'V': o->nvidia_smi = optarg; break;
+      case 'g':
+        ok = sp_cli_u64("--max-growth-mib", optarg, UINT64_C(1) << 30, &v);
+        o->max_growth_mib = (double)v;
+        break;
+      case 'L': ok = parse_uint("--time-limit", optarg, 1000000, &o->time_limit_s); break;
+      case 'r':
+        ok = sp_cli_u64("--seed", optarg, UINT64_MAX, &o->seed);
+        have_seed = true;
+        break;
+      case 'F': o->json_file = optarg; break;
     }
-    if (!ok)
-      return 2;
+    if (!ok) return 2;
   }
-  if (c < 0)
-    return a.status;
-  if (!sp_cli_operands(&a, argc, argv, 0, 0, ""))
-    return a.status;
+  if (c < 0) return a.status;
+  if (!sp_cli_operands(&a, argc, argv, 0, 0, "")) return a.status;
   o->ini = a.config;
   o->json = a.json;
-  const char *why = !o->ini                               ? "missing -c INI"
-                    : !o->dir                             ? "missing --dir"
-                    : o->partitions == 0 && !o->big_log   ? "nothing to do: --partitions 0 and no --big-log"
-                    : o->log < 6                          ? "--log must be at least 6"
-                    : o->big_log && o->big_log < 6        ? "--big-log must be at least 6"
-                    : !o->witnesses || !o->cycles || !o->segments || !o->threads || !o->max_parts
-                        ? "--witnesses, --cycles, --segments, --threads and --max-parts must be at least 1"
-                    : o->cancel_pct + o->bad_pct > 100    ? "--cancel-percent plus --bad-percent exceed 100"
-                    : o->big_log && (!o->big_job || !o->big_partitions)
-                        ? "--big-job and --big-partitions must be at least 1"
-                    : !o->sample_ms                       ? "--sample-ms must be at least 1"
-                                                          : NULL;
-  if (why)
-    return sp_cli_usage_error(&a, "%s", why);
-  if (!have_big_inputs)
-    o->big_inputs = o->inputs;
+  const char *why =
+      !o->ini                             ? "missing -c INI"
+      : !o->dir                           ? "missing --dir"
+      : o->partitions == 0 && !o->big_log ? "nothing to do: --partitions 0 and no --big-log"
+      : o->log < 6                        ? "--log must be at least 6"
+      : o->big_log && o->big_log < 6      ? "--big-log must be at least 6"
+      : !o->witnesses || !o->cycles || !o->segments || !o->threads || !o->max_parts
+          ? "--witnesses, --cycles, --segments, --threads and --max-parts must be at least 1"
+      : o->cancel_pct + o->bad_pct > 100 ? "--cancel-percent plus --bad-percent exceed 100"
+      : o->big_log && (!o->big_job || !o->big_partitions)
+          ? "--big-job and --big-partitions must be at least 1"
+      : !o->sample_ms ? "--sample-ms must be at least 1"
+                      : NULL;
+  if (why) return sp_cli_usage_error(&a, "%s", why);
+  if (!have_big_inputs) o->big_inputs = o->inputs;
 #ifndef HAVE_CUDA
   if (o->gpu) {
     sp_cli_error("--gpu: this build has no CUDA support (configure found no nvcc)");
     return 2;
   }
 #endif
-  if (!have_seed)
-    o->seed = sp_random_seed();
+  if (!have_seed) o->seed = sp_random_seed();
   if (mkdir(o->dir, 0755) != 0 && errno != EEXIST) {
     sp_cli_error("--dir %s: %s", o->dir, strerror(errno));
     return 1;
@@ -1873,8 +1773,7 @@ int cmd_soak(int argc, char **argv)
 
   /* the phases' data */
   uint64_t rs = o->seed ^ UINT64_C(0x50a4c0ffee);
-  if (rs == 0)
-    rs = 1;
+  if (rs == 0) rs = 1;
   phase_data mainp, bigp, *pds[2];
   unsigned npd = 0;
   memset(&mainp, 0, sizeof mainp);
@@ -1918,16 +1817,15 @@ int cmd_soak(int argc, char **argv)
   FILE *f = NULL;
   S.t0 = sp_cli_now_ms();
   set_where(PH_PREPARE, 0, 0);
-  if (!prepare(pds, npd))
-    goto out;
+  if (!prepare(pds, npd)) goto out;
 
   /* the module, the verifier, the sampler */
-  if (!sp_cli_host_load(&S.h))
-    goto out;
+  if (!sp_cli_host_load(&S.h)) goto out;
   S.vt = S.h.vt;
   snprintf(vini, sizeof vini, "%s/soak-verifier.ini", o->dir);
   f = fopen(vini, "w");
-  if (!f || fprintf(f, "[provider]\nlog_level = warn\n\n[verifier]\ntype = cpu\nthreads = 1\n") < 0 ||
+  if (!f ||
+      fprintf(f, "[provider]\nlog_level = warn\n\n[verifier]\ntype = cpu\nthreads = 1\n") < 0 ||
       fclose(f) != 0) {
     sp_cli_error("cannot write %s: %s", vini, strerror(errno));
     goto out;
@@ -1966,10 +1864,8 @@ int cmd_soak(int argc, char **argv)
   }
   S.sampler_started = true;
 
-  if (o->partitions > 0)
-    main_phase(&mainp, &rs);
-  if (o->big_log > 0 && failure_count() <= 100)
-    big_phase(&bigp, &rs);
+  if (o->partitions > 0) main_phase(&mainp, &rs);
+  if (o->big_log > 0 && failure_count() <= 100) big_phase(&bigp, &rs);
   check_ended();
   take_sample("end");
   ret = 0;
@@ -1984,26 +1880,21 @@ out:
   }
   prov_close();
   for (unsigned k = 0; k < npd; k++)
-    if (pds[k]->vkh)
-      S.vt->srs_release(pds[k]->vkh);
-  if (S.vprov)
-    S.vt->close(S.vprov);
+    if (pds[k]->vkh) S.vt->srs_release(pds[k]->vkh);
+  if (S.vprov) S.vt->close(S.vprov);
   if (ret == 0) {
     print_summary(false);
     ret = failure_count() == 0 ? 0 : 1;
     for (size_t i = 0; i < njudged; i++)
-      if (!judged[i].pass)
-        ret = 1;
+      if (!judged[i].pass) ret = 1;
   }
-  if (S.csv)
-    fclose(S.csv);
+  if (S.csv) fclose(S.csv);
   if (!o->keep)
     for (unsigned k = 0; k < npd; k++) {
       unlink(pds[k]->params);
       unlink(pds[k]->vk);
     }
-  for (unsigned k = 0; k < npd; k++)
-    phase_free(pds[k]);
+  for (unsigned k = 0; k < npd; k++) phase_free(pds[k]);
   free(S.samples);
   sp_cli_host_close(&S.h);
   return ret;

@@ -17,11 +17,10 @@
 #include "spa.h"
 
 #define STRESS_MAX_THREADS 256
-#define STRESS_MAX_JOBS 10000 /* per thread */
+#define STRESS_MAX_JOBS 10000                /* per thread */
 #define NSTATUS (SEALPROV_STATUS_COUNT_ + 1) /* last bucket: statuses this tool does not know */
 
-static void stress_usage(FILE *f)
-{
+static void stress_usage(FILE *f) {
   fprintf(f,
           "usage: sealprov stress [--plugin MODULE] [-c INI] --params FILE [--threads T]\n"
           "                       [--jobs-per-thread J] [--json] PARTITION.spa...\n"
@@ -42,8 +41,8 @@ typedef struct stress_ctx {
   sealprov_provider *p;
   sealprov_srs *srs;
   const sealprov_assignment *asg;
-  size_t n;                  /* partitions per job */
-  unsigned jobs;             /* per thread */
+  size_t n;      /* partitions per job */
+  unsigned jobs; /* per thread */
   /* start gate: threads submit together once the clock runs (go 1), or leave without
    * submitting (go -1) when not every thread could be started */
   pthread_mutex_t lock;
@@ -55,7 +54,7 @@ typedef struct stress_ctx {
 typedef struct stress_thread {
   stress_ctx *ctx;
   unsigned index;
-  bool batch;                /* submit every job first, then wait */
+  bool batch; /* submit every job first, then wait */
   pthread_t tid;
   unsigned jobs_ok, jobs_failed;
   size_t valid, invalid;
@@ -65,13 +64,12 @@ typedef struct stress_thread {
 
 /* One job's buffers; they must outlive the job, so they live until its wait. */
 typedef struct stress_job {
-  sealprov_job_id id;        /* 0: submit failed */
+  sealprov_job_id id; /* 0: submit failed */
   uint8_t *proofs;
   sealprov_partition_result *results;
 } stress_job;
 
-static void note_failure(stress_thread *t, int status, const char *what, unsigned job)
-{
+static void note_failure(stress_thread *t, int status, const char *what, unsigned job) {
   t->jobs_failed++;
   t->statuses[status >= 0 && status < SEALPROV_STATUS_COUNT_ ? status : NSTATUS - 1]++;
   if (!t->error[0])
@@ -79,8 +77,7 @@ static void note_failure(stress_thread *t, int status, const char *what, unsigne
              g16_status_name(status), t->ctx->vt->last_error());
 }
 
-static int submit_one(stress_thread *t, stress_job *j)
-{
+static int submit_one(stress_thread *t, stress_job *j) {
   const stress_ctx *c = t->ctx;
   sealprov_job job;
   memset(&job, 0, sizeof job);
@@ -98,8 +95,7 @@ static int submit_one(stress_thread *t, stress_job *j)
 }
 
 /* Waits on a submitted job and verifies its proofs. */
-static void finish_one(stress_thread *t, stress_job *j, unsigned k)
-{
+static void finish_one(stress_thread *t, stress_job *j, unsigned k) {
   const stress_ctx *c = t->ctx;
   int rc = c->vt->wait(c->p, j->id, -1);
   if (rc != SEALPROV_OK) {
@@ -127,8 +123,7 @@ static void finish_one(stress_thread *t, stress_job *j, unsigned k)
   }
 }
 
-static void *stress_main(void *arg)
-{
+static void *stress_main(void *arg) {
   stress_thread *t = arg;
   stress_ctx *c = t->ctx;
   stress_job *jobs = calloc(c->jobs, sizeof *jobs);
@@ -139,8 +134,7 @@ static void *stress_main(void *arg)
     ok = jobs[k].proofs && jobs[k].results;
   }
   pthread_mutex_lock(&c->lock);
-  while (c->go == 0)
-    pthread_cond_wait(&c->cond, &c->lock);
+  while (c->go == 0) pthread_cond_wait(&c->cond, &c->lock);
   int go = c->go;
   pthread_mutex_unlock(&c->lock);
   if (go < 0) {
@@ -158,8 +152,7 @@ static void *stress_main(void *arg)
       }
     }
     for (unsigned k = 0; k < c->jobs; k++)
-      if (jobs[k].id != 0)
-        finish_one(t, &jobs[k], k);
+      if (jobs[k].id != 0) finish_one(t, &jobs[k], k);
   } else {
     for (unsigned k = 0; k < c->jobs; k++) {
       int rc = submit_one(t, &jobs[k]);
@@ -178,12 +171,10 @@ static void *stress_main(void *arg)
 }
 
 /* Prints "name": count pairs (JSON) or "name x count" (text) of failed statuses. */
-static void print_statuses(bool json, const unsigned *st)
-{
+static void print_statuses(bool json, const unsigned *st) {
   bool first = true;
   for (int s = 0; s < NSTATUS; s++) {
-    if (!st[s])
-      continue;
+    if (!st[s]) continue;
     const char *name = s < SEALPROV_STATUS_COUNT_ ? g16_status_name(s) : "unknown status";
     if (json) {
       printf("%s", first ? "" : ", ");
@@ -194,13 +185,11 @@ static void print_statuses(bool json, const unsigned *st)
     }
     first = false;
   }
-  if (first && !json)
-    printf("none");
+  if (first && !json) printf("none");
 }
 
 static void report(bool json, const char *params, size_t n, unsigned nthreads, unsigned jobs,
-                   const stress_thread *th, double load_ms, double wall_ms)
-{
+                   const stress_thread *th, double load_ms, double wall_ms) {
   unsigned ok = 0, failed = 0, statuses[NSTATUS] = {0};
   size_t valid = 0, invalid = 0;
   for (unsigned t = 0; t < nthreads; t++) {
@@ -208,8 +197,7 @@ static void report(bool json, const char *params, size_t n, unsigned nthreads, u
     failed += th[t].jobs_failed;
     valid += th[t].valid;
     invalid += th[t].invalid;
-    for (int s = 0; s < NSTATUS; s++)
-      statuses[s] += th[t].statuses[s];
+    for (int s = 0; s < NSTATUS; s++) statuses[s] += th[t].statuses[s];
   }
   size_t total_jobs = (size_t)nthreads * jobs;
   double pps = wall_ms > 0 ? (double)(valid + invalid) / (wall_ms / 1e3) : 0;
@@ -218,19 +206,21 @@ static void report(bool json, const char *params, size_t n, unsigned nthreads, u
     sp_cli_json_str(stdout, params);
     printf(", \"threads\": %u, \"jobs_per_thread\": %u, \"partitions_per_job\": %zu", nthreads,
            jobs, n);
-    printf(", \"jobs\": %zu, \"partitions\": %zu, \"jobs_ok\": %u, \"failed\": %u, \"valid\": %zu, "
-           "\"invalid\": %zu, \"failed_statuses\": {",
-           total_jobs, total_jobs * n, ok, failed, valid, invalid);
+    printf(
+        ", \"jobs\": %zu, \"partitions\": %zu, \"jobs_ok\": %u, \"failed\": %u, \"valid\": %zu, "
+        "\"invalid\": %zu, \"failed_statuses\": {",
+        total_jobs, total_jobs * n, ok, failed, valid, invalid);
     print_statuses(true, statuses);
     printf("}, \"load_ms\": %.1f, \"wall_ms\": %.1f, \"partitions_per_second\": %.2f", load_ms,
            wall_ms, pps);
     printf(", \"per_thread\": [");
     for (unsigned t = 0; t < nthreads; t++) {
       const stress_thread *x = &th[t];
-      printf("%s{\"thread\": %u, \"priority\": %u, \"mode\": \"%s\", \"jobs_ok\": %u, "
-             "\"failed\": %u, \"valid\": %zu, \"invalid\": %zu",
-             t ? ", " : "", x->index, x->index, x->batch ? "batch" : "submit-wait", x->jobs_ok,
-             x->jobs_failed, x->valid, x->invalid);
+      printf(
+          "%s{\"thread\": %u, \"priority\": %u, \"mode\": \"%s\", \"jobs_ok\": %u, "
+          "\"failed\": %u, \"valid\": %zu, \"invalid\": %zu",
+          t ? ", " : "", x->index, x->index, x->batch ? "batch" : "submit-wait", x->jobs_ok,
+          x->jobs_failed, x->valid, x->invalid);
       if (x->error[0]) {
         printf(", \"error\": ");
         sp_cli_json_str(stdout, x->error);
@@ -248,18 +238,17 @@ static void report(bool json, const char *params, size_t n, unsigned nthreads, u
            x->batch ? "batch" : "submit-wait", x->jobs_ok, x->jobs_failed, x->valid, x->invalid);
   }
   for (unsigned t = 0; t < nthreads; t++)
-    if (th[t].error[0])
-      printf("  %s\n", th[t].error);
+    if (th[t].error[0]) printf("  %s\n", th[t].error);
   printf("%zu jobs (%u threads x %u) of %zu partitions: %u ok, %u failed (", total_jobs, nthreads,
          jobs, n, ok, failed);
   print_statuses(false, statuses);
-  printf("); %zu of %zu proofs valid, %zu invalid; %.0f ms, %.2f partitions/s (parameters "
-         "loaded in %.0f ms)\n",
-         valid, total_jobs * n, invalid, wall_ms, pps, load_ms);
+  printf(
+      "); %zu of %zu proofs valid, %zu invalid; %.0f ms, %.2f partitions/s (parameters "
+      "loaded in %.0f ms)\n",
+      valid, total_jobs * n, invalid, wall_ms, pps, load_ms);
 }
 
-int cmd_stress(int argc, char **argv)
-{
+int cmd_stress(int argc, char **argv) {
   enum { O_PARAMS = 256, O_THREADS, O_JOBS };
   static const struct option opts[] = {
       {"params", required_argument, NULL, O_PARAMS},
@@ -267,46 +256,42 @@ int cmd_stress(int argc, char **argv)
       {"jobs-per-thread", required_argument, NULL, O_JOBS},
       {NULL, 0, NULL, 0},
   };
-  sp_cli_args a = {.usage = stress_usage, .takes = SP_CLI_PLUGIN | SP_CLI_CONFIG | SP_CLI_JSON,
-                   .opts = opts};
+  sp_cli_args a = {
+      .usage = stress_usage, .takes = SP_CLI_PLUGIN | SP_CLI_CONFIG | SP_CLI_JSON, .opts = opts};
   const char *params = NULL;
   unsigned nthreads = 4, jobs = 3;
   int c;
   while ((c = sp_cli_getopt(&a, argc, argv)) > 0) {
     switch (c) {
-    case O_PARAMS:
-      params = optarg;
-      break;
-    case O_THREADS:
-      if (!sp_cli_uint("--threads", optarg, 1, STRESS_MAX_THREADS, &nthreads))
-        return 2;
-      break;
-    case O_JOBS:
-      if (!sp_cli_uint("--jobs-per-thread", optarg, 1, STRESS_MAX_JOBS, &jobs))
-        return 2;
-      break;
+      case O_PARAMS: params = optarg; break;
+      case O_THREADS:
+        if (!sp_cli_uint("--threads", optarg, 1, STRESS_MAX_THREADS, &nthreads)) return 2;
+        break;
+      case O_JOBS:
+        if (!sp_cli_uint("--jobs-per-thread", optarg, 1, STRESS_MAX_JOBS, &jobs)) return 2;
+        break;
     }
   }
-  if (c < 0)
-    return a.status;
+  if (c < 0) return a.status;
   const char *ini = a.config;
   bool json = a.json;
   size_t n = (size_t)(argc - a.first);
   if (!params || n == 0)
     return sp_cli_usage_error(&a, "missing %s", !params ? "--params" : "partition files");
-  if (!g16_check_input_file("--params", params))
-    return 2;
+  if (!g16_check_input_file("--params", params)) return 2;
   if (n > UINT32_MAX) {
-    sp_cli_error("%zu partition files; a job holds at most %u", n,
-            UINT32_MAX);
+    sp_cli_error("%zu partition files; a job holds at most %u", n, UINT32_MAX);
     return 2;
   }
   char **files = argv + a.first;
   sp_spa **spa = calloc(n, sizeof *spa);
   sealprov_assignment *asg = calloc(n, sizeof *asg);
   stress_thread *th = calloc((size_t)nthreads, sizeof *th);
-  stress_ctx ctx = {.asg = asg, .n = n, .jobs = (unsigned)jobs,
-                    .lock = PTHREAD_MUTEX_INITIALIZER, .cond = PTHREAD_COND_INITIALIZER};
+  stress_ctx ctx = {.asg = asg,
+                    .n = n,
+                    .jobs = (unsigned)jobs,
+                    .lock = PTHREAD_MUTEX_INITIALIZER,
+                    .cond = PTHREAD_COND_INITIALIZER};
   sp_cli_host h = {0};
   unsigned started = 0;
   double t0, load_ms, wall_ms;
@@ -328,8 +313,7 @@ int cmd_stress(int argc, char **argv)
     }
   }
   ret = 1;
-  if (!sp_cli_host_open(&h, ini))
-    goto out;
+  if (!sp_cli_host_open(&h, ini)) goto out;
   ctx.vt = h.vt;
   ctx.p = h.p;
   t0 = sp_cli_now_ms();
@@ -343,8 +327,7 @@ int cmd_stress(int argc, char **argv)
     th[t].ctx = &ctx;
     th[t].index = t;
     th[t].batch = t % 2 == 1;
-    if (pthread_create(&th[t].tid, NULL, stress_main, &th[t]) != 0)
-      break;
+    if (pthread_create(&th[t].tid, NULL, stress_main, &th[t]) != 0) break;
     started++;
   }
   /* the clock starts when the threads are released, all at once */
@@ -353,12 +336,10 @@ int cmd_stress(int argc, char **argv)
   t0 = sp_cli_now_ms();
   pthread_cond_broadcast(&ctx.cond);
   pthread_mutex_unlock(&ctx.lock);
-  for (unsigned t = 0; t < started; t++)
-    pthread_join(th[t].tid, NULL);
+  for (unsigned t = 0; t < started; t++) pthread_join(th[t].tid, NULL);
   wall_ms = sp_cli_now_ms() - t0;
   if (started < nthreads) {
-    sp_cli_error("could start only %u of %u threads", started,
-            (unsigned)nthreads);
+    sp_cli_error("could start only %u of %u threads", started, (unsigned)nthreads);
     goto out;
   }
   report(json, params, n, (unsigned)nthreads, (unsigned)jobs, th, load_ms, wall_ms);
@@ -367,12 +348,10 @@ int cmd_stress(int argc, char **argv)
     if (th[t].jobs_failed || th[t].invalid || th[t].jobs_ok != jobs || th[t].valid != jobs * n)
       ret = 1;
 out:
-  if (ctx.srs)
-    h.vt->srs_release(ctx.srs);
+  if (ctx.srs) h.vt->srs_release(ctx.srs);
   g16_dump_provider_text(&h);
   sp_cli_host_close(&h);
-  for (size_t i = 0; spa && i < n; i++)
-    sp_spa_free(spa[i]);
+  for (size_t i = 0; spa && i < n; i++) sp_spa_free(spa[i]);
   free(spa);
   free(asg);
   free(th);

@@ -18,26 +18,24 @@
 #include "g16_util.h"
 #include "spa.h"
 
-static void verify_usage(FILE *f)
-{
-  fprintf(f, "usage: sealprov verify [--plugin MODULE] [-c INI] --vk FILE.vk --proofs PROOFS\n"
-             "                       [--json] PARTITION.spa...\n"
-             "  Proof i (192 bytes at offset 192 i) is checked with the public inputs of the\n"
-             "  i-th partition file by the module (vk_load, verify) on a provider of one CPU\n"
-             "  device, or of INI's devices with -c. Exit status: 0 all verify, 1 some do not,\n"
-             "  2 bad usage or unreadable files.\n"
-             "       sealprov verify --vk verification_key.json --proof proof.json\n"
-             "                       --public public.json [--json]\n"
-             "  snarkjs's Groth16 files (BLS12-381): the verifying key `snarkjs zkey export\n"
-             "  verificationkey` writes, a proof and its public signals. Same exit status.\n");
+static void verify_usage(FILE *f) {
+  fprintf(f,
+          "usage: sealprov verify [--plugin MODULE] [-c INI] --vk FILE.vk --proofs PROOFS\n"
+          "                       [--json] PARTITION.spa...\n"
+          "  Proof i (192 bytes at offset 192 i) is checked with the public inputs of the\n"
+          "  i-th partition file by the module (vk_load, verify) on a provider of one CPU\n"
+          "  device, or of INI's devices with -c. Exit status: 0 all verify, 1 some do not,\n"
+          "  2 bad usage or unreadable files.\n"
+          "       sealprov verify --vk verification_key.json --proof proof.json\n"
+          "                       --public public.json [--json]\n"
+          "  snarkjs's Groth16 files (BLS12-381): the verifying key `snarkjs zkey export\n"
+          "  verificationkey` writes, a proof and its public signals. Same exit status.\n");
 }
 
 /* True when the file's first non-blank byte is '{' (a JSON verifying key). */
-static bool looks_like_json(const char *path)
-{
+static bool looks_like_json(const char *path) {
   FILE *f = fopen(path, "rb");
-  if (!f)
-    return false;
+  if (!f) return false;
   int c;
   while ((c = fgetc(f)) == ' ' || c == '\t' || c == '\r' || c == '\n')
     ;
@@ -45,29 +43,29 @@ static bool looks_like_json(const char *path)
   return c == '{';
 }
 
-int cmd_verify(int argc, char **argv)
-{
+int cmd_verify(int argc, char **argv) {
   enum { O_VK = 256, O_PROOFS, O_PROOF, O_PUBLIC };
   static const struct option opts[] = {
-      {"vk", required_argument, NULL, O_VK},         {"proofs", required_argument, NULL, O_PROOFS},
-      {"proof", required_argument, NULL, O_PROOF},   {"public", required_argument, NULL, O_PUBLIC},
+      {"vk", required_argument, NULL, O_VK},
+      {"proofs", required_argument, NULL, O_PROOFS},
+      {"proof", required_argument, NULL, O_PROOF},
+      {"public", required_argument, NULL, O_PUBLIC},
       {NULL, 0, NULL, 0},
   };
-  sp_cli_args a = {.usage = verify_usage, .takes = SP_CLI_PLUGIN | SP_CLI_CONFIG | SP_CLI_JSON,
-                   .opts = opts};
+  sp_cli_args a = {
+      .usage = verify_usage, .takes = SP_CLI_PLUGIN | SP_CLI_CONFIG | SP_CLI_JSON, .opts = opts};
   const char *vk_path = NULL, *proofs_path = NULL;
   const char *proof_json = NULL, *public_json = NULL;
   int c;
   while ((c = sp_cli_getopt(&a, argc, argv)) > 0) {
     switch (c) {
-    case O_VK: vk_path = optarg; break;
-    case O_PROOFS: proofs_path = optarg; break;
-    case O_PROOF: proof_json = optarg; break;
-    case O_PUBLIC: public_json = optarg; break;
+      case O_VK: vk_path = optarg; break;
+      case O_PROOFS: proofs_path = optarg; break;
+      case O_PROOF: proof_json = optarg; break;
+      case O_PUBLIC: public_json = optarg; break;
     }
   }
-  if (c < 0)
-    return a.status;
+  if (c < 0) return a.status;
   bool json = a.json;
   size_t n = (size_t)(argc - a.first);
   char **files = argv + a.first;
@@ -75,26 +73,34 @@ int cmd_verify(int argc, char **argv)
     /* snarkjs's verification_key.json, proof.json and public.json: the kit's (cmd_snarkjs.c) */
     const char *clash = proofs_path ? "--proofs" : n ? files[0] : a.config ? "-c" : NULL;
     if (clash)
-      return sp_cli_usage_error(&a, "%s cannot be combined with snarkjs's JSON files (--proof, "
-                                "--public)", clash);
+      return sp_cli_usage_error(&a,
+                                "%s cannot be combined with snarkjs's JSON files (--proof, "
+                                "--public)",
+                                clash);
     if (!vk_path || !proof_json || !public_json)
-      return sp_cli_usage_error(&a, "missing %s (snarkjs's JSON files: --vk "
+      return sp_cli_usage_error(&a,
+                                "missing %s (snarkjs's JSON files: --vk "
                                 "verification_key.json --proof proof.json --public public.json)",
-                                !vk_path ? "--vk" : !proof_json ? "--proof" : "--public");
+                                !vk_path      ? "--vk"
+                                : !proof_json ? "--proof"
+                                              : "--public");
     if (sp_cli_verify_snarkjs == NULL) {
-      sp_cli_error("--vk verification_key.json: the snarkjs mode is not in this build (a developer command)");
+      sp_cli_error(
+          "--vk verification_key.json: the snarkjs mode is not in this build (a developer "
+          "command)");
       return 2;
     }
     return sp_cli_verify_snarkjs(vk_path, proof_json, public_json, json);
   }
   if (!vk_path || !proofs_path || n == 0)
     return sp_cli_usage_error(&a, "missing %s",
-                              !vk_path ? "--vk" : !proofs_path ? "--proofs" : "partition files");
+                              !vk_path       ? "--vk"
+                              : !proofs_path ? "--proofs"
+                                             : "partition files");
   if (!g16_check_input_file("--vk", vk_path) || !g16_check_input_file("--proofs", proofs_path))
     return 2;
   uint8_t *proofs = NULL;
-  if (!g16_read_proofs(proofs_path, n, &proofs))
-    return 2;
+  if (!g16_read_proofs(proofs_path, n, &proofs)) return 2;
   /* The module verifies, on a provider of its own: one CPU device unless -c names one. */
   sp_cli_host h;
   if (!(a.config ? sp_cli_host_open(&h, a.config) : sp_cli_host_open_cpu(&h))) {
@@ -108,8 +114,9 @@ int cmd_verify(int argc, char **argv)
     const char *err = vt->last_error();
     sp_cli_error("%s", err);
     if (strstr(err, "trailing bytes"))
-      fprintf(stderr, "  (is %s a .params file? --vk takes the .vk file that `sealprov setup`\n"
-                      "  writes next to it; `sealprov inspect %s` tells which it is)\n",
+      fprintf(stderr,
+              "  (is %s a .params file? --vk takes the .vk file that `sealprov setup`\n"
+              "  writes next to it; `sealprov inspect %s` tells which it is)\n",
               vk_path, vk_path);
     free(proofs);
     sp_cli_host_close(&h);
@@ -137,8 +144,7 @@ int cmd_verify(int argc, char **argv)
       rc = vt->verify(h.p, vk, (const uint8_t *)spa->asg.inp_assignment + SEALPROV_SCALAR_BYTES,
                       spa->asg.inp_size - 1, SEALPROV_SCALAR_CANONICAL_LE,
                       proofs + SEALPROV_PROOF_BYTES * i, &valid);
-      if (rc != SEALPROV_OK)
-        snprintf(err, sizeof err, "%s", vt->last_error());
+      if (rc != SEALPROV_OK) snprintf(err, sizeof err, "%s", vt->last_error());
     }
     double ms = sp_cli_now_ms() - ts;
     /* a proof that does not decode is an invalid proof, not a usage error */

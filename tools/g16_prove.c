@@ -11,25 +11,21 @@
 
 #include "g16_util.h"
 
-static void on_released(void *user, sealprov_job_id id, uint32_t partition)
-{
+static void on_released(void *user, sealprov_job_id id, uint32_t partition) {
   (void)id;
   (void)partition;
   atomic_fetch_add((atomic_uint *)user, 1);
 }
 
-void g16_name_devices(sp_cli_host *h, size_t n, g16_prove_report *rep)
-{
+void g16_name_devices(sp_cli_host *h, size_t n, g16_prove_report *rep) {
   const sealprov_vtable *vt = h->vt;
   /* device names, and how many distinct devices did the work */
   size_t ndev = 0;
   sealprov_device_info *info = NULL;
   if (vt->devices(h->p, NULL, 0, &ndev) == SEALPROV_OK && ndev > 0 &&
       (info = calloc(ndev, sizeof *info)) != NULL) {
-    for (size_t d = 0; d < ndev; d++)
-      info[d].struct_size = sizeof *info;
-    if (vt->devices(h->p, info, ndev, &ndev) != SEALPROV_OK)
-      ndev = 0;
+    for (size_t d = 0; d < ndev; d++) info[d].struct_size = sizeof *info;
+    if (vt->devices(h->p, info, ndev, &ndev) != SEALPROV_OK) ndev = 0;
   } else {
     ndev = 0;
   }
@@ -37,8 +33,7 @@ void g16_name_devices(sp_cli_host *h, size_t n, g16_prove_report *rep)
   for (size_t i = 0; i < n; i++) {
     int d = rep->results[i].device;
     const char *name = "-";
-    if (d >= 0 && (size_t)d < ndev)
-      name = info[d].section;
+    if (d >= 0 && (size_t)d < ndev) name = info[d].section;
     snprintf(rep->device_names[i], 64, "%s", name);
     if (d >= 0 && d < 64 && !(seen >> d & 1)) {
       seen |= UINT64_C(1) << d;
@@ -50,8 +45,7 @@ void g16_name_devices(sp_cli_host *h, size_t n, g16_prove_report *rep)
 
 int g16_prove_partitions(sp_cli_host *h, const char *params, const sealprov_assignment *asg,
                          size_t n, bool zero_rs, bool progress, uint8_t *proofs,
-                         g16_prove_report *rep)
-{
+                         g16_prove_report *rep) {
   const sealprov_vtable *vt = h->vt;
   rep->detail[0] = 0;
   rep->job = 0;
@@ -64,8 +58,7 @@ int g16_prove_partitions(sp_cli_host *h, const char *params, const sealprov_assi
     snprintf(rep->device_names[i], 64, "-");
   }
   sealprov_srs *srs = NULL;
-  if (progress)
-    sp_cli_note("loading the parameters %s", params);
+  if (progress) sp_cli_note("loading the parameters %s", params);
   double t0 = sp_cli_now_ms();
   int rc = vt->srs_load(h->p, params, &srs);
   rep->load_ms = sp_cli_now_ms() - t0;
@@ -74,8 +67,7 @@ int g16_prove_partitions(sp_cli_host *h, const char *params, const sealprov_assi
     snprintf(rep->detail, sizeof rep->detail, "%s", vt->last_error());
     return 1;
   }
-  if (progress)
-    sp_cli_note("parameters loaded in %.1f s", rep->load_ms / 1e3);
+  if (progress) sp_cli_note("parameters loaded in %.1f s", rep->load_ms / 1e3);
   rep->stage = G16_STAGE_SUBMIT;
   uint8_t *zeros = zero_rs ? calloc(n, 32) : NULL;
   if (zero_rs && !zeros) {
@@ -102,8 +94,7 @@ int g16_prove_partitions(sp_cli_host *h, const char *params, const sealprov_assi
   job.user = &released;
   sealprov_job_id id = 0;
   t0 = sp_cli_now_ms();
-  if (progress)
-    sp_cli_note("proving %zu partition%s", n, n == 1 ? "" : "s");
+  if (progress) sp_cli_note("proving %zu partition%s", n, n == 1 ? "" : "s");
   rc = vt->submit(h->p, &job, &id);
   if (rc == SEALPROV_OK) {
     rep->stage = G16_STAGE_DONE;
@@ -126,10 +117,8 @@ int g16_prove_partitions(sp_cli_host *h, const char *params, const sealprov_assi
   }
   rep->prove_ms = sp_cli_now_ms() - t0;
   rep->status = rc;
-  if (rc != SEALPROV_OK)
-    snprintf(rep->detail, sizeof rep->detail, "%s", vt->last_error());
-  if (id != 0)
-    sp_cli_job_reported(id, rc == SEALPROV_OK ? "" : rep->detail);
+  if (rc != SEALPROV_OK) snprintf(rep->detail, sizeof rep->detail, "%s", vt->last_error());
+  if (id != 0) sp_cli_job_reported(id, rc == SEALPROV_OK ? "" : rep->detail);
 
   g16_dump_provider_text(h);
 

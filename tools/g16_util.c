@@ -11,14 +11,12 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-unsigned g16_ncpus(void)
-{
+unsigned g16_ncpus(void) {
   long n = sysconf(_SC_NPROCESSORS_ONLN);
   return n > 0 ? (unsigned)n : 1;
 }
 
-bool g16_read_proofs(const char *path, size_t n, uint8_t **out)
-{
+bool g16_read_proofs(const char *path, size_t n, uint8_t **out) {
   FILE *f = fopen(path, "rb");
   if (!f) {
     sp_cli_error("%s: cannot open: %s", path, strerror(errno));
@@ -26,9 +24,10 @@ bool g16_read_proofs(const char *path, size_t n, uint8_t **out)
   }
   struct stat st;
   if (fstat(fileno(f), &st) != 0 || (uint64_t)st.st_size != (uint64_t)n * 192) {
-    sp_cli_error("%s: %lld bytes, expected %zu proofs of 192 bytes (%zu bytes) for the %zu "
-                 "partition files given",
-                 path, (long long)st.st_size, n, n * 192, n);
+    sp_cli_error(
+        "%s: %lld bytes, expected %zu proofs of 192 bytes (%zu bytes) for the %zu "
+        "partition files given",
+        path, (long long)st.st_size, n, n * 192, n);
     fclose(f);
     return false;
   }
@@ -44,19 +43,15 @@ bool g16_read_proofs(const char *path, size_t n, uint8_t **out)
   return true;
 }
 
-bool g16_write_file(const char *path, const uint8_t *data, size_t len)
-{
+bool g16_write_file(const char *path, const uint8_t *data, size_t len) {
   size_t pl = strlen(path) + 32;
   char *tmp = malloc(pl);
-  if (!tmp)
-    return false;
+  if (!tmp) return false;
   snprintf(tmp, pl, "%s.tmp%ld", path, (long)getpid());
   FILE *f = fopen(tmp, "wb");
   bool ok = f && fwrite(data, 1, len, f) == len;
-  if (f && fclose(f) != 0)
-    ok = false;
-  if (ok && rename(tmp, path) != 0)
-    ok = false;
+  if (f && fclose(f) != 0) ok = false;
+  if (ok && rename(tmp, path) != 0) ok = false;
   if (!ok) {
     sp_cli_error("%s: cannot write: %s", path, strerror(errno));
     unlink(tmp);
@@ -65,8 +60,7 @@ bool g16_write_file(const char *path, const uint8_t *data, size_t len)
   return ok;
 }
 
-bool g16_check_output_file(const char *opt, const char *path)
-{
+bool g16_check_output_file(const char *opt, const char *path) {
   if (path == NULL || !*path) {
     sp_cli_error("%s: empty path", opt);
     return false;
@@ -104,8 +98,7 @@ bool g16_check_output_file(const char *opt, const char *path)
   return ok;
 }
 
-bool g16_check_input_file(const char *opt, const char *path)
-{
+bool g16_check_input_file(const char *opt, const char *path) {
   struct stat st;
   if (path == NULL || !*path) {
     sp_cli_error("%s: empty path", opt);
@@ -128,18 +121,15 @@ bool g16_check_input_file(const char *opt, const char *path)
   return true;
 }
 
-void g16_remove_tree(const char *dir)
-{
+void g16_remove_tree(const char *dir) {
   DIR *d = opendir(dir);
   if (d) {
     struct dirent *e;
     while ((e = readdir(d)) != NULL) {
-      if (!strcmp(e->d_name, ".") || !strcmp(e->d_name, ".."))
-        continue;
+      if (!strcmp(e->d_name, ".") || !strcmp(e->d_name, "..")) continue;
       size_t l = strlen(dir) + strlen(e->d_name) + 2;
       char *p = malloc(l);
-      if (!p)
-        continue;
+      if (!p) continue;
       snprintf(p, l, "%s/%s", dir, e->d_name);
       struct stat st;
       if (lstat(p, &st) == 0 && S_ISDIR(st.st_mode))
@@ -153,8 +143,7 @@ void g16_remove_tree(const char *dir)
   rmdir(dir);
 }
 
-void g16_setup_progress(void *user, const char *stage, double done, double total)
-{
+void g16_setup_progress(void *user, const char *stage, double done, double total) {
   g16_setup_meter *g = user;
   bool points = !strcmp(stage, "parameters");
   if (strcmp(g->stage, stage) != 0) {
@@ -167,31 +156,40 @@ void g16_setup_progress(void *user, const char *stage, double done, double total
   sp_cli_meter_step(&g->m, done, total, points ? "G1 products" : "files");
 }
 
-const char *g16_status_name(int status)
-{
+const char *g16_status_name(int status) {
   static const char *names[] = {
-      "ok",           "invalid argument", "ABI version",  "out of memory",   "configuration",
-      "device",       "no device",        "I/O",          "parameters",      "assignment",
-      "verify failed", "cancelled",       "timeout",      "shutdown",        "queue full",
-      "not found",    "internal",         "unsupported",  "device memory",
+      "ok",
+      "invalid argument",
+      "ABI version",
+      "out of memory",
+      "configuration",
+      "device",
+      "no device",
+      "I/O",
+      "parameters",
+      "assignment",
+      "verify failed",
+      "cancelled",
+      "timeout",
+      "shutdown",
+      "queue full",
+      "not found",
+      "internal",
+      "unsupported",
+      "device memory",
   };
-  if (status >= 0 && (size_t)status < sizeof names / sizeof names[0])
-    return names[status];
+  if (status >= 0 && (size_t)status < sizeof names / sizeof names[0]) return names[status];
   return "unknown status";
 }
 
 typedef int (*text_fn)(sealprov_provider *, char *, size_t, size_t *);
 
-static void dump_text(text_fn fn, sealprov_provider *p, const char *path)
-{
-  if (!path || !*path || !fn)
-    return;
+static void dump_text(text_fn fn, sealprov_provider *p, const char *path) {
+  if (!path || !*path || !fn) return;
   size_t len = 0;
-  if (fn(p, NULL, 0, &len) != SEALPROV_OK)
-    return;
+  if (fn(p, NULL, 0, &len) != SEALPROV_OK) return;
   char *buf = malloc(len + 1);
-  if (!buf)
-    return;
+  if (!buf) return;
   if (fn(p, buf, len + 1, &len) == SEALPROV_OK) {
     FILE *f = fopen(path, "w");
     if (f) {
@@ -199,16 +197,14 @@ static void dump_text(text_fn fn, sealprov_provider *p, const char *path)
       fclose(f);
     } else {
       sp_cli_warn("cannot write %s (SEALPROV_TIMELINE / SEALPROV_STATS): %s", path,
-                   strerror(errno));
+                  strerror(errno));
     }
   }
   free(buf);
 }
 
-void g16_dump_provider_text(sp_cli_host *h)
-{
-  if (!h->vt || !h->p)
-    return;
+void g16_dump_provider_text(sp_cli_host *h) {
+  if (!h->vt || !h->p) return;
   dump_text(h->vt->timeline, h->p, getenv("SEALPROV_TIMELINE"));
   dump_text(h->vt->stats, h->p, getenv("SEALPROV_STATS"));
 }

@@ -52,15 +52,15 @@ const char *g16_status_name(int status);
 enum { G16_STAGE_PARAMS = 1, G16_STAGE_SUBMIT = 2, G16_STAGE_DONE = 3 };
 
 typedef struct g16_prove_report {
-  int stage;                           /* G16_STAGE_* */
-  sealprov_job_id job;                 /* the job, once submitted (0 before) */
-  double load_ms;                      /* srs_load */
-  double prove_ms;                     /* submit -> wait returned */
-  int status;                          /* the job's status */
-  char detail[1024];                   /* last_error() of a failed call */
-  sealprov_partition_result *results;  /* n entries (caller's array); status -1: not run */
-  char (*device_names)[64];            /* n entries: section of results[i].device */
-  size_t devices_used;                 /* distinct devices among the results */
+  int stage;                          /* G16_STAGE_* */
+  sealprov_job_id job;                /* the job, once submitted (0 before) */
+  double load_ms;                     /* srs_load */
+  double prove_ms;                    /* submit -> wait returned */
+  int status;                         /* the job's status */
+  char detail[1024];                  /* last_error() of a failed call */
+  sealprov_partition_result *results; /* n entries (caller's array); status -1: not run */
+  char (*device_names)[64];           /* n entries: section of results[i].device */
+  size_t devices_used;                /* distinct devices among the results */
 } g16_prove_report;
 
 /* On a module opened with sp_cli_host_open (tools/cli.h): srs_load(params), one job

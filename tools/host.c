@@ -122,9 +122,10 @@ bool sp_cli_host_load(sp_cli_host *h) {
               "  (in order: --plugin, $SEALPROV_PLUGIN, %s/../plugin/.libs/sealprov.so of a\n"
               "  build tree, the installed %s)\n",
               exe_dir[0] ? exe_dir : "<program directory>", SP_DEFAULT_PLUGIN);
-      sp_cli_error("cannot load the module %s (%s): not found; name the module with "
-                   "--plugin PATH or SEALPROV_PLUGIN=PATH",
-                   path, plugin_source());
+      sp_cli_error(
+          "cannot load the module %s (%s): not found; name the module with "
+          "--plugin PATH or SEALPROV_PLUGIN=PATH",
+          path, plugin_source());
     } else {
       sp_cli_error("cannot load the module %s (%s): %s", path, plugin_source(),
                    why ? why : "unknown dlopen error");
@@ -148,8 +149,8 @@ bool sp_cli_host_load(sp_cli_host *h) {
   int st = init(SEALPROV_ABI_MAJOR, SEALPROV_ABI_MINOR, &host, &h->vt);
   if (st != SEALPROV_OK || h->vt == NULL) {
     /* The module logged the versions through sp_cli_module_log already; say which file. */
-    sp_cli_error("the module %s refused this tool (ABI %d.%d): status %d", path,
-                 SEALPROV_ABI_MAJOR, SEALPROV_ABI_MINOR, st);
+    sp_cli_error("the module %s refused this tool (ABI %d.%d): status %d", path, SEALPROV_ABI_MAJOR,
+                 SEALPROV_ABI_MINOR, st);
     sp_cli_host_close(h);
     return false;
   }
@@ -160,11 +161,11 @@ bool sp_cli_host_load(sp_cli_host *h) {
  * to give another, before anything is loaded. */
 static bool config_exists(const char *ini, const char *path) {
   if (access(path, F_OK) == 0 || errno != ENOENT) return true;
-  sp_cli_error("the configuration %s (%s): not found; name one with -c INI or "
-               "SEALPROV_CONFIG=INI%s",
-               path, sp_cli_config_source(ini),
-               ini == NULL ? " (the sources' conf/sealprov.ini is a sample with CPU devices)"
-                           : "");
+  sp_cli_error(
+      "the configuration %s (%s): not found; name one with -c INI or "
+      "SEALPROV_CONFIG=INI%s",
+      path, sp_cli_config_source(ini),
+      ini == NULL ? " (the sources' conf/sealprov.ini is a sample with CPU devices)" : "");
   return false;
 }
 

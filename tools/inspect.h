@@ -32,8 +32,8 @@ typedef struct insp_file {
   const char *path;
   int fd;
   uint64_t size;
-  bool json;           /* --json */
-  insp_kind kind;      /* what the describer found */
+  bool json;      /* --json */
+  insp_kind kind; /* what the describer found */
 } insp_file;
 
 /* Where a file's report goes: stdout, or (--json) a buffer printed only when the file

@@ -18,8 +18,7 @@
 #define VK_FIXED_BYTES 864u /* alpha_g1 beta_g1 beta_g2 gamma_g2 delta_g1 delta_g2 */
 
 /* A 32-byte little-endian scalar as 0x + big-endian hex, leading zeros dropped. */
-static void scalar_hex(const uint8_t *le, char hex[67])
-{
+static void scalar_hex(const uint8_t *le, char hex[67]) {
   static const char digits[] = "0123456789abcdef";
   char *o = hex;
   *o++ = '0';
@@ -28,8 +27,7 @@ static void scalar_hex(const uint8_t *le, char hex[67])
   for (int i = 31; i >= 0; i--) {
     for (int half = 1; half >= 0; half--) {
       unsigned d = half ? le[i] >> 4 : le[i] & 15;
-      if (d == 0 && !started && !(i == 0 && half == 0))
-        continue;
+      if (d == 0 && !started && !(i == 0 && half == 0)) continue;
       started = true;
       *o++ = digits[d];
     }
@@ -37,35 +35,29 @@ static void scalar_hex(const uint8_t *le, char hex[67])
   *o = 0;
 }
 
-static double pct(uint64_t a, uint64_t b)
-{
-  return b ? 100.0 * (double)a / (double)b : 0.0;
-}
+static double pct(uint64_t a, uint64_t b) { return b ? 100.0 * (double)a / (double)b : 0.0; }
 
 /* ---- .spa ------------------------------------------------------------------------- */
 
-int insp_spa(insp_file *f, bool inputs_hex)
-{
+int insp_spa(insp_file *f, bool inputs_hex) {
   bool json = f->json;
   f->kind = INSP_SPA;
   uint8_t h[SP_SPA_HEADER_BYTES];
-  if (!insp_read_at(f, 0, h, sizeof h, "header"))
-    return 1;
+  if (!insp_read_at(f, 0, h, sizeof h, "header")) return 1;
   static const char *const names[] = {"abc_size",       "inp_size",       "aux_size",
                                       "a_aux_bit_len",  "a_aux_popcount", "b_inp_bit_len",
                                       "b_inp_popcount", "b_aux_bit_len",  "b_aux_popcount"};
   uint64_t v[9];
-  for (int i = 0; i < 9; i++)
-    v[i] = insp_le64(h + 16 + 8 * i);
+  for (int i = 0; i < 9; i++) v[i] = insp_le64(h + 16 + 8 * i);
   uint32_t version = insp_le32(h + 8), encoding = insp_le32(h + 12);
   if (version != SP_SPA_VERSION) {
-    insp_fail("%s: version %" PRIu32 " at byte 8; this sealprov reads version %u", f->path,
-                 version, SP_SPA_VERSION);
+    insp_fail("%s: version %" PRIu32 " at byte 8; this sealprov reads version %u", f->path, version,
+              SP_SPA_VERSION);
     return 1;
   }
   if (encoding != 0) {
     insp_fail("%s: scalar encoding %" PRIu32 " at byte 12; version 1 has only 0 (canonical)",
-                 f->path, encoding);
+              f->path, encoding);
     return 1;
   }
   uint64_t abc = v[0], inp = v[1], aux = v[2];
@@ -82,9 +74,8 @@ int insp_spa(insp_file *f, bool inputs_hex)
   }
   if (!fits || expect != f->size) {
     insp_fail("%s: the sizes in the header (abc_size %" PRIu64 ", inp_size %" PRIu64
-                 ", aux_size %" PRIu64 ") do not add up to the file length %" PRIu64
-                 " bytes%s",
-                 f->path, abc, inp, aux, f->size, fits ? "" : " (they overflow)");
+              ", aux_size %" PRIu64 ") do not add up to the file length %" PRIu64 " bytes%s",
+              f->path, abc, inp, aux, f->size, fits ? "" : " (they overflow)");
     return 1;
   }
   if (inp == 0) {
@@ -95,12 +86,9 @@ int insp_spa(insp_file *f, bool inputs_hex)
   if (inputs_hex) {
     for (uint64_t i = 1; i < inp; i++) {
       uint8_t s[32];
-      if (!insp_read_at(f, inp_off + 32 * i, s, 32, "inputs"))
-        return 1;
-      for (int b = 0; b < 32; b++)
-        fprintf(insp_out, "%02x", s[b]);
-      if (i + 1 < inp)
-        fputc(',', insp_out);
+      if (!insp_read_at(f, inp_off + 32 * i, s, 32, "inputs")) return 1;
+      for (int b = 0; b < 32; b++) fprintf(insp_out, "%02x", s[b]);
+      if (i + 1 < inp) fputc(',', insp_out);
     }
     fputc('\n', insp_out);
     return 0;
@@ -108,23 +96,25 @@ int insp_spa(insp_file *f, bool inputs_hex)
   if (json) {
     fprintf(insp_out, "{\"file\": ");
     sp_cli_json_str(insp_out, f->path);
-    fprintf(insp_out, ", \"kind\": \"spa\", \"version\": %" PRIu32 ", \"bytes\": %" PRIu64
-                 ", \"num_public_inputs\": %" PRIu64,
+    fprintf(insp_out,
+            ", \"kind\": \"spa\", \"version\": %" PRIu32 ", \"bytes\": %" PRIu64
+            ", \"num_public_inputs\": %" PRIu64,
             version, f->size, inp - 1);
-    for (int i = 0; i < 9; i++)
-      fprintf(insp_out, ", \"%s\": %" PRIu64, names[i], v[i]);
+    for (int i = 0; i < 9; i++) fprintf(insp_out, ", \"%s\": %" PRIu64, names[i], v[i]);
     fprintf(insp_out, ", \"public_inputs\": [");
   } else {
     sp_cli_put_utf8(insp_out, f->path);
     fprintf(insp_out, ": partition assignment (.spa version %" PRIu32 "), %" PRIu64 " bytes\n",
-           version, f->size);
+            version, f->size);
     fprintf(insp_out, "  constraints   %" PRIu64 " (abc_size, input constraints included)\n", abc);
     fprintf(insp_out, "  inputs        %" PRIu64 " (ONE and %" PRIu64 " public)\n", inp, inp - 1);
     fprintf(insp_out, "  aux           %" PRIu64 "\n", aux);
-    fprintf(insp_out, "  a density     %" PRIu64 " of %" PRIu64 " aux (%.1f %%)\n", v[4], v[3], pct(v[4], v[3]));
-    fprintf(insp_out, "  b density     %" PRIu64 " of %" PRIu64 " inputs, %" PRIu64 " of %" PRIu64
-           " aux (%.1f %%)\n",
-           v[6], v[5], v[8], v[7], pct(v[8], v[7]));
+    fprintf(insp_out, "  a density     %" PRIu64 " of %" PRIu64 " aux (%.1f %%)\n", v[4], v[3],
+            pct(v[4], v[3]));
+    fprintf(insp_out,
+            "  b density     %" PRIu64 " of %" PRIu64 " inputs, %" PRIu64 " of %" PRIu64
+            " aux (%.1f %%)\n",
+            v[6], v[5], v[8], v[7], pct(v[8], v[7]));
     fprintf(insp_out, "  public inputs (input 0 is ONE):\n");
   }
   /* Long input lists are cut in the text form (JSON has them all). */
@@ -132,8 +122,7 @@ int insp_spa(insp_file *f, bool inputs_hex)
   for (uint64_t i = 0; i < shown; i++) {
     uint8_t s[32];
     char hex[67];
-    if (!insp_read_at(f, inp_off + 32 * i, s, 32, "inputs"))
-      return 1;
+    if (!insp_read_at(f, inp_off + 32 * i, s, 32, "inputs")) return 1;
     scalar_hex(s, hex);
     if (json)
       fprintf(insp_out, "%s\"%s\"", i ? ", " : "", hex);
@@ -144,35 +133,33 @@ int insp_spa(insp_file *f, bool inputs_hex)
     fprintf(insp_out, "]");
   else if (shown < inp)
     fprintf(insp_out, "  ... %" PRIu64 " more (--json lists them all)\n", inp - shown);
-  insp_line(f, "for", NULL, NULL, "sealprov prove and verify (one partition of a job: its "
+  insp_line(f, "for", NULL, NULL,
+            "sealprov prove and verify (one partition of a job: its "
             "sealprov_assignment)");
   return 0;
 }
 
 /* ---- .params / .vk ---------------------------------------------------------------- */
 
-
 /* The verifying key's six points start a .params or .vk file, uncompressed: the first
  * byte of each is the top of a big-endian coordinate below p (at most 0x1a), or 0x40 for
  * the point at infinity. Anything else is no parameter file at all. */
-static bool vk_points_plausible(const insp_file *f)
-{
+static bool vk_points_plausible(const insp_file *f) {
   static const unsigned starts[6] = {0, 96, 192, 384, 576, 672};
   uint8_t head[VK_FIXED_BYTES];
   if (f->size < VK_FIXED_BYTES + 4 || pread(f->fd, head, sizeof head, 0) != (ssize_t)sizeof head)
     return false;
   for (int i = 0; i < 6; i++)
-    if (head[starts[i]] > 0x1a && head[starts[i]] != 0x40)
-      return false;
+    if (head[starts[i]] > 0x1a && head[starts[i]] != 0x40) return false;
   return true;
 }
 
-int insp_params(insp_file *f)
-{
+int insp_params(insp_file *f) {
   bool json = f->json;
   bool vk_only = false, *is_vk = &vk_only;
   if (!vk_points_plausible(f)) {
-    insp_fail("%s: %" PRIu64 " bytes: not a file sealprov reads or makes (none of .spa, .params, "
+    insp_fail("%s: %" PRIu64
+              " bytes: not a file sealprov reads or makes (none of .spa, .params, "
               ".vk, a proof file, circom's .r1cs or .wtns, snarkjs's .zkey or JSON files, "
               "parameters.json, an INI file)",
               f->path, f->size);
@@ -188,15 +175,15 @@ int insp_params(insp_file *f)
     uint8_t b[4];
     char field[32];
     snprintf(field, sizeof field, "%s length", vec[i]);
-    if (!insp_read_at(f, off, b, 4, field))
-      return 1;
+    if (!insp_read_at(f, off, b, 4, field)) return 1;
     len[i] = insp_be32(b);
     uint64_t end;
     if (!insp_mul_add(len[i], point_bytes[i], off + 4, &end) || end > f->size) {
       insp_fail("%s: vector %s: length %" PRIu64 " at byte %" PRIu64 " needs %" PRIu64
-                   " bytes of points, but the file has %" PRIu64 " after it (truncated or not a "
-                   "parameter file)",
-                   f->path, vec[i], len[i], off, len[i] * point_bytes[i], f->size - off - 4);
+                " bytes of points, but the file has %" PRIu64
+                " after it (truncated or not a "
+                "parameter file)",
+                f->path, vec[i], len[i], off, len[i] * point_bytes[i], f->size - off - 4);
       return 1;
     }
     off = end;
@@ -204,43 +191,40 @@ int insp_params(insp_file *f)
   }
   if (off != f->size) {
     insp_fail("%s: %" PRIu64 " trailing bytes after vector %s (at byte %" PRIu64 ")", f->path,
-                 f->size - off, vec[nvec - 1], off);
+              f->size - off, vec[nvec - 1], off);
     return 1;
   }
   if (len[0] == 0) {
-    insp_fail("%s: ic_len is 0 at byte %u: the key needs a point for ONE", f->path,
-                 VK_FIXED_BYTES);
+    insp_fail("%s: ic_len is 0 at byte %u: the key needs a point for ONE", f->path, VK_FIXED_BYTES);
     return 1;
   }
   *is_vk = nvec == 1;
   uint64_t domain = len[1] + 1;
   unsigned log_domain = 0;
-  while (log_domain < 63 && (UINT64_C(1) << log_domain) < domain)
-    log_domain++;
+  while (log_domain < 63 && (UINT64_C(1) << log_domain) < domain) log_domain++;
   bool pow2 = !*is_vk && (UINT64_C(1) << log_domain) == domain;
   if (json) {
     fprintf(insp_out, "{\"file\": ");
     sp_cli_json_str(insp_out, f->path);
     fprintf(insp_out, ", \"kind\": \"%s\", \"bytes\": %" PRIu64 ", \"num_public_inputs\": %" PRIu64,
-           *is_vk ? "vk" : "params", f->size, len[0] - 1);
-    for (int i = 0; i < nvec; i++)
-      fprintf(insp_out, ", \"%s_len\": %" PRIu64, vec[i], len[i]);
+            *is_vk ? "vk" : "params", f->size, len[0] - 1);
+    for (int i = 0; i < nvec; i++) fprintf(insp_out, ", \"%s_len\": %" PRIu64, vec[i], len[i]);
     if (!*is_vk)
-      fprintf(insp_out, ", \"domain\": %" PRIu64 ", \"log_domain\": %u, \"aux_size\": %" PRIu64, domain,
-             log_domain, len[2]);
+      fprintf(insp_out, ", \"domain\": %" PRIu64 ", \"log_domain\": %u, \"aux_size\": %" PRIu64,
+              domain, log_domain, len[2]);
   } else {
     sp_cli_put_utf8(insp_out, f->path);
     fprintf(insp_out, ": %s, %" PRIu64 " bytes\n",
-           *is_vk ? "Groth16 verifying key (.vk)" : "Groth16 parameters (.params)", f->size);
+            *is_vk ? "Groth16 verifying key (.vk)" : "Groth16 parameters (.params)", f->size);
     fprintf(insp_out, "  inputs        %" PRIu64 " (ONE and %" PRIu64 " public; ic_len)\n", len[0],
-           len[0] - 1);
+            len[0] - 1);
     if (!*is_vk) {
-      fprintf(insp_out, "  domain        %" PRIu64 " (2^%u%s; h_len %" PRIu64 ")\n", domain, log_domain,
-             pow2 ? "" : ", NOT a power of two", len[1]);
+      fprintf(insp_out, "  domain        %" PRIu64 " (2^%u%s; h_len %" PRIu64 ")\n", domain,
+              log_domain, pow2 ? "" : ", NOT a power of two", len[1]);
       fprintf(insp_out, "  aux           %" PRIu64 " (l_len)\n", len[2]);
       fprintf(insp_out, "  a             %" PRIu64 " points (inputs and aux in A)\n", len[3]);
-      fprintf(insp_out, "  b_g1, b_g2    %" PRIu64 ", %" PRIu64 " points (inputs and aux in B)\n", len[4],
-             len[5]);
+      fprintf(insp_out, "  b_g1, b_g2    %" PRIu64 ", %" PRIu64 " points (inputs and aux in B)\n",
+              len[4], len[5]);
     }
   }
   if (!*is_vk && !pow2) {
@@ -255,36 +239,32 @@ int insp_params(insp_file *f)
   return 0;
 }
 
-
 /* ---- proof files ------------------------------------------------------------------ */
 
 /* The compression flag (0x80) on the first byte of A, B and C of each proof. */
-bool insp_looks_like_proofs(const insp_file *f)
-{
-  if (f->size == 0 || f->size % 192 != 0)
-    return false;
+bool insp_looks_like_proofs(const insp_file *f) {
+  if (f->size == 0 || f->size % 192 != 0) return false;
   uint64_t n = f->size / 192, look = n < 64 ? n : 64;
   for (uint64_t i = 0; i < look; i++) {
     uint8_t p[192];
-    if (pread(f->fd, p, sizeof p, (off_t)(192 * i)) != (ssize_t)sizeof p)
-      return false;
-    if (!(p[0] & 0x80) || !(p[48] & 0x80) || !(p[144] & 0x80))
-      return false;
+    if (pread(f->fd, p, sizeof p, (off_t)(192 * i)) != (ssize_t)sizeof p) return false;
+    if (!(p[0] & 0x80) || !(p[48] & 0x80) || !(p[144] & 0x80)) return false;
   }
   return true;
 }
 
-int insp_proofs(insp_file *f)
-{
+int insp_proofs(insp_file *f) {
   f->kind = INSP_PROOFS;
   uint64_t n = f->size / 192;
   char num[32];
   snprintf(num, sizeof num, "%" PRIu64, n);
   insp_head(f, "proofs", "Groth16 proofs (a proof file)");
   insp_line(f, "proofs", "proofs", num, "%" PRIu64 " of 192 bytes, in partition order", n);
-  insp_line(f, "each", NULL, NULL, "A (G1, 48 bytes), B (G2, 96 bytes), C (G1, 48 bytes), "
+  insp_line(f, "each", NULL, NULL,
+            "A (G1, 48 bytes), B (G2, 96 bytes), C (G1, 48 bytes), "
             "compressed as bellperson writes them");
-  insp_line(f, "for", NULL, NULL, "sealprov verify --proofs (with the .vk and the partition "
+  insp_line(f, "for", NULL, NULL,
+            "sealprov verify --proofs (with the .vk and the partition "
             "files, one per proof)");
   return 0;
 }
@@ -292,8 +272,7 @@ int insp_proofs(insp_file *f)
 /* ---- iden3's container: circom's .r1cs and .wtns, snarkjs's .zkey -------------------- */
 
 /* A prime as written little-endian in n8 bytes, named when it is one the project meets. */
-static const char *prime_name(const uint8_t *le, uint32_t n8, bool *bls_r)
-{
+static const char *prime_name(const uint8_t *le, uint32_t n8, bool *bls_r) {
   static const struct {
     const char *hex; /* big-endian */
     const char *name;
@@ -302,7 +281,8 @@ static const char *prime_name(const uint8_t *le, uint32_t n8, bool *bls_r)
        "BLS12-381's scalar field r"},
       {"30644e72e131a029b85045b68181585d2833e84879b9709143e1f593f0000001",
        "BN254's scalar field r (snarkjs's bn128, circom's default)"},
-      {"1a0111ea397fe69a4b1ba7b6434bacd764774b84f38512bf6730d2a0f6b0f6241eabfffeb153ffffb9feffffffffaaab",
+      {"1a0111ea397fe69a4b1ba7b6434bacd764774b84f38512bf6730d2a0f6b0f6241eabfffeb153ffffb9fefffffff"
+       "faaab",
        "BLS12-381's base field p"},
       {"30644e72e131a029b85045b68181585d97816a916871ca8d3c208c16d87cfd47",
        "BN254's base field q (bn128)"},
@@ -310,8 +290,7 @@ static const char *prime_name(const uint8_t *le, uint32_t n8, bool *bls_r)
   *bls_r = false;
   for (size_t k = 0; k < sizeof known / sizeof known[0]; k++) {
     size_t len = strlen(known[k].hex) / 2;
-    if (len != n8)
-      continue;
+    if (len != n8) continue;
     bool same = true;
     for (size_t i = 0; i < len && same; i++) {
       unsigned byte;
@@ -327,12 +306,10 @@ static const char *prime_name(const uint8_t *le, uint32_t n8, bool *bls_r)
 }
 
 /* "0x..." of a little-endian number of n bytes (at most 64) */
-static void le_hex(const uint8_t *le, uint32_t n, char *out)
-{
+static void le_hex(const uint8_t *le, uint32_t n, char *out) {
   char *o = out;
   o += sprintf(o, "0x");
-  for (uint32_t i = n; i-- > 0;)
-    o += sprintf(o, "%02x", le[i]);
+  for (uint32_t i = n; i-- > 0;) o += sprintf(o, "%02x", le[i]);
 }
 
 typedef struct iden3_sec {
@@ -344,11 +321,9 @@ typedef struct iden3_sec {
 
 /* The container's header and section table: every section's content in the file. */
 static int iden3_table(const insp_file *f, const char *what, uint32_t *version,
-                       iden3_sec sec[IDEN3_TYPES], uint32_t *nsec)
-{
+                       iden3_sec sec[IDEN3_TYPES], uint32_t *nsec) {
   uint8_t h[12];
-  if (!insp_read_at(f, 0, h, sizeof h, "header"))
-    return 1;
+  if (!insp_read_at(f, 0, h, sizeof h, "header")) return 1;
   *version = insp_le32(h + 4);
   *nsec = insp_le32(h + 8);
   memset(sec, 0, sizeof(iden3_sec) * IDEN3_TYPES);
@@ -357,8 +332,7 @@ static int iden3_table(const insp_file *f, const char *what, uint32_t *version,
     uint8_t s[12];
     char field[48];
     snprintf(field, sizeof field, "section %u header", i + 1);
-    if (!insp_read_at(f, off, s, sizeof s, field))
-      return 1;
+    if (!insp_read_at(f, off, s, sizeof s, field)) return 1;
     uint32_t type = insp_le32(s);
     uint64_t size = insp_le64(s + 4);
     if (size > f->size - off - 12) {
@@ -381,27 +355,23 @@ static int iden3_table(const insp_file *f, const char *what, uint32_t *version,
 
 /* The field of a header section: n8 (4 bytes) then the prime. */
 static int iden3_field(const insp_file *f, const char *what, const iden3_sec *h, uint64_t at,
-                       uint32_t *n8, uint8_t prime[64], const char **name, bool *bls_r)
-{
+                       uint32_t *n8, uint8_t prime[64], const char **name, bool *bls_r) {
   uint8_t b[4];
-  if (!insp_read_at(f, h->off + at, b, 4, "n8"))
-    return 1;
+  if (!insp_read_at(f, h->off + at, b, 4, "n8")) return 1;
   *n8 = insp_le32(b);
   if (*n8 == 0 || *n8 > 64 || h->size < at + 4 + *n8) {
     insp_fail("%s: %s: field size n8 = %u at byte %" PRIu64 " (expected 32 for BLS12-381's r)",
               f->path, what, *n8, h->off + at);
     return 1;
   }
-  if (!insp_read_at(f, h->off + at + 4, prime, *n8, "prime"))
-    return 1;
+  if (!insp_read_at(f, h->off + at + 4, prime, *n8, "prime")) return 1;
   *name = prime_name(prime, *n8, bls_r);
   return 0;
 }
 
 /* "field  BLS12-381's scalar field r", or , "field": "0x73ed...", "field_name": "..." */
-static void field_line(const insp_file *f, const char *label, const char *key,
-                       const uint8_t *prime, uint32_t n8, const char *name, bool wanted)
-{
+static void field_line(const insp_file *f, const char *label, const char *key, const uint8_t *prime,
+                       uint32_t n8, const char *name, bool wanted) {
   char hex[140], js[400];
   le_hex(prime, n8, hex);
   snprintf(js, sizeof js, "\"%s\", \"%s_name\": \"%s\"", hex, key, name ? name : "unknown");
@@ -409,8 +379,7 @@ static void field_line(const insp_file *f, const char *label, const char *key,
             wanted ? "" : ": sealprov proves over BLS12-381 only");
 }
 
-static int describe_r1cs(insp_file *f, uint32_t version, const iden3_sec *sec)
-{
+static int describe_r1cs(insp_file *f, uint32_t version, const iden3_sec *sec) {
   const char *what = "circom .r1cs";
   if (!sec[1].present) {
     insp_fail("%s: %s: no header section (type 1)", f->path, what);
@@ -420,17 +389,16 @@ static int describe_r1cs(insp_file *f, uint32_t version, const iden3_sec *sec)
   uint8_t prime[64];
   const char *name;
   bool bls_r;
-  if (iden3_field(f, what, &sec[1], 0, &n8, prime, &name, &bls_r))
-    return 1;
+  if (iden3_field(f, what, &sec[1], 0, &n8, prime, &name, &bls_r)) return 1;
   uint8_t h[28];
   if (sec[1].size < 4 + (uint64_t)n8 + sizeof h) {
-    insp_fail("%s: %s: header section of %" PRIu64 " bytes (byte %" PRIu64 "); with %u-byte "
+    insp_fail("%s: %s: header section of %" PRIu64 " bytes (byte %" PRIu64
+              "); with %u-byte "
               "elements it has %u",
               f->path, what, sec[1].size, sec[1].off, n8, 4 + n8 + (unsigned)sizeof h);
     return 1;
   }
-  if (!insp_read_at(f, sec[1].off + 4 + n8, h, sizeof h, "header counts"))
-    return 1;
+  if (!insp_read_at(f, sec[1].off + 4 + n8, h, sizeof h, "header counts")) return 1;
   uint32_t wires = insp_le32(h), out = insp_le32(h + 4), in = insp_le32(h + 8),
            prv = insp_le32(h + 12), rows = insp_le32(h + 24);
   uint64_t labels = insp_le64(h + 16);
@@ -442,8 +410,9 @@ static int describe_r1cs(insp_file *f, uint32_t version, const iden3_sec *sec)
   insp_line(f, NULL, "version", v, "-");
   field_line(f, "field", "field", prime, n8, name, bls_r);
   char js[160];
-  snprintf(js, sizeof js, "%u, \"public_outputs\": %u, \"public_inputs\": %u, \"private_inputs\": %u",
-           wires, out, in, prv);
+  snprintf(js, sizeof js,
+           "%u, \"public_outputs\": %u, \"public_inputs\": %u, \"private_inputs\": %u", wires, out,
+           in, prv);
   insp_line(f, "wires", "wires", js,
             "%u (ONE, %u public outputs, %u public inputs, %u private inputs, %u internal)", wires,
             out, in, prv, wires >= 1u + out + in + prv ? wires - 1 - out - in - prv : 0);
@@ -459,20 +428,18 @@ static int describe_r1cs(insp_file *f, uint32_t version, const iden3_sec *sec)
   return 0;
 }
 
-static int describe_wtns(insp_file *f, uint32_t version, const iden3_sec *sec)
-{
+static int describe_wtns(insp_file *f, uint32_t version, const iden3_sec *sec) {
   const char *what = "circom .wtns";
   if (!sec[1].present || !sec[2].present) {
-    insp_fail("%s: %s: no %s section (type %d)", f->path, what, !sec[1].present ? "header" : "values",
-              !sec[1].present ? 1 : 2);
+    insp_fail("%s: %s: no %s section (type %d)", f->path, what,
+              !sec[1].present ? "header" : "values", !sec[1].present ? 1 : 2);
     return 1;
   }
   uint32_t n8;
   uint8_t prime[64];
   const char *name;
   bool bls_r;
-  if (iden3_field(f, what, &sec[1], 0, &n8, prime, &name, &bls_r))
-    return 1;
+  if (iden3_field(f, what, &sec[1], 0, &n8, prime, &name, &bls_r)) return 1;
   uint8_t b[4];
   if (sec[1].size < 8 + (uint64_t)n8 || !insp_read_at(f, sec[1].off + 4 + n8, b, 4, "nWitness")) {
     if (sec[1].size < 8 + (uint64_t)n8)
@@ -482,7 +449,8 @@ static int describe_wtns(insp_file *f, uint32_t version, const iden3_sec *sec)
   }
   uint32_t n = insp_le32(b);
   if (sec[2].size != (uint64_t)n * n8) {
-    insp_fail("%s: %s: values section of %" PRIu64 " bytes (byte %" PRIu64 ") for %u values of %u "
+    insp_fail("%s: %s: values section of %" PRIu64 " bytes (byte %" PRIu64
+              ") for %u values of %u "
               "bytes",
               f->path, what, sec[2].size, sec[2].off, n, n8);
     return 1;
@@ -495,22 +463,22 @@ static int describe_wtns(insp_file *f, uint32_t version, const iden3_sec *sec)
   insp_line(f, NULL, "version", js, "-");
   field_line(f, "field", "field", prime, n8, name, bls_r);
   snprintf(js, sizeof js, "%u", n);
-  insp_line(f, "values", "values", js, "%u (wire order: ONE, public outputs, public inputs, then "
-            "private)", n);
+  insp_line(f, "values", "values", js,
+            "%u (wire order: ONE, public outputs, public inputs, then "
+            "private)",
+            n);
   insp_line(f, "for", NULL, NULL, "sealprov prove --r1cs (a partition's witness), prove --zkey");
   return 0;
 }
 
-static int describe_zkey(insp_file *f, uint32_t version, const iden3_sec *sec)
-{
+static int describe_zkey(insp_file *f, uint32_t version, const iden3_sec *sec) {
   const char *what = "snarkjs .zkey";
   if (!sec[1].present) {
     insp_fail("%s: %s: no header section (type 1)", f->path, what);
     return 1;
   }
   uint8_t b[4];
-  if (sec[1].size < 4 || !insp_read_at(f, sec[1].off, b, 4, "protocol"))
-    return 1;
+  if (sec[1].size < 4 || !insp_read_at(f, sec[1].off, b, 4, "protocol")) return 1;
   uint32_t proto = insp_le32(b);
   const char *pname = proto == 1 ? "groth16" : proto == 2 ? "plonk" : proto == 10 ? "fflonk" : NULL;
   char what_v[96], js[64];
@@ -554,27 +522,23 @@ static int describe_zkey(insp_file *f, uint32_t version, const iden3_sec *sec)
   snprintf(js, sizeof js, "%u", npub);
   insp_line(f, "public", "n_public", js, "%u (outputs, then public inputs; ONE excluded)", npub);
   unsigned log = 0;
-  while (log < 32 && (UINT64_C(1) << log) < domain)
-    log++;
+  while (log < 32 && (UINT64_C(1) << log) < domain) log++;
   snprintf(js, sizeof js, "%u", domain);
   insp_line(f, "domain", "domain_size", js, "%u (2^%u)", domain, log);
-  insp_line(f, "for", NULL, NULL, "sealprov prove --zkey (snarkjs's keys, proved on this host's "
+  insp_line(f, "for", NULL, NULL,
+            "sealprov prove --zkey (snarkjs's keys, proved on this host's "
             "CPUs by the developer kit)");
   return 0;
 }
 
-int insp_iden3(insp_file *f, const char magic[4])
-{
+int insp_iden3(insp_file *f, const char magic[4]) {
   const char *what = !memcmp(magic, "r1cs", 4)   ? "circom .r1cs"
                      : !memcmp(magic, "wtns", 4) ? "circom .wtns"
                                                  : "snarkjs .zkey";
   uint32_t version, nsec;
   iden3_sec sec[IDEN3_TYPES];
-  if (iden3_table(f, what, &version, sec, &nsec))
-    return 1;
-  if (!memcmp(magic, "r1cs", 4))
-    return describe_r1cs(f, version, sec);
-  if (!memcmp(magic, "wtns", 4))
-    return describe_wtns(f, version, sec);
+  if (iden3_table(f, what, &version, sec, &nsec)) return 1;
+  if (!memcmp(magic, "r1cs", 4)) return describe_r1cs(f, version, sec);
+  if (!memcmp(magic, "wtns", 4)) return describe_wtns(f, version, sec);
   return describe_zkey(f, version, sec);
 }

@@ -127,9 +127,10 @@ int insp_json_file(insp_file *f) {
               "[provider] params_manifest: the module checks a parameter file's BLAKE2b "
               "digest against its entry (sealprov.ini(5))");
   } else {
-    insp_fail("%s: JSON, but none of the JSON files sealprov reads (snarkjs's "
-              "verification_key.json, proof.json, public.json; Filecoin's parameters.json)",
-              f->path);
+    insp_fail(
+        "%s: JSON, but none of the JSON files sealprov reads (snarkjs's "
+        "verification_key.json, proof.json, public.json; Filecoin's parameters.json)",
+        f->path);
     rc = 1;
   }
   sp_json_free(&o);
@@ -201,10 +202,11 @@ int insp_ini(insp_file *f) {
   insp_line(f, "self-check", "verify_proofs", cfg->verify_proofs ? "true" : "false", "%s",
             cfg->verify_proofs ? "on (verify_proofs)" : "OFF (verify_proofs = false)");
   insp_line(f, "subgroups", "params_subgroup_check", cfg->params_subgroup_check ? "true" : "false",
-            "%s", cfg->params_subgroup_check
-                      ? "every parameter point checked (params_subgroup_check; slow on the CPU: "
-                        "docs/configuration.md)"
-                      : "on-curve checks only (params_subgroup_check = false)");
+            "%s",
+            cfg->params_subgroup_check
+                ? "every parameter point checked (params_subgroup_check; slow on the CPU: "
+                  "docs/configuration.md)"
+                : "on-curve checks only (params_subgroup_check = false)");
   insp_line(f, "for", NULL, NULL,
             "sealprov -c and a host's open(); `sealprov check-config` also opens the devices");
   free(cfg);

@@ -18,7 +18,14 @@
  * of over 300 bytes). */
 #define SP_JSON_MAX_VALUES ((size_t)1 << 21)
 
-typedef enum { SP_JSON_NULL, SP_JSON_BOOL, SP_JSON_NUM, SP_JSON_STR, SP_JSON_ARR, SP_JSON_OBJ } sp_json_kind;
+typedef enum {
+  SP_JSON_NULL,
+  SP_JSON_BOOL,
+  SP_JSON_NUM,
+  SP_JSON_STR,
+  SP_JSON_ARR,
+  SP_JSON_OBJ
+} sp_json_kind;
 
 typedef struct sp_json {
   sp_json_kind kind;

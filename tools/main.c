@@ -41,7 +41,8 @@ static const command commands[] = {
     {"soak", NULL, cmd_soak, "hours of mixed traffic in minutes; host and GPU memory judged flat"},
     {"bench", "cpu", sp_cmd_bench_cpu, "benchmark the CPU curve library (JSON)"},
     {"bench", "gpu", sp_cmd_bench_gpu, "benchmark the CUDA engine (JSON)"},
-    {"bench", "witness", cmd_bench_witness, "witness-only against full-assignment partitions (JSON)"},
+    {"bench", "witness", cmd_bench_witness,
+     "witness-only against full-assignment partitions (JSON)"},
     {"bench", NULL, cmd_bench, "benchmark Groth16 partitions (JSON)"},
     {"wtns", NULL, cmd_wtns, "write a partition's witness as a circom .wtns file"},
     {"help", NULL, NULL, "this list, or a command's options: sealprov help COMMAND"},
@@ -68,7 +69,8 @@ static void usage(FILE *f) {
           "commands that load the module):\n"
           "  --plugin MODULE  the module to load (default $SEALPROV_PLUGIN, else\n"
           "                   ../plugin/.libs/sealprov.so next to this program in a build\n"
-          "                   tree, else " SP_DEFAULT_PLUGIN ")\n"
+          "                   tree, else " SP_DEFAULT_PLUGIN
+          ")\n"
           "  -q               only errors (no progress, module errors only)\n"
           "  -v, -vv          module info / debug messages on stderr\n"
           "  --progress       a line per stage on stderr (default when it is a terminal);\n"

@@ -52,9 +52,9 @@ static bool build(sp_cli_args *a) {
   if (a->takes & SP_CLI_CONFIG) ok = ok && add(a, &n, "config", required_argument, 'c');
   if (a->takes & SP_CLI_JSON) ok = ok && add(a, &n, "json", no_argument, OPT_JSON);
   /* "+": main.c stops at COMMAND; ":": a missing value is ':' and not '?' */
-  int w = snprintf(a->shorts_, sizeof a->shorts_, "%s:hqv%s%s",
-                   a->takes & SP_CLI_IN_ORDER ? "+" : "", a->takes & SP_CLI_CONFIG ? "c:" : "",
-                   a->shorts ? a->shorts : "");
+  int w =
+      snprintf(a->shorts_, sizeof a->shorts_, "%s:hqv%s%s", a->takes & SP_CLI_IN_ORDER ? "+" : "",
+               a->takes & SP_CLI_CONFIG ? "c:" : "", a->shorts ? a->shorts : "");
   return ok && w > 0 && (size_t)w < sizeof a->shorts_;
 }
 
@@ -68,9 +68,10 @@ static void offending(int argc, char **argv, int c, char *buf, size_t len) {
 }
 
 static void help_footer(const sp_cli_args *a) {
-  printf("  Global options, before or after the command: -q, -v, -vv, --progress,\n"
-         "  --no-progress%s (sealprov --help).\n",
-         a->takes & SP_CLI_PLUGIN ? ", --plugin MODULE" : "");
+  printf(
+      "  Global options, before or after the command: -q, -v, -vv, --progress,\n"
+      "  --no-progress%s (sealprov --help).\n",
+      a->takes & SP_CLI_PLUGIN ? ", --plugin MODULE" : "");
 }
 
 int sp_cli_getopt(sp_cli_args *a, int argc, char **argv) {
@@ -80,8 +81,9 @@ int sp_cli_getopt(sp_cli_args *a, int argc, char **argv) {
     optind = 0; /* a fresh start: getopt's state of another command or of main.c */
     opterr = 0; /* the messages are ours */
     if (!build(a)) {
-      sp_cli_error("internal: the option table of this command clashes with the shared "
-                   "options");
+      sp_cli_error(
+          "internal: the option table of this command clashes with the shared "
+          "options");
       a->status = 2;
       return -1;
     }
@@ -107,8 +109,8 @@ int sp_cli_getopt(sp_cli_args *a, int argc, char **argv) {
         sp_cli_progress = false;
         break;
       case 'v':
-        sp_cli_log_level = sp_cli_log_level < SEALPROV_LOG_INFO ? SEALPROV_LOG_INFO
-                                                                : SEALPROV_LOG_DEBUG;
+        sp_cli_log_level =
+            sp_cli_log_level < SEALPROV_LOG_INFO ? SEALPROV_LOG_INFO : SEALPROV_LOG_DEBUG;
         break;
       case OPT_PROGRESS: sp_cli_progress = true; break;
       case OPT_NO_PROGRESS: sp_cli_progress = false; break;

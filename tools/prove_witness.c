@@ -19,23 +19,20 @@
  * a, b, c and the densities are dropped). *owned gets what to free. */
 static int read_witness(const char *path, uint64_t inp_size, uint64_t aux_size,
                         sealprov_assignment *w, void **owned, bool *is_spa, char *err,
-                        size_t errlen)
-{
+                        size_t errlen) {
   memset(w, 0, sizeof *w);
   *owned = NULL;
   uint8_t magic[4] = {0};
   FILE *f = fopen(path, "rb");
   if (f) {
-    if (fread(magic, 1, 4, f) != 4)
-      memset(magic, 0, 4);
+    if (fread(magic, 1, 4, f) != 4) memset(magic, 0, 4);
     fclose(f);
   }
   *is_spa = memcmp(magic, "wtns", 4) != 0;
   if (*is_spa) {
     sp_spa *spa = NULL;
     int rc = sp_spa_read(path, &spa, err, errlen);
-    if (rc != SEALPROV_OK)
-      return rc;
+    if (rc != SEALPROV_OK) return rc;
     w->inp_assignment = spa->asg.inp_assignment;
     w->inp_size = spa->asg.inp_size;
     w->aux_assignment = spa->asg.aux_assignment;
@@ -45,8 +42,7 @@ static int read_witness(const char *path, uint64_t inp_size, uint64_t aux_size,
   }
   sp_wtns *wt = NULL;
   int rc = sp_wtns_load(path, &wt, err, errlen);
-  if (rc != SEALPROV_OK)
-    return rc;
+  if (rc != SEALPROV_OK) return rc;
   if (wt->n != inp_size + aux_size) {
     snprintf(err, errlen,
              "%s: %" PRIu64 " witness values, but the constraint system has %" PRIu64
@@ -63,18 +59,15 @@ static int read_witness(const char *path, uint64_t inp_size, uint64_t aux_size,
   return SEALPROV_OK;
 }
 
-static void free_witness(void *owned, bool is_spa)
-{
+static void free_witness(void *owned, bool is_spa) {
   if (is_spa)
     sp_spa_free(owned);
   else
     sp_wtns_free(owned);
 }
 
-int g16_prove_witness(sp_cli_host *h, const char *params, const char *r1cs, char **files,
-                      size_t n, bool zero_rs, bool progress, uint8_t *proofs,
-                      g16_prove_report *rep)
-{
+int g16_prove_witness(sp_cli_host *h, const char *params, const char *r1cs, char **files, size_t n,
+                      bool zero_rs, bool progress, uint8_t *proofs, g16_prove_report *rep) {
   const sealprov_vtable *vt = h->vt;
   rep->detail[0] = 0;
   rep->job = 0;
@@ -88,7 +81,8 @@ int g16_prove_witness(sp_cli_host *h, const char *params, const char *r1cs, char
   if (!SEALPROV_VTABLE_HAS(vt, cs_info)) {
     rep->status = SEALPROV_ERR_UNSUPPORTED;
     snprintf(rep->detail, sizeof rep->detail,
-             "the module implements ABI %" PRIu32 ".%" PRIu32 ": witness-only proving (--r1cs) "
+             "the module implements ABI %" PRIu32 ".%" PRIu32
+             ": witness-only proving (--r1cs) "
              "needs 1.1",
              vt->abi_major, vt->abi_minor);
     return 1;
@@ -106,8 +100,7 @@ int g16_prove_witness(sp_cli_host *h, const char *params, const char *r1cs, char
     goto out;
   }
   double t0 = sp_cli_now_ms();
-  if (progress)
-    sp_cli_note("loading the parameters %s and the constraint system %s", params, r1cs);
+  if (progress) sp_cli_note("loading the parameters %s and the constraint system %s", params, r1cs);
   int rc = vt->srs_load(h->p, params, &srs);
   if (rc == SEALPROV_OK) {
     rep->stage = G16_STAGE_SUBMIT; /* the parameters are in: a failure is the system's */
@@ -148,8 +141,7 @@ int g16_prove_witness(sp_cli_host *h, const char *params, const char *r1cs, char
   job.s = zeros;
   job.proofs_out = proofs;
   job.results = rep->results;
-  if (progress)
-    sp_cli_note("proving %zu witness-only partition%s", n, n == 1 ? "" : "s");
+  if (progress) sp_cli_note("proving %zu witness-only partition%s", n, n == 1 ? "" : "s");
   t0 = sp_cli_now_ms();
   sealprov_job_id id = 0;
   rc = vt->submit(h->p, &job, &id);
@@ -161,25 +153,19 @@ int g16_prove_witness(sp_cli_host *h, const char *params, const char *r1cs, char
   }
   rep->prove_ms = sp_cli_now_ms() - t0;
   rep->status = rc;
-  if (rc != SEALPROV_OK)
-    snprintf(rep->detail, sizeof rep->detail, "%s", vt->last_error());
-  if (id != 0)
-    sp_cli_job_reported(id, rc == SEALPROV_OK ? "" : rep->detail);
+  if (rc != SEALPROV_OK) snprintf(rep->detail, sizeof rep->detail, "%s", vt->last_error());
+  if (id != 0) sp_cli_job_reported(id, rc == SEALPROV_OK ? "" : rep->detail);
   g16_dump_provider_text(h);
   g16_name_devices(h, n, rep);
   ret = rc == SEALPROV_OK ? 0 : 1;
 out:
   for (size_t i = 0; owned && i < n; i++)
-    if (owned[i])
-      free_witness(owned[i], is_spa[i]);
+    if (owned[i]) free_witness(owned[i], is_spa[i]);
   free(owned);
   free(is_spa);
   free(wit);
   free(zeros);
-  if (cs)
-    vt->cs_release(cs);
-  if (srs)
-    vt->srs_release(srs);
+  if (cs) vt->cs_release(cs);
+  if (srs) vt->srs_release(srs);
   return ret;
 }
-

@@ -16,8 +16,8 @@
 #include <stdbool.h>
 #include <stddef.h>
 
-#include "formats/srs.h"  /* sp_vk */
-#include "zkey.h" /* sp_zkey_proof */
+#include "formats/srs.h" /* sp_vk */
+#include "zkey.h"        /* sp_zkey_proof */
 
 /* verification_key.json into vk (vk->ic malloc'd: free it; nothing to free on false).
  * Promises on true: "protocol" is "groth16", "curve" (when present) "bls12381";
@@ -36,7 +36,6 @@ bool sp_snarkjs_load_proof(const char *path, sp_zkey_proof *pr, char *msg, size_
 
 /* public.json (an array of decimal strings or integers) into *pub (malloc'd, *n
  * values; free it). Promises on true: every value is below r. On false *pub is NULL. */
-bool sp_snarkjs_load_public(const char *path, scalar_t **pub, size_t *n, char *msg,
-                            size_t msglen);
+bool sp_snarkjs_load_public(const char *path, scalar_t **pub, size_t *n, char *msg, size_t msglen);
 
 #endif

@@ -23,23 +23,20 @@
 
 /* ---- sealprov wtns ---------------------------------------------------------------------- */
 
-static void wtns_usage(FILE *f)
-{
-  fprintf(f, "usage: sealprov wtns PARTITION.spa OUT.wtns\n"
-             "  Writes the partition's witness (ONE, the public inputs, then aux) as a circom\n"
-             "  .wtns file (version 2, BLS12-381), for `sealprov prove --r1cs`.\n");
+static void wtns_usage(FILE *f) {
+  fprintf(f,
+          "usage: sealprov wtns PARTITION.spa OUT.wtns\n"
+          "  Writes the partition's witness (ONE, the public inputs, then aux) as a circom\n"
+          "  .wtns file (version 2, BLS12-381), for `sealprov prove --r1cs`.\n");
 }
 
-int cmd_wtns(int argc, char **argv)
-{
+int cmd_wtns(int argc, char **argv) {
   sp_cli_args a = {.usage = wtns_usage};
   int c;
   while ((c = sp_cli_getopt(&a, argc, argv)) > 0) {
   }
-  if (c < 0)
-    return a.status;
-  if (!sp_cli_operands(&a, argc, argv, 2, 2, "PARTITION.spa and OUT.wtns"))
-    return a.status;
+  if (c < 0) return a.status;
+  if (!sp_cli_operands(&a, argc, argv, 2, 2, "PARTITION.spa and OUT.wtns")) return a.status;
   argv += a.first - 1; /* argv[1], argv[2]: the two files */
   char err[1024];
   sp_spa *spa = NULL;
@@ -69,20 +66,17 @@ out:
 
 /* ---- sealprov bench witness --------------------------------------------------------- */
 
-static int cmp_double(const void *a, const void *b)
-{
+static int cmp_double(const void *a, const void *b) {
   double x = *(const double *)a, y = *(const double *)b;
   return x < y ? -1 : x > y;
 }
 
-static double median(double *v, unsigned n)
-{
+static double median(double *v, unsigned n) {
   qsort(v, n, sizeof *v, cmp_double);
   return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
 }
 
-static void bench_witness_usage(FILE *f)
-{
+static void bench_witness_usage(FILE *f) {
   fprintf(f,
           "usage: sealprov bench witness [--plugin MODULE] [-c INI] [--reps N] [--threads T] DIR\n"
           "  DIR is a `sealprov setup` directory (circuit.params, circuit.r1cs,\n"
@@ -93,34 +87,29 @@ static void bench_witness_usage(FILE *f)
           "  are compared), and the host memory the host must hold per partition. JSON.\n");
 }
 
-int cmd_bench_witness(int argc, char **argv)
-{
+int cmd_bench_witness(int argc, char **argv) {
   enum { O_REPS = 256, O_THREADS };
   static const struct option opts[] = {
       {"reps", required_argument, NULL, O_REPS},
       {"threads", required_argument, NULL, O_THREADS},
       {NULL, 0, NULL, 0},
   };
-  sp_cli_args a = {.usage = bench_witness_usage, .takes = SP_CLI_PLUGIN | SP_CLI_CONFIG,
-                   .opts = opts};
+  sp_cli_args a = {
+      .usage = bench_witness_usage, .takes = SP_CLI_PLUGIN | SP_CLI_CONFIG, .opts = opts};
   unsigned reps = 3, threads = g16_ncpus();
   int c;
   while ((c = sp_cli_getopt(&a, argc, argv)) > 0) {
     switch (c) {
-    case O_REPS:
-      if (!sp_cli_uint("--reps", optarg, 1, 1000, &reps))
-        return 2;
-      break;
-    case O_THREADS:
-      if (!sp_cli_uint("--threads", optarg, 1, 1024, &threads))
-        return 2;
-      break;
+      case O_REPS:
+        if (!sp_cli_uint("--reps", optarg, 1, 1000, &reps)) return 2;
+        break;
+      case O_THREADS:
+        if (!sp_cli_uint("--threads", optarg, 1, 1024, &threads)) return 2;
+        break;
     }
   }
-  if (c < 0)
-    return a.status;
-  if (!sp_cli_operands(&a, argc, argv, 1, 1, "DIR (a `sealprov setup` directory)"))
-    return a.status;
+  if (c < 0) return a.status;
+  if (!sp_cli_operands(&a, argc, argv, 1, 1, "DIR (a `sealprov setup` directory)")) return a.status;
   const char *ini = a.config;
   const char *dir = argv[a.first];
   size_t dl = strlen(dir) + 32;
@@ -152,8 +141,10 @@ int cmd_bench_witness(int argc, char **argv)
   }
   double cs_load_ms = sp_cli_now_ms() - t0;
   const sealprov_assignment *full = &spa->asg;
-  sealprov_assignment wit = {.inp_assignment = full->inp_assignment, .inp_size = full->inp_size,
-                             .aux_assignment = full->aux_assignment, .aux_size = full->aux_size};
+  sealprov_assignment wit = {.inp_assignment = full->inp_assignment,
+                             .inp_size = full->inp_size,
+                             .aux_assignment = full->aux_assignment,
+                             .aux_size = full->aux_size};
   /* --progress: SpMV runs, then job pairs */
   sp_cli_meter meter;
   sp_cli_meter_start(&meter, "bench witness");
@@ -181,15 +172,15 @@ int cmd_bench_witness(int argc, char **argv)
     sp_cli_meter_step(&meter, 1.0 + i, 2.0 * reps, "runs");
   }
   /* 2. one-partition jobs through the module, alternating kinds */
-  if (!sp_cli_host_open(&h, ini))
-    goto out;
+  if (!sp_cli_host_open(&h, ini)) goto out;
   const sealprov_vtable *vt = h.vt;
   if (!SEALPROV_VTABLE_HAS(vt, cs_info)) {
     sp_cli_error("the module implements ABI %" PRIu32 ".%" PRIu32 "; witness-only jobs need 1.1",
                  vt->abi_major, vt->abi_minor);
     goto out;
   }
-  if (vt->srs_load(h.p, params, &srs) != SEALPROV_OK || vt->cs_load(h.p, r1cs, &mcs) != SEALPROV_OK) {
+  if (vt->srs_load(h.p, params, &srs) != SEALPROV_OK ||
+      vt->cs_load(h.p, r1cs, &mcs) != SEALPROV_OK) {
     sp_cli_error("%s", vt->last_error());
     goto out;
   }
@@ -233,31 +224,28 @@ int cmd_bench_witness(int argc, char **argv)
   sealprov_cs_info info = {.struct_size = sizeof info};
   vt->cs_info(mcs, &info);
   unsigned log = 0;
-  while ((UINT64_C(1) << log) < abc)
-    log++;
+  while ((UINT64_C(1) << log) < abc) log++;
   printf("{\"dir\": ");
   sp_cli_json_str(stdout, dir);
-  printf(", \"log_domain\": %u, \"abc_size\": %" PRIu64 ", \"inp_size\": %" PRIu64
-         ", \"aux_size\": %" PRIu64 ", \"nnz\": [%" PRIu64 ", %" PRIu64 ", %" PRIu64
-         "], \"reps\": %u, \"spmv_threads\": %u, \"cs_load_ms\": %.1f, "
-         "\"cs_host_bytes\": %" PRIu64 ", \"witness_decode_ms\": %.2f, \"spmv_ms\": %.2f, \"eval_cpu_ms\": %.2f, "
-         "\"full_job_ms\": %.1f, \"witness_job_ms\": %.1f, \"full_run_ms\": %.1f, "
-         "\"witness_run_ms\": %.1f, \"host_bytes_full\": %" PRIu64
-         ", \"host_bytes_witness\": %" PRIu64 ", \"host_bytes_ratio\": %.2f, "
-         "\"module_bytes_per_witness_partition\": %" PRIu64 ", \"proofs_equal\": true}\n",
-         log, abc, full->inp_size, full->aux_size, info.nnz_a, info.nnz_b, info.nnz_c, reps,
-         threads, cs_load_ms, info.host_bytes, median(t_dec, (unsigned)reps),
-         median(t_spmv, (unsigned)reps), median(c_eval, (unsigned)reps),
-         median(t_full, (unsigned)reps),
-         median(t_wit, (unsigned)reps), median(r_full, (unsigned)reps),
-         median(r_wit, (unsigned)reps), host_full, host_wit,
-         (double)host_full / (double)host_wit, 3 * 32 * abc);
+  printf(
+      ", \"log_domain\": %u, \"abc_size\": %" PRIu64 ", \"inp_size\": %" PRIu64
+      ", \"aux_size\": %" PRIu64 ", \"nnz\": [%" PRIu64 ", %" PRIu64 ", %" PRIu64
+      "], \"reps\": %u, \"spmv_threads\": %u, \"cs_load_ms\": %.1f, "
+      "\"cs_host_bytes\": %" PRIu64
+      ", \"witness_decode_ms\": %.2f, \"spmv_ms\": %.2f, \"eval_cpu_ms\": %.2f, "
+      "\"full_job_ms\": %.1f, \"witness_job_ms\": %.1f, \"full_run_ms\": %.1f, "
+      "\"witness_run_ms\": %.1f, \"host_bytes_full\": %" PRIu64 ", \"host_bytes_witness\": %" PRIu64
+      ", \"host_bytes_ratio\": %.2f, "
+      "\"module_bytes_per_witness_partition\": %" PRIu64 ", \"proofs_equal\": true}\n",
+      log, abc, full->inp_size, full->aux_size, info.nnz_a, info.nnz_b, info.nnz_c, reps, threads,
+      cs_load_ms, info.host_bytes, median(t_dec, (unsigned)reps), median(t_spmv, (unsigned)reps),
+      median(c_eval, (unsigned)reps), median(t_full, (unsigned)reps), median(t_wit, (unsigned)reps),
+      median(r_full, (unsigned)reps), median(r_wit, (unsigned)reps), host_full, host_wit,
+      (double)host_full / (double)host_wit, 3 * 32 * abc);
   ret = 0;
 out:
-  if (mcs)
-    h.vt->cs_release(mcs);
-  if (srs)
-    h.vt->srs_release(srs);
+  if (mcs) h.vt->cs_release(mcs);
+  if (srs) h.vt->srs_release(srs);
   sp_cli_host_close(&h);
   sp_cs_release(cs);
   sp_spa_free(spa);

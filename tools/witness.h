@@ -15,8 +15,7 @@
  * inp_size, or a .spa whose inputs and aux are taken), one job naming the system
  * (zero r and s if zero_rs: no zero-knowledge, tests only), wait. Same report and
  * return convention as g16_prove_partitions. */
-int g16_prove_witness(sp_cli_host *h, const char *params, const char *r1cs, char **files,
-                      size_t n, bool zero_rs, bool progress, uint8_t *proofs,
-                      g16_prove_report *rep);
+int g16_prove_witness(sp_cli_host *h, const char *params, const char *r1cs, char **files, size_t n,
+                      bool zero_rs, bool progress, uint8_t *proofs, g16_prove_report *rep);
 
 #endif

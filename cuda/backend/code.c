@@ -73,8 +73,10 @@ int cuda_code_check(cuda_dev *d, char *err, size_t errlen) {
   char built[160];
   cuda_code_built(built, sizeof built);
   if (st != SEALPROV_ERR_UNSUPPORTED) {
-    snprintf(err, errlen, "cuda device [%s] (%s, %s): cannot ask the CUDA runtime what code it "
-             "runs: %s", d->section, d->name[0] ? d->name : "?", cc, why);
+    snprintf(err, errlen,
+             "cuda device [%s] (%s, %s): cannot ask the CUDA runtime what code it "
+             "runs: %s",
+             d->section, d->name[0] ? d->name : "?", cc, why);
     return st;
   }
   char add[64] = "";

@@ -72,9 +72,9 @@ static const size_t oom_ladder[SP_OOM_RETRIES] = {(size_t)1 << 24, (size_t)1 << 
                                                   (size_t)1 << 20};
 
 static int stage_mode_of(uint64_t cfg) {
-  return cfg == SP_PINNED_STAGING_OFF ? STAGE_OFF
+  return cfg == SP_PINNED_STAGING_OFF                   ? STAGE_OFF
          : cfg == 0 || cfg == SP_PINNED_STAGING_CHUNKED ? STAGE_CHUNKED
-                                                         : STAGE_WHOLE;
+                                                        : STAGE_WHOLE;
 }
 
 static void sleep_ms(unsigned ms) {
@@ -172,7 +172,8 @@ static int cuda_worker_bind(void *dev, unsigned worker, int *confirmed_ordinal, 
      * with the configure option that adds it, never by a kernel in a job. */
     st = cuda_code_check(d, err, errlen);
     if (!st) st = sp_gpu_create(d->ordinal, d->memory_limit, &d->gpu, err, errlen);
-    for (int i = 0; !st && i < EV_COUNT; i++) st = sp_gpu_event_create(d->gpu, &d->ev[i], err, errlen);
+    for (int i = 0; !st && i < EV_COUNT; i++)
+      st = sp_gpu_event_create(d->gpu, &d->ev[i], err, errlen);
     if (st && d->gpu) {
       for (int i = 0; i < EV_COUNT; i++) {
         sp_gpu_event_destroy(d->gpu, d->ev[i]);
@@ -290,7 +291,7 @@ static int cuda_execute(void *dev, const sp_task *t, void *prep, uint8_t proof[1
    * host's memory directly */
   cuda_prep pageable;
   const cuda_prep *src = prep;
-  sp_task tw; /* a witness-only partition proves the assignment prepare computed */
+  sp_task tw;                 /* a witness-only partition proves the assignment prepare computed */
   const sp_cs *gpu_cs = NULL; /* ... or has it computed on the device */
   if (t->cs != NULL && src && src->gpu_cs) {
     gpu_cs = t->cs;
@@ -299,9 +300,10 @@ static int cuda_execute(void *dev, const sp_task *t, void *prep, uint8_t proof[1
     t = &tw;
   } else if (t->cs != NULL) {
     if (!src || !src->cs_eval) {
-      snprintf(err, errlen, "cuda device %u [%s]: witness-only partition %u of job %llu reached "
-               "execute without prepare's a, b, c", d->index, d->section, t->partition,
-               (unsigned long long)t->job_id);
+      snprintf(err, errlen,
+               "cuda device %u [%s]: witness-only partition %u of job %llu reached "
+               "execute without prepare's a, b, c",
+               d->index, d->section, t->partition, (unsigned long long)t->job_id);
       return SEALPROV_ERR_INTERNAL;
     }
     tw = *t;
@@ -370,7 +372,8 @@ static int cuda_execute(void *dev, const sp_task *t, void *prep, uint8_t proof[1
       char m2[512];
       snprintf(m2, sizeof m2,
                "out of device memory with the parameters resident (loaded straight onto the "
-               "device: no host copy to stream from, so no retry with streaming): %s", msg);
+               "device: no host copy to stream from, so no retry with streaming): %s",
+               msg);
       snprintf(msg, sizeof msg, "%s", m2);
       break;
     }
@@ -387,7 +390,8 @@ static int cuda_execute(void *dev, const sp_task *t, void *prep, uint8_t proof[1
         d->tables_oom = true;
         sp_log(SEALPROV_LOG_WARN,
                "cuda device %u [%s]: out of device memory with a fixed-base table resident: no "
-               "more tables on this device (msm_precompute)", d->index, d->section);
+               "more tables on this device (msm_precompute)",
+               d->index, d->section);
       }
       pthread_mutex_unlock(&d->mu);
       cuda_drop_resident(d, t->srs);
@@ -462,4 +466,3 @@ const sp_backend sp_backend_cuda = {
     .enumerate = sp_cuda_enumerate,
     .load = sp_cuda_load_params,
 };
-

@@ -24,18 +24,18 @@ int sp_cuda_load_params(const sp_load_request *req, struct sp_srs **out, bool *h
                         size_t errlen);
 
 typedef struct sp_cuda_timings {
-  double srs_upload_ms;  /* parameter points made resident (first use of a set only), or
+  double srs_upload_ms; /* parameter points made resident (first use of a set only), or
                             page-locked for streaming (first streamed use) */
-  double upload_ms;      /* time execute waited for host -> device transfers (the part
+  double upload_ms;     /* time execute waited for host -> device transfers (the part
                             not hidden behind compute) */
-  double decode_ms;      /* scalar decoding, density filtering, 0/1 split on the device */
-  double h_ntt_ms;       /* the six NTTs and a*b - c */
+  double decode_ms;     /* scalar decoding, density filtering, 0/1 split on the device */
+  double h_ntt_ms;      /* the six NTTs and a*b - c */
   double h_msm_ms;
-  double batch_add_ms;   /* sums of the points whose scalar is 1 (L, A, B1, B2) */
-  double tail_msm_ms;    /* L, A and B G1 Pippenger */
-  double g2_ms;          /* B G2 batch addition and Pippenger */
-  double host_ms;        /* assembly and compression on the host */
-  double total_ms;       /* execute (the device-locked part), all attempts */
+  double batch_add_ms; /* sums of the points whose scalar is 1 (L, A, B1, B2) */
+  double tail_msm_ms;  /* L, A and B G1 Pippenger */
+  double g2_ms;        /* B G2 batch addition and Pippenger */
+  double host_ms;      /* assembly and compression on the host */
+  double total_ms;     /* execute (the device-locked part), all attempts */
   /* Appended (data movement): */
   double prepare_ms;     /* prepare: copy of the assignment into pinned staging */
   bool staged;           /* execute uploaded from pinned staging (else pageable memory) */
@@ -48,14 +48,14 @@ typedef struct sp_cuda_timings {
   bool staged_on_device; /* chunked staging: prepare put the partition in a device
                             buffer; execute copied it device to device */
   /* Appended (witness-only partitions, issue 17): */
-  double spmv_ms;        /* a, b, c from the witness: the range check and the three
+  double spmv_ms;   /* a, b, c from the witness: the range check and the three
                             products on the device, or the host's SpMV when the system
                             did not fit there */
-  bool spmv_on_gpu;      /* they ran on the device (cuda/spmv/spmv.cu) */
+  bool spmv_on_gpu; /* they ran on the device (cuda/spmv/spmv.cu) */
   /* Appended (fixed-base tables, issue 24, cuda/NOTES.md v11): */
-  double precompute_ms;      /* the resident set's table made (first use of a set only) */
-  uint64_t precompute_bytes; /* device bytes of the resident set's tables (0: none) */
-  bool tables_used;          /* the H MSM ran over the table */
+  double precompute_ms;                /* the resident set's table made (first use of a set only) */
+  uint64_t precompute_bytes;           /* device bytes of the resident set's tables (0: none) */
+  bool tables_used;                    /* the H MSM ran over the table */
   unsigned table_window, table_copies; /* its window and copies, when used */
 } sp_cuda_timings;
 
@@ -65,15 +65,15 @@ typedef struct sp_cuda_timings {
 typedef struct sp_cuda_host_memory {
   uint64_t staging_bytes;
   unsigned staging_buffers;
-  uint64_t staging_budget;  /* resolved pinned_staging (0 = off) */
+  uint64_t staging_budget;   /* resolved pinned_staging (0 = off) */
   uint64_t registered_bytes; /* vectors this device streams from (a vector shared by
                               * several devices is page-locked once, counted by each) */
   uint64_t bounce_bytes;
   /* Appended (chunked staging, issue 16 item 3): */
-  int stage_mode;            /* SP_STAGING_* now in force */
-  uint64_t landing_bytes;    /* DEVICE memory of the chunked staging's partition buffers */
+  int stage_mode;         /* SP_STAGING_* now in force */
+  uint64_t landing_bytes; /* DEVICE memory of the chunked staging's partition buffers */
   unsigned landing_buffers;
-  uint64_t module_bytes;     /* host memory the module holds for this device's partitions
+  uint64_t module_bytes;      /* host memory the module holds for this device's partitions
                                 now (hostmem.h: staging, bounce, chunks taken, witness-only
                                 a, b, c) */
   uint64_t module_peak_bytes; /* the highest since sp_hostmem_reset_peak */

@@ -102,7 +102,11 @@ typedef struct stage_buf {
 } stage_buf;
 
 /* Staging modes (sp_device_cfg.pinned_staging, sp_engine_cuda_set_staging). */
-enum { STAGE_OFF = SP_STAGING_OFF, STAGE_WHOLE = SP_STAGING_WHOLE, STAGE_CHUNKED = SP_STAGING_CHUNKED };
+enum {
+  STAGE_OFF = SP_STAGING_OFF,
+  STAGE_WHOLE = SP_STAGING_WHOLE,
+  STAGE_CHUNKED = SP_STAGING_CHUNKED
+};
 
 /* Chunked staging takes chunks of the provider's pool (hostmem.h), of
  * sp_device_cfg.staging_chunk_bytes each, staging_chunks of them per partition being
@@ -111,7 +115,16 @@ _Static_assert(SP_STAGING_CHUNKS_MAX <= SP_XFER_SLOTS, "a staging chunk per tran
 
 /* Events of one execute (device lock held: one user at a time). */
 enum {
-  EV_ALLOC, EV_A, EV_B, EV_C, EV_REST, EV_LOADED0, EV_LOADED1, EV_FREED0, EV_FREED1, EV_EARLY,
+  EV_ALLOC,
+  EV_A,
+  EV_B,
+  EV_C,
+  EV_REST,
+  EV_LOADED0,
+  EV_LOADED1,
+  EV_FREED0,
+  EV_FREED1,
+  EV_EARLY,
   EV_COUNT
 };
 
@@ -128,14 +141,14 @@ typedef struct cuda_cs_res {
 
 typedef struct cuda_dev {
   unsigned index;
-  sp_hostmem *hm;      /* the provider's accountant (sp_device_cfg.hostmem), or own_hm */
-  sp_hostmem *own_hm;  /* made at open when the caller passed none (tests, benchmarks) */
-  bool pool_held;      /* holds a reference on hm's staging pool (first bind .. last unbind) */
+  sp_hostmem *hm;     /* the provider's accountant (sp_device_cfg.hostmem), or own_hm */
+  sp_hostmem *own_hm; /* made at open when the caller passed none (tests, benchmarks) */
+  bool pool_held;     /* holds a reference on hm's staging pool (first bind .. last unbind) */
   char section[64];
   int ordinal;
-  char name[96];       /* the GPU's name and compute capability (resolve.c), for messages */
+  char name[96]; /* the GPU's name and compute capability (resolve.c), for messages */
   int cc_major, cc_minor;
-  char code[28];       /* what the first bind found it runs (code.c): "sm_90" */
+  char code[28]; /* what the first bind found it runs (code.c): "sm_90" */
   uint64_t memory_limit;
   uint64_t pinned_cfg; /* sp_device_cfg.pinned_staging as configured */
   int stage_mode;      /* STAGE_*, from pinned_cfg (sp_engine_cuda_set_staging changes it) */
@@ -146,14 +159,14 @@ typedef struct cuda_dev {
   unsigned chunks_per_stage; /* sp_device_cfg.staging_chunks (or its default) */
   size_t chunk_bytes;        /* sp_device_cfg.staging_chunk_bytes (or its default) */
   unsigned workers;
-  pthread_mutex_t mu;  /* gpu creation, bound count, resident/registered lists, staging
+  pthread_mutex_t mu; /* gpu creation, bound count, resident/registered lists, staging
                           pool, timings, knobs */
   sp_gpu *gpu;
   unsigned bound;
   cuda_resident *res;
   cuda_hostreg *reg;
-  cuda_cs_res *cs_res;  /* constraint systems on this device (under mu) */
-  bool cs_host;         /* witness-only a, b, c on the host's SpMV (the kit's
+  cuda_cs_res *cs_res; /* constraint systems on this device (under mu) */
+  bool cs_host;        /* witness-only a, b, c on the host's SpMV (the kit's
                            sp_engine_cuda_set_cs_host, A/B runs) */
   sp_cuda_timings last;
   /* pinned staging pool */
@@ -162,7 +175,7 @@ typedef struct cuda_dev {
   stage_buf stage[SP_MAX_WORKERS];
   /* execute-only state (device lock held) */
   sp_gpu_event *ev[EV_COUNT];
-  void *bounce;           /* pinned, 2 chunks, for unregistered parameter vectors */
+  void *bounce; /* pinned, 2 chunks, for unregistered parameter vectors */
   size_t bounce_cap;
   uint64_t registered_bytes;
   /* knobs (sp_engine_cuda_set_streaming) */
@@ -175,13 +188,13 @@ typedef struct cuda_dev {
    * early_owner starts with a on the device instead of waiting ~80 ms for it at 2^27.
    * early_owner NULL with early_buf set: orphaned (its partition was released without
    * executing); the next execute frees it. */
-  int early_mode;                /* SP_EARLY_* (the kit's sp_engine_cuda_set_early) */
+  int early_mode; /* SP_EARLY_* (the kit's sp_engine_cuda_set_early) */
   /* Fixed-base tables (sp_device_cfg.msm_precompute: 0 auto, SP_MSM_PRECOMPUTE_OFF, or
    * bytes) and their use (SP_TABLES_*, sp_engine_cuda_set_tables; under mu). */
   uint64_t precompute_cfg;
   int tables_mode;
-  bool tables_oom; /* an out-of-memory retry met a table: none are made any more */
-  bool no_check_buffer;          /* tests: the a*b = c pre-check without its product buffer */
+  bool tables_oom;      /* an out-of-memory retry met a table: none are made any more */
+  bool no_check_buffer; /* tests: the a*b = c pre-check without its product buffer */
   /* A prepare that finds the device idle (no execute between the two flags below)
    * allocates a's buffer and queues its copy itself, while it stages the rest: the
    * copy then overlaps the host's staging. `executing` and `uploading` exclude each
@@ -193,15 +206,15 @@ typedef struct cuda_dev {
   size_t early_bytes;
   struct cuda_prep *early_owner;
 #ifdef SP_FAULT_INJECTION
-  unsigned fault_oom;            /* sp_engine_ops.fault_oom: allocations the next execute
+  unsigned fault_oom; /* sp_engine_ops.fault_oom: allocations the next execute
                                     fails as out of memory (the device lock's holder) */
 #endif
 } cuda_dev;
 
 /* Where execute reads the assignment from: the staging buffer or the host's memory. */
 typedef struct cuda_prep {
-  stage_buf *buf; /* NULL: pageable (the host's own arrays) */
-  stage_buf *land; /* chunked staging: the sources are this device buffer */
+  stage_buf *buf;    /* NULL: pageable (the host's own arrays) */
+  stage_buf *land;   /* chunked staging: the sources are this device buffer */
   uint64_t cs_bytes; /* host bytes of cs_eval's a, b, c (counted in hostmem) */
   const void *abc[3], *inp, *aux;
   const uint64_t *bm[3]; /* a_aux, b_inp, b_aux */
@@ -224,12 +237,12 @@ typedef struct xctx {
   sp_gpu *g;
   unsigned cpu_threads;
   bool allow_resident;
-  size_t chunk;          /* points per chunk when streaming (multiple of 64) */
-  cuda_resident *res;    /* NULL: stream */
-  cuda_hostreg *reg;     /* when streaming */
+  size_t chunk;       /* points per chunk when streaming (multiple of 64) */
+  cuda_resident *res; /* NULL: stream */
+  cuda_hostreg *reg;  /* when streaming */
   sp_cuda_timings *tm;
-  void *early_a;         /* a, already on the device (early upload), or NULL */
-  const sp_cs *cs;       /* witness-only partition: a, b, c made here from the witness */
+  void *early_a;   /* a, already on the device (early upload), or NULL */
+  const sp_cs *cs; /* witness-only partition: a, b, c made here from the witness */
 } xctx;
 
 /* ---- engine_cuda.c ---- */

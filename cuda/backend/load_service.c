@@ -38,7 +38,7 @@ typedef struct gpu_load {
   sp_srs_load_opts lo;
   int ordinal;
   const char *section;
-  bool direct;               /* try the direct load */
+  bool direct; /* try the direct load */
   int ordinals[SP_DEVCOPY_MAX];
   uint64_t limits[SP_DEVCOPY_MAX];
   unsigned ndev;

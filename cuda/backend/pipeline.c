@@ -138,20 +138,19 @@ static int stream_points(xctx *x, int vec, const void *resident, const void *hos
     SP_TRY_GOTO(sp_gpu_event_record(g, ev[EV_FREED0 + slot], SP_STREAM_COMPUTE, err, errlen), st,
                 out);
   }
-out:
-  {
-    /* nothing the copy stream still does may outlive the buffers (or the bounce) */
-    char e2[128];
-    int st2 = sp_gpu_join_copy(g, e2, sizeof e2);
-    if (bounce) {
-      int st3 = sp_gpu_sync_all(g, e2, sizeof e2);
-      if (!st2) st2 = st3;
-    }
-    if (st2 && !st) {
-      snprintf(err, errlen, "%s", e2);
-      st = st2;
-    }
+out : {
+  /* nothing the copy stream still does may outlive the buffers (or the bounce) */
+  char e2[128];
+  int st2 = sp_gpu_join_copy(g, e2, sizeof e2);
+  if (bounce) {
+    int st3 = sp_gpu_sync_all(g, e2, sizeof e2);
+    if (!st2) st2 = st3;
   }
+  if (st2 && !st) {
+    snprintf(err, errlen, "%s", e2);
+    st = st2;
+  }
+}
   sp_gpu_free(g, buf[0], cbytes);
   sp_gpu_free(g, buf[1], cbytes);
   return st;
@@ -271,8 +270,7 @@ static int msm_split(xctx *x, int vec, const void *resident, const void *host, s
     bounds[0] = 0;
     bounds[1] = s->n_rest;
   } else {
-    st = sp_gpu_lower_bounds(x->g, s->idx, s->n_rest, x->chunk, npts, nb + 1, bounds, err,
-                             errlen);
+    st = sp_gpu_lower_bounds(x->g, s->idx, s->n_rest, x->chunk, npts, nb + 1, bounds, err, errlen);
   }
   if (!st)
     st = stream_points(x, vec, resident, host, npts, g2 ? sizeof(g2_affine_t) : sizeof(g1_affine_t),
@@ -301,8 +299,8 @@ typedef struct part_t {
   size_t m, nabc, ninp, naux, vbytes, bmb[3];
   void *abc[3], *inp, *aux, *as, *bs;
   uint64_t *bm[3];
-  bool rest_sent;        /* inp, aux and bitmaps already queued (witness-only) */
-  sp_cs_eval *host_ev;   /* witness-only fallback: a, b, c made on the host */
+  bool rest_sent;      /* inp, aux and bitmaps already queued (witness-only) */
+  sp_cs_eval *host_ev; /* witness-only fallback: a, b, c made on the host */
   split_t sp_l, sp_a, sp_b;
   h_ctx hc;
   g1_jac_t l_acc, a_acc, b1_acc;
@@ -362,7 +360,7 @@ void *cuda_early_take(cuda_dev *d, const cuda_prep *prep) {
   bool orphan;
   pthread_mutex_lock(&d->mu);
   if (prep && d->early_want == prep) d->early_want = NULL; /* executing: too late */
-  if (d->early_buf && prep && d->early_owner == prep) { /* made with prep->vbytes */
+  if (d->early_buf && prep && d->early_owner == prep) {    /* made with prep->vbytes */
     mine = d->early_buf;
     d->early_buf = NULL;
     d->early_owner = NULL;
@@ -436,18 +434,19 @@ static int part_h(xctx *x, part_t *p, char *err, size_t errlen) {
     SP_TRY_GOTO(wait_copy(x, EV_A + k, err, errlen), st, out);
     ts = sp_now_ms();
     if (p->nabc < p->m)
-      SP_TRY_GOTO(sp_gpu_zero(g, (uint8_t *)p->abc[k] + p->nabc * 32, (p->m - p->nabc) * 32, err,
-                              errlen),
-                  st, out);
+      SP_TRY_GOTO(
+          sp_gpu_zero(g, (uint8_t *)p->abc[k] + p->nabc * 32, (p->m - p->nabc) * 32, err, errlen),
+          st, out);
     uint64_t bad = UINT64_MAX;
-    SP_TRY_GOTO(sp_gpu_decode_scalars(g, p->abc[k], p->nabc, p->t->scalar_encoding, true, &bad,
-                                      err, errlen),
+    SP_TRY_GOTO(sp_gpu_decode_scalars(g, p->abc[k], p->nabc, p->t->scalar_encoding, true, &bad, err,
+                                      errlen),
                 st, out);
     if (bad != UINT64_MAX) {
       st = bad_scalar(names[k], bad, p->t->scalar_encoding, err, errlen);
       goto out;
     }
-    if (ab && k == 0) SP_TRY_GOTO(sp_gpu_copy(g, ab, p->abc[0], p->nabc * 32, err, errlen), st, out);
+    if (ab && k == 0)
+      SP_TRY_GOTO(sp_gpu_copy(g, ab, p->abc[0], p->nabc * 32, err, errlen), st, out);
     if (ab && k == 1)
       SP_TRY_GOTO(sp_gpu_fr_mul_vec(g, ab, ab, p->abc[1], p->nabc, err, errlen), st, out);
     tm->decode_ms += sp_now_ms() - ts;
@@ -461,10 +460,10 @@ static int part_h(xctx *x, part_t *p, char *err, size_t errlen) {
   ts = sp_now_ms();
   {
     uint64_t row = UINT64_MAX;
-    SP_TRY_GOTO(ab ? sp_gpu_check_rows(g, ab, NULL, p->abc[2], p->nabc, &row, err, errlen)
-                   : sp_gpu_check_rows(g, p->abc[0], p->abc[1], p->abc[2], p->nabc, &row, err,
-                                       errlen),
-                st, out);
+    SP_TRY_GOTO(
+        ab ? sp_gpu_check_rows(g, ab, NULL, p->abc[2], p->nabc, &row, err, errlen)
+           : sp_gpu_check_rows(g, p->abc[0], p->abc[1], p->abc[2], p->nabc, &row, err, errlen),
+        st, out);
     if (row != UINT64_MAX) {
       snprintf(err, errlen,
                "the assignment does not satisfy the circuit: a[i]*b[i] != c[i] at row %llu "
@@ -589,9 +588,16 @@ static int get_cs_resident(cuda_dev *d, const sp_cs *cs, size_t vbytes, sp_gpu_c
     snprintf(err, errlen, "out of host memory");
     return SEALPROV_ERR_NO_MEMORY;
   }
-  sp_gpu_cs_desc desc = {.path = cs->path, .n_rows = cs->n_rows, .abc_size = cs->abc_size,
-                         .inp_size = cs->inp_size, .aux_size = cs->aux_size, .off = cs->off,
-                         .var = cs->var, .cix = cs->cix, .coeffs = cs->coeffs, .ncoeffs = cs->ncoeffs};
+  sp_gpu_cs_desc desc = {.path = cs->path,
+                         .n_rows = cs->n_rows,
+                         .abc_size = cs->abc_size,
+                         .inp_size = cs->inp_size,
+                         .aux_size = cs->aux_size,
+                         .off = cs->off,
+                         .var = cs->var,
+                         .cix = cs->cix,
+                         .coeffs = cs->coeffs,
+                         .ncoeffs = cs->ncoeffs};
   int st = sp_gpu_cs_upload(d->gpu, &desc, &c->g, &c->bytes, err, errlen);
   if (st) {
     free(c);
@@ -643,13 +649,14 @@ static int cs_abc(xctx *x, part_t *p, char *err, size_t errlen) {
                          : bad_scalar("aux_assignment", bad - p->ninp, enc, err, errlen);
   SP_TRY(sp_gpu_cs_eval(g, dc, p->inp, p->aux, p->abc[0], p->abc[1], p->abc[2], err, errlen));
   SP_TRY(sp_gpu_sync(g, err, errlen)); /* for the stage's time; the next step waits anyway */
-  for (int k = 0; k < 3; k++) SP_TRY(sp_gpu_event_record(g, d->ev[EV_A + k], SP_STREAM_COMPUTE, err, errlen));
+  for (int k = 0; k < 3; k++)
+    SP_TRY(sp_gpu_event_record(g, d->ev[EV_A + k], SP_STREAM_COMPUTE, err, errlen));
   x->tm->spmv_ms += sp_now_ms() - ts;
   return SEALPROV_OK;
 }
 
 int cuda_prove_partition(xctx *x, const sp_task *t, const cuda_prep *src, uint8_t proof[192],
-                           char *err, size_t errlen) {
+                         char *err, size_t errlen) {
   cuda_dev *d = x->d;
   sp_gpu *g = x->g;
   sp_cuda_timings *tm = x->tm;
@@ -685,7 +692,8 @@ int cuda_prove_partition(xctx *x, const sp_task *t, const cuda_prep *src, uint8_
     SP_TRY_GOTO(cuda_get_resident(d, srs, &x->res, &tm->srs_upload_ms, err, errlen), st, out);
   if (x->res) SP_TRY_GOTO(cuda_make_tables(d, x->res, srs, tm, err, errlen), st, out);
   if (x->res) tm->precompute_bytes = x->res->tab_bytes;
-  if (!x->res) SP_TRY_GOTO(cuda_get_hostreg(d, srs, &x->reg, &tm->srs_upload_ms, err, errlen), st, out);
+  if (!x->res)
+    SP_TRY_GOTO(cuda_get_hostreg(d, srs, &x->reg, &tm->srs_upload_ms, err, errlen), st, out);
   tm->streamed = x->res == NULL;
   tm->stream_chunk = x->res ? 0 : x->chunk;
 
@@ -722,12 +730,11 @@ int cuda_prove_partition(xctx *x, const sp_task *t, const cuda_prep *src, uint8_
   sp_groth16_assemble(srs, &t->r, &t->s, &p->hc.acc, &p->l_acc, &p->a_acc, &p->b1_acc, &p->b2_acc,
                       proof);
   tm->host_ms += sp_now_ms() - ts;
-out:
-  {
-    /* frees below run on the compute stream: order them after every pending copy */
-    char e2[128];
-    (void)sp_gpu_join_copy(g, e2, sizeof e2);
-  }
+out : {
+  /* frees below run on the compute stream: order them after every pending copy */
+  char e2[128];
+  (void)sp_gpu_join_copy(g, e2, sizeof e2);
+}
   for (int k = 0; k < 3; k++) sp_gpu_free(g, p->abc[k], p->vbytes);
   part_free_inputs(g, p);
   if (p->host_ev) { /* its copies are complete: prove_partition's callers sync both streams */
@@ -742,4 +749,3 @@ out:
   free(p);
   return st;
 }
-

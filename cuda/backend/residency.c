@@ -272,7 +272,7 @@ bool cuda_room_for_copy(cuda_dev *d, uint64_t in_use, uint64_t need, uint64_t wo
 /* The resident copy of srs, made now if the budget allows; NULL (and OK) when the set
  * is to be streamed instead. Called with the device lock held. */
 int cuda_get_resident(cuda_dev *d, const sp_srs *srs, cuda_resident **out, double *ms, char *err,
-                        size_t errlen) {
+                      size_t errlen) {
   *out = NULL;
   if (srs->device_only) return adopt_devcopy(d, srs, out, err, errlen);
   pthread_mutex_lock(&d->mu);
@@ -299,8 +299,10 @@ int cuda_get_resident(cuda_dev *d, const sp_srs *srs, cuda_resident **out, doubl
   int st = upload_vec(d->gpu, &r->h, srs->h, srs->h_len * sizeof(g1_affine_t), err, errlen);
   if (!st) st = upload_vec(d->gpu, &r->l, srs->l, srs->l_len * sizeof(g1_affine_t), err, errlen);
   if (!st) st = upload_vec(d->gpu, &r->a, srs->a, srs->a_len * sizeof(g1_affine_t), err, errlen);
-  if (!st) st = upload_vec(d->gpu, &r->b1, srs->b_g1, srs->b_g1_len * sizeof(g1_affine_t), err, errlen);
-  if (!st) st = upload_vec(d->gpu, &r->b2, srs->b_g2, srs->b_g2_len * sizeof(g2_affine_t), err, errlen);
+  if (!st)
+    st = upload_vec(d->gpu, &r->b1, srs->b_g1, srs->b_g1_len * sizeof(g1_affine_t), err, errlen);
+  if (!st)
+    st = upload_vec(d->gpu, &r->b2, srs->b_g2, srs->b_g2_len * sizeof(g2_affine_t), err, errlen);
   if (st) {
     free_resident(d, r);
     /* Not enough memory after all: stream. Other errors are device failures. */
@@ -346,12 +348,12 @@ static uint64_t table_budget(cuda_dev *d, size_t vbytes) {
  * FORCE), and if the device has room for it next to a partition's working memory, as
  * residency asks. Device lock held. Only a device fault is an error: no room, no table. */
 int cuda_make_tables(cuda_dev *d, cuda_resident *r, const sp_srs *srs, sp_cuda_timings *tm,
-                       char *err, size_t errlen) {
+                     char *err, size_t errlen) {
   pthread_mutex_lock(&d->mu);
   const int mode = d->tables_mode;
   bool skip = mode == SP_TABLES_OFF || d->tables_oom || r->tab_h.copies || r->no_table ||
-              mode <= r->tab_mode ||
-              !r->h || srs->h_len == 0 || d->precompute_cfg == SP_MSM_PRECOMPUTE_OFF;
+              mode <= r->tab_mode || !r->h || srs->h_len == 0 ||
+              d->precompute_cfg == SP_MSM_PRECOMPUTE_OFF;
   if (!skip) r->tab_mode = mode;
   uint64_t in_use = sp_gpu_memory_in_use(d->gpu) + cuda_resident_bytes(d);
   pthread_mutex_unlock(&d->mu);
@@ -417,7 +419,7 @@ void cuda_drop_resident(cuda_dev *d, const sp_srs *srs) {
 /* The page-locked vectors of srs for streaming, registered on first use. A vector that
  * cannot be registered is streamed through the bounce buffer. Device lock held. */
 int cuda_get_hostreg(cuda_dev *d, const sp_srs *srs, cuda_hostreg **out, double *ms, char *err,
-                       size_t errlen) {
+                     size_t errlen) {
   *out = NULL;
   pthread_mutex_lock(&d->mu);
   for (cuda_hostreg *r = d->reg; r; r = r->next)

@@ -44,11 +44,17 @@ void cuda_chunk_pool_drop(cuda_dev *d) {
 
 /* Segments of the assignment in staging order, with their offsets in the buffer. */
 static size_t stage_layout(const sealprov_assignment *asg, copy_seg seg[8], uint8_t *base) {
-  const void *src[8] = {asg->a, asg->b, asg->c, asg->inp_assignment, asg->aux_assignment,
-                        asg->a_aux_density, asg->b_inp_density, asg->b_aux_density};
-  size_t len[8] = {(size_t)asg->abc_size * 32, (size_t)asg->abc_size * 32,
-                   (size_t)asg->abc_size * 32, (size_t)asg->inp_size * 32,
-                   (size_t)asg->aux_size * 32, bitmap_bytes(asg->a_aux_bit_len),
+  const void *src[8] = {asg->a,
+                        asg->b,
+                        asg->c,
+                        asg->inp_assignment,
+                        asg->aux_assignment,
+                        asg->a_aux_density,
+                        asg->b_inp_density,
+                        asg->b_aux_density};
+  size_t len[8] = {(size_t)asg->abc_size * 32,       (size_t)asg->abc_size * 32,
+                   (size_t)asg->abc_size * 32,       (size_t)asg->inp_size * 32,
+                   (size_t)asg->aux_size * 32,       bitmap_bytes(asg->a_aux_bit_len),
                    bitmap_bytes(asg->b_inp_bit_len), bitmap_bytes(asg->b_aux_bit_len)};
   for (int i = 0; i < 3; i++)
     if (!src[i]) len[i] = 0; /* a witness-only partition: a, b, c are made on the device */
@@ -130,8 +136,10 @@ static stage_buf *stage_take(cuda_dev *d, size_t need) {
   /* a new buffer in an empty slot (one per worker), or else the largest free buffer
    * grown (its old memory goes), within the budget */
   stage_buf *grow = NULL;
-  if (empty && d->pinned_bytes + want <= d->pinned_budget) grow = empty;
-  else if (largest && d->pinned_bytes - largest->cap + want <= d->pinned_budget) grow = largest;
+  if (empty && d->pinned_bytes + want <= d->pinned_budget)
+    grow = empty;
+  else if (largest && d->pinned_bytes - largest->cap + want <= d->pinned_budget)
+    grow = largest;
   /* the host-wide cap (host_memory_limit): a whole-partition buffer cannot wait for
    * room (it is kept across tasks), so over the cap the partition is uploaded from
    * the host's memory instead */
@@ -256,8 +264,7 @@ static int chunked_upload(cuda_dev *d, stage_buf *b, const copy_seg *seg, int ns
         if (st) break;
         copy_seg c = {ch[slot], (const uint8_t *)seg[i].src + off, len};
         cuda_parallel_copy(&c, 1, nthreads);
-        st = sp_gpu_xfer_send(b->x, slot, (uint8_t *)seg[i].dst + off, ch[slot], len, err,
-                              errlen);
+        st = sp_gpu_xfer_send(b->x, slot, (uint8_t *)seg[i].dst + off, ch[slot], len, err, errlen);
       }
   }
   char e2[256];
@@ -299,7 +306,8 @@ bool cuda_check_room(cuda_dev *d, size_t vbytes) {
   uint64_t cap = d->memory_limit, free_b = 0;
   if (!cap && sp_gpu_mem_info(d->gpu, &free_b, &cap) != SEALPROV_OK) return false;
   pthread_mutex_lock(&d->mu);
-  bool ok = !d->no_check_buffer && cuda_resident_bytes(d) + work_bytes(vbytes, d->early_buf ? 5 : 4) <= cap;
+  bool ok = !d->no_check_buffer &&
+            cuda_resident_bytes(d) + work_bytes(vbytes, d->early_buf ? 5 : 4) <= cap;
   pthread_mutex_unlock(&d->mu);
   return ok;
 }
@@ -309,9 +317,9 @@ bool cuda_check_room(cuda_dev *d, size_t vbytes) {
  * failure only means execute uploads a itself. */
 static bool early_from_prepare(cuda_dev *d, cuda_prep *p, const sp_srs *srs) {
   pthread_mutex_lock(&d->mu);
-  bool go = cuda_find_resident(d, srs) && !d->force_stream && d->early_mode == SP_EARLY_ALL && d->gpu && p->a_bytes &&
-            !d->executing && !d->uploading && !d->early_buf && !d->early_want &&
-            cuda_early_room(d, p->vbytes);
+  bool go = cuda_find_resident(d, srs) && !d->force_stream && d->early_mode == SP_EARLY_ALL &&
+            d->gpu && p->a_bytes && !d->executing && !d->uploading && !d->early_buf &&
+            !d->early_want && cuda_early_room(d, p->vbytes);
   if (go) d->uploading = true;
   pthread_mutex_unlock(&d->mu);
   if (!go) return false;
@@ -475,4 +483,3 @@ void cuda_release(void *dev, void *prep) {
   sp_cs_eval_free(p->cs_eval);
   free(p);
 }
-

@@ -23,24 +23,25 @@
 
 #include <stdint.h>
 
-static __constant__ uint32_t SPC_FP_P[12] = {
-  0xffffaaabu, 0xb9feffffu, 0xb153ffffu, 0x1eabfffeu, 0xf6b0f624u, 0x6730d2a0u,
-  0xf38512bfu, 0x64774b84u, 0x434bacd7u, 0x4b1ba7b6u, 0x397fe69au, 0x1a0111eau};
-static __constant__ uint32_t SPC_FP_ONE[12] = { /* 2^384 mod p */
-  0x0002fffdu, 0x76090000u, 0xc40c0002u, 0xebf4000bu, 0x53c758bau, 0x5f489857u,
-  0x70525745u, 0x77ce5853u, 0xa256ec6du, 0x5c071a97u, 0xfa80e493u, 0x15f65ec3u};
-static __constant__ uint32_t SPC_FP_R2[12] = { /* 2^768 mod p */
-  0x1c341746u, 0xf4df1f34u, 0x09d104f1u, 0x0a76e6a6u, 0x4c95b6d5u, 0x8de5476cu,
-  0x939d83c0u, 0x67eb88a9u, 0xb519952du, 0x9a793e85u, 0x92cae3aau, 0x11988fe5u};
-static __constant__ uint32_t SPC_FR_P[8] = {
-  0x00000001u, 0xffffffffu, 0xfffe5bfeu, 0x53bda402u, 0x09a1d805u, 0x3339d808u,
-  0x299d7d48u, 0x73eda753u};
-static __constant__ uint32_t SPC_FR_ONE[8] = { /* 2^256 mod r */
-  0xfffffffeu, 0x00000001u, 0x00034802u, 0x5884b7fau, 0xecbc4ff5u, 0x998c4fefu,
-  0xacc5056fu, 0x1824b159u};
-static __constant__ uint32_t SPC_FR_R2[8] = { /* 2^512 mod r */
-  0xf3f29c6du, 0xc999e990u, 0x87925c23u, 0x2b6cedcbu, 0x7254398fu, 0x05d31496u,
-  0x9f59ff11u, 0x0748d9d9u};
+static __constant__ uint32_t SPC_FP_P[12] = {0xffffaaabu, 0xb9feffffu, 0xb153ffffu, 0x1eabfffeu,
+                                             0xf6b0f624u, 0x6730d2a0u, 0xf38512bfu, 0x64774b84u,
+                                             0x434bacd7u, 0x4b1ba7b6u, 0x397fe69au, 0x1a0111eau};
+static __constant__ uint32_t SPC_FP_ONE[12] = {/* 2^384 mod p */
+                                               0x0002fffdu, 0x76090000u, 0xc40c0002u, 0xebf4000bu,
+                                               0x53c758bau, 0x5f489857u, 0x70525745u, 0x77ce5853u,
+                                               0xa256ec6du, 0x5c071a97u, 0xfa80e493u, 0x15f65ec3u};
+static __constant__ uint32_t SPC_FP_R2[12] = {/* 2^768 mod p */
+                                              0x1c341746u, 0xf4df1f34u, 0x09d104f1u, 0x0a76e6a6u,
+                                              0x4c95b6d5u, 0x8de5476cu, 0x939d83c0u, 0x67eb88a9u,
+                                              0xb519952du, 0x9a793e85u, 0x92cae3aau, 0x11988fe5u};
+static __constant__ uint32_t SPC_FR_P[8] = {0x00000001u, 0xffffffffu, 0xfffe5bfeu, 0x53bda402u,
+                                            0x09a1d805u, 0x3339d808u, 0x299d7d48u, 0x73eda753u};
+static __constant__ uint32_t SPC_FR_ONE[8] = {/* 2^256 mod r */
+                                              0xfffffffeu, 0x00000001u, 0x00034802u, 0x5884b7fau,
+                                              0xecbc4ff5u, 0x998c4fefu, 0xacc5056fu, 0x1824b159u};
+static __constant__ uint32_t SPC_FR_R2[8] = {/* 2^512 mod r */
+                                             0xf3f29c6du, 0xc999e990u, 0x87925c23u, 0x2b6cedcbu,
+                                             0x7254398fu, 0x05d31496u, 0x9f59ff11u, 0x0748d9d9u};
 
 /* Fr's -r^-1 mod 2^32 is 0xffffffff. As an immediate, ptxas turns m = t * M0 into a
  * negation and then issues about half of the reduction's lo/hi pairs unfused (IMAD.X +
@@ -131,7 +132,9 @@ struct __align__(16) spc_mont {
 #pragma unroll
     for (int i = 1; i < N - 1; i++)
       asm volatile("addc.cc.u32 %0, %1, %2;" : "=r"(r.v[i]) : "r"(d[i]), "r"(C::mod(i) & brw));
-    asm volatile("addc.u32 %0, %1, %2;" : "=r"(r.v[N - 1]) : "r"(d[N - 1]), "r"(C::mod(N - 1) & brw));
+    asm volatile("addc.u32 %0, %1, %2;"
+                 : "=r"(r.v[N - 1])
+                 : "r"(d[N - 1]), "r"(C::mod(N - 1) & brw));
     return r;
   }
 
@@ -156,7 +159,7 @@ struct __align__(16) spc_mont {
    * Bounds as in the plain CIOS: T < 2^(32(N+1)) throughout (p < 2^381, r < 2^255),
    * so the carries that the chains drop are zero. */
   /* acc[j], acc[j+1] = a[j] * bi for even j (a is read with stride 2) */
-  __device__ __forceinline__ static void mul_n(uint32_t *acc, const uint32_t *a, uint32_t bi) {
+  __device__ __forceinline__ static void mul_n(uint32_t * acc, const uint32_t *a, uint32_t bi) {
 #pragma unroll
     for (int j = 0; j < N; j += 2)
       asm("mul.lo.u32 %0, %2, %3; mul.hi.u32 %1, %2, %3;"
@@ -164,7 +167,7 @@ struct __align__(16) spc_mont {
           : "r"(a[j]), "r"(bi));
   }
   /* acc += a[even j] * bi as one chain; leaves the carry out of word N in CC */
-  __device__ __forceinline__ static void cmad_n(uint32_t *acc, const uint32_t *a, uint32_t bi) {
+  __device__ __forceinline__ static void cmad_n(uint32_t * acc, const uint32_t *a, uint32_t bi) {
     asm volatile("mad.lo.cc.u32 %0, %2, %3, %0; madc.hi.cc.u32 %1, %2, %3, %1;"
                  : "+r"(acc[0]), "+r"(acc[1])
                  : "r"(a[0]), "r"(bi));
@@ -175,7 +178,7 @@ struct __align__(16) spc_mont {
                    : "r"(a[j]), "r"(bi));
   }
   /* acc[j] = acc[j+2] + a[even j] * bi (+ CC in): shift down two words while adding */
-  __device__ __forceinline__ static void madc_n_rshift(uint32_t *acc, const uint32_t *a,
+  __device__ __forceinline__ static void madc_n_rshift(uint32_t * acc, const uint32_t *a,
                                                        uint32_t bi) {
 #pragma unroll
     for (int j = 0; j < N - 2; j += 2)
@@ -187,7 +190,7 @@ struct __align__(16) spc_mont {
                  : "r"(a[N - 2]), "r"(bi));
   }
   /* One CIOS row on the halves (al = aligned, off = offset by one word). */
-  __device__ __forceinline__ static void row(uint32_t *al, uint32_t *off, const uint32_t *a,
+  __device__ __forceinline__ static void row(uint32_t * al, uint32_t * off, const uint32_t *a,
                                              uint32_t bi, bool first) {
     if (first) {
       mul_n(off, a + 1, bi);
@@ -217,9 +220,7 @@ struct __align__(16) spc_mont {
    * callee loaded them: 111 local loads and stores in the accumulation kernel, a
    * 624-byte stack); by value they travel in registers (no stack, 160 registers;
    * cuda/NOTES.md v6). */
-  __device__ __noinline__ static spc_mont mul_call(spc_mont a, spc_mont b) {
-    return mul_inl(a, b);
-  }
+  __device__ __noinline__ static spc_mont mul_call(spc_mont a, spc_mont b) { return mul_inl(a, b); }
   __device__ __noinline__ static spc_mont sqr_call(spc_mont a) { return sqr_inl(a); }
   __device__ __forceinline__ static spc_mont mul(const spc_mont &a, const spc_mont &b) {
     return N == 12 ? mul_call(a, b) : mul_inl(a, b);
@@ -272,7 +273,8 @@ struct __align__(16) spc_mont {
    * rows 2k-1 and 2k end their chains in the same accumulator at the same word, so a
    * carry word holds at most 2 before the next row's chain covers it (the host model,
    * tests/cuda/ff_model.py, asserts it and every dropped carry zero). */
-  __device__ __forceinline__ static void mul_wide(uint32_t *t, const spc_mont &x, const spc_mont &y) {
+  __device__ __forceinline__ static void mul_wide(uint32_t * t, const spc_mont &x,
+                                                  const spc_mont &y) {
     uint32_t o[2 * N];
 #pragma unroll
     for (int k = 0; k < 2 * N; k++) t[k] = o[k] = 0;
@@ -333,7 +335,7 @@ struct __align__(16) spc_mont {
    * random and edge operands of both fields. */
   /* w[i+j], w[i+j+1] += a[j] * bi for j = j0, j0 + 2, ... < N: one chain of lo/hi
    * pairs, its carry into the word after the last pair */
-  __device__ __forceinline__ static void wide_chain(uint32_t *w, const uint32_t *a, uint32_t bi,
+  __device__ __forceinline__ static void wide_chain(uint32_t * w, const uint32_t *a, uint32_t bi,
                                                     int i, int j0) {
     if (j0 >= N) return;
     asm volatile("mad.lo.cc.u32 %0, %2, %3, %0; madc.hi.cc.u32 %1, %2, %3, %1;"
@@ -349,7 +351,7 @@ struct __align__(16) spc_mont {
   }
 
   /* e += o over 2N words (the two accumulators of the chains; no carry out) */
-  __device__ __forceinline__ static void wide_fold(uint32_t *e, const uint32_t *o) {
+  __device__ __forceinline__ static void wide_fold(uint32_t * e, const uint32_t *o) {
     asm volatile("add.cc.u32 %0, %0, %1;" : "+r"(e[0]) : "r"(o[0]));
 #pragma unroll
     for (int k = 1; k < 2 * N - 1; k++)
@@ -368,7 +370,7 @@ struct __align__(16) spc_mont {
 
   /* t[0..2N) = x^2, not reduced (the first half of sqr_inl; subgroup.cuh's doubling
    * subtracts 8 B^2 before its one reduction). */
-  __device__ __forceinline__ static void sqr_wide(uint32_t *t, const spc_mont &x) {
+  __device__ __forceinline__ static void sqr_wide(uint32_t * t, const spc_mont &x) {
     const uint32_t *a = x.v;
     uint32_t e[2 * N], o[2 * N];
 #pragma unroll
@@ -379,7 +381,7 @@ struct __align__(16) spc_mont {
       wide_chain(e, a, a[i], i, i + 2);
     }
     wide_fold(e, o); /* the cross products (< a^2 / 2) */
-    /* doubled, plus the squares on the diagonal: t = a^2 */
+                     /* doubled, plus the squares on the diagonal: t = a^2 */
 #pragma unroll
     for (int k = 2 * N - 1; k > 0; k--) t[k] = __funnelshift_l(e[k - 1], e[k], 1);
     t[0] = e[0] << 1;
@@ -401,7 +403,8 @@ struct __align__(16) spc_mont {
    * two words rides in a product chain, here that of m * p[odd j], so m must be
    * known first: it is computed in the same asm statement as the add that completes
    * word 0, whose carry that chain takes in (mul.lo leaves the carry flag alone). */
-  __device__ __forceinline__ static void redc_row(uint32_t *al, uint32_t *off, const uint32_t *pm) {
+  __device__ __forceinline__ static void redc_row(uint32_t * al, uint32_t * off,
+                                                  const uint32_t *pm) {
     uint32_t m;
     asm volatile("add.cc.u32 %0, %0, %2; mul.lo.u32 %1, %0, %3;"
                  : "+r"(al[0]), "=r"(m)

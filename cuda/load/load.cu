@@ -400,8 +400,9 @@ static int dl_retire(sp_cuda_dload *l, unsigned s, sp_srs_bad *bad, char *err, s
     dl_leave(l->dev[d].ordinal, prev);
     if (e != cudaSuccess) {
       (void)cudaGetLastError();
-      snprintf(err, errlen, "direct load: chunk of vector %d at byte offset %llu on CUDA device %d: %s",
-               sl->vec, (unsigned long long)sl->off0, l->dev[d].ordinal, cudaGetErrorString(e));
+      snprintf(err, errlen,
+               "direct load: chunk of vector %d at byte offset %llu on CUDA device %d: %s", sl->vec,
+               (unsigned long long)sl->off0, l->dev[d].ordinal, cudaGetErrorString(e));
       return sp_cuda_status(e);
     }
     unsigned long long b = l->hbad[d * DL_SLOTS + s];
@@ -479,13 +480,15 @@ extern "C" int sp_cuda_dload_submit(void *user, int vec, size_t index0, size_t n
       e = cudaGetLastError();
     }
     if (e == cudaSuccess)
-      e = cudaMemcpyAsync(l->hbad + d * DL_SLOTS + s, db, sizeof *db, cudaMemcpyDeviceToHost, v->ks);
+      e = cudaMemcpyAsync(l->hbad + d * DL_SLOTS + s, db, sizeof *db, cudaMemcpyDeviceToHost,
+                          v->ks);
     if (e == cudaSuccess) e = cudaEventRecord(v->done[s], v->ks);
     dl_leave(v->ordinal, prev);
     if (e != cudaSuccess) {
       (void)cudaGetLastError();
-      snprintf(err, errlen, "direct load: chunk of vector %d at byte offset %llu on CUDA device %d: %s",
-               vec, (unsigned long long)off0, v->ordinal, cudaGetErrorString(e));
+      snprintf(err, errlen,
+               "direct load: chunk of vector %d at byte offset %llu on CUDA device %d: %s", vec,
+               (unsigned long long)off0, v->ordinal, cudaGetErrorString(e));
       /* the slot may be in flight on the devices before this one: wait for it */
       l->slot[s] = (dl_slot){true, vec, index0, n, off0};
       l->next = (s + 1) % DL_SLOTS;

@@ -73,9 +73,9 @@ __global__ void k_msm_digits(const spc_fr *scalars, size_t n, unsigned c, unsign
   size_t i = (size_t)blockIdx.x * blockDim.x + threadIdx.x;
   if (i >= n) return;
   spc_fr s = scalars[i];
-  uint32_t pidx = index ? index[i] - index_base
-                        : ((flags & SP_MSM_BITREV_POINTS) ? sp_brev32((uint32_t)i, bitrev_log)
-                                                          : (uint32_t)i);
+  uint32_t pidx =
+      index ? index[i] - index_base
+            : ((flags & SP_MSM_BITREV_POINTS) ? sp_brev32((uint32_t)i, bitrev_log) : (uint32_t)i);
   const uint32_t mask = (1u << c) - 1, half = 1u << (c - 1);
   uint32_t carry = 0;
   for (unsigned w = 0; w < w1; w++) {
@@ -152,9 +152,9 @@ __global__ void __launch_bounds__(SP_ACC_THREADS, MINB)
   size_t end = start + L < T ? start + L : T;
   rkey[2 * t] = SP_KEY_NONE;
   rkey[2 * t + 1] = SP_KEY_NONE;
-#define SP_CK(pos)                                                                                \
-  (keys[pos] == 0 ? SP_KEY_NONE                                                                   \
-   : TAB          ? keys[pos] - 1                                                                 \
+#define SP_CK(pos)                \
+  (keys[pos] == 0 ? SP_KEY_NONE   \
+   : TAB          ? keys[pos] - 1 \
                   : ((uint32_t)((pos) / n) << (c - 1)) | (keys[pos] - 1))
   const uint32_t kprev = start > 0 ? SP_CK(start - 1) : SP_KEY_NONE;
   const uint32_t knext = end < T ? SP_CK(end) : SP_KEY_NONE;
@@ -318,16 +318,13 @@ cudaError_t launch_accum0<spc_fp>(sp_gpu *g, const uint32_t *keys, const uint32_
  * mixed addition, 3 blocks per SM; G2: a call, no cap). T is
  * passed as n: the keys carry no window, so n is not read. */
 template <class F>
-static cudaError_t launch_accum_tab(sp_gpu *g, const uint32_t *keys, const uint32_t *vals,
-                                    size_t T, unsigned c, const sp_msm_table *tb,
-                                    spc_xyzz<F> *buckets, unsigned L, uint32_t *rkey,
-                                    spc_xyzz<F> *rpt) {
+static cudaError_t launch_accum_tab(sp_gpu *g, const uint32_t *keys, const uint32_t *vals, size_t T,
+                                    unsigned c, const sp_msm_table *tb, spc_xyzz<F> *buckets,
+                                    unsigned L, uint32_t *rkey, spc_xyzz<F> *rpt) {
   size_t nch = (T + L - 1) / L;
-  k_msm_accum0<F, 1, false, true><<<sp_blocks(nch, SP_ACC_THREADS), SP_ACC_THREADS, 0,
-                                    g->stream>>>(keys, vals, T, T, c,
-                                                 (const spc_affine<F> *)tb->d_points, buckets, L,
-                                                 rkey, rpt, (const spc_affine<F> *)tb->d_ext,
-                                                 tb->npoints, tb->shift);
+  k_msm_accum0<F, 1, false, true><<<sp_blocks(nch, SP_ACC_THREADS), SP_ACC_THREADS, 0, g->stream>>>(
+      keys, vals, T, T, c, (const spc_affine<F> *)tb->d_points, buckets, L, rkey, rpt,
+      (const spc_affine<F> *)tb->d_ext, tb->npoints, tb->shift);
   return cudaGetLastError();
 }
 
@@ -337,11 +334,10 @@ cudaError_t launch_accum_tab<spc_fp>(sp_gpu *g, const uint32_t *keys, const uint
                                      spc_g1_xyzz *buckets, unsigned L, uint32_t *rkey,
                                      spc_g1_xyzz *rpt) {
   size_t nch = (T + L - 1) / L;
-  k_msm_accum0<spc_fp, 3, true, true><<<sp_blocks(nch, SP_ACC_THREADS), SP_ACC_THREADS, 0,
-                                        g->stream>>>(keys, vals, T, T, c,
-                                                     (const spc_g1_affine *)tb->d_points, buckets,
-                                                     L, rkey, rpt, (const spc_g1_affine *)tb->d_ext,
-                                                     tb->npoints, tb->shift);
+  k_msm_accum0<spc_fp, 3, true, true>
+      <<<sp_blocks(nch, SP_ACC_THREADS), SP_ACC_THREADS, 0, g->stream>>>(
+          keys, vals, T, T, c, (const spc_g1_affine *)tb->d_points, buckets, L, rkey, rpt,
+          (const spc_g1_affine *)tb->d_ext, tb->npoints, tb->shift);
   return cudaGetLastError();
 }
 
@@ -421,8 +417,7 @@ static int reduce_windows(sp_gpu *g, spc_xyzz<F> *p, unsigned nwin, unsigned S, 
  * Measured on the H200 (cuda/NOTES.md, v3), G1 c = 20 / 21 / 22: 2^24 118 / 125 /
  * 135 ms, 2^25 229 / 233 / 238, 2^26 455 / 454 / 433, 2^27 892 / 901 / 844; G2 2^22
  * c = 17 / 18: 175 / 182 ms. */
-static unsigned choose_window(size_t n, unsigned max_window, unsigned big_lg,
-                              unsigned big_window) {
+static unsigned choose_window(size_t n, unsigned max_window, unsigned big_lg, unsigned big_window) {
   unsigned lg = ilog2_floor(n ? n : 1);
   if (lg >= big_lg) return big_window;
   unsigned c = lg > 3 ? lg - 3 : 2;
@@ -432,8 +427,7 @@ static unsigned choose_window(size_t n, unsigned max_window, unsigned big_lg,
 }
 
 template <class H>
-static int msm_tab(sp_gpu *g, typename H::jac *out, const sp_msm_args *a, char *err,
-                   size_t errlen);
+static int msm_tab(sp_gpu *g, typename H::jac *out, const sp_msm_args *a, char *err, size_t errlen);
 
 template <class H>
 static int msm_dev(sp_gpu *g, typename H::jac *out, const sp_msm_args *a, char *err,
@@ -452,8 +446,8 @@ static int msm_dev(sp_gpu *g, typename H::jac *out, const sp_msm_args *a, char *
     return SEALPROV_ERR_INVALID_ARGUMENT;
   }
   const size_t n = a->n;
-  const unsigned c = a->window_bits ? a->window_bits
-                                     : choose_window(n, H::max_window, H::big_lg, H::big_window);
+  const unsigned c =
+      a->window_bits ? a->window_bits : choose_window(n, H::max_window, H::big_lg, H::big_window);
   if (c < 2 || c > 24) {
     snprintf(err, errlen, "MSM window of %u bits outside 2..24", c);
     return SEALPROV_ERR_INVALID_ARGUMENT;
@@ -496,7 +490,8 @@ static int msm_dev(sp_gpu *g, typename H::jac *out, const sp_msm_args *a, char *
   SP_TRY_GOTO(sp_gpu_alloc(g, (void **)&keys2, T * 4, err, errlen), st, done);
   SP_TRY_GOTO(sp_gpu_alloc(g, (void **)&vals2, T * 4, err, errlen), st, done);
   SP_TRY_GOTO(sp_gpu_alloc(g, &temp, temp_bytes, err, errlen), st, done);
-  SP_TRY_GOTO(sp_gpu_alloc(g, (void **)&buckets, (size_t)wb * nb * sizeof(X), err, errlen), st, done);
+  SP_TRY_GOTO(sp_gpu_alloc(g, (void **)&buckets, (size_t)wb * nb * sizeof(X), err, errlen), st,
+              done);
   SP_TRY_GOTO(sp_gpu_alloc(g, (void **)&rkA, recA * 4, err, errlen), st, done);
   SP_TRY_GOTO(sp_gpu_alloc(g, (void **)&rpA, recA * sizeof(X), err, errlen), st, done);
   SP_TRY_GOTO(sp_gpu_alloc(g, (void **)&rkB, recB * 4, err, errlen), st, done);
@@ -515,10 +510,10 @@ static int msm_dev(sp_gpu *g, typename H::jac *out, const sp_msm_args *a, char *
     prof_mark(&prof, 1);
     for (unsigned w = 0; w < nw; w++) {
       size_t off = (size_t)w * n;
-      SP_CUDA_CHECK_GOTO(cub::DeviceRadixSort::SortPairs(temp, temp_bytes, keys + off, keys2 + off,
-                                                         vals + off, vals2 + off, (int)n, 0,
-                                                         (int)c, g->stream),
-                         st, done);
+      SP_CUDA_CHECK_GOTO(
+          cub::DeviceRadixSort::SortPairs(temp, temp_bytes, keys + off, keys2 + off, vals + off,
+                                          vals2 + off, (int)n, 0, (int)c, g->stream),
+          st, done);
     }
     SP_CUDA_CHECK_GOTO(cudaMemsetAsync(buckets, 0, (size_t)nw * nb * sizeof(X), g->stream), st,
                        done);
@@ -535,18 +530,22 @@ static int msm_dev(sp_gpu *g, typename H::jac *out, const sp_msm_args *a, char *
       nch = (Tr + L1 - 1) / L1;
       k_msm_accumN<F><<<sp_blocks(nch, 128), 128, 0, g->stream>>>(ik, ip, Tr, buckets, L1, ok, op);
       SP_CUDA_LAUNCH_CHECK_GOTO(st, done);
-      uint32_t *tk = ik; ik = ok; ok = tk;
-      X *tp = ip; ip = op; op = tp;
+      uint32_t *tk = ik;
+      ik = ok;
+      ok = tk;
+      X *tp = ip;
+      ip = op;
+      op = tp;
     }
     prof_mark(&prof, 4);
-    k_msm_bucket_reduce<F><<<sp_blocks((size_t)nw * S, 64), 64, 0, g->stream>>>(buckets, nw, nb, S,
-                                                                               part);
+    k_msm_bucket_reduce<F>
+        <<<sp_blocks((size_t)nw * S, 64), 64, 0, g->stream>>>(buckets, nw, nb, S, part);
     SP_CUDA_LAUNCH_CHECK_GOTO(st, done);
     SP_TRY_GOTO(reduce_windows<F>(g, part, nw, S, err, errlen), st, done);
     prof_mark(&prof, 5);
     prof_batch_end(&prof);
-    SP_CUDA_CHECK_GOTO(cudaMemcpy2DAsync(wsum + w0, sizeof(X), part, (size_t)S * sizeof(X), sizeof(X),
-                                         nw, cudaMemcpyDeviceToHost, g->stream),
+    SP_CUDA_CHECK_GOTO(cudaMemcpy2DAsync(wsum + w0, sizeof(X), part, (size_t)S * sizeof(X),
+                                         sizeof(X), nw, cudaMemcpyDeviceToHost, g->stream),
                        st, done);
   }
   SP_CUDA_CHECK_GOTO(cudaStreamSynchronize(g->stream), st, done);
@@ -634,8 +633,8 @@ extern "C" uint64_t sp_gpu_msm_table_bytes(bool g2, size_t npoints, unsigned cop
 }
 
 extern "C" int sp_gpu_msm_table_make(sp_gpu *g, bool g2, const void *d_points, size_t npoints,
-                                     unsigned window, unsigned copies, sp_msm_table *out,
-                                     char *err, size_t errlen) {
+                                     unsigned window, unsigned copies, sp_msm_table *out, char *err,
+                                     size_t errlen) {
   memset(out, 0, sizeof *out);
   const unsigned c = window;
   if (c < 2 || c > 24 || copies < 2 || copies > (256 + c - 1) / c) {
@@ -658,7 +657,8 @@ extern "C" int sp_gpu_msm_table_make(sp_gpu *g, bool g2, const void *d_points, s
   int st = SEALPROV_OK;
   size_t threads = (npoints + SP_TAB_CHUNK - 1) / SP_TAB_CHUNK;
   for (unsigned j = 1; j < copies; j++) {
-    const uint8_t *in = j == 1 ? (const uint8_t *)d_points : (uint8_t *)ext + (j - 2) * npoints * psz;
+    const uint8_t *in =
+        j == 1 ? (const uint8_t *)d_points : (uint8_t *)ext + (j - 2) * npoints * psz;
     uint8_t *o = (uint8_t *)ext + (j - 1) * npoints * psz;
     if (g2)
       k_msm_table_step<spc_fp2><<<sp_blocks(threads, 64), 64, 0, g->stream>>>(
@@ -736,8 +736,7 @@ extern "C" void sp_gpu_msm_plan(bool g2, size_t npoints, uint64_t budget, bool f
   for (unsigned c = 8; c <= 24; c++) {
     const unsigned W = (256 + c - 1) / c;
     for (unsigned k = 2; k <= W; k++) {
-      if (sp_gpu_msm_table_bytes(g2, n, k) > budget || ((uint64_t)k << shift) > (1ull << 31))
-        break;
+      if (sp_gpu_msm_table_bytes(g2, n, k) > budget || ((uint64_t)k << shift) > (1ull << 31)) break;
       double t = msm_model(g2, n, c, k, wb);
       if (!bk || t < best) best = t, bc = c, bk = k;
     }
@@ -809,8 +808,8 @@ static int msm_tab(sp_gpu *g, typename H::jac *out, const sp_msm_args *a, char *
   memset(&prof, 0, sizeof prof);
   {
     cub::DoubleBuffer<uint32_t> dk(keys, keys2), dv(vals, vals2);
-    SP_CUDA_CHECK(cub::DeviceRadixSort::SortPairs(NULL, temp_bytes, dk, dv, (int)T, 0, (int)c,
-                                                  g->stream));
+    SP_CUDA_CHECK(
+        cub::DeviceRadixSort::SortPairs(NULL, temp_bytes, dk, dv, (int)T, 0, (int)c, g->stream));
   }
   gsum = (typename H::xyzz *)malloc(G * sizeof *gsum);
   if (!gsum) {
@@ -847,14 +846,14 @@ static int msm_tab(sp_gpu *g, typename H::jac *out, const sp_msm_args *a, char *
       SP_CUDA_LAUNCH_CHECK_GOTO(st, done);
       prof_mark(&prof, 1);
       cub::DoubleBuffer<uint32_t> dk(keys, keys2), dv(vals, vals2);
-      SP_CUDA_CHECK_GOTO(cub::DeviceRadixSort::SortPairs(temp, temp_bytes, dk, dv, (int)Tb, 0,
-                                                         (int)c, g->stream),
-                         st, done);
+      SP_CUDA_CHECK_GOTO(
+          cub::DeviceRadixSort::SortPairs(temp, temp_bytes, dk, dv, (int)Tb, 0, (int)c, g->stream),
+          st, done);
       size_t nch = (Tb + L - 1) / L;
       prof_mark(&prof, 2);
-      SP_CUDA_CHECK_GOTO(launch_accum_tab<F>(g, dk.Current(), dv.Current(), Tb, c, tb, dst, L,
-                                             rkA, rpA),
-                         st, done);
+      SP_CUDA_CHECK_GOTO(
+          launch_accum_tab<F>(g, dk.Current(), dv.Current(), Tb, c, tb, dst, L, rkA, rpA), st,
+          done);
       prof_mark(&prof, 3);
       uint32_t *ik = rkA, *ok = rkB;
       X *ip = rpA, *op = rpB;
@@ -863,8 +862,12 @@ static int msm_tab(sp_gpu *g, typename H::jac *out, const sp_msm_args *a, char *
         nch = (Tr + L1 - 1) / L1;
         k_msm_accumN<F><<<sp_blocks(nch, 128), 128, 0, g->stream>>>(ik, ip, Tr, dst, L1, ok, op);
         SP_CUDA_LAUNCH_CHECK_GOTO(st, done);
-        uint32_t *tk = ik; ik = ok; ok = tk;
-        X *tp = ip; ip = op; op = tp;
+        uint32_t *tk = ik;
+        ik = ok;
+        ok = tk;
+        X *tp = ip;
+        ip = op;
+        op = tp;
       }
       if (dst == bk2) {
         k_bucket_merge<F><<<sp_blocks(nb, 64), 64, 0, g->stream>>>(buckets, bk2, nb);
@@ -881,9 +884,8 @@ static int msm_tab(sp_gpu *g, typename H::jac *out, const sp_msm_args *a, char *
       prof_batch_end(&prof);
     }
     static_assert(sizeof(X) == sizeof(typename H::xyzz), "device and host XYZZ layouts differ");
-    SP_CUDA_CHECK_GOTO(cudaMemcpyAsync(gsum + gi, part, sizeof(X), cudaMemcpyDeviceToHost,
-                                       g->stream),
-                       st, done);
+    SP_CUDA_CHECK_GOTO(
+        cudaMemcpyAsync(gsum + gi, part, sizeof(X), cudaMemcpyDeviceToHost, g->stream), st, done);
   }
   SP_CUDA_CHECK_GOTO(cudaStreamSynchronize(g->stream), st, done);
   prof_done(&prof, g2 ? "msm_g2_table" : "msm_g1_table", n, c, wb);
@@ -928,8 +930,8 @@ static int batch_add_dev(sp_gpu *g, typename H::jac *out, const void *d_points,
   int st = SEALPROV_OK;
   SP_TRY_GOTO(sp_gpu_alloc(g, (void **)&part, (size_t)S * sizeof(X), err, errlen), st, done);
   SP_CUDA_CHECK_GOTO(cudaMemsetAsync(part, 0, (size_t)S * sizeof(X), g->stream), st, done);
-  k_batch_add<F><<<sp_blocks(nt, 64), 64, 0, g->stream>>>((const spc_affine<F> *)d_points, d_bitmap,
-                                                          n, part);
+  k_batch_add<F>
+      <<<sp_blocks(nt, 64), 64, 0, g->stream>>>((const spc_affine<F> *)d_points, d_bitmap, n, part);
   SP_CUDA_LAUNCH_CHECK_GOTO(st, done);
   SP_TRY_GOTO(reduce_windows<F>(g, part, 1, S, err, errlen), st, done);
   static_assert(sizeof(X) == sizeof(typename H::xyzz), "device and host XYZZ layouts differ");

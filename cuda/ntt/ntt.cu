@@ -47,8 +47,14 @@ __device__ __forceinline__ spc_fr sp_ldg_fr(const spc_fr *p) {
   const uint4 *q = (const uint4 *)p;
   uint4 a = __ldg(q), b = __ldg(q + 1);
   spc_fr r;
-  r.v[0] = a.x; r.v[1] = a.y; r.v[2] = a.z; r.v[3] = a.w;
-  r.v[4] = b.x; r.v[5] = b.y; r.v[6] = b.z; r.v[7] = b.w;
+  r.v[0] = a.x;
+  r.v[1] = a.y;
+  r.v[2] = a.z;
+  r.v[3] = a.w;
+  r.v[4] = b.x;
+  r.v[5] = b.y;
+  r.v[6] = b.z;
+  r.v[7] = b.w;
   return r;
 }
 
@@ -84,7 +90,8 @@ __device__ __forceinline__ spc_fr sp_twiddle(const sp_ntt_pass_args &a, size_t l
 /* BF butterflies per thread and stage: BF > 1 gives each thread independent products
  * to interleave (the carry chains of one product are serial). */
 template <bool DIT, int BF, int MINB, bool R4>
-__global__ void __launch_bounds__(SP_NTT_BLOCK_ELEMS / 2 / BF, MINB) k_ntt_pass(sp_ntt_pass_args a) {
+__global__ void __launch_bounds__(SP_NTT_BLOCK_ELEMS / 2 / BF, MINB)
+    k_ntt_pass(sp_ntt_pass_args a) {
   /* one 32-bit word plane per limb: conflict-free for consecutive indices */
   __shared__ uint32_t sh[8][SP_NTT_BLOCK_ELEMS];
   const unsigned b = a.b, G = 1u << b, L = a.logn - a.t0 - b;
@@ -96,7 +103,13 @@ __global__ void __launch_bounds__(SP_NTT_BLOCK_ELEMS / 2 / BF, MINB) k_ntt_pass(
     /* consecutive threads take consecutive addresses: along lo when the columns are
      * adjacent, along j when L == 0 (groups are contiguous) */
     unsigned c, j;
-    if (L >= logC) { c = e & (C - 1); j = e >> logC; } else { c = e >> b; j = e & (G - 1); }
+    if (L >= logC) {
+      c = e & (C - 1);
+      j = e >> logC;
+    } else {
+      c = e >> b;
+      j = e & (G - 1);
+    }
     size_t grp = g0 + c, lo = grp & lomask, hi = grp >> L;
     size_t idx = (hi << (L + b)) | ((size_t)j << L) | lo;
     spc_fr x = sp_ldg_fr(a.data + idx);
@@ -123,7 +136,10 @@ __global__ void __launch_bounds__(SP_NTT_BLOCK_ELEMS / 2 / BF, MINB) k_ntt_pass(
       if (DIT) {
         const unsigned lh = st0, h = 1u << lh, x = v & (h - 1);
         const unsigned i0 = c * G + ((v >> lh) << (lh + 2)) + x;
-        idx[0] = i0; idx[1] = i0 + h; idx[2] = i0 + 2 * h; idx[3] = i0 + 3 * h;
+        idx[0] = i0;
+        idx[1] = i0 + h;
+        idx[2] = i0 + 2 * h;
+        idx[3] = i0 + 3 * h;
 #pragma unroll
         for (int k = 0; k < 4; k++)
 #pragma unroll
@@ -137,12 +153,17 @@ __global__ void __launch_bounds__(SP_NTT_BLOCK_ELEMS / 2 / BF, MINB) k_ntt_pass(
         spc_fr s2 = spc_fr::add(e[2], e[3]), s3 = spc_fr::sub(e[2], e[3]);
         spc_fr t2 = spc_fr::mul(s2, sp_ldg_fr(a.small + (x << (a.slog - 2 - lh))));
         spc_fr t3 = spc_fr::mul(s3, sp_ldg_fr(a.small + ((x + h) << (a.slog - 2 - lh))));
-        e[0] = spc_fr::add(s0, t2); e[2] = spc_fr::sub(s0, t2);
-        e[1] = spc_fr::add(s1, t3); e[3] = spc_fr::sub(s1, t3);
+        e[0] = spc_fr::add(s0, t2);
+        e[2] = spc_fr::sub(s0, t2);
+        e[1] = spc_fr::add(s1, t3);
+        e[3] = spc_fr::sub(s1, t3);
       } else {
         const unsigned lh = b - 1 - st0, h = 1u << lh, hh = h >> 1, x = v & (hh - 1);
         const unsigned i0 = c * G + ((v >> (lh - 1)) << (lh + 1)) + x;
-        idx[0] = i0; idx[1] = i0 + hh; idx[2] = i0 + h; idx[3] = i0 + h + hh;
+        idx[0] = i0;
+        idx[1] = i0 + hh;
+        idx[2] = i0 + h;
+        idx[3] = i0 + h + hh;
 #pragma unroll
         for (int k = 0; k < 4; k++)
 #pragma unroll
@@ -151,8 +172,10 @@ __global__ void __launch_bounds__(SP_NTT_BLOCK_ELEMS / 2 / BF, MINB) k_ntt_pass(
         spc_fr s1 = spc_fr::add(e[1], e[3]), s3 = spc_fr::sub(e[1], e[3]);
         s2 = spc_fr::mul(s2, sp_ldg_fr(a.small + (x << (a.slog - 1 - lh))));
         s3 = spc_fr::mul(s3, sp_ldg_fr(a.small + ((x + hh) << (a.slog - 1 - lh))));
-        e[0] = spc_fr::add(s0, s1); e[1] = spc_fr::sub(s0, s1);
-        e[2] = spc_fr::add(s2, s3); e[3] = spc_fr::sub(s2, s3);
+        e[0] = spc_fr::add(s0, s1);
+        e[1] = spc_fr::sub(s0, s1);
+        e[2] = spc_fr::add(s2, s3);
+        e[3] = spc_fr::sub(s2, s3);
         if (hh > 1) {
           spc_fr tw = sp_ldg_fr(a.small + (x << (a.slog - lh)));
           e[1] = spc_fr::mul(e[1], tw);
@@ -177,28 +200,42 @@ __global__ void __launch_bounds__(SP_NTT_BLOCK_ELEMS / 2 / BF, MINB) k_ntt_pass(
       const unsigned c = u >> (b - 1), v = u & ((G >> 1) - 1);
       i0[k] = c * G + ((v >> lh) << (lh + 1)) + (v & (h - 1));
 #pragma unroll
-      for (int w = 0; w < 8; w++) { x[k].v[w] = sh[w][i0[k]]; y[k].v[w] = sh[w][i0[k] + h]; }
+      for (int w = 0; w < 8; w++) {
+        x[k].v[w] = sh[w][i0[k]];
+        y[k].v[w] = sh[w][i0[k] + h];
+      }
       spc_fr tw = h > 1 ? sp_ldg_fr(a.small + ((v & (h - 1)) << (a.slog - 1 - lh))) : spc_fr();
       if (DIT) {
         if (h > 1) y[k] = spc_fr::mul(y[k], tw);
         spc_fr s0 = spc_fr::add(x[k], y[k]), s1 = spc_fr::sub(x[k], y[k]);
-        x[k] = s0; y[k] = s1;
+        x[k] = s0;
+        y[k] = s1;
       } else {
         spc_fr s0 = spc_fr::add(x[k], y[k]), s1 = spc_fr::sub(x[k], y[k]);
         if (h > 1) s1 = spc_fr::mul(s1, tw);
-        x[k] = s0; y[k] = s1;
+        x[k] = s0;
+        y[k] = s1;
       }
     }
 #pragma unroll
     for (int k = 0; k < BF; k++)
 #pragma unroll
-      for (int w = 0; w < 8; w++) { sh[w][i0[k]] = x[k].v[w]; sh[w][i0[k] + h] = y[k].v[w]; }
+      for (int w = 0; w < 8; w++) {
+        sh[w][i0[k]] = x[k].v[w];
+        sh[w][i0[k] + h] = y[k].v[w];
+      }
     __syncthreads();
   }
 
   for (unsigned e = threadIdx.x; e < E; e += blockDim.x) {
     unsigned c2, j;
-    if (L >= logC) { c2 = e & (C - 1); j = e >> logC; } else { c2 = e >> b; j = e & (G - 1); }
+    if (L >= logC) {
+      c2 = e & (C - 1);
+      j = e >> logC;
+    } else {
+      c2 = e >> b;
+      j = e & (G - 1);
+    }
     size_t grp = g0 + c2, lo = grp & lomask, hi = grp >> L;
     size_t idx = (hi << (L + b)) | ((size_t)j << L) | lo;
     unsigned s = c2 * G + j;
@@ -232,7 +269,7 @@ __global__ void k_bitrev(spc_fr *d, unsigned logn, size_t n) {
  * padded to 17 elements so the column reads spread over the banks. */
 #define SP_BR_T 4u
 #define SP_BR_W (1u << SP_BR_T)
-__global__ void __launch_bounds__(SP_BR_W * SP_BR_W) k_bitrev_tiled(spc_fr *d, unsigned logn) {
+__global__ void __launch_bounds__(SP_BR_W *SP_BR_W) k_bitrev_tiled(spc_fr *d, unsigned logn) {
   __shared__ uint4 sh[2][SP_BR_W][SP_BR_W + 1][2];
   const unsigned mbits = logn - 2 * SP_BR_T;
   const size_t m = blockIdx.x, mr = mbits ? (__brevll((unsigned long long)m) >> (64 - mbits)) : 0;
@@ -363,8 +400,7 @@ static void free_tab(sp_gpu *g, sp_ntt_tab *t) {
 
 void sp_gpu_ntt_tables_free(sp_gpu *g) {
   for (unsigned i = 0; i < 29; i++)
-    for (int k = 0; k < 2; k++)
-      free_tab(g, &g->ntt[i][k]);
+    for (int k = 0; k < 2; k++) free_tab(g, &g->ntt[i][k]);
 }
 
 static int coset_tables(sp_gpu *g, char *err, size_t errlen) {
@@ -466,13 +502,17 @@ static int run_passes(sp_gpu *g, spc_fr *d, unsigned logn, const sp_ntt_tab *t, 
      * form. */
     const int bf = E >= 4 ? 2 : 1;
     unsigned blocks = (unsigned)(n / E), threads = E / 2 / (unsigned)bf;
-#define SP_NTT_LAUNCH(D)                                                                       \
-  do {                                                                                         \
-    if (bf == 2) k_ntt_pass<D, 2, 4, true><<<blocks, threads, 0, g->stream>>>(a);              \
-    else k_ntt_pass<D, 1, 1, false><<<blocks, threads, 0, g->stream>>>(a);                     \
+#define SP_NTT_LAUNCH(D)                                                \
+  do {                                                                  \
+    if (bf == 2)                                                        \
+      k_ntt_pass<D, 2, 4, true><<<blocks, threads, 0, g->stream>>>(a);  \
+    else                                                                \
+      k_ntt_pass<D, 1, 1, false><<<blocks, threads, 0, g->stream>>>(a); \
   } while (0)
-    if (dit) SP_NTT_LAUNCH(true);
-    else SP_NTT_LAUNCH(false);
+    if (dit)
+      SP_NTT_LAUNCH(true);
+    else
+      SP_NTT_LAUNCH(false);
 #undef SP_NTT_LAUNCH
     SP_CUDA_LAUNCH_CHECK();
   }
@@ -504,9 +544,7 @@ extern "C" int sp_gpu_ntt_dev(sp_gpu *g, void *d_a, unsigned log_n, sp_ntt_kind 
   sp_scale_spec sc;
   memset(&sc, 0, sizeof sc);
   switch (kind) {
-    case SP_NTT_FORWARD:
-      st = run_passes(g, d, log_n, fwd, false, NULL, NULL, err, errlen);
-      break;
+    case SP_NTT_FORWARD: st = run_passes(g, d, log_n, fwd, false, NULL, NULL, err, errlen); break;
     case SP_NTT_INVERSE:
       sc.mode = SP_SCALE_C;
       inv_n(&sc.c, log_n);

@@ -76,15 +76,16 @@ extern "C" int sp_gpu_compact(sp_gpu *g, const void *d_in, const uint64_t *d_bit
   void *temp = NULL;
   size_t temp_bytes = 0;
   int st = SEALPROV_OK;
-  SP_CUDA_CHECK(cub::DeviceScan::ExclusiveSum(NULL, temp_bytes, cnt, prefix, (int)words, g->stream));
+  SP_CUDA_CHECK(
+      cub::DeviceScan::ExclusiveSum(NULL, temp_bytes, cnt, prefix, (int)words, g->stream));
   SP_TRY_GOTO(sp_gpu_alloc(g, (void **)&cnt, words * 4, err, errlen), st, done);
   SP_TRY_GOTO(sp_gpu_alloc(g, (void **)&prefix, words * 4, err, errlen), st, done);
   SP_TRY_GOTO(sp_gpu_alloc(g, &temp, temp_bytes, err, errlen), st, done);
   k_word_popc<<<sp_blocks(words, 256), 256, 0, g->stream>>>(d_bitmap, words, cnt);
   SP_CUDA_LAUNCH_CHECK_GOTO(st, done);
-  SP_CUDA_CHECK_GOTO(cub::DeviceScan::ExclusiveSum(temp, temp_bytes, cnt, prefix, (int)words,
-                                                   g->stream),
-                     st, done);
+  SP_CUDA_CHECK_GOTO(
+      cub::DeviceScan::ExclusiveSum(temp, temp_bytes, cnt, prefix, (int)words, g->stream), st,
+      done);
   k_scatter<<<sp_blocks(n, 256), 256, 0, g->stream>>>((const spc_fr *)d_in, d_bitmap, prefix, n,
                                                       (spc_fr *)d_out, d_idx);
   SP_CUDA_LAUNCH_CHECK_GOTO(st, done);
@@ -177,8 +178,8 @@ extern "C" int sp_gpu_check_rows(sp_gpu *g, const void *d_a, const void *d_b, co
   if (st) return st;
   SP_CUDA_CHECK_GOTO(cudaMemcpyAsync(dbad, &hbad, sizeof hbad, cudaMemcpyHostToDevice, g->stream),
                      st, done);
-  k_check_rows<<<sp_blocks(n, 256), 256, 0, g->stream>>>(
-      (const spc_fr *)d_a, (const spc_fr *)d_b, (const spc_fr *)d_c, n, dbad);
+  k_check_rows<<<sp_blocks(n, 256), 256, 0, g->stream>>>((const spc_fr *)d_a, (const spc_fr *)d_b,
+                                                         (const spc_fr *)d_c, n, dbad);
   SP_CUDA_LAUNCH_CHECK_GOTO(st, done);
   SP_TRY_GOTO(sp_gpu_download(g, &hbad, dbad, sizeof hbad, err, errlen), st, done);
   *first_bad = hbad;

@@ -25,11 +25,11 @@ typedef struct sp_gpu_cs sp_gpu_cs;
 /* What the upload needs of a loaded system (the fields of struct sp_cs in cs.h, which
  * C++ cannot include; sp_gpu_cs_desc_of fills it). */
 typedef struct sp_gpu_cs_desc {
-  const char *path;           /* for messages */
+  const char *path; /* for messages */
   uint64_t n_rows, abc_size, inp_size, aux_size;
-  const uint64_t *off;        /* 3 n_rows + 1 */
-  const uint32_t *var, *cix;  /* off[3 n_rows] each */
-  const fr_t *coeffs;         /* ncoeffs, Montgomery; coeffs[0] is ONE */
+  const uint64_t *off;       /* 3 n_rows + 1 */
+  const uint32_t *var, *cix; /* off[3 n_rows] each */
+  const fr_t *coeffs;        /* ncoeffs, Montgomery; coeffs[0] is ONE */
   uint32_t ncoeffs;
 } sp_gpu_cs_desc;
 

@@ -16,10 +16,10 @@
 struct sp_gpu_cs {
   int ordinal;
   uint64_t n_rows, abc_size, inp_size, nvars;
-  uint64_t *off;     /* 3 n_rows + 1 */
-  uint32_t *var;     /* nnz */
-  uint32_t *cix;     /* nnz */
-  spc_fr *coeffs;    /* ncoeffs, Montgomery */
+  uint64_t *off;  /* 3 n_rows + 1 */
+  uint32_t *var;  /* nnz */
+  uint32_t *cix;  /* nnz */
+  spc_fr *coeffs; /* ncoeffs, Montgomery */
   uint64_t bytes;
 };
 
@@ -71,17 +71,23 @@ extern "C" int sp_gpu_cs_upload(sp_gpu *g, const sp_gpu_cs_desc *cs, sp_gpu_cs *
   }
   if (cs->inp_size > UINT32_MAX || cs->inp_size + cs->aux_size > UINT32_MAX + 1ull) {
     free(c);
-    snprintf(err, errlen, "constraint system %s: %llu variables: more than the 2^32 the device copy "
-             "indexes", cs->path, (unsigned long long)(cs->inp_size + cs->aux_size));
+    snprintf(err, errlen,
+             "constraint system %s: %llu variables: more than the 2^32 the device copy "
+             "indexes",
+             cs->path, (unsigned long long)(cs->inp_size + cs->aux_size));
     return SEALPROV_ERR_INVALID_ARGUMENT;
   }
   int st = cs_alloc_copy(g, (void **)&c->off, cs->off, (combos + 1) * sizeof(uint64_t), &c->bytes,
                          err, errlen);
-  if (!st) st = cs_alloc_copy(g, (void **)&c->var, cs->var, nnz * sizeof(uint32_t), &c->bytes, err, errlen);
-  if (!st) st = cs_alloc_copy(g, (void **)&c->cix, cs->cix, nnz * sizeof(uint32_t), &c->bytes, err, errlen);
   if (!st)
-    st = cs_alloc_copy(g, (void **)&c->coeffs, cs->coeffs, (size_t)cs->ncoeffs * sizeof(fr_t), &c->bytes,
-                       err, errlen);
+    st =
+        cs_alloc_copy(g, (void **)&c->var, cs->var, nnz * sizeof(uint32_t), &c->bytes, err, errlen);
+  if (!st)
+    st =
+        cs_alloc_copy(g, (void **)&c->cix, cs->cix, nnz * sizeof(uint32_t), &c->bytes, err, errlen);
+  if (!st)
+    st = cs_alloc_copy(g, (void **)&c->coeffs, cs->coeffs, (size_t)cs->ncoeffs * sizeof(fr_t),
+                       &c->bytes, err, errlen);
   if (st) {
     sp_gpu_cs_free(c);
     return st;
@@ -123,8 +129,9 @@ done:
  * v is inp[v] below ninp, else aux[v - ninp]. */
 __global__ void k_cs_spmv(const uint64_t *__restrict__ off, const uint32_t *__restrict__ var,
                           const uint32_t *__restrict__ cix, const spc_fr *__restrict__ coeffs,
-                          const spc_fr *__restrict__ inp, uint32_t ninp, const spc_fr *__restrict__ aux,
-                          uint64_t combos, spc_fr *a, spc_fr *b, spc_fr *c) {
+                          const spc_fr *__restrict__ inp, uint32_t ninp,
+                          const spc_fr *__restrict__ aux, uint64_t combos, spc_fr *a, spc_fr *b,
+                          spc_fr *c) {
   uint64_t j = (uint64_t)blockIdx.x * blockDim.x + threadIdx.x;
   if (j >= combos) return;
   uint64_t k = off[j], end = off[j + 1];
@@ -162,8 +169,8 @@ extern "C" int sp_gpu_cs_eval(sp_gpu *g, const sp_gpu_cs *c, const void *d_inp, 
   }
   uint64_t ninp = c->abc_size - c->n_rows;
   if (ninp) {
-    k_cs_inputs<<<sp_blocks(ninp, 128), 128, 0, g->stream>>>((const spc_fr *)d_inp, c->n_rows, ninp,
-                                                            (spc_fr *)d_a, (spc_fr *)d_b, (spc_fr *)d_c);
+    k_cs_inputs<<<sp_blocks(ninp, 128), 128, 0, g->stream>>>(
+        (const spc_fr *)d_inp, c->n_rows, ninp, (spc_fr *)d_a, (spc_fr *)d_b, (spc_fr *)d_c);
     SP_CUDA_LAUNCH_CHECK();
   }
   return SEALPROV_OK;

@@ -167,8 +167,8 @@ extern "C" void sp_cuda_checker_destroy(sp_cuda_checker *s) {
   free(s);
 }
 
-static int sg_run(sg_state *s, bool g2, const uint8_t *pts, size_t n, size_t *first_bad,
-                  char *err, size_t errlen) {
+static int sg_run(sg_state *s, bool g2, const uint8_t *pts, size_t n, size_t *first_bad, char *err,
+                  size_t errlen) {
   const size_t psz = g2 ? sizeof(g2_affine_t) : sizeof(g1_affine_t);
   const size_t per = SG_CHUNK_BYTES / psz;
   const size_t nchunks = (n + per - 1) / per;
@@ -187,7 +187,8 @@ static int sg_run(sg_state *s, bool g2, const uint8_t *pts, size_t n, size_t *fi
     if (s->profile) copy_ms += sp_now_ms() - tc;
     /* the device buffer is free once the check that read it is done */
     if (c >= SG_SLOTS) SP_CUDA_CHECK(cudaStreamWaitEvent(s->cs, s->kd[sl], 0));
-    SP_CUDA_CHECK(cudaMemcpyAsync(s->dev[sl], s->host[sl], cnt * psz, cudaMemcpyHostToDevice, s->cs));
+    SP_CUDA_CHECK(
+        cudaMemcpyAsync(s->dev[sl], s->host[sl], cnt * psz, cudaMemcpyHostToDevice, s->cs));
     SP_CUDA_CHECK(cudaEventRecord(s->up[sl], s->cs));
     SP_CUDA_CHECK(cudaStreamWaitEvent(s->ks, s->up[sl], 0));
     sg_launch(g2, s->dev[sl], cnt, first, k, s->dbad, s->ks);
@@ -211,7 +212,10 @@ extern "C" int sp_cuda_checker_run(void *user, bool g2, const void *pts, size_t 
                                    size_t *first_bad, char *err, size_t errlen) {
   sg_state *s = (sg_state *)user;
   if (!s || !first_bad || (n && !pts)) {
-    snprintf(err, errlen, "subgroup check: NULL %s", !s ? "checker" : first_bad ? "points" : "first_bad");
+    snprintf(err, errlen, "subgroup check: NULL %s",
+             !s          ? "checker"
+             : first_bad ? "points"
+                         : "first_bad");
     return SEALPROV_ERR_INVALID_ARGUMENT;
   }
   *first_bad = n;

@@ -31,7 +31,6 @@ struct sg_consts {
   spc_fp2 psi_y;
 };
 
-
 /* ---- Jacobian coordinates (x = X/Z^2, y = Y/Z^3) -------------------------------------
  * The chains are double-and-add over |x| = 0xd201000000010000 (six bits set): 63
  * doublings and 5 additions a multiplication, from the affine point for the first and
@@ -214,8 +213,7 @@ __device__ __forceinline__ bool sg_ok_g1(const spc_g1_affine &p, const sg_consts
   spc_fp rhs = spc_fp::add(spc_fp::mul(spc_fp::sqr(p.x), p.x), k.b4);
   if (!spc_fp::sqr(p.y).eq(rhs)) return false;
   spc_fp bx = spc_fp::mul(p.x, k.beta);
-  sg_jac<spc_fp> t =
-      sg_jmul_absx<spc_fp>(sg_jmul_absx_affine<spc_fp>(p.x, p.y)); /* [x^2] P */
+  sg_jac<spc_fp> t = sg_jmul_absx<spc_fp>(sg_jmul_absx_affine<spc_fp>(p.x, p.y)); /* [x^2] P */
   return sg_jeq_neg<spc_fp>(t, bx, p.y);
 }
 
@@ -264,7 +262,7 @@ static __global__ void __launch_bounds__(128, 4)
 
 /* G2: blocks of 64, Jacobian (v9's variant 2) */
 static __global__ void k_subgroup_g2(const spc_g2_affine *pts, size_t n, size_t base, sg_consts k,
-                              unsigned long long *bad) {
+                                     unsigned long long *bad) {
   size_t i = (size_t)blockIdx.x * blockDim.x + threadIdx.x;
   if (i >= n) return;
   spc_g2_affine p = pts[i];

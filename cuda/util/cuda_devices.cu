@@ -40,8 +40,7 @@ static void format_uuid(const cudaUUID_t &u, char out[48]) {
   out[o] = '\0';
 }
 
-extern "C" int sp_cuda_enumerate(sp_gpu_info *out, int cap, int *count, char *err,
-                                 size_t errlen) {
+extern "C" int sp_cuda_enumerate(sp_gpu_info *out, int cap, int *count, char *err, size_t errlen) {
   if (err && errlen) err[0] = '\0';
   if (!count || cap < 0 || (cap > 0 && !out)) {
     if (err && errlen) snprintf(err, errlen, "sp_cuda_enumerate: bad argument");
@@ -81,8 +80,8 @@ extern "C" int sp_cuda_enumerate(sp_gpu_info *out, int cap, int *count, char *er
     snprintf(g->name, sizeof g->name, "%.*s", (int)(sizeof g->name - 1), p.name);
     format_uuid(p.uuid, g->uuid);
     /* CUDA reports no PCI function; a GPU is function 0. */
-    snprintf(g->pci_bus_id, sizeof g->pci_bus_id, "%04x:%02x:%02x.0",
-             (unsigned)p.pciDomainID, (unsigned)p.pciBusID, (unsigned)p.pciDeviceID);
+    snprintf(g->pci_bus_id, sizeof g->pci_bus_id, "%04x:%02x:%02x.0", (unsigned)p.pciDomainID,
+             (unsigned)p.pciBusID, (unsigned)p.pciDeviceID);
     g->total_memory = (uint64_t)p.totalGlobalMem;
     g->cc_major = p.major;
     g->cc_minor = p.minor;

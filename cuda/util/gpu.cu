@@ -47,8 +47,7 @@ extern "C" int sp_gpu_bind(int ordinal, int *confirmed, char *err, size_t errlen
 /* Declared here, defined with the conversions below. */
 __global__ void k_fr_from_mont(spc_fr *a, size_t n);
 
-extern "C" int sp_gpu_code_check(int *binary_version, int *ptx_version, char *err,
-                                 size_t errlen) {
+extern "C" int sp_gpu_code_check(int *binary_version, int *ptx_version, char *err, size_t errlen) {
   *binary_version = *ptx_version = 0;
   cudaFuncAttributes fa;
   memset(&fa, 0, sizeof fa);
@@ -65,10 +64,8 @@ extern "C" int sp_gpu_code_check(int *binary_version, int *ptx_version, char *er
     case cudaErrorInvalidDeviceFunction:  /* what older runtimes say for the same */
     case cudaErrorUnsupportedPtxVersion:  /* PTX newer than the driver's compiler */
     case cudaErrorInvalidPtx:
-    case cudaErrorJitCompilerNotFound:
-      return SEALPROV_ERR_UNSUPPORTED;
-    default:
-      return SEALPROV_ERR_DEVICE;
+    case cudaErrorJitCompilerNotFound: return SEALPROV_ERR_UNSUPPORTED;
+    default: return SEALPROV_ERR_DEVICE;
   }
 }
 
@@ -164,8 +161,7 @@ extern "C" int sp_gpu_alloc(sp_gpu *g, void **d, size_t bytes, char *err, size_t
   if (g->memory_limit && g->in_use + bytes > g->memory_limit) {
     snprintf(err, errlen,
              "device %d: allocating %zu bytes would pass memory_limit %llu (in use %llu)",
-             g->ordinal, bytes, (unsigned long long)g->memory_limit,
-             (unsigned long long)g->in_use);
+             g->ordinal, bytes, (unsigned long long)g->memory_limit, (unsigned long long)g->in_use);
     return SEALPROV_ERR_DEVICE_MEMORY;
   }
   cudaError_t e = cudaMallocAsync(d, bytes, g->pool, g->stream);
@@ -493,8 +489,8 @@ extern "C" void sp_gpu_xfer_destroy(sp_gpu_xfer *x) {
   free(x);
 }
 
-extern "C" int sp_gpu_xfer_send(sp_gpu_xfer *x, unsigned slot, void *d, const void *h,
-                                size_t bytes, char *err, size_t errlen) {
+extern "C" int sp_gpu_xfer_send(sp_gpu_xfer *x, unsigned slot, void *d, const void *h, size_t bytes,
+                                char *err, size_t errlen) {
   if (slot >= SP_XFER_SLOTS) {
     snprintf(err, errlen, "sp_gpu_xfer_send: slot %u out of range", slot);
     return SEALPROV_ERR_INVALID_ARGUMENT;
@@ -537,8 +533,10 @@ __global__ void k_lower_bounds(const uint32_t *a, size_t n, uint64_t step, uint6
   size_t lo = 0, hi = n; /* first position with a[pos] >= key */
   while (lo < hi) {
     size_t mid = lo + (hi - lo) / 2;
-    if ((uint64_t)a[mid] < key) lo = mid + 1;
-    else hi = mid;
+    if ((uint64_t)a[mid] < key)
+      lo = mid + 1;
+    else
+      hi = mid;
   }
   out[k] = lo;
 }

@@ -23,33 +23,34 @@ static inline int sp_cuda_status(cudaError_t e) {
  * scope) and read cudaGetLastError() to clear a non-sticky error, so the next call on
  * this thread does not see a stale one. A sticky error (illegal address, ...) cannot
  * be cleared: the context is lost and the scheduler quarantines the device. */
-#define SP_CUDA_CHECK(call)                                                                    \
-  do {                                                                                         \
-    cudaError_t sp_e_ = (call);                                                                \
-    if (sp_e_ != cudaSuccess) {                                                                \
-      (void)cudaGetLastError();                                                                \
-      snprintf(err, errlen, "%s:%d: %s: %s", __FILE__, __LINE__, #call,                        \
-               cudaGetErrorString(sp_e_));                                                     \
-      return sp_cuda_status(sp_e_);                                                            \
-    }                                                                                          \
+#define SP_CUDA_CHECK(call)                                             \
+  do {                                                                  \
+    cudaError_t sp_e_ = (call);                                         \
+    if (sp_e_ != cudaSuccess) {                                         \
+      (void)cudaGetLastError();                                         \
+      snprintf(err, errlen, "%s:%d: %s: %s", __FILE__, __LINE__, #call, \
+               cudaGetErrorString(sp_e_));                              \
+      return sp_cuda_status(sp_e_);                                     \
+    }                                                                   \
   } while (0)
 
 /* Goto form: sets `status` (an int in scope) and jumps to label. */
-#define SP_CUDA_CHECK_GOTO(call, status, label)                                                \
-  do {                                                                                         \
-    cudaError_t sp_e_ = (call);                                                                \
-    if (sp_e_ != cudaSuccess) {                                                                \
-      (void)cudaGetLastError();                                                                \
-      snprintf(err, errlen, "%s:%d: %s: %s", __FILE__, __LINE__, #call,                        \
-               cudaGetErrorString(sp_e_));                                                     \
-      (status) = sp_cuda_status(sp_e_);                                                        \
-      goto label;                                                                              \
-    }                                                                                          \
+#define SP_CUDA_CHECK_GOTO(call, status, label)                         \
+  do {                                                                  \
+    cudaError_t sp_e_ = (call);                                         \
+    if (sp_e_ != cudaSuccess) {                                         \
+      (void)cudaGetLastError();                                         \
+      snprintf(err, errlen, "%s:%d: %s: %s", __FILE__, __LINE__, #call, \
+               cudaGetErrorString(sp_e_));                              \
+      (status) = sp_cuda_status(sp_e_);                                 \
+      goto label;                                                       \
+    }                                                                   \
   } while (0)
 
 /* After a kernel launch: launch configuration errors show up here. */
 #define SP_CUDA_LAUNCH_CHECK() SP_CUDA_CHECK(cudaGetLastError())
-#define SP_CUDA_LAUNCH_CHECK_GOTO(status, label) SP_CUDA_CHECK_GOTO(cudaGetLastError(), status, label)
+#define SP_CUDA_LAUNCH_CHECK_GOTO(status, label) \
+  SP_CUDA_CHECK_GOTO(cudaGetLastError(), status, label)
 
 /* NTT tables for one size 2^log_n (forward and inverse roots). omega^e for e < 2^log_n
  * is hi[e >> split] * lo[e & (2^split - 1)]; small[x] = omega_{2^slog}^x, x < 2^(slog-1)

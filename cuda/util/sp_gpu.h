@@ -121,13 +121,13 @@ int sp_gpu_fr_to_mont(sp_gpu *g, void *d, size_t n, char *err, size_t errlen);
  * c), which makes larger windows (fewer windows, fewer point additions) pay. The result
  * is exact, as every MSM here (cuda/NOTES.md v11: cost model and measurements). */
 typedef struct sp_msm_table {
-  const void *d_points;  /* copy 0: the points themselves (not owned by the table) */
-  void *d_ext;           /* copies 1 .. copies - 1, npoints each, in order (owned) */
+  const void *d_points; /* copy 0: the points themselves (not owned by the table) */
+  void *d_ext;          /* copies 1 .. copies - 1, npoints each, in order (owned) */
   size_t npoints;
-  uint64_t ext_bytes;    /* device bytes of d_ext */
-  unsigned window;       /* c: copy j is 2^(c j) times copy 0 */
-  unsigned copies;       /* >= 2, at most ceil(256 / c) */
-  unsigned shift;        /* ceil(log2 npoints): sort values hold copy << shift | index */
+  uint64_t ext_bytes; /* device bytes of d_ext */
+  unsigned window;    /* c: copy j is 2^(c j) times copy 0 */
+  unsigned copies;    /* >= 2, at most ceil(256 / c) */
+  unsigned shift;     /* ceil(log2 npoints): sort values hold copy << shift | index */
   bool g2;
 } sp_msm_table;
 /* Device bytes of a table's copies (copies - 1 of npoints points); 0 for copies < 2. */
@@ -147,9 +147,8 @@ void sp_gpu_msm_plan(bool g2, size_t npoints, uint64_t budget, bool force, unsig
  * and unchanged while the table is used. window 2..24, copies 2..ceil(256 / window),
  * npoints 1..2^31 - 1 with copies * 2^ceil(log2 npoints) <= 2^31. Returns OK, DEVICE,
  * DEVICE_MEMORY (the copies do not fit), INVALID_ARGUMENT; *out is zeroed on failure. */
-int sp_gpu_msm_table_make(sp_gpu *g, bool g2, const void *d_points, size_t npoints,
-                          unsigned window, unsigned copies, sp_msm_table *out, char *err,
-                          size_t errlen);
+int sp_gpu_msm_table_make(sp_gpu *g, bool g2, const void *d_points, size_t npoints, unsigned window,
+                          unsigned copies, sp_msm_table *out, char *err, size_t errlen);
 /* Frees a table's copies (any thread: as sp_gpu_free_persistent) and zeroes *t. */
 void sp_gpu_msm_table_free(int ordinal, sp_msm_table *t);
 
@@ -164,16 +163,16 @@ void sp_gpu_msm_table_free(int ordinal, sp_msm_table *t);
  * window_bits 0 = choose. The result is exact (compare with msm_g1 / msm_g2). */
 #define SP_MSM_BITREV_POINTS 0x1u
 typedef struct sp_msm_args {
-  const void *d_points;       /* device g1_affine_t / g2_affine_t */
-  const void *d_scalars;      /* device scalar_t, n of them */
-  const uint32_t *d_index;    /* optional point index per scalar */
+  const void *d_points;    /* device g1_affine_t / g2_affine_t */
+  const void *d_scalars;   /* device scalar_t, n of them */
+  const uint32_t *d_index; /* optional point index per scalar */
   size_t n;
   unsigned flags;
-  unsigned log_bitrev;        /* for SP_MSM_BITREV_POINTS */
-  unsigned window_bits;       /* 0 = automatic */
-  uint32_t index_base;        /* subtracted from d_index[i] (0 = none) */
-  const sp_msm_table *table;  /* fixed-base table of the points, or NULL */
-  unsigned table_batch;       /* tests: windows per sort batch over a table (0 = by
+  unsigned log_bitrev;       /* for SP_MSM_BITREV_POINTS */
+  unsigned window_bits;      /* 0 = automatic */
+  uint32_t index_base;       /* subtracted from d_index[i] (0 = none) */
+  const sp_msm_table *table; /* fixed-base table of the points, or NULL */
+  unsigned table_batch;      /* tests: windows per sort batch over a table (0 = by
                                  memory), so that small MSMs take the large ones' path
                                  where a bucket set spans several batches */
 } sp_msm_args;
@@ -182,10 +181,10 @@ int sp_gpu_msm_g2_dev(sp_gpu *g, g2_jac_t *out, const sp_msm_args *a, char *err,
 
 /* out = sum of the points whose bit is set in bitmap (bit i in word i/64), as
  * batch_add_g1 / batch_add_g2, on device points and bitmap. */
-int sp_gpu_batch_add_g1_dev(sp_gpu *g, g1_jac_t *out, const void *d_points, const uint64_t *d_bitmap,
-                            size_t n, char *err, size_t errlen);
-int sp_gpu_batch_add_g2_dev(sp_gpu *g, g2_jac_t *out, const void *d_points, const uint64_t *d_bitmap,
-                            size_t n, char *err, size_t errlen);
+int sp_gpu_batch_add_g1_dev(sp_gpu *g, g1_jac_t *out, const void *d_points,
+                            const uint64_t *d_bitmap, size_t n, char *err, size_t errlen);
+int sp_gpu_batch_add_g2_dev(sp_gpu *g, g2_jac_t *out, const void *d_points,
+                            const uint64_t *d_bitmap, size_t n, char *err, size_t errlen);
 
 /* ---- partition preparation on the device ---- */
 /* Decodes n raw 32-byte scalars in place (as the host passed them, in scalar_encoding
@@ -211,8 +210,8 @@ int sp_gpu_split01(sp_gpu *g, const void *d_scalars, size_t n, uint64_t *d_ones,
 int sp_gpu_check_rows(sp_gpu *g, const void *d_a, const void *d_b, const void *d_c, size_t n,
                       uint64_t *first_bad, char *err, size_t errlen);
 /* d_dst[i] = d_x[i] * d_y[i], n Montgomery fr_t (d_dst may be d_x or d_y). */
-int sp_gpu_fr_mul_vec(sp_gpu *g, void *d_dst, const void *d_x, const void *d_y, size_t n,
-                      char *err, size_t errlen);
+int sp_gpu_fr_mul_vec(sp_gpu *g, void *d_dst, const void *d_x, const void *d_y, size_t n, char *err,
+                      size_t errlen);
 
 /* Subgroup checks of decoded affine points (host memory, the module's layout:
  * g1_affine_t, or g2_affine_t when g2; Montgomery form) on device `ordinal`, for the
@@ -271,8 +270,7 @@ void sp_gpu_host_free(int ordinal, void *p);
  * device supports it) so that uploads from it are asynchronous DMA. *owned is true
  * when this call registered it (the caller unregisters it later), false when the range
  * was already registered by someone else (usable, not to be unregistered). */
-int sp_gpu_host_register(int ordinal, void *p, size_t bytes, bool *owned, char *err,
-                         size_t errlen);
+int sp_gpu_host_register(int ordinal, void *p, size_t bytes, bool *owned, char *err, size_t errlen);
 void sp_gpu_host_unregister(int ordinal, void *p);
 
 /* ---- chunked staging (engine_cuda.c, pinned_staging = chunked) ---------------------
@@ -290,8 +288,8 @@ int sp_gpu_xfer_create(int ordinal, sp_gpu_xfer **out, char *err, size_t errlen)
 void sp_gpu_xfer_destroy(sp_gpu_xfer *x); /* waits for its transfers first */
 /* Queues a copy of bytes from h (pinned, pageable or device memory) to d, then records
  * slot's event. */
-int sp_gpu_xfer_send(sp_gpu_xfer *x, unsigned slot, void *d, const void *h, size_t bytes,
-                     char *err, size_t errlen);
+int sp_gpu_xfer_send(sp_gpu_xfer *x, unsigned slot, void *d, const void *h, size_t bytes, char *err,
+                     size_t errlen);
 /* The host waits until slot's last send has completed (its source may be refilled). */
 int sp_gpu_xfer_wait(sp_gpu_xfer *x, unsigned slot, char *err, size_t errlen);
 /* The host waits for every send; reports an asynchronous error. */
@@ -321,7 +319,6 @@ uint64_t sp_gpu_pool_reserved(sp_gpu *g);
 /* Fault injection for tests: the next n calls of sp_gpu_alloc fail as out of memory
  * (SEALPROV_ERR_DEVICE_MEMORY) without allocating. */
 void sp_gpu_inject_oom(sp_gpu *g, unsigned n);
-
 
 #ifdef __cplusplus
 }

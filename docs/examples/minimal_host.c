@@ -69,8 +69,9 @@ static int verify_one(const sealprov_vtable *vt, sealprov_provider *p, const cha
   size_t got = f ? fread(proof, 1, sizeof proof, f) : 0;
   if (f) fclose(f);
   int valid = 0;
-  st = got == sizeof proof ? vt->verify(p, vk, inputs, n, SEALPROV_SCALAR_CANONICAL_LE, proof, &valid)
-                           : SEALPROV_ERR_IO;
+  st = got == sizeof proof
+           ? vt->verify(p, vk, inputs, n, SEALPROV_SCALAR_CANONICAL_LE, proof, &valid)
+           : SEALPROV_ERR_IO;
   free(inputs);
   /* Report before the next call: last_error() describes this thread's latest call. */
   int rc = st != SEALPROV_OK ? fail(vt, "verify", st) : valid ? 0 : 1;

@@ -46,9 +46,12 @@ int sp_cuda_subgroup_check(int ordinal, bool g2, const void *pts, size_t n, size
 /* Benchmark and test data made on the device (no host work, no transfer):
  * points[i] = (seed + i) * generator as affine points, scalars uniform below r
  * (canonical, from a counter-based hash of seed and i). */
-int sp_gpu_gen_points_g1(sp_gpu *g, void *d_points, size_t n, uint64_t seed, char *err, size_t errlen);
-int sp_gpu_gen_points_g2(sp_gpu *g, void *d_points, size_t n, uint64_t seed, char *err, size_t errlen);
-int sp_gpu_gen_scalars(sp_gpu *g, void *d_scalars, size_t n, uint64_t seed, char *err, size_t errlen);
+int sp_gpu_gen_points_g1(sp_gpu *g, void *d_points, size_t n, uint64_t seed, char *err,
+                         size_t errlen);
+int sp_gpu_gen_points_g2(sp_gpu *g, void *d_points, size_t n, uint64_t seed, char *err,
+                         size_t errlen);
+int sp_gpu_gen_scalars(sp_gpu *g, void *d_scalars, size_t n, uint64_t seed, char *err,
+                       size_t errlen);
 
 /* Field self-test kernels for the tests: ops[i] applied to a[i], b[i] (n elements):
  * out gets, per element, add, sub, mul, sqr (4 results). Fp when fp is true, else Fr. */

@@ -32,13 +32,11 @@ extern "C" int sp_gpu_field_ops(sp_gpu *g, bool fp, const void *a, const void *b
   SP_TRY_GOTO(sp_gpu_upload(g, da, a, n * esz, err, errlen), st, done);
   SP_TRY_GOTO(sp_gpu_upload(g, db, b, n * esz, err, errlen), st, done);
   if (fp)
-    k_field_ops<spc_fp><<<sp_blocks(n, 128), 128, 0, g->stream>>>((const spc_fp *)da,
-                                                                   (const spc_fp *)db,
-                                                                   (spc_fp *)dout, n);
+    k_field_ops<spc_fp><<<sp_blocks(n, 128), 128, 0, g->stream>>>(
+        (const spc_fp *)da, (const spc_fp *)db, (spc_fp *)dout, n);
   else
-    k_field_ops<spc_fr><<<sp_blocks(n, 128), 128, 0, g->stream>>>((const spc_fr *)da,
-                                                                   (const spc_fr *)db,
-                                                                   (spc_fr *)dout, n);
+    k_field_ops<spc_fr><<<sp_blocks(n, 128), 128, 0, g->stream>>>(
+        (const spc_fr *)da, (const spc_fr *)db, (spc_fr *)dout, n);
   SP_CUDA_LAUNCH_CHECK_GOTO(st, done);
   SP_TRY_GOTO(sp_gpu_download(g, out, dout, 4 * n * esz, err, errlen), st, done);
 done:
@@ -126,7 +124,6 @@ extern "C" int sp_gpu_gen_scalars(sp_gpu *g, void *d_scalars, size_t n, uint64_t
   return SEALPROV_OK;
 }
 
-
 /* Each thread makes SP_GEN_CHUNK consecutive multiples of the generator: one 64-bit
  * double-and-add for the first, one addition per point, and one inversion per chunk
  * (Montgomery's batch inversion over the ZZZ coordinates; 1/z = ZZ/ZZZ). */
@@ -178,8 +175,8 @@ extern "C" int sp_gpu_gen_points_g1(sp_gpu *g, void *d_points, size_t n, uint64_
   spc_g1_affine gen;
   memcpy(&gen, &h, sizeof gen);
   size_t threads = (n + SP_GEN_CHUNK - 1) / SP_GEN_CHUNK;
-  k_gen_points<spc_fp><<<sp_blocks(threads, 128), 128, 0, g->stream>>>((spc_g1_affine *)d_points,
-                                                                       n, seed, gen);
+  k_gen_points<spc_fp>
+      <<<sp_blocks(threads, 128), 128, 0, g->stream>>>((spc_g1_affine *)d_points, n, seed, gen);
   SP_CUDA_LAUNCH_CHECK();
   return SEALPROV_OK;
 }
@@ -192,8 +189,8 @@ extern "C" int sp_gpu_gen_points_g2(sp_gpu *g, void *d_points, size_t n, uint64_
   spc_g2_affine gen;
   memcpy(&gen, &h, sizeof gen);
   size_t threads = (n + SP_GEN_CHUNK - 1) / SP_GEN_CHUNK;
-  k_gen_points<spc_fp2><<<sp_blocks(threads, 64), 64, 0, g->stream>>>((spc_g2_affine *)d_points,
-                                                                      n, seed, gen);
+  k_gen_points<spc_fp2>
+      <<<sp_blocks(threads, 64), 64, 0, g->stream>>>((spc_g2_affine *)d_points, n, seed, gen);
   SP_CUDA_LAUNCH_CHECK();
   return SEALPROV_OK;
 }

@@ -22,9 +22,8 @@
 #define FB_WBITS 16
 #define FB_WINDOWS 16
 #define FB_DIGITS ((1u << FB_WBITS) - 1u)
-#define FB_CH 8                   /* points per thread (one inversion) */
+#define FB_CH 8                    /* points per thread (one inversion) */
 #define FB_BLOCK ((size_t)1 << 22) /* scalars per call */
-
 
 /* T[j * FB_DIGITS + d - 1] = d * base[j] */
 template <class F>
@@ -108,7 +107,7 @@ __global__ void k_fb_mul(const spc_fr *k, size_t n, const spc_affine<F> *t, uint
 struct sp_cuda_setup {
   int ordinal;
   sp_gpu *g;
-  void *table[2];  /* G1, G2; built at first use */
+  void *table[2]; /* G1, G2; built at first use */
   void *d_k, *d_out;
   char name[32];
 };
@@ -146,10 +145,10 @@ static int fb_tables(sp_cuda_setup *s, bool g2, char *err, size_t errlen) {
     size_t nt = (size_t)FB_WINDOWS * FB_DIGITS;
     if (g2)
       k_fb_table<spc_fp2><<<sp_blocks(nt, 64), 64, 0, s->g->stream>>>((spc_g2_affine *)t,
-                                                                    (const spc_g2_affine *)dbase);
+                                                                      (const spc_g2_affine *)dbase);
     else
-      k_fb_table<spc_fp><<<sp_blocks(nt, 128), 128, 0, s->g->stream>>>((spc_g1_affine *)t,
-                                                                     (const spc_g1_affine *)dbase);
+      k_fb_table<spc_fp><<<sp_blocks(nt, 128), 128, 0, s->g->stream>>>(
+          (spc_g1_affine *)t, (const spc_g1_affine *)dbase);
     cudaError_t e = cudaGetLastError();
     if (e != cudaSuccess) {
       snprintf(err, errlen, "%s:%d: k_fb_table: %s", __FILE__, __LINE__, cudaGetErrorString(e));

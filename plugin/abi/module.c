@@ -363,7 +363,8 @@ static int vt_close(sealprov_provider *h) {
 static int load_on(sealprov_provider *p, const char *path, bool vk_only, sealprov_srs **out) {
   const char *what = vk_only ? "vk_load" : "srs_load";
   if (path == NULL || out == NULL)
-    return sp_err(SEALPROV_ERR_INVALID_ARGUMENT, "%s: NULL %s", what, path == NULL ? "path" : "out");
+    return sp_err(SEALPROV_ERR_INVALID_ARGUMENT, "%s: NULL %s", what,
+                  path == NULL ? "path" : "out");
   sp_srs *srs = NULL;
   int st = sp_params_load(p->cfg, path, vk_only, &srs, tls_err, sizeof tls_err);
   if (st != SEALPROV_OK) return st;
@@ -372,7 +373,8 @@ static int load_on(sealprov_provider *p, const char *path, bool vk_only, sealpro
   srs->on_free_user = NULL;
   if (!handle_register(&live_srs, srs)) {
     sp_srs_release(srs);
-    return sp_err(SEALPROV_ERR_NO_MEMORY, "%s: out of memory registering the handle of %s", what, path);
+    return sp_err(SEALPROV_ERR_NO_MEMORY, "%s: out of memory registering the handle of %s", what,
+                  path);
   }
   *out = (sealprov_srs *)srs;
   return settle(SEALPROV_OK);
@@ -426,11 +428,12 @@ static int check_job_devices(const char *what, const sealprov_provider *p, const
     for (unsigned k = 0; srs->devcopy && k < srs->devcopy->ndev; k++)
       has = has || (d->type == SP_DEVICE_CUDA && srs->devcopy->ordinal[k] == d->ordinal);
     if (!has)
-      return sp_err(SEALPROV_ERR_INVALID_ARGUMENT,
-                    "%s: parameter set %s was loaded straight onto the GPUs with no host copy, and "
-                    "device [%s] of this provider has no copy of it (load it through this provider, "
-                    "or with [provider] params_residency = host)",
-                    what, srs->path, d->section);
+      return sp_err(
+          SEALPROV_ERR_INVALID_ARGUMENT,
+          "%s: parameter set %s was loaded straight onto the GPUs with no host copy, and "
+          "device [%s] of this provider has no copy of it (load it through this provider, "
+          "or with [provider] params_residency = host)",
+          what, srs->path, d->section);
   }
   return SEALPROV_OK;
 }
@@ -496,10 +499,10 @@ static int verify_on(const sp_srs *srs, const void *inputs, uint64_t num_inputs,
                      uint32_t scalar_encoding, const uint8_t *proof, int *valid) {
   if (srs->vk.ic_len == 0 || num_inputs != srs->vk.ic_len - 1)
     return sp_err(SEALPROV_ERR_INVALID_ARGUMENT,
-                  "verify: num_inputs %" PRIu64 " does not match the verifying key (%zu public "
+                  "verify: num_inputs %" PRIu64
+                  " does not match the verifying key (%zu public "
                   "inputs, file %s)",
-                  num_inputs, srs->vk.ic_len ? srs->vk.ic_len - 1 : 0,
-                  srs->path ? srs->path : "?");
+                  num_inputs, srs->vk.ic_len ? srs->vk.ic_len - 1 : 0, srs->path ? srs->path : "?");
   fr_t *in = num_inputs ? malloc((size_t)num_inputs * sizeof *in) : NULL;
   if (num_inputs > 0 && in == NULL) return sp_err(SEALPROV_ERR_NO_MEMORY, "verify: out of memory");
   for (uint64_t i = 0; i < num_inputs; i++) {
@@ -528,12 +531,16 @@ static int vt_verify(sealprov_provider *h, const sealprov_srs *vk, const void *i
   sp_srs *srs = NULL;
   if (vk == NULL || proof == NULL || valid == NULL || (inputs == NULL && num_inputs > 0))
     st = sp_err(SEALPROV_ERR_INVALID_ARGUMENT, "verify: NULL %s",
-                vk == NULL ? "vk" : proof == NULL ? "proof" : valid == NULL ? "valid" : "inputs");
+                vk == NULL      ? "vk"
+                : proof == NULL ? "proof"
+                : valid == NULL ? "valid"
+                                : "inputs");
   else if (scalar_encoding != SEALPROV_SCALAR_CANONICAL_LE &&
            scalar_encoding != SEALPROV_SCALAR_MONTGOMERY)
-    st = sp_err(SEALPROV_ERR_INVALID_ARGUMENT,
-                "verify: scalar_encoding %" PRIu32 " is neither CANONICAL_LE (0) nor MONTGOMERY (1)",
-                scalar_encoding);
+    st =
+        sp_err(SEALPROV_ERR_INVALID_ARGUMENT,
+               "verify: scalar_encoding %" PRIu32 " is neither CANONICAL_LE (0) nor MONTGOMERY (1)",
+               scalar_encoding);
   else if ((srs = srs_get(vk)) == NULL)
     st = sp_err(SEALPROV_ERR_INVALID_ARGUMENT,
                 "verify: vk %p is not a loaded parameter set (released, or never returned by "
@@ -639,7 +646,8 @@ static int vt_cs_info(const sealprov_cs *handle, sealprov_cs_info *out) {
     return sp_err(SEALPROV_ERR_INVALID_ARGUMENT, "cs_info: NULL %s", handle == NULL ? "cs" : "out");
   if (out->struct_size < first)
     return sp_err(SEALPROV_ERR_INVALID_ARGUMENT,
-                  "cs_info: out->struct_size %" PRIu32 " is smaller than %zu: set it to "
+                  "cs_info: out->struct_size %" PRIu32
+                  " is smaller than %zu: set it to "
                   "sizeof(sealprov_cs_info)",
                   out->struct_size, first);
   sealprov_cs_info info;
@@ -712,11 +720,12 @@ int sealprov_provider_init(uint32_t abi_major, uint32_t abi_minor, const sealpro
                            const sealprov_vtable **out) {
   if (out != NULL) *out = NULL;
   if (abi_major != SEALPROV_ABI_MAJOR) {
-    int st = sp_err(SEALPROV_ERR_ABI_VERSION,
-                    "incompatible ABI version: the host was built for sealprov ABI %" PRIu32
-                    ".%" PRIu32 ", this module (sealprov %s) implements ABI %d.%d; the major "
-                    "versions must match",
-                    abi_major, abi_minor, PACKAGE_VERSION, SEALPROV_ABI_MAJOR, SEALPROV_ABI_MINOR);
+    int st =
+        sp_err(SEALPROV_ERR_ABI_VERSION,
+               "incompatible ABI version: the host was built for sealprov ABI %" PRIu32 ".%" PRIu32
+               ", this module (sealprov %s) implements ABI %d.%d; the major "
+               "versions must match",
+               abi_major, abi_minor, PACKAGE_VERSION, SEALPROV_ABI_MAJOR, SEALPROV_ABI_MINOR);
     /* Tell the refused host through its own logger, without adopting it: it will not
      * use this module, and an earlier compatible host's logger stays in place. */
     if (host != NULL && host->struct_size >= offsetof(sealprov_host, log_user) + sizeof(void *) &&
@@ -728,7 +737,8 @@ int sealprov_provider_init(uint32_t abi_major, uint32_t abi_minor, const sealpro
   sp_log_set_host(host);
   if (abi_minor > SEALPROV_ABI_MINOR)
     sp_log(SEALPROV_LOG_DEBUG,
-           "host ABI %" PRIu32 ".%" PRIu32 " is newer than the module's %d.%d: the host must "
+           "host ABI %" PRIu32 ".%" PRIu32
+           " is newer than the module's %d.%d: the host must "
            "check vtable->struct_size before using later fields",
            abi_major, abi_minor, SEALPROV_ABI_MAJOR, SEALPROV_ABI_MINOR);
   *out = &vtable;

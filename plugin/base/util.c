@@ -13,29 +13,23 @@
 
 #include "base/util.h"
 
-void sp_set_err(char *err, size_t errlen, const char *fmt, ...)
-{
-  if (!err || errlen == 0)
-    return;
+void sp_set_err(char *err, size_t errlen, const char *fmt, ...) {
+  if (!err || errlen == 0) return;
   va_list ap;
   va_start(ap, fmt);
   vsnprintf(err, errlen, fmt, ap);
   va_end(ap);
 }
 
-double sp_now_ms(void)
-{
+double sp_now_ms(void) {
   struct timespec ts;
   clock_gettime(CLOCK_MONOTONIC, &ts);
   return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec / 1e6;
 }
 
-const char *sp_utf8_escape(const char *s, char *out, size_t outlen)
-{
-  if (!out || outlen == 0)
-    return "";
-  if (!s)
-    s = "(null)";
+const char *sp_utf8_escape(const char *s, char *out, size_t outlen) {
+  if (!out || outlen == 0) return "";
+  if (!s) s = "(null)";
   const unsigned char *p = (const unsigned char *)s;
   size_t o = 0;
   while (*p) {
@@ -53,26 +47,22 @@ const char *sp_utf8_escape(const char *s, char *out, size_t outlen)
       n = p[1] >= lo && p[1] <= hi && (p[2] & 0xc0) == 0x80 && (p[3] & 0xc0) == 0x80 ? 4 : 0;
     }
     if (n == 1 && c == '\\') { /* a literal backslash is doubled: an escape is never ambiguous */
-      if (o + 2 >= outlen)
-        break;
+      if (o + 2 >= outlen) break;
       memcpy(out + o, "\\\\", 2);
       o += 2;
       p++;
     } else if (n == 2 && c == 0xc2 && p[1] < 0xa0) { /* C1 control U+0080..U+009F */
-      if (o + 6 >= outlen)
-        break;
+      if (o + 6 >= outlen) break;
       snprintf(out + o, 7, "\\u%04x", (unsigned)p[1]);
       o += 6;
       p += 2;
     } else if (n) {
-      if (o + n >= outlen)
-        break;
+      if (o + n >= outlen) break;
       memcpy(out + o, p, n);
       o += n;
       p += n;
     } else {
-      if (o + 4 >= outlen)
-        break;
+      if (o + 4 >= outlen) break;
       snprintf(out + o, 5, "\\x%02x", c);
       o += 4;
       p++;
@@ -82,8 +72,7 @@ const char *sp_utf8_escape(const char *s, char *out, size_t outlen)
   return out;
 }
 
-int sp_file_open(sp_file *f, const char *path, char *err, size_t errlen)
-{
+int sp_file_open(sp_file *f, const char *path, char *err, size_t errlen) {
   memset(f, 0, sizeof *f);
   f->fd = -1;
   f->path = path;
@@ -98,8 +87,11 @@ int sp_file_open(sp_file *f, const char *path, char *err, size_t errlen)
   struct stat st;
   if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
     sp_set_err(err, errlen, "%s: not a regular file (%s)", f->esc,
-               S_ISDIR(st.st_mode) ? "a directory" : S_ISFIFO(st.st_mode) ? "a FIFO"
-               : S_ISCHR(st.st_mode) || S_ISBLK(st.st_mode) ? "a device" : S_ISSOCK(st.st_mode) ? "a socket" : "not a plain file");
+               S_ISDIR(st.st_mode)                          ? "a directory"
+               : S_ISFIFO(st.st_mode)                       ? "a FIFO"
+               : S_ISCHR(st.st_mode) || S_ISBLK(st.st_mode) ? "a device"
+               : S_ISSOCK(st.st_mode)                       ? "a socket"
+                                                            : "not a plain file");
     close(fd);
     return SEALPROV_ERR_IO;
   }
@@ -114,9 +106,8 @@ int sp_file_open(sp_file *f, const char *path, char *err, size_t errlen)
   return SEALPROV_OK;
 }
 
-int sp_file_read(sp_file *f, void *buf, size_t len, uint64_t off, const char *what,
-                 char *err, size_t errlen)
-{
+int sp_file_read(sp_file *f, void *buf, size_t len, uint64_t off, const char *what, char *err,
+                 size_t errlen) {
   uint8_t *p = buf;
   size_t got = 0;
   while (got < len) {
@@ -125,10 +116,9 @@ int sp_file_read(sp_file *f, void *buf, size_t len, uint64_t off, const char *wh
       want = (size_t)1 << 30; /* Linux reads at most ~2 GiB per call anyway */
     ssize_t n = pread(f->fd, p + got, want, (off_t)(off + got));
     if (n < 0) {
-      if (errno == EINTR)
-        continue;
-      sp_set_err(err, errlen, "%s: %s: cannot read %zu bytes at byte offset %llu: %s", f->esc,
-                 what, len, (unsigned long long)off, strerror(errno));
+      if (errno == EINTR) continue;
+      sp_set_err(err, errlen, "%s: %s: cannot read %zu bytes at byte offset %llu: %s", f->esc, what,
+                 len, (unsigned long long)off, strerror(errno));
       return SEALPROV_ERR_IO;
     }
     if (n == 0) {
@@ -143,8 +133,7 @@ int sp_file_read(sp_file *f, void *buf, size_t len, uint64_t off, const char *wh
   return SEALPROV_OK;
 }
 
-int sp_file_check_unchanged(sp_file *f, char *err, size_t errlen)
-{
+int sp_file_check_unchanged(sp_file *f, char *err, size_t errlen) {
   struct stat st;
   if (fstat(f->fd, &st) != 0) {
     sp_set_err(err, errlen, "%s: cannot stat after reading: %s", f->esc, strerror(errno));
@@ -165,7 +154,8 @@ int sp_file_check_unchanged(sp_file *f, char *err, size_t errlen)
     return SEALPROV_ERR_IO;
   }
   struct stat now;
-  if (stat(f->path, &now) != 0 || (uint64_t)now.st_dev != f->dev || (uint64_t)now.st_ino != f->ino) {
+  if (stat(f->path, &now) != 0 || (uint64_t)now.st_dev != f->dev ||
+      (uint64_t)now.st_ino != f->ino) {
     sp_set_err(err, errlen,
                "%s: the file was replaced or removed during the load (the path no longer names "
                "the file that was read)",
@@ -175,26 +165,22 @@ int sp_file_check_unchanged(sp_file *f, char *err, size_t errlen)
   return SEALPROV_OK;
 }
 
-void sp_file_close(sp_file *f)
-{
+void sp_file_close(sp_file *f) {
   if (f && f->fd >= 0) {
     close(f->fd);
     f->fd = -1;
   }
 }
 
-uint64_t sp_bitmap_popcount(const uint64_t *bitmap, uint64_t bit_len, bool *stray)
-{
+uint64_t sp_bitmap_popcount(const uint64_t *bitmap, uint64_t bit_len, bool *stray) {
   uint64_t full = bit_len / 64, rem = bit_len % 64, n = 0;
-  for (uint64_t w = 0; w < full; w++)
-    n += (uint64_t)__builtin_popcountll(bitmap[w]);
+  for (uint64_t w = 0; w < full; w++) n += (uint64_t)__builtin_popcountll(bitmap[w]);
   bool bad = false;
   if (rem) {
     uint64_t mask = (UINT64_C(1) << rem) - 1;
     n += (uint64_t)__builtin_popcountll(bitmap[full] & mask);
     bad = (bitmap[full] & ~mask) != 0;
   }
-  if (stray)
-    *stray = bad;
+  if (stray) *stray = bad;
   return n;
 }

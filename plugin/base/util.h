@@ -11,17 +11,17 @@
 
 /* A status-returning call that jumps to the cleanup label on failure (C and the .cu
  * files alike). */
-#define SP_TRY_GOTO(expr, status, label)                                                       \
-  do {                                                                                         \
-    (status) = (expr);                                                                         \
-    if ((status) != SEALPROV_OK) goto label;                                                   \
+#define SP_TRY_GOTO(expr, status, label)     \
+  do {                                       \
+    (status) = (expr);                       \
+    if ((status) != SEALPROV_OK) goto label; \
   } while (0)
 
 /* A status-returning call whose failure is returned as it is. */
-#define SP_TRY(expr)                                                                           \
-  do {                                                                                         \
-    int sp_try_st_ = (expr);                                                                   \
-    if (sp_try_st_ != SEALPROV_OK) return sp_try_st_;                                          \
+#define SP_TRY(expr)                                  \
+  do {                                                \
+    int sp_try_st_ = (expr);                          \
+    if (sp_try_st_ != SEALPROV_OK) return sp_try_st_; \
   } while (0)
 
 #ifdef __cplusplus
@@ -44,9 +44,9 @@ const char *sp_utf8_escape(const char *s, char *out, size_t outlen);
  * the read can be detected. */
 typedef struct sp_file {
   int fd;
-  uint64_t size;           /* at open */
-  const char *path;        /* as given (not copied) */
-  char esc[SP_ESC_MAX];    /* path escaped for messages */
+  uint64_t size;        /* at open */
+  const char *path;     /* as given (not copied) */
+  char esc[SP_ESC_MAX]; /* path escaped for messages */
   uint64_t dev, ino;
   int64_t mtime_s, mtime_ns;
 } sp_file;
@@ -56,8 +56,8 @@ int sp_file_open(sp_file *f, const char *path, char *err, size_t errlen);
  * that ends early means the file shrank since it was opened: IO with
  * "path: <what>: read of N bytes at byte offset O got only M: the file changed during the
  * load (it had S bytes when opened)". Other errors: IO with strerror. */
-int sp_file_read(sp_file *f, void *buf, size_t len, uint64_t off, const char *what,
-                 char *err, size_t errlen);
+int sp_file_read(sp_file *f, void *buf, size_t len, uint64_t off, const char *what, char *err,
+                 size_t errlen);
 /* After the last read: IO when the file's size or modification time changed since it
  * was opened, or the path now names another file (replaced during the load). */
 int sp_file_check_unchanged(sp_file *f, char *err, size_t errlen);

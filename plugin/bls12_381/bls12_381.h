@@ -35,30 +35,42 @@ extern "C" {
 /* Fields                                                                    */
 /* ======================================================================== */
 
-typedef struct { uint64_t l[6]; } fp_t;   /* Montgomery, R = 2^384 */
-typedef struct { uint64_t l[4]; } fr_t;   /* Montgomery, R = 2^256 */
-typedef struct { uint64_t l[4]; } scalar_t; /* canonical Fr value, little-endian limbs */
+typedef struct {
+  uint64_t l[6];
+} fp_t; /* Montgomery, R = 2^384 */
+typedef struct {
+  uint64_t l[4];
+} fr_t; /* Montgomery, R = 2^256 */
+typedef struct {
+  uint64_t l[4];
+} scalar_t; /* canonical Fr value, little-endian limbs */
 
-typedef struct { fp_t c0, c1; } fp2_t;            /* c0 + c1 u, u^2 = -1 */
-typedef struct { fp2_t c0, c1, c2; } fp6_t;       /* c0 + c1 v + c2 v^2, v^3 = u + 1 */
-typedef struct { fp6_t c0, c1; } fp12_t;          /* c0 + c1 w, w^2 = v */
+typedef struct {
+  fp_t c0, c1;
+} fp2_t; /* c0 + c1 u, u^2 = -1 */
+typedef struct {
+  fp2_t c0, c1, c2;
+} fp6_t; /* c0 + c1 v + c2 v^2, v^3 = u + 1 */
+typedef struct {
+  fp6_t c0, c1;
+} fp12_t; /* c0 + c1 w, w^2 = v */
 
 /* Moduli as canonical little-endian limbs. */
-extern const uint64_t BLS_P[6];   /* base field modulus p */
-extern const uint64_t BLS_R[4];   /* scalar field modulus r (group order) */
+extern const uint64_t BLS_P[6]; /* base field modulus p */
+extern const uint64_t BLS_R[4]; /* scalar field modulus r (group order) */
 
 /* ---- Fp ---- */
 /* Not FP_ZERO: <math.h> defines that name (fpclassify). */
 extern const fp_t BLS_FP_ZERO;
-extern const fp_t FP_ONE;          /* Montgomery form of 1 */
+extern const fp_t FP_ONE; /* Montgomery form of 1 */
 void fp_add(fp_t *r, const fp_t *a, const fp_t *b);
 void fp_sub(fp_t *r, const fp_t *a, const fp_t *b);
 void fp_dbl(fp_t *r, const fp_t *a);
 void fp_neg(fp_t *r, const fp_t *a);
 void fp_mul(fp_t *r, const fp_t *a, const fp_t *b);
 void fp_sqr(fp_t *r, const fp_t *a);
-bool fp_inv(fp_t *r, const fp_t *a);           /* false (r = 0) if a == 0 */
-bool fp_sqrt(fp_t *r, const fp_t *a);          /* false if a is not a square */
+bool fp_inv(fp_t *r, const fp_t *a);  /* false (r = 0) if a == 0 */
+bool fp_sqrt(fp_t *r, const fp_t *a); /* false if a is not a square */
 /* r = a^e, e given as little-endian 64-bit limbs (canonical integer). */
 void fp_pow(fp_t *r, const fp_t *a, const uint64_t *e, size_t nlimbs);
 bool fp_is_zero(const fp_t *a);
@@ -86,22 +98,22 @@ void fr_dbl(fr_t *r, const fr_t *a);
 void fr_neg(fr_t *r, const fr_t *a);
 void fr_mul(fr_t *r, const fr_t *a, const fr_t *b);
 void fr_sqr(fr_t *r, const fr_t *a);
-bool fr_inv(fr_t *r, const fr_t *a);           /* false (r = 0) if a == 0 */
+bool fr_inv(fr_t *r, const fr_t *a); /* false (r = 0) if a == 0 */
 void fr_pow(fr_t *r, const fr_t *a, const uint64_t *e, size_t nlimbs);
 void fr_pow_u64(fr_t *r, const fr_t *a, uint64_t e);
 bool fr_is_zero(const fr_t *a);
 bool fr_is_one(const fr_t *a);
 bool fr_eq(const fr_t *a, const fr_t *b);
 void fr_from_u64(fr_t *r, uint64_t v);
-bool fr_from_canonical(fr_t *r, const uint64_t in[4]);  /* false if >= r */
+bool fr_from_canonical(fr_t *r, const uint64_t in[4]); /* false if >= r */
 void fr_to_canonical(uint64_t out[4], const fr_t *a);
-bool fr_from_scalar(fr_t *r, const scalar_t *s);         /* false if >= r */
+bool fr_from_scalar(fr_t *r, const scalar_t *s); /* false if >= r */
 void fr_to_scalar(scalar_t *out, const fr_t *a);
-bool fr_from_le32(fr_t *r, const uint8_t in[32]);        /* false if >= r */
+bool fr_from_le32(fr_t *r, const uint8_t in[32]); /* false if >= r */
 void fr_to_le32(uint8_t out[32], const fr_t *a);
 bool fr_from_be32(fr_t *r, const uint8_t in[32]);
 void fr_to_be32(uint8_t out[32], const fr_t *a);
-bool fr_from_blst_mont(fr_t *r, const uint64_t in[4]);   /* range-checked copy */
+bool fr_from_blst_mont(fr_t *r, const uint64_t in[4]); /* range-checked copy */
 /* Uniform-ish element from 64 random bytes (little-endian, reduced mod r). */
 void fr_from_bytes_wide(fr_t *r, const uint8_t in[64]);
 /* Batch inversion (Montgomery's trick); zero inputs map to zero. out may == in. */
@@ -122,7 +134,7 @@ void fp2_conj(fp2_t *r, const fp2_t *a);
 void fp2_mul(fp2_t *r, const fp2_t *a, const fp2_t *b);
 void fp2_mul_fp(fp2_t *r, const fp2_t *a, const fp_t *b);
 void fp2_sqr(fp2_t *r, const fp2_t *a);
-void fp2_mul_by_nonresidue(fp2_t *r, const fp2_t *a);    /* times (u + 1) */
+void fp2_mul_by_nonresidue(fp2_t *r, const fp2_t *a); /* times (u + 1) */
 bool fp2_inv(fp2_t *r, const fp2_t *a);
 bool fp2_sqrt(fp2_t *r, const fp2_t *a);
 void fp2_frobenius(fp2_t *r, const fp2_t *a, unsigned power);
@@ -137,7 +149,7 @@ void fp6_sub(fp6_t *r, const fp6_t *a, const fp6_t *b);
 void fp6_neg(fp6_t *r, const fp6_t *a);
 void fp6_mul(fp6_t *r, const fp6_t *a, const fp6_t *b);
 void fp6_sqr(fp6_t *r, const fp6_t *a);
-void fp6_mul_by_nonresidue(fp6_t *r, const fp6_t *a);    /* times v */
+void fp6_mul_by_nonresidue(fp6_t *r, const fp6_t *a); /* times v */
 bool fp6_inv(fp6_t *r, const fp6_t *a);
 void fp6_frobenius(fp6_t *r, const fp6_t *a, unsigned power);
 bool fp6_is_zero(const fp6_t *a);
@@ -165,12 +177,24 @@ bool fp12_from_bytes(fp12_t *r, const uint8_t in[576]);
 /* Curves: G1 over Fp (y^2 = x^3 + 4), G2 over Fp2 (y^2 = x^3 + 4(u + 1))    */
 /* ======================================================================== */
 
-typedef struct { fp_t x, y; } g1_affine_t;
-typedef struct { fp_t x, y, z; } g1_jac_t;
-typedef struct { fp_t x, y, zz, zzz; } g1_xyzz_t;
-typedef struct { fp2_t x, y; } g2_affine_t;
-typedef struct { fp2_t x, y, z; } g2_jac_t;
-typedef struct { fp2_t x, y, zz, zzz; } g2_xyzz_t;
+typedef struct {
+  fp_t x, y;
+} g1_affine_t;
+typedef struct {
+  fp_t x, y, z;
+} g1_jac_t;
+typedef struct {
+  fp_t x, y, zz, zzz;
+} g1_xyzz_t;
+typedef struct {
+  fp2_t x, y;
+} g2_affine_t;
+typedef struct {
+  fp2_t x, y, z;
+} g2_jac_t;
+typedef struct {
+  fp2_t x, y, zz, zzz;
+} g2_xyzz_t;
 
 /* The same set of functions exists for G1 (g1_*) and G2 (g2_*). */
 void g1_generator(g1_affine_t *r);
@@ -178,8 +202,8 @@ void g1_affine_set_inf(g1_affine_t *r);
 bool g1_affine_is_inf(const g1_affine_t *p);
 bool g1_affine_eq(const g1_affine_t *a, const g1_affine_t *b);
 void g1_affine_neg(g1_affine_t *r, const g1_affine_t *p);
-bool g1_affine_on_curve(const g1_affine_t *p);       /* infinity -> true */
-bool g1_affine_in_subgroup(const g1_affine_t *p);    /* fast endomorphism check; false if off-curve */
+bool g1_affine_on_curve(const g1_affine_t *p);    /* infinity -> true */
+bool g1_affine_in_subgroup(const g1_affine_t *p); /* fast endomorphism check; false if off-curve */
 void g1_jac_set_inf(g1_jac_t *r);
 bool g1_jac_is_inf(const g1_jac_t *p);
 void g1_jac_from_affine(g1_jac_t *r, const g1_affine_t *p);
@@ -188,7 +212,8 @@ void g1_jac_batch_to_affine(g1_affine_t *out, const g1_jac_t *in, size_t n); /* 
 bool g1_jac_eq(const g1_jac_t *a, const g1_jac_t *b);
 void g1_jac_neg(g1_jac_t *r, const g1_jac_t *p);
 void g1_jac_dbl(g1_jac_t *r, const g1_jac_t *p);
-void g1_jac_add(g1_jac_t *r, const g1_jac_t *a, const g1_jac_t *b);          /* complete: handles P==Q, inf */
+void g1_jac_add(g1_jac_t *r, const g1_jac_t *a,
+                const g1_jac_t *b); /* complete: handles P==Q, inf */
 void g1_jac_add_affine(g1_jac_t *r, const g1_jac_t *a, const g1_affine_t *b); /* mixed, complete */
 void g1_jac_mul(g1_jac_t *r, const g1_jac_t *p, const scalar_t *k);
 void g1_jac_mul_limbs(g1_jac_t *r, const g1_jac_t *p, const uint64_t *k, size_t nlimbs);
@@ -197,7 +222,7 @@ bool g1_xyzz_is_inf(const g1_xyzz_t *p);
 void g1_xyzz_from_affine(g1_xyzz_t *r, const g1_affine_t *p);
 void g1_xyzz_to_jac(g1_jac_t *r, const g1_xyzz_t *p);
 void g1_xyzz_dbl(g1_xyzz_t *r, const g1_xyzz_t *p);
-void g1_xyzz_add(g1_xyzz_t *r, const g1_xyzz_t *a, const g1_xyzz_t *b);        /* complete */
+void g1_xyzz_add(g1_xyzz_t *r, const g1_xyzz_t *a, const g1_xyzz_t *b);          /* complete */
 void g1_xyzz_add_affine(g1_xyzz_t *r, const g1_xyzz_t *a, const g1_affine_t *b); /* complete */
 void g1_xyzz_neg(g1_xyzz_t *r, const g1_xyzz_t *p);
 
@@ -207,7 +232,7 @@ bool g2_affine_is_inf(const g2_affine_t *p);
 bool g2_affine_eq(const g2_affine_t *a, const g2_affine_t *b);
 void g2_affine_neg(g2_affine_t *r, const g2_affine_t *p);
 bool g2_affine_on_curve(const g2_affine_t *p);
-bool g2_affine_in_subgroup(const g2_affine_t *p);    /* fast psi check */
+bool g2_affine_in_subgroup(const g2_affine_t *p); /* fast psi check */
 void g2_jac_set_inf(g2_jac_t *r);
 bool g2_jac_is_inf(const g2_jac_t *p);
 void g2_jac_from_affine(g2_jac_t *r, const g2_affine_t *p);
@@ -237,11 +262,11 @@ void g2_xyzz_neg(g2_xyzz_t *r, const g2_xyzz_t *p);
  * 0x40 infinity, 0x20 sign of y (compressed only; lexicographically largest). */
 typedef enum bls_err {
   BLS_OK = 0,
-  BLS_ERR_LENGTH,         /* not 48/96 (G1) or 96/192 (G2) bytes */
-  BLS_ERR_FLAGS,          /* compression flag does not match the length, sign bit on an
+  BLS_ERR_LENGTH,       /* not 48/96 (G1) or 96/192 (G2) bytes */
+  BLS_ERR_FLAGS,        /* compression flag does not match the length, sign bit on an
                              uncompressed or infinity point, infinity with non-zero bytes */
-  BLS_ERR_NONCANONICAL,   /* a coordinate >= p */
-  BLS_ERR_NOT_ON_CURVE,   /* also: compressed x with no matching y */
+  BLS_ERR_NONCANONICAL, /* a coordinate >= p */
+  BLS_ERR_NOT_ON_CURVE, /* also: compressed x with no matching y */
   BLS_ERR_NOT_IN_SUBGROUP,
 } bls_err;
 const char *bls_err_str(bls_err e);
@@ -281,16 +306,15 @@ void bls_multi_pairing(fp12_t *r, const g1_affine_t *ps, const g2_affine_t *qs, 
  *   e(A, B) == e(alpha, beta) * e(X, gamma) * e(C, delta),
  * X = sum_i inputs[i] * ic[i] (inputs[0] = 1). */
 typedef struct {
-  fp12_t alpha_beta;          /* e(alpha_g1, beta_g2) */
-  g2_prepared_t neg_gamma;    /* -gamma_g2 */
-  g2_prepared_t neg_delta;    /* -delta_g2 */
+  fp12_t alpha_beta;       /* e(alpha_g1, beta_g2) */
+  g2_prepared_t neg_gamma; /* -gamma_g2 */
+  g2_prepared_t neg_delta; /* -delta_g2 */
 } groth16_pvk_t;
-void groth16_prepare_vk(groth16_pvk_t *pvk, const g1_affine_t *alpha_g1,
-                        const g2_affine_t *beta_g2, const g2_affine_t *gamma_g2,
-                        const g2_affine_t *delta_g2);
+void groth16_prepare_vk(groth16_pvk_t *pvk, const g1_affine_t *alpha_g1, const g2_affine_t *beta_g2,
+                        const g2_affine_t *gamma_g2, const g2_affine_t *delta_g2);
 /* x is the accumulated public-input point X (callers do the ic MSM). */
-bool groth16_pairing_check(const groth16_pvk_t *pvk, const g1_affine_t *a,
-                           const g2_affine_t *b, const g1_affine_t *c, const g1_affine_t *x);
+bool groth16_pairing_check(const groth16_pvk_t *pvk, const g1_affine_t *a, const g2_affine_t *b,
+                           const g1_affine_t *c, const g1_affine_t *x);
 
 /* ======================================================================== */
 /* NTT over Fr                                                                */

@@ -24,18 +24,16 @@
 
 /* ---------------------------------------------------------------- affine */
 
-void CV(affine_set_inf)(CV(affine_t) *r) { memset(r, 0, sizeof *r); }
+void CV(affine_set_inf)(CV(affine_t) * r) { memset(r, 0, sizeof *r); }
 
-bool CV(affine_is_inf)(const CV(affine_t) *p) {
-  return FE(is_zero)(&p->x) && FE(is_zero)(&p->y);
-}
+bool CV(affine_is_inf)(const CV(affine_t) * p) { return FE(is_zero)(&p->x) && FE(is_zero)(&p->y); }
 
-bool CV(affine_eq)(const CV(affine_t) *a, const CV(affine_t) *b) {
+bool CV(affine_eq)(const CV(affine_t) * a, const CV(affine_t) * b) {
   /* (0,0) is the only encoding of infinity, so plain coordinate equality is exact. */
   return FE(eq)(&a->x, &b->x) && FE(eq)(&a->y, &b->y);
 }
 
-void CV(affine_neg)(CV(affine_t) *r, const CV(affine_t) *p) {
+void CV(affine_neg)(CV(affine_t) * r, const CV(affine_t) * p) {
   if (CV(affine_is_inf)(p)) {
     CV(affine_set_inf)(r);
     return;
@@ -54,23 +52,22 @@ static bool curve_equation_holds(const fe_t *x, const fe_t *y) {
   return FE(eq)(&lhs, &rhs);
 }
 
-bool CV(affine_on_curve)(const CV(affine_t) *p) {
-  if (CV(affine_is_inf)(p))
-    return true;
+bool CV(affine_on_curve)(const CV(affine_t) * p) {
+  if (CV(affine_is_inf)(p)) return true;
   return curve_equation_holds(&p->x, &p->y);
 }
 
 /* -------------------------------------------------------------- Jacobian */
 
-void CV(jac_set_inf)(CV(jac_t) *r) {
+void CV(jac_set_inf)(CV(jac_t) * r) {
   r->x = FE_ONE_C;
   r->y = FE_ONE_C;
   memset(&r->z, 0, sizeof r->z);
 }
 
-bool CV(jac_is_inf)(const CV(jac_t) *p) { return FE(is_zero)(&p->z); }
+bool CV(jac_is_inf)(const CV(jac_t) * p) { return FE(is_zero)(&p->z); }
 
-void CV(jac_from_affine)(CV(jac_t) *r, const CV(affine_t) *p) {
+void CV(jac_from_affine)(CV(jac_t) * r, const CV(affine_t) * p) {
   if (CV(affine_is_inf)(p)) {
     CV(jac_set_inf)(r);
     return;
@@ -81,7 +78,7 @@ void CV(jac_from_affine)(CV(jac_t) *r, const CV(affine_t) *p) {
 }
 
 /* x = X/Z^2, y = Y/Z^3 given zinv = 1/Z. */
-static void jac_to_affine_with_zinv(CV(affine_t) *r, const CV(jac_t) *p, const fe_t *zinv) {
+static void jac_to_affine_with_zinv(CV(affine_t) * r, const CV(jac_t) * p, const fe_t *zinv) {
   fe_t zinv2, zinv3, x, y;
   FE(sqr)(&zinv2, zinv);
   FE(mul)(&zinv3, &zinv2, zinv);
@@ -91,7 +88,7 @@ static void jac_to_affine_with_zinv(CV(affine_t) *r, const CV(jac_t) *p, const f
   r->y = y;
 }
 
-void CV(jac_to_affine)(CV(affine_t) *r, const CV(jac_t) *p) {
+void CV(jac_to_affine)(CV(affine_t) * r, const CV(jac_t) * p) {
   if (CV(jac_is_inf)(p)) {
     CV(affine_set_inf)(r);
     return;
@@ -106,19 +103,17 @@ void CV(jac_to_affine)(CV(affine_t) *r, const CV(jac_t) *p) {
  * product). The inverses are all computed before the first output is written,
  * and outputs are then written in increasing order: an affine point is smaller
  * than a Jacobian one, so out == (void *)in (in-place conversion) is safe. */
-static void batch_to_affine_block(CV(affine_t) *out, const CV(jac_t) *in, size_t n,
+static void batch_to_affine_block(CV(affine_t) * out, const CV(jac_t) * in, size_t n,
                                   fe_t *scratch) {
   fe_t acc = FE_ONE_C;
   for (size_t i = 0; i < n; i++) {
     scratch[i] = acc; /* product of the non-zero Z before i */
-    if (!CV(jac_is_inf)(&in[i]))
-      FE(mul)(&acc, &acc, &in[i].z);
+    if (!CV(jac_is_inf)(&in[i])) FE(mul)(&acc, &acc, &in[i].z);
   }
   fe_t inv;
   FE_INV(&inv, &acc); /* acc is 1 when every entry is infinity: fine */
   for (size_t i = n; i-- > 0;) {
-    if (CV(jac_is_inf)(&in[i]))
-      continue;
+    if (CV(jac_is_inf)(&in[i])) continue;
     fe_t zinv;
     FE(mul)(&zinv, &inv, &scratch[i]);
     FE(mul)(&inv, &inv, &in[i].z);
@@ -134,9 +129,8 @@ static void batch_to_affine_block(CV(affine_t) *out, const CV(jac_t) *in, size_t
   }
 }
 
-void CV(jac_batch_to_affine)(CV(affine_t) *out, const CV(jac_t) *in, size_t n) {
-  if (n == 0)
-    return;
+void CV(jac_batch_to_affine)(CV(affine_t) * out, const CV(jac_t) * in, size_t n) {
+  if (n == 0) return;
   fe_t *scratch = malloc(n * sizeof *scratch);
   if (scratch != NULL) {
     batch_to_affine_block(out, in, n, scratch);
@@ -153,18 +147,16 @@ void CV(jac_batch_to_affine)(CV(affine_t) *out, const CV(jac_t) *in, size_t n) {
   }
 }
 
-bool CV(jac_eq)(const CV(jac_t) *a, const CV(jac_t) *b) {
+bool CV(jac_eq)(const CV(jac_t) * a, const CV(jac_t) * b) {
   bool ia = CV(jac_is_inf)(a), ib = CV(jac_is_inf)(b);
-  if (ia || ib)
-    return ia && ib;
+  if (ia || ib) return ia && ib;
   /* X1 Z2^2 == X2 Z1^2 and Y1 Z2^3 == Y2 Z1^3 */
   fe_t z1z1, z2z2, u1, u2, s1, s2;
   FE(sqr)(&z1z1, &a->z);
   FE(sqr)(&z2z2, &b->z);
   FE(mul)(&u1, &a->x, &z2z2);
   FE(mul)(&u2, &b->x, &z1z1);
-  if (!FE(eq)(&u1, &u2))
-    return false;
+  if (!FE(eq)(&u1, &u2)) return false;
   FE(mul)(&s1, &a->y, &z2z2);
   FE(mul)(&s1, &s1, &b->z);
   FE(mul)(&s2, &b->y, &z1z1);
@@ -172,14 +164,14 @@ bool CV(jac_eq)(const CV(jac_t) *a, const CV(jac_t) *b) {
   return FE(eq)(&s1, &s2);
 }
 
-void CV(jac_neg)(CV(jac_t) *r, const CV(jac_t) *p) {
+void CV(jac_neg)(CV(jac_t) * r, const CV(jac_t) * p) {
   r->x = p->x;
   FE(neg)(&r->y, &p->y);
   r->z = p->z;
 }
 
 /* dbl-2009-l. Infinity (Z = 0) gives Z3 = 2 Y Z = 0, so no special case. */
-void CV(jac_dbl)(CV(jac_t) *r, const CV(jac_t) *p) {
+void CV(jac_dbl)(CV(jac_t) * r, const CV(jac_t) * p) {
   fe_t a, b, c, d, e, f, x3, y3, z3;
   FE(sqr)(&a, &p->x);
   FE(sqr)(&b, &p->y);
@@ -208,7 +200,7 @@ void CV(jac_dbl)(CV(jac_t) *r, const CV(jac_t) *p) {
 }
 
 /* add-2007-bl, with the cases where H = U2 - U1 = 0 (same x) handled apart. */
-void CV(jac_add)(CV(jac_t) *r, const CV(jac_t) *a, const CV(jac_t) *b) {
+void CV(jac_add)(CV(jac_t) * r, const CV(jac_t) * a, const CV(jac_t) * b) {
   if (CV(jac_is_inf)(a)) {
     *r = *b;
     return;
@@ -260,7 +252,7 @@ void CV(jac_add)(CV(jac_t) *r, const CV(jac_t) *a, const CV(jac_t) *b) {
 }
 
 /* madd-2007-bl (Z2 = 1). */
-void CV(jac_add_affine)(CV(jac_t) *r, const CV(jac_t) *a, const CV(affine_t) *b) {
+void CV(jac_add_affine)(CV(jac_t) * r, const CV(jac_t) * a, const CV(affine_t) * b) {
   if (CV(affine_is_inf)(b)) {
     *r = *a;
     return;
@@ -309,20 +301,18 @@ void CV(jac_add_affine)(CV(jac_t) *r, const CV(jac_t) *a, const CV(affine_t) *b)
 
 /* Fixed 4-bit windows, most significant first: about 252 doublings and 63
  * additions for a 255-bit scalar. Not constant time (see the header). */
-void CV(jac_mul_limbs)(CV(jac_t) *r, const CV(jac_t) *p, const uint64_t *k, size_t nlimbs) {
+void CV(jac_mul_limbs)(CV(jac_t) * r, const CV(jac_t) * p, const uint64_t *k, size_t nlimbs) {
   CV(jac_t) table[16]; /* table[i] = i P */
   CV(jac_set_inf)(&table[0]);
   table[1] = *p;
-  for (int i = 2; i < 16; i++)
-    CV(jac_add)(&table[i], &table[i - 1], p);
+  for (int i = 2; i < 16; i++) CV(jac_add)(&table[i], &table[i - 1], p);
   CV(jac_t) acc;
   CV(jac_set_inf)(&acc);
   bool started = false;
   for (size_t w = nlimbs * 16; w-- > 0;) {
     unsigned nib = (unsigned)(k[w / 16] >> (4 * (w % 16))) & 15u;
     if (started) {
-      for (int d = 0; d < 4; d++)
-        CV(jac_dbl)(&acc, &acc);
+      for (int d = 0; d < 4; d++) CV(jac_dbl)(&acc, &acc);
     }
     if (nib != 0) {
       CV(jac_add)(&acc, &acc, &table[nib]);
@@ -332,36 +322,35 @@ void CV(jac_mul_limbs)(CV(jac_t) *r, const CV(jac_t) *p, const uint64_t *k, size
   *r = acc;
 }
 
-void CV(jac_mul)(CV(jac_t) *r, const CV(jac_t) *p, const scalar_t *k) {
+void CV(jac_mul)(CV(jac_t) * r, const CV(jac_t) * p, const scalar_t *k) {
   CV(jac_mul_limbs)(r, p, k->l, 4);
 }
 
 /* [k]p for an affine p and a 64-bit k by plain double-and-add: the subgroup
  * checks multiply by |x| = 0xd201000000010000, which has only 6 bits set, so
  * windows would cost more than they save. */
-static void affine_mul_u64(CV(jac_t) *r, const CV(affine_t) *p, uint64_t k) {
+static void affine_mul_u64(CV(jac_t) * r, const CV(affine_t) * p, uint64_t k) {
   CV(jac_t) acc;
   CV(jac_set_inf)(&acc);
   for (int bit = 63; bit >= 0; bit--) {
     CV(jac_dbl)(&acc, &acc);
-    if ((k >> bit) & 1u)
-      CV(jac_add_affine)(&acc, &acc, p);
+    if ((k >> bit) & 1u) CV(jac_add_affine)(&acc, &acc, p);
   }
   *r = acc;
 }
 
 /* ------------------------------------------------------------------ XYZZ */
 
-void CV(xyzz_set_inf)(CV(xyzz_t) *r) {
+void CV(xyzz_set_inf)(CV(xyzz_t) * r) {
   r->x = FE_ONE_C;
   r->y = FE_ONE_C;
   memset(&r->zz, 0, sizeof r->zz);
   memset(&r->zzz, 0, sizeof r->zzz);
 }
 
-bool CV(xyzz_is_inf)(const CV(xyzz_t) *p) { return FE(is_zero)(&p->zz); }
+bool CV(xyzz_is_inf)(const CV(xyzz_t) * p) { return FE(is_zero)(&p->zz); }
 
-void CV(xyzz_from_affine)(CV(xyzz_t) *r, const CV(affine_t) *p) {
+void CV(xyzz_from_affine)(CV(xyzz_t) * r, const CV(affine_t) * p) {
   if (CV(affine_is_inf)(p)) {
     CV(xyzz_set_inf)(r);
     return;
@@ -374,7 +363,7 @@ void CV(xyzz_from_affine)(CV(xyzz_t) *r, const CV(affine_t) *p) {
 
 /* With Z = ZZZ: X/Z^2 = X ZZ^2 / ZZZ^2 = X / ZZ because ZZ^3 = ZZZ^2, and
  * Y/Z^3 = Y ZZZ^2 / ZZZ^3 = Y / ZZZ. */
-void CV(xyzz_to_jac)(CV(jac_t) *r, const CV(xyzz_t) *p) {
+void CV(xyzz_to_jac)(CV(jac_t) * r, const CV(xyzz_t) * p) {
   if (CV(xyzz_is_inf)(p)) {
     CV(jac_set_inf)(r);
     return;
@@ -390,7 +379,7 @@ void CV(xyzz_to_jac)(CV(jac_t) *r, const CV(xyzz_t) *p) {
 }
 
 /* dbl-2008-s-1. Infinity (ZZ = 0) stays infinity through ZZ3 = V ZZ. */
-void CV(xyzz_dbl)(CV(xyzz_t) *r, const CV(xyzz_t) *p) {
+void CV(xyzz_dbl)(CV(xyzz_t) * r, const CV(xyzz_t) * p) {
   fe_t u, v, w, s, m, x3, y3, zz3, zzz3;
   FE(dbl)(&u, &p->y);
   FE(sqr)(&v, &u);
@@ -415,7 +404,7 @@ void CV(xyzz_dbl)(CV(xyzz_t) *r, const CV(xyzz_t) *p) {
 }
 
 /* add-2008-s. */
-void CV(xyzz_add)(CV(xyzz_t) *r, const CV(xyzz_t) *a, const CV(xyzz_t) *b) {
+void CV(xyzz_add)(CV(xyzz_t) * r, const CV(xyzz_t) * a, const CV(xyzz_t) * b) {
   if (CV(xyzz_is_inf)(a)) {
     *r = *b;
     return;
@@ -460,7 +449,7 @@ void CV(xyzz_add)(CV(xyzz_t) *r, const CV(xyzz_t) *a, const CV(xyzz_t) *b) {
 }
 
 /* madd-2008-s (ZZ2 = ZZZ2 = 1): the bucket accumulation step of the MSM. */
-void CV(xyzz_add_affine)(CV(xyzz_t) *r, const CV(xyzz_t) *a, const CV(affine_t) *b) {
+void CV(xyzz_add_affine)(CV(xyzz_t) * r, const CV(xyzz_t) * a, const CV(affine_t) * b) {
   if (CV(affine_is_inf)(b)) {
     *r = *a;
     return;
@@ -500,7 +489,7 @@ void CV(xyzz_add_affine)(CV(xyzz_t) *r, const CV(xyzz_t) *a, const CV(affine_t) 
   r->zzz = zzz3;
 }
 
-void CV(xyzz_neg)(CV(xyzz_t) *r, const CV(xyzz_t) *p) {
+void CV(xyzz_neg)(CV(xyzz_t) * r, const CV(xyzz_t) * p) {
   r->x = p->x;
   FE(neg)(&r->y, &p->y);
   r->zz = p->zz;

@@ -22,8 +22,7 @@ int bls_cpu_has_adx = 0;
 
 __attribute__((constructor)) static void bls_detect_adx(void) {
   unsigned eax, ebx, ecx, edx;
-  if (!__get_cpuid_count(7, 0, &eax, &ebx, &ecx, &edx))
-    return;
+  if (!__get_cpuid_count(7, 0, &eax, &ebx, &ecx, &edx)) return;
   bls_cpu_has_adx = ((ebx >> 8) & 1u) && ((ebx >> 19) & 1u); /* BMI2 and ADX */
 }
 #endif
@@ -74,8 +73,7 @@ bool fp_eq(const fp_t *a, const fp_t *b) { return fp_eq_i(a, b); }
 /* Compare two canonical 6-limb integers: -1, 0, 1. */
 static int cmp6(const uint64_t a[6], const uint64_t b[6]) {
   for (int i = 5; i >= 0; i--) {
-    if (a[i] != b[i])
-      return a[i] < b[i] ? -1 : 1;
+    if (a[i] != b[i]) return a[i] < b[i] ? -1 : 1;
   }
   return 0;
 }
@@ -87,8 +85,7 @@ void fp_pow(fp_t *r, const fp_t *a, const uint64_t *e, size_t nlimbs) {
   fp_t table[16];
   table[0] = FP_ONE;
   table[1] = *a;
-  for (int i = 2; i < 16; i++)
-    fp_mul_i(&table[i], &table[i - 1], a);
+  for (int i = 2; i < 16; i++) fp_mul_i(&table[i], &table[i - 1], a);
   fp_t acc = FP_ONE;
   bool started = false;
   for (size_t li = nlimbs; li-- > 0;) {
@@ -125,8 +122,7 @@ bool fp_inv(fp_t *r, const fp_t *a) {
   bls_binary_inv_n(x.l, a->l, BLS_P, 6);
   fp_mul_i(&x, &x, &FP_R3);
   fp_mul_i(&check, &x, a);
-  if (!fp_eq_i(&check, &FP_ONE))
-    fp_pow(&x, a, FP_P_MINUS_2, 6);
+  if (!fp_eq_i(&check, &FP_ONE)) fp_pow(&x, a, FP_P_MINUS_2, 6);
   *r = x;
   return true;
 }
@@ -137,8 +133,7 @@ bool fp_sqrt(fp_t *r, const fp_t *a) {
   /* The exponentiation yields a root only for squares; verify rather than compute the
    * Legendre symbol separately (same cost, and it also proves the result). */
   fp_sqr_i(&check, &s);
-  if (!fp_eq_i(&check, a))
-    return false;
+  if (!fp_eq_i(&check, a)) return false;
   *r = s;
   return true;
 }
@@ -149,8 +144,7 @@ void fp_from_u64(fp_t *r, uint64_t v) {
 }
 
 bool fp_from_canonical(fp_t *r, const uint64_t in[6]) {
-  if (cmp6(in, BLS_P) >= 0)
-    return false;
+  if (cmp6(in, BLS_P) >= 0) return false;
   fp_t t;
   memcpy(t.l, in, sizeof t.l);
   fp_mul_i(r, &t, &FP_R2);
@@ -171,8 +165,7 @@ bool fp_from_be48(fp_t *r, const uint8_t in[48]) {
     uint64_t v = 0;
     /* limb i (least significant first) is bytes 40-8i .. 47-8i, most significant
      * byte first. */
-    for (int j = 0; j < 8; j++)
-      v = (v << 8) | in[(5 - i) * 8 + j];
+    for (int j = 0; j < 8; j++) v = (v << 8) | in[(5 - i) * 8 + j];
     limbs[i] = v;
   }
   return fp_from_canonical(r, limbs);
@@ -182,8 +175,7 @@ void fp_to_be48(uint8_t out[48], const fp_t *a) {
   uint64_t limbs[6];
   fp_to_canonical(limbs, a);
   for (int i = 0; i < 6; i++) {
-    for (int j = 0; j < 8; j++)
-      out[(5 - i) * 8 + j] = (uint8_t)(limbs[i] >> (56 - 8 * j));
+    for (int j = 0; j < 8; j++) out[(5 - i) * 8 + j] = (uint8_t)(limbs[i] >> (56 - 8 * j));
   }
 }
 
@@ -191,8 +183,7 @@ bool fp_from_le48(fp_t *r, const uint8_t in[48]) {
   uint64_t limbs[6];
   for (int i = 0; i < 6; i++) {
     uint64_t v = 0;
-    for (int j = 7; j >= 0; j--)
-      v = (v << 8) | in[i * 8 + j];
+    for (int j = 7; j >= 0; j--) v = (v << 8) | in[i * 8 + j];
     limbs[i] = v;
   }
   return fp_from_canonical(r, limbs);
@@ -202,16 +193,14 @@ void fp_to_le48(uint8_t out[48], const fp_t *a) {
   uint64_t limbs[6];
   fp_to_canonical(limbs, a);
   for (int i = 0; i < 6; i++) {
-    for (int j = 0; j < 8; j++)
-      out[i * 8 + j] = (uint8_t)(limbs[i] >> (8 * j));
+    for (int j = 0; j < 8; j++) out[i * 8 + j] = (uint8_t)(limbs[i] >> (8 * j));
   }
 }
 
 bool fp_from_blst_mont(fp_t *r, const uint64_t in[6]) {
   /* Same R as blst, so the limbs are already our representation; only a value >= p
    * (corrupt or foreign data) has to be refused. */
-  if (cmp6(in, BLS_P) >= 0)
-    return false;
+  if (cmp6(in, BLS_P) >= 0) return false;
   memcpy(r->l, in, sizeof r->l);
   return true;
 }

@@ -104,16 +104,14 @@ static void fp2_pow(fp2_t *r, const fp2_t *a, const uint64_t *e, size_t nlimbs) 
   fp2_t table[16];
   table[0] = FP2_ONE;
   table[1] = *a;
-  for (int i = 2; i < 16; i++)
-    fp2_mul(&table[i], &table[i - 1], a);
+  for (int i = 2; i < 16; i++) fp2_mul(&table[i], &table[i - 1], a);
   fp2_t acc = FP2_ONE;
   bool started = false;
   for (size_t li = nlimbs; li-- > 0;) {
     for (int shift = 60; shift >= 0; shift -= 4) {
       unsigned w = (unsigned)(e[li] >> shift) & 15u;
       if (started) {
-        for (int k = 0; k < 4; k++)
-          fp2_sqr(&acc, &acc);
+        for (int k = 0; k < 4; k++) fp2_sqr(&acc, &acc);
       }
       if (w != 0) {
         if (started) {
@@ -145,8 +143,7 @@ bool fp2_sqrt(fp2_t *r, const fp2_t *a) {
   fp2_conj(&a0, &alpha); /* alpha^p is the conjugate */
   fp2_mul(&a0, &a0, &alpha);
   fp2_neg(&minus_one, &FP2_ONE);
-  if (fp2_eq(&a0, &minus_one))
-    return false;
+  if (fp2_eq(&a0, &minus_one)) return false;
   fp2_mul(&x0, &a1, a);
   if (fp2_eq(&alpha, &minus_one)) {
     /* u (c0 + c1 u) = -c1 + c0 u */
@@ -159,8 +156,7 @@ bool fp2_sqrt(fp2_t *r, const fp2_t *a) {
     fp2_mul(&x, &b, &x0);
   }
   fp2_sqr(&check, &x);
-  if (!fp2_eq(&check, a))
-    return false;
+  if (!fp2_eq(&check, a)) return false;
   *r = x;
   return true;
 }
@@ -181,7 +177,6 @@ bool fp2_eq(const fp2_t *a, const fp2_t *b) {
 
 bool fp2_is_lexicographically_largest(const fp2_t *a) {
   /* zcash / IETF rule: the imaginary part decides unless it is zero. */
-  if (!fp_is_zero_i(&a->c1))
-    return fp_is_lexicographically_largest(&a->c1);
+  if (!fp_is_zero_i(&a->c1)) return fp_is_lexicographically_largest(&a->c1);
   return fp_is_lexicographically_largest(&a->c0);
 }

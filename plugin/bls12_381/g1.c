@@ -44,8 +44,7 @@ static void g1_jac_mul_u64(g1_jac_t *r, const g1_jac_t *p, uint64_t k) {
   g1_jac_set_inf(&acc);
   for (int bit = 63; bit >= 0; bit--) {
     g1_jac_dbl(&acc, &acc);
-    if ((k >> bit) & 1u)
-      g1_jac_add(&acc, &acc, &base);
+    if ((k >> bit) & 1u) g1_jac_add(&acc, &acc, &base);
   }
   *r = acc;
 }
@@ -67,10 +66,8 @@ static void g1_jac_mul_u64(g1_jac_t *r, const g1_jac_t *p, uint64_t k) {
  * component (tests/bls/cofactor.c: 3, 11^2, 10177^2, 859267^2, 52437899^2, the
  * eigenvectors of phi on E[10177] and E[859267], and their sums). */
 bool g1_affine_in_subgroup(const g1_affine_t *p) {
-  if (g1_affine_is_inf(p))
-    return true;
-  if (!curve_equation_holds(&p->x, &p->y))
-    return false;
+  if (g1_affine_is_inf(p)) return true;
+  if (!curve_equation_holds(&p->x, &p->y)) return false;
   g1_jac_t t;
   affine_mul_u64(&t, p, BLS_X_ABS);
   g1_jac_mul_u64(&t, &t, BLS_X_ABS); /* [x^2] P */

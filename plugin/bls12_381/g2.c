@@ -12,9 +12,13 @@
 #define CURVE_B (&G2_B)
 
 /* b' = 4 + 4u in Montgomery form. */
-#define MONT_FOUR                                                                        \
-  {{0xaa270000000cfff3ull, 0x53cc0032fc34000aull, 0x478fe97a6b0a807full,                 \
-    0xb1d37ebee6ba24d7ull, 0x8ec9733bbf78ab2full, 0x09d645513d83de7eull}}
+#define MONT_FOUR                                                                                 \
+  {                                                                                               \
+    {                                                                                             \
+      0xaa270000000cfff3ull, 0x53cc0032fc34000aull, 0x478fe97a6b0a807full, 0xb1d37ebee6ba24d7ull, \
+          0x8ec9733bbf78ab2full, 0x09d645513d83de7eull                                            \
+    }                                                                                             \
+  }
 static const fp2_t G2_B = {MONT_FOUR, MONT_FOUR};
 
 #include "bls12_381/curve_impl.h"
@@ -42,7 +46,8 @@ void g2_generator(g2_affine_t *r) { *r = G2_GENERATOR; }
  * Montgomery form (computed with python3 from that definition; a wrong value
  * makes the generator fail the check below). */
 static const fp_t PSI_X_C1 = {{0x890dc9e4867545c3ull, 0x2af322533285a5d5ull, 0x50880866309b7e2cull,
-                               0xa20d1b8c7e881024ull, 0x14e4f04fe2db9068ull, 0x14e56d3f1564853aull}};
+                               0xa20d1b8c7e881024ull, 0x14e4f04fe2db9068ull,
+                               0x14e56d3f1564853aull}};
 static const fp2_t PSI_Y = {
     {{0x3e2f585da55c9ad1ull, 0x4294213d86c18183ull, 0x382844c88b623732ull, 0x92ad2afd19103e18ull,
       0x1d794e4fac7cf0b9ull, 0x0bd592fc7d825ec8ull}},
@@ -74,10 +79,8 @@ static void g2_affine_psi(g2_affine_t *r, const g2_affine_t *p) {
  * compares it with [r]P == O on points with every cofactor component
  * (tests/bls/cofactor.c: 13^2, 23^2, 2713, 11953, 262069 and the 448-bit prime). */
 bool g2_affine_in_subgroup(const g2_affine_t *p) {
-  if (g2_affine_is_inf(p))
-    return true;
-  if (!curve_equation_holds(&p->x, &p->y))
-    return false;
+  if (g2_affine_is_inf(p)) return true;
+  if (!curve_equation_holds(&p->x, &p->y)) return false;
   g2_jac_t t;
   affine_mul_u64(&t, p, BLS_X_ABS);
   g2_affine_t psi;

@@ -36,13 +36,13 @@
 /* ------------------------------------------------------------ pre-pass */
 
 typedef struct {
-  const GP(affine_t) *points;
+  const GP(affine_t) * points;
   const scalar_t *scalars;
   size_t n;
-  uint64_t *general;       /* bitmap: bit i set when point i needs the buckets */
-  GP(xyzz_t) *ones;        /* per chunk: sum of the points with scalar 1 */
-  uint64_t (*bits_or)[4];  /* per chunk: OR of the general scalars */
-  size_t *count;           /* per chunk: number of general points */
+  uint64_t *general;      /* bitmap: bit i set when point i needs the buckets */
+  GP(xyzz_t) * ones;      /* per chunk: sum of the points with scalar 1 */
+  uint64_t (*bits_or)[4]; /* per chunk: OR of the general scalars */
+  size_t *count;          /* per chunk: number of general points */
 } MI(prepass_ctx);
 
 static bool MI(scalar_is_zero)(const scalar_t *s) {
@@ -65,15 +65,13 @@ static void MI(prepass_range)(void *arg, size_t wbegin, size_t wend, unsigned ch
     size_t end = (w + 1) * 64 < ctx->n ? (w + 1) * 64 : ctx->n;
     for (size_t i = w * 64; i < end; i++) {
       const scalar_t *s = &ctx->scalars[i];
-      if (MI(scalar_is_zero)(s) || GP(affine_is_inf)(&ctx->points[i]))
-        continue;
+      if (MI(scalar_is_zero)(s) || GP(affine_is_inf)(&ctx->points[i])) continue;
       if (MI(scalar_is_one)(s)) {
         GP(xyzz_add_affine)(&ones, &ones, &ctx->points[i]);
         continue;
       }
       word |= 1ull << (i % 64);
-      for (int l = 0; l < 4; l++)
-        acc[l] |= s->l[l];
+      for (int l = 0; l < 4; l++) acc[l] |= s->l[l];
       count++;
     }
     ctx->general[w] = word;
@@ -86,20 +84,20 @@ static void MI(prepass_range)(void *arg, size_t wbegin, size_t wend, unsigned ch
 /* ------------------------------------------------------------ tiles */
 
 typedef struct {
-  const GP(affine_t) *points;
+  const GP(affine_t) * points;
   const scalar_t *scalars;
   const uint64_t *general;
-  size_t nwords;           /* words of the general bitmap */
-  unsigned c;              /* window bits */
-  unsigned nparts;         /* point ranges per window */
-  uint64_t k[5];           /* the recoding offset K */
-  size_t nbuckets;         /* 2^(c-1) */
-  GP(xyzz_t) *buckets;     /* nbuckets per chunk of the parallel loop */
-  GP(xyzz_t) *tile_sums;   /* one per tile, index window * nparts + part */
+  size_t nwords;          /* words of the general bitmap */
+  unsigned c;             /* window bits */
+  unsigned nparts;        /* point ranges per window */
+  uint64_t k[5];          /* the recoding offset K */
+  size_t nbuckets;        /* 2^(c-1) */
+  GP(xyzz_t) * buckets;   /* nbuckets per chunk of the parallel loop */
+  GP(xyzz_t) * tile_sums; /* one per tile, index window * nparts + part */
 } MI(tile_ctx);
 
 /* The signed digit of window j of s: window j of s + K, minus 2^(c-1). */
-static int MI(signed_digit)(const MI(tile_ctx) *ctx, const scalar_t *s, unsigned j) {
+static int MI(signed_digit)(const MI(tile_ctx) * ctx, const scalar_t *s, unsigned j) {
   uint64_t t[5];
   unsigned __int128 carry = 0;
   for (int l = 0; l < 4; l++) {
@@ -110,18 +108,16 @@ static int MI(signed_digit)(const MI(tile_ctx) *ctx, const scalar_t *s, unsigned
   t[4] = (uint64_t)carry + ctx->k[4];
   unsigned bit = j * ctx->c, limb = bit / 64, off = bit % 64;
   uint64_t v = t[limb] >> off;
-  if (off + ctx->c > 64 && limb + 1 < 5)
-    v |= t[limb + 1] << (64 - off);
+  if (off + ctx->c > 64 && limb + 1 < 5) v |= t[limb + 1] << (64 - off);
   v &= (1ull << ctx->c) - 1;
   return (int)v - (1 << (ctx->c - 1));
 }
 
-static void MI(run_tile)(MI(tile_ctx) *ctx, size_t tile, GP(xyzz_t) *buckets) {
+static void MI(run_tile)(MI(tile_ctx) * ctx, size_t tile, GP(xyzz_t) * buckets) {
   unsigned window = (unsigned)(tile / ctx->nparts), part = (unsigned)(tile % ctx->nparts);
   size_t wbegin = ctx->nwords * part / ctx->nparts;
   size_t wend = ctx->nwords * (part + 1) / ctx->nparts;
-  for (size_t b = 0; b < ctx->nbuckets; b++)
-    GP(xyzz_set_inf)(&buckets[b]);
+  for (size_t b = 0; b < ctx->nbuckets; b++) GP(xyzz_set_inf)(&buckets[b]);
   for (size_t w = wbegin; w < wend; w++) {
     uint64_t word = ctx->general[w];
     while (word != 0) {
@@ -151,8 +147,7 @@ static void MI(run_tile)(MI(tile_ctx) *ctx, size_t tile, GP(xyzz_t) *buckets) {
 static void MI(tile_range)(void *arg, size_t begin, size_t end, unsigned chunk) {
   MI(tile_ctx) *ctx = arg;
   GP(xyzz_t) *buckets = ctx->buckets + (size_t)chunk * ctx->nbuckets;
-  for (size_t t = begin; t < end; t++)
-    MI(run_tile)(ctx, t, buckets);
+  for (size_t t = begin; t < end; t++) MI(run_tile)(ctx, t, buckets);
 }
 
 /* Number of windows so that W c >= nbits + 2 (see the top of the file). */
@@ -173,12 +168,10 @@ static void MI(choose_params)(size_t g, size_t n, unsigned nbits, unsigned nthre
   for (unsigned tu = 1;;) {
     for (unsigned c = 2; c <= 16; c++) {
       size_t nb = (size_t)1 << (c - 1);
-      if (c > 2 && nb * sizeof(GP(xyzz_t)) * tu > MSM_MAX_BUCKET_BYTES)
-        break;
+      if (c > 2 && nb * sizeof(GP(xyzz_t)) * tu > MSM_MAX_BUCKET_BYTES) break;
       unsigned w = MI(num_windows)(nbits, c);
       for (unsigned q = 1; q <= 256; q *= 2) {
-        if (q > 1 && (size_t)q * 64 > n)
-          break;
+        if (q > 1 && (size_t)q * 64 > n) break;
         double tile = (double)g / q + 2.6 * (double)nb + 0.02 * (double)n / q;
         size_t tiles = (size_t)w * q;
         size_t rounds = (tiles + tu - 1) / tu;
@@ -191,8 +184,7 @@ static void MI(choose_params)(size_t g, size_t n, unsigned nbits, unsigned nthre
         }
       }
     }
-    if (tu >= nthreads)
-      break;
+    if (tu >= nthreads) break;
     unsigned next = tu < 4 ? tu + 1 : tu + tu / 2;
     tu = next < nthreads ? next : nthreads;
   }
@@ -211,10 +203,10 @@ static unsigned MI(linear_threads)(size_t n, unsigned nthreads) {
 /* --------------------------------------------------------- batch addition */
 
 typedef struct {
-  const GP(affine_t) *points;
+  const GP(affine_t) * points;
   const uint64_t *bitmap;
   size_t n;
-  GP(xyzz_t) *partial; /* one per chunk */
+  GP(xyzz_t) * partial; /* one per chunk */
 } MI(batch_ctx);
 
 static void MI(batch_range)(void *arg, size_t wbegin, size_t wend, unsigned chunk) {
@@ -234,24 +226,20 @@ static void MI(batch_range)(void *arg, size_t wbegin, size_t wend, unsigned chun
   ctx->partial[chunk] = acc;
 }
 
-bool BATCH_FN(GP(jac_t) *out, const GP(affine_t) *points, const uint64_t *bitmap, size_t n,
+bool BATCH_FN(GP(jac_t) * out, const GP(affine_t) * points, const uint64_t *bitmap, size_t n,
               unsigned nthreads) {
   GP(jac_set_inf)(out);
-  if (n == 0)
-    return true;
+  if (n == 0) return true;
   unsigned t = MI(linear_threads)(n, nthreads == 0 ? 1 : nthreads);
   MI(batch_ctx) ctx = {points, bitmap, n, calloc(t, sizeof(GP(xyzz_t)))};
-  if (ctx.partial == NULL)
-    return false;
+  if (ctx.partial == NULL) return false;
   size_t nwords = (n + 63) / 64;
-  for (unsigned i = 0; i < t; i++)
-    GP(xyzz_set_inf)(&ctx.partial[i]);
+  for (unsigned i = 0; i < t; i++) GP(xyzz_set_inf)(&ctx.partial[i]);
   /* A false return only means fewer threads ran; every chunk still ran once. */
   (void)bls_parallel_for(nwords, t, MI(batch_range), &ctx);
   GP(xyzz_t) acc;
   GP(xyzz_set_inf)(&acc);
-  for (unsigned i = 0; i < t; i++)
-    GP(xyzz_add)(&acc, &acc, &ctx.partial[i]);
+  for (unsigned i = 0; i < t; i++) GP(xyzz_add)(&acc, &acc, &ctx.partial[i]);
   GP(xyzz_to_jac)(out, &acc);
   free(ctx.partial);
   return true;
@@ -259,11 +247,10 @@ bool BATCH_FN(GP(jac_t) *out, const GP(affine_t) *points, const uint64_t *bitmap
 
 /* ------------------------------------------------------------------ MSM */
 
-bool MSM_FN(GP(jac_t) *out, const GP(affine_t) *points, const scalar_t *scalars, size_t n,
+bool MSM_FN(GP(jac_t) * out, const GP(affine_t) * points, const scalar_t *scalars, size_t n,
             unsigned nthreads) {
   GP(jac_set_inf)(out);
-  if (n == 0)
-    return true;
+  if (n == 0) return true;
   unsigned budget = nthreads == 0 ? 1 : nthreads;
   unsigned t = MI(linear_threads)(n, budget);
   size_t nwords = (n + 63) / 64;
@@ -286,8 +273,7 @@ bool MSM_FN(GP(jac_t) *out, const GP(affine_t) *points, const scalar_t *scalars,
   size_t g = 0;
   for (size_t i = 0; i < pre_chunks; i++) {
     GP(xyzz_add)(&total, &total, &pre.ones[i]);
-    for (int l = 0; l < 4; l++)
-      bits_or[l] |= pre.bits_or[i][l];
+    for (int l = 0; l < 4; l++) bits_or[l] |= pre.bits_or[i][l];
     g += pre.count[i];
   }
 
@@ -316,15 +302,13 @@ bool MSM_FN(GP(jac_t) *out, const GP(affine_t) *points, const scalar_t *scalars,
     }
     tc.buckets = malloc(tile_chunks * tc.nbuckets * sizeof *tc.buckets);
     tc.tile_sums = malloc(ntiles * sizeof *tc.tile_sums);
-    if (tc.buckets == NULL || tc.tile_sums == NULL)
-      goto done;
+    if (tc.buckets == NULL || tc.tile_sums == NULL) goto done;
     (void)bls_parallel_for(ntiles, tt, MI(tile_range), &tc);
 
     GP(xyzz_t) acc;
     GP(xyzz_set_inf)(&acc);
     for (unsigned j = nwin; j-- > 0;) {
-      for (unsigned d = 0; d < c; d++)
-        GP(xyzz_dbl)(&acc, &acc);
+      for (unsigned d = 0; d < c; d++) GP(xyzz_dbl)(&acc, &acc);
       for (unsigned q = 0; q < nparts; q++)
         GP(xyzz_add)(&acc, &acc, &tc.tile_sums[(size_t)j * nparts + q]);
     }

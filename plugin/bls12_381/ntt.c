@@ -38,12 +38,12 @@
 
 typedef struct {
   fr_t *a;
-  const fr_t *tw;    /* omega^k, k < n/2 */
+  const fr_t *tw; /* omega^k, k < n/2 */
   unsigned log_n;
-  unsigned log_h;    /* current stage: span h = 2^log_h (phase 3) */
+  unsigned log_h; /* current stage: span h = 2^log_h (phase 3) */
   unsigned block_log;
-  fr_t base;         /* table / scaling generator */
-  fr_t factor;       /* extra constant factor for scaling passes */
+  fr_t base;   /* table / scaling generator */
+  fr_t factor; /* extra constant factor for scaling passes */
 } ntt_ctx;
 
 static inline size_t bit_reverse(size_t i, unsigned bits) {
@@ -137,12 +137,10 @@ static void stage_range(void *vctx, size_t begin, size_t end, unsigned chunk) {
   while (j < end) {
     size_t g = j >> log_h, k = j & (h - 1);
     size_t run = h - k; /* butterflies left in this group */
-    if (run > end - j)
-      run = end - j;
+    if (run > end - j) run = end - j;
     fr_t *x0 = ctx->a + (g << (log_h + 1)) + k;
     fr_t *x1 = x0 + h;
-    for (size_t m = 0; m < run; m++)
-      butterfly(&x0[m], &x1[m], &ctx->tw[(k + m) << stride_log]);
+    for (size_t m = 0; m < run; m++) butterfly(&x0[m], &x1[m], &ctx->tw[(k + m) << stride_log]);
     j += run;
   }
 }
@@ -157,18 +155,14 @@ static bool ntt_core(fr_t *a, unsigned log_n, unsigned nthreads, bool inverse,
                      const fr_t *pre_scale) {
   size_t n = (size_t)1 << log_n;
   unsigned threads = nthreads == 0 ? 1 : nthreads;
-  if (log_n < PARALLEL_MIN_LOG)
-    threads = 1;
+  if (log_n < PARALLEL_MIN_LOG) threads = 1;
 
   fr_t *tw = malloc((n / 2) * sizeof *tw);
-  if (tw == NULL)
-    return false;
-  if (pre_scale != NULL)
-    scale_powers(a, log_n, nthreads, pre_scale, &FR_ONE);
+  if (tw == NULL) return false;
+  if (pre_scale != NULL) scale_powers(a, log_n, nthreads, pre_scale, &FR_ONE);
   ntt_ctx ctx = {.a = a, .tw = tw, .log_n = log_n};
   fr_root_of_unity(&ctx.base, log_n);
-  if (inverse)
-    fr_inv(&ctx.base, &ctx.base);
+  if (inverse) fr_inv(&ctx.base, &ctx.base);
   /* bls_parallel_for returning false means "ran with fewer threads", the work is
    * complete either way (see parallel.c), so its result is not an error here. */
   (void)bls_parallel_for(n / 2, threads, twiddle_range, &ctx);
@@ -189,8 +183,7 @@ static void scale_powers(fr_t *a, unsigned log_n, unsigned nthreads, const fr_t 
                          const fr_t *factor) {
   size_t n = (size_t)1 << log_n;
   unsigned threads = nthreads == 0 ? 1 : nthreads;
-  if (log_n < PARALLEL_MIN_LOG)
-    threads = 1;
+  if (log_n < PARALLEL_MIN_LOG) threads = 1;
   ntt_ctx ctx = {.a = a, .log_n = log_n, .base = *base, .factor = *factor};
   (void)bls_parallel_for(n, threads, scale_range, &ctx);
 }
@@ -204,16 +197,13 @@ static void inv_size(fr_t *r, unsigned log_n) {
 }
 
 bool ntt_forward(fr_t *a, unsigned log_n, unsigned nthreads) {
-  if (!valid_log(log_n))
-    return false;
+  if (!valid_log(log_n)) return false;
   return ntt_core(a, log_n, nthreads, false, NULL);
 }
 
 bool ntt_inverse(fr_t *a, unsigned log_n, unsigned nthreads) {
-  if (!valid_log(log_n))
-    return false;
-  if (!ntt_core(a, log_n, nthreads, true, NULL))
-    return false;
+  if (!valid_log(log_n)) return false;
+  if (!ntt_core(a, log_n, nthreads, true, NULL)) return false;
   fr_t n_inv;
   inv_size(&n_inv, log_n);
   scale_powers(a, log_n, nthreads, &FR_ONE, &n_inv);
@@ -221,18 +211,15 @@ bool ntt_inverse(fr_t *a, unsigned log_n, unsigned nthreads) {
 }
 
 bool ntt_coset_forward(fr_t *a, unsigned log_n, unsigned nthreads) {
-  if (!valid_log(log_n))
-    return false;
+  if (!valid_log(log_n)) return false;
   fr_t g;
   fr_coset_generator(&g);
   return ntt_core(a, log_n, nthreads, false, &g);
 }
 
 bool ntt_coset_inverse(fr_t *a, unsigned log_n, unsigned nthreads) {
-  if (!valid_log(log_n))
-    return false;
-  if (!ntt_core(a, log_n, nthreads, true, NULL))
-    return false;
+  if (!valid_log(log_n)) return false;
+  if (!ntt_core(a, log_n, nthreads, true, NULL)) return false;
   /* a_i *= (1/n) g^-i, the 1/n folded into the same pass. */
   fr_t g_inv, n_inv;
   fr_coset_generator(&g_inv);

@@ -94,19 +94,19 @@ static void mul_by_line(fp12_t *f, const fp2_t coeff[3], const g1_affine_t *p) {
 
 static void doubling_step(g2_jac_t *t, fp2_t coeff[3]) {
   fp2_t a, b, c, zz, e, d, tmp;
-  fp2_sqr(&a, &t->x);   /* A = X^2 */
-  fp2_sqr(&b, &t->y);   /* B = Y^2 */
-  fp2_sqr(&c, &b);      /* C = B^2 */
-  fp2_sqr(&zz, &t->z);  /* Z^2 */
+  fp2_sqr(&a, &t->x);  /* A = X^2 */
+  fp2_sqr(&b, &t->y);  /* B = Y^2 */
+  fp2_sqr(&c, &b);     /* C = B^2 */
+  fp2_sqr(&zz, &t->z); /* Z^2 */
   fp2_dbl(&e, &a);
-  fp2_add(&e, &e, &a);  /* E = 3A */
+  fp2_add(&e, &e, &a); /* E = 3A */
 
   /* line, scaled by 2 Y Z^3 */
   fp2_mul(&coeff[0], &e, &t->x);
   fp2_dbl(&tmp, &b);
   fp2_sub(&coeff[0], &coeff[0], &tmp); /* 3X^3 - 2Y^2 */
   fp2_mul(&coeff[1], &e, &zz);
-  fp2_neg(&coeff[1], &coeff[1]);       /* -3X^2 Z^2 */
+  fp2_neg(&coeff[1], &coeff[1]); /* -3X^2 Z^2 */
 
   /* Z3 = 2YZ = (Y + Z)^2 - B - Z^2; computed before Y is overwritten */
   fp2_t z3;
@@ -114,7 +114,7 @@ static void doubling_step(g2_jac_t *t, fp2_t coeff[3]) {
   fp2_sqr(&z3, &z3);
   fp2_sub(&z3, &z3, &b);
   fp2_sub(&z3, &z3, &zz);
-  fp2_mul(&coeff[2], &z3, &zz);        /* 2 Y Z^3 */
+  fp2_mul(&coeff[2], &z3, &zz); /* 2 Y Z^3 */
 
   /* D = 2((X + B)^2 - A - C) */
   fp2_add(&d, &t->x, &b);
@@ -141,29 +141,29 @@ static void addition_step(g2_jac_t *t, const g2_affine_t *q, fp2_t coeff[3]) {
   fp2_mul(&u2, &q->x, &zz);
   fp2_mul(&s2, &q->y, &t->z);
   fp2_mul(&s2, &s2, &zz);
-  fp2_sub(&h, &u2, &t->x);  /* H = U2 - X */
+  fp2_sub(&h, &u2, &t->x); /* H = U2 - X */
   fp2_sqr(&hh, &h);
   fp2_dbl(&i4, &hh);
-  fp2_dbl(&i4, &i4);        /* I = 4 HH */
-  fp2_mul(&j, &h, &i4);     /* J = H I */
+  fp2_dbl(&i4, &i4);    /* I = 4 HH */
+  fp2_mul(&j, &h, &i4); /* J = H I */
   fp2_sub(&rr, &s2, &t->y);
-  fp2_dbl(&rr, &rr);        /* rr = 2 (S2 - Y) */
-  fp2_mul(&v, &t->x, &i4);  /* V = X I */
+  fp2_dbl(&rr, &rr);       /* rr = 2 (S2 - Y) */
+  fp2_mul(&v, &t->x, &i4); /* V = X I */
 
   fp2_t x3, y3, z3;
   fp2_sqr(&x3, &rr);
   fp2_sub(&x3, &x3, &j);
   fp2_dbl(&tmp, &v);
-  fp2_sub(&x3, &x3, &tmp);  /* X3 = rr^2 - J - 2V */
+  fp2_sub(&x3, &x3, &tmp); /* X3 = rr^2 - J - 2V */
   fp2_sub(&tmp, &v, &x3);
   fp2_mul(&y3, &rr, &tmp);
   fp2_mul(&tmp, &t->y, &j);
   fp2_dbl(&tmp, &tmp);
-  fp2_sub(&y3, &y3, &tmp);  /* Y3 = rr (V - X3) - 2 Y J */
+  fp2_sub(&y3, &y3, &tmp); /* Y3 = rr (V - X3) - 2 Y J */
   fp2_add(&z3, &t->z, &h);
   fp2_sqr(&z3, &z3);
   fp2_sub(&z3, &z3, &zz);
-  fp2_sub(&z3, &z3, &hh);   /* Z3 = (Z + H)^2 - Z^2 - HH = 2 Z H */
+  fp2_sub(&z3, &z3, &hh); /* Z3 = (Z + H)^2 - Z^2 - HH = 2 Z H */
 
   /* line through Q, scaled by Z3 */
   fp2_mul(&coeff[0], &rr, &q->x);
@@ -200,8 +200,7 @@ void g2_prepare(g2_prepared_t *r, const g2_affine_t *q) {
   size_t k = 0;
   for (int i = BLS_X_TOP_BIT - 1; i >= 0; i--) {
     doubling_step(&t, r->coeffs[k++]);
-    if ((BLS_X_ABS >> i) & 1)
-      addition_step(&t, q, r->coeffs[k++]);
+    if ((BLS_X_ABS >> i) & 1) addition_step(&t, q, r->coeffs[k++]);
   }
   /* k == 68 == the array length, by the bit pattern of |x|. */
 }
@@ -213,16 +212,13 @@ void g2_prepare(g2_prepared_t *r, const g2_affine_t *q) {
 
 /* f *= prod_{i < n} f_{|x|, qs[i]}(ps[i]) (before the conjugation for x < 0), with the
  * lines computed on the fly; n <= PAIRS_PER_GROUP, no infinity inputs. */
-static void miller_loop_group(fp12_t *f, const g1_affine_t *ps, const g2_affine_t *qs,
-                              size_t n) {
+static void miller_loop_group(fp12_t *f, const g1_affine_t *ps, const g2_affine_t *qs, size_t n) {
   g2_jac_t t[PAIRS_PER_GROUP];
   fp2_t coeff[3];
-  for (size_t j = 0; j < n; j++)
-    jac_from_affine(&t[j], &qs[j]);
+  for (size_t j = 0; j < n; j++) jac_from_affine(&t[j], &qs[j]);
   fp12_t acc = FP12_ONE;
   for (int i = BLS_X_TOP_BIT - 1; i >= 0; i--) {
-    if (i != BLS_X_TOP_BIT - 1)
-      fp12_sqr(&acc, &acc); /* the first square of 1 is skipped */
+    if (i != BLS_X_TOP_BIT - 1) fp12_sqr(&acc, &acc); /* the first square of 1 is skipped */
     for (size_t j = 0; j < n; j++) {
       doubling_step(&t[j], coeff);
       mul_by_line(&acc, coeff, &ps[j]);
@@ -236,15 +232,13 @@ static void miller_loop_group(fp12_t *f, const g1_affine_t *ps, const g2_affine_
 }
 
 /* f = prod MillerLoop over all finite pairs, conjugated for x < 0. */
-static void miller_loop_affine(fp12_t *f, const g1_affine_t *ps, const g2_affine_t *qs,
-                               size_t n) {
+static void miller_loop_affine(fp12_t *f, const g1_affine_t *ps, const g2_affine_t *qs, size_t n) {
   g1_affine_t gp[PAIRS_PER_GROUP];
   g2_affine_t gq[PAIRS_PER_GROUP];
   size_t m = 0;
   fp12_t acc = FP12_ONE;
   for (size_t i = 0; i < n; i++) {
-    if (g1_is_inf(&ps[i]) || g2_is_inf(&qs[i]))
-      continue; /* e(O, Q) = e(P, O) = 1 */
+    if (g1_is_inf(&ps[i]) || g2_is_inf(&qs[i])) continue; /* e(O, Q) = e(P, O) = 1 */
     gp[m] = ps[i];
     gq[m] = qs[i];
     if (++m == PAIRS_PER_GROUP) {
@@ -252,8 +246,7 @@ static void miller_loop_affine(fp12_t *f, const g1_affine_t *ps, const g2_affine
       m = 0;
     }
   }
-  if (m > 0)
-    miller_loop_group(&acc, gp, gq, m);
+  if (m > 0) miller_loop_group(&acc, gp, gq, m);
   fp12_conj(f, &acc);
 }
 
@@ -265,15 +258,12 @@ void bls_multi_miller_loop(fp12_t *f, const g1_affine_t *ps, const g2_prepared_t
                            size_t n) {
   fp12_t acc = FP12_ONE;
   for (int i = BLS_X_TOP_BIT - 1, k = 0; i >= 0; i--) {
-    if (i != BLS_X_TOP_BIT - 1)
-      fp12_sqr(&acc, &acc);
+    if (i != BLS_X_TOP_BIT - 1) fp12_sqr(&acc, &acc);
     bool add = (BLS_X_ABS >> i) & 1;
     for (size_t j = 0; j < n; j++) {
-      if (qs[j]->infinity || g1_is_inf(&ps[j]))
-        continue;
+      if (qs[j]->infinity || g1_is_inf(&ps[j])) continue;
       mul_by_line(&acc, qs[j]->coeffs[k], &ps[j]);
-      if (add)
-        mul_by_line(&acc, qs[j]->coeffs[k + 1], &ps[j]);
+      if (add) mul_by_line(&acc, qs[j]->coeffs[k + 1], &ps[j]);
     }
     k += add ? 2 : 1;
   }
@@ -326,12 +316,12 @@ static void cyclotomic_sqr(fp12_t *r, const fp12_t *f) {
   fp4_sqr(&t4, &t5, g2, g5); /* A2^2 */
   fp2_mul_by_nonresidue(&xt5, &t5);
   fp12_t o;
-  three_t_minus_two_g(&o.c0.c0, &t0, g0);  /* g0' */
-  three_t_plus_two_g(&o.c1.c1, &t1, g3);   /* g3' */
-  three_t_plus_two_g(&o.c1.c0, &xt5, g1);  /* g1' */
-  three_t_minus_two_g(&o.c0.c2, &t4, g4);  /* g4' */
-  three_t_minus_two_g(&o.c0.c1, &t2, g2);  /* g2' */
-  three_t_plus_two_g(&o.c1.c2, &t3, g5);   /* g5' */
+  three_t_minus_two_g(&o.c0.c0, &t0, g0); /* g0' */
+  three_t_plus_two_g(&o.c1.c1, &t1, g3);  /* g3' */
+  three_t_plus_two_g(&o.c1.c0, &xt5, g1); /* g1' */
+  three_t_minus_two_g(&o.c0.c2, &t4, g4); /* g4' */
+  three_t_minus_two_g(&o.c0.c1, &t2, g2); /* g2' */
+  three_t_plus_two_g(&o.c1.c2, &t3, g5);  /* g5' */
   *r = o;
 }
 
@@ -341,8 +331,7 @@ static void cyclotomic_exp_by_x(fp12_t *r, const fp12_t *f) {
   fp12_t acc = *f; /* the top bit of |x| */
   for (int i = BLS_X_TOP_BIT - 1; i >= 0; i--) {
     cyclotomic_sqr(&acc, &acc);
-    if ((BLS_X_ABS >> i) & 1)
-      fp12_mul(&acc, &acc, f);
+    if ((BLS_X_ABS >> i) & 1) fp12_mul(&acc, &acc, f);
   }
   fp12_conj(r, &acc);
 }
@@ -356,9 +345,9 @@ void bls_final_exp(fp12_t *r, const fp12_t *f) {
     return;
   }
   fp12_conj(&t0, f);
-  fp12_mul(&t0, &t0, &inv);           /* f^(p^6 - 1) */
+  fp12_mul(&t0, &t0, &inv); /* f^(p^6 - 1) */
   fp12_frobenius(&t1, &t0, 2);
-  fp12_mul(&t1, &t1, &t0);            /* t1 = f^((p^6 - 1)(p^2 + 1)) */
+  fp12_mul(&t1, &t1, &t0); /* t1 = f^((p^6 - 1)(p^2 + 1)) */
 
   /* Hard part (same chain as zkcrypto / noble); exponents in terms of x:
    *   t2 = x, t3 = x - 2, t4 = x(x - 2), t5 = x^2 (x - 2), t6 = x^3 (x - 2) + 2x,
@@ -411,9 +400,8 @@ static void g2_neg_local(g2_affine_t *r, const g2_affine_t *q) {
   fp2_neg(&r->y, &q->y); /* infinity (0, 0) stays (0, 0) */
 }
 
-void groth16_prepare_vk(groth16_pvk_t *pvk, const g1_affine_t *alpha_g1,
-                        const g2_affine_t *beta_g2, const g2_affine_t *gamma_g2,
-                        const g2_affine_t *delta_g2) {
+void groth16_prepare_vk(groth16_pvk_t *pvk, const g1_affine_t *alpha_g1, const g2_affine_t *beta_g2,
+                        const g2_affine_t *gamma_g2, const g2_affine_t *delta_g2) {
   g2_affine_t neg;
   bls_pairing(&pvk->alpha_beta, alpha_g1, beta_g2);
   g2_neg_local(&neg, gamma_g2);
@@ -422,8 +410,8 @@ void groth16_prepare_vk(groth16_pvk_t *pvk, const g1_affine_t *alpha_g1,
   g2_prepare(&pvk->neg_delta, &neg);
 }
 
-bool groth16_pairing_check(const groth16_pvk_t *pvk, const g1_affine_t *a,
-                           const g2_affine_t *b, const g1_affine_t *c, const g1_affine_t *x) {
+bool groth16_pairing_check(const groth16_pvk_t *pvk, const g1_affine_t *a, const g2_affine_t *b,
+                           const g1_affine_t *c, const g1_affine_t *x) {
   /* e(A, B) e(X, -gamma) e(C, -delta) == e(alpha, beta), one final exponentiation. */
   g2_prepared_t b_prep; /* ~20 KB on the stack; callers run on threads with
                            default (MiB-sized) stacks */

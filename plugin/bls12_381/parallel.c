@@ -31,11 +31,9 @@ static void *chunk_main(void *arg) {
 }
 
 bool bls_parallel_for(size_t n, unsigned nthreads, bls_range_fn fn, void *ctx) {
-  if (n == 0)
-    return true;
+  if (n == 0) return true;
   size_t k = nthreads == 0 ? 1 : nthreads;
-  if (k > n)
-    k = n;
+  if (k > n) k = n;
   if (k == 1) {
     fn(ctx, 0, n, 0);
     return true;
@@ -69,11 +67,9 @@ bool bls_parallel_for(size_t n, unsigned nthreads, bls_range_fn fn, void *ctx) {
   }
   chunk_main(&jobs[0]);
   for (size_t c = 1; c < k; c++)
-    if (!jobs[c].started)
-      chunk_main(&jobs[c]);
+    if (!jobs[c].started) chunk_main(&jobs[c]);
   for (size_t c = 1; c < k; c++)
-    if (jobs[c].started)
-      pthread_join(jobs[c].thread, NULL);
+    if (jobs[c].started) pthread_join(jobs[c].thread, NULL);
   free(jobs);
   return all_started;
 }

@@ -32,24 +32,24 @@ extern "C" {
 
 typedef enum sp_device_type { SP_DEVICE_CPU = 0, SP_DEVICE_CUDA = 1 } sp_device_type;
 typedef enum sp_selector_kind {
-  SP_SELECT_NONE = 0,      /* cpu devices */
-  SP_SELECT_ORDINAL = 1,   /* device = 0 */
-  SP_SELECT_UUID = 2,      /* device = uuid=GPU-... */
-  SP_SELECT_PCI = 3        /* device = pci=0000:65:00.0 */
+  SP_SELECT_NONE = 0,    /* cpu devices */
+  SP_SELECT_ORDINAL = 1, /* device = 0 */
+  SP_SELECT_UUID = 2,    /* device = uuid=GPU-... */
+  SP_SELECT_PCI = 3      /* device = pci=0000:65:00.0 */
 } sp_selector_kind;
 
 typedef struct sp_device_cfg {
-  unsigned index;            /* position among device sections, INI order */
-  char section[64];          /* section name */
-  int line;                  /* line of the section header */
+  unsigned index;   /* position among device sections, INI order */
+  char section[64]; /* section name */
+  int line;         /* line of the section header */
   sp_device_type type;
   sp_selector_kind selector_kind;
-  char selector[80];         /* the selector text as written (after the kind= prefix) */
+  char selector[80]; /* the selector text as written (after the kind= prefix) */
   int selector_line;
-  int selector_ordinal;      /* for SP_SELECT_ORDINAL */
-  unsigned workers;          /* default: 2 for cuda, 1 for cpu */
-  unsigned threads;          /* host threads per task (cpu engine work); 0 = auto */
-  uint64_t memory_limit;     /* bytes; 0 = no limit */
+  int selector_ordinal;  /* for SP_SELECT_ORDINAL */
+  unsigned workers;      /* default: 2 for cuda, 1 for cpu */
+  unsigned threads;      /* host threads per task (cpu engine work); 0 = auto */
+  uint64_t memory_limit; /* bytes; 0 = no limit */
   /* pinned_staging: 0 = auto (the default) = SP_PINNED_STAGING_CHUNKED: chunked staging
    * (a few pinned chunks of a shared pool carry each partition into a device buffer);
    * SP_PINNED_STAGING_WHOLE or a byte budget: whole-partition pinned buffers (the
@@ -74,21 +74,21 @@ typedef struct sp_device_cfg {
   unsigned numa_node;
   bool numa_off;
   /* Filled by sp_config_resolve_devices(): */
-  int ordinal;               /* CUDA runtime ordinal; -1 for cpu devices */
+  int ordinal; /* CUDA runtime ordinal; -1 for cpu devices */
   char name[96];
-  char uuid[48];             /* "GPU-...", "" for cpu */
-  char pci_bus_id[24];       /* "0000:65:00.0", "" for cpu */
-  int cc_major, cc_minor;    /* compute capability; -1 for cpu */
+  char uuid[48];          /* "GPU-...", "" for cpu */
+  char pci_bus_id[24];    /* "0000:65:00.0", "" for cpu */
+  int cc_major, cc_minor; /* compute capability; -1 for cpu */
   /* [testing] fault injection aimed at this device (0 = none), SP_INJECT_* bits of
    * fault.h; only a build with --enable-fault-injection reads [testing] and honours
    * them (sp_engine_open). */
   uint32_t inject;
-  uint32_t inject_count;     /* inject on this many tasks, 0 = every task */
+  uint32_t inject_count; /* inject on this many tasks, 0 = every task */
   /* Filled when the device's first worker starts (pool.c, topo.h: sp_topo_place), read
    * by devices() once open() has returned: */
-  int topo_numa_node;        /* -1: unknown, or a host with one node */
+  int topo_numa_node; /* -1: unknown, or a host with one node */
   unsigned pcie_gen, pcie_width, pcie_max_gen, pcie_max_width; /* 0 = unknown */
-  unsigned bound_cpus;       /* CPUs the workers are bound to; 0 = not bound */
+  unsigned bound_cpus; /* CPUs the workers are bound to; 0 = not bound */
   /* Filled once every worker has bound (pool.c, the engine's device_code): the device
    * code the engine runs ("sm_90", "compute_121 (JIT)"); "" for cpu devices. */
   char code[28];
@@ -101,10 +101,10 @@ typedef struct sp_device_cfg {
 
 /* A GPU as enumeration reports it (config.c matches the INI's selectors against it). */
 typedef struct sp_gpu_info {
-  int ordinal;               /* CUDA runtime ordinal (as this process sees it) */
+  int ordinal; /* CUDA runtime ordinal (as this process sees it) */
   char name[96];
-  char uuid[48];             /* "GPU-xxxxxxxx-xxxx-xxxx-xxxx-xxxxxxxxxxxx" */
-  char pci_bus_id[24];       /* "0000:65:00.0" (lower-case hex) */
+  char uuid[48];       /* "GPU-xxxxxxxx-xxxx-xxxx-xxxx-xxxxxxxxxxxx" */
+  char pci_bus_id[24]; /* "0000:65:00.0" (lower-case hex) */
   uint64_t total_memory;
   int cc_major, cc_minor;
   int sm_count;

@@ -47,10 +47,10 @@ typedef struct sp_task {
   uint64_t job_id;
   uint32_t partition;
   const struct sp_srs *srs;
-  const sealprov_assignment *asg;  /* host memory, validated against srs at submit */
-  uint32_t scalar_encoding;        /* sealprov_scalar_encoding */
-  fr_t r, s;                       /* blinding factors for this partition (Montgomery) */
-  unsigned cpu_threads;            /* host threads the engine may use */
+  const sealprov_assignment *asg; /* host memory, validated against srs at submit */
+  uint32_t scalar_encoding;       /* sealprov_scalar_encoding */
+  fr_t r, s;                      /* blinding factors for this partition (Montgomery) */
+  unsigned cpu_threads;           /* host threads the engine may use */
   /* A witness-only partition (job->cs): asg carries only inputs and aux (checked
    * against cs at submit); the engine computes a, b, c from cs (groth16/cs_eval.h: sp_cs_evaluate)
    * and takes the densities from it. NULL: asg is a full assignment. */
@@ -58,13 +58,12 @@ typedef struct sp_task {
 } sp_task;
 
 typedef struct sp_engine_ops {
-  const char *name;   /* "cpu", "cuda", ... */
+  const char *name; /* "cpu", "cuda", ... */
   int (*device_open)(const struct sp_device_cfg *cfg, void **dev, char *err, size_t errlen);
   void (*device_close)(void *dev);
   /* First call on every worker thread. CUDA: cudaSetDevice, then cudaGetDevice must
    * confirm; *confirmed_ordinal gets what was confirmed (-1 for CPU devices). */
-  int (*worker_bind)(void *dev, unsigned worker, int *confirmed_ordinal, char *err,
-                     size_t errlen);
+  int (*worker_bind)(void *dev, unsigned worker, int *confirmed_ordinal, char *err, size_t errlen);
   void (*worker_unbind)(void *dev, unsigned worker);
   /* Host-side work without the device lock (may be NULL). *prep is passed on. */
   int (*prepare)(void *dev, const sp_task *t, void **prep, char *err, size_t errlen);
@@ -113,7 +112,7 @@ typedef struct sp_load_request {
                                           checks, progress and log callbacks */
   const sp_device_cfg *devices;        /* the provider's whole device table */
   size_t ndevices;
-  bool host_residency;                 /* [provider] params_residency = host */
+  bool host_residency; /* [provider] params_residency = host */
 } sp_load_request;
 
 /* What a device kind brings: its engine, and the services the runtime would otherwise
@@ -121,7 +120,7 @@ typedef struct sp_load_request {
  * may be NULL. */
 typedef struct sp_backend {
   sp_device_type type;
-  const char *name;                    /* the INI's type = ... ("cpu", "cuda") */
+  const char *name; /* the INI's type = ... ("cpu", "cuda") */
   const sp_engine_ops *ops;
   /* Lists the GPUs this process can see. Without a driver or GPU: OK with *count = 0.
    * Does not change the calling thread's current device. */

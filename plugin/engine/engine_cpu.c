@@ -18,8 +18,7 @@ typedef struct cpu_device {
   char section[64];
 } cpu_device;
 
-static int cpu_device_open(const struct sp_device_cfg *cfg, void **dev, char *err, size_t errlen)
-{
+static int cpu_device_open(const struct sp_device_cfg *cfg, void **dev, char *err, size_t errlen) {
   cpu_device *d = calloc(1, sizeof *d);
   if (!d) {
     snprintf(err, errlen, "out of memory opening cpu device");
@@ -33,26 +32,20 @@ static int cpu_device_open(const struct sp_device_cfg *cfg, void **dev, char *er
   return SEALPROV_OK;
 }
 
-static void cpu_device_close(void *dev)
-{
-  free(dev);
-}
+static void cpu_device_close(void *dev) { free(dev); }
 
 static int cpu_worker_bind(void *dev, unsigned worker, int *confirmed_ordinal, char *err,
-                           size_t errlen)
-{
+                           size_t errlen) {
   (void)dev;
   (void)worker;
   (void)err;
   (void)errlen;
   /* nothing to bind: a CPU device is a share of the host's threads */
-  if (confirmed_ordinal)
-    *confirmed_ordinal = -1;
+  if (confirmed_ordinal) *confirmed_ordinal = -1;
   return SEALPROV_OK;
 }
 
-static void cpu_worker_unbind(void *dev, unsigned worker)
-{
+static void cpu_worker_unbind(void *dev, unsigned worker) {
   (void)dev;
   (void)worker;
 }
@@ -60,8 +53,7 @@ static void cpu_worker_unbind(void *dev, unsigned worker)
 /* The input checks, before the device (here: its share of host threads) is taken:
  * a witness that does not satisfy its constraints is the input's fault, named by
  * its first failing row, and is never charged to the device. */
-static int cpu_prepare(void *dev, const sp_task *t, void **prep, char *err, size_t errlen)
-{
+static int cpu_prepare(void *dev, const sp_task *t, void **prep, char *err, size_t errlen) {
   (void)dev;
   *prep = NULL;
   if (t->cs == NULL)
@@ -70,32 +62,30 @@ static int cpu_prepare(void *dev, const sp_task *t, void **prep, char *err, size
    * same row check, which names the first constraint the witness does not satisfy. */
   sp_cs_eval *e = NULL;
   int st = sp_cs_evaluate(t->cs, t->asg, t->scalar_encoding, t->cpu_threads, &e, err, errlen);
-  if (st != SEALPROV_OK)
-    return st;
+  if (st != SEALPROV_OK) return st;
   *prep = e;
   return sp_groth16_check_rows(&e->asg, t->scalar_encoding, t->cpu_threads, err, errlen);
 }
 
-static void cpu_release(void *dev, void *prep)
-{
+static void cpu_release(void *dev, void *prep) {
   (void)dev;
   sp_cs_eval_free(prep);
 }
 
 static int cpu_execute(void *dev, const sp_task *t, void *prep, uint8_t proof[192], char *err,
-                       size_t errlen)
-{
+                       size_t errlen) {
   cpu_device *d = dev;
   /* witness-only partitions prove the assignment prepare computed */
   const sealprov_assignment *asg = prep != NULL ? &((const sp_cs_eval *)prep)->asg : t->asg;
   if (t->cs != NULL && prep == NULL) {
-    snprintf(err, errlen, "cpu device %u [%s]: witness-only partition %u of job %llu reached "
-             "execute without prepare's a, b, c", d->index, d->section, t->partition,
-             (unsigned long long)t->job_id);
+    snprintf(err, errlen,
+             "cpu device %u [%s]: witness-only partition %u of job %llu reached "
+             "execute without prepare's a, b, c",
+             d->index, d->section, t->partition, (unsigned long long)t->job_id);
     return SEALPROV_ERR_INTERNAL;
   }
-  return sp_groth16_prove(t->srs, asg, t->scalar_encoding, &t->r, &t->s, t->cpu_threads, proof,
-                          err, errlen);
+  return sp_groth16_prove(t->srs, asg, t->scalar_encoding, &t->r, &t->s, t->cpu_threads, proof, err,
+                          errlen);
 }
 
 const sp_engine_ops sp_engine_cpu = {

@@ -19,9 +19,9 @@ typedef struct fault_dev {
   void *dev;
   unsigned index;
   char section[64];
-  uint32_t inject;             /* SP_INJECT_* */
-  uint32_t count;              /* inject on this many partitions, 0 = every one */
-  atomic_uint left;            /* of count */
+  uint32_t inject;  /* SP_INJECT_* */
+  uint32_t count;   /* inject on this many partitions, 0 = every one */
+  atomic_uint left; /* of count */
 } fault_dev;
 
 /* What prepare decided for one attempt, and the wrapped engine's own prep. */

@@ -50,13 +50,17 @@ void sp_hostmem_destroy(sp_hostmem *hm) {
     /* A holder never dropped it: its chunks may still be in use, and only a holder can
      * free them (pinned memory needs its device). Keep both rather than free memory
      * someone may still touch. */
-    sp_log(SEALPROV_LOG_ERROR, "internal: host-memory accountant released with its chunk pool "
-                               "still held by %u device(s): both are kept", hm->pool_holders);
+    sp_log(SEALPROV_LOG_ERROR,
+           "internal: host-memory accountant released with its chunk pool "
+           "still held by %u device(s): both are kept",
+           hm->pool_holders);
     return;
   }
   if (hm->st.total != 0)
-    sp_log(SEALPROV_LOG_ERROR, "internal: host-memory accountant freed with %" PRIu64
-                               " bytes still counted (a missing release)", hm->st.total);
+    sp_log(SEALPROV_LOG_ERROR,
+           "internal: host-memory accountant freed with %" PRIu64
+           " bytes still counted (a missing release)",
+           hm->st.total);
   pthread_mutex_destroy(&hm->mu);
   pthread_cond_destroy(&hm->cv);
   free(hm);
@@ -102,12 +106,15 @@ static bool count_sub(sp_hostmem *hm, uint32_t dev, uint64_t bytes) {
 static void log_release_error(uint32_t dev, uint64_t bytes) {
   if (dev == SP_HOSTMEM_SHARED)
     sp_log(SEALPROV_LOG_ERROR,
-           "internal: %" PRIu64 " bytes of idle staging chunks released, more than were counted "
-           "(a double release)", bytes);
+           "internal: %" PRIu64
+           " bytes of idle staging chunks released, more than were counted "
+           "(a double release)",
+           bytes);
   else
     sp_log(SEALPROV_LOG_ERROR,
            "internal: %" PRIu64 " bytes of host memory released for device %" PRIu32
-           ", more than were counted for it (a double release)", bytes, dev);
+           ", more than were counted for it (a double release)",
+           bytes, dev);
 }
 
 static bool fits(const sp_hostmem *hm, uint64_t bytes) {

@@ -63,14 +63,14 @@ void sp_hostmem_add(sp_hostmem *hm, uint32_t dev, uint64_t bytes);
 void sp_hostmem_release(sp_hostmem *hm, uint32_t dev, uint64_t bytes);
 
 typedef struct sp_hostmem_stats {
-  uint64_t total;      /* held now */
-  uint64_t peak;       /* highest total since the last sp_hostmem_reset_peak */
-  uint64_t limit;      /* the cap, 0 = none */
-  uint64_t shared;     /* idle chunks of the pool (part of total) */
-  uint64_t waits;      /* takers that had to wait for a chunk */
-  double wait_s;       /* time they waited, in total */
-  uint64_t refusals;   /* try_reserve calls refused by the cap */
-  uint64_t release_errors; /* releases of more than was held (double releases) */
+  uint64_t total;                        /* held now */
+  uint64_t peak;                         /* highest total since the last sp_hostmem_reset_peak */
+  uint64_t limit;                        /* the cap, 0 = none */
+  uint64_t shared;                       /* idle chunks of the pool (part of total) */
+  uint64_t waits;                        /* takers that had to wait for a chunk */
+  double wait_s;                         /* time they waited, in total */
+  uint64_t refusals;                     /* try_reserve calls refused by the cap */
+  uint64_t release_errors;               /* releases of more than was held (double releases) */
   uint64_t dev[SP_HOSTMEM_DEVICES];      /* held now per device */
   uint64_t dev_peak[SP_HOSTMEM_DEVICES]; /* highest per device since the reset */
 } sp_hostmem_stats;

@@ -26,45 +26,37 @@ static const uint8_t SIGMA[12][16] = {
     {14, 10, 4, 8, 9, 15, 13, 6, 1, 12, 0, 2, 11, 7, 5, 3},
 };
 
-static inline uint64_t rotr64(uint64_t x, unsigned n)
-{
-  return (x >> n) | (x << (64 - n));
-}
+static inline uint64_t rotr64(uint64_t x, unsigned n) { return (x >> n) | (x << (64 - n)); }
 
-static inline uint64_t load64le(const uint8_t *p)
-{
+static inline uint64_t load64le(const uint8_t *p) {
   uint64_t v = 0;
-  for (int i = 7; i >= 0; i--)
-    v = (v << 8) | p[i];
+  for (int i = 7; i >= 0; i--) v = (v << 8) | p[i];
   return v;
 }
 
-#define G(a, b, c, d, x, y)                                                                    \
-  do {                                                                                         \
-    v[a] = v[a] + v[b] + (x);                                                                  \
-    v[d] = rotr64(v[d] ^ v[a], 32);                                                            \
-    v[c] = v[c] + v[d];                                                                        \
-    v[b] = rotr64(v[b] ^ v[c], 24);                                                            \
-    v[a] = v[a] + v[b] + (y);                                                                  \
-    v[d] = rotr64(v[d] ^ v[a], 16);                                                            \
-    v[c] = v[c] + v[d];                                                                        \
-    v[b] = rotr64(v[b] ^ v[c], 63);                                                            \
+#define G(a, b, c, d, x, y)         \
+  do {                              \
+    v[a] = v[a] + v[b] + (x);       \
+    v[d] = rotr64(v[d] ^ v[a], 32); \
+    v[c] = v[c] + v[d];             \
+    v[b] = rotr64(v[b] ^ v[c], 24); \
+    v[a] = v[a] + v[b] + (y);       \
+    v[d] = rotr64(v[d] ^ v[a], 16); \
+    v[c] = v[c] + v[d];             \
+    v[b] = rotr64(v[b] ^ v[c], 63); \
   } while (0)
 
 /* RFC 7693 3.2: the compression function F. */
-static void compress(sp_blake2b_state *s, const uint8_t *block, int last)
-{
+static void compress(sp_blake2b_state *s, const uint8_t *block, int last) {
   uint64_t v[16], m[16];
-  for (int i = 0; i < 16; i++)
-    m[i] = load64le(block + 8 * i);
+  for (int i = 0; i < 16; i++) m[i] = load64le(block + 8 * i);
   for (int i = 0; i < 8; i++) {
     v[i] = s->h[i];
     v[i + 8] = IV[i];
   }
   v[12] ^= s->t[0];
   v[13] ^= s->t[1];
-  if (last)
-    v[14] = ~v[14];
+  if (last) v[14] = ~v[14];
   for (int r = 0; r < 12; r++) {
     const uint8_t *z = SIGMA[r];
     G(0, 4, 8, 12, m[z[0]], m[z[1]]);
@@ -76,37 +68,29 @@ static void compress(sp_blake2b_state *s, const uint8_t *block, int last)
     G(2, 7, 8, 13, m[z[12]], m[z[13]]);
     G(3, 4, 9, 14, m[z[14]], m[z[15]]);
   }
-  for (int i = 0; i < 8; i++)
-    s->h[i] ^= v[i] ^ v[i + 8];
+  for (int i = 0; i < 8; i++) s->h[i] ^= v[i] ^ v[i + 8];
 }
 
-static void count(sp_blake2b_state *s, size_t n)
-{
+static void count(sp_blake2b_state *s, size_t n) {
   s->t[0] += n;
-  if (s->t[0] < n)
-    s->t[1]++;
+  if (s->t[0] < n) s->t[1]++;
 }
 
-int sp_blake2b_init(sp_blake2b_state *s, size_t outlen)
-{
-  if (outlen == 0 || outlen > SP_BLAKE2B_MAX_OUT)
-    return -1;
+int sp_blake2b_init(sp_blake2b_state *s, size_t outlen) {
+  if (outlen == 0 || outlen > SP_BLAKE2B_MAX_OUT) return -1;
   memset(s, 0, sizeof *s);
-  for (int i = 0; i < 8; i++)
-    s->h[i] = IV[i];
+  for (int i = 0; i < 8; i++) s->h[i] = IV[i];
   /* parameter block: digest length, key length 0, fanout 1, depth 1 */
   s->h[0] ^= UINT64_C(0x01010000) ^ (uint64_t)outlen;
   s->outlen = outlen;
   return 0;
 }
 
-void sp_blake2b_update(sp_blake2b_state *s, const void *data, size_t len)
-{
+void sp_blake2b_update(sp_blake2b_state *s, const void *data, size_t len) {
   const uint8_t *p = data;
   /* The last block is compressed with the final flag, so a full buffer is kept until
    * more input proves it is not the last one. */
-  if (len == 0)
-    return;
+  if (len == 0) return;
   if (s->buffered == SP_BLAKE2B_BLOCK) {
     count(s, SP_BLAKE2B_BLOCK);
     compress(s, s->buf, 0);
@@ -114,14 +98,12 @@ void sp_blake2b_update(sp_blake2b_state *s, const void *data, size_t len)
   }
   if (s->buffered) {
     size_t take = SP_BLAKE2B_BLOCK - s->buffered;
-    if (take > len)
-      take = len;
+    if (take > len) take = len;
     memcpy(s->buf + s->buffered, p, take);
     s->buffered += take;
     p += take;
     len -= take;
-    if (len == 0)
-      return;
+    if (len == 0) return;
     count(s, SP_BLAKE2B_BLOCK);
     compress(s, s->buf, 0);
     s->buffered = 0;
@@ -136,20 +118,16 @@ void sp_blake2b_update(sp_blake2b_state *s, const void *data, size_t len)
   s->buffered = len;
 }
 
-void sp_blake2b_final(sp_blake2b_state *s, uint8_t *out)
-{
+void sp_blake2b_final(sp_blake2b_state *s, uint8_t *out) {
   count(s, s->buffered);
   memset(s->buf + s->buffered, 0, SP_BLAKE2B_BLOCK - s->buffered);
   compress(s, s->buf, 1);
-  for (size_t i = 0; i < s->outlen; i++)
-    out[i] = (uint8_t)(s->h[i / 8] >> (8 * (i % 8)));
+  for (size_t i = 0; i < s->outlen; i++) out[i] = (uint8_t)(s->h[i / 8] >> (8 * (i % 8)));
 }
 
-int sp_blake2b(uint8_t *out, size_t outlen, const void *data, size_t len)
-{
+int sp_blake2b(uint8_t *out, size_t outlen, const void *data, size_t len) {
   sp_blake2b_state s;
-  if (sp_blake2b_init(&s, outlen) != 0)
-    return -1;
+  if (sp_blake2b_init(&s, outlen) != 0) return -1;
   sp_blake2b_update(&s, data, len);
   sp_blake2b_final(&s, out);
   return 0;

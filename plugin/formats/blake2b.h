@@ -19,9 +19,9 @@ extern "C" {
 
 typedef struct sp_blake2b {
   uint64_t h[8];
-  uint64_t t[2];              /* bytes compressed so far (128-bit counter) */
+  uint64_t t[2]; /* bytes compressed so far (128-bit counter) */
   uint8_t buf[SP_BLAKE2B_BLOCK];
-  size_t buffered;            /* bytes in buf (1..128 once anything was added) */
+  size_t buffered; /* bytes in buf (1..128 once anything was added) */
   size_t outlen;
 } sp_blake2b_state;
 

@@ -38,13 +38,13 @@ typedef struct sp_cs sp_cs;
 
 struct sp_cs {
   atomic_uint refs;
-  char *path;                 /* as loaded, escaped for messages (valid UTF-8) */
+  char *path; /* as loaded, escaped for messages (valid UTF-8) */
   uint32_t n_pub_out, n_pub_in, n_prv_in;
-  uint64_t n_rows;            /* constraints of the file */
-  uint64_t abc_size;          /* n_rows + inp_size (bellperson's input constraints) */
-  uint64_t inp_size;          /* 1 + n_pub_out + n_pub_in */
-  uint64_t aux_size;          /* wires - inp_size */
-  uint64_t nnz[3];            /* terms of A, B, C in the file's rows */
+  uint64_t n_rows;   /* constraints of the file */
+  uint64_t abc_size; /* n_rows + inp_size (bellperson's input constraints) */
+  uint64_t inp_size; /* 1 + n_pub_out + n_pub_in */
+  uint64_t aux_size; /* wires - inp_size */
+  uint64_t nnz[3];   /* terms of A, B, C in the file's rows */
   /* The three matrices in one CSR over 3 * n_rows linear combinations: the terms of
    * row i's A are [off[3i], off[3i+1]), B's [off[3i+1], off[3i+2]), C's
    * [off[3i+2], off[3i+3]). var: 0 .. inp_size-1 inputs, then aux; cix indexes
@@ -58,7 +58,7 @@ struct sp_cs {
   uint64_t *bitmaps;
   const uint64_t *a_aux, *b_inp, *b_aux;
   uint64_t a_aux_popcount, b_inp_popcount, b_aux_popcount;
-  uint64_t host_bytes;        /* what the loaded system holds in host memory */
+  uint64_t host_bytes; /* what the loaded system holds in host memory */
   /* Called once, right before the memory goes (abi/module.c: handle registry). */
   void (*on_free)(sp_cs *cs, void *user);
   void *on_free_user;

@@ -25,22 +25,17 @@ static const uint8_t bn254_r_le[32] = {
     0x01, 0x00, 0x00, 0xf0, 0x93, 0xf5, 0xe1, 0x43, 0x91, 0x70, 0xb9, 0x79, 0x48, 0xe8, 0x33, 0x28,
     0x5d, 0x58, 0x81, 0x81, 0xb6, 0x45, 0x50, 0xb8, 0x29, 0xa0, 0x31, 0xe1, 0x72, 0x4e, 0x64, 0x30};
 
-static uint32_t le32(const uint8_t *p)
-{
+static uint32_t le32(const uint8_t *p) {
   return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
 }
 
-static uint64_t le64(const uint8_t *p)
-{
-  return (uint64_t)le32(p) | (uint64_t)le32(p + 4) << 32;
-}
+static uint64_t le64(const uint8_t *p) { return (uint64_t)le32(p) | (uint64_t)le32(p + 4) << 32; }
 
 /* ---- the iden3 container ----------------------------------------------------------- */
 
 int sp_iden3_read(sp_file *f, const char magic[4], const char *kind, int bad, uint32_t *version,
                   sp_iden3_section *sec, unsigned nsec_known, const char *const *names, char *err,
-                  size_t errlen)
-{
+                  size_t errlen) {
   uint8_t h[12];
   if (f->size < 12) {
     sp_set_err(err, errlen, "%s: %" PRIu64 " bytes is too short for a %s file (12-byte header)",
@@ -49,9 +44,8 @@ int sp_iden3_read(sp_file *f, const char magic[4], const char *kind, int bad, ui
   }
   SP_TRY(sp_file_read(f, h, 12, 0, "file header", err, errlen));
   if (memcmp(h, magic, 4) != 0) {
-    sp_set_err(err, errlen,
-               "%s: not a %s file: magic is %02x %02x %02x %02x, expected \"%.4s\"", f->esc,
-               kind, h[0], h[1], h[2], h[3], magic);
+    sp_set_err(err, errlen, "%s: not a %s file: magic is %02x %02x %02x %02x, expected \"%.4s\"",
+               f->esc, kind, h[0], h[1], h[2], h[3], magic);
     return bad;
   }
   *version = le32(h + 4);
@@ -61,7 +55,8 @@ int sp_iden3_read(sp_file *f, const char magic[4], const char *kind, int bad, ui
     uint8_t s[12];
     if (f->size - off < 12) {
       sp_set_err(err, errlen,
-                 "%s: section %" PRIu32 " of %" PRIu32 ": its 12-byte header at byte offset %" PRIu64
+                 "%s: section %" PRIu32 " of %" PRIu32
+                 ": its 12-byte header at byte offset %" PRIu64
                  " runs past the end of the file (%" PRIu64 " bytes): truncated?",
                  f->esc, i, n, off, f->size);
       return bad;
@@ -95,8 +90,8 @@ int sp_iden3_read(sp_file *f, const char magic[4], const char *kind, int bad, ui
   }
   if (off != f->size) {
     sp_set_err(err, errlen,
-               "%s: %" PRIu64 " bytes follow the last of its %" PRIu32 " sections (byte offset %" PRIu64
-               ")",
+               "%s: %" PRIu64 " bytes follow the last of its %" PRIu32
+               " sections (byte offset %" PRIu64 ")",
                f->esc, f->size - off, n, off);
     return bad;
   }
@@ -104,12 +99,12 @@ int sp_iden3_read(sp_file *f, const char magic[4], const char *kind, int bad, ui
 }
 
 int sp_iden3_check_prime(sp_file *f, const sp_iden3_section *hdr, uint32_t *n8_out, char *err,
-                         size_t errlen, int bad)
-{
+                         size_t errlen, int bad) {
   uint8_t b[4];
   if (hdr->size < 4) {
-    sp_set_err(err, errlen, "%s: header section (%" PRIu64 " bytes) is too short for the field size",
-               f->esc, hdr->size);
+    sp_set_err(err, errlen,
+               "%s: header section (%" PRIu64 " bytes) is too short for the field size", f->esc,
+               hdr->size);
     return bad;
   }
   SP_TRY(sp_file_read(f, b, 4, hdr->off, "field size", err, errlen));
@@ -117,7 +112,8 @@ int sp_iden3_check_prime(sp_file *f, const sp_iden3_section *hdr, uint32_t *n8_o
   *n8_out = n8;
   if (n8 != 32) {
     sp_set_err(err, errlen,
-               "%s: field elements of %" PRIu32 " bytes: sealprov proves over BLS12-381, whose "
+               "%s: field elements of %" PRIu32
+               " bytes: sealprov proves over BLS12-381, whose "
                "scalars are 32 bytes (compile the circuit with circom --prime bls12381)",
                f->esc, n8);
     return n8 == 0 || n8 > 64 || hdr->size < 4 + (uint64_t)n8 ? bad : SEALPROV_ERR_UNSUPPORTED;
@@ -131,8 +127,7 @@ int sp_iden3_check_prime(sp_file *f, const sp_iden3_section *hdr, uint32_t *n8_o
   SP_TRY(sp_file_read(f, p, 32, hdr->off + 4, "prime", err, errlen));
   if (memcmp(p, sp_cs_bls12_381_r_le, 32) != 0) {
     char hex[67] = "0x";
-    for (int i = 0; i < 32; i++)
-      snprintf(hex + 2 + 2 * i, 3, "%02x", p[31 - i]);
+    for (int i = 0; i < 32; i++) snprintf(hex + 2 + 2 * i, 3, "%02x", p[31 - i]);
     bool bn = memcmp(p, bn254_r_le, 32) == 0;
     sp_set_err(err, errlen,
                "%s: the field prime is %s%s; sealprov proves over BLS12-381 only (r = "
@@ -144,11 +139,9 @@ int sp_iden3_check_prime(sp_file *f, const sp_iden3_section *hdr, uint32_t *n8_o
   return SEALPROV_OK;
 }
 
-bool sp_iden3_below_r(const uint8_t v[32])
-{
+bool sp_iden3_below_r(const uint8_t v[32]) {
   for (int i = 31; i >= 0; i--) {
-    if (v[i] != sp_cs_bls12_381_r_le[i])
-      return v[i] < sp_cs_bls12_381_r_le[i];
+    if (v[i] != sp_cs_bls12_381_r_le[i]) return v[i] < sp_cs_bls12_381_r_le[i];
   }
   return false;
 }

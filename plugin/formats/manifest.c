@@ -16,15 +16,13 @@
 
 /* ---- Filecoin conventions: the parameter cache and parameters.json ------------------ */
 
-bool sp_srs_resolve_path(const char *path, char *buf, size_t buflen)
-{
+bool sp_srs_resolve_path(const char *path, char *buf, size_t buflen) {
   int n;
   if (strchr(path, '/')) {
     n = snprintf(buf, buflen, "%s", path);
   } else {
     const char *dir = getenv("FIL_PROOFS_PARAMETER_CACHE");
-    if (!dir || !*dir)
-      dir = SP_SRS_DEFAULT_PARAM_CACHE;
+    if (!dir || !*dir) dir = SP_SRS_DEFAULT_PARAM_CACHE;
     size_t dl = strlen(dir);
     n = snprintf(buf, buflen, "%s%s%s", dir, dl && dir[dl - 1] == '/' ? "" : "/", path);
   }
@@ -35,53 +33,42 @@ bool sp_srs_resolve_path(const char *path, char *buf, size_t buflen)
  * "digest" (a string) matters here, other members are skipped whatever their type. */
 typedef struct json {
   const char *p, *end, *start;
-  const char *file;  /* escaped manifest path */
+  const char *file; /* escaped manifest path */
   char *err;
   size_t errlen;
 } json;
 
-static int json_fail(json *j, const char *why)
-{
+static int json_fail(json *j, const char *why) {
   sp_set_err(j->err, j->errlen, "%s: not a valid parameters.json: %s at byte offset %zu", j->file,
              why, (size_t)(j->p - j->start));
   return SEALPROV_ERR_PARAMS;
 }
 
-static void json_ws(json *j)
-{
-  while (j->p < j->end && (*j->p == ' ' || *j->p == '\t' || *j->p == '\n' || *j->p == '\r'))
-    j->p++;
+static void json_ws(json *j) {
+  while (j->p < j->end && (*j->p == ' ' || *j->p == '\t' || *j->p == '\n' || *j->p == '\r')) j->p++;
 }
 
-static int hexval(int c)
-{
-  if (c >= '0' && c <= '9')
-    return c - '0';
-  if (c >= 'a' && c <= 'f')
-    return c - 'a' + 10;
-  if (c >= 'A' && c <= 'F')
-    return c - 'A' + 10;
+static int hexval(int c) {
+  if (c >= '0' && c <= '9') return c - '0';
+  if (c >= 'a' && c <= 'f') return c - 'a' + 10;
+  if (c >= 'A' && c <= 'F') return c - 'A' + 10;
   return -1;
 }
 
 /* A string into out (UTF-8, NUL-terminated; longer strings are an error). */
-static int json_string(json *j, char *out, size_t outlen)
-{
+static int json_string(json *j, char *out, size_t outlen) {
   json_ws(j);
-  if (j->p >= j->end || *j->p != '"')
-    return json_fail(j, "expected a string");
+  if (j->p >= j->end || *j->p != '"') return json_fail(j, "expected a string");
   j->p++;
   size_t o = 0;
   while (j->p < j->end && *j->p != '"') {
     unsigned c = (unsigned char)*j->p++;
-    if (c < 0x20)
-      return json_fail(j, "control character in a string");
+    if (c < 0x20) return json_fail(j, "control character in a string");
     char enc[4];
     size_t k = 1;
     enc[0] = (char)c;
     if (c == '\\') {
-      if (j->p >= j->end)
-        break;
+      if (j->p >= j->end) break;
       char e = *j->p++;
       const char *simple = strchr("\"\\/bfnrt", e);
       if (e && simple) {
@@ -90,15 +77,13 @@ static int json_string(json *j, char *out, size_t outlen)
         unsigned cp = 0;
         for (int i = 0; i < 4; i++) {
           int h = j->p < j->end ? hexval(*j->p) : -1;
-          if (h < 0)
-            return json_fail(j, "bad \\u escape");
+          if (h < 0) return json_fail(j, "bad \\u escape");
           cp = cp << 4 | (unsigned)h;
           j->p++;
         }
         if (cp >= 0xd800 && cp <= 0xdfff) /* names and digests never need surrogates */
           return json_fail(j, "surrogate \\u escape");
-        if (cp == 0)
-          return json_fail(j, "\\u0000 in a string");
+        if (cp == 0) return json_fail(j, "\\u0000 in a string");
         if (cp < 0x80) {
           enc[0] = (char)cp;
         } else if (cp < 0x800) {
@@ -115,13 +100,11 @@ static int json_string(json *j, char *out, size_t outlen)
         return json_fail(j, "bad escape in a string");
       }
     }
-    if (o + k >= outlen)
-      return json_fail(j, "string too long");
+    if (o + k >= outlen) return json_fail(j, "string too long");
     memcpy(out + o, enc, k);
     o += k;
   }
-  if (j->p >= j->end)
-    return json_fail(j, "unterminated string");
+  if (j->p >= j->end) return json_fail(j, "unterminated string");
   j->p++;
   out[o] = '\0';
   return SEALPROV_OK;
@@ -133,8 +116,7 @@ static int json_skip_value(json *j, int depth);
  * members follow (false: it was empty and its closing character is consumed too);
  * json_key reads `"key" :`; json_next consumes the ',' after a member (*more = true)
  * or the closing character (*more = false). */
-static bool json_open(json *j, char close)
-{
+static bool json_open(json *j, char close) {
   j->p++;
   json_ws(j);
   if (j->p < j->end && *j->p == close) {
@@ -144,21 +126,17 @@ static bool json_open(json *j, char close)
   return true;
 }
 
-static int json_key(json *j, char *key, size_t keylen)
-{
+static int json_key(json *j, char *key, size_t keylen) {
   int st = json_string(j, key, keylen);
-  if (st)
-    return st;
+  if (st) return st;
   json_ws(j);
-  if (j->p >= j->end || *j->p != ':')
-    return json_fail(j, "expected ':'");
+  if (j->p >= j->end || *j->p != ':') return json_fail(j, "expected ':'");
   j->p++;
   json_ws(j);
   return SEALPROV_OK;
 }
 
-static int json_next(json *j, char close, bool *more)
-{
+static int json_next(json *j, char close, bool *more) {
   json_ws(j);
   if (j->p < j->end && (*j->p == ',' || *j->p == close)) {
     *more = *j->p++ == ',';
@@ -167,35 +145,27 @@ static int json_next(json *j, char close, bool *more)
   return json_fail(j, close == '}' ? "expected ',' or '}'" : "expected ',' or ']'");
 }
 
-static int json_skip_container(json *j, int depth, char close, bool keys)
-{
+static int json_skip_container(json *j, int depth, char close, bool keys) {
   int st = SEALPROV_OK;
   for (bool more = json_open(j, close); !st && more;) {
     char k[256];
-    if (keys && (st = json_key(j, k, sizeof k)))
-      break;
-    if (!(st = json_skip_value(j, depth + 1)))
-      st = json_next(j, close, &more);
+    if (keys && (st = json_key(j, k, sizeof k))) break;
+    if (!(st = json_skip_value(j, depth + 1))) st = json_next(j, close, &more);
   }
   return st;
 }
 
-static int json_skip_value(json *j, int depth)
-{
-  if (depth > 32)
-    return json_fail(j, "nested too deeply");
+static int json_skip_value(json *j, int depth) {
+  if (depth > 32) return json_fail(j, "nested too deeply");
   json_ws(j);
-  if (j->p >= j->end)
-    return json_fail(j, "unexpected end");
+  if (j->p >= j->end) return json_fail(j, "unexpected end");
   char c = *j->p;
   if (c == '"') {
     char tmp[4096];
     return json_string(j, tmp, sizeof tmp);
   }
-  if (c == '{')
-    return json_skip_container(j, depth, '}', true);
-  if (c == '[')
-    return json_skip_container(j, depth, ']', false);
+  if (c == '{') return json_skip_container(j, depth, '}', true);
+  if (c == '[') return json_skip_container(j, depth, ']', false);
   static const char *const words[] = {"true", "false", "null"};
   for (int i = 0; i < 3; i++) {
     size_t n = strlen(words[i]);
@@ -208,8 +178,7 @@ static int json_skip_value(json *j, int depth)
     const char *q = j->p;
     /* *q first: strchr finds a NUL byte (the string's terminator), which made NUL
      * bytes after a number part of it (fuzz_manifest: corpus/manifest/number-nul.json) */
-    while (q < j->end && *q && strchr("+-0123456789.eE", *q))
-      q++;
+    while (q < j->end && *q && strchr("+-0123456789.eE", *q)) q++;
     j->p = q;
     return SEALPROV_OK;
   }
@@ -218,42 +187,34 @@ static int json_skip_value(json *j, int depth)
 
 /* The members of the entry object at j->p: "digest" (a string) into e, the rest
  * skipped whatever their type. */
-static int manifest_entry_read(json *j, manifest_entry *e)
-{
+static int manifest_entry_read(json *j, manifest_entry *e) {
   int st = SEALPROV_OK;
   e->has_digest = false;
   for (bool more = json_open(j, '}'); !st && more;) {
     char mk[64];
-    if ((st = json_key(j, mk, sizeof mk)))
-      break;
+    if ((st = json_key(j, mk, sizeof mk))) break;
     if (!strcmp(mk, "digest") && j->p < j->end && *j->p == '"') {
-      if (!(st = json_string(j, e->digest, sizeof e->digest)))
-        e->has_digest = true;
+      if (!(st = json_string(j, e->digest, sizeof e->digest))) e->has_digest = true;
     } else {
       st = json_skip_value(j, 2);
     }
-    if (!st)
-      st = json_next(j, '}', &more);
+    if (!st) st = json_next(j, '}', &more);
   }
   return st;
 }
 
 /* Finds the entry called `name` in the manifest text. OK when found (e->digest set),
  * NOT_FOUND when the manifest has no such entry, PARAMS when it is malformed. */
-static int manifest_find(json *j, const char *name, manifest_entry *e)
-{
+static int manifest_find(json *j, const char *name, manifest_entry *e) {
   int st = SEALPROV_OK;
   bool found = false;
   e->entries = 0;
   json_ws(j);
-  if (j->p >= j->end || *j->p != '{')
-    return json_fail(j, "expected '{' (an object of file names)");
+  if (j->p >= j->end || *j->p != '{') return json_fail(j, "expected '{' (an object of file names)");
   for (bool more = json_open(j, '}'); more;) {
     char key[1024];
-    if ((st = json_key(j, key, sizeof key)))
-      return st;
-    if (j->p >= j->end || *j->p != '{')
-      return json_fail(j, "an entry is not an object");
+    if ((st = json_key(j, key, sizeof key))) return st;
+    if (j->p >= j->end || *j->p != '{') return json_fail(j, "an entry is not an object");
     e->entries++;
     if (!found && strcmp(key, name) == 0) {
       found = true;
@@ -262,22 +223,18 @@ static int manifest_find(json *j, const char *name, manifest_entry *e)
     } else {
       st = json_skip_value(j, 1);
     }
-    if (st || (st = json_next(j, '}', &more)))
-      return st;
+    if (st || (st = json_next(j, '}', &more))) return st;
   }
   json_ws(j);
-  if (j->p != j->end)
-    return json_fail(j, "trailing characters after the object");
+  if (j->p != j->end) return json_fail(j, "trailing characters after the object");
   return found ? SEALPROV_OK : SEALPROV_ERR_NOT_FOUND;
 }
 
 int sp_srs_manifest_lookup(const char *manifest, const char *file_path, const char *file_esc,
-                           manifest_entry *e, char *err, size_t errlen)
-{
+                           manifest_entry *e, char *err, size_t errlen) {
   sp_file mf;
   int st = sp_file_open(&mf, manifest, err, errlen);
-  if (st != SEALPROV_OK)
-    return st;
+  if (st != SEALPROV_OK) return st;
   if (mf.size > MANIFEST_MAX_BYTES) {
     sp_set_err(err, errlen, "%s: %llu bytes is too large for a parameters.json (at most %zu)",
                mf.esc, (unsigned long long)mf.size, MANIFEST_MAX_BYTES);
@@ -294,7 +251,11 @@ int sp_srs_manifest_lookup(const char *manifest, const char *file_path, const ch
   if (st == SEALPROV_OK) {
     const char *base = strrchr(file_path, '/');
     base = base ? base + 1 : file_path;
-    json j = {.p = text, .end = text + mf.size, .start = text, .file = mf.esc, .err = err,
+    json j = {.p = text,
+              .end = text + mf.size,
+              .start = text,
+              .file = mf.esc,
+              .err = err,
               .errlen = errlen};
     st = manifest_find(&j, base, e);
     char bn[SP_ESC_MAX];
@@ -306,8 +267,7 @@ int sp_srs_manifest_lookup(const char *manifest, const char *file_path, const ch
       st = SEALPROV_ERR_PARAMS;
     } else if (st == SEALPROV_OK) {
       bool hex = e->has_digest && strlen(e->digest) == DIGEST_HEX;
-      for (size_t i = 0; hex && i < DIGEST_HEX; i++)
-        hex = hexval(e->digest[i]) >= 0;
+      for (size_t i = 0; hex && i < DIGEST_HEX; i++) hex = hexval(e->digest[i]) >= 0;
       if (!hex) {
         char dg[300];
         sp_set_err(err, errlen,

@@ -14,15 +14,13 @@
 
 /* ---- parallel point decoding ---------------------------------------------------- */
 
-static void note_bad(_Atomic uint64_t *first_bad, uint64_t i)
-{
+static void note_bad(_Atomic uint64_t *first_bad, uint64_t i) {
   uint64_t cur = atomic_load(first_bad);
   while (i < cur && !atomic_compare_exchange_weak(first_bad, &cur, i))
     ;
 }
 
-void sp_srs_decode_range(void *vctx, size_t begin, size_t end, unsigned chunk)
-{
+void sp_srs_decode_range(void *vctx, size_t begin, size_t end, unsigned chunk) {
   (void)chunk;
   decode_ctx *c = vctx;
   for (size_t i = begin; i < end; i++) {
@@ -44,8 +42,7 @@ void sp_srs_decode_range(void *vctx, size_t begin, size_t end, unsigned chunk)
 }
 
 /* Why a single encoded point fails (same checks as sp_srs_decode_range). */
-const char *sp_srs_point_error(const uint8_t *enc, bool g2, unsigned flags)
-{
+const char *sp_srs_point_error(const uint8_t *enc, bool g2, unsigned flags) {
   bls_err e;
   bool inf;
   if (g2) {
@@ -57,8 +54,7 @@ const char *sp_srs_point_error(const uint8_t *enc, bool g2, unsigned flags)
     e = g1_deserialize(&p, enc, G1_BYTES, flags);
     inf = e == BLS_OK && g1_affine_is_inf(&p);
   }
-  if (e != BLS_OK)
-    return bls_err_str(e);
+  if (e != BLS_OK) return bls_err_str(e);
   return inf ? "point at infinity" : "unknown error";
 }
 
@@ -69,8 +65,7 @@ typedef struct subgroup_ctx {
   _Atomic uint64_t first_bad;
 } subgroup_ctx;
 
-static void subgroup_range(void *vctx, size_t begin, size_t end, unsigned chunk)
-{
+static void subgroup_range(void *vctx, size_t begin, size_t end, unsigned chunk) {
   (void)chunk;
   subgroup_ctx *c = vctx;
   for (size_t i = begin; i < end; i++) {
@@ -83,13 +78,11 @@ static void subgroup_range(void *vctx, size_t begin, size_t end, unsigned chunk)
   }
 }
 
-size_t sp_srs_cpu_subgroup_first_bad(const void *pts, bool g2, size_t n, unsigned nthreads)
-{
+size_t sp_srs_cpu_subgroup_first_bad(const void *pts, bool g2, size_t n, unsigned nthreads) {
   subgroup_ctx c = {.pts = pts, .g2 = g2};
   atomic_init(&c.first_bad, UINT64_MAX);
   /* a false return means fewer threads ran; the work is complete either way */
-  if (n)
-    (void)bls_parallel_for(n, nthreads, subgroup_range, &c);
+  if (n) (void)bls_parallel_for(n, nthreads, subgroup_range, &c);
   uint64_t b = atomic_load(&c.first_bad);
   return b == UINT64_MAX ? n : (size_t)b;
 }

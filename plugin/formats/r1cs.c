@@ -27,46 +27,38 @@
 #include "formats/iden3.h"
 #include "base/util.h"
 
-static uint32_t le32(const uint8_t *p)
-{
+static uint32_t le32(const uint8_t *p) {
   return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
 }
 
-static uint64_t le64(const uint8_t *p)
-{
-  return (uint64_t)le32(p) | (uint64_t)le32(p + 4) << 32;
-}
+static uint64_t le64(const uint8_t *p) { return (uint64_t)le32(p) | (uint64_t)le32(p + 4) << 32; }
 
-static uint64_t words_of(uint64_t bits)
-{
+static uint64_t words_of(uint64_t bits) {
   return bits / 64 + 1; /* one spare word so empty vectors still have storage */
 }
 
 /* A buffered sequential reader over one section (pread underneath). */
 typedef struct reader {
   sp_file *f;
-  uint64_t pos, end;        /* file offsets */
+  uint64_t pos, end; /* file offsets */
   uint8_t *buf;
-  size_t cap, have, at;     /* buf holds [pos - at, pos - at + have) */
+  size_t cap, have, at; /* buf holds [pos - at, pos - at + have) */
   uint64_t buf_off;
 } reader;
 
 #define READER_CHUNK ((size_t)4 << 20)
 
-static const uint8_t *reader_take(reader *r, size_t n, int *st, char *err, size_t errlen)
-{
+static const uint8_t *reader_take(reader *r, size_t n, int *st, char *err, size_t errlen) {
   if (r->at + n > r->have) {
     size_t keep = r->have - r->at;
     memmove(r->buf, r->buf + r->at, keep);
     uint64_t next = r->buf_off + r->have;
     uint64_t left = r->end - next;
     size_t want = r->cap - keep;
-    if (want > left)
-      want = (size_t)left;
+    if (want > left) want = (size_t)left;
     if (want > 0) {
       *st = sp_file_read(r->f, r->buf + keep, want, next, "constraints", err, errlen);
-      if (*st != SEALPROV_OK)
-        return NULL;
+      if (*st != SEALPROV_OK) return NULL;
     }
     r->buf_off = next - keep;
     r->have = keep + want;
@@ -85,62 +77,52 @@ static const uint8_t *reader_take(reader *r, size_t n, int *st, char *err, size_
 /* ---- coefficient table (open addressing on the canonical value) -------------------- */
 
 typedef struct coef_table {
-  uint32_t *slot;           /* coefficient index + 1, 0 = empty */
+  uint32_t *slot; /* coefficient index + 1, 0 = empty */
   uint64_t mask;
-  fr_t *vals;               /* Montgomery */
-  uint64_t *keys;           /* canonical limbs, 4 per coefficient */
+  fr_t *vals;     /* Montgomery */
+  uint64_t *keys; /* canonical limbs, 4 per coefficient */
   uint32_t n, cap;
 } coef_table;
 
-static uint64_t coef_hash(const uint64_t k[4])
-{
+static uint64_t coef_hash(const uint64_t k[4]) {
   uint64_t h = k[0] * UINT64_C(0x9E3779B97F4A7C15) ^ k[1] * UINT64_C(0xC2B2AE3D27D4EB4F) ^
                k[2] * UINT64_C(0x165667B19E3779F9) ^ k[3] * UINT64_C(0x27D4EB2F165667C5);
   return h ^ (h >> 29);
 }
 
-static bool coef_grow(coef_table *t)
-{
+static bool coef_grow(coef_table *t) {
   uint32_t ncap = t->cap ? 2 * t->cap : 64;
-  if (ncap < t->cap)
-    return false;
+  if (ncap < t->cap) return false;
   fr_t *v = realloc(t->vals, (size_t)ncap * sizeof *v);
-  if (!v)
-    return false;
+  if (!v) return false;
   t->vals = v;
   uint64_t *k = realloc(t->keys, (size_t)ncap * 4 * sizeof *k);
-  if (!k)
-    return false;
+  if (!k) return false;
   t->keys = k;
   uint64_t nslots = (uint64_t)ncap * 2;
   uint32_t *s = calloc(nslots, sizeof *s);
-  if (!s)
-    return false;
+  if (!s) return false;
   free(t->slot);
   t->slot = s;
   t->mask = nslots - 1;
   t->cap = ncap;
   for (uint32_t i = 0; i < t->n; i++) {
     uint64_t h = coef_hash(&t->keys[4 * (size_t)i]) & t->mask;
-    while (t->slot[h])
-      h = (h + 1) & t->mask;
+    while (t->slot[h]) h = (h + 1) & t->mask;
     t->slot[h] = i + 1;
   }
   return true;
 }
 
 /* Index of the canonical value k (< r), added if new; UINT32_MAX when out of memory. */
-static uint32_t coef_index(coef_table *t, const uint64_t k[4])
-{
+static uint32_t coef_index(coef_table *t, const uint64_t k[4]) {
   if (t->cap == 0 || (uint64_t)t->n + 1 > t->cap / 2) { /* at most a quarter of the slots in use */
-    if (!coef_grow(t))
-      return UINT32_MAX;
+    if (!coef_grow(t)) return UINT32_MAX;
   }
   uint64_t h = coef_hash(k) & t->mask;
   while (t->slot[h]) {
     const uint64_t *q = &t->keys[4 * (size_t)(t->slot[h] - 1)];
-    if (q[0] == k[0] && q[1] == k[1] && q[2] == k[2] && q[3] == k[3])
-      return t->slot[h] - 1;
+    if (q[0] == k[0] && q[1] == k[1] && q[2] == k[2] && q[3] == k[3]) return t->slot[h] - 1;
     h = (h + 1) & t->mask;
   }
   uint32_t i = t->n++;
@@ -152,16 +134,12 @@ static uint32_t coef_index(coef_table *t, const uint64_t k[4])
 
 /* ---- .r1cs ------------------------------------------------------------------------- */
 
-void sp_cs_retain(sp_cs *cs)
-{
-  if (cs)
-    atomic_fetch_add(&cs->refs, 1);
+void sp_cs_retain(sp_cs *cs) {
+  if (cs) atomic_fetch_add(&cs->refs, 1);
 }
 
-static void cs_free(sp_cs *cs)
-{
-  if (!cs)
-    return;
+static void cs_free(sp_cs *cs) {
+  if (!cs) return;
   free(cs->path);
   free(cs->off);
   free(cs->var);
@@ -171,37 +149,33 @@ static void cs_free(sp_cs *cs)
   free(cs);
 }
 
-void sp_cs_release(sp_cs *cs)
-{
-  if (!cs)
-    return;
-  if (atomic_fetch_sub(&cs->refs, 1) != 1)
-    return;
-  if (cs->on_free)
-    cs->on_free(cs, cs->on_free_user);
+void sp_cs_release(sp_cs *cs) {
+  if (!cs) return;
+  if (atomic_fetch_sub(&cs->refs, 1) != 1) return;
+  if (cs->on_free) cs->on_free(cs, cs->on_free_user);
   cs_free(cs);
 }
 
 static const char *const lc_name[3] = {"A", "B", "C"};
 
 static int parse_constraints(sp_file *f, const sp_iden3_section *sc, sp_cs *cs, uint64_t nwires,
-                             char *err, size_t errlen)
-{
+                             char *err, size_t errlen) {
   uint64_t m = cs->n_rows;
   /* Every constraint has three 4-byte term counts and every term 36 bytes, so the
    * section's size fixes the number of terms. */
   if (sc->size < 12 * m || (sc->size - 12 * m) % 36 != 0) {
     sp_set_err(err, errlen,
                "%s: constraints section of %" PRIu64 " bytes (byte offset %" PRIu64
-               ") cannot hold %" PRIu64 " constraints: it must be 12 bytes per constraint plus 36 "
+               ") cannot hold %" PRIu64
+               " constraints: it must be 12 bytes per constraint plus 36 "
                "per term",
                f->esc, sc->size, sc->off, m);
     return SEALPROV_ERR_PARAMS;
   }
   uint64_t total = (sc->size - 12 * m) / 36;
   if (total >= UINT64_C(1) << 40) {
-    sp_set_err(err, errlen, "%s: %" PRIu64 " terms exceed what this loader supports (2^40)",
-               f->esc, total);
+    sp_set_err(err, errlen, "%s: %" PRIu64 " terms exceed what this loader supports (2^40)", f->esc,
+               total);
     return SEALPROV_ERR_PARAMS;
   }
   cs->off = malloc((3 * m + 1) * sizeof *cs->off);
@@ -209,7 +183,9 @@ static int parse_constraints(sp_file *f, const sp_iden3_section *sc, sp_cs *cs, 
   cs->cix = malloc((total ? total : 1) * sizeof *cs->cix);
   /* The buffer need not exceed the section (+1: never malloc(0)): a 4 MiB buffer for a
    * small file was most of fuzz_r1cs's time under ASan (perf: memset and page faults). */
-  reader r = {.f = f, .pos = sc->off, .end = sc->off + sc->size,
+  reader r = {.f = f,
+              .pos = sc->off,
+              .end = sc->off + sc->size,
               .cap = sc->size < READER_CHUNK ? (size_t)sc->size + 1 : READER_CHUNK,
               .buf_off = sc->off};
   r.buf = malloc(r.cap);
@@ -235,23 +211,21 @@ static int parse_constraints(sp_file *f, const sp_iden3_section *sc, sp_cs *cs, 
       cs->off[3 * i + q] = k;
       uint64_t at = r.pos;
       const uint8_t *p = reader_take(&r, 4, &st, err, errlen);
-      if (!p)
-        goto short_read;
+      if (!p) goto short_read;
       uint32_t nt = le32(p);
       if ((uint64_t)nt > total - k) {
         st = SEALPROV_ERR_PARAMS;
         sp_set_err(err, errlen,
                    "%s: constraint %" PRIu64 " %s: %" PRIu32 " terms (count at byte offset %" PRIu64
-                   ") run past the end of the constraints section (%" PRIu64 " terms in all, %" PRIu64
-                   " already read)",
+                   ") run past the end of the constraints section (%" PRIu64
+                   " terms in all, %" PRIu64 " already read)",
                    f->esc, i, lc_name[q], nt, at, total, k);
         goto out;
       }
       for (uint32_t j = 0; j < nt; j++) {
         at = r.pos;
         p = reader_take(&r, 36, &st, err, errlen);
-        if (!p)
-          goto short_read;
+        if (!p) goto short_read;
         uint32_t w = le32(p);
         if (w >= nwires) {
           st = SEALPROV_ERR_PARAMS;
@@ -270,13 +244,13 @@ static int parse_constraints(sp_file *f, const sp_iden3_section *sc, sp_cs *cs, 
           goto out;
         }
         uint64_t key[4];
-        for (int l = 0; l < 4; l++)
-          key[l] = le64(p + 4 + 8 * l);
+        for (int l = 0; l < 4; l++) key[l] = le64(p + 4 + 8 * l);
         uint32_t ci = coef_index(&ct, key);
         if (ci == UINT32_MAX) {
           st = SEALPROV_ERR_NO_MEMORY;
-          sp_set_err(err, errlen, "%s: out of memory for the coefficient table (%" PRIu32 " values)",
-                     f->esc, ct.n);
+          sp_set_err(err, errlen,
+                     "%s: out of memory for the coefficient table (%" PRIu32 " values)", f->esc,
+                     ct.n);
           goto out;
         }
         cs->var[k] = w;
@@ -302,7 +276,8 @@ static int parse_constraints(sp_file *f, const sp_iden3_section *sc, sp_cs *cs, 
   if (k != total || r.pos != r.end) { /* cannot happen: the size fixed both */
     st = SEALPROV_ERR_PARAMS;
     sp_set_err(err, errlen,
-               "%s: constraints section: %" PRIu64 " terms read, %" PRIu64 " expected from its size",
+               "%s: constraints section: %" PRIu64 " terms read, %" PRIu64
+               " expected from its size",
                f->esc, k, total);
     goto out;
   }
@@ -313,10 +288,11 @@ static int parse_constraints(sp_file *f, const sp_iden3_section *sc, sp_cs *cs, 
 short_read:
   if (st == -1) {
     st = SEALPROV_ERR_PARAMS;
-    sp_set_err(err, errlen,
-               "%s: constraint data runs past the end of the constraints section (byte offset %" PRIu64
-               ", section ends at %" PRIu64 ")",
-               f->esc, r.pos, r.end);
+    sp_set_err(
+        err, errlen,
+        "%s: constraint data runs past the end of the constraints section (byte offset %" PRIu64
+        ", section ends at %" PRIu64 ")",
+        f->esc, r.pos, r.end);
   }
 out:
   free(r.buf);
@@ -326,10 +302,8 @@ out:
   return st;
 }
 
-int sp_cs_load(const char *path, sp_cs **out, char *err, size_t errlen)
-{
-  if (out)
-    *out = NULL;
+int sp_cs_load(const char *path, sp_cs **out, char *err, size_t errlen) {
+  if (out) *out = NULL;
   if (!path || !out) {
     sp_set_err(err, errlen, "cs_load: NULL %s", path ? "out" : "path");
     return SEALPROV_ERR_INVALID_ARGUMENT;
@@ -346,8 +320,8 @@ int sp_cs_load(const char *path, sp_cs **out, char *err, size_t errlen)
   atomic_init(&cs->refs, 1);
   sp_iden3_section sec[6] = {{0}};
   uint32_t version = 0;
-  SP_TRY_GOTO(sp_iden3_read(&f, "r1cs", "circom .r1cs", SEALPROV_ERR_PARAMS, &version, sec, 5,
-                            NULL, err, errlen),
+  SP_TRY_GOTO(sp_iden3_read(&f, "r1cs", "circom .r1cs", SEALPROV_ERR_PARAMS, &version, sec, 5, NULL,
+                            err, errlen),
               st, fail);
   if (version != 1) {
     st = SEALPROV_ERR_PARAMS;
@@ -376,7 +350,8 @@ int sp_cs_load(const char *path, sp_cs **out, char *err, size_t errlen)
   if (sec[1].size != 32 + 32) {
     st = SEALPROV_ERR_PARAMS;
     sp_set_err(err, errlen,
-               "%s: header section is %" PRIu64 " bytes (byte offset %" PRIu64 "); with 32-byte "
+               "%s: header section is %" PRIu64 " bytes (byte offset %" PRIu64
+               "); with 32-byte "
                "field elements it must be 64",
                f.esc, sec[1].size, sec[1].off);
     goto fail;

@@ -42,18 +42,18 @@ typedef struct pending_chunk {
   bool g2;
   const void *pts;
   size_t n;
-  size_t index0;     /* index in the vector of pts[0] */
-  uint64_t off0;     /* byte offset of pts[0] in the file */
+  size_t index0; /* index in the vector of pts[0] */
+  uint64_t off0; /* byte offset of pts[0] in the file */
 } pending_chunk;
 
 typedef struct reader {
   sp_file f;
-  const char *path;          /* escaped, for messages */
+  const char *path; /* escaped, for messages */
   const sp_srs_load_opts *o;
-  uint64_t off;              /* next byte to read */
+  uint64_t off; /* next byte to read */
   unsigned nthreads;
-  bool subgroup;             /* subgroup checks on */
-  bool hook;                 /* proving vectors go to o->check (else CPU) */
+  bool subgroup; /* subgroup checks on */
+  bool hook;     /* proving vectors go to o->check (else CPU) */
   bool hashing;
   sp_blake2b_state hash;
   uint8_t *stage;
@@ -61,18 +61,16 @@ typedef struct reader {
   pending_chunk pend;
   double t0;
   uint64_t points;
-  const char *vector;        /* vector being read, for progress */
-  bool sink;                 /* proving vectors go to o->sink (a direct load) */
-  size_t sink_chunk;         /* its buffers' bytes (begin may lower chunk_bytes) */
+  const char *vector; /* vector being read, for progress */
+  bool sink;          /* proving vectors go to o->sink (a direct load) */
+  size_t sink_chunk;  /* its buffers' bytes (begin may lower chunk_bytes) */
   char *err;
   size_t errlen;
 } reader;
 
 static void rlog(reader *r, int level, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
-static void rlog(reader *r, int level, const char *fmt, ...)
-{
-  if (!r->o->log)
-    return;
+static void rlog(reader *r, int level, const char *fmt, ...) {
+  if (!r->o->log) return;
   char line[1024];
   va_list ap;
   va_start(ap, fmt);
@@ -81,10 +79,8 @@ static void rlog(reader *r, int level, const char *fmt, ...)
   r->o->log(r->o->log_user, level, line);
 }
 
-static int progress(reader *r, bool done)
-{
-  if (!r->o->progress)
-    return SEALPROV_OK;
+static int progress(reader *r, bool done) {
+  if (!r->o->progress) return SEALPROV_OK;
   double ms = sp_now_ms() - r->t0;
   double sec = ms > 0 ? ms / 1e3 : 1e-9;
   sp_srs_progress p = {.path = r->path,
@@ -105,19 +101,15 @@ static int progress(reader *r, bool done)
 }
 
 /* Small reads (lengths): read, hash, advance. The caller checked the size. */
-static int read_small(reader *r, void *buf, size_t len, const char *what)
-{
+static int read_small(reader *r, void *buf, size_t len, const char *what) {
   int st = sp_file_read(&r->f, buf, len, r->off, what, r->err, r->errlen);
-  if (st != SEALPROV_OK)
-    return st;
-  if (r->hashing)
-    sp_blake2b_update(&r->hash, buf, len);
+  if (st != SEALPROV_OK) return st;
+  if (r->hashing) sp_blake2b_update(&r->hash, buf, len);
   r->off += len;
   return SEALPROV_OK;
 }
 
-static int read_u32be(reader *r, const char *what, uint32_t *v)
-{
+static int read_u32be(reader *r, const char *what, uint32_t *v) {
   if (r->f.size - r->off < 4) {
     sp_set_err(r->err, r->errlen,
                "%s: truncated: the length of vector %s needs 4 bytes at byte offset %llu but the "
@@ -129,19 +121,16 @@ static int read_u32be(reader *r, const char *what, uint32_t *v)
   snprintf(what_len, sizeof what_len, "length of vector %s", what);
   uint8_t p[4];
   int st = read_small(r, p, 4, what_len);
-  if (st != SEALPROV_OK)
-    return st;
+  if (st != SEALPROV_OK) return st;
   *v = (uint32_t)p[0] << 24 | (uint32_t)p[1] << 16 | (uint32_t)p[2] << 8 | p[3];
   return SEALPROV_OK;
 }
 
 /* Runs the hook on the pending chunk; OK, PARAMS (a point outside the subgroup) or,
  * when the hook itself fails, OK after checking on the CPU (the hook is then off). */
-static int check_pending(reader *r)
-{
+static int check_pending(reader *r) {
   pending_chunk *pc = &r->pend;
-  if (!pc->any)
-    return SEALPROV_OK;
+  if (!pc->any) return SEALPROV_OK;
   pc->any = false;
   size_t bad = pc->n;
   char herr[512] = "";
@@ -187,29 +176,27 @@ typedef struct pread_job {
   char err[512];
 } pread_job;
 
-static void *pread_main(void *arg)
-{
+static void *pread_main(void *arg) {
   pread_job *j = arg;
   j->st = sp_file_read(j->f, j->buf, j->len, j->off, j->what, j->err, sizeof j->err);
   return NULL;
 }
 
-static int read_parallel(reader *r, void *buf, size_t len, uint64_t off, const char *what)
-{
+static int read_parallel(reader *r, void *buf, size_t len, uint64_t off, const char *what) {
   size_t k = r->nthreads < SP_SRS_READ_THREADS ? r->nthreads : SP_SRS_READ_THREADS;
   size_t min_piece = r->o->read_piece ? r->o->read_piece : SP_SRS_READ_PIECE;
-  if (k > len / min_piece)
-    k = len / min_piece;
-  if (k <= 1)
-    return sp_file_read(&r->f, buf, len, off, what, r->err, r->errlen);
+  if (k > len / min_piece) k = len / min_piece;
+  if (k <= 1) return sp_file_read(&r->f, buf, len, off, what, r->err, r->errlen);
   pread_job jobs[SP_SRS_READ_THREADS] = {{.st = SEALPROV_OK}};
   pthread_t th[SP_SRS_READ_THREADS];
   bool started[SP_SRS_READ_THREADS] = {false};
   size_t piece = (len / k + 4095) & ~(size_t)4095;
   size_t n = 0;
   for (size_t at = 0; at < len && n < k; at += piece, n++) {
-    jobs[n] = (pread_job){.f = &r->f, .buf = (uint8_t *)buf + at,
-                          .len = len - at < piece ? len - at : piece, .off = off + at,
+    jobs[n] = (pread_job){.f = &r->f,
+                          .buf = (uint8_t *)buf + at,
+                          .len = len - at < piece ? len - at : piece,
+                          .off = off + at,
                           .what = what};
     /* piece 0 runs here; a piece without a thread runs here too */
     started[n] = n > 0 && pthread_create(&th[n], NULL, pread_main, &jobs[n]) == 0;
@@ -233,18 +220,15 @@ static int read_parallel(reader *r, void *buf, size_t len, uint64_t off, const c
 
 static const char *const vec_names[5] = {"h", "l", "a", "b_g1", "b_g2"};
 
-static int vec_id(const char *what)
-{
+static int vec_id(const char *what) {
   for (int i = 0; i < 5; i++)
-    if (strcmp(what, vec_names[i]) == 0)
-      return i;
+    if (strcmp(what, vec_names[i]) == 0) return i;
   return -1;
 }
 
 /* The message for a point the sink rejected: the CPU decoder's reason for the same
  * bytes, so it reads as the host load's. */
-static int sink_bad(reader *r, const sp_srs_bad *b)
-{
+static int sink_bad(reader *r, const sp_srs_bad *b) {
   bool g2 = b->vec == 4;
   unsigned flags = r->subgroup ? BLS_DECODE_SUBGROUP_CHECK : 0;
   const char *why = sp_srs_point_error(b->enc, g2, flags);
@@ -262,16 +246,13 @@ static int sink_bad(reader *r, const sp_srs_bad *b)
 }
 
 /* A sink call's status: a rejected point becomes the loader's message. */
-static int sink_status(reader *r, int st, const sp_srs_bad *bad)
-{
-  if (st == SEALPROV_ERR_PARAMS && bad->any)
-    return sink_bad(r, bad);
+static int sink_status(reader *r, int st, const sp_srs_bad *bad) {
+  if (st == SEALPROV_ERR_PARAMS && bad->any) return sink_bad(r, bad);
   return st;
 }
 
 /* The proving vector `what` (n points) read chunk by chunk into the sink's buffers. */
-static int sink_points(reader *r, const char *what, int vec, size_t n, bool g2)
-{
+static int sink_points(reader *r, const char *what, int vec, size_t n, bool g2) {
   const sp_srs_sink *k = r->o->sink;
   size_t each = g2 ? G2_BYTES : G1_BYTES;
   size_t per = r->sink_chunk / each;
@@ -281,8 +262,7 @@ static int sink_points(reader *r, const char *what, int vec, size_t n, bool g2)
     return SEALPROV_ERR_INTERNAL;
   }
   int st = k->vector(k->user, vec, n, r->err, r->errlen);
-  if (st)
-    return st;
+  if (st) return st;
   r->vector = what;
   char what_rd[48];
   snprintf(what_rd, sizeof what_rd, "vector %s", what);
@@ -293,18 +273,15 @@ static int sink_points(reader *r, const char *what, int vec, size_t n, bool g2)
     sp_srs_bad bad = {.any = false};
     if ((st = sink_status(r, k->buffer(k->user, bytes, &buf, &bad, r->err, r->errlen), &bad)))
       return st;
-    if ((st = read_parallel(r, buf, bytes, r->off, what_rd)))
-      return st;
-    if (r->hashing)
-      sp_blake2b_update(&r->hash, buf, bytes);
+    if ((st = read_parallel(r, buf, bytes, r->off, what_rd))) return st;
+    if (r->hashing) sp_blake2b_update(&r->hash, buf, bytes);
     if ((st = sink_status(r, k->submit(k->user, vec, done, cnt, r->off, &bad, r->err, r->errlen),
                           &bad)))
       return st;
     r->points += cnt;
     r->off += bytes;
     done += cnt;
-    if ((st = progress(r, false)))
-      return st;
+    if ((st = progress(r, false))) return st;
   }
   return SEALPROV_OK;
 }
@@ -315,8 +292,7 @@ typedef struct decode_job {
   unsigned nthreads;
 } decode_job;
 
-static void *decode_thread(void *arg)
-{
+static void *decode_thread(void *arg) {
   decode_job *j = arg;
   (void)bls_parallel_for(j->n, j->nthreads, sp_srs_decode_range, j->c);
   return NULL;
@@ -324,8 +300,7 @@ static void *decode_thread(void *arg)
 
 /* Decodes n points of vector `what` at the current offset into *out (malloc'd), chunk
  * by chunk. vk points (proving = false) are always checked on the CPU. */
-static int read_points(reader *r, const char *what, size_t n, bool g2, bool proving, void **out)
-{
+static int read_points(reader *r, const char *what, size_t n, bool g2, bool proving, void **out) {
   size_t each = g2 ? G2_BYTES : G1_BYTES;
   uint64_t avail = r->f.size - r->off;
   if ((uint64_t)n > avail / each) {
@@ -355,8 +330,7 @@ static int read_points(reader *r, const char *what, size_t n, bool g2, bool prov
     size_t bytes = cnt * each;
     char what_rd[48];
     snprintf(what_rd, sizeof what_rd, "vector %s", what);
-    if ((st = read_parallel(r, r->stage, bytes, r->off, what_rd)))
-      goto fail;
+    if ((st = read_parallel(r, r->stage, bytes, r->off, what_rd))) goto fail;
     bool use_hook = proving && r->subgroup && r->hook;
     unsigned flags = r->subgroup && !use_hook ? BLS_DECODE_SUBGROUP_CHECK : 0;
     void *slot = (uint8_t *)dst + done * each;
@@ -368,10 +342,8 @@ static int read_points(reader *r, const char *what, size_t n, bool g2, bool prov
     pthread_t th;
     bool overlap = r->hashing || r->pend.any;
     bool threaded = overlap && pthread_create(&th, NULL, decode_thread, &job) == 0;
-    if (!threaded && !overlap)
-      decode_thread(&job);
-    if (r->hashing)
-      sp_blake2b_update(&r->hash, r->stage, bytes);
+    if (!threaded && !overlap) decode_thread(&job);
+    if (r->hashing) sp_blake2b_update(&r->hash, r->stage, bytes);
     int pst = check_pending(r);
     if (threaded)
       pthread_join(th, NULL);
@@ -403,15 +375,19 @@ static int read_points(reader *r, const char *what, size_t n, bool g2, bool prov
       use_hook = false;
     }
     if (use_hook) {
-      r->pend = (pending_chunk){.any = true, .vector = what, .g2 = g2, .pts = slot, .n = cnt,
-                                .index0 = done, .off0 = r->off};
+      r->pend = (pending_chunk){.any = true,
+                                .vector = what,
+                                .g2 = g2,
+                                .pts = slot,
+                                .n = cnt,
+                                .index0 = done,
+                                .off0 = r->off};
     } else {
       r->points += cnt;
     }
     r->off += bytes;
     done += cnt;
-    if ((st = progress(r, false)))
-      goto fail;
+    if ((st = progress(r, false))) goto fail;
   }
   (void)vec_off;
   *out = dst;
@@ -424,8 +400,7 @@ fail:
   return st;
 }
 
-static int read_one(reader *r, const char *what, bool g2, void *out)
-{
+static int read_one(reader *r, const char *what, bool g2, void *out) {
   void *tmp = NULL;
   int rc = read_points(r, what, 1, g2, false, &tmp);
   if (rc == SEALPROV_OK) {
@@ -435,24 +410,20 @@ static int read_one(reader *r, const char *what, bool g2, void *out)
   return rc;
 }
 
-static void srs_free(sp_srs *s)
-{
-  if (!s)
-    return;
+static void srs_free(sp_srs *s) {
+  if (!s) return;
   free(s->vk.ic);
   free(s->h);
   free(s->l);
   free(s->a);
   free(s->b_g1);
   free(s->b_g2);
-  if (s->devcopy && s->devcopy_free)
-    s->devcopy_free(s->devcopy);
+  if (s->devcopy && s->devcopy_free) s->devcopy_free(s->devcopy);
   free(s->path);
   free(s);
 }
 
-static int parse(reader *r, sp_srs *s, bool vk_only)
-{
+static int parse(reader *r, sp_srs *s, bool vk_only) {
   int rc;
   if ((rc = read_one(r, "alpha_g1", false, &s->vk.alpha_g1)) ||
       (rc = read_one(r, "beta_g1", false, &s->vk.beta_g1)) ||
@@ -463,24 +434,21 @@ static int parse(reader *r, sp_srs *s, bool vk_only)
     return rc;
   uint32_t n;
   uint64_t len_off = r->off;
-  if ((rc = read_u32be(r, "ic", &n)))
-    return rc;
+  if ((rc = read_u32be(r, "ic", &n))) return rc;
   if (n == 0) {
-    sp_set_err(r->err, r->errlen, "%s: vector ic is empty (byte offset %llu); it needs at least ONE",
-               r->path, (unsigned long long)len_off);
+    sp_set_err(r->err, r->errlen,
+               "%s: vector ic is empty (byte offset %llu); it needs at least ONE", r->path,
+               (unsigned long long)len_off);
     return SEALPROV_ERR_PARAMS;
   }
   s->vk.ic_len = n;
-  if ((rc = read_points(r, "ic", n, false, false, (void **)&s->vk.ic)))
-    return rc;
-  groth16_prepare_vk(&s->vk.pvk, &s->vk.alpha_g1, &s->vk.beta_g2, &s->vk.gamma_g2,
-                     &s->vk.delta_g2);
+  if ((rc = read_points(r, "ic", n, false, false, (void **)&s->vk.ic))) return rc;
+  groth16_prepare_vk(&s->vk.pvk, &s->vk.alpha_g1, &s->vk.beta_g2, &s->vk.gamma_g2, &s->vk.delta_g2);
   if (!vk_only) {
     /* Every length is checked as soon as it is read, so a wrong one is reported as
      * that vector's, not as garbage in the next. */
     len_off = r->off;
-    if ((rc = read_u32be(r, "h", &n)))
-      return rc;
+    if ((rc = read_u32be(r, "h", &n))) return rc;
     /* h has domain-1 points and the domain is a power of two >= 2 */
     uint64_t m = (uint64_t)n + 1;
     if (n == 0 || (m & (m - 1)) != 0) {
@@ -502,20 +470,15 @@ static int parse(reader *r, sp_srs *s, bool vk_only)
       r->sink_chunk = chunk < k->chunk_bytes ? chunk : k->chunk_bytes;
       r->sink = take;
       s->device_only = take;
-      if (r->o->sink_taken)
-        *r->o->sink_taken = take;
+      if (r->o->sink_taken) *r->o->sink_taken = take;
     }
-    if ((rc = read_points(r, "h", n, false, true, (void **)&s->h)))
-      return rc;
-    if ((rc = read_u32be(r, "l", &n)))
-      return rc;
+    if ((rc = read_points(r, "h", n, false, true, (void **)&s->h))) return rc;
+    if ((rc = read_u32be(r, "l", &n))) return rc;
     s->l_len = n;
-    if ((rc = read_points(r, "l", n, false, true, (void **)&s->l)))
-      return rc;
+    if ((rc = read_points(r, "l", n, false, true, (void **)&s->l))) return rc;
     size_t nvars = s->vk.ic_len + s->l_len;
     len_off = r->off;
-    if ((rc = read_u32be(r, "a", &n)))
-      return rc;
+    if ((rc = read_u32be(r, "a", &n))) return rc;
     if (n < s->vk.ic_len || n > nvars) {
       sp_set_err(r->err, r->errlen,
                  "%s: vector a (length at byte offset %llu) has %u points; with ic_len %zu and "
@@ -525,11 +488,9 @@ static int parse(reader *r, sp_srs *s, bool vk_only)
       return SEALPROV_ERR_PARAMS;
     }
     s->a_len = n;
-    if ((rc = read_points(r, "a", n, false, true, (void **)&s->a)))
-      return rc;
+    if ((rc = read_points(r, "a", n, false, true, (void **)&s->a))) return rc;
     len_off = r->off;
-    if ((rc = read_u32be(r, "b_g1", &n)))
-      return rc;
+    if ((rc = read_u32be(r, "b_g1", &n))) return rc;
     if (n > nvars) {
       sp_set_err(r->err, r->errlen,
                  "%s: vector b_g1 (length at byte offset %llu) has %u points; it must have at "
@@ -538,11 +499,9 @@ static int parse(reader *r, sp_srs *s, bool vk_only)
       return SEALPROV_ERR_PARAMS;
     }
     s->b_g1_len = n;
-    if ((rc = read_points(r, "b_g1", n, false, true, (void **)&s->b_g1)))
-      return rc;
+    if ((rc = read_points(r, "b_g1", n, false, true, (void **)&s->b_g1))) return rc;
     len_off = r->off;
-    if ((rc = read_u32be(r, "b_g2", &n)))
-      return rc;
+    if ((rc = read_u32be(r, "b_g2", &n))) return rc;
     if (n != s->b_g1_len) {
       sp_set_err(r->err, r->errlen,
                  "%s: vector b_g2 (length at byte offset %llu) has %u points; vectors b_g1 (%zu "
@@ -551,16 +510,13 @@ static int parse(reader *r, sp_srs *s, bool vk_only)
       return SEALPROV_ERR_PARAMS;
     }
     s->b_g2_len = n;
-    if ((rc = read_points(r, "b_g2", n, true, true, (void **)&s->b_g2)))
-      return rc;
-    if ((rc = check_pending(r)))
-      return rc;
+    if ((rc = read_points(r, "b_g2", n, true, true, (void **)&s->b_g2))) return rc;
+    if ((rc = check_pending(r))) return rc;
     if (r->sink) {
       /* every chunk's checks done; the lowest rejected point, if any */
       sp_srs_bad bad = {.any = false};
       const sp_srs_sink *k = r->o->sink;
-      if ((rc = sink_status(r, k->finish(k->user, &bad, r->err, r->errlen), &bad)))
-        return rc;
+      if ((rc = sink_status(r, k->finish(k->user, &bad, r->err, r->errlen), &bad))) return rc;
     }
   }
   if (r->off != r->f.size) {
@@ -575,15 +531,13 @@ static int parse(reader *r, sp_srs *s, bool vk_only)
 /* ---- entry points ------------------------------------------------------------------- */
 
 int sp_srs_load(const char *path, bool vk_only, bool subgroup_check, unsigned nthreads,
-                sp_srs **out, char *err, size_t errlen)
-{
+                sp_srs **out, char *err, size_t errlen) {
   sp_srs_load_opts o = {.vk_only = vk_only, .subgroup_check = subgroup_check, .nthreads = nthreads};
   return sp_srs_load_ex(path, &o, out, err, errlen);
 }
 
 int sp_srs_load_ex(const char *path, const sp_srs_load_opts *opts, sp_srs **out, char *err,
-                   size_t errlen)
-{
+                   size_t errlen) {
   if (!path || !out || !opts) {
     sp_set_err(err, errlen, "NULL %s", !path ? "path" : !out ? "output handle" : "options");
     return SEALPROV_ERR_INVALID_ARGUMENT;
@@ -624,8 +578,7 @@ int sp_srs_load_ex(const char *path, const sp_srs_load_opts *opts, sp_srs **out,
   sp_srs *s = NULL;
   if (r.hashing) {
     /* the entry first: a file the manifest does not know fails before a long read */
-    if ((rc = sp_srs_manifest_lookup(opts->manifest, full, r.f.esc, &ent, err, errlen)))
-      goto fail;
+    if ((rc = sp_srs_manifest_lookup(opts->manifest, full, r.f.esc, &ent, err, errlen))) goto fail;
     sp_blake2b_init(&r.hash, 64);
   }
   if (r.f.size < VK_FIXED_BYTES + 4) {
@@ -644,10 +597,8 @@ int sp_srs_load_ex(const char *path, const sp_srs_load_opts *opts, sp_srs **out,
     if ((uint64_t)chunk > r.f.size / 8)
       chunk = r.f.size / 8 > ((size_t)1 << 20) ? (size_t)(r.f.size / 8) : (size_t)1 << 20;
   }
-  if (chunk < G2_BYTES)
-    chunk = G2_BYTES;
-  if ((uint64_t)chunk > r.f.size)
-    chunk = r.f.size < G2_BYTES ? G2_BYTES : (size_t)r.f.size;
+  if (chunk < G2_BYTES) chunk = G2_BYTES;
+  if ((uint64_t)chunk > r.f.size) chunk = r.f.size < G2_BYTES ? G2_BYTES : (size_t)r.f.size;
   r.stage_len = chunk;
   r.stage = malloc(chunk);
   s = calloc(1, sizeof *s);
@@ -660,16 +611,13 @@ int sp_srs_load_ex(const char *path, const sp_srs_load_opts *opts, sp_srs **out,
   s->vk_only = opts->vk_only;
   /* one sequential pass: tell the kernel to read ahead */
   (void)posix_fadvise(r.f.fd, 0, 0, POSIX_FADV_SEQUENTIAL);
-  if ((rc = parse(&r, s, opts->vk_only)))
-    goto fail;
-  if ((rc = sp_file_check_unchanged(&r.f, err, errlen)))
-    goto fail;
+  if ((rc = parse(&r, s, opts->vk_only))) goto fail;
+  if ((rc = sp_file_check_unchanged(&r.f, err, errlen))) goto fail;
   if (r.hashing) {
     uint8_t d[64];
     char got[2 * sizeof d + 1];
     sp_blake2b_final(&r.hash, d);
-    for (size_t i = 0; i < sizeof d; i++)
-      snprintf(got + 2 * i, 3, "%02x", d[i]);
+    for (size_t i = 0; i < sizeof d; i++) snprintf(got + 2 * i, 3, "%02x", d[i]);
     char mesc[SP_ESC_MAX], nesc[SP_ESC_MAX];
     sp_utf8_escape(opts->manifest, mesc, sizeof mesc);
     sp_utf8_escape(ent.name, nesc, sizeof nesc);
@@ -681,11 +629,10 @@ int sp_srs_load_ex(const char *path, const sp_srs_load_opts *opts, sp_srs **out,
       rc = SEALPROV_ERR_PARAMS;
       goto fail;
     }
-    rlog(&r, SEALPROV_LOG_INFO, "%s: matches manifest %s entry \"%s\" (digest %.32s)", r.path,
-         mesc, nesc, got);
+    rlog(&r, SEALPROV_LOG_INFO, "%s: matches manifest %s entry \"%s\" (digest %.32s)", r.path, mesc,
+         nesc, got);
   }
-  if ((rc = progress(&r, true)))
-    goto fail;
+  if ((rc = progress(&r, true))) goto fail;
   sp_file_close(&r.f);
   free(r.stage);
   *out = s;
@@ -697,20 +644,14 @@ fail:
   return rc;
 }
 
-void sp_srs_retain(sp_srs *srs)
-{
-  if (srs)
-    atomic_fetch_add(&srs->refs, 1);
+void sp_srs_retain(sp_srs *srs) {
+  if (srs) atomic_fetch_add(&srs->refs, 1);
 }
 
-void sp_srs_release(sp_srs *srs)
-{
-  if (!srs)
-    return;
-  if (atomic_fetch_sub(&srs->refs, 1) != 1)
-    return;
+void sp_srs_release(sp_srs *srs) {
+  if (!srs) return;
+  if (atomic_fetch_sub(&srs->refs, 1) != 1) return;
   /* last reference: engines drop their device copies before the memory goes */
-  if (srs->on_free)
-    srs->on_free(srs, srs->on_free_user);
+  if (srs->on_free) srs->on_free(srs, srs->on_free_user);
   srs_free(srs);
 }

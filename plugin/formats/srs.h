@@ -19,29 +19,34 @@ extern "C" {
 typedef struct sp_vk {
   g1_affine_t alpha_g1, beta_g1, delta_g1;
   g2_affine_t beta_g2, gamma_g2, delta_g2;
-  g1_affine_t *ic;          /* ic_len points: one per public input, ic[0] for ONE */
+  g1_affine_t *ic; /* ic_len points: one per public input, ic[0] for ONE */
   size_t ic_len;
-  groth16_pvk_t pvk;        /* prepared for verification */
+  groth16_pvk_t pvk; /* prepared for verification */
 } sp_vk;
 
 typedef struct sp_srs {
   atomic_int refs;
   char *path;
-  bool vk_only;             /* loaded from a .vk: no proving vectors */
+  bool vk_only; /* loaded from a .vk: no proving vectors */
   sp_vk vk;
   /* Proving vectors, decoded to affine (blst layout; no infinity points). */
-  g1_affine_t *h;    size_t h_len;     /* domain_size - 1 */
-  g1_affine_t *l;    size_t l_len;     /* one per aux variable */
-  g1_affine_t *a;    size_t a_len;     /* inputs, then aux in A (density order) */
-  g1_affine_t *b_g1; size_t b_g1_len;  /* inputs in B, then aux in B */
-  g2_affine_t *b_g2; size_t b_g2_len;
-  unsigned log_domain;                 /* h_len + 1 == 1 << log_domain */
+  g1_affine_t *h;
+  size_t h_len; /* domain_size - 1 */
+  g1_affine_t *l;
+  size_t l_len; /* one per aux variable */
+  g1_affine_t *a;
+  size_t a_len; /* inputs, then aux in A (density order) */
+  g1_affine_t *b_g1;
+  size_t b_g1_len; /* inputs in B, then aux in B */
+  g2_affine_t *b_g2;
+  size_t b_g2_len;
+  unsigned log_domain; /* h_len + 1 == 1 << log_domain */
   /* A direct load (sp_srs_load_opts.sink): the proving vectors exist only on the
    * devices of devcopy, h, l, a, b_g1 and b_g2 are NULL (their lengths are set).
    * Nothing may stream this set or prove it on the CPU (docs/abi.md). */
   bool device_only;
   sp_srs_devcopy *devcopy;
-  void (*devcopy_free)(sp_srs_devcopy *c);   /* called by the last release */
+  void (*devcopy_free)(sp_srs_devcopy *c); /* called by the last release */
   /* Called on the last release, before freeing, so engines drop device copies. */
   void (*on_free)(struct sp_srs *srs, void *user);
   void *on_free_user;
@@ -50,10 +55,10 @@ typedef struct sp_srs {
 /* Progress of a load, passed to sp_srs_load_opts.progress after every chunk (and once
  * at the end with done = true). */
 typedef struct sp_srs_progress {
-  const char *path;          /* the file being read (after name resolution) */
-  const char *vector;        /* vector of the last chunk ("h", "l", ...) */
+  const char *path;   /* the file being read (after name resolution) */
+  const char *vector; /* vector of the last chunk ("h", "l", ...) */
   uint64_t bytes_done, bytes_total;
-  uint64_t points_checked;   /* decoded and checked (on-curve, and subgroup when on) */
+  uint64_t points_checked; /* decoded and checked (on-curve, and subgroup when on) */
   double elapsed_ms;
   double bytes_per_s, points_per_s; /* averages since the start of the load */
   bool done;
@@ -67,8 +72,8 @@ typedef int (*sp_srs_progress_fn)(void *user, const sp_srs_progress *p);
  * SEALPROV_OK with *first_bad = the lowest index not in the subgroup, or n when all are;
  * any other status means the checker itself failed (err says why): the loader then logs
  * it and checks that chunk and the rest of the file on the CPU. */
-typedef int (*sp_srs_check_fn)(void *user, bool g2, const void *pts, size_t n,
-                               size_t *first_bad, char *err, size_t errlen);
+typedef int (*sp_srs_check_fn)(void *user, bool g2, const void *pts, size_t n, size_t *first_bad,
+                               char *err, size_t errlen);
 
 /* Log lines from the loader (level: a sealprov_log_level). */
 typedef void (*sp_srs_log_fn)(void *user, int level, const char *msg);
@@ -95,9 +100,9 @@ typedef struct sp_srs_sink {
 } sp_srs_sink;
 
 typedef struct sp_srs_load_opts {
-  bool vk_only;              /* a .vk file: no proving vectors */
-  bool subgroup_check;       /* check every point's subgroup membership */
-  unsigned nthreads;         /* decoding threads (0 = 1) */
+  bool vk_only;        /* a .vk file: no proving vectors */
+  bool subgroup_check; /* check every point's subgroup membership */
+  unsigned nthreads;   /* decoding threads (0 = 1) */
   /* Optional: a Filecoin parameters.json; the file's BLAKE2b-512 (first 16 bytes) must
    * match the "digest" of the entry named by the file's base name. */
   const char *manifest;

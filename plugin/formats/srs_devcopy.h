@@ -22,11 +22,11 @@ extern "C" {
 typedef struct sp_srs_devcopy {
   unsigned ndev;
   int ordinal[SP_DEVCOPY_MAX];
-  void *vec[SP_DEVCOPY_MAX][5];   /* NULL for an empty vector */
-  size_t bytes[5];                /* per vector, the same on every device */
-  uint64_t total_bytes;           /* per device */
-  double upload_ms;               /* host wall time of the load's device work */
-  double wait_ms;                 /* of which the reader waited for the devices (a
+  void *vec[SP_DEVCOPY_MAX][5]; /* NULL for an empty vector */
+  size_t bytes[5];              /* per vector, the same on every device */
+  uint64_t total_bytes;         /* per device */
+  double upload_ms;             /* host wall time of the load's device work */
+  double wait_ms;               /* of which the reader waited for the devices (a
                                      buffer still in use, the last checks) */
 } sp_srs_devcopy;
 /* A point the device rejected: its vector (0..4), index, byte offset and its encoding as

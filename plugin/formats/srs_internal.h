@@ -25,8 +25,8 @@ _Static_assert(sizeof(g1_affine_t) == G1_BYTES && sizeof(g2_affine_t) == G2_BYTE
 /* ---- points.c: parallel point decoding ---- */
 
 typedef struct decode_ctx {
-  const uint8_t *base;   /* first encoded point of the chunk */
-  void *out;             /* first decoded slot of the chunk */
+  const uint8_t *base; /* first encoded point of the chunk */
+  void *out;           /* first decoded slot of the chunk */
   bool g2;
   unsigned flags;
   /* lowest failing index in the chunk, so the message does not depend on the thread
@@ -50,7 +50,7 @@ typedef struct manifest_entry {
   char name[1024];
   char digest[128];
   bool has_digest;
-  size_t entries;    /* entries in the manifest */
+  size_t entries; /* entries in the manifest */
 } manifest_entry;
 
 /* Reads the manifest and finds the entry for the loaded file's base name; err names the

@@ -16,8 +16,7 @@
 /* ---- checks ------------------------------------------------------------------- */
 
 int sp_groth16_check_assignment(const sp_srs *srs, const sealprov_assignment *asg, char *err,
-                                size_t errlen)
-{
+                                size_t errlen) {
   if (!srs || !asg) {
     sp_set_err(err, errlen, "NULL %s", !srs ? "parameters" : "assignment");
     return SEALPROV_ERR_INVALID_ARGUMENT;
@@ -30,23 +29,23 @@ int sp_groth16_check_assignment(const sp_srs *srs, const sealprov_assignment *as
   uint64_t domain = (uint64_t)srs->h_len + 1;
   if (srs->log_domain < 1 || srs->log_domain > SP_NTT_MAX_LOG) {
     sp_set_err(err, errlen, "domain 2^%u of parameter file %s is outside the NTT range 2^1..2^%u",
-            srs->log_domain, file, SP_NTT_MAX_LOG);
+               srs->log_domain, file, SP_NTT_MAX_LOG);
     return SEALPROV_ERR_UNSUPPORTED;
   }
   if (asg->abc_size == 0 || asg->abc_size > domain) {
     sp_set_err(err, errlen,
-            "abc_size %llu does not fit parameter file domain %llu (h_len %zu) (file %s)",
-            (unsigned long long)asg->abc_size, (unsigned long long)domain, srs->h_len, file);
+               "abc_size %llu does not fit parameter file domain %llu (h_len %zu) (file %s)",
+               (unsigned long long)asg->abc_size, (unsigned long long)domain, srs->h_len, file);
     return SEALPROV_ERR_ASSIGNMENT;
   }
   if (asg->inp_size != srs->vk.ic_len) {
     sp_set_err(err, errlen, "inp_size %llu does not match parameter file ic_len %zu (file %s)",
-            (unsigned long long)asg->inp_size, srs->vk.ic_len, file);
+               (unsigned long long)asg->inp_size, srs->vk.ic_len, file);
     return SEALPROV_ERR_ASSIGNMENT;
   }
   if (asg->aux_size != srs->l_len) {
     sp_set_err(err, errlen, "aux_size %llu does not match parameter file l_len %zu (file %s)",
-            (unsigned long long)asg->aux_size, srs->l_len, file);
+               (unsigned long long)asg->aux_size, srs->l_len, file);
     return SEALPROV_ERR_ASSIGNMENT;
   }
   struct {
@@ -66,7 +65,7 @@ int sp_groth16_check_assignment(const sp_srs *srs, const sealprov_assignment *as
   for (size_t i = 0; i < sizeof vecs / sizeof vecs[0]; i++)
     if (vecs[i].len && !vecs[i].ptr) {
       sp_set_err(err, errlen, "%s is NULL but its length is %llu", vecs[i].name,
-              (unsigned long long)vecs[i].len);
+                 (unsigned long long)vecs[i].len);
       return SEALPROV_ERR_INVALID_ARGUMENT;
     }
   struct {
@@ -85,41 +84,41 @@ int sp_groth16_check_assignment(const sp_srs *srs, const sealprov_assignment *as
   for (size_t i = 0; i < 3; i++) {
     if (dens[i].bit_len != dens[i].want_len) {
       sp_set_err(err, errlen, "%s_bit_len %llu does not match %s %llu", dens[i].name,
-              (unsigned long long)dens[i].bit_len, dens[i].want_name,
-              (unsigned long long)dens[i].want_len);
+                 (unsigned long long)dens[i].bit_len, dens[i].want_name,
+                 (unsigned long long)dens[i].want_len);
       return SEALPROV_ERR_ASSIGNMENT;
     }
     bool stray = false;
     uint64_t pc = dens[i].bit_len ? sp_bitmap_popcount(dens[i].bits, dens[i].bit_len, &stray) : 0;
     if (stray) {
       sp_set_err(err, errlen, "%s_density has bits set past %s_bit_len %llu", dens[i].name,
-              dens[i].name, (unsigned long long)dens[i].bit_len);
+                 dens[i].name, (unsigned long long)dens[i].bit_len);
       return SEALPROV_ERR_ASSIGNMENT;
     }
     if (pc != dens[i].popcount) {
       sp_set_err(err, errlen, "%s_popcount %llu does not match the %llu bits set in %s_density",
-              dens[i].name, (unsigned long long)dens[i].popcount, (unsigned long long)pc,
-              dens[i].name);
+                 dens[i].name, (unsigned long long)dens[i].popcount, (unsigned long long)pc,
+                 dens[i].name);
       return SEALPROV_ERR_ASSIGNMENT;
     }
   }
   uint64_t a_want = asg->inp_size + asg->a_aux_popcount;
   if (a_want != srs->a_len) {
     sp_set_err(err, errlen,
-            "inp_size %llu + a_aux_popcount %llu = %llu does not match parameter file a_len %zu "
-            "(file %s)",
-            (unsigned long long)asg->inp_size, (unsigned long long)asg->a_aux_popcount,
-            (unsigned long long)a_want, srs->a_len, file);
+               "inp_size %llu + a_aux_popcount %llu = %llu does not match parameter file a_len %zu "
+               "(file %s)",
+               (unsigned long long)asg->inp_size, (unsigned long long)asg->a_aux_popcount,
+               (unsigned long long)a_want, srs->a_len, file);
     return SEALPROV_ERR_ASSIGNMENT;
   }
   uint64_t b_want = asg->b_inp_popcount + asg->b_aux_popcount;
   if (b_want != srs->b_g1_len || b_want != srs->b_g2_len) {
     sp_set_err(err, errlen,
-            "b_inp_popcount %llu + b_aux_popcount %llu = %llu does not match parameter file "
-            "%s %zu (file %s)",
-            (unsigned long long)asg->b_inp_popcount, (unsigned long long)asg->b_aux_popcount,
-            (unsigned long long)b_want, b_want != srs->b_g1_len ? "b_g1_len" : "b_g2_len",
-            b_want != srs->b_g1_len ? srs->b_g1_len : srs->b_g2_len, file);
+               "b_inp_popcount %llu + b_aux_popcount %llu = %llu does not match parameter file "
+               "%s %zu (file %s)",
+               (unsigned long long)asg->b_inp_popcount, (unsigned long long)asg->b_aux_popcount,
+               (unsigned long long)b_want, b_want != srs->b_g1_len ? "b_g1_len" : "b_g2_len",
+               b_want != srs->b_g1_len ? srs->b_g1_len : srs->b_g2_len, file);
     return SEALPROV_ERR_ASSIGNMENT;
   }
   return SEALPROV_OK;
@@ -134,15 +133,14 @@ typedef struct rows_ctx {
   _Atomic uint64_t first_bad;
 } rows_ctx;
 
-static void rows_range(void *vctx, size_t begin, size_t end, unsigned chunk)
-{
+static void rows_range(void *vctx, size_t begin, size_t end, unsigned chunk) {
   (void)chunk;
   rows_ctx *x = vctx;
   for (size_t i = begin; i < end; i++) {
-    if ((uint64_t)i >= atomic_load_explicit(&x->first_bad, memory_order_relaxed))
-      return;
+    if ((uint64_t)i >= atomic_load_explicit(&x->first_bad, memory_order_relaxed)) return;
     fr_t a, b, c, ab;
-    bool ok = sp_scalar_decode(&a, x->a + 32 * i, x->enc) && sp_scalar_decode(&b, x->b + 32 * i, x->enc) &&
+    bool ok = sp_scalar_decode(&a, x->a + 32 * i, x->enc) &&
+              sp_scalar_decode(&b, x->b + 32 * i, x->enc) &&
               sp_scalar_decode(&c, x->c + 32 * i, x->enc);
     if (ok) {
       fr_mul(&ab, &a, &b);
@@ -157,8 +155,7 @@ static void rows_range(void *vctx, size_t begin, size_t end, unsigned chunk)
   }
 }
 
-static void hex32(char out[65], const uint8_t *p)
-{
+static void hex32(char out[65], const uint8_t *p) {
   static const char digits[] = "0123456789abcdef";
   for (int i = 0; i < 32; i++) { /* most significant byte first */
     out[2 * i] = digits[p[31 - i] >> 4];
@@ -167,8 +164,8 @@ static void hex32(char out[65], const uint8_t *p)
   out[64] = '\0';
 }
 
-int sp_groth16_check_inputs(const sealprov_assignment *asg, uint32_t enc, char *err, size_t errlen)
-{
+int sp_groth16_check_inputs(const sealprov_assignment *asg, uint32_t enc, char *err,
+                            size_t errlen) {
   if (!asg) {
     sp_set_err(err, errlen, "NULL assignment");
     return SEALPROV_ERR_INVALID_ARGUMENT;
@@ -205,32 +202,32 @@ int sp_groth16_check_inputs(const sealprov_assignment *asg, uint32_t enc, char *
 }
 
 int sp_groth16_check_rows(const sealprov_assignment *asg, uint32_t enc, unsigned nthreads,
-                          char *err, size_t errlen)
-{
+                          char *err, size_t errlen) {
   int rc = sp_groth16_check_inputs(asg, enc, err, errlen);
-  if (rc)
-    return rc;
+  if (rc) return rc;
   uint64_t n = asg->abc_size;
-  if (n == 0)
-    return SEALPROV_OK;
+  if (n == 0) return SEALPROV_OK;
   if (!asg->a || !asg->b || !asg->c) {
-    sp_set_err(err, errlen, "abc_size is %" PRIu64 " but %s is NULL", n, !asg->a ? "a" : !asg->b ? "b" : "c");
+    sp_set_err(err, errlen, "abc_size is %" PRIu64 " but %s is NULL", n,
+               !asg->a   ? "a"
+               : !asg->b ? "b"
+                         : "c");
     return SEALPROV_ERR_ASSIGNMENT;
   }
   rows_ctx x = {.a = asg->a, .b = asg->b, .c = asg->c, .enc = enc};
   atomic_init(&x.first_bad, UINT64_MAX);
   bls_parallel_for((size_t)n, nthreads ? nthreads : 1, rows_range, &x);
   uint64_t bad = atomic_load(&x.first_bad);
-  if (bad == UINT64_MAX)
-    return SEALPROV_OK;
+  if (bad == UINT64_MAX) return SEALPROV_OK;
   fr_t a, b, c;
   const char *which = !sp_scalar_decode(&a, x.a + 32 * bad, enc)   ? "a"
                       : !sp_scalar_decode(&b, x.b + 32 * bad, enc) ? "b"
                       : !sp_scalar_decode(&c, x.c + 32 * bad, enc) ? "c"
                                                                    : NULL;
   if (which) {
-    sp_set_err(err, errlen, "%s[%" PRIu64 "] is not a scalar below r (first bad row of %" PRIu64 ")",
-               which, bad, n);
+    sp_set_err(err, errlen,
+               "%s[%" PRIu64 "] is not a scalar below r (first bad row of %" PRIu64 ")", which, bad,
+               n);
     return SEALPROV_ERR_ASSIGNMENT;
   }
   sp_set_err(err, errlen,

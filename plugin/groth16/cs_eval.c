@@ -15,34 +15,32 @@
 #include "formats/srs.h"
 #include "base/util.h"
 
-static uint32_t le32(const uint8_t *p)
-{
+static uint32_t le32(const uint8_t *p) {
   return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
 }
 
-static uint64_t le64(const uint8_t *p)
-{
-  return (uint64_t)le32(p) | (uint64_t)le32(p + 4) << 32;
-}
+static uint64_t le64(const uint8_t *p) { return (uint64_t)le32(p) | (uint64_t)le32(p + 4) << 32; }
 
-static void put64(uint8_t *p, uint64_t v)
-{
-  for (int i = 0; i < 8; i++)
-    p[i] = (uint8_t)(v >> (8 * i));
+static void put64(uint8_t *p, uint64_t v) {
+  for (int i = 0; i < 8; i++) p[i] = (uint8_t)(v >> (8 * i));
 }
 
 /* ---- checks at submit -------------------------------------------------------------- */
 
 int sp_cs_check_partition(const struct sp_srs *srs, const sp_cs *cs, const sealprov_assignment *w,
-                          char *err, size_t errlen)
-{
+                          char *err, size_t errlen) {
   if (!srs || !cs || !w) {
     sp_set_err(err, errlen, "NULL %s", !srs ? "srs" : !cs ? "cs" : "partition");
     return SEALPROV_ERR_INVALID_ARGUMENT;
   }
-  const char *set = w->a ? "a" : w->b ? "b" : w->c ? "c" : w->abc_size ? "abc_size" :
-                    w->a_aux_density ? "a_aux_density" : w->b_inp_density ? "b_inp_density" :
-                    w->b_aux_density ? "b_aux_density" : NULL;
+  const char *set = w->a               ? "a"
+                    : w->b             ? "b"
+                    : w->c             ? "c"
+                    : w->abc_size      ? "abc_size"
+                    : w->a_aux_density ? "a_aux_density"
+                    : w->b_inp_density ? "b_inp_density"
+                    : w->b_aux_density ? "b_aux_density"
+                                       : NULL;
   if (set) {
     sp_set_err(err, errlen,
                "%s is set, but the job names a constraint system (%s): give only inp_assignment "
@@ -94,7 +92,7 @@ typedef struct eval_ctx {
   uint32_t enc;
   fr_t *z;
   uint8_t *a, *b, *c;
-  _Atomic uint64_t bad;     /* first variable that did not decode, + 1 (0 = none) */
+  _Atomic uint64_t bad; /* first variable that did not decode, + 1 (0 = none) */
 } eval_ctx;
 
 /* The products run on the witness's raw limbs, in whichever encoding it came. A
@@ -104,14 +102,11 @@ typedef struct eval_ctx {
  * encoding). Additions are the same in both. So no scalar is converted on the way in
  * or out: the witness is only range-checked (< r), and a, b, c are stored as limbs in
  * the job's own encoding. */
-static void store_scalar(uint8_t *out, const fr_t *v)
-{
-  for (int i = 0; i < 4; i++)
-    put64(out + 8 * i, v->l[i]);
+static void store_scalar(uint8_t *out, const fr_t *v) {
+  for (int i = 0; i < 4; i++) put64(out + 8 * i, v->l[i]);
 }
 
-static void decode_range(void *vctx, size_t begin, size_t end, unsigned chunk)
-{
+static void decode_range(void *vctx, size_t begin, size_t end, unsigned chunk) {
   (void)chunk;
   eval_ctx *x = vctx;
   uint64_t inp = x->cs->inp_size;
@@ -124,13 +119,11 @@ static void decode_range(void *vctx, size_t begin, size_t end, unsigned chunk)
         ;
       return;
     }
-    for (int i = 0; i < 4; i++)
-      x->z[v].l[i] = le64(p + 8 * i);
+    for (int i = 0; i < 4; i++) x->z[v].l[i] = le64(p + 8 * i);
   }
 }
 
-static void spmv_range(void *vctx, size_t begin, size_t end, unsigned chunk)
-{
+static void spmv_range(void *vctx, size_t begin, size_t end, unsigned chunk) {
   (void)chunk;
   eval_ctx *x = vctx;
   const sp_cs *cs = x->cs;
@@ -159,8 +152,7 @@ static void spmv_range(void *vctx, size_t begin, size_t end, unsigned chunk)
   }
 }
 
-void sp_cs_assignment_of(const sp_cs *cs, const sealprov_assignment *w, sealprov_assignment *out)
-{
+void sp_cs_assignment_of(const sp_cs *cs, const sealprov_assignment *w, sealprov_assignment *out) {
   *out = *w;
   out->a = out->b = out->c = NULL;
   out->abc_size = cs->abc_size;
@@ -175,43 +167,38 @@ void sp_cs_assignment_of(const sp_cs *cs, const sealprov_assignment *w, sealprov
   out->b_aux_popcount = cs->b_aux_popcount;
 }
 
-void sp_cs_eval_free(sp_cs_eval *e)
-{
-  if (!e)
-    return;
+void sp_cs_eval_free(sp_cs_eval *e) {
+  if (!e) return;
   free(e->abc);
   free(e);
 }
 
 int sp_cs_evaluate(const sp_cs *cs, const sealprov_assignment *w, uint32_t enc, unsigned nthreads,
-                   sp_cs_eval **out, char *err, size_t errlen)
-{
-  if (out)
-    *out = NULL;
+                   sp_cs_eval **out, char *err, size_t errlen) {
+  if (out) *out = NULL;
   if (!cs || !w || !out) {
     sp_set_err(err, errlen, "cs evaluate: NULL %s", !cs ? "cs" : !w ? "witness" : "out");
     return SEALPROV_ERR_INVALID_ARGUMENT;
   }
   if (enc != SEALPROV_SCALAR_CANONICAL_LE && enc != SEALPROV_SCALAR_MONTGOMERY) {
-    sp_set_err(err, errlen, "scalar_encoding %" PRIu32 " is neither CANONICAL_LE (0) nor MONTGOMERY (1)",
-               enc);
+    sp_set_err(err, errlen,
+               "scalar_encoding %" PRIu32 " is neither CANONICAL_LE (0) nor MONTGOMERY (1)", enc);
     return SEALPROV_ERR_INVALID_ARGUMENT;
   }
   if (w->inp_size != cs->inp_size || w->aux_size != cs->aux_size ||
       (w->inp_size && !w->inp_assignment) || (w->aux_size && !w->aux_assignment)) {
     sp_set_err(err, errlen,
-               "witness (inp_size %" PRIu64 ", aux_size %" PRIu64 ") does not fit constraint system %s "
+               "witness (inp_size %" PRIu64 ", aux_size %" PRIu64
+               ") does not fit constraint system %s "
                "(inp_size %" PRIu64 ", aux_size %" PRIu64 ") or a vector is NULL",
                w->inp_size, w->aux_size, cs->path, cs->inp_size, cs->aux_size);
     return SEALPROV_ERR_INVALID_ARGUMENT;
   }
-  if (nthreads == 0)
-    nthreads = 1;
+  if (nthreads == 0) nthreads = 1;
   uint64_t nvars = cs->inp_size + cs->aux_size, abc = cs->abc_size;
   sp_cs_eval *e = calloc(1, sizeof *e);
   fr_t *z = malloc((nvars ? nvars : 1) * sizeof *z);
-  if (e)
-    e->abc = malloc(3 * abc * 32);
+  if (e) e->abc = malloc(3 * abc * 32);
   if (!e || !z || !e->abc) {
     sp_cs_eval_free(e);
     free(z);
@@ -219,7 +206,12 @@ int sp_cs_evaluate(const sp_cs *cs, const sealprov_assignment *w, uint32_t enc, 
                cs->path, abc);
     return SEALPROV_ERR_NO_MEMORY;
   }
-  eval_ctx x = {.cs = cs, .w = w, .enc = enc, .z = z, .a = e->abc, .b = e->abc + 32 * abc,
+  eval_ctx x = {.cs = cs,
+                .w = w,
+                .enc = enc,
+                .z = z,
+                .a = e->abc,
+                .b = e->abc + 32 * abc,
                 .c = e->abc + 64 * abc};
   atomic_init(&x.bad, 0);
   double t0 = sp_now_ms();

@@ -22,17 +22,17 @@ extern "C" {
  * abc_size and densities against srs (as sp_groth16_check_assignment). Statuses: OK,
  * INVALID_ARGUMENT (NULL), PARAMS, ASSIGNMENT with a message naming the field. */
 struct sp_srs;
-int sp_cs_check_partition(const struct sp_srs *srs, const sp_cs *cs,
-                          const sealprov_assignment *w, char *err, size_t errlen);
+int sp_cs_check_partition(const struct sp_srs *srs, const sp_cs *cs, const sealprov_assignment *w,
+                          char *err, size_t errlen);
 
 /* A partition's full assignment made from a witness: a, b, c (= A z, B z, C z over all
  * abc_size rows, the input constraints included) in the job's scalar encoding, owned
  * here; inputs and aux point at the host's witness; densities at the system's. */
 typedef struct sp_cs_eval {
   sealprov_assignment asg;
-  uint8_t *abc;               /* 3 x abc_size x 32 bytes: a, then b, then c */
-  double decode_ms;           /* witness decoding (scalars checked < r) */
-  double spmv_ms;             /* the three products and their encoding */
+  uint8_t *abc;     /* 3 x abc_size x 32 bytes: a, then b, then c */
+  double decode_ms; /* witness decoding (scalars checked < r) */
+  double spmv_ms;   /* the three products and their encoding */
 } sp_cs_eval;
 
 /* Evaluates a, b, c with up to nthreads host threads (0 = 1). Statuses: OK,

@@ -103,8 +103,8 @@ bool sp_scalar_decode(fr_t *out, const void *in32, uint32_t scalar_encoding);
 /* Per-stage timings of the last sp_groth16_prove on this thread, in milliseconds
  * (benchmarks read them; tests never assert on them). */
 typedef struct sp_prove_timings {
-  double convert_ms;   /* scalar decoding and density filtering */
-  double ntt_ms;       /* the seven NTTs and the pointwise work */
+  double convert_ms; /* scalar decoding and density filtering */
+  double ntt_ms;     /* the seven NTTs and the pointwise work */
   double h_msm_ms;
   double l_msm_ms;
   double a_msm_ms;

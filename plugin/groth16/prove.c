@@ -13,77 +13,56 @@
 #include <string.h>
 #include <time.h>
 
-
-
-
 static _Thread_local sp_prove_timings last_timings;
 
-void sp_groth16_last_timings(sp_prove_timings *out)
-{
-  *out = last_timings;
-}
+void sp_groth16_last_timings(sp_prove_timings *out) { *out = last_timings; }
 
 /* ---- scalars ------------------------------------------------------------------ */
 
-static uint64_t load_le64(const uint8_t *p)
-{
+static uint64_t load_le64(const uint8_t *p) {
   uint64_t v = 0;
-  for (int i = 7; i >= 0; i--)
-    v = (v << 8) | p[i];
+  for (int i = 7; i >= 0; i--) v = (v << 8) | p[i];
   return v;
 }
 
 /* true if the canonical limbs are < r. */
-static bool limbs_below_r(const uint64_t l[4])
-{
+static bool limbs_below_r(const uint64_t l[4]) {
   for (int i = 3; i >= 0; i--) {
-    if (l[i] < BLS_R[i])
-      return true;
-    if (l[i] > BLS_R[i])
-      return false;
+    if (l[i] < BLS_R[i]) return true;
+    if (l[i] > BLS_R[i]) return false;
   }
   return false; /* equal to r */
 }
 
-bool sp_scalar_decode(fr_t *out, const void *in32, uint32_t scalar_encoding)
-{
+bool sp_scalar_decode(fr_t *out, const void *in32, uint32_t scalar_encoding) {
   const uint8_t *p = in32;
   uint64_t l[4];
-  for (int i = 0; i < 4; i++)
-    l[i] = load_le64(p + 8 * i);
+  for (int i = 0; i < 4; i++) l[i] = load_le64(p + 8 * i);
   switch (scalar_encoding) {
-  case SEALPROV_SCALAR_CANONICAL_LE:
-    return fr_from_canonical(out, l);
-  case SEALPROV_SCALAR_MONTGOMERY:
-    return fr_from_blst_mont(out, l);
-  default:
-    return false;
+    case SEALPROV_SCALAR_CANONICAL_LE: return fr_from_canonical(out, l);
+    case SEALPROV_SCALAR_MONTGOMERY: return fr_from_blst_mont(out, l);
+    default: return false;
   }
 }
 
 /* Plain (canonical) value of a scalar, as Pippenger needs it. Canonical input is a
  * range-checked copy; Montgomery input goes through one Montgomery reduction. */
-static bool scalar_decode_plain(scalar_t *out, const uint8_t *p, uint32_t enc)
-{
+static bool scalar_decode_plain(scalar_t *out, const uint8_t *p, uint32_t enc) {
   if (enc == SEALPROV_SCALAR_CANONICAL_LE) {
-    for (int i = 0; i < 4; i++)
-      out->l[i] = load_le64(p + 8 * i);
+    for (int i = 0; i < 4; i++) out->l[i] = load_le64(p + 8 * i);
     return limbs_below_r(out->l);
   }
   fr_t f;
-  if (!sp_scalar_decode(&f, p, enc))
-    return false;
+  if (!sp_scalar_decode(&f, p, enc)) return false;
   fr_to_scalar(out, &f);
   return true;
 }
 
-static bool scalar_is_one(const scalar_t *s)
-{
+static bool scalar_is_one(const scalar_t *s) {
   return s->l[0] == 1 && (s->l[1] | s->l[2] | s->l[3]) == 0;
 }
 
-static bool bit_is_set(const uint64_t *bitmap, uint64_t j)
-{
+static bool bit_is_set(const uint64_t *bitmap, uint64_t j) {
   return (bitmap[j / 64] >> (j % 64)) & 1u;
 }
 
@@ -99,8 +78,7 @@ typedef struct convert_ctx {
   _Atomic uint64_t first_bad;
 } convert_ctx;
 
-static void convert_range(void *vctx, size_t begin, size_t end, unsigned chunk)
-{
+static void convert_range(void *vctx, size_t begin, size_t end, unsigned chunk) {
   (void)chunk;
   convert_ctx *c = vctx;
   for (size_t i = begin; i < end; i++) {
@@ -117,10 +95,8 @@ static void convert_range(void *vctx, size_t begin, size_t end, unsigned chunk)
 
 /* Returns OK, NO_MEMORY or ASSIGNMENT (message names the vector and index). */
 static int convert_scalars(void *out, const void *in, size_t n, bool to_mont, uint32_t enc,
-                           unsigned nthreads, const char *what, char *err, size_t errlen)
-{
-  if (n == 0)
-    return SEALPROV_OK;
+                           unsigned nthreads, const char *what, char *err, size_t errlen) {
+  if (n == 0) return SEALPROV_OK;
   convert_ctx c = {.in = in, .out = out, .to_mont = to_mont, .enc = enc};
   atomic_init(&c.first_bad, UINT64_MAX);
   if (!bls_parallel_for(n, nthreads, convert_range, &c)) {
@@ -130,8 +106,8 @@ static int convert_scalars(void *out, const void *in, size_t n, bool to_mont, ui
   uint64_t bad = atomic_load(&c.first_bad);
   if (bad != UINT64_MAX) {
     sp_set_err(err, errlen, "%s[%llu] is not a valid %s scalar (value >= r)", what,
-            (unsigned long long)bad,
-            enc == SEALPROV_SCALAR_MONTGOMERY ? "Montgomery" : "canonical little-endian");
+               (unsigned long long)bad,
+               enc == SEALPROV_SCALAR_MONTGOMERY ? "Montgomery" : "canonical little-endian");
     return SEALPROV_ERR_ASSIGNMENT;
   }
   return SEALPROV_OK;
@@ -145,8 +121,7 @@ typedef struct pointwise_ctx {
   fr_t zinv;
 } pointwise_ctx;
 
-static void pointwise_range(void *vctx, size_t begin, size_t end, unsigned chunk)
-{
+static void pointwise_range(void *vctx, size_t begin, size_t end, unsigned chunk) {
   (void)chunk;
   pointwise_ctx *p = vctx;
   for (size_t i = begin; i < end; i++) {
@@ -162,20 +137,17 @@ typedef struct to_scalar_ctx {
   scalar_t *out;
 } to_scalar_ctx;
 
-static void to_scalar_range(void *vctx, size_t begin, size_t end, unsigned chunk)
-{
+static void to_scalar_range(void *vctx, size_t begin, size_t end, unsigned chunk) {
   (void)chunk;
   to_scalar_ctx *t = vctx;
-  for (size_t i = begin; i < end; i++)
-    fr_to_scalar(&t->out[i], &t->in[i]);
+  for (size_t i = begin; i < end; i++) fr_to_scalar(&t->out[i], &t->in[i]);
 }
 
 /* Computes the m-1 coefficients of h(x) = (a(x) b(x) - c(x)) / (x^m - 1) as plain
  * scalars into *hs_out (malloc'd, m-1 entries). */
 static int compute_h(const sp_srs *srs, const sealprov_assignment *asg, uint32_t enc,
                      unsigned nthreads, scalar_t **hs_out, double *convert_ms, char *err,
-                     size_t errlen)
-{
+                     size_t errlen) {
   unsigned log_m = srs->log_domain;
   size_t m = (size_t)1 << log_m, n = (size_t)asg->abc_size;
   int rc = SEALPROV_OK;
@@ -192,8 +164,7 @@ static int compute_h(const sp_srs *srs, const sealprov_assignment *asg, uint32_t
       goto out;
     }
     rc = convert_scalars(v[k], src[k], n, true, enc, nthreads, names[k], err, errlen);
-    if (rc)
-      goto out;
+    if (rc) goto out;
     /* bellperson pads the evaluations with zeros up to the domain size */
     memset(v[k] + n, 0, (m - n) * sizeof(fr_t));
   }
@@ -239,8 +210,7 @@ static int compute_h(const sp_srs *srs, const sealprov_assignment *asg, uint32_t
   *hs_out = hs;
   hs = NULL;
 out:
-  for (int k = 0; k < 3; k++)
-    free(v[k]);
+  for (int k = 0; k < 3; k++) free(v[k]);
   free(hs);
   return rc;
 }
@@ -250,11 +220,9 @@ out:
 /* Moves the scalars equal to 1 into a bitmap (their scalar becomes 0, which Pippenger
  * skips): in sealing circuits most aux values are bits, so most points are simply
  * added. Returns NULL on allocation failure. */
-static uint64_t *split_ones(scalar_t *scalars, size_t n)
-{
+static uint64_t *split_ones(scalar_t *scalars, size_t n) {
   uint64_t *ones = calloc(n / 64 + 1, sizeof(uint64_t));
-  if (!ones)
-    return NULL;
+  if (!ones) return NULL;
   for (size_t i = 0; i < n; i++)
     if (scalar_is_one(&scalars[i])) {
       ones[i / 64] |= UINT64_C(1) << (i % 64);
@@ -264,19 +232,15 @@ static uint64_t *split_ones(scalar_t *scalars, size_t n)
 }
 
 static bool msm_g1_split(g1_jac_t *out, const g1_affine_t *points, scalar_t *scalars, size_t n,
-                         unsigned nthreads)
-{
+                         unsigned nthreads) {
   g1_jac_set_inf(out);
-  if (n == 0)
-    return true;
+  if (n == 0) return true;
   uint64_t *ones = split_ones(scalars, n);
-  if (!ones)
-    return false;
+  if (!ones) return false;
   g1_jac_t sum_ones;
   bool ok = batch_add_g1(&sum_ones, points, ones, n, nthreads) &&
             msm_g1(out, points, scalars, n, nthreads);
-  if (ok)
-    g1_jac_add(out, out, &sum_ones);
+  if (ok) g1_jac_add(out, out, &sum_ones);
   free(ones);
   return ok;
 }
@@ -286,8 +250,7 @@ static bool msm_g1_split(g1_jac_t *out, const g1_affine_t *points, scalar_t *sca
 /* Bellperson's order of terms; the group law makes the order irrelevant. */
 void sp_groth16_assemble(const sp_srs *srs, const fr_t *r, const fr_t *s, const g1_jac_t *h_acc,
                          const g1_jac_t *l_acc, const g1_jac_t *a_acc, const g1_jac_t *b1_acc,
-                         const g2_jac_t *b2_acc, uint8_t proof[192])
-{
+                         const g2_jac_t *b2_acc, uint8_t proof[192]) {
   scalar_t rk, sk, rsk;
   fr_t rs;
   fr_mul(&rs, r, s);
@@ -332,10 +295,9 @@ void sp_groth16_assemble(const sp_srs *srs, const fr_t *r, const fr_t *s, const 
   g1_compress(proof + 144, &pc);
 }
 
-int sp_groth16_prove(const sp_srs *srs, const sealprov_assignment *asg, uint32_t enc,
-                     const fr_t *r, const fr_t *s, unsigned nthreads, uint8_t proof[192], char *err,
-                     size_t errlen)
-{
+int sp_groth16_prove(const sp_srs *srs, const sealprov_assignment *asg, uint32_t enc, const fr_t *r,
+                     const fr_t *s, unsigned nthreads, uint8_t proof[192], char *err,
+                     size_t errlen) {
   if (!proof || !r || !s) {
     sp_set_err(err, errlen, "NULL %s", !proof ? "proof buffer" : "r or s");
     return SEALPROV_ERR_INVALID_ARGUMENT;
@@ -355,10 +317,8 @@ int sp_groth16_prove(const sp_srs *srs, const sealprov_assignment *asg, uint32_t
     return SEALPROV_ERR_PARAMS;
   }
   int rc = sp_groth16_check_assignment(srs, asg, err, errlen);
-  if (rc)
-    return rc;
-  if (nthreads == 0)
-    nthreads = 1;
+  if (rc) return rc;
+  if (nthreads == 0) nthreads = 1;
 
   sp_prove_timings tm = {0};
   double t_start = sp_now_ms(), t0;
@@ -370,16 +330,14 @@ int sp_groth16_prove(const sp_srs *srs, const sealprov_assignment *asg, uint32_t
   t0 = sp_now_ms();
   double conv_ms = 0;
   rc = compute_h(srs, asg, enc, nthreads, &hs, &conv_ms, err, errlen);
-  if (rc)
-    goto out;
+  if (rc) goto out;
   tm.convert_ms += conv_ms;
   tm.ntt_ms = sp_now_ms() - t0 - conv_ms;
 
   g1_jac_t h_acc, l_acc, a_acc, b1_acc;
   g2_jac_t b2_acc;
   t0 = sp_now_ms();
-  if (!msm_g1(&h_acc, srs->h, hs, srs->h_len, nthreads))
-    goto oom;
+  if (!msm_g1(&h_acc, srs->h, hs, srs->h_len, nthreads)) goto oom;
   free(hs);
   hs = NULL;
   tm.h_msm_ms = sp_now_ms() - t0;
@@ -390,52 +348,44 @@ int sp_groth16_prove(const sp_srs *srs, const sealprov_assignment *asg, uint32_t
   aux = malloc(naux * sizeof(scalar_t) + 1);
   as = malloc(srs->a_len * sizeof(scalar_t) + 1);
   bs = malloc(srs->b_g1_len * sizeof(scalar_t) + 1);
-  if (!inp || !aux || !as || !bs)
-    goto oom;
+  if (!inp || !aux || !as || !bs) goto oom;
   rc = convert_scalars(inp, asg->inp_assignment, ninp, false, enc, nthreads, "inp_assignment", err,
                        errlen);
-  if (rc)
-    goto out;
+  if (rc) goto out;
   rc = convert_scalars(aux, asg->aux_assignment, naux, false, enc, nthreads, "aux_assignment", err,
                        errlen);
-  if (rc)
-    goto out;
+  if (rc) goto out;
   size_t na = 0, nb = 0;
   /* bellperson never tracks input density for A: every input has a point in A. */
   memcpy(as, inp, ninp * sizeof(scalar_t));
   na = ninp;
   for (size_t j = 0; j < naux; j++)
-    if (bit_is_set(asg->a_aux_density, j))
-      as[na++] = aux[j];
+    if (bit_is_set(asg->a_aux_density, j)) as[na++] = aux[j];
   for (size_t i = 0; i < ninp; i++)
-    if (bit_is_set(asg->b_inp_density, i))
-      bs[nb++] = inp[i];
+    if (bit_is_set(asg->b_inp_density, i)) bs[nb++] = inp[i];
   for (size_t j = 0; j < naux; j++)
-    if (bit_is_set(asg->b_aux_density, j))
-      bs[nb++] = aux[j];
+    if (bit_is_set(asg->b_aux_density, j)) bs[nb++] = aux[j];
   /* check_assignment matched the popcounts to the bitmaps and the vector lengths */
   if (na != srs->a_len || nb != srs->b_g1_len) {
-    sp_set_err(err, errlen, "internal: density filtering gave %zu A / %zu B scalars, want %zu / %zu",
-            na, nb, srs->a_len, srs->b_g1_len);
+    sp_set_err(err, errlen,
+               "internal: density filtering gave %zu A / %zu B scalars, want %zu / %zu", na, nb,
+               srs->a_len, srs->b_g1_len);
     rc = SEALPROV_ERR_INTERNAL;
     goto out;
   }
   tm.convert_ms += sp_now_ms() - t0;
 
   t0 = sp_now_ms();
-  if (!msm_g1_split(&l_acc, srs->l, aux, naux, nthreads))
-    goto oom;
+  if (!msm_g1_split(&l_acc, srs->l, aux, naux, nthreads)) goto oom;
   tm.l_msm_ms = sp_now_ms() - t0;
   t0 = sp_now_ms();
-  if (!msm_g1_split(&a_acc, srs->a, as, na, nthreads))
-    goto oom;
+  if (!msm_g1_split(&a_acc, srs->a, as, na, nthreads)) goto oom;
   tm.a_msm_ms = sp_now_ms() - t0;
 
   /* B: one split serves both groups. */
   t0 = sp_now_ms();
   b_ones = split_ones(bs, nb);
-  if (!b_ones)
-    goto oom;
+  if (!b_ones) goto oom;
   g1_jac_t t1;
   if (!batch_add_g1(&t1, srs->b_g1, b_ones, nb, nthreads) ||
       !msm_g1(&b1_acc, srs->b_g1, bs, nb, nthreads))
@@ -461,7 +411,7 @@ int sp_groth16_prove(const sp_srs *srs, const sealprov_assignment *asg, uint32_t
 
 oom:
   sp_set_err(err, errlen, "out of memory while proving (domain 2^%u, %zu aux)", srs->log_domain,
-          naux);
+             naux);
   rc = SEALPROV_ERR_NO_MEMORY;
 out:
   free(hs);

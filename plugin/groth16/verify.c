@@ -15,8 +15,7 @@
 /* ---- verification ----------------------------------------------------------------- */
 
 static int decode_proof(const uint8_t proof[192], g1_affine_t *a, g2_affine_t *b, g1_affine_t *c,
-                        char *err, size_t errlen)
-{
+                        char *err, size_t errlen) {
   struct {
     const char *name;
     size_t off, len;
@@ -34,8 +33,8 @@ static int decode_proof(const uint8_t proof[192], g1_affine_t *a, g2_affine_t *b
     }
     if (e != BLS_OK || inf) {
       sp_set_err(err, errlen, "proof point %s (bytes %zu..%zu) does not decode: %s", parts[k].name,
-              parts[k].off, parts[k].off + parts[k].len - 1,
-              inf ? "point at infinity" : bls_err_str(e));
+                 parts[k].off, parts[k].off + parts[k].len - 1,
+                 inf ? "point at infinity" : bls_err_str(e));
       return SEALPROV_ERR_INVALID_ARGUMENT;
     }
   }
@@ -43,32 +42,29 @@ static int decode_proof(const uint8_t proof[192], g1_affine_t *a, g2_affine_t *b
 }
 
 int sp_groth16_verify_inputs(const sp_vk *vk, const fr_t *inputs, size_t n,
-                             const uint8_t proof[192], bool *valid, char *err, size_t errlen)
-{
-  if (valid)
-    *valid = false;
+                             const uint8_t proof[192], bool *valid, char *err, size_t errlen) {
+  if (valid) *valid = false;
   if (!vk || !proof || !valid || (n && !inputs)) {
     sp_set_err(err, errlen, "NULL argument to verify");
     return SEALPROV_ERR_INVALID_ARGUMENT;
   }
   if (vk->ic_len == 0 || n != vk->ic_len - 1) {
-    sp_set_err(err, errlen, "%zu public inputs given, the verifying key expects %zu (ic_len %zu - 1)",
-            n, vk->ic_len ? vk->ic_len - 1 : 0, vk->ic_len);
+    sp_set_err(err, errlen,
+               "%zu public inputs given, the verifying key expects %zu (ic_len %zu - 1)", n,
+               vk->ic_len ? vk->ic_len - 1 : 0, vk->ic_len);
     return SEALPROV_ERR_INVALID_ARGUMENT;
   }
   g1_affine_t pa, pc, x;
   g2_affine_t pb;
   int rc = decode_proof(proof, &pa, &pb, &pc, err, errlen);
-  if (rc)
-    return rc;
+  if (rc) return rc;
   /* X = ic[0] + sum inputs[i] ic[i+1] */
   scalar_t *sc = malloc(n * sizeof(scalar_t) + 1);
   if (!sc) {
     sp_set_err(err, errlen, "out of memory for %zu verifier inputs", n);
     return SEALPROV_ERR_NO_MEMORY;
   }
-  for (size_t i = 0; i < n; i++)
-    fr_to_scalar(&sc[i], &inputs[i]);
+  for (size_t i = 0; i < n; i++) fr_to_scalar(&sc[i], &inputs[i]);
   g1_jac_t acc;
   bool ok = msm_g1(&acc, vk->ic + 1, sc, n, 1);
   free(sc);
@@ -83,10 +79,8 @@ int sp_groth16_verify_inputs(const sp_vk *vk, const fr_t *inputs, size_t n,
 }
 
 int sp_groth16_verify(const sp_srs *srs, const sealprov_assignment *asg, uint32_t enc,
-                      const uint8_t proof[192], bool *valid, char *err, size_t errlen)
-{
-  if (valid)
-    *valid = false;
+                      const uint8_t proof[192], bool *valid, char *err, size_t errlen) {
+  if (valid) *valid = false;
   if (!srs || !asg || !valid) {
     sp_set_err(err, errlen, "NULL argument to verify");
     return SEALPROV_ERR_INVALID_ARGUMENT;

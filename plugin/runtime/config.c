@@ -42,32 +42,40 @@
 
 /* ---- key tables ---------------------------------------------------------------- */
 
-static const char *const provider_keys[PK_COUNT_] = {
-  "log_level", "verify_proofs", "params_subgroup_check", "max_jobs", "max_partitions",
-  "quarantine_after", "max_attempts", "timeline_events", "load_threads", "params_manifest",
-  "numa", "host_memory_limit", "params_residency", "staging_chunk_size"
-};
+static const char *const provider_keys[PK_COUNT_] = {"log_level",
+                                                     "verify_proofs",
+                                                     "params_subgroup_check",
+                                                     "max_jobs",
+                                                     "max_partitions",
+                                                     "quarantine_after",
+                                                     "max_attempts",
+                                                     "timeline_events",
+                                                     "load_threads",
+                                                     "params_manifest",
+                                                     "numa",
+                                                     "host_memory_limit",
+                                                     "params_residency",
+                                                     "staging_chunk_size"};
 
-static const char *const device_keys[DK_COUNT_] = {
-  "type", "device", "workers", "threads", "memory_limit", "pinned_staging", "numa_node",
-  "msm_precompute", "staging_chunks"
-};
+static const char *const device_keys[DK_COUNT_] = {"type",      "device",         "workers",
+                                                   "threads",   "memory_limit",   "pinned_staging",
+                                                   "numa_node", "msm_precompute", "staging_chunks"};
 
-static const char *const testing_keys[TK_COUNT_] = { "inject_device", "inject", "inject_count" };
+static const char *const testing_keys[TK_COUNT_] = {"inject_device", "inject", "inject_count"};
 
 /* Ranges of the numeric keys; the documentation (docs/configuration.md) quotes them. */
 static const num_range provider_ranges[PK_COUNT_] = {
-  [PK_MAX_JOBS] = { 1, 1000000 },        [PK_MAX_PARTITIONS] = { 1, 100000000 },
-  [PK_QUARANTINE_AFTER] = { 1, 1000 },   [PK_MAX_ATTEMPTS] = { 1, 1000 },
-  [PK_TIMELINE_EVENTS] = { 0, 16777216 }, [PK_LOAD_THREADS] = { 0, 1024 },
+    [PK_MAX_JOBS] = {1, 1000000},         [PK_MAX_PARTITIONS] = {1, 100000000},
+    [PK_QUARANTINE_AFTER] = {1, 1000},    [PK_MAX_ATTEMPTS] = {1, 1000},
+    [PK_TIMELINE_EVENTS] = {0, 16777216}, [PK_LOAD_THREADS] = {0, 1024},
 };
-static const num_range workers_range = { 1, 64 };
-static const num_range threads_range = { 0, 1024 };
+static const num_range workers_range = {1, 64};
+static const num_range threads_range = {0, 1024};
 #ifdef SP_FAULT_INJECTION
-static const num_range inject_count_range = { 0, 1000000000 };
+static const num_range inject_count_range = {0, 1000000000};
 #endif
-static const num_range numa_node_range = { 0, 1023 }; /* the kernel's largest MAX_NUMNODES */
-static const num_range staging_chunks_range = { 1, SP_STAGING_CHUNKS_MAX };
+static const num_range numa_node_range = {0, 1023}; /* the kernel's largest MAX_NUMNODES */
+static const num_range staging_chunks_range = {1, SP_STAGING_CHUNKS_MAX};
 
 static int key_index(const char *const *keys, int n, const char *name) {
   for (int i = 0; i < n; i++)
@@ -109,8 +117,8 @@ static void enter_section(cfg_parse *p, const char *name, size_t n) {
     char safe[sizeof shown];
     cfg_printable(safe, sizeof safe, shown);
     cfg_fail_at(p, SEALPROV_ERR_CONFIG, p->lineno,
-            "[%s]: bad section name; use 1 to %d characters of A-Z a-z 0-9 _ - .", safe,
-            CFG_MAX_SECTION_NAME);
+                "[%s]: bad section name; use 1 to %d characters of A-Z a-z 0-9 _ - .", safe,
+                CFG_MAX_SECTION_NAME);
     return;
   }
   memcpy(p->section, name, n);
@@ -118,16 +126,16 @@ static void enter_section(cfg_parse *p, const char *name, size_t n) {
   for (size_t i = 0; i < p->nsections; i++) {
     if (strcasecmp(p->sections[i].name, p->section) == 0) {
       cfg_fail_at(p, SEALPROV_ERR_CONFIG, p->lineno,
-              "[%s]: duplicate section (first on line %d; names are compared ignoring case)",
-              p->section, p->sections[i].line);
+                  "[%s]: duplicate section (first on line %d; names are compared ignoring case)",
+                  p->section, p->sections[i].line);
       return;
     }
   }
   bool provider = strcasecmp(p->section, "provider") == 0;
   bool testing = strcasecmp(p->section, "testing") == 0;
   if (!provider && !testing && p->cfg->ndevices >= SP_MAX_DEVICES) {
-    cfg_fail_at(p, SEALPROV_ERR_CONFIG, p->lineno,
-            "[%s]: too many device sections (at most %d)", p->section, SP_MAX_DEVICES);
+    cfg_fail_at(p, SEALPROV_ERR_CONFIG, p->lineno, "[%s]: too many device sections (at most %d)",
+                p->section, SP_MAX_DEVICES);
     return;
   }
   if (p->nsections < CFG_MAX_SECTIONS) {
@@ -161,8 +169,7 @@ static void enter_section(cfg_parse *p, const char *name, size_t n) {
 /* Returns where the comment starts: ';' or '#' at the start or after a blank. */
 static size_t comment_start(const char *s, size_t n) {
   for (size_t i = 0; i < n; i++)
-    if ((s[i] == ';' || s[i] == '#') && (i == 0 || s[i - 1] == ' ' || s[i - 1] == '\t'))
-      return i;
+    if ((s[i] == ';' || s[i] == '#') && (i == 0 || s[i - 1] == ' ' || s[i - 1] == '\t')) return i;
   return n;
 }
 
@@ -180,8 +187,14 @@ static char *cfg_reader(char *str, int num, void *stream) {
     cfg_fail_at(p, SEALPROV_ERR_CONFIG, p->lineno, "NUL byte in the line; is this a text file?");
     n = 0;
   }
-  if (p->lineno == 1 && n >= 3 && memcmp(line, "\xEF\xBB\xBF", 3) == 0) { line += 3; n -= 3; }
-  while (n && (*line == ' ' || *line == '\t')) { line++; n--; }
+  if (p->lineno == 1 && n >= 3 && memcmp(line, "\xEF\xBB\xBF", 3) == 0) {
+    line += 3;
+    n -= 3;
+  }
+  while (n && (*line == ' ' || *line == '\t')) {
+    line++;
+    n--;
+  }
   n = comment_start(line, n);
   while (n && (line[n - 1] == ' ' || line[n - 1] == '\t')) n--;
 
@@ -194,14 +207,15 @@ static char *cfg_reader(char *str, int num, void *stream) {
       snprintf(shown, sizeof shown, "%.*s", (int)(n < 80 ? n : 80), line);
       char safe[sizeof shown];
       cfg_printable(safe, sizeof safe, shown);
-      cfg_fail_at(p, SEALPROV_ERR_CONFIG, p->lineno, "\"%s\": %s", safe,
-              close ? "text after the closing ] of a section header" : "section header without ]");
+      cfg_fail_at(
+          p, SEALPROV_ERR_CONFIG, p->lineno, "\"%s\": %s", safe,
+          close ? "text after the closing ] of a section header" : "section header without ]");
       p->kind = SEC_NONE;
     }
   }
   if ((size_t)num < n + 2) {
     cfg_fail_at(p, SEALPROV_ERR_CONFIG, p->lineno, "line too long (%zu characters; at most %d)", n,
-            num - 2);
+                num - 2);
     n = 0;
   }
   memcpy(str, line, n);
@@ -216,80 +230,86 @@ static void handle_provider(cfg_parse *p, int k, const char *key, const char *va
   sp_config *c = p->cfg;
   uint64_t v = 0;
   switch (k) {
-  case PK_LOG_LEVEL: {
-    static const char *const levels[] = { "error", "warn", "info", "debug" };
-    for (int i = 0; i < 4; i++)
-      if (strcasecmp(value, levels[i]) == 0) { c->log_level = i; return; }
-    cfg_fail_kv(p, p->lineno, p->section, key, value,
-            "unknown log level; use error, warn, info or debug");
-    return;
-  }
-  case PK_VERIFY_PROOFS: cfg_want_bool(p, key, value, &c->verify_proofs); return;
-  case PK_PARAMS_SUBGROUP_CHECK: cfg_want_bool(p, key, value, &c->params_subgroup_check); return;
-  case PK_PARAMS_MANIFEST:
-    /* a Filecoin parameters.json; empty = none. Absolute, so that it does not depend
-     * on the host's working directory. */
-    if (value[0] != '\0' && value[0] != '/')
-      cfg_fail_kv(p, p->lineno, p->section, key, value, "must be an absolute path (or empty)");
-    else if (strlen(value) >= sizeof c->params_manifest)
-      cfg_fail_kv(p, p->lineno, p->section, key, value, "path too long");
-    else
-      snprintf(c->params_manifest, sizeof c->params_manifest, "%s", value);
-    return;
-  case PK_NUMA:
-    /* auto: bind each device's workers to its NUMA node (topo.h); off: leave them */
-    if (strcasecmp(value, "auto") == 0) c->numa_off = false;
-    else if (strcasecmp(value, "off") == 0) c->numa_off = true;
-    else cfg_fail_kv(p, p->lineno, p->section, key, value, "use auto or off");
-    return;
-  case PK_HOST_MEMORY_LIMIT:
-    /* host memory the module may hold for partitions, all devices together (hostmem.h):
-     * auto / off = no cap (auto may size one later), or bytes; 0 bytes is off */
-    if (strcasecmp(value, "auto") == 0 || strcasecmp(value, "off") == 0) {
-      c->host_memory_limit = 0;
-      return;
-    }
-    if (!isdigit((unsigned char)value[0])) {
+    case PK_LOG_LEVEL: {
+      static const char *const levels[] = {"error", "warn", "info", "debug"};
+      for (int i = 0; i < 4; i++)
+        if (strcasecmp(value, levels[i]) == 0) {
+          c->log_level = i;
+          return;
+        }
       cfg_fail_kv(p, p->lineno, p->section, key, value,
-              "not auto, off or a size; use e.g. host_memory_limit = 16GiB");
+                  "unknown log level; use error, warn, info or debug");
       return;
     }
-    if (cfg_want_bytes(p, key, value, &v)) c->host_memory_limit = v;
-    return;
-  case PK_PARAMS_RESIDENCY:
-    /* where srs_load puts the proving vectors: auto = straight onto the CUDA devices
+    case PK_VERIFY_PROOFS: cfg_want_bool(p, key, value, &c->verify_proofs); return;
+    case PK_PARAMS_SUBGROUP_CHECK: cfg_want_bool(p, key, value, &c->params_subgroup_check); return;
+    case PK_PARAMS_MANIFEST:
+      /* a Filecoin parameters.json; empty = none. Absolute, so that it does not depend
+     * on the host's working directory. */
+      if (value[0] != '\0' && value[0] != '/')
+        cfg_fail_kv(p, p->lineno, p->section, key, value, "must be an absolute path (or empty)");
+      else if (strlen(value) >= sizeof c->params_manifest)
+        cfg_fail_kv(p, p->lineno, p->section, key, value, "path too long");
+      else
+        snprintf(c->params_manifest, sizeof c->params_manifest, "%s", value);
+      return;
+    case PK_NUMA:
+      /* auto: bind each device's workers to its NUMA node (topo.h); off: leave them */
+      if (strcasecmp(value, "auto") == 0)
+        c->numa_off = false;
+      else if (strcasecmp(value, "off") == 0)
+        c->numa_off = true;
+      else
+        cfg_fail_kv(p, p->lineno, p->section, key, value, "use auto or off");
+      return;
+    case PK_HOST_MEMORY_LIMIT:
+      /* host memory the module may hold for partitions, all devices together (hostmem.h):
+     * auto / off = no cap (auto may size one later), or bytes; 0 bytes is off */
+      if (strcasecmp(value, "auto") == 0 || strcasecmp(value, "off") == 0) {
+        c->host_memory_limit = 0;
+        return;
+      }
+      if (!isdigit((unsigned char)value[0])) {
+        cfg_fail_kv(p, p->lineno, p->section, key, value,
+                    "not auto, off or a size; use e.g. host_memory_limit = 16GiB");
+        return;
+      }
+      if (cfg_want_bytes(p, key, value, &v)) c->host_memory_limit = v;
+      return;
+    case PK_PARAMS_RESIDENCY:
+      /* where srs_load puts the proving vectors: auto = straight onto the CUDA devices
      * (no host copy) when every device is one and has room, else host; host = always
      * the host load (docs/configuration.md) */
-    if (strcasecmp(value, "auto") == 0)
-      c->params_residency = SP_RESIDENCY_AUTO;
-    else if (strcasecmp(value, "host") == 0)
-      c->params_residency = SP_RESIDENCY_HOST;
-    else
-      cfg_fail_kv(p, p->lineno, p->section, key, value, "use auto or host");
-    return;
-  case PK_STAGING_CHUNK_SIZE:
-    /* the pinned chunks of chunked staging, one pool for every device of the provider
-     * (hostmem.h): 1 MiB to 4 GiB, whatever the unit */
-    if (!cfg_want_bytes(p, key, value, &v)) return;
-    if (v < SP_STAGING_CHUNK_BYTES_MIN || v > SP_STAGING_CHUNK_BYTES_MAX) {
-      cfg_fail_kv(p, p->lineno, p->section, key, value,
-                  "out of range (1MiB..4GiB); use e.g. staging_chunk_size = 256MiB");
+      if (strcasecmp(value, "auto") == 0)
+        c->params_residency = SP_RESIDENCY_AUTO;
+      else if (strcasecmp(value, "host") == 0)
+        c->params_residency = SP_RESIDENCY_HOST;
+      else
+        cfg_fail_kv(p, p->lineno, p->section, key, value, "use auto or host");
       return;
-    }
-    c->staging_chunk_bytes = v;
-    return;
-  default: break;
+    case PK_STAGING_CHUNK_SIZE:
+      /* the pinned chunks of chunked staging, one pool for every device of the provider
+     * (hostmem.h): 1 MiB to 4 GiB, whatever the unit */
+      if (!cfg_want_bytes(p, key, value, &v)) return;
+      if (v < SP_STAGING_CHUNK_BYTES_MIN || v > SP_STAGING_CHUNK_BYTES_MAX) {
+        cfg_fail_kv(p, p->lineno, p->section, key, value,
+                    "out of range (1MiB..4GiB); use e.g. staging_chunk_size = 256MiB");
+        return;
+      }
+      c->staging_chunk_bytes = v;
+      return;
+    default: break;
   }
   if (!cfg_want_number(p, key, value, provider_ranges[k], &v)) return;
   unsigned u = (unsigned)v;
   switch (k) {
-  case PK_MAX_JOBS: c->max_jobs = u; break;
-  case PK_MAX_PARTITIONS: c->max_partitions = u; break;
-  case PK_QUARANTINE_AFTER: c->quarantine_after = u; break;
-  case PK_MAX_ATTEMPTS: c->max_attempts = u; break;
-  case PK_TIMELINE_EVENTS: c->timeline_events = u; break;
-  case PK_LOAD_THREADS: c->load_threads = u; break;
-  default: break;
+    case PK_MAX_JOBS: c->max_jobs = u; break;
+    case PK_MAX_PARTITIONS: c->max_partitions = u; break;
+    case PK_QUARANTINE_AFTER: c->quarantine_after = u; break;
+    case PK_MAX_ATTEMPTS: c->max_attempts = u; break;
+    case PK_TIMELINE_EVENTS: c->timeline_events = u; break;
+    case PK_LOAD_THREADS: c->load_threads = u; break;
+    default: break;
   }
 }
 
@@ -298,93 +318,95 @@ static void handle_device(cfg_parse *p, int k, const char *key, const char *valu
   device_aux *a = &p->aux[p->dev];
   uint64_t v = 0;
   switch (k) {
-  case DK_TYPE:
-    if (strcasecmp(value, "cuda") == 0) d->type = SP_DEVICE_CUDA;
-    else if (strcasecmp(value, "cpu") == 0) d->type = SP_DEVICE_CPU;
-    else {
-      cfg_fail_kv(p, p->lineno, p->section, key, value, "unknown device type; use cuda or cpu");
-      return;
-    }
-    snprintf(a->type_value, sizeof a->type_value, "%s", value);
-    break;
-  case DK_DEVICE:
-    if (!cfg_want_selector(p, value, d)) return;
-    d->selector_line = p->lineno;
-    break;
-  case DK_WORKERS:
-    if (!cfg_want_number(p, key, value, workers_range, &v)) return;
-    d->workers = (unsigned)v;
-    break;
-  case DK_THREADS:
-    if (!cfg_want_number(p, key, value, threads_range, &v)) return;
-    d->threads = (unsigned)v;
-    break;
-  case DK_MEMORY_LIMIT:
-    if (!cfg_want_bytes(p, key, value, &v)) return;
-    d->memory_limit = v;
-    break;
-  case DK_PINNED_STAGING:
-    /* auto (the default) = chunked, whole (whole-partition buffers, budget auto), off,
+    case DK_TYPE:
+      if (strcasecmp(value, "cuda") == 0)
+        d->type = SP_DEVICE_CUDA;
+      else if (strcasecmp(value, "cpu") == 0)
+        d->type = SP_DEVICE_CPU;
+      else {
+        cfg_fail_kv(p, p->lineno, p->section, key, value, "unknown device type; use cuda or cpu");
+        return;
+      }
+      snprintf(a->type_value, sizeof a->type_value, "%s", value);
+      break;
+    case DK_DEVICE:
+      if (!cfg_want_selector(p, value, d)) return;
+      d->selector_line = p->lineno;
+      break;
+    case DK_WORKERS:
+      if (!cfg_want_number(p, key, value, workers_range, &v)) return;
+      d->workers = (unsigned)v;
+      break;
+    case DK_THREADS:
+      if (!cfg_want_number(p, key, value, threads_range, &v)) return;
+      d->threads = (unsigned)v;
+      break;
+    case DK_MEMORY_LIMIT:
+      if (!cfg_want_bytes(p, key, value, &v)) return;
+      d->memory_limit = v;
+      break;
+    case DK_PINNED_STAGING:
+      /* auto (the default) = chunked, whole (whole-partition buffers, budget auto), off,
      * or a byte budget for whole-partition buffers; 0 bytes is off */
-    if (strcasecmp(value, "auto") == 0) {
-      d->pinned_staging = 0;
-      break;
-    }
-    if (strcasecmp(value, "chunked") == 0) {
-      d->pinned_staging = SP_PINNED_STAGING_CHUNKED;
-      break;
-    }
-    if (strcasecmp(value, "whole") == 0) {
-      d->pinned_staging = SP_PINNED_STAGING_WHOLE;
-      break;
-    }
-    if (strcasecmp(value, "off") == 0) {
-      d->pinned_staging = SP_PINNED_STAGING_OFF;
-      break;
-    }
-    if (!isdigit((unsigned char)value[0])) {
-      cfg_fail_kv(p, p->lineno, p->section, key, value,
-              "not auto, chunked, whole, off or a size; use e.g. pinned_staging = 32GiB");
-      return;
-    }
-    if (!cfg_want_bytes(p, key, value, &v)) return;
-    /* the values from SP_PINNED_STAGING_CHUNKED up are the words; a budget that large
+      if (strcasecmp(value, "auto") == 0) {
+        d->pinned_staging = 0;
+        break;
+      }
+      if (strcasecmp(value, "chunked") == 0) {
+        d->pinned_staging = SP_PINNED_STAGING_CHUNKED;
+        break;
+      }
+      if (strcasecmp(value, "whole") == 0) {
+        d->pinned_staging = SP_PINNED_STAGING_WHOLE;
+        break;
+      }
+      if (strcasecmp(value, "off") == 0) {
+        d->pinned_staging = SP_PINNED_STAGING_OFF;
+        break;
+      }
+      if (!isdigit((unsigned char)value[0])) {
+        cfg_fail_kv(p, p->lineno, p->section, key, value,
+                    "not auto, chunked, whole, off or a size; use e.g. pinned_staging = 32GiB");
+        return;
+      }
+      if (!cfg_want_bytes(p, key, value, &v)) return;
+      /* the values from SP_PINNED_STAGING_CHUNKED up are the words; a budget that large
      * is "no limit" anyway */
-    d->pinned_staging = v == 0                            ? SP_PINNED_STAGING_OFF
-                        : v >= SP_PINNED_STAGING_CHUNKED ? SP_PINNED_STAGING_CHUNKED - 1
-                                                         : v;
-    break;
-  case DK_NUMA_NODE:
-    if (!cfg_want_number(p, key, value, numa_node_range, &v)) return;
-    d->numa_node_set = true;
-    d->numa_node = (unsigned)v;
-    break;
-  case DK_MSM_PRECOMPUTE:
-    /* device memory for fixed-base MSM tables: auto (the default), off, or bytes; 0 bytes
+      d->pinned_staging = v == 0                           ? SP_PINNED_STAGING_OFF
+                          : v >= SP_PINNED_STAGING_CHUNKED ? SP_PINNED_STAGING_CHUNKED - 1
+                                                           : v;
+      break;
+    case DK_NUMA_NODE:
+      if (!cfg_want_number(p, key, value, numa_node_range, &v)) return;
+      d->numa_node_set = true;
+      d->numa_node = (unsigned)v;
+      break;
+    case DK_MSM_PRECOMPUTE:
+      /* device memory for fixed-base MSM tables: auto (the default), off, or bytes; 0 bytes
      * is off */
-    if (strcasecmp(value, "auto") == 0) {
-      d->msm_precompute = 0;
+      if (strcasecmp(value, "auto") == 0) {
+        d->msm_precompute = 0;
+        break;
+      }
+      if (strcasecmp(value, "off") == 0) {
+        d->msm_precompute = SP_MSM_PRECOMPUTE_OFF;
+        break;
+      }
+      if (!isdigit((unsigned char)value[0])) {
+        cfg_fail_kv(p, p->lineno, p->section, key, value,
+                    "not auto, off or a size; use e.g. msm_precompute = 24GiB");
+        return;
+      }
+      if (!cfg_want_bytes(p, key, value, &v)) return;
+      d->msm_precompute = v == 0                       ? SP_MSM_PRECOMPUTE_OFF
+                          : v == SP_MSM_PRECOMPUTE_OFF ? SP_MSM_PRECOMPUTE_OFF - 1
+                                                       : v;
       break;
-    }
-    if (strcasecmp(value, "off") == 0) {
-      d->msm_precompute = SP_MSM_PRECOMPUTE_OFF;
+    case DK_STAGING_CHUNKS:
+      if (!cfg_want_number(p, key, value, staging_chunks_range, &v)) return;
+      d->staging_chunks = (unsigned)v;
       break;
-    }
-    if (!isdigit((unsigned char)value[0])) {
-      cfg_fail_kv(p, p->lineno, p->section, key, value,
-              "not auto, off or a size; use e.g. msm_precompute = 24GiB");
-      return;
-    }
-    if (!cfg_want_bytes(p, key, value, &v)) return;
-    d->msm_precompute = v == 0                       ? SP_MSM_PRECOMPUTE_OFF
-                        : v == SP_MSM_PRECOMPUTE_OFF ? SP_MSM_PRECOMPUTE_OFF - 1
-                                                     : v;
-    break;
-  case DK_STAGING_CHUNKS:
-    if (!cfg_want_number(p, key, value, staging_chunks_range, &v)) return;
-    d->staging_chunks = (unsigned)v;
-    break;
-  default: break;
+    default: break;
   }
 }
 
@@ -393,46 +415,50 @@ static void handle_device(cfg_parse *p, int k, const char *key, const char *valu
 static void handle_testing(cfg_parse *p, int k, const char *key, const char *value) {
   uint64_t v = 0;
   switch (k) {
-  case TK_INJECT_DEVICE:
-    if (!valid_section_name(value, strlen(value))) {
-      cfg_fail_kv(p, p->lineno, p->section, key, value, "not a section name");
-      return;
-    }
-    snprintf(p->inject_device, sizeof p->inject_device, "%s", value);
-    break;
-  case TK_INJECT: {
-    /* a comma-separated list of fault kinds (the SP_INJECT_* bits) */
-    uint32_t bits = 0;
-    const char *s = value;
-    for (;;) {
-      while (*s == ' ' || *s == '\t') s++;
-      size_t n = strcspn(s, ",");
-      size_t m = n;
-      while (m && (s[m - 1] == ' ' || s[m - 1] == '\t')) m--;
-      if (m == 11 && strncasecmp(s, "fail_kernel", 11) == 0) bits |= SP_INJECT_FAIL_KERNEL;
-      else if (m == 13 && strncasecmp(s, "corrupt_proof", 13) == 0) bits |= SP_INJECT_CORRUPT_PROOF;
-      else if (m == 3 && strncasecmp(s, "oom", 3) == 0) bits |= SP_INJECT_OOM;
-      else {
-        char raw[48], shown[64];
-        snprintf(raw, sizeof raw, "%.*s", (int)(m > 40 ? 40 : m), s);
-        cfg_printable(shown, sizeof shown, raw);
-        cfg_fail_kv(p, p->lineno, p->section, key, value,
-                "unknown fault \"%s\"; use fail_kernel, corrupt_proof, oom or several "
-                "(comma-separated)", shown);
+    case TK_INJECT_DEVICE:
+      if (!valid_section_name(value, strlen(value))) {
+        cfg_fail_kv(p, p->lineno, p->section, key, value, "not a section name");
         return;
       }
-      if (!s[n]) break;
-      s += n + 1;
+      snprintf(p->inject_device, sizeof p->inject_device, "%s", value);
+      break;
+    case TK_INJECT: {
+      /* a comma-separated list of fault kinds (the SP_INJECT_* bits) */
+      uint32_t bits = 0;
+      const char *s = value;
+      for (;;) {
+        while (*s == ' ' || *s == '\t') s++;
+        size_t n = strcspn(s, ",");
+        size_t m = n;
+        while (m && (s[m - 1] == ' ' || s[m - 1] == '\t')) m--;
+        if (m == 11 && strncasecmp(s, "fail_kernel", 11) == 0)
+          bits |= SP_INJECT_FAIL_KERNEL;
+        else if (m == 13 && strncasecmp(s, "corrupt_proof", 13) == 0)
+          bits |= SP_INJECT_CORRUPT_PROOF;
+        else if (m == 3 && strncasecmp(s, "oom", 3) == 0)
+          bits |= SP_INJECT_OOM;
+        else {
+          char raw[48], shown[64];
+          snprintf(raw, sizeof raw, "%.*s", (int)(m > 40 ? 40 : m), s);
+          cfg_printable(shown, sizeof shown, raw);
+          cfg_fail_kv(p, p->lineno, p->section, key, value,
+                      "unknown fault \"%s\"; use fail_kernel, corrupt_proof, oom or several "
+                      "(comma-separated)",
+                      shown);
+          return;
+        }
+        if (!s[n]) break;
+        s += n + 1;
+      }
+      p->inject = bits;
+      snprintf(p->inject_value, sizeof p->inject_value, "%s", value);
+      break;
     }
-    p->inject = bits;
-    snprintf(p->inject_value, sizeof p->inject_value, "%s", value);
-    break;
-  }
-  case TK_INJECT_COUNT:
-    if (!cfg_want_number(p, key, value, inject_count_range, &v)) return;
-    p->inject_count = (uint32_t)v;
-    break;
-  default: break;
+    case TK_INJECT_COUNT:
+      if (!cfg_want_number(p, key, value, inject_count_range, &v)) return;
+      p->inject_count = (uint32_t)v;
+      break;
+    default: break;
   }
 }
 #endif
@@ -440,33 +466,46 @@ static void handle_testing(cfg_parse *p, int k, const char *key, const char *val
 static int cfg_handler(void *user, const char *section, const char *name, const char *value) {
   cfg_parse *p = user;
   (void)section; /* we use our own record of the section: inih cuts names at 49 bytes */
-  if (p->status != SEALPROV_OK) return 1;  /* the first error is the one reported */
-  if (!value) {   /* only if a host set ini_allow_no_value */
+  if (p->status != SEALPROV_OK) return 1; /* the first error is the one reported */
+  if (!value) {                           /* only if a host set ini_allow_no_value */
     cfg_fail_kv(p, p->lineno, p->section, name, "", "missing \"= value\"");
     return 1;
   }
   if (!*name) {
     char v[160];
     cfg_printable(v, sizeof v, value);
-    cfg_fail_at(p, SEALPROV_ERR_CONFIG, p->lineno, "[%s] = \"%s\": missing key name", p->section, v);
+    cfg_fail_at(p, SEALPROV_ERR_CONFIG, p->lineno, "[%s] = \"%s\": missing key name", p->section,
+                v);
     return 1;
   }
   const char *const *keys;
   int nkeys, *lines;
   switch (p->kind) {
-  case SEC_PROVIDER: keys = provider_keys; nkeys = PK_COUNT_; lines = p->provider_line; break;
-  case SEC_TESTING: keys = testing_keys; nkeys = TK_COUNT_; lines = p->testing_line; break;
-  case SEC_DEVICE:
-    keys = device_keys; nkeys = DK_COUNT_; lines = p->aux[p->dev].key_line; break;
-  default: {
-    char k[64], v[160];
-    cfg_printable(k, sizeof k, name);
-    cfg_printable(v, sizeof v, value);
-    cfg_fail_at(p, SEALPROV_ERR_CONFIG, p->lineno,
-            "%s = \"%s\": key outside of any section; put it under [provider] or a device "
-            "section", k, v);
-    return 1;
-  }
+    case SEC_PROVIDER:
+      keys = provider_keys;
+      nkeys = PK_COUNT_;
+      lines = p->provider_line;
+      break;
+    case SEC_TESTING:
+      keys = testing_keys;
+      nkeys = TK_COUNT_;
+      lines = p->testing_line;
+      break;
+    case SEC_DEVICE:
+      keys = device_keys;
+      nkeys = DK_COUNT_;
+      lines = p->aux[p->dev].key_line;
+      break;
+    default: {
+      char k[64], v[160];
+      cfg_printable(k, sizeof k, name);
+      cfg_printable(v, sizeof v, value);
+      cfg_fail_at(p, SEALPROV_ERR_CONFIG, p->lineno,
+                  "%s = \"%s\": key outside of any section; put it under [provider] or a device "
+                  "section",
+                  k, v);
+      return 1;
+    }
   }
   int k = key_index(keys, nkeys, name);
   if (k < 0) {
@@ -476,27 +515,28 @@ static int cfg_handler(void *user, const char *section, const char *name, const 
      * device keys. */
     bool foreign = p->kind == SEC_DEVICE && (key_index(provider_keys, PK_COUNT_, name) >= 0 ||
                                              key_index(testing_keys, TK_COUNT_, name) >= 0);
-    cfg_fail_kv(p, p->lineno, p->section, name, value, "unknown key; %s%s%s takes %s%s%s%s",
-            p->kind == SEC_DEVICE ? "a device section" : "[",
-            p->kind == SEC_DEVICE ? "" : keys == provider_keys ? "provider" : "testing",
-            p->kind == SEC_DEVICE ? "" : "]", list,
-            foreign ? " ([" : "", foreign ? p->section : "",
-            foreign ? "] is taken as a device section: only [provider] and [testing] are not)"
-                    : "");
+    cfg_fail_kv(
+        p, p->lineno, p->section, name, value, "unknown key; %s%s%s takes %s%s%s%s",
+        p->kind == SEC_DEVICE ? "a device section" : "[",
+        p->kind == SEC_DEVICE   ? ""
+        : keys == provider_keys ? "provider"
+                                : "testing",
+        p->kind == SEC_DEVICE ? "" : "]", list, foreign ? " ([" : "", foreign ? p->section : "",
+        foreign ? "] is taken as a device section: only [provider] and [testing] are not)" : "");
     return 1;
   }
   if (lines[k]) {
     cfg_fail_kv(p, p->lineno, p->section, name, value, "duplicate key (first set on line %d)",
-            lines[k]);
+                lines[k]);
     return 1;
   }
   lines[k] = p->lineno;
   switch (p->kind) {
-  case SEC_PROVIDER: handle_provider(p, k, keys[k], value); break;
+    case SEC_PROVIDER: handle_provider(p, k, keys[k], value); break;
 #ifdef SP_FAULT_INJECTION
-  case SEC_TESTING: handle_testing(p, k, keys[k], value); break;
+    case SEC_TESTING: handle_testing(p, k, keys[k], value); break;
 #endif
-  default: handle_device(p, k, keys[k], value); break;
+    default: handle_device(p, k, keys[k], value); break;
   }
   return 1;
 }
@@ -510,20 +550,23 @@ static void check_devices(cfg_parse *p) {
     device_aux *a = &p->aux[i];
     if (!a->key_line[DK_TYPE]) {
       cfg_fail_at(p, SEALPROV_ERR_CONFIG, d->line,
-              "[%s] type: missing; every section other than [provider] and [testing] is a "
-              "device and needs type = cpu or type = cuda", d->section);
+                  "[%s] type: missing; every section other than [provider] and [testing] is a "
+                  "device and needs type = cpu or type = cuda",
+                  d->section);
       return;
     }
     if (d->type == SP_DEVICE_CUDA && d->selector_kind == SP_SELECT_NONE) {
       cfg_fail_at(p, SEALPROV_ERR_CONFIG, a->key_line[DK_TYPE],
-              "[%s] type = \"%s\": no device selector; a cuda device needs device = 0, "
-              "device = uuid=GPU-... or device = pci=0000:65:00.0", d->section, a->type_value);
+                  "[%s] type = \"%s\": no device selector; a cuda device needs device = 0, "
+                  "device = uuid=GPU-... or device = pci=0000:65:00.0",
+                  d->section, a->type_value);
       return;
     }
     if (d->type == SP_DEVICE_CPU && d->selector_kind != SP_SELECT_NONE) {
       cfg_fail_at(p, SEALPROV_ERR_CONFIG, d->selector_line,
-              "[%s] device = \"%s%s\": a cpu device takes no selector (device is for "
-              "type = cuda)", d->section, cfg_selector_prefix(d->selector_kind), d->selector);
+                  "[%s] device = \"%s%s\": a cpu device takes no selector (device is for "
+                  "type = cuda)",
+                  d->section, cfg_selector_prefix(d->selector_kind), d->selector);
       return;
     }
     if (!a->key_line[DK_WORKERS]) d->workers = d->type == SP_DEVICE_CUDA ? 2 : 1;
@@ -542,13 +585,13 @@ static void check_testing(cfg_parse *p) {
     char count[24];
     snprintf(count, sizeof count, "%" PRIu32, p->inject_count);
     cfg_fail_kv(p, dev_line ? dev_line : cnt_line, "testing",
-            dev_line ? "inject_device" : "inject_count", dev_line ? p->inject_device : count,
-            "set without inject (fail_kernel, corrupt_proof or oom)");
+                dev_line ? "inject_device" : "inject_count", dev_line ? p->inject_device : count,
+                "set without inject (fail_kernel, corrupt_proof or oom)");
     return;
   }
   if (!dev_line) {
     cfg_fail_kv(p, inj_line, "testing", "inject", p->inject_value,
-            "no inject_device says which device section to fault");
+                "no inject_device says which device section to fault");
     return;
   }
   for (size_t i = 0; i < c->ndevices; i++) {
@@ -562,13 +605,13 @@ static void check_testing(cfg_parse *p) {
   size_t used = 0;
   list[0] = '\0';
   for (size_t i = 0; i < c->ndevices && used < sizeof list; i++) {
-    int w = snprintf(list + used, sizeof list - used, "%s[%s]", i ? ", " : "",
-                     c->devices[i].section);
+    int w =
+        snprintf(list + used, sizeof list - used, "%s[%s]", i ? ", " : "", c->devices[i].section);
     if (w < 0) break;
     used += (size_t)w;
   }
   cfg_fail_kv(p, dev_line, "testing", "inject_device", p->inject_device,
-          "no such device section (devices: %s)", c->ndevices ? list : "none");
+              "no such device section (devices: %s)", c->ndevices ? list : "none");
 }
 #endif
 
@@ -598,12 +641,16 @@ static int read_file(const char *path, const char *shown, char **out, size_t *ou
   struct stat sb;
   if (fstat(fd, &sb) != 0 || !S_ISREG(sb.st_mode)) {
     sp_set_err(err, errlen, "%s: not a regular file (%s)", shown,
-               S_ISDIR(sb.st_mode) ? "a directory" : S_ISFIFO(sb.st_mode) ? "a FIFO" : "not a plain file");
+               S_ISDIR(sb.st_mode)    ? "a directory"
+               : S_ISFIFO(sb.st_mode) ? "a FIFO"
+                                      : "not a plain file");
     close(fd);
     return SEALPROV_ERR_IO;
   }
   if ((uint64_t)sb.st_size > CFG_MAX_FILE_BYTES) {
-    sp_set_err(err, errlen, "%s: %" PRIu64 " bytes, larger than the 1 MiB an INI file may have; is this an INI file?",
+    sp_set_err(err, errlen,
+               "%s: %" PRIu64
+               " bytes, larger than the 1 MiB an INI file may have; is this an INI file?",
                shown, (uint64_t)sb.st_size);
     close(fd);
     return SEALPROV_ERR_CONFIG;
@@ -644,7 +691,8 @@ static int read_file(const char *path, const char *shown, char **out, size_t *ou
   if (len > CFG_MAX_FILE_BYTES) {
     free(buf);
     fclose(f);
-    sp_set_err(err, errlen, "%s: larger than the 1 MiB (%u bytes) an INI file may have; is this an INI file?",
+    sp_set_err(err, errlen,
+               "%s: larger than the 1 MiB (%u bytes) an INI file may have; is this an INI file?",
                shown, CFG_MAX_FILE_BYTES);
     return SEALPROV_ERR_CONFIG;
   }
@@ -722,7 +770,7 @@ int sp_config_load(const char *path, sp_config *out, char *err, size_t errlen) {
     char text[128];
     quote_line(buf, len, r, text, sizeof text);
     cfg_fail_at(p, SEALPROV_ERR_CONFIG, r,
-            "\"%s\": syntax error; expected [section], key = value or a comment", text);
+                "\"%s\": syntax error; expected [section], key = value or a comment", text);
   }
   if (p->status == SEALPROV_OK) check_devices(p);
 #ifdef SP_FAULT_INJECTION
@@ -730,16 +778,15 @@ int sp_config_load(const char *path, sp_config *out, char *err, size_t errlen) {
 #endif
   if (p->status == SEALPROV_OK && out->ndevices == 0)
     cfg_fail_at(p, SEALPROV_ERR_CONFIG, p->lineno > 0 ? p->lineno : 1,
-            "end of file: no device section; add one, e.g. [cpu0] with type = cpu");
+                "end of file: no device section; add one, e.g. [cpu0] with type = cpu");
 
   st = p->status;
   if (st != SEALPROV_OK) {
     sp_set_err(err, errlen, "%s", p->err);
     if (err && errlen) cfg_utf8_trim(err); /* a short err buffer may cut a character */
-    out->ndevices = 0; /* a half-parsed table must not be used */
+    out->ndevices = 0;                     /* a half-parsed table must not be used */
   }
   free(p);
   free(buf);
   return st;
 }
-

@@ -19,19 +19,19 @@ enum { SP_RESIDENCY_AUTO = 0, SP_RESIDENCY_HOST = 1 };
 
 typedef struct sp_config {
   char path[4096];
-  int log_level;             /* sealprov_log_level; [provider] log_level */
-  bool verify_proofs;        /* [provider] verify_proofs (default true) */
-  bool params_subgroup_check;/* [provider] params_subgroup_check (default true) */
-  unsigned max_jobs;         /* [provider] max_jobs: jobs queued or running (default 64) */
-  unsigned max_partitions;   /* [provider] max_partitions queued (default 1024) */
-  unsigned quarantine_after; /* [provider] quarantine_after failures (default 3) */
-  unsigned max_attempts;     /* [provider] max_attempts per partition (default 3) */
-  unsigned timeline_events;  /* [provider] timeline_events kept (default 4096) */
-  unsigned load_threads;     /* [provider] load_threads for .params decoding (0 = auto) */
-  char params_manifest[4096];/* [provider] params_manifest: parameters.json ("" = none) */
-  bool numa_off;             /* [provider] numa = off (default auto: false) */
-  uint64_t host_memory_limit;/* [provider] host_memory_limit: bytes, 0 = auto/off (hostmem.h) */
-  int params_residency;      /* [provider] params_residency: SP_RESIDENCY_* (default auto) */
+  int log_level;                /* sealprov_log_level; [provider] log_level */
+  bool verify_proofs;           /* [provider] verify_proofs (default true) */
+  bool params_subgroup_check;   /* [provider] params_subgroup_check (default true) */
+  unsigned max_jobs;            /* [provider] max_jobs: jobs queued or running (default 64) */
+  unsigned max_partitions;      /* [provider] max_partitions queued (default 1024) */
+  unsigned quarantine_after;    /* [provider] quarantine_after failures (default 3) */
+  unsigned max_attempts;        /* [provider] max_attempts per partition (default 3) */
+  unsigned timeline_events;     /* [provider] timeline_events kept (default 4096) */
+  unsigned load_threads;        /* [provider] load_threads for .params decoding (0 = auto) */
+  char params_manifest[4096];   /* [provider] params_manifest: parameters.json ("" = none) */
+  bool numa_off;                /* [provider] numa = off (default auto: false) */
+  uint64_t host_memory_limit;   /* [provider] host_memory_limit: bytes, 0 = auto/off (hostmem.h) */
+  int params_residency;         /* [provider] params_residency: SP_RESIDENCY_* (default auto) */
   uint64_t staging_chunk_bytes; /* [provider] staging_chunk_size (0 = the default, device.h) */
   sp_device_cfg devices[SP_MAX_DEVICES];
   size_t ndevices;

@@ -17,20 +17,42 @@
 #define CFG_MAX_SECTIONS (SP_MAX_DEVICES + 2)
 
 enum provider_key {
-  PK_LOG_LEVEL, PK_VERIFY_PROOFS, PK_PARAMS_SUBGROUP_CHECK, PK_MAX_JOBS, PK_MAX_PARTITIONS,
-  PK_QUARANTINE_AFTER, PK_MAX_ATTEMPTS, PK_TIMELINE_EVENTS, PK_LOAD_THREADS, PK_PARAMS_MANIFEST,
-  PK_NUMA, PK_HOST_MEMORY_LIMIT, PK_PARAMS_RESIDENCY, PK_STAGING_CHUNK_SIZE, PK_COUNT_
+  PK_LOG_LEVEL,
+  PK_VERIFY_PROOFS,
+  PK_PARAMS_SUBGROUP_CHECK,
+  PK_MAX_JOBS,
+  PK_MAX_PARTITIONS,
+  PK_QUARANTINE_AFTER,
+  PK_MAX_ATTEMPTS,
+  PK_TIMELINE_EVENTS,
+  PK_LOAD_THREADS,
+  PK_PARAMS_MANIFEST,
+  PK_NUMA,
+  PK_HOST_MEMORY_LIMIT,
+  PK_PARAMS_RESIDENCY,
+  PK_STAGING_CHUNK_SIZE,
+  PK_COUNT_
 };
 
 enum device_key {
-  DK_TYPE, DK_DEVICE, DK_WORKERS, DK_THREADS, DK_MEMORY_LIMIT, DK_PINNED_STAGING, DK_NUMA_NODE,
-  DK_MSM_PRECOMPUTE, DK_STAGING_CHUNKS, DK_COUNT_
+  DK_TYPE,
+  DK_DEVICE,
+  DK_WORKERS,
+  DK_THREADS,
+  DK_MEMORY_LIMIT,
+  DK_PINNED_STAGING,
+  DK_NUMA_NODE,
+  DK_MSM_PRECOMPUTE,
+  DK_STAGING_CHUNKS,
+  DK_COUNT_
 };
 
 enum testing_key { TK_INJECT_DEVICE, TK_INJECT, TK_INJECT_COUNT, TK_COUNT_ };
 
 /* The range of a numeric key (config.c's tables). */
-typedef struct num_range { uint64_t min, max; } num_range;
+typedef struct num_range {
+  uint64_t min, max;
+} num_range;
 
 typedef enum section_kind { SEC_NONE, SEC_PROVIDER, SEC_TESTING, SEC_DEVICE } section_kind;
 
@@ -39,21 +61,21 @@ typedef struct section_seen {
   int line;
 } section_seen;
 
-typedef struct device_aux {   /* per device section, what sp_device_cfg has no room for */
-  int key_line[DK_COUNT_];    /* 0 = key not set */
+typedef struct device_aux { /* per device section, what sp_device_cfg has no room for */
+  int key_line[DK_COUNT_];  /* 0 = key not set */
   char type_value[16];
 } device_aux;
 
 typedef struct cfg_parse {
   sp_config *cfg;
-  const char *path;           /* as shown in messages (printable()) */
+  const char *path; /* as shown in messages (printable()) */
   /* the file, and the reader's position in it */
   const char *buf;
   size_t len, pos;
-  int lineno;                 /* the line last handed to inih */
+  int lineno; /* the line last handed to inih */
   /* the section the reader saw last */
   section_kind kind;
-  size_t dev;                 /* index into cfg->devices when kind == SEC_DEVICE */
+  size_t dev; /* index into cfg->devices when kind == SEC_DEVICE */
   char section[CFG_MAX_SECTION_NAME + 1];
   section_seen sections[CFG_MAX_SECTIONS];
   size_t nsections;
@@ -88,15 +110,16 @@ void cfg_fail_kv(cfg_parse *p, int line, const char *section, const char *key, c
                  const char *fmt, ...) __attribute__((format(printf, 6, 7)));
 /* A whole value that must be a number within r / a boolean / bytes with an optional
  * unit / a device selector. Each returns false after recording why. */
-bool cfg_want_number(cfg_parse *p, const char *key, const char *value, num_range r,
-                     uint64_t *out);
+bool cfg_want_number(cfg_parse *p, const char *key, const char *value, num_range r, uint64_t *out);
 bool cfg_want_bool(cfg_parse *p, const char *key, const char *value, bool *out);
 bool cfg_want_bytes(cfg_parse *p, const char *key, const char *value, uint64_t *out);
 bool cfg_want_selector(cfg_parse *p, const char *value, sp_device_cfg *d);
 /* "GPU-xxxxxxxx-xxxx-xxxx-xxxx-xxxxxxxxxxxx" (hex in either case) into its canonical
  * form (lower-case hex, as enumeration reports it) in out[41]. */
 bool cfg_parse_gpu_uuid(const char *s, char out[41]);
-typedef struct pci_addr { unsigned domain, bus, device, function; } pci_addr;
+typedef struct pci_addr {
+  unsigned domain, bus, device, function;
+} pci_addr;
 /* [DDDD:|DDDDDDDD:]BB:DD.F in hex, either case. */
 bool cfg_parse_pci(const char *s, pci_addr *a);
 /* The selector as a user writes it (selector[] keeps the text after "kind="). */

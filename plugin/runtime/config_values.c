@@ -25,11 +25,21 @@ static size_t utf8_seq_len(const unsigned char *s) {
   if (c < 0x80) return 1;
   size_t n;
   unsigned min, cp;
-  if (c >= 0xc2 && c <= 0xdf) { n = 1; min = 0x80; cp = c & 0x1f; }
-  else if (c >= 0xe0 && c <= 0xef) { n = 2; min = 0x800; cp = c & 0x0f; }
-  else if (c >= 0xf0 && c <= 0xf4) { n = 3; min = 0x10000; cp = c & 0x07; }
-  else return 0;
-  for (size_t k = 1; k <= n; k++) {   /* stops at the NUL: (0 & 0xc0) != 0x80 */
+  if (c >= 0xc2 && c <= 0xdf) {
+    n = 1;
+    min = 0x80;
+    cp = c & 0x1f;
+  } else if (c >= 0xe0 && c <= 0xef) {
+    n = 2;
+    min = 0x800;
+    cp = c & 0x0f;
+  } else if (c >= 0xf0 && c <= 0xf4) {
+    n = 3;
+    min = 0x10000;
+    cp = c & 0x07;
+  } else
+    return 0;
+  for (size_t k = 1; k <= n; k++) { /* stops at the NUL: (0 & 0xc0) != 0x80 */
     if ((s[k] & 0xc0) != 0x80) return 0;
     cp = (cp << 6) | (s[k] & 0x3f);
   }
@@ -46,28 +56,33 @@ static void show_unit(const unsigned char *s, size_t *src, size_t *out, char *ds
   size_t n = utf8_seq_len(s);
   char tmp[12];
   if (n == 1 && s[0] >= 0x20 && s[0] != 0x7f && s[0] != '\\') {
-    *src = 1; *out = 1;
+    *src = 1;
+    *out = 1;
     if (dst) dst[0] = (char)s[0];
     return;
   }
   if (n == 1 && s[0] == '\\') {
-    *src = 1; *out = 2;
+    *src = 1;
+    *out = 2;
     if (dst) memcpy(dst, "\\\\", 2);
     return;
   }
-  if (n == 2 && s[0] == 0xc2 && s[1] < 0xa0) {  /* C1 control U+0080..U+009F */
+  if (n == 2 && s[0] == 0xc2 && s[1] < 0xa0) { /* C1 control U+0080..U+009F */
     snprintf(tmp, sizeof tmp, "\\u%04x", (unsigned)s[1]);
-    *src = 2; *out = 6;
+    *src = 2;
+    *out = 6;
     if (dst) memcpy(dst, tmp, 6);
     return;
   }
   if (n > 1) {
-    *src = n; *out = n;
+    *src = n;
+    *out = n;
     if (dst) memcpy(dst, s, n);
     return;
   }
-  snprintf(tmp, sizeof tmp, "\\x%02x", (unsigned)s[0]);  /* as sp_utf8_escape (util.c) */
-  *src = 1; *out = 4;
+  snprintf(tmp, sizeof tmp, "\\x%02x", (unsigned)s[0]); /* as sp_utf8_escape (util.c) */
+  *src = 1;
+  *out = 4;
   if (dst) memcpy(dst, tmp, 4);
 }
 
@@ -89,7 +104,10 @@ void cfg_printable(char *dst, size_t cap, const char *s) {
     show_unit(u + i, &src, &out, dst + used);
     used += out;
   }
-  if (cut && cap > 4) { memcpy(dst + used, "...", 3); used += 3; }
+  if (cut && cap > 4) {
+    memcpy(dst + used, "...", 3);
+    used += 3;
+  }
   dst[used] = '\0';
 }
 
@@ -97,10 +115,19 @@ void cfg_printable(char *dst, size_t cap, const char *s) {
  * of s (everything before it is valid: it came through cfg_printable()). */
 void cfg_utf8_trim(char *s) {
   size_t len = strlen(s), i = len, back = 0;
-  while (i > 0 && back < 3 && ((unsigned char)s[i - 1] & 0xc0) == 0x80) { i--; back++; }
-  if (i == 0) { if (back) s[0] = '\0'; return; }
+  while (i > 0 && back < 3 && ((unsigned char)s[i - 1] & 0xc0) == 0x80) {
+    i--;
+    back++;
+  }
+  if (i == 0) {
+    if (back) s[0] = '\0';
+    return;
+  }
   unsigned c = (unsigned char)s[i - 1];
-  if (c < 0x80) { if (back) s[i] = '\0'; return; }
+  if (c < 0x80) {
+    if (back) s[i] = '\0';
+    return;
+  }
   size_t need = c >= 0xf0 ? 3 : c >= 0xe0 ? 2 : c >= 0xc0 ? 1 : 0;
   if (need != back) s[i - 1] = '\0';
 }
@@ -122,8 +149,8 @@ void cfg_fail_at(cfg_parse *p, int status, int line, const char *fmt, ...) {
 }
 
 /* The common shape: file:line: [section] key = "value": why */
-void cfg_fail_kv(cfg_parse *p, int line, const char *section, const char *key,
-                    const char *value, const char *fmt, ...) {
+void cfg_fail_kv(cfg_parse *p, int line, const char *section, const char *key, const char *value,
+                 const char *fmt, ...) {
   char why[512], v[160], k[64];
   va_list ap;
   va_start(ap, fmt);
@@ -156,17 +183,16 @@ static num_err parse_digits(const char **sp, uint64_t *out) {
 
 static const char *num_err_text(num_err e) {
   switch (e) {
-  case NUM_EMPTY: return "empty value; expected a number";
-  case NUM_NEGATIVE: return "not a number (negative values are not allowed)";
-  case NUM_JUNK: return "not a number";
-  case NUM_OVERFLOW: return "number too large";
-  default: return "";
+    case NUM_EMPTY: return "empty value; expected a number";
+    case NUM_NEGATIVE: return "not a number (negative values are not allowed)";
+    case NUM_JUNK: return "not a number";
+    case NUM_OVERFLOW: return "number too large";
+    default: return "";
   }
 }
 
 /* A whole value that must be a number within r. Returns false after recording why. */
-bool cfg_want_number(cfg_parse *p, const char *key, const char *value, num_range r,
-                        uint64_t *out) {
+bool cfg_want_number(cfg_parse *p, const char *key, const char *value, num_range r, uint64_t *out) {
   const char *s = value;
   uint64_t v = 0;
   num_err e = parse_digits(&s, &v);
@@ -177,7 +203,7 @@ bool cfg_want_number(cfg_parse *p, const char *key, const char *value, num_range
   }
   if (v < r.min || v > r.max) {
     cfg_fail_kv(p, p->lineno, p->section, key, value, "out of range (%" PRIu64 "..%" PRIu64 ")",
-            r.min, r.max);
+                r.min, r.max);
     return false;
   }
   *out = v;
@@ -185,43 +211,60 @@ bool cfg_want_number(cfg_parse *p, const char *key, const char *value, num_range
 }
 
 bool cfg_want_bool(cfg_parse *p, const char *key, const char *value, bool *out) {
-  static const char *const yes[] = { "true", "yes", "on", "1" };
-  static const char *const no[] = { "false", "no", "off", "0" };
+  static const char *const yes[] = {"true", "yes", "on", "1"};
+  static const char *const no[] = {"false", "no", "off", "0"};
   for (size_t i = 0; i < 4; i++) {
-    if (strcasecmp(value, yes[i]) == 0) { *out = true; return true; }
-    if (strcasecmp(value, no[i]) == 0) { *out = false; return true; }
+    if (strcasecmp(value, yes[i]) == 0) {
+      *out = true;
+      return true;
+    }
+    if (strcasecmp(value, no[i]) == 0) {
+      *out = false;
+      return true;
+    }
   }
   cfg_fail_kv(p, p->lineno, p->section, key, value,
-          "not a boolean; use true/false, yes/no, on/off or 1/0");
+              "not a boolean; use true/false, yes/no, on/off or 1/0");
   return false;
 }
 
 /* Bytes with an optional unit. 1024-based: KiB MiB GiB TiB; 1000-based: KB MB GB TB;
  * B or nothing: bytes. Units are case-sensitive (Mb would be megabits elsewhere). */
 bool cfg_want_bytes(cfg_parse *p, const char *key, const char *value, uint64_t *out) {
-  static const struct { const char *unit; uint64_t mult; } units[] = {
-    { "", 1 }, { "B", 1 },
-    { "KiB", 1ull << 10 }, { "MiB", 1ull << 20 }, { "GiB", 1ull << 30 }, { "TiB", 1ull << 40 },
-    { "KB", 1000ull }, { "MB", 1000000ull }, { "GB", 1000000000ull }, { "TB", 1000000000000ull },
+  static const struct {
+    const char *unit;
+    uint64_t mult;
+  } units[] = {
+      {"", 1},
+      {"B", 1},
+      {"KiB", 1ull << 10},
+      {"MiB", 1ull << 20},
+      {"GiB", 1ull << 30},
+      {"TiB", 1ull << 40},
+      {"KB", 1000ull},
+      {"MB", 1000000ull},
+      {"GB", 1000000000ull},
+      {"TB", 1000000000000ull},
   };
   const char *s = value;
   uint64_t v = 0;
   num_err e = parse_digits(&s, &v);
   if (e != NUM_OK) {
     cfg_fail_kv(p, p->lineno, p->section, key, value, "%s%s", num_err_text(e),
-            e == NUM_OVERFLOW ? " (more than 2^64-1 bytes)" : "");
+                e == NUM_OVERFLOW ? " (more than 2^64-1 bytes)" : "");
     return false;
   }
   if (*s == '.' || *s == ',') {
     cfg_fail_kv(p, p->lineno, p->section, key, value,
-            "fractions are not supported; use a smaller unit (e.g. 1536MiB)");
+                "fractions are not supported; use a smaller unit (e.g. 1536MiB)");
     return false;
   }
   while (*s == ' ' || *s == '\t') s++;
   for (size_t i = 0; i < sizeof units / sizeof units[0]; i++) {
     if (strcmp(s, units[i].unit) != 0) continue;
     if (v > UINT64_MAX / units[i].mult) {
-      cfg_fail_kv(p, p->lineno, p->section, key, value, "number too large (more than 2^64-1 bytes)");
+      cfg_fail_kv(p, p->lineno, p->section, key, value,
+                  "number too large (more than 2^64-1 bytes)");
       return false;
     }
     *out = v * units[i].mult;
@@ -230,8 +273,9 @@ bool cfg_want_bytes(cfg_parse *p, const char *key, const char *value, uint64_t *
   char unit[64];
   cfg_printable(unit, sizeof unit, s);
   cfg_fail_kv(p, p->lineno, p->section, key, value,
-          "bad unit \"%s\"; use B, KiB, MiB, GiB, TiB (1024-based) or KB, MB, GB, TB "
-          "(1000-based)", unit);
+              "bad unit \"%s\"; use B, KiB, MiB, GiB, TiB (1024-based) or KB, MB, GB, TB "
+              "(1000-based)",
+              unit);
   return false;
 }
 
@@ -246,7 +290,7 @@ static bool is_hex_run(const char *s, size_t n) {
 /* "GPU-xxxxxxxx-xxxx-xxxx-xxxx-xxxxxxxxxxxx" (hex in either case); writes the canonical
  * form ("GPU-" + lower-case hex, as sp_cuda_enumerate reports it) to out[41]. */
 bool cfg_parse_gpu_uuid(const char *s, char out[41]) {
-  static const size_t groups[5] = { 8, 4, 4, 4, 12 };
+  static const size_t groups[5] = {8, 4, 4, 4, 12};
   if (strncasecmp(s, "GPU-", 4) != 0) return false;
   const char *q = s + 4;
   for (int g = 0; g < 5; g++) {
@@ -284,7 +328,7 @@ bool cfg_parse_pci(const char *s, pci_addr *a) {
   if (!is_hex_run(bus, 2) || bus[2] != ':' || !is_hex_run(bus + 3, 2) || bus[5] != '.' ||
       bus[6] < '0' || bus[6] > '7' || bus[7] != '\0')
     return false;
-  char b[3] = { bus[0], bus[1], 0 }, d[3] = { bus[3], bus[4], 0 };
+  char b[3] = {bus[0], bus[1], 0}, d[3] = {bus[3], bus[4], 0};
   a->domain = dom;
   a->bus = (unsigned)strtoul(b, NULL, 16);
   a->device = (unsigned)strtoul(d, NULL, 16);
@@ -306,7 +350,7 @@ bool cfg_want_selector(cfg_parse *p, const char *value, sp_device_cfg *d) {
   }
   if (isdigit((unsigned char)value[0])) {
     uint64_t v = 0;
-    if (!cfg_want_number(p, key, value, (num_range){ 0, CFG_MAX_ORDINAL }, &v)) return false;
+    if (!cfg_want_number(p, key, value, (num_range){0, CFG_MAX_ORDINAL}, &v)) return false;
     d->selector_kind = SP_SELECT_ORDINAL;
     d->selector_ordinal = (int)v;
     snprintf(d->selector, sizeof d->selector, "%s", value);
@@ -314,32 +358,37 @@ bool cfg_want_selector(cfg_parse *p, const char *value, sp_device_cfg *d) {
   }
   const char *rest = value;
   bool uuid = false, pci = false;
-  if (strncasecmp(value, "uuid=", 5) == 0) { uuid = true; rest = value + 5; }
-  else if (strncasecmp(value, "pci=", 4) == 0) { pci = true; rest = value + 4; }
-  else if (strncasecmp(value, "GPU-", 4) == 0) uuid = true;
+  if (strncasecmp(value, "uuid=", 5) == 0) {
+    uuid = true;
+    rest = value + 5;
+  } else if (strncasecmp(value, "pci=", 4) == 0) {
+    pci = true;
+    rest = value + 4;
+  } else if (strncasecmp(value, "GPU-", 4) == 0)
+    uuid = true;
   else if (strncasecmp(value, "MIG-", 4) == 0) {
     cfg_fail_kv(p, p->lineno, p->section, key, value,
-            "MIG instances are not supported; name the whole GPU (uuid=GPU-...)");
+                "MIG instances are not supported; name the whole GPU (uuid=GPU-...)");
     return false;
   }
   if (uuid) {
     if (strncasecmp(rest, "MIG-", 4) == 0) {
       cfg_fail_kv(p, p->lineno, p->section, key, value,
-              "MIG instances are not supported; name the whole GPU (uuid=GPU-...)");
+                  "MIG instances are not supported; name the whole GPU (uuid=GPU-...)");
       return false;
     }
     if (!cfg_parse_gpu_uuid(rest, canon)) {
       cfg_fail_kv(p, p->lineno, p->section, key, value,
-              "bad GPU UUID; expected GPU-xxxxxxxx-xxxx-xxxx-xxxx-xxxxxxxxxxxx (hex digits, "
-              "as nvidia-smi -L prints it)");
+                  "bad GPU UUID; expected GPU-xxxxxxxx-xxxx-xxxx-xxxx-xxxxxxxxxxxx (hex digits, "
+                  "as nvidia-smi -L prints it)");
       return false;
     }
     d->selector_kind = SP_SELECT_UUID;
   } else if (pci) {
     if (!cfg_parse_pci(rest, &pa)) {
       cfg_fail_kv(p, p->lineno, p->section, key, value,
-              "bad PCI bus id; expected domain:bus:device.function in hex, e.g. "
-              "pci=0000:65:00.0 (domain of 4 or 8 digits, or left out)");
+                  "bad PCI bus id; expected domain:bus:device.function in hex, e.g. "
+                  "pci=0000:65:00.0 (domain of 4 or 8 digits, or left out)");
       return false;
     }
     d->selector_kind = SP_SELECT_PCI;

@@ -29,7 +29,8 @@ static int fill_random(void *buf, size_t len, char *err, size_t errlen) {
     ssize_t n = getrandom(p, len, 0);
     if (n < 0) {
       if (errno == EINTR) continue;
-      return sched_fail(err, errlen, SEALPROV_ERR_INTERNAL, "getrandom failed: %s", strerror(errno));
+      return sched_fail(err, errlen, SEALPROV_ERR_INTERNAL, "getrandom failed: %s",
+                        strerror(errno));
     }
     p += n;
     len -= (size_t)n;
@@ -52,10 +53,12 @@ static int draw_rs(const sealprov_job *job, sp_task_rec *tasks, char *err, size_
     for (uint32_t i = 0; i < n; i++) {
       if (!decode_scalar(&tasks[i].r, job->r + (size_t)i * 32, job->scalar_encoding))
         return sched_fail(err, errlen, SEALPROV_ERR_INVALID_ARGUMENT,
-                    "job->r of partition %" PRIu32 " is not a scalar below the group order r", i);
+                          "job->r of partition %" PRIu32 " is not a scalar below the group order r",
+                          i);
       if (!decode_scalar(&tasks[i].s, job->s + (size_t)i * 32, job->scalar_encoding))
         return sched_fail(err, errlen, SEALPROV_ERR_INVALID_ARGUMENT,
-                    "job->s of partition %" PRIu32 " is not a scalar below the group order r", i);
+                          "job->s of partition %" PRIu32 " is not a scalar below the group order r",
+                          i);
     }
     return SEALPROV_OK;
   }
@@ -76,19 +79,23 @@ static int draw_rs(const sealprov_job *job, sp_task_rec *tasks, char *err, size_
 
 /* Smallest job struct a host may pass: everything up to and including proofs_out
  * (the trailing results/callbacks/user read as absent when not covered). */
-#define SP_JOB_MIN_SIZE (offsetof(sealprov_job, proofs_out) + sizeof(((sealprov_job *)0)->proofs_out))
+#define SP_JOB_MIN_SIZE \
+  (offsetof(sealprov_job, proofs_out) + sizeof(((sealprov_job *)0)->proofs_out))
 
 int sp_sched_submit(sp_sched *s, const sealprov_job *job, sealprov_job_id *id, char *err,
                     size_t errlen) {
   if (s == NULL || job == NULL || id == NULL)
     return sched_fail(err, errlen, SEALPROV_ERR_INVALID_ARGUMENT, "submit: NULL %s",
-                s == NULL ? "provider" : job == NULL ? "job" : "id");
+                      s == NULL     ? "provider"
+                      : job == NULL ? "job"
+                                    : "id");
   *id = 0;
   if (job->struct_size < SP_JOB_MIN_SIZE)
     return sched_fail(err, errlen, SEALPROV_ERR_INVALID_ARGUMENT,
-                "job->struct_size %" PRIu32 " is smaller than the smallest job (%zu bytes, "
-                "up to proofs_out): set it to sizeof(sealprov_job)",
-                job->struct_size, (size_t)SP_JOB_MIN_SIZE);
+                      "job->struct_size %" PRIu32
+                      " is smaller than the smallest job (%zu bytes, "
+                      "up to proofs_out): set it to sizeof(sealprov_job)",
+                      job->struct_size, (size_t)SP_JOB_MIN_SIZE);
   sealprov_job d;
   memset(&d, 0, sizeof d);
   memcpy(&d, job, job->struct_size < sizeof d ? job->struct_size : sizeof d);
@@ -96,53 +103,56 @@ int sp_sched_submit(sp_sched *s, const sealprov_job *job, sealprov_job_id *id, c
   const uint32_t known = SEALPROV_JOB_FIXED_RS | SEALPROV_JOB_DETACHED;
   if (d.flags & ~known)
     return sched_fail(err, errlen, SEALPROV_ERR_INVALID_ARGUMENT,
-                "job->flags 0x%" PRIx32 " has unknown bits 0x%" PRIx32, d.flags, d.flags & ~known);
+                      "job->flags 0x%" PRIx32 " has unknown bits 0x%" PRIx32, d.flags,
+                      d.flags & ~known);
   if (d.srs == NULL)
     return sched_fail(err, errlen, SEALPROV_ERR_INVALID_ARGUMENT,
-                "job->srs is NULL: load parameters with srs_load() first");
+                      "job->srs is NULL: load parameters with srs_load() first");
   sp_srs *srs = (sp_srs *)d.srs;
   if (srs->vk_only)
     return sched_fail(err, errlen, SEALPROV_ERR_INVALID_ARGUMENT,
-                "job->srs (%s) is a verifying key from vk_load(): proving needs srs_load()",
-                srs->path ? srs->path : "?");
+                      "job->srs (%s) is a verifying key from vk_load(): proving needs srs_load()",
+                      srs->path ? srs->path : "?");
   if (d.num_partitions == 0)
     return sched_fail(err, errlen, SEALPROV_ERR_INVALID_ARGUMENT, "job->num_partitions is 0");
   if (s->cfg.max_partitions > 0 && d.num_partitions > s->cfg.max_partitions)
     return sched_fail(err, errlen, SEALPROV_ERR_INVALID_ARGUMENT,
-                "job->num_partitions %" PRIu32 " exceeds max_partitions %u of %s",
-                d.num_partitions, s->cfg.max_partitions, s->cfg.path);
+                      "job->num_partitions %" PRIu32 " exceeds max_partitions %u of %s",
+                      d.num_partitions, s->cfg.max_partitions, s->cfg.path);
   if (d.partitions == NULL)
     return sched_fail(err, errlen, SEALPROV_ERR_INVALID_ARGUMENT, "job->partitions is NULL");
   if (d.proofs_out == NULL)
     return sched_fail(err, errlen, SEALPROV_ERR_INVALID_ARGUMENT,
-                "job->proofs_out is NULL (needs 192 x %" PRIu32 " bytes)", d.num_partitions);
+                      "job->proofs_out is NULL (needs 192 x %" PRIu32 " bytes)", d.num_partitions);
   if (d.scalar_encoding != SEALPROV_SCALAR_CANONICAL_LE &&
       d.scalar_encoding != SEALPROV_SCALAR_MONTGOMERY)
     return sched_fail(err, errlen, SEALPROV_ERR_INVALID_ARGUMENT,
-                "job->scalar_encoding %" PRIu32 " is neither CANONICAL_LE (0) nor MONTGOMERY (1)",
-                d.scalar_encoding);
+                      "job->scalar_encoding %" PRIu32
+                      " is neither CANONICAL_LE (0) nor MONTGOMERY (1)",
+                      d.scalar_encoding);
   if (d.flags & SEALPROV_JOB_FIXED_RS) {
     if (d.r == NULL || d.s == NULL)
       return sched_fail(err, errlen, SEALPROV_ERR_INVALID_ARGUMENT,
-                  "job->flags has FIXED_RS but job->%s is NULL", d.r == NULL ? "r" : "s");
+                        "job->flags has FIXED_RS but job->%s is NULL", d.r == NULL ? "r" : "s");
   } else if (d.r != NULL || d.s != NULL) {
     return sched_fail(err, errlen, SEALPROV_ERR_INVALID_ARGUMENT,
-                "job->%s is set without SEALPROV_JOB_FIXED_RS: fixed r/s remove the proofs' "
-                "zero-knowledge, so they need the explicit flag",
-                d.r != NULL ? "r" : "s");
+                      "job->%s is set without SEALPROV_JOB_FIXED_RS: fixed r/s remove the proofs' "
+                      "zero-knowledge, so they need the explicit flag",
+                      d.r != NULL ? "r" : "s");
   }
   const uint64_t all = sched_all_devices(s);
   if (d.device_mask & ~all) {
     unsigned bad = (unsigned)__builtin_ctzll(d.device_mask & ~all);
     return sched_fail(err, errlen, SEALPROV_ERR_INVALID_ARGUMENT,
-                "job->device_mask 0x%" PRIx64 " names device %u, but this provider has %u "
-                "device%s (indexes 0 to %u, as devices() lists them)",
-                d.device_mask, bad, s->ndev, s->ndev == 1 ? "" : "s", s->ndev - 1);
+                      "job->device_mask 0x%" PRIx64
+                      " names device %u, but this provider has %u "
+                      "device%s (indexes 0 to %u, as devices() lists them)",
+                      d.device_mask, bad, s->ndev, s->ndev == 1 ? "" : "s", s->ndev - 1);
   }
   struct sp_cs *cs = (struct sp_cs *)d.cs;
   if (cs != NULL && s->hooks.check_cs == NULL)
     return sched_fail(err, errlen, SEALPROV_ERR_UNSUPPORTED,
-                "job->cs is set, but this provider has no witness-only proving");
+                      "job->cs is set, but this provider has no witness-only proving");
   if (cs != NULL) {
     for (uint32_t i = 0; i < d.num_partitions; i++) {
       char msg[512] = "";
@@ -163,8 +173,8 @@ int sp_sched_submit(sp_sched *s, const sealprov_job *job, sealprov_job_id *id, c
   sp_task_rec *tasks = j ? calloc(d.num_partitions, sizeof *tasks) : NULL;
   if (tasks == NULL) {
     free(j);
-    return sched_fail(err, errlen, SEALPROV_ERR_NO_MEMORY, "submit: no memory for %" PRIu32 " tasks",
-                d.num_partitions);
+    return sched_fail(err, errlen, SEALPROV_ERR_NO_MEMORY,
+                      "submit: no memory for %" PRIu32 " tasks", d.num_partitions);
   }
   j->desc = d;
   j->srs = srs;
@@ -198,12 +208,13 @@ int sp_sched_submit(sp_sched *s, const sealprov_job *job, sealprov_job_id *id, c
     st = sched_fail(err, errlen, SEALPROV_ERR_NO_DEVICE, "submit: %s", why);
   } else if (s->cfg.max_jobs > 0 && s->active_jobs >= s->cfg.max_jobs) {
     st = sched_fail(err, errlen, SEALPROV_ERR_QUEUE_FULL,
-              "submit: %zu jobs are queued or running (max_jobs = %u in %s)", s->active_jobs,
-              s->cfg.max_jobs, s->cfg.path);
+                    "submit: %zu jobs are queued or running (max_jobs = %u in %s)", s->active_jobs,
+                    s->cfg.max_jobs, s->cfg.path);
   } else if (s->cfg.max_partitions > 0 && s->queued + d.num_partitions > s->cfg.max_partitions) {
     st = sched_fail(err, errlen, SEALPROV_ERR_QUEUE_FULL,
-              "submit: %zu partitions queued + %" PRIu32 " would exceed max_partitions = %u in %s",
-              s->queued, d.num_partitions, s->cfg.max_partitions, s->cfg.path);
+                    "submit: %zu partitions queued + %" PRIu32
+                    " would exceed max_partitions = %u in %s",
+                    s->queued, d.num_partitions, s->cfg.max_partitions, s->cfg.path);
   }
   if (st != SEALPROV_OK) {
     pthread_mutex_unlock(&s->mu);
@@ -239,11 +250,12 @@ int sp_sched_submit(sp_sched *s, const sealprov_job *job, sealprov_job_id *id, c
 }
 
 int sp_sched_wait(sp_sched *s, sealprov_job_id id, int64_t timeout_ms, char *err, size_t errlen) {
-  if (s == NULL) return sched_fail(err, errlen, SEALPROV_ERR_INVALID_ARGUMENT, "wait: NULL provider");
+  if (s == NULL)
+    return sched_fail(err, errlen, SEALPROV_ERR_INVALID_ARGUMENT, "wait: NULL provider");
   if (sp_sched_on_callback_thread(s))
     return sched_fail(err, errlen, SEALPROV_ERR_INVALID_ARGUMENT,
-                "wait() called from an on_complete/on_inputs_released callback: callbacks "
-                "must not wait (the job would wait for its own callback)");
+                      "wait() called from an on_complete/on_inputs_released callback: callbacks "
+                      "must not wait (the job would wait for its own callback)");
   struct timespec deadline;
   if (timeout_ms >= 0) {
     clock_gettime(CLOCK_MONOTONIC, &deadline);
@@ -259,14 +271,15 @@ int sp_sched_wait(sp_sched *s, sealprov_job_id id, int64_t timeout_ms, char *err
   if (j == NULL || j->reaped) {
     pthread_mutex_unlock(&s->mu);
     return sched_fail(err, errlen, SEALPROV_ERR_NOT_FOUND,
-                "wait: no job %" PRIu64 " (never submitted, already waited on, or detached "
-                "and finished)",
-                id);
+                      "wait: no job %" PRIu64
+                      " (never submitted, already waited on, or detached "
+                      "and finished)",
+                      id);
   }
   if (j->desc.flags & SEALPROV_JOB_DETACHED) {
     pthread_mutex_unlock(&s->mu);
     return sched_fail(err, errlen, SEALPROV_ERR_NOT_FOUND,
-                "wait: job %" PRIu64 " was submitted DETACHED: it cannot be waited on", id);
+                      "wait: job %" PRIu64 " was submitted DETACHED: it cannot be waited on", id);
   }
   j->waiters++;
   s->wait_calls++;
@@ -280,12 +293,12 @@ int sp_sched_wait(sp_sched *s, sealprov_job_id id, int64_t timeout_ms, char *err
   int st;
   if (j->reaped) {
     st = sched_fail(err, errlen, SEALPROV_ERR_NOT_FOUND,
-              "wait: job %" PRIu64 " was collected by another wait() call", id);
+                    "wait: job %" PRIu64 " was collected by another wait() call", id);
   } else if (!j->notified) {
     st = sched_fail(err, errlen, SEALPROV_ERR_TIMEOUT,
-              "wait: job %" PRIu64 " still running after %" PRId64 " ms (%" PRIu32 " of %" PRIu32
-              " partitions left); it goes on",
-              id, timeout_ms, j->remaining, j->desc.num_partitions);
+                    "wait: job %" PRIu64 " still running after %" PRId64 " ms (%" PRIu32
+                    " of %" PRIu32 " partitions left); it goes on",
+                    id, timeout_ms, j->remaining, j->desc.num_partitions);
   } else {
     j->reaped = true;
     sched_job_unlink(s, j);
@@ -301,13 +314,14 @@ int sp_sched_wait(sp_sched *s, sealprov_job_id id, int64_t timeout_ms, char *err
 }
 
 int sp_sched_cancel(sp_sched *s, sealprov_job_id id, char *err, size_t errlen) {
-  if (s == NULL) return sched_fail(err, errlen, SEALPROV_ERR_INVALID_ARGUMENT, "cancel: NULL provider");
+  if (s == NULL)
+    return sched_fail(err, errlen, SEALPROV_ERR_INVALID_ARGUMENT, "cancel: NULL provider");
   pthread_mutex_lock(&s->mu);
   sp_job *j = job_find(s, id);
   if (j == NULL || j->reaped) {
     pthread_mutex_unlock(&s->mu);
     return sched_fail(err, errlen, SEALPROV_ERR_NOT_FOUND,
-                "cancel: no job %" PRIu64 " (never submitted, or already waited on)", id);
+                      "cancel: no job %" PRIu64 " (never submitted, or already waited on)", id);
   }
   if (!j->ended) {
     j->cancelled = true;
@@ -316,7 +330,7 @@ int sp_sched_cancel(sp_sched *s, sealprov_job_id id, char *err, size_t errlen) {
       if (!t->queued) continue;
       sched_queue_remove(s, t);
       sched_end_task(s, t, SEALPROV_ERR_CANCELLED,
-               "partition %" PRIu32 " of job %" PRIu64 ": cancelled before it ran", i, j->id);
+                     "partition %" PRIu32 " of job %" PRIu64 ": cancelled before it ran", i, j->id);
     }
   }
   pthread_mutex_unlock(&s->mu);

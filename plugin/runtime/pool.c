@@ -80,8 +80,8 @@ static void run_attempt(sp_sched *s, sp_worker *w, const sp_task *task, sp_attem
     bool valid = false;
     char msg[200] = "";
     double v0 = sp_now();
-    int vst = verify(task->srs, task->asg, task->scalar_encoding, a->proof, &valid, msg,
-                     sizeof msg);
+    int vst =
+        verify(task->srs, task->asg, task->scalar_encoding, a->proof, &valid, msg, sizeof msg);
     terminate(msg, sizeof msg);
     a->verify_s = sp_now() - v0;
     if (vst != SEALPROV_OK || !valid) {
@@ -93,8 +93,7 @@ static void run_attempt(sp_sched *s, sp_worker *w, const sp_task *task, sp_attem
       else
         snprintf(a->err, sizeof a->err, "self-check failed: the proof does not verify");
     }
-    sp_sched_timeline_add(s, SP_TL_VERIFY, task->job_id, task->partition, dev, wk, a->verify_s,
-                          st);
+    sp_sched_timeline_add(s, SP_TL_VERIFY, task->job_id, task->partition, dev, wk, a->verify_s, st);
   }
   a->status = st;
 }
@@ -128,14 +127,16 @@ static void place_worker(sp_worker *w) {
       bound = t.ncpus;
     } else {
       warn = true;
-      snprintf(t.note, sizeof t.note, "NUMA node %d: pthread_setaffinity_np failed (%s): not "
-               "bound", t.numa_node, strerror(rc));
+      snprintf(t.note, sizeof t.note,
+               "NUMA node %d: pthread_setaffinity_np failed (%s): not "
+               "bound",
+               t.numa_node, strerror(rc));
     }
   }
   if (w->local != 0) {
     if (warn) /* the first worker's outcome is logged once; another's failure is news */
-      sp_log(SEALPROV_LOG_WARN, "device %u [%s] worker %u: %s", d->index, d->cfg.section,
-             w->local, t.note);
+      sp_log(SEALPROV_LOG_WARN, "device %u [%s] worker %u: %s", d->index, d->cfg.section, w->local,
+             t.note);
     return;
   }
   d->cfg.topo_numa_node = t.numa_node;
@@ -144,7 +145,9 @@ static void place_worker(sp_worker *w) {
   d->cfg.pcie_max_gen = t.link.max_gen;
   d->cfg.pcie_max_width = t.link.max_width;
   d->cfg.bound_cpus = bound;
-  sp_log(warn ? SEALPROV_LOG_WARN : bound ? SEALPROV_LOG_INFO : SEALPROV_LOG_DEBUG,
+  sp_log(warn    ? SEALPROV_LOG_WARN
+         : bound ? SEALPROV_LOG_INFO
+                 : SEALPROV_LOG_DEBUG,
          "device %u [%s]: %s", d->index, d->cfg.section, t.note);
 }
 
@@ -248,7 +251,8 @@ int sp_pool_start(sp_pool *pool, sp_sched *s, sp_device_rt *devs, unsigned ndev,
   bool root_ignored = false; /* said once here, on the thread calling open() */
   (void)sp_topo_root(&root_ignored);
   if (root_ignored)
-    sp_log(SEALPROV_LOG_WARN, "SEALPROV_SYSFS_ROOT is not an absolute path under 512 bytes: "
+    sp_log(SEALPROV_LOG_WARN,
+           "SEALPROV_SYSFS_ROOT is not an absolute path under 512 bytes: "
            "ignored, topology read from /sys");
   size_threads_by_node(devs, ndev);
   pthread_mutex_init(&pool->mu, NULL);

@@ -150,7 +150,8 @@ static void job_end(sp_sched *s, sp_job *j) {
   }
   if (first_bad != NULL && j->cancelled) {
     status = SEALPROV_ERR_CANCELLED;
-    snprintf(j->err, sizeof j->err, "job %" PRIu64 " cancelled: %" PRIu32 " of %" PRIu32
+    snprintf(j->err, sizeof j->err,
+             "job %" PRIu64 " cancelled: %" PRIu32 " of %" PRIu32
              " partitions did not run (first problem: %s)",
              j->id, not_run, j->desc.num_partitions, first_bad->err);
   } else if (first_bad != NULL) {
@@ -213,10 +214,10 @@ void sched_no_device_detail(const sp_sched *s, char *out, size_t len) {
   size_t off = (size_t)snprintf(out, len, "no healthy device left to run it:");
   for (unsigned i = 0; i < s->ndev && off < len; i++) {
     const sp_device_rt *d = &s->devs[i];
-    off += (size_t)snprintf(out + off, len - off, "%s device %u (%s) quarantined after %" PRIu64
-                            " failure%s (last: %s)",
-                            i ? ";" : "", i, sched_dev_name(d), d->failures, d->failures == 1 ? "" : "s",
-                            d->last_error[0] ? d->last_error : "none");
+    off += (size_t)snprintf(out + off, len - off,
+                            "%s device %u (%s) quarantined after %" PRIu64 " failure%s (last: %s)",
+                            i ? ";" : "", i, sched_dev_name(d), d->failures,
+                            d->failures == 1 ? "" : "s", d->last_error[0] ? d->last_error : "none");
   }
 }
 
@@ -227,7 +228,7 @@ static void fail_queued_no_device(sp_sched *s) {
     sp_task_rec *t = s->qhead;
     sched_queue_remove(s, t);
     sched_end_task(s, t, SEALPROV_ERR_NO_DEVICE, "partition %" PRIu32 " of job %" PRIu64 ": %s",
-             t->partition, t->job->id, why);
+                   t->partition, t->job->id, why);
   }
 }
 
@@ -271,8 +272,8 @@ sp_task_rec *sp_sched_take(sp_sched *s, sp_worker *w, sp_task *out) {
   /* Under s->mu, as submit's queued events are: the timeline's start events are in the
    * order the workers took the tasks, and a start that follows a job's queued event was
    * taken after that job was in the queue (tests/module/test_deadlines.c reads it so). */
-  sp_sched_timeline_add(s, SP_TL_START, j->id, t->partition, (int)d->index, (int)w->index,
-                        waited, SEALPROV_OK);
+  sp_sched_timeline_add(s, SP_TL_START, j->id, t->partition, (int)d->index, (int)w->index, waited,
+                        SEALPROV_OK);
   pthread_mutex_unlock(&s->mu);
   return t;
 }
@@ -291,10 +292,11 @@ static void charge_device(sp_sched *s, sp_device_rt *d, const char *why, char *q
     size_t off = strlen(qmsg);
     if (off + 1 < qlen)
       snprintf(qmsg + off, qlen - off,
-               "%sdevice %u (%s) quarantined after %" PRIu64 " failure%s (quarantine_after = %u); "
+               "%sdevice %u (%s) quarantined after %" PRIu64
+               " failure%s (quarantine_after = %u); "
                "last: %s; %u healthy device(s) left",
-               off ? "; " : "", d->index, sched_dev_name(d), d->failures, d->failures == 1 ? "" : "s",
-               s->cfg.quarantine_after, why, sched_healthy_devices(s));
+               off ? "; " : "", d->index, sched_dev_name(d), d->failures,
+               d->failures == 1 ? "" : "s", s->cfg.quarantine_after, why, sched_healthy_devices(s));
     /* Tasks that avoided other devices only because of this one may now run there. */
     pthread_cond_broadcast(&s->work_cv);
   }
@@ -312,14 +314,15 @@ static bool untried_device_left(const sp_sched *s, const sp_task_rec *t) {
 /* Why a job restricted to mask cannot run: which of its devices were quarantined, with
  * each one's last error when with_last (cut to keep a task's message whole). */
 void sched_stranded_detail(const sp_sched *s, uint64_t mask, bool with_last, char *out,
-                            size_t len) {
-  size_t off = (size_t)snprintf(out, len, "the job's device_mask 0x%" PRIx64
-                                " allows no healthy device:", mask);
+                           size_t len) {
+  size_t off = (size_t)snprintf(
+      out, len, "the job's device_mask 0x%" PRIx64 " allows no healthy device:", mask);
   for (unsigned i = 0; i < s->ndev && off < len; i++) {
     const sp_device_rt *d = &s->devs[i];
     if (!(mask & (UINT64_C(1) << i))) continue;
-    off += (size_t)snprintf(out + off, len - off, " device %u (%s) quarantined after %" PRIu64
-                            " failure%s", i, sched_dev_name(d), d->failures, d->failures == 1 ? "" : "s");
+    off += (size_t)snprintf(out + off, len - off,
+                            " device %u (%s) quarantined after %" PRIu64 " failure%s", i,
+                            sched_dev_name(d), d->failures, d->failures == 1 ? "" : "s");
     if (with_last && off < len)
       off += (size_t)snprintf(out + off, len - off, " (last: %.100s)",
                               d->last_error[0] ? d->last_error : "none");
@@ -339,7 +342,7 @@ static void fail_stranded(sp_sched *s) {
     sched_stranded_detail(s, t->job->allowed, true, why, sizeof why);
     sched_queue_remove(s, t);
     sched_end_task(s, t, SEALPROV_ERR_NO_DEVICE, "partition %" PRIu32 " of job %" PRIu64 ": %s",
-             t->partition, t->job->id, why);
+                   t->partition, t->job->id, why);
   }
 }
 
@@ -352,7 +355,10 @@ static void suspect_list(const sp_sched *s, const sp_task_rec *t, char *out, siz
     if (!(t->suspect_devices & (UINT64_C(1) << i))) continue;
     n++;
     off += (size_t)snprintf(out + off, len - off, "%sdevice %u (%s)",
-                            n == 1 ? "" : n == total ? " and " : ", ", i, sched_dev_name(&s->devs[i]));
+                            n == 1       ? ""
+                            : n == total ? " and "
+                                         : ", ",
+                            i, sched_dev_name(&s->devs[i]));
   }
 }
 
@@ -388,8 +394,8 @@ void sp_sched_finish(sp_sched *s, sp_worker *w, sp_task_rec *t, const sp_attempt
       /* Not charged yet: the device or the input may be at fault. */
       bool again_here = (t->suspect_devices & bit) != 0;
       if (t->suspect_devices == 0) /* %.200s: the whole line fits suspect_err */
-        snprintf(t->suspect_err, sizeof t->suspect_err, "job %" PRIu64 " partition %" PRIu32 ": %.200s",
-                 j->id, t->partition, a->err);
+        snprintf(t->suspect_err, sizeof t->suspect_err,
+                 "job %" PRIu64 " partition %" PRIu32 ": %.200s", j->id, t->partition, a->err);
       t->suspect_devices |= bit;
       /* The second failed self-check is always the input's fault: on another device, or
        * again here, which a retry only reaches once no untried healthy device is left
@@ -404,28 +410,31 @@ void sp_sched_finish(sp_sched *s, sp_worker *w, sp_task_rec *t, const sp_attempt
       char who[300];
       suspect_list(s, t, who, sizeof who);
       const sp_srs *srs = j->srs;
-      sched_end_task(s, t, SEALPROV_ERR_ASSIGNMENT,
-               "partition %" PRIu32 " of job %" PRIu64 ": its proof failed the self-check 2 "
-               "times (on %s): the assignment does not satisfy the circuit of these parameters "
-               "(file %s); no device was charged",
-               t->partition, j->id, who,
-               srs != NULL && srs->path != NULL ? srs->path : "?");
+      sched_end_task(
+          s, t, SEALPROV_ERR_ASSIGNMENT,
+          "partition %" PRIu32 " of job %" PRIu64
+          ": its proof failed the self-check 2 "
+          "times (on %s): the assignment does not satisfy the circuit of these parameters "
+          "(file %s); no device was charged",
+          t->partition, j->id, who, srs != NULL && srs->path != NULL ? srs->path : "?");
       snprintf(input_msg, sizeof input_msg, "%s", t->err);
     } else if (j->cancelled) {
       sched_end_task(s, t, SEALPROV_ERR_CANCELLED,
-               "partition %" PRIu32 " of job %" PRIu64 ": cancelled; its last attempt failed on "
-               "device %u (%s): %s",
-               t->partition, j->id, d->index, sched_dev_name(d), a->err);
+                     "partition %" PRIu32 " of job %" PRIu64
+                     ": cancelled; its last attempt failed on "
+                     "device %u (%s): %s",
+                     t->partition, j->id, d->index, sched_dev_name(d), a->err);
     } else if (s->closing) {
       sched_end_task(s, t, SEALPROV_ERR_SHUTDOWN,
-               "partition %" PRIu32 " of job %" PRIu64 ": not retried because the provider is "
-               "closing; its attempt failed on device %u (%s): %s",
-               t->partition, j->id, d->index, sched_dev_name(d), a->err);
+                     "partition %" PRIu32 " of job %" PRIu64
+                     ": not retried because the provider is "
+                     "closing; its attempt failed on device %u (%s): %s",
+                     t->partition, j->id, d->index, sched_dev_name(d), a->err);
     } else if (sched_healthy_devices(s) == 0) {
       char why[1024];
       sched_no_device_detail(s, why, sizeof why);
       sched_end_task(s, t, SEALPROV_ERR_NO_DEVICE, "partition %" PRIu32 " of job %" PRIu64 ": %s",
-               t->partition, j->id, why);
+                     t->partition, j->id, why);
       fail_queued_no_device(s);
     } else if (sched_healthy_in(s, j->allowed) == 0) {
       /* A job restricted to quarantined devices: the partition ends with the error of
@@ -433,24 +442,28 @@ void sp_sched_finish(sp_sched *s, sp_worker *w, sp_task_rec *t, const sp_attempt
       char why[900];
       sched_stranded_detail(s, j->allowed, false, why, sizeof why);
       sched_end_task(s, t, status,
-               "partition %" PRIu32 " of job %" PRIu64 ": attempt %" PRIu32 " failed on device "
-               "%u (%s): %s; not retried: %s",
-               t->partition, j->id, t->attempts, d->index, sched_dev_name(d), a->err, why);
+                     "partition %" PRIu32 " of job %" PRIu64 ": attempt %" PRIu32
+                     " failed on device "
+                     "%u (%s): %s; not retried: %s",
+                     t->partition, j->id, t->attempts, d->index, sched_dev_name(d), a->err, why);
     } else if (t->attempts >= max_attempts) {
       sched_end_task(s, t, status,
-               "partition %" PRIu32 " of job %" PRIu64 ": gave up after %" PRIu32
-               " attempts (max_attempts = %u); last on device %u (%s): %s%s",
-               t->partition, j->id, t->attempts, max_attempts, d->index, sched_dev_name(d), a->err,
-               self_check ? " (a failed self-check is not charged to a device until the "
-                            "partition verifies elsewhere)" : "");
+                     "partition %" PRIu32 " of job %" PRIu64 ": gave up after %" PRIu32
+                     " attempts (max_attempts = %u); last on device %u (%s): %s%s",
+                     t->partition, j->id, t->attempts, max_attempts, d->index, sched_dev_name(d),
+                     a->err,
+                     self_check ? " (a failed self-check is not charged to a device until the "
+                                  "partition verifies elsewhere)"
+                                : "");
     } else {
       t->running = false;
       sched_queue_insert(s, t);
       s->requeues++;
-      sp_sched_timeline_add(s, SP_TL_REQUEUED, j->id, t->partition, (int)d->index,
-                            (int)w->index, now - t->t_start, status);
+      sp_sched_timeline_add(s, SP_TL_REQUEUED, j->id, t->partition, (int)d->index, (int)w->index,
+                            now - t->t_start, status);
       snprintf(requeue_msg, sizeof requeue_msg,
-               "job %" PRIu64 " partition %" PRIu32 ": attempt %" PRIu32 " failed on device %u "
+               "job %" PRIu64 " partition %" PRIu32 ": attempt %" PRIu32
+               " failed on device %u "
                "(%s): %s; requeued for %s device",
                j->id, t->partition, t->attempts, d->index, sched_dev_name(d), a->err,
                untried_device_left(s, t) ? "another" : "the same");
@@ -459,7 +472,7 @@ void sp_sched_finish(sp_sched *s, sp_worker *w, sp_task_rec *t, const sp_attempt
   } else {
     /* Bad input or host memory: another device would fail the same way. */
     sched_end_task(s, t, a->status, "partition %" PRIu32 " of job %" PRIu64 ": %s", t->partition,
-             j->id, a->err);
+                   j->id, a->err);
   }
   /* A quarantine may leave restricted jobs without any device they may run on (the
    * count, not quarantine_msg, tells: the message may not have had room). */

@@ -14,9 +14,9 @@
 #include "runtime/sched_internal.h"
 
 static const char *const tl_names[SP_TL_EVENT_COUNT_] = {
-    [SP_TL_QUEUED] = "queued",   [SP_TL_START] = "start",     [SP_TL_PREPARE] = "prepare",
+    [SP_TL_QUEUED] = "queued",       [SP_TL_START] = "start",     [SP_TL_PREPARE] = "prepare",
     [SP_TL_LOCK_WAIT] = "lock_wait", [SP_TL_EXECUTE] = "execute", [SP_TL_VERIFY] = "verify",
-    [SP_TL_DONE] = "done",       [SP_TL_FAILED] = "failed",   [SP_TL_REQUEUED] = "requeued",
+    [SP_TL_DONE] = "done",           [SP_TL_FAILED] = "failed",   [SP_TL_REQUEUED] = "requeued",
     [SP_TL_BOUND] = "bound",
 };
 
@@ -110,10 +110,11 @@ int sp_sched_timeline(sp_sched *s, char *buf, size_t cap, size_t *len) {
   pthread_mutex_lock(&s->tl_mu);
   for (size_t i = 0; i < s->tl_count; i++) {
     const tl_entry *e = &s->tl[(s->tl_head + i) % s->tl_cap];
-    sb_printf(&b, "t=%.6f event=%s job=%" PRIu64 " partition=%" PRIu32
-                  " device=%d worker=%d duration=%.6f",
-              e->t, e->event < SP_TL_EVENT_COUNT_ ? tl_names[e->event] : "?", e->job,
-              e->partition, e->device, e->worker, e->duration);
+    sb_printf(&b,
+              "t=%.6f event=%s job=%" PRIu64 " partition=%" PRIu32
+              " device=%d worker=%d duration=%.6f",
+              e->t, e->event < SP_TL_EVENT_COUNT_ ? tl_names[e->event] : "?", e->job, e->partition,
+              e->device, e->worker, e->duration);
     if (e->event == SP_TL_BOUND || e->event == SP_TL_EXECUTE)
       sb_printf(&b, " ordinal=%d", e->ordinal);
     if (e->event == SP_TL_FAILED || e->event == SP_TL_REQUEUED ||
@@ -142,8 +143,7 @@ int sp_sched_devices(sp_sched *s, sealprov_device_info *out, size_t cap, size_t 
   if (s == NULL || count == NULL || (out == NULL && cap > 0)) return SEALPROV_ERR_INVALID_ARGUMENT;
   size_t stride = sizeof(sealprov_device_info);
   /* An older host may have a smaller entry; it says so in out[0].struct_size. */
-  if (cap > 0 && out[0].struct_size > 0 && out[0].struct_size < stride)
-    stride = out[0].struct_size;
+  if (cap > 0 && out[0].struct_size > 0 && out[0].struct_size < stride) stride = out[0].struct_size;
   pthread_mutex_lock(&s->mu);
   *count = s->ndev;
   for (size_t i = 0; i < cap && i < s->ndev; i++) {
@@ -174,8 +174,9 @@ int sp_sched_devices(sp_sched *s, sealprov_device_info *out, size_t cap, size_t 
     e.pcie_max_gen = d->cfg.pcie_max_gen;
     e.pcie_max_width = d->cfg.pcie_max_width;
     /* ABI 1.3: the compute capability (resolve.c) and the code the engine runs on it */
-    e.compute_capability =
-        d->cfg.type == SP_DEVICE_CUDA && d->cfg.cc_major > 0 ? d->cfg.cc_major * 10 + d->cfg.cc_minor : -1;
+    e.compute_capability = d->cfg.type == SP_DEVICE_CUDA && d->cfg.cc_major > 0
+                               ? d->cfg.cc_major * 10 + d->cfg.cc_minor
+                               : -1;
     copy_str(e.code, sizeof e.code, d->cfg.code);
     memcpy((char *)out + i * stride, &e, stride);
   }
@@ -209,8 +210,8 @@ int sp_sched_stats(sp_sched *s, char *buf, size_t cap, size_t *len) {
   pthread_mutex_lock(&s->mu);
   for (unsigned i = 0; i < s->ndev; i++) {
     const sp_device_rt *d = &s->devs[i];
-    snap[i] = (dev_snapshot){d->tasks_done, d->failures, 0, d->busy_s, d->lock_wait_s,
-                             device_state(s, d), d->nworkers, 0};
+    snap[i] = (dev_snapshot){d->tasks_done,  d->failures,        0,           d->busy_s,
+                             d->lock_wait_s, device_state(s, d), d->nworkers, 0};
   }
   size_t queued = s->queued, active = s->active_jobs;
   uint64_t submitted = s->jobs_submitted, ok = s->jobs_ok, failed = s->jobs_failed,
@@ -266,9 +267,10 @@ int sp_sched_stats(sp_sched *s, char *buf, size_t cap, size_t *len) {
   }
   /* The binding itself, as an info metric: what each selector resolved to and what
    * every worker of the device confirmed with cudaGetDevice. */
-  sb_printf(&b, "# HELP sealprov_device_info Device binding (value 1): the ordinal the selector "
-                "resolved to and the ordinal its workers confirmed.\n"
-                "# TYPE sealprov_device_info gauge\n");
+  sb_printf(&b,
+            "# HELP sealprov_device_info Device binding (value 1): the ordinal the selector "
+            "resolved to and the ordinal its workers confirmed.\n"
+            "# TYPE sealprov_device_info gauge\n");
   for (unsigned i = 0; i < s->ndev; i++) {
     const sp_device_rt *d = &s->devs[i];
     sb_printf(&b, "sealprov_device_info{device=\"%u\",section=\"", i);
@@ -288,11 +290,14 @@ int sp_sched_stats(sp_sched *s, char *buf, size_t cap, size_t *len) {
             "# HELP sealprov_jobs_active Jobs queued or running.\n"
             "# TYPE sealprov_jobs_active gauge\nsealprov_jobs_active %zu\n"
             "# HELP sealprov_jobs_submitted_total Jobs accepted by submit.\n"
-            "# TYPE sealprov_jobs_submitted_total counter\nsealprov_jobs_submitted_total %" PRIu64 "\n"
+            "# TYPE sealprov_jobs_submitted_total counter\nsealprov_jobs_submitted_total %" PRIu64
+            "\n"
             "# HELP sealprov_jobs_completed_total Jobs ended, by outcome.\n"
             "# TYPE sealprov_jobs_completed_total counter\n"
-            "sealprov_jobs_completed_total{outcome=\"ok\"} %" PRIu64 "\n"
-            "sealprov_jobs_completed_total{outcome=\"failed\"} %" PRIu64 "\n"
+            "sealprov_jobs_completed_total{outcome=\"ok\"} %" PRIu64
+            "\n"
+            "sealprov_jobs_completed_total{outcome=\"failed\"} %" PRIu64
+            "\n"
             "# HELP sealprov_partitions_requeued_total Attempts requeued after a device failure.\n"
             "# TYPE sealprov_partitions_requeued_total counter\n"
             "sealprov_partitions_requeued_total %" PRIu64 "\n",
@@ -301,35 +306,38 @@ int sp_sched_stats(sp_sched *s, char *buf, size_t cap, size_t *len) {
    * peak, the cap, and how often and how long staging waited for it. */
   sp_hostmem_stats hm;
   sp_hostmem_get(s->hostmem, &hm);
-  sb_printf(&b, "# HELP sealprov_device_module_host_bytes Host memory the module holds for the "
-                "device's partitions (staging, chunks taken, bounce buffers, witness-only a, b, c).\n"
-                "# TYPE sealprov_device_module_host_bytes gauge\n");
+  sb_printf(&b,
+            "# HELP sealprov_device_module_host_bytes Host memory the module holds for the "
+            "device's partitions (staging, chunks taken, bounce buffers, witness-only a, b, c).\n"
+            "# TYPE sealprov_device_module_host_bytes gauge\n");
   for (unsigned i = 0; i < s->ndev; i++) {
     sb_printf(&b, "sealprov_device_module_host_bytes{device=\"%u\",section=\"", i);
     sb_label(&b, s->devs[i].cfg.section);
     sb_printf(&b, "\"} %" PRIu64 "\n", i < SP_HOSTMEM_DEVICES ? hm.dev[i] : 0);
   }
-  sb_printf(&b,
-            "# HELP sealprov_module_host_bytes Host memory the module holds for partitions, all "
-            "devices and the shared chunk pool's idle chunks.\n"
-            "# TYPE sealprov_module_host_bytes gauge\nsealprov_module_host_bytes %" PRIu64 "\n"
-            "# HELP sealprov_module_host_peak_bytes Highest sealprov_module_host_bytes.\n"
-            "# TYPE sealprov_module_host_peak_bytes gauge\nsealprov_module_host_peak_bytes %" PRIu64
-            "\n"
-            "# HELP sealprov_module_host_limit_bytes [provider] host_memory_limit (0: none).\n"
-            "# TYPE sealprov_module_host_limit_bytes gauge\nsealprov_module_host_limit_bytes %" PRIu64
-            "\n"
-            "# HELP sealprov_module_host_waits_total Partitions whose staging waited for host "
-            "memory under the limit.\n"
-            "# TYPE sealprov_module_host_waits_total counter\nsealprov_module_host_waits_total %" PRIu64
-            "\n"
-            "# HELP sealprov_module_host_wait_seconds_total Time staging waited for host memory.\n"
-            "# TYPE sealprov_module_host_wait_seconds_total counter\n"
-            "sealprov_module_host_wait_seconds_total %.6f\n"
-            "# HELP sealprov_module_host_release_errors_total Releases of more host memory than "
-            "was counted (a double release: a bug; 0 in a healthy module).\n"
-            "# TYPE sealprov_module_host_release_errors_total counter\n"
-            "sealprov_module_host_release_errors_total %" PRIu64 "\n",
-            hm.total, hm.peak, hm.limit, hm.waits, hm.wait_s, hm.release_errors);
+  sb_printf(
+      &b,
+      "# HELP sealprov_module_host_bytes Host memory the module holds for partitions, all "
+      "devices and the shared chunk pool's idle chunks.\n"
+      "# TYPE sealprov_module_host_bytes gauge\nsealprov_module_host_bytes %" PRIu64
+      "\n"
+      "# HELP sealprov_module_host_peak_bytes Highest sealprov_module_host_bytes.\n"
+      "# TYPE sealprov_module_host_peak_bytes gauge\nsealprov_module_host_peak_bytes %" PRIu64
+      "\n"
+      "# HELP sealprov_module_host_limit_bytes [provider] host_memory_limit (0: none).\n"
+      "# TYPE sealprov_module_host_limit_bytes gauge\nsealprov_module_host_limit_bytes %" PRIu64
+      "\n"
+      "# HELP sealprov_module_host_waits_total Partitions whose staging waited for host "
+      "memory under the limit.\n"
+      "# TYPE sealprov_module_host_waits_total counter\nsealprov_module_host_waits_total %" PRIu64
+      "\n"
+      "# HELP sealprov_module_host_wait_seconds_total Time staging waited for host memory.\n"
+      "# TYPE sealprov_module_host_wait_seconds_total counter\n"
+      "sealprov_module_host_wait_seconds_total %.6f\n"
+      "# HELP sealprov_module_host_release_errors_total Releases of more host memory than "
+      "was counted (a double release: a bug; 0 in a healthy module).\n"
+      "# TYPE sealprov_module_host_release_errors_total counter\n"
+      "sealprov_module_host_release_errors_total %" PRIu64 "\n",
+      hm.total, hm.peak, hm.limit, hm.waits, hm.wait_s, hm.release_errors);
   return sb_deliver(&b, buf, cap, len);
 }

@@ -27,8 +27,8 @@ static void describe_gpus(const sp_gpu_info *gpus, int n, char *dst, size_t cap)
     w = snprintf(dst, cap, "this process sees %d GPU%s:", n, n == 1 ? "" : "s");
     used = w > 0 ? (size_t)w : 0;
     for (int i = 0; i < n && used < cap; i++) {
-      w = snprintf(dst + used, cap - used, "%s %d = %s %s pci=%s", i ? ";" : "",
-                   gpus[i].ordinal, gpus[i].name, gpus[i].uuid, gpus[i].pci_bus_id);
+      w = snprintf(dst + used, cap - used, "%s %d = %s %s pci=%s", i ? ";" : "", gpus[i].ordinal,
+                   gpus[i].name, gpus[i].uuid, gpus[i].pci_bus_id);
       if (w < 0) break;
       used += (size_t)w;
     }
@@ -46,14 +46,14 @@ static bool gpu_matches(const sp_device_cfg *d, const sp_gpu_info *g) {
   char canon[41];
   pci_addr want, have;
   switch (d->selector_kind) {
-  case SP_SELECT_ORDINAL: return d->selector_ordinal == g->ordinal;
-  case SP_SELECT_UUID:
-    return cfg_parse_gpu_uuid(d->selector, canon) && strcasecmp(canon, g->uuid) == 0;
-  case SP_SELECT_PCI:
-    return cfg_parse_pci(d->selector, &want) && cfg_parse_pci(g->pci_bus_id, &have) &&
-           want.domain == have.domain && want.bus == have.bus && want.device == have.device &&
-           want.function == have.function;
-  default: return false;
+    case SP_SELECT_ORDINAL: return d->selector_ordinal == g->ordinal;
+    case SP_SELECT_UUID:
+      return cfg_parse_gpu_uuid(d->selector, canon) && strcasecmp(canon, g->uuid) == 0;
+    case SP_SELECT_PCI:
+      return cfg_parse_pci(d->selector, &want) && cfg_parse_pci(g->pci_bus_id, &have) &&
+             want.domain == have.domain && want.bus == have.bus && want.device == have.device &&
+             want.function == have.function;
+    default: return false;
   }
 }
 
@@ -71,13 +71,16 @@ int sp_config_resolve_with_gpus(sp_config *cfg, const sp_gpu_info *gpus, int ngp
     if (d->type != SP_DEVICE_CUDA) continue;
     int hit = -1;
     for (int g = 0; g < ngpus; g++)
-      if (gpu_matches(d, &gpus[g])) { hit = g; break; }
+      if (gpu_matches(d, &gpus[g])) {
+        hit = g;
+        break;
+      }
     const char *pre = cfg_selector_prefix(d->selector_kind);
     if (hit < 0) {
       char seen[1024];
       describe_gpus(gpus, ngpus, seen, sizeof seen);
       sp_set_err(err, errlen, "%s:%d: [%s] device = \"%s%s\": GPU not present; %s", shown,
-              d->selector_line, d->section, pre, d->selector, seen);
+                 d->selector_line, d->section, pre, d->selector, seen);
       if (err && errlen) cfg_utf8_trim(err);
       return SEALPROV_ERR_CONFIG;
     }
@@ -85,10 +88,10 @@ int sp_config_resolve_with_gpus(sp_config *cfg, const sp_gpu_info *gpus, int ngp
       const sp_device_cfg *o = &cfg->devices[j];
       if (o->type == SP_DEVICE_CUDA && o->ordinal == gpus[hit].ordinal) {
         sp_set_err(err, errlen,
-                "%s:%d: [%s] device = \"%s%s\": the same GPU as [%s] (line %d): ordinal %d, "
-                "%s, pci=%s; one section per GPU (use workers = N for more workers)",
-                shown, d->selector_line, d->section, pre, d->selector, o->section,
-                o->selector_line, gpus[hit].ordinal, gpus[hit].uuid, gpus[hit].pci_bus_id);
+                   "%s:%d: [%s] device = \"%s%s\": the same GPU as [%s] (line %d): ordinal %d, "
+                   "%s, pci=%s; one section per GPU (use workers = N for more workers)",
+                   shown, d->selector_line, d->section, pre, d->selector, o->section,
+                   o->selector_line, gpus[hit].ordinal, gpus[hit].uuid, gpus[hit].pci_bus_id);
         if (err && errlen) cfg_utf8_trim(err);
         return SEALPROV_ERR_CONFIG;
       }
@@ -129,10 +132,10 @@ int sp_config_resolve_devices(sp_config *cfg, char *err, size_t errlen) {
   const sp_backend *cuda = sp_backend_for(SP_DEVICE_CUDA);
   if (cuda == NULL || cuda->enumerate == NULL) {
     sp_set_err(err, errlen,
-            "%s:%d: [%s]: a cuda device (type = cuda), but this build of sealprov has no "
-            "CUDA engine (configured --without-cuda or nvcc not found); use type = cpu or a "
-            "CUDA build",
-            shown, first_cuda->line, first_cuda->section);
+               "%s:%d: [%s]: a cuda device (type = cuda), but this build of sealprov has no "
+               "CUDA engine (configured --without-cuda or nvcc not found); use type = cpu or a "
+               "CUDA build",
+               shown, first_cuda->line, first_cuda->section);
     return SEALPROV_ERR_UNSUPPORTED;
   }
   sp_gpu_info *gpus = calloc(SP_MAX_DEVICES, sizeof *gpus);
@@ -144,8 +147,8 @@ int sp_config_resolve_devices(sp_config *cfg, char *err, size_t errlen) {
   char why[512] = "";
   int st = cuda->enumerate(gpus, SP_MAX_DEVICES, &n, why, sizeof why);
   if (st != SEALPROV_OK) {
-    sp_set_err(err, errlen, "%s: [%s] and the other cuda devices: cannot list GPUs: %s",
-            shown, first_cuda->section, why);
+    sp_set_err(err, errlen, "%s: [%s] and the other cuda devices: cannot list GPUs: %s", shown,
+               first_cuda->section, why);
     if (err && errlen) cfg_utf8_trim(err);
   } else {
     st = sp_config_resolve_with_gpus(cfg, gpus, n, err, errlen);

@@ -150,25 +150,28 @@ int sp_sched_create(const sp_config *cfg, const sp_engine_ops *const *engines,
                     const sp_sched_hooks *hooks, sp_sched **out, char *err, size_t errlen) {
   if (out != NULL) *out = NULL;
   if (cfg == NULL || engines == NULL || out == NULL)
-    return sched_fail(err, errlen, SEALPROV_ERR_INVALID_ARGUMENT,
-                "scheduler: NULL %s", cfg == NULL ? "config" : engines == NULL ? "engines" : "out");
+    return sched_fail(err, errlen, SEALPROV_ERR_INVALID_ARGUMENT, "scheduler: NULL %s",
+                      cfg == NULL       ? "config"
+                      : engines == NULL ? "engines"
+                                        : "out");
   if (cfg->ndevices == 0)
-    return sched_fail(err, errlen, SEALPROV_ERR_NO_DEVICE, "%s: no device sections: nothing to run on",
-                cfg->path[0] ? cfg->path : "configuration");
+    return sched_fail(err, errlen, SEALPROV_ERR_NO_DEVICE,
+                      "%s: no device sections: nothing to run on",
+                      cfg->path[0] ? cfg->path : "configuration");
   if (cfg->ndevices > SP_MAX_DEVICES)
     return sched_fail(err, errlen, SEALPROV_ERR_INVALID_ARGUMENT, "%zu devices (at most %d)",
-                cfg->ndevices, SP_MAX_DEVICES);
+                      cfg->ndevices, SP_MAX_DEVICES);
   for (size_t i = 0; i < cfg->ndevices; i++) {
     const sp_engine_ops *e = engines[i];
     if (e == NULL || e->device_open == NULL || e->worker_bind == NULL || e->execute == NULL)
       return sched_fail(err, errlen, SEALPROV_ERR_INTERNAL,
-                  "device %zu (%s): no engine, or an engine without device_open/worker_bind/"
-                  "execute",
-                  i, cfg->devices[i].section);
+                        "device %zu (%s): no engine, or an engine without device_open/worker_bind/"
+                        "execute",
+                        i, cfg->devices[i].section);
     if (cfg->devices[i].workers == 0)
       return sched_fail(err, errlen, SEALPROV_ERR_INVALID_ARGUMENT,
-                  "device %zu (%s): 0 workers: a device needs at least one", i,
-                  cfg->devices[i].section);
+                        "device %zu (%s): 0 workers: a device needs at least one", i,
+                        cfg->devices[i].section);
   }
 
   sp_sched *s = calloc(1, sizeof *s);
@@ -199,7 +202,7 @@ int sp_sched_create(const sp_config *cfg, const sp_engine_ops *const *engines,
   if (s->tl_cap > 0 && (s->tl = calloc(s->tl_cap, sizeof *s->tl)) == NULL) {
     free_sched(s);
     return sched_fail(err, errlen, SEALPROV_ERR_NO_MEMORY, "timeline of %zu events: out of memory",
-                (size_t)cfg->timeline_events);
+                      (size_t)cfg->timeline_events);
   }
   s->devs = calloc(s->ndev, sizeof *s->devs);
   if (s->devs == NULL) {
@@ -234,7 +237,7 @@ int sp_sched_create(const sp_config *cfg, const sp_engine_ops *const *engines,
     int st = sp_engine_open(d->eng, &d->cfg, &d->eng, &d->handle, msg, sizeof msg);
     if (st != SEALPROV_OK) {
       sched_fail(err, errlen, st, "device %u (%s, %s engine): cannot open: %s", i, d->cfg.section,
-           d->eng->name ? d->eng->name : "?", msg);
+                 d->eng->name ? d->eng->name : "?", msg);
       close_devices(s);
       free_sched(s);
       return st;
@@ -247,7 +250,7 @@ int sp_sched_create(const sp_config *cfg, const sp_engine_ops *const *engines,
     close_devices(s);
     free_sched(s);
     return sched_fail(err, errlen, SEALPROV_ERR_INTERNAL, "cannot start the notifier thread: %s",
-                strerror(rc));
+                      strerror(rc));
   }
   s->notifier_started = true;
 
@@ -269,8 +272,8 @@ int sp_sched_create(const sp_config *cfg, const sp_engine_ops *const *engines,
            d->cfg.selector_kind == SP_SELECT_UUID  ? "uuid="
            : d->cfg.selector_kind == SP_SELECT_PCI ? "pci="
                                                    : "",
-           d->cfg.selector, d->cfg.ordinal, d->cfg.name, d->cfg.uuid,
-           d->cfg.pci_bus_id, d->nworkers, d->confirmed_ordinal, d->cpu_threads);
+           d->cfg.selector, d->cfg.ordinal, d->cfg.name, d->cfg.uuid, d->cfg.pci_bus_id,
+           d->nworkers, d->confirmed_ordinal, d->cpu_threads);
     else
       SLOG(s, SEALPROV_LOG_INFO,
            "device %u [%s] %s '%s': %u worker(s) bound; %u host thread(s) per task", i,
@@ -294,14 +297,14 @@ void sp_sched_shutdown(sp_sched *s) {
     sp_task_rec *t = s->qhead;
     sched_queue_remove(s, t);
     sched_end_task(s, t, SEALPROV_ERR_SHUTDOWN,
-             "partition %" PRIu32 " of job %" PRIu64 ": not started: the provider is closing",
-             t->partition, t->job->id);
+                   "partition %" PRIu32 " of job %" PRIu64 ": not started: the provider is closing",
+                   t->partition, t->job->id);
   }
   s->stopping = true;
   pthread_cond_broadcast(&s->work_cv);
   pthread_mutex_unlock(&s->mu);
-  if (dropped) SLOG(s, SEALPROV_LOG_INFO, "close: %zu queued partition(s) failed with SHUTDOWN",
-                    dropped);
+  if (dropped)
+    SLOG(s, SEALPROV_LOG_INFO, "close: %zu queued partition(s) failed with SHUTDOWN", dropped);
 
   /* Running tasks finish (their outcome stands; failures are not retried). */
   sp_pool_join(&s->pool);

@@ -22,21 +22,21 @@
 
 struct sp_job {
   sealprov_job_id id;
-  sealprov_job desc;        /* the host's description, zero-extended to our size */
+  sealprov_job desc; /* the host's description, zero-extended to our size */
   sp_srs *srs;
-  struct sp_cs *cs;         /* witness-only job: its constraint system (referenced) */
-  uint64_t allowed;         /* devices it may run on: bit i = device i (device_mask, or all) */
-  sp_task_rec *tasks;       /* desc.num_partitions entries */
-  uint32_t remaining;       /* partitions not ended */
-  uint64_t seq;             /* submission order: FIFO among equal priorities */
+  struct sp_cs *cs;   /* witness-only job: its constraint system (referenced) */
+  uint64_t allowed;   /* devices it may run on: bit i = device i (device_mask, or all) */
+  sp_task_rec *tasks; /* desc.num_partitions entries */
+  uint32_t remaining; /* partitions not ended */
+  uint64_t seq;       /* submission order: FIFO among equal priorities */
   bool cancelled;
-  bool ended;               /* every partition ended; status final */
-  bool notified;            /* its callbacks have returned: wait() may return */
-  bool reaped;              /* a wait() took it */
+  bool ended;    /* every partition ended; status final */
+  bool notified; /* its callbacks have returned: wait() may return */
+  bool reaped;   /* a wait() took it */
   unsigned waiters;
   int status;
   double t_submit;
-  sp_job *prev, *next;      /* s->jobs */
+  sp_job *prev, *next; /* s->jobs */
   sp_notice completion;
   char err[512];
 };
@@ -60,19 +60,19 @@ struct sp_sched {
   sp_pool pool;
 
   pthread_mutex_t mu;
-  pthread_cond_t work_cv;    /* workers: tasks queued, device state changed, stop */
-  pthread_cond_t job_cv;     /* wait(): a job was notified (CLOCK_MONOTONIC) */
-  pthread_cond_t notify_cv;  /* notifier: notices queued, stop */
-  bool closing;              /* no new jobs */
-  bool shut_down;            /* sp_sched_shutdown has finished */
-  bool stopping;             /* workers leave */
+  pthread_cond_t work_cv;   /* workers: tasks queued, device state changed, stop */
+  pthread_cond_t job_cv;    /* wait(): a job was notified (CLOCK_MONOTONIC) */
+  pthread_cond_t notify_cv; /* notifier: notices queued, stop */
+  bool closing;             /* no new jobs */
+  bool shut_down;           /* sp_sched_shutdown has finished */
+  bool stopping;            /* workers leave */
   bool notify_stop;
   sp_task_rec *qhead, *qtail;
   size_t queued;
   sp_job *jobs;
-  size_t active_jobs;        /* submitted, not ended */
+  size_t active_jobs; /* submitted, not ended */
   uint64_t next_id, next_seq;
-  unsigned wait_calls;       /* threads inside sp_sched_wait */
+  unsigned wait_calls; /* threads inside sp_sched_wait */
   sp_notice *nhead, *ntail;
   pthread_t notifier;
   bool notifier_started;
@@ -88,9 +88,9 @@ struct sp_sched {
 };
 
 /* Logs only what both the host's level and this provider's INI log_level allow. */
-#define SLOG(s, level, ...)                                                   \
-  do {                                                                        \
-    if ((level) <= (s)->cfg.log_level) sp_log((level), __VA_ARGS__);          \
+#define SLOG(s, level, ...)                                          \
+  do {                                                               \
+    if ((level) <= (s)->cfg.log_level) sp_log((level), __VA_ARGS__); \
   } while (0)
 
 /* An error message into err (may be NULL) and status back. */
@@ -110,8 +110,7 @@ uint64_t sched_all_devices(const sp_sched *s);
 /* "device 1 (cpu1), device 2 (cpu2)" for the devices of mask. */
 void sched_device_list(const sp_sched *s, uint64_t mask, char *out, size_t len);
 /* Why a job restricted to mask cannot run (with each device's last error: with_last). */
-void sched_stranded_detail(const sp_sched *s, uint64_t mask, bool with_last, char *out,
-                           size_t len);
+void sched_stranded_detail(const sp_sched *s, uint64_t mask, bool with_last, char *out, size_t len);
 /* Message for NO_DEVICE: which devices there were and why each was quarantined. */
 void sched_no_device_detail(const sp_sched *s, char *out, size_t len);
 void sched_notice_push(sp_sched *s, sp_notice *n);

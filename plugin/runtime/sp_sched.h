@@ -60,8 +60,8 @@ typedef int (*sp_proof_verify_fn)(const sp_srs *srs, const sealprov_assignment *
 
 /* Per-partition size checks of a submitted assignment against the parameters
  * (sp_groth16_check_assignment in module.c). Called on the submitting thread. */
-typedef int (*sp_assignment_check_fn)(const sp_srs *srs, const sealprov_assignment *asg,
-                                      char *err, size_t errlen);
+typedef int (*sp_assignment_check_fn)(const sp_srs *srs, const sealprov_assignment *asg, char *err,
+                                      size_t errlen);
 
 struct sp_cs;
 /* Per-partition checks of a witness-only partition (job->cs) against the constraint
@@ -114,8 +114,7 @@ int sp_sched_submit(sp_sched *s, const sealprov_job *job, sealprov_job_id *id, c
  * the first failing partition's status with its detail in err, CANCELLED, SHUTDOWN,
  * NO_DEVICE...), TIMEOUT (the job goes on), NOT_FOUND (unknown, detached or already
  * waited on), INVALID_ARGUMENT (called from a completion callback). Thread-safe. */
-int sp_sched_wait(sp_sched *s, sealprov_job_id id, int64_t timeout_ms, char *err,
-                  size_t errlen);
+int sp_sched_wait(sp_sched *s, sealprov_job_id id, int64_t timeout_ms, char *err, size_t errlen);
 /* Cancels the job's queued partitions; running ones finish; the job ends CANCELLED
  * unless every partition still produced a proof. OK, NOT_FOUND. Thread-safe. */
 int sp_sched_cancel(sp_sched *s, sealprov_job_id id, char *err, size_t errlen);
@@ -168,21 +167,21 @@ typedef struct sp_task_rec {
   uint32_t partition;
   struct sp_task_rec *prev, *next; /* queue links while queued */
   bool queued, running, ended;
-  uint32_t attempts;               /* attempts started */
-  uint64_t failed_devices;         /* bit i: device i failed this task */
+  uint32_t attempts;       /* attempts started */
+  uint64_t failed_devices; /* bit i: device i failed this task */
   /* Failed self-checks are not charged at once: bit i marks device i as a suspect of
    * this task. A later attempt that verifies charges every suspect; a second failed
    * self-check (on another device, or twice on the only one) makes it the input's
    * fault (ASSIGNMENT) and no suspect is charged. */
   uint64_t suspect_devices;
-  char suspect_err[256];           /* the first failed self-check's message */
-  int status;                      /* final status once ended */
-  int device;                      /* device of the last attempt, -1 none */
-  unsigned worker;                 /* worker of the last attempt */
-  double t_start;                  /* start of the last attempt (sp_now) */
+  char suspect_err[256]; /* the first failed self-check's message */
+  int status;            /* final status once ended */
+  int device;            /* device of the last attempt, -1 none */
+  unsigned worker;       /* worker of the last attempt */
+  double t_start;        /* start of the last attempt (sp_now) */
   double t_end;
   fr_t r, s;
-  sp_notice released;              /* the inputs-released notice */
+  sp_notice released; /* the inputs-released notice */
   char err[320];
 } sp_task_rec;
 
@@ -190,11 +189,11 @@ typedef struct sp_worker {
   sp_sched *sched;
   struct sp_pool *pool;
   sp_device_rt *dev;
-  unsigned index;        /* across the provider, in device order */
-  unsigned local;        /* within its device */
+  unsigned index; /* across the provider, in device order */
+  unsigned local; /* within its device */
   pthread_t thread;
-  bool started;          /* pthread_create succeeded: must be joined */
-  int bind_status;       /* -1 while binding, then a sealprov_status */
+  bool started;    /* pthread_create succeeded: must be joined */
+  int bind_status; /* -1 while binding, then a sealprov_status */
   int confirmed_ordinal;
   char bind_err[256];
 } sp_worker;
@@ -203,15 +202,15 @@ struct sp_device_rt {
   unsigned index;
   sp_device_cfg cfg;
   const sp_engine_ops *eng;
-  void *handle;            /* engine device handle (device_open) */
+  void *handle; /* engine device handle (device_open) */
   bool opened;
-  pthread_mutex_t lock;    /* THE device lock: held exactly around engine execute */
-  sp_worker *workers;      /* into sched->workers */
+  pthread_mutex_t lock; /* THE device lock: held exactly around engine execute */
+  sp_worker *workers;   /* into sched->workers */
   unsigned nworkers;
-  unsigned cpu_threads;    /* host threads per task handed to the engine */
+  unsigned cpu_threads; /* host threads per task handed to the engine */
   /* Under sched->mu: */
   bool quarantined;
-  atomic_uint executing;   /* workers inside execute now (state BUSY); atomic because
+  atomic_uint executing; /* workers inside execute now (state BUSY); atomic because
                               it changes under the device lock, not sched->mu */
   uint64_t tasks_done;
   uint64_t failures;
@@ -227,9 +226,9 @@ double sp_now(void);
 typedef struct sp_pool {
   sp_worker *workers;
   unsigned nworkers;
-  pthread_mutex_t mu;      /* guards binding and the workers' bind results */
+  pthread_mutex_t mu; /* guards binding and the workers' bind results */
   pthread_cond_t cv;
-  unsigned binding;        /* workers that have not reported their bind yet */
+  unsigned binding; /* workers that have not reported their bind yet */
 } sp_pool;
 
 /* Starts devs[i].cfg.workers threads per device (named "sp-<section>-<n>", all
@@ -248,8 +247,8 @@ sp_task_rec *sp_sched_take(sp_sched *s, sp_worker *w, sp_task *out);
 
 /* Outcome of one attempt (timings in seconds). */
 typedef struct sp_attempt {
-  int status;              /* engine status of prepare/execute, or the verifier's */
-  bool self_check_failed;  /* status/err describe the failed self-check */
+  int status;             /* engine status of prepare/execute, or the verifier's */
+  bool self_check_failed; /* status/err describe the failed self-check */
   double prepare_s, lock_wait_s, execute_s, verify_s;
   uint8_t proof[192];
   char err[256];
@@ -267,7 +266,7 @@ enum sp_tl_event {
   SP_TL_DONE,
   SP_TL_FAILED,
   SP_TL_REQUEUED,
-  SP_TL_BOUND,     /* a worker bound to its device at open (job 0; duration: the bind) */
+  SP_TL_BOUND, /* a worker bound to its device at open (job 0; duration: the bind) */
   SP_TL_EVENT_COUNT_
 };
 /* bound and execute events also record the ordinal the worker confirmed at bind

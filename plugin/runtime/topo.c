@@ -101,8 +101,7 @@ bad:
   snprintf(err, errlen, "not a CPU list at \"%.20s\" (expected e.g. 0-3,8)", p);
   return false;
 big:
-  snprintf(err, errlen, "a CPU number at or past %d, the most this build handles",
-           CPU_SETSIZE);
+  snprintf(err, errlen, "a CPU number at or past %d, the most this build handles", CPU_SETSIZE);
   return false;
 }
 
@@ -120,8 +119,10 @@ void sp_cpulist_format(const cpu_set_t *set, char *buf, size_t cap) {
     if (n < 0 || used + (size_t)n + 1 > cap) {
       /* does not fit: end with "..." where there is room for it */
       size_t at = used + 4 <= cap ? used : (cap >= 4 ? cap - 4 : 0);
-      if (cap >= 4) memcpy(buf + at, "...", 4);
-      else buf[0] = '\0';
+      if (cap >= 4)
+        memcpy(buf + at, "...", 4);
+      else
+        buf[0] = '\0';
       return;
     }
     memcpy(buf + used, part, (size_t)n + 1);
@@ -192,8 +193,10 @@ unsigned sp_pcie_gen_of_speed(const char *speed) {
   double gt = strtod(speed, &end);
   while (*end == ' ') end++;
   if (strncmp(end, "GT/s", 4) != 0) return 0;
-  static const struct { double gt; unsigned gen; } g[] = {
-      {2.5, 1}, {5.0, 2}, {8.0, 3}, {16.0, 4}, {32.0, 5}, {64.0, 6}, {128.0, 7}};
+  static const struct {
+    double gt;
+    unsigned gen;
+  } g[] = {{2.5, 1}, {5.0, 2}, {8.0, 3}, {16.0, 4}, {32.0, 5}, {64.0, 6}, {128.0, 7}};
   for (size_t i = 0; i < sizeof g / sizeof g[0]; i++)
     if (gt > g[i].gt * 0.9 && gt < g[i].gt * 1.1) return g[i].gen;
   return 0;
@@ -286,8 +289,7 @@ void sp_topo_place(const char *root, bool numa_on, int ini_node, const char *pci
     return;
   }
   if (!numa_on) {
-    snprintf(out->note, sizeof out->note, "NUMA node %d; numa = off: not bound",
-             out->numa_node);
+    snprintf(out->note, sizeof out->note, "NUMA node %d; numa = off: not bound", out->numa_node);
     return;
   }
   cpu_set_t node;
@@ -307,14 +309,14 @@ void sp_topo_place(const char *root, bool numa_on, int ini_node, const char *pci
     sp_cpulist_format(allowed, al, sizeof al);
     snprintf(out->note, sizeof out->note,
              "NUMA node %d's CPUs (%s) are none of the CPUs this process may use (%s): not "
-             "bound", out->numa_node, nl, al);
+             "bound",
+             out->numa_node, nl, al);
     return;
   }
   out->bind = true;
   out->ncpus = (unsigned)n;
   char cl[96];
   sp_cpulist_format(&out->cpus, cl, sizeof cl);
-  snprintf(out->note, sizeof out->note, "NUMA node %d%s: bound to %d CPU%s (%s)",
-           out->numa_node, out->node_from_ini ? " (numa_node in the INI)" : "", n,
-           n == 1 ? "" : "s", cl);
+  snprintf(out->note, sizeof out->note, "NUMA node %d%s: bound to %d CPU%s (%s)", out->numa_node,
+           out->node_from_ini ? " (numa_node in the INI)" : "", n, n == 1 ? "" : "s", cl);
 }

@@ -31,20 +31,20 @@ extern "C" {
 
 /* A PCIe link as sysfs reports it; 0 = unknown. */
 typedef struct sp_pcie_link {
-  unsigned cur_gen, cur_width;   /* generation 1..7, lanes */
+  unsigned cur_gen, cur_width; /* generation 1..7, lanes */
   unsigned max_gen, max_width;
 } sp_pcie_link;
 
 /* What the scheduler knows about one device's place on the host (filled by
  * sp_topo_place, at pool start, before the device's workers start). */
 typedef struct sp_topo_dev {
-  int numa_node;          /* -1: unknown, or a host with one node */
-  bool node_from_ini;     /* numa_node came from the device section's numa_node key */
-  sp_pcie_link link;      /* CUDA devices with a PCI bus id; zeros for CPU devices */
-  bool bind;              /* workers are bound to cpus */
-  unsigned ncpus;         /* CPUs in cpus when bind */
-  cpu_set_t cpus;         /* the node's CPUs that the process may use */
-  char note[320];         /* why there is no binding, or what it is (for the log) */
+  int numa_node;      /* -1: unknown, or a host with one node */
+  bool node_from_ini; /* numa_node came from the device section's numa_node key */
+  sp_pcie_link link;  /* CUDA devices with a PCI bus id; zeros for CPU devices */
+  bool bind;          /* workers are bound to cpus */
+  unsigned ncpus;     /* CPUs in cpus when bind */
+  cpu_set_t cpus;     /* the node's CPUs that the process may use */
+  char note[320];     /* why there is no binding, or what it is (for the log) */
 } sp_topo_dev;
 
 /* The sysfs root: $SEALPROV_SYSFS_ROOT when it is an absolute path shorter than 512

@@ -10,8 +10,7 @@
 const char *vec_dir(void) {
   static char buf[4096];
   const char *d = getenv("BLS_VECTORS_DIR");
-  if (d != NULL && *d != '\0')
-    return d;
+  if (d != NULL && *d != '\0') return d;
   const char *top = getenv("top_srcdir");
   if (top != NULL && *top != '\0') {
     snprintf(buf, sizeof buf, "%s/tests/bls/vectors", top);
@@ -35,14 +34,11 @@ void vec_open(vec_file *vf, const char *name) {
 bool vec_next(vec_file *vf) {
   for (;;) {
     ssize_t len = getline(&vf->line, &vf->cap, vf->f);
-    if (len < 0)
-      return false;
+    if (len < 0) return false;
     vf->lineno++;
     char *s = vf->line;
-    while (*s == ' ' || *s == '\t')
-      s++;
-    if (*s == '#' || *s == '\n' || *s == '\r' || *s == '\0')
-      continue;
+    while (*s == ' ' || *s == '\t') s++;
+    if (*s == '#' || *s == '\n' || *s == '\r' || *s == '\0') continue;
     vf->ntok = 0;
     for (char *save = NULL, *t = strtok_r(s, " \t\r\n", &save); t != NULL;
          t = strtok_r(NULL, " \t\r\n", &save)) {
@@ -55,8 +51,7 @@ bool vec_next(vec_file *vf) {
 }
 
 void vec_close(vec_file *vf) {
-  if (vf->f != NULL)
-    fclose(vf->f);
+  if (vf->f != NULL) fclose(vf->f);
   free(vf->line);
   memset(vf, 0, sizeof *vf);
 }
@@ -69,18 +64,15 @@ const char *vec_where(const vec_file *vf) {
 }
 
 static int hexval(char c) {
-  if (c >= '0' && c <= '9')
-    return c - '0';
-  if (c >= 'a' && c <= 'f')
-    return c - 'a' + 10;
-  if (c >= 'A' && c <= 'F')
-    return c - 'A' + 10;
+  if (c >= '0' && c <= '9') return c - '0';
+  if (c >= 'a' && c <= 'f') return c - 'a' + 10;
+  if (c >= 'A' && c <= 'F') return c - 'A' + 10;
   return -1;
 }
 
 static const char *token(const vec_file *vf, int i) {
-  ck_assert_msg(i >= 0 && i < vf->ntok, "%s: expected at least %d tokens, found %d",
-                vec_where(vf), i + 1, vf->ntok);
+  ck_assert_msg(i >= 0 && i < vf->ntok, "%s: expected at least %d tokens, found %d", vec_where(vf),
+                i + 1, vf->ntok);
   return vf->tok[i];
 }
 
@@ -98,11 +90,10 @@ void vec_hex(const vec_file *vf, int i, uint8_t *out, size_t len) {
 
 size_t vec_hex_any(const vec_file *vf, int i, uint8_t *out, size_t cap) {
   const char *t = token(vf, i);
-  if (strcmp(t, "-") == 0)
-    return 0;
+  if (strcmp(t, "-") == 0) return 0;
   size_t tl = strlen(t);
-  ck_assert_msg(tl % 2 == 0 && tl / 2 <= cap, "%s: token %d: bad hex length %zu", vec_where(vf),
-                i, tl);
+  ck_assert_msg(tl % 2 == 0 && tl / 2 <= cap, "%s: token %d: bad hex length %zu", vec_where(vf), i,
+                tl);
   vec_hex(vf, i, out, tl / 2);
   return tl / 2;
 }
@@ -130,8 +121,7 @@ void vec_scalar(const vec_file *vf, int i, scalar_t *r) {
   vec_hex(vf, i, b, 32);
   for (int k = 0; k < 4; k++) {
     uint64_t w = 0;
-    for (int j = 0; j < 8; j++)
-      w = w << 8 | b[32 - 8 * (k + 1) + j];
+    for (int j = 0; j < 8; j++) w = w << 8 | b[32 - 8 * (k + 1) + j];
     r->l[k] = w;
   }
 }

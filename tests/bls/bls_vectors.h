@@ -18,7 +18,7 @@
 typedef struct {
   FILE *f;
   char path[4096];
-  char *line;       /* current line (tokens point into it) */
+  char *line; /* current line (tokens point into it) */
   size_t cap;
   unsigned lineno;
   int ntok;
@@ -42,12 +42,12 @@ size_t vec_hex_any(const vec_file *vf, int i, uint8_t *out, size_t cap); /* "-" 
 unsigned long vec_uint(const vec_file *vf, int i);
 bool vec_is(const vec_file *vf, int i, const char *s);
 
-void vec_fr(const vec_file *vf, int i, fr_t *r);       /* 64 hex digits, canonical */
+void vec_fr(const vec_file *vf, int i, fr_t *r); /* 64 hex digits, canonical */
 void vec_scalar(const vec_file *vf, int i, scalar_t *r);
-void vec_fp(const vec_file *vf, int i, fp_t *r);       /* 96 hex digits */
-void vec_fp2(const vec_file *vf, int i, fp2_t *r);     /* c0 c1 */
+void vec_fp(const vec_file *vf, int i, fp_t *r);   /* 96 hex digits */
+void vec_fp2(const vec_file *vf, int i, fp2_t *r); /* c0 c1 */
 void vec_fp6(const vec_file *vf, int i, fp6_t *r);
-void vec_fp12(const vec_file *vf, int i, fp12_t *r);   /* fp12_to_bytes order */
+void vec_fp12(const vec_file *vf, int i, fp12_t *r); /* fp12_to_bytes order */
 
 /* Hex of an element for failure messages (static buffer per call site is enough:
  * messages are formatted before the next call). */

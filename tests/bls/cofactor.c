@@ -16,8 +16,9 @@ static const uint64_t H2[8] = {0xcf1c38e31c7238e5ull, 0x1616ec6e786f0c70ull, 0x2
                                0xa628f1cb4d9e82efull, 0xa68a205b2e5a7ddfull, 0xcd91de4547085abaull,
                                0x091d50792876a202ull, 0x05d543a95414e7f1ull};
 /* beta, canonical: phi(x, y) = (beta x, y), as in plugin/bls12_381/g1.c */
-static const uint64_t BETA[6] = {0x2e01fffffffefffeull, 0xde17d813620a0002ull, 0xddb3a93be6f89688ull,
-                                 0xba69c6076a0f77eaull, 0x5f19672fdf76ce51ull, 0x0000000000000000ull};
+static const uint64_t BETA[6] = {0x2e01fffffffefffeull, 0xde17d813620a0002ull,
+                                 0xddb3a93be6f89688ull, 0xba69c6076a0f77eaull,
+                                 0x5f19672fdf76ce51ull, 0x0000000000000000ull};
 
 typedef struct prime_power {
   uint64_t q;
@@ -265,8 +266,8 @@ bool cof_g2_by_definition(const g2_affine_t *p) {
 }
 
 /* T = [m] R != O with m = (h2 r) / q^k (or / Q2 when big), killed by q^k (Q2). */
-static int g2_component(g2_jac_t *t, prime_power pp, bool big, cof_rng_fn rnd, void *st,
-                        char *err, size_t errlen) {
+static int g2_component(g2_jac_t *t, prime_power pp, bool big, cof_rng_fn rnd, void *st, char *err,
+                        size_t errlen) {
   uint64_t m[12], kill[8];
   size_t mn, kn;
   if (big) { /* m = r * H2_SMALL, kill = Q2 = h2 / H2_SMALL */

@@ -22,8 +22,7 @@ typedef struct {
 static void mismatch(tally *t, const vec_file *vf, const char *what, const uint8_t *got,
                      const uint8_t *want, size_t len) {
   t->fails++;
-  if (t->fails > MAX_PRINTED)
-    return;
+  if (t->fails > MAX_PRINTED) return;
   char *g = malloc(2 * len + 1), *w = malloc(2 * len + 1);
   ck_assert_ptr_nonnull(g);
   ck_assert_ptr_nonnull(w);
@@ -37,16 +36,14 @@ static void mismatch(tally *t, const vec_file *vf, const char *what, const uint8
 static void expect_bytes(tally *t, const vec_file *vf, const char *what, const uint8_t *got,
                          const uint8_t *want, size_t len) {
   t->cases++;
-  if (memcmp(got, want, len) != 0)
-    mismatch(t, vf, what, got, want, len);
+  if (memcmp(got, want, len) != 0) mismatch(t, vf, what, got, want, len);
 }
 
 static void expect_true(tally *t, const vec_file *vf, const char *what, bool ok) {
   t->cases++;
   if (!ok) {
     t->fails++;
-    if (t->fails <= MAX_PRINTED)
-      fprintf(stderr, "%s: %s failed\n", vec_where(vf), what);
+    if (t->fails <= MAX_PRINTED) fprintf(stderr, "%s: %s failed\n", vec_where(vf), what);
   }
 }
 
@@ -122,8 +119,9 @@ START_TEST(fr_against_noble) {
       vec_fr(&vf, 1, pool_push(&pool));
     } else if (vec_is(&vf, 0, "add") || vec_is(&vf, 0, "sub") || vec_is(&vf, 0, "mul")) {
       const fr_t *a = pool_at(&pool, &vf, 1), *b = pool_at(&pool, &vf, 2);
-      void (*op)(fr_t *, const fr_t *, const fr_t *) =
-          vec_is(&vf, 0, "add") ? fr_add : vec_is(&vf, 0, "sub") ? fr_sub : fr_mul;
+      void (*op)(fr_t *, const fr_t *, const fr_t *) = vec_is(&vf, 0, "add")   ? fr_add
+                                                       : vec_is(&vf, 0, "sub") ? fr_sub
+                                                                               : fr_mul;
       op(&r, a, b);
       want_fr(&t, &vf, 3, vf.tok[0], &r);
       x = *a; /* output aliasing the first input */
@@ -191,8 +189,9 @@ START_TEST(fp_against_noble) {
       vec_fp(&vf, 1, pool_push(&pool));
     } else if (vec_is(&vf, 0, "add") || vec_is(&vf, 0, "sub") || vec_is(&vf, 0, "mul")) {
       const fp_t *a = pool_at(&pool, &vf, 1), *b = pool_at(&pool, &vf, 2);
-      void (*op)(fp_t *, const fp_t *, const fp_t *) =
-          vec_is(&vf, 0, "add") ? fp_add : vec_is(&vf, 0, "sub") ? fp_sub : fp_mul;
+      void (*op)(fp_t *, const fp_t *, const fp_t *) = vec_is(&vf, 0, "add")   ? fp_add
+                                                       : vec_is(&vf, 0, "sub") ? fp_sub
+                                                                               : fp_mul;
       op(&r, a, b);
       want_fp(&t, &vf, 3, vf.tok[0], &r);
       x = *a;
@@ -244,8 +243,7 @@ START_TEST(fp_against_noble) {
       vec_hex(&vf, 2, eb, 48);
       for (int k = 0; k < 6; k++) {
         e[k] = 0;
-        for (int j = 0; j < 8; j++)
-          e[k] = e[k] << 8 | eb[48 - 8 * (k + 1) + j];
+        for (int j = 0; j < 8; j++) e[k] = e[k] << 8 | eb[48 - 8 * (k + 1) + j];
       }
       fp_pow(&r, pool_at(&pool, &vf, 1), e, 6);
       want_fp(&t, &vf, 3, "pow", &r);
@@ -276,8 +274,9 @@ START_TEST(fp2_against_noble) {
       vec_fp2(&vf, 1, pool_push(&pool));
     } else if (vec_is(&vf, 0, "add") || vec_is(&vf, 0, "sub") || vec_is(&vf, 0, "mul")) {
       const fp2_t *a = pool_at(&pool, &vf, 1), *b = pool_at(&pool, &vf, 2);
-      void (*op)(fp2_t *, const fp2_t *, const fp2_t *) =
-          vec_is(&vf, 0, "add") ? fp2_add : vec_is(&vf, 0, "sub") ? fp2_sub : fp2_mul;
+      void (*op)(fp2_t *, const fp2_t *, const fp2_t *) = vec_is(&vf, 0, "add")   ? fp2_add
+                                                          : vec_is(&vf, 0, "sub") ? fp2_sub
+                                                                                  : fp2_mul;
       op(&r, a, b);
       want_fp2(&t, &vf, 3, vf.tok[0], &r);
       x = *a;
@@ -441,8 +440,7 @@ END_TEST
 /* ------------------------------------------------------------------ conversions */
 static void be_of_limbs(uint8_t *out, const uint64_t *limbs, size_t n) {
   for (size_t k = 0; k < n; k++)
-    for (size_t j = 0; j < 8; j++)
-      out[8 * n - 1 - (8 * k + j)] = (uint8_t)(limbs[k] >> (8 * j));
+    for (size_t j = 0; j < 8; j++) out[8 * n - 1 - (8 * k + j)] = (uint8_t)(limbs[k] >> (8 * j));
 }
 
 START_TEST(fr_range_checks) {
@@ -455,8 +453,7 @@ START_TEST(fr_range_checks) {
   ck_assert(!fr_from_blst_mont(&x, lim));
   be_of_limbs(be, lim, 4);
   ck_assert(!fr_from_be32(&x, be));
-  for (int i = 0; i < 32; i++)
-    le[i] = be[31 - i];
+  for (int i = 0; i < 32; i++) le[i] = be[31 - i];
   ck_assert(!fr_from_le32(&x, le));
   scalar_t s;
   memcpy(s.l, lim, sizeof lim);
@@ -489,8 +486,7 @@ START_TEST(fr_range_checks) {
     rng_fr(&rng, &a);
     fr_to_le32(le, &a);
     fr_to_be32(be, &a);
-    for (int i = 0; i < 32; i++)
-      ck_assert_uint_eq(le[i], be[31 - i]);
+    for (int i = 0; i < 32; i++) ck_assert_uint_eq(le[i], be[31 - i]);
     ck_assert(fr_from_le32(&b, le) && fr_eq(&a, &b));
     ck_assert(fr_from_be32(&b, be) && fr_eq(&a, &b));
     fr_to_scalar(&s, &a);
@@ -516,8 +512,7 @@ START_TEST(fp_range_checks) {
   ck_assert(!fp_from_blst_mont(&x, lim));
   be_of_limbs(be, lim, 6);
   ck_assert(!fp_from_be48(&x, be));
-  for (int i = 0; i < 48; i++)
-    le[i] = be[47 - i];
+  for (int i = 0; i < 48; i++) le[i] = be[47 - i];
   ck_assert(!fp_from_le48(&x, le));
   memset(be, 0xff, sizeof be);
   ck_assert(!fp_from_be48(&x, be));
@@ -531,8 +526,7 @@ START_TEST(fp_range_checks) {
   rng_seed(&rng, 12);
   for (int n = 0; n < 200; n++) {
     uint64_t c[6];
-    for (int k = 0; k < 6; k++)
-      c[k] = rng_u64(&rng);
+    for (int k = 0; k < 6; k++) c[k] = rng_u64(&rng);
     c[5] &= 0x0fffffffffffffffULL; /* < 2^380 < p */
     ck_assert(fp_from_canonical(&x, c));
     uint64_t back[6];
@@ -540,8 +534,7 @@ START_TEST(fp_range_checks) {
     ck_assert_mem_eq(back, c, sizeof c);
     fp_to_be48(be, &x);
     fp_to_le48(le, &x);
-    for (int i = 0; i < 48; i++)
-      ck_assert_uint_eq(le[i], be[47 - i]);
+    for (int i = 0; i < 48; i++) ck_assert_uint_eq(le[i], be[47 - i]);
     ck_assert(fp_from_le48(&y, le) && fp_eq(&x, &y));
     ck_assert(fp_from_blst_mont(&y, x.l) && fp_eq(&x, &y));
   }
@@ -608,8 +601,7 @@ START_TEST(fp12_bytes_rejects_noncanonical) {
   uint8_t buf[576];
   for (int i = 0; i < 12; i++) {
     uint64_t c[6];
-    for (int k = 0; k < 6; k++)
-      c[k] = rng_u64(&rng);
+    for (int k = 0; k < 6; k++) c[k] = rng_u64(&rng);
     c[5] &= 0x0fffffffffffffffULL;
     fp_t v;
     ck_assert(fp_from_canonical(&v, c));

@@ -22,8 +22,7 @@ static fr_t *alloc_fr(size_t n) {
 }
 
 static void random_vec(test_rng *rng, fr_t *a, size_t n) {
-  for (size_t i = 0; i < n; i++)
-    rng_fr(rng, &a[i]);
+  for (size_t i = 0; i < n; i++) rng_fr(rng, &a[i]);
 }
 
 /* sum_j a[j] x^j (Horner) */
@@ -69,12 +68,11 @@ START_TEST(ntt_against_noble) {
       vec_fr(&vf, (int)(2 + i), &in[i]);
       vec_fr(&vf, (int)(2 + n + i), &want[i]);
     }
-    bool (*fn)(fr_t *, unsigned, unsigned) =
-        vec_is(&vf, 0, "fwd")    ? ntt_forward
-        : vec_is(&vf, 0, "inv")  ? ntt_inverse
-        : vec_is(&vf, 0, "cfwd") ? ntt_coset_forward
-        : vec_is(&vf, 0, "cinv") ? ntt_coset_inverse
-                                 : NULL;
+    bool (*fn)(fr_t *, unsigned, unsigned) = vec_is(&vf, 0, "fwd")    ? ntt_forward
+                                             : vec_is(&vf, 0, "inv")  ? ntt_inverse
+                                             : vec_is(&vf, 0, "cfwd") ? ntt_coset_forward
+                                             : vec_is(&vf, 0, "cinv") ? ntt_coset_inverse
+                                                                      : NULL;
     ck_assert_msg(fn != NULL, "%s: unknown op %s", vec_where(&vf), vf.tok[0]);
     for (size_t t = 0; t < NTHREAD_COUNTS; t++) {
       memcpy(a, in, n * sizeof *a);
@@ -144,12 +142,10 @@ START_TEST(ntt_structured_inputs) {
   size_t n = (size_t)1 << log_n;
   fr_t *a = alloc_fr(n);
   /* delta at 0 -> all ones */
-  for (size_t i = 0; i < n; i++)
-    a[i] = FR_ZERO;
+  for (size_t i = 0; i < n; i++) a[i] = FR_ZERO;
   a[0] = FR_ONE;
   ck_assert(ntt_forward(a, log_n, 2));
-  for (size_t i = 0; i < n; i++)
-    ck_assert_msg(fr_is_one(&a[i]), "delta transform index %zu", i);
+  for (size_t i = 0; i < n; i++) ck_assert_msg(fr_is_one(&a[i]), "delta transform index %zu", i);
   /* all ones -> n at 0, zero elsewhere */
   ck_assert(ntt_forward(a, log_n, 2));
   fr_t nn;
@@ -158,8 +154,7 @@ START_TEST(ntt_structured_inputs) {
   for (size_t i = 1; i < n; i++)
     ck_assert_msg(fr_is_zero(&a[i]), "constant transform index %zu", i);
   /* X -> omega^i */
-  for (size_t i = 0; i < n; i++)
-    a[i] = FR_ZERO;
+  for (size_t i = 0; i < n; i++) a[i] = FR_ZERO;
   a[1] = FR_ONE;
   ck_assert(ntt_forward(a, log_n, 3));
   fr_t w, x = FR_ONE;

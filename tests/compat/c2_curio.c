@@ -9,13 +9,13 @@
 
 #include <stddef.h>
 
-extern rs_error generate_groth16_proofs_c(const void *provers, size_t num_circuits,
-                                          const void *r_s, const void *s_s, void *proofs,
-                                          const rs_srs *srs, void *gpu_mtx, int32_t gpu_index);
+extern rs_error generate_groth16_proofs_c(const void *provers, size_t num_circuits, const void *r_s,
+                                          const void *s_s, void *proofs, const rs_srs *srs,
+                                          void *gpu_mtx, int32_t gpu_index);
 extern rs_error generate_groth16_proofs_start_c(const void *provers, size_t num_circuits,
-                                                const void *r_s, const void *s_s,
-                                                const rs_srs *srs, void *gpu_mtx,
-                                                int32_t gpu_index, void **pending_out);
+                                                const void *r_s, const void *s_s, const rs_srs *srs,
+                                                void *gpu_mtx, int32_t gpu_index,
+                                                void **pending_out);
 extern rs_error finalize_groth16_proof_c(void *handle, void *proofs);
 extern void destroy_pending_proof(void *handle);
 extern void *create_gpu_mutex(void);
@@ -25,8 +25,7 @@ rs_error curio_split(const rs_assignment *provers, size_t n, const rs_fr *r, con
                      rs_proof *proofs, const rs_srs *srs, void *gpu_mtx, int gpu_index,
                      c2_after_start_fn after, void *user) {
   void *pending = (void *)&pending; /* must be overwritten, with NULL on failure */
-  rs_error e = generate_groth16_proofs_start_c(provers, n, r, s, srs, gpu_mtx, gpu_index,
-                                               &pending);
+  rs_error e = generate_groth16_proofs_start_c(provers, n, r, s, srs, gpu_mtx, gpu_index, &pending);
   if (e.code != 0) {
     if (pending != NULL) {
       free_error(e);
@@ -66,9 +65,8 @@ rs_error curio_null_handle(void) {
   return e;
 }
 
-rs_error curio_generate8(const rs_assignment *provers, size_t n, const rs_fr *r,
-                         const rs_fr *s, rs_proof *proofs, const rs_srs *srs, void *gpu_mtx,
-                         int gpu_index) {
+rs_error curio_generate8(const rs_assignment *provers, size_t n, const rs_fr *r, const rs_fr *s,
+                         rs_proof *proofs, const rs_srs *srs, void *gpu_mtx, int gpu_index) {
   return generate_groth16_proofs_c(provers, n, r, s, proofs, srs, gpu_mtx, gpu_index);
 }
 

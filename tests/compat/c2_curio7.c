@@ -7,14 +7,14 @@
 
 #include <stddef.h>
 
-extern rs_error generate_groth16_proofs_c(const void *provers, size_t num_circuits,
-                                          const void *r_s, const void *s_s, void *proofs,
-                                          const rs_srs *srs, void *gpu_mtx);
+extern rs_error generate_groth16_proofs_c(const void *provers, size_t num_circuits, const void *r_s,
+                                          const void *s_s, void *proofs, const rs_srs *srs,
+                                          void *gpu_mtx);
 extern void *create_gpu_mutex(void);
 extern void destroy_gpu_mutex(void *mtx);
 
-rs_error curio_generate7(const rs_assignment *provers, size_t n, const rs_fr *r,
-                         const rs_fr *s, rs_proof *proofs, const rs_srs *srs) {
+rs_error curio_generate7(const rs_assignment *provers, size_t n, const rs_fr *r, const rs_fr *s,
+                         rs_proof *proofs, const rs_srs *srs) {
   void *mtx = create_gpu_mutex();
   rs_error e = generate_groth16_proofs_c(provers, n, r, s, proofs, srs, mtx);
   destroy_gpu_mutex(mtx);

@@ -54,21 +54,20 @@ extern rs_error create_SRS(rs_srs *ret, const char *srs_path, bool cache);
 extern void evict_SRS(const rs_srs *by_ref);
 extern void drop_SRS(const rs_srs *by_ref);
 extern rs_srs clone_SRS(const rs_srs *by_ref);
-extern rs_error generate_groth16_proofs_c(const void *provers, size_t num_circuits,
-                                          const void *r_s, const void *s_s, void *proofs,
-                                          const rs_srs *srs);
+extern rs_error generate_groth16_proofs_c(const void *provers, size_t num_circuits, const void *r_s,
+                                          const void *s_s, void *proofs, const rs_srs *srs);
 
 #define NPART 10
 
 static int failures;
-#define CHECK(cond, ...)                                                      \
-  do {                                                                        \
-    if (!(cond)) {                                                            \
-      fprintf(stderr, "FAIL %s:%d: ", __FILE__, __LINE__);                    \
-      fprintf(stderr, __VA_ARGS__);                                           \
-      fputc('\n', stderr);                                                    \
-      failures++;                                                             \
-    }                                                                         \
+#define CHECK(cond, ...)                                   \
+  do {                                                     \
+    if (!(cond)) {                                         \
+      fprintf(stderr, "FAIL %s:%d: ", __FILE__, __LINE__); \
+      fprintf(stderr, __VA_ARGS__);                        \
+      fputc('\n', stderr);                                 \
+      failures++;                                          \
+    }                                                      \
   } while (0)
 
 static void die(const char *what, const char *detail) {
@@ -79,8 +78,11 @@ static void die(const char *what, const char *detail) {
 static bool valid_utf8(const char *s) {
   const unsigned char *p = (const unsigned char *)s;
   while (*p) {
-    int n = *p < 0x80 ? 0 : (*p & 0xE0) == 0xC0 ? 1 : (*p & 0xF0) == 0xE0 ? 2
-                          : (*p & 0xF8) == 0xF0 ? 3 : -1;
+    int n = *p < 0x80             ? 0
+            : (*p & 0xE0) == 0xC0 ? 1
+            : (*p & 0xF0) == 0xE0 ? 2
+            : (*p & 0xF8) == 0xF0 ? 3
+                                  : -1;
     if (n < 0 || (n == 1 && *p < 0xC2)) return false;
     p++;
     for (int i = 0; i < n; i++, p++)
@@ -97,8 +99,8 @@ static void expect_error(rs_error e, const char *what, const char *want) {
   if (e.str != NULL) {
     printf("  %s -> code %d: %s\n", what, e.code, e.str);
     CHECK(valid_utf8(e.str), "%s: message is not valid UTF-8", what);
-    CHECK(want == NULL || strstr(e.str, want) != NULL, "%s: message lacks '%s': %s", what,
-          want, e.str);
+    CHECK(want == NULL || strstr(e.str, want) != NULL, "%s: message lacks '%s': %s", what, want,
+          e.str);
     free(e.str);
   }
 }
@@ -153,7 +155,9 @@ static void load_inputs(const char *dir) {
         .b_aux_density = a->b_aux_density,
         .b_aux_bit_len = a->b_aux_bit_len,
         .b_aux_popcount = a->b_aux_popcount,
-        .a = ma, .b = mb, .c = mc,
+        .a = ma,
+        .b = mb,
+        .c = mc,
         .abc_size = a->abc_size,
         .inp_assignment_data = mi,
         .inp_assignment_size = a->inp_size,
@@ -306,8 +310,7 @@ static int run(const char *dir) {
   void *mtx = curio_mutex_create();
   CHECK(mtx != NULL, "create_gpu_mutex returned NULL");
   memset(proofs, 0, sizeof proofs);
-  expect_ok(curio_split(provers, NPART, r_mont, s_mont, proofs, &copy, mtx, -1, scribble_abc,
-                        NULL),
+  expect_ok(curio_split(provers, NPART, r_mont, s_mont, proofs, &copy, mtx, -1, scribble_abc, NULL),
             "start / finalize");
   check_proofs(proofs, "split API");
   restore_abc();
@@ -321,16 +324,16 @@ static int run(const char *dir) {
   /* bad input: an error struct, never a crash */
   printf("bad input:\n");
   rs_srs none = {NULL};
-  expect_error(generate_groth16_proofs_c(provers, NPART, r_mont, s_mont, proofs, &none),
-               "NULL SRS", "SRS is empty");
-  expect_error(generate_groth16_proofs_c(provers, NPART, r_mont, s_mont, proofs, NULL),
-               "NULL SRS&", "srs");
-  expect_error(generate_groth16_proofs_c(provers, 0, r_mont, s_mont, proofs, &copy),
-               "no circuits", "num_circuits is 0");
+  expect_error(generate_groth16_proofs_c(provers, NPART, r_mont, s_mont, proofs, &none), "NULL SRS",
+               "SRS is empty");
+  expect_error(generate_groth16_proofs_c(provers, NPART, r_mont, s_mont, proofs, NULL), "NULL SRS&",
+               "srs");
+  expect_error(generate_groth16_proofs_c(provers, 0, r_mont, s_mont, proofs, &copy), "no circuits",
+               "num_circuits is 0");
   expect_error(generate_groth16_proofs_c(NULL, NPART, r_mont, s_mont, proofs, &copy),
                "NULL provers", "provers is NULL");
-  expect_error(generate_groth16_proofs_c(provers, NPART, NULL, s_mont, proofs, &copy),
-               "NULL r_s", "r_s is NULL");
+  expect_error(generate_groth16_proofs_c(provers, NPART, NULL, s_mont, proofs, &copy), "NULL r_s",
+               "r_s is NULL");
   expect_error(generate_groth16_proofs_c(provers, NPART, r_mont, s_mont, NULL, &copy),
                "NULL proofs", "proofs is NULL");
   rs_assignment bad[NPART];
@@ -340,8 +343,7 @@ static int run(const char *dir) {
                "wrong aux size", "aux_size");
   memcpy(bad, provers, sizeof bad);
   bad[5].inp_assignment_size++;
-  expect_error(curio_split(bad, NPART, r_mont, s_mont, proofs, &copy, mtx, -1, scribble_abc,
-                           NULL),
+  expect_error(curio_split(bad, NPART, r_mont, s_mont, proofs, &copy, mtx, -1, scribble_abc, NULL),
                "wrong input size (split API)", "inp_size");
   /* no circuits, with the pointers Rust passes for empty slices (aligned, dangling) */
   const void *dangling = (const void *)(uintptr_t)8;
@@ -349,16 +351,16 @@ static int run(const char *dir) {
   expect_error(curio_start(dangling, 0, dangling, dangling, &copy, mtx, -1, &pending),
                "no circuits (split API)", "num_circuits is 0");
   CHECK(pending == NULL, "a failed start did not set *pending_out to NULL");
-  expect_error(curio_generate8(dangling, 0, dangling, dangling, (rs_proof *)(uintptr_t)8, &copy,
-                               mtx, -1),
-               "no circuits (8 arguments)", "num_circuits is 0");
+  expect_error(
+      curio_generate8(dangling, 0, dangling, dangling, (rs_proof *)(uintptr_t)8, &copy, mtx, -1),
+      "no circuits (8 arguments)", "num_circuits is 0");
   expect_error(curio_start(provers, NPART, r_mont, s_mont, &copy, mtx, -1, NULL),
                "NULL pending_out", "pending_out is NULL");
   curio_mutex_destroy(mtx);
   memcpy(bad, provers, sizeof bad);
   bad[1].a = NULL;
-  expect_error(generate_groth16_proofs_c(bad, NPART, r_mont, s_mont, proofs, &copy),
-               "NULL a", "a is NULL");
+  expect_error(generate_groth16_proofs_c(bad, NPART, r_mont, s_mont, proofs, &copy), "NULL a",
+               "a is NULL");
   rs_fr big[NPART];
   memcpy(big, r_mont, sizeof big);
   memset(big[2].l, 0xFF, sizeof big[2].l); /* not below the group order */
@@ -393,8 +395,10 @@ static int run(const char *dir) {
     fprintf(stderr, "c2_host: %d check(s) failed\n", failures);
     return 1;
   }
-  printf("c2_host: %d partitions through the upstream, Curio 7/8-argument and split "
-         "calls: every proof equals the vtable's and verifies\n", NPART);
+  printf(
+      "c2_host: %d partitions through the upstream, Curio 7/8-argument and split "
+      "calls: every proof equals the vtable's and verifies\n",
+      NPART);
   return 0;
 }
 
@@ -417,8 +421,8 @@ static int dump(const char *dir, const char *out) {
   put(f, &n, 1);
   for (int i = 0; i < NPART; i++) {
     const rs_assignment *a = &provers[i];
-    uint64_t hdr[6] = {a->abc_size, a->inp_assignment_size, a->aux_assignment_size,
-                       a->a_aux_popcount, a->b_inp_popcount, a->b_aux_popcount};
+    uint64_t hdr[6] = {a->abc_size,       a->inp_assignment_size, a->aux_assignment_size,
+                       a->a_aux_popcount, a->b_inp_popcount,      a->b_aux_popcount};
     put(f, hdr, 6);
     put(f, mont[i], 4 * (3 * a->abc_size + a->inp_assignment_size + a->aux_assignment_size));
     put(f, a->a_aux_density, (a->a_aux_bit_len + 63) / 64);
@@ -498,8 +502,10 @@ static int concurrent(const char *dir) {
   vt->srs_release(vk);
   vt->close(prov);
   if (failures) return 1;
-  printf("c2_host: %d threads, one job at a time in the queue: every call waited and got "
-         "its proofs\n", NTHREADS);
+  printf(
+      "c2_host: %d threads, one job at a time in the queue: every call waited and got "
+      "its proofs\n",
+      NTHREADS);
   return 0;
 }
 
@@ -515,8 +521,7 @@ typedef struct {
 
 static void *pin_worker(void *arg) {
   pin_arg *w = arg;
-  w->err = curio_generate8(provers, NPART, r_mont, s_mont, w->proofs, w->srs, w->mtx,
-                           w->gpu_index);
+  w->err = curio_generate8(provers, NPART, r_mont, s_mont, w->proofs, w->srs, w->mtx, w->gpu_index);
   return NULL;
 }
 
@@ -540,8 +545,7 @@ static int pin(const char *dir) {
     check_proofs(proofs, what);
     snprintf(what, sizeof what, "8 arguments, gpu_index %d, NULL mutex", order[k]);
     memset(proofs, 0, sizeof proofs);
-    expect_ok(curio_generate8(provers, NPART, r_mont, s_mont, proofs, &srs, NULL, order[k]),
-              what);
+    expect_ok(curio_generate8(provers, NPART, r_mont, s_mont, proofs, &srs, NULL, order[k]), what);
     check_proofs(proofs, what);
   }
   /* The mutex is a pthread mutex (std::mutex's layout) and no call left it locked. */
@@ -581,9 +585,9 @@ static int pin(const char *dir) {
   static uint64_t not_a_mutex[16]; /* zeros: no tag */
   expect_error(curio_generate8(provers, NPART, r_mont, s_mont, proofs, &srs, not_a_mutex, 0),
                "a stray gpu_mtx", "is not a mutex from create_gpu_mutex");
-  expect_error(curio_split(provers, NPART, r_mont, s_mont, proofs, &srs, not_a_mutex, -1, NULL,
-                           NULL),
-               "a stray gpu_mtx (split API)", "is not a mutex from create_gpu_mutex");
+  expect_error(
+      curio_split(provers, NPART, r_mont, s_mont, proofs, &srs, not_a_mutex, -1, NULL, NULL),
+      "a stray gpu_mtx (split API)", "is not a mutex from create_gpu_mutex");
   void *gone = curio_mutex_create();
   curio_mutex_destroy(gone);
   expect_error(curio_generate8(provers, NPART, r_mont, s_mont, proofs, &srs, gone, 0),
@@ -609,8 +613,9 @@ static int pin(const char *dir) {
     fprintf(stderr, "c2_host: %d check(s) failed\n", failures);
     return 1;
   }
-  printf("c2_host: gpu_index 0, 1 and -1 through the 8-argument call: every proof equals "
-         "the vtable's and verifies\n");
+  printf(
+      "c2_host: gpu_index 0, 1 and -1 through the 8-argument call: every proof equals "
+      "the vtable's and verifies\n");
   return 0;
 }
 
@@ -645,7 +650,8 @@ static int pin_split(const char *dir) {
                "job->device_mask 0x20 names device 5, but this provider has 2 devices");
   CHECK(pending == NULL, "a failed start did not set *pending_out to NULL");
   expect_error(curio_start(provers, NPART, r_mont, s_mont, &srs, NULL, -2, &pending),
-               "gpu_index -2 (split API)", "gpu_index -2: must be -1 (any device) or a CUDA ordinal");
+               "gpu_index -2 (split API)",
+               "gpu_index -2: must be -1 (any device) or a CUDA ordinal");
   CHECK(pending == NULL, "a failed start did not set *pending_out to NULL");
   curio_mutex_destroy(mtx);
   drop_SRS(&srs);
@@ -659,16 +665,17 @@ static int pin_split(const char *dir) {
     fprintf(stderr, "c2_host: %d check(s) failed\n", failures);
     return 1;
   }
-  printf("c2_host: the split API's gpu_index 0, 1 and -1: every proof equals the vtable's and "
-         "verifies\n");
+  printf(
+      "c2_host: the split API's gpu_index 0, 1 and -1: every proof equals the vtable's and "
+      "verifies\n");
   return 0;
 }
 
 /* ---- --stale DIR: handles passed again after they ended ------------------------- */
 
 typedef struct {
-  rs_srs *shared;  /* the SRS value the other thread drops */
-  atomic_int *go;  /* set when both threads may start */
+  rs_srs *shared; /* the SRS value the other thread drops */
+  atomic_int *go; /* set when both threads may start */
   int rounds;
 } evict_arg;
 
@@ -807,8 +814,7 @@ static int stale(const char *dir) {
       printf("  round %d: destroy_gpu_mutex came first: %s\n", round, ma.err.str);
       free_error(ma.err);
     }
-    expect_error(curio_split(provers, NPART, r_mont, s_mont, proofs, &srs, ma.mtx, -1, NULL,
-                             NULL),
+    expect_error(curio_split(provers, NPART, r_mont, s_mont, proofs, &srs, ma.mtx, -1, NULL, NULL),
                  "the mutex destroyed during a call, passed again", "is not a mutex");
   }
 
@@ -828,8 +834,9 @@ static int stale(const char *dir) {
     fprintf(stderr, "c2_host: %d check(s) failed\n", failures);
     return 1;
   }
-  printf("c2_host: dropped SRS, destroyed mutexes and finished handles were refused or "
-         "ignored; evict/clone racing drop and calls racing destroy_gpu_mutex held\n");
+  printf(
+      "c2_host: dropped SRS, destroyed mutexes and finished handles were refused or "
+      "ignored; evict/clone racing drop and calls racing destroy_gpu_mutex held\n");
   return 0;
 }
 
@@ -856,10 +863,11 @@ int main(int argc, char **argv) {
     return failures ? 1 : 0;
   }
   if (argc != 2) {
-    fprintf(stderr, "usage: c2_host DIR | c2_host --load-error PARAMS WORD | "
-                    "c2_host --concurrent DIR | c2_host --dump DIR OUT | c2_host --pin DIR | "
-                    "c2_host --pin-split DIR | c2_host --stale DIR | "
-                    "c2_host --sync-error PARAMS WORD\n");
+    fprintf(stderr,
+            "usage: c2_host DIR | c2_host --load-error PARAMS WORD | "
+            "c2_host --concurrent DIR | c2_host --dump DIR OUT | c2_host --pin DIR | "
+            "c2_host --pin-split DIR | c2_host --stale DIR | "
+            "c2_host --sync-error PARAMS WORD\n");
     return 2;
   }
   return run(argv[1]);

@@ -20,10 +20,19 @@
 #include <stdint.h>
 #include <stdlib.h>
 
-typedef struct { int32_t code; char *str; } rs_error;  /* sppark cuda::Error */
-typedef struct { const void *ptr; } rs_srs;             /* supraseal_c2::SRS */
-typedef struct { uint64_t l[4]; } rs_fr;                /* blstrs Scalar (Montgomery) */
-typedef struct { uint64_t l[96 / 8 + 192 / 8 + 96 / 8]; } rs_proof; /* Proof<Bls12> */
+typedef struct {
+  int32_t code;
+  char *str;
+} rs_error; /* sppark cuda::Error */
+typedef struct {
+  const void *ptr;
+} rs_srs; /* supraseal_c2::SRS */
+typedef struct {
+  uint64_t l[4];
+} rs_fr; /* blstrs Scalar (Montgomery) */
+typedef struct {
+  uint64_t l[96 / 8 + 192 / 8 + 96 / 8];
+} rs_proof; /* Proof<Bls12> */
 
 typedef struct {
   const uint64_t *a_aux_density;
@@ -66,15 +75,14 @@ rs_error curio_start_then_destroy(const rs_assignment *provers, size_t n, const 
 /* finalize(NULL) and destroy(NULL): the error of the first, the second must return. */
 rs_error curio_null_handle(void);
 /* the 8-argument generate_groth16_proofs_c (gpu_mtx NULL or from create_gpu_mutex) */
-rs_error curio_generate8(const rs_assignment *provers, size_t n, const rs_fr *r,
-                         const rs_fr *s, rs_proof *proofs, const rs_srs *srs, void *gpu_mtx,
-                         int gpu_index);
+rs_error curio_generate8(const rs_assignment *provers, size_t n, const rs_fr *r, const rs_fr *s,
+                         rs_proof *proofs, const rs_srs *srs, void *gpu_mtx, int gpu_index);
 /* Curio's mutex allocator */
 void *curio_mutex_create(void);
 void curio_mutex_destroy(void *mtx);
 /* c2_curio7.c: the 7-argument generate_groth16_proofs_c with a mutex from
  * create_gpu_mutex */
-rs_error curio_generate7(const rs_assignment *provers, size_t n, const rs_fr *r,
-                         const rs_fr *s, rs_proof *proofs, const rs_srs *srs);
+rs_error curio_generate7(const rs_assignment *provers, size_t n, const rs_fr *r, const rs_fr *s,
+                         rs_proof *proofs, const rs_srs *srs);
 
 #endif

@@ -11,14 +11,14 @@
 #include "c2_map.h"
 
 static int failures;
-#define CHECK(cond, ...)                                                      \
-  do {                                                                        \
-    if (!(cond)) {                                                            \
-      fprintf(stderr, "FAIL %s:%d: ", __FILE__, __LINE__);                    \
-      fprintf(stderr, __VA_ARGS__);                                           \
-      fputc('\n', stderr);                                                    \
-      failures++;                                                             \
-    }                                                                         \
+#define CHECK(cond, ...)                                   \
+  do {                                                     \
+    if (!(cond)) {                                         \
+      fprintf(stderr, "FAIL %s:%d: ", __FILE__, __LINE__); \
+      fprintf(stderr, __VA_ARGS__);                        \
+      fputc('\n', stderr);                                 \
+      failures++;                                          \
+    }                                                      \
   } while (0)
 
 static sealprov_device_info dev(const char *section, const char *type, int ordinal) {
@@ -33,8 +33,8 @@ static sealprov_device_info dev(const char *section, const char *type, int ordin
 
 /* gpu_index on table t must give status st, mask m, and text containing want (where on
  * success, the message on failure). */
-static void expect(const char *name, const sealprov_device_info *t, size_t n, int gpu_index,
-                   int st, uint64_t m, const char *want) {
+static void expect(const char *name, const sealprov_device_info *t, size_t n, int gpu_index, int st,
+                   uint64_t m, const char *want) {
   uint64_t mask = 0xdead;
   char where[160], msg[600];
   int got = c2_map_gpu_index(t, n, gpu_index, &mask, where, sizeof where, msg, sizeof msg);
@@ -71,8 +71,9 @@ int main(void) {
   expect("cpu", cpu, 3, 0, SEALPROV_OK, 0x1, "device 0 [c0] (no CUDA devices");
   expect("cpu", cpu, 3, 2, SEALPROV_OK, 0x4, "device 2 [c2]");
   /* past the table: the mask says so, and submit refuses it with the module's message */
-  expect("cpu", cpu, 3, 5, SEALPROV_OK, 0x20, "device 5 (no CUDA devices: gpu_index is the "
-                                              "table index, which has 3)");
+  expect("cpu", cpu, 3, 5, SEALPROV_OK, 0x20,
+         "device 5 (no CUDA devices: gpu_index is the "
+         "table index, which has 3)");
   expect("cpu", cpu, 3, 63, SEALPROV_OK, UINT64_C(1) << 63, "device 63");
   expect("cpu", cpu, 3, 64, SEALPROV_ERR_INVALID_ARGUMENT, 0,
          "gpu_index 64: the provider has no CUDA devices and 3 device(s)");

@@ -4,8 +4,7 @@
  * dependencies. */
 #include "../../tools/cli.h"
 
-int main(int argc, char **argv)
-{
+int main(int argc, char **argv) {
   argv[0] = (char *)"gpu";
   return sp_cmd_bench_gpu(argc, argv);
 }

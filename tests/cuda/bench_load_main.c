@@ -8,8 +8,7 @@
 
 #include "../../tools/cli.h"
 
-int main(int argc, char **argv)
-{
+int main(int argc, char **argv) {
   int i = 1;
   sp_cli_progress = isatty(STDERR_FILENO) != 0;
   if (i < argc && !strcmp(argv[i], "--progress")) {

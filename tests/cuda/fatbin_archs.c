@@ -25,8 +25,12 @@
 #define FATBIN_MAGIC 0xBA55ED50u
 
 static uint16_t rd16(const unsigned char *p) { return (uint16_t)(p[0] | p[1] << 8); }
-static uint32_t rd32(const unsigned char *p) { return (uint32_t)rd16(p) | (uint32_t)rd16(p + 2) << 16; }
-static uint64_t rd64(const unsigned char *p) { return (uint64_t)rd32(p) | (uint64_t)rd32(p + 4) << 32; }
+static uint32_t rd32(const unsigned char *p) {
+  return (uint32_t)rd16(p) | (uint32_t)rd16(p + 2) << 16;
+}
+static uint64_t rd64(const unsigned char *p) {
+  return (uint64_t)rd32(p) | (uint64_t)rd32(p + 4) << 32;
+}
 
 static unsigned char *read_all(const char *path, size_t *len) {
   FILE *f = fopen(path, "rb");
@@ -125,8 +129,10 @@ int main(int argc, char **argv) {
     uint16_t hsize = rd16(sec + p + 6);
     uint64_t body = rd64(sec + p + 8);
     if (hsize < 16 || hsize > size - p || body > size - p - hsize) {
-      fprintf(stderr, "fatbin_archs: %s: container at section offset %llu runs past the "
-              "section\n", argv[1], (unsigned long long)p);
+      fprintf(stderr,
+              "fatbin_archs: %s: container at section offset %llu runs past the "
+              "section\n",
+              argv[1], (unsigned long long)p);
       rc = 1;
       break;
     }
@@ -138,8 +144,10 @@ int main(int argc, char **argv) {
       uint64_t payload = rd64(sec + e + 8);
       uint32_t arch = rd32(sec + e + 28);
       if (ehsize < 32 || ehsize > end - e || payload > end - e - ehsize) {
-        fprintf(stderr, "fatbin_archs: %s: entry at section offset %llu runs past its "
-                "container\n", argv[1], (unsigned long long)e);
+        fprintf(stderr,
+                "fatbin_archs: %s: entry at section offset %llu runs past its "
+                "container\n",
+                argv[1], (unsigned long long)e);
         rc = 1;
         break;
       }

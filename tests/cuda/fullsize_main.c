@@ -52,8 +52,8 @@ static int progress(void *user, const sp_srs_progress *p) {
   if (p->done || p->elapsed_ms - *last >= 5000) {
     *last = p->elapsed_ms;
     printf("  load: %s %.1f / %.1f GB, %.0f Mpoints checked, %.2f GB/s%s\n", p->vector,
-           p->bytes_done / 1e9, p->bytes_total / 1e9, p->points_checked / 1e6,
-           p->bytes_per_s / 1e9, p->done ? " (done)" : "");
+           p->bytes_done / 1e9, p->bytes_total / 1e9, p->points_checked / 1e6, p->bytes_per_s / 1e9,
+           p->done ? " (done)" : "");
   }
   return 0;
 }
@@ -85,14 +85,22 @@ int main(int argc, char **argv) {
   bool keep = false, reuse = false, direct = true;
   for (int i = 1; i < argc; i++) {
     const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
-    if (!strcmp(a, "--dir") && v) dir = argv[++i];
-    else if (!strcmp(a, "--log") && v) logk = (unsigned)strtoul(argv[++i], NULL, 10);
-    else if (!strcmp(a, "--partitions") && v) parts = (unsigned)strtoul(argv[++i], NULL, 10);
-    else if (!strcmp(a, "--inputs") && v) inputs = strtoull(argv[++i], NULL, 10);
-    else if (!strcmp(a, "--seed") && v) seed = strtoull(argv[++i], NULL, 0);
-    else if (!strcmp(a, "--threads") && v) threads = (unsigned)strtoul(argv[++i], NULL, 10);
-    else if (!strcmp(a, "--keep")) keep = true;
-    else if (!strcmp(a, "--reuse")) reuse = true;
+    if (!strcmp(a, "--dir") && v)
+      dir = argv[++i];
+    else if (!strcmp(a, "--log") && v)
+      logk = (unsigned)strtoul(argv[++i], NULL, 10);
+    else if (!strcmp(a, "--partitions") && v)
+      parts = (unsigned)strtoul(argv[++i], NULL, 10);
+    else if (!strcmp(a, "--inputs") && v)
+      inputs = strtoull(argv[++i], NULL, 10);
+    else if (!strcmp(a, "--seed") && v)
+      seed = strtoull(argv[++i], NULL, 0);
+    else if (!strcmp(a, "--threads") && v)
+      threads = (unsigned)strtoul(argv[++i], NULL, 10);
+    else if (!strcmp(a, "--keep"))
+      keep = true;
+    else if (!strcmp(a, "--reuse"))
+      reuse = true;
     else if (!strcmp(a, "--load") && v && (!strcmp(v, "direct") || !strcmp(v, "host")))
       direct = !strcmp(argv[++i], "direct");
     else {
@@ -203,16 +211,18 @@ int main(int argc, char **argv) {
     return 1;
   }
   uint64_t npts = srs->h_len + srs->l_len + srs->a_len + srs->b_g1_len + srs->b_g2_len;
-  printf("load (%s; every point on-curve, not infinity, subgroup on the GPU): %.2f s, %.2f GB/s, "
-         "%.1f Mpoints/s, host RSS %.2f GB before, peak during the load %.2f GB%s (%.2fx the "
-         "file); device work %.2f s, of which the reader waited for the GPU %.2f s\n",
-         taken ? "direct onto the GPU, no host copy"
-               : direct ? "host: the direct load declined" : "host decode, GPU checker",
-         load_ms / 1e3, psize / load_ms / 1e6, (double)npts / load_ms / 1e3, rss0 / 1e6,
-         peak / 1e6, peak_ok ? "" : " (process peak: clear_refs failed)",
-         psize > 0 ? (double)peak * 1e3 / psize : 0.0,
-         taken && srs->devcopy ? srs->devcopy->upload_ms / 1e3 : 0.0,
-         taken && srs->devcopy ? srs->devcopy->wait_ms / 1e3 : 0.0);
+  printf(
+      "load (%s; every point on-curve, not infinity, subgroup on the GPU): %.2f s, %.2f GB/s, "
+      "%.1f Mpoints/s, host RSS %.2f GB before, peak during the load %.2f GB%s (%.2fx the "
+      "file); device work %.2f s, of which the reader waited for the GPU %.2f s\n",
+      taken    ? "direct onto the GPU, no host copy"
+      : direct ? "host: the direct load declined"
+               : "host decode, GPU checker",
+      load_ms / 1e3, psize / load_ms / 1e6, (double)npts / load_ms / 1e3, rss0 / 1e6, peak / 1e6,
+      peak_ok ? "" : " (process peak: clear_refs failed)",
+      psize > 0 ? (double)peak * 1e3 / psize : 0.0,
+      taken && srs->devcopy ? srs->devcopy->upload_ms / 1e3 : 0.0,
+      taken && srs->devcopy ? srs->devcopy->wait_ms / 1e3 : 0.0);
   st = sp_srs_load(vp, true, true, threads, &vk, err, sizeof err);
   if (st) {
     printf("FAIL vk load: %s\n", err);
@@ -271,9 +281,10 @@ int main(int argc, char **argv) {
       sp_groth16_verify(srs, &w->asg, t.scalar_encoding, proof, &v1, e1, sizeof e1);
       sp_groth16_verify(vk, &w->asg, t.scalar_encoding, proof, &v2, e2, sizeof e2);
     }
-    printf("partition %u: witness %.1f s, prove %.1f s%s, self-check %s, verify with %s: %s %s%s%s\n",
-           p, tw / 1e3, tp / 1e3, p == 0 && !taken ? " (first: parameters uploaded)" : "",
-           v1 ? "ok" : "FAILED", vp, v2 ? "ok" : "FAILED", st ? err : "", e1, e2);
+    printf(
+        "partition %u: witness %.1f s, prove %.1f s%s, self-check %s, verify with %s: %s %s%s%s\n",
+        p, tw / 1e3, tp / 1e3, p == 0 && !taken ? " (first: parameters uploaded)" : "",
+        v1 ? "ok" : "FAILED", vp, v2 ? "ok" : "FAILED", st ? err : "", e1, e2);
     if (st || !v1 || !v2) fails++;
     sp_witness_free(w);
   }

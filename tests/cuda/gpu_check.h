@@ -8,15 +8,15 @@
 
 static int failures, checks;
 
-#define CHECK(cond, ...)                                                                         \
-  do {                                                                                           \
-    checks++;                                                                                    \
-    if (!(cond)) {                                                                               \
-      failures++;                                                                                \
-      printf("FAIL %s:%d: ", __FILE__, __LINE__);                                                \
-      printf(__VA_ARGS__);                                                                       \
-      printf("\n");                                                                              \
-    }                                                                                            \
+#define CHECK(cond, ...)                          \
+  do {                                            \
+    checks++;                                     \
+    if (!(cond)) {                                \
+      failures++;                                 \
+      printf("FAIL %s:%d: ", __FILE__, __LINE__); \
+      printf(__VA_ARGS__);                        \
+      printf("\n");                               \
+    }                                             \
   } while (0)
 
 #endif

@@ -119,8 +119,10 @@ static void test_subgroup_small(bool g2, size_t n, int bad_permille) {
     void *p = pts + i * psz;
     if (g2) {
       g2_affine_t *q = p;
-      if (kind == 0) in_subgroup_g2(q);
-      else if (kind == 3) g2_affine_set_inf(q);
+      if (kind == 0)
+        in_subgroup_g2(q);
+      else if (kind == 3)
+        g2_affine_set_inf(q);
       else {
         off_subgroup_g2(q);
         if (kind == 2) fp_add(&q->y.c0, &q->y.c0, &q->x.c0); /* off the curve */
@@ -128,8 +130,10 @@ static void test_subgroup_small(bool g2, size_t n, int bad_permille) {
       if (want == n && !g2_affine_in_subgroup(q)) want = i;
     } else {
       g1_affine_t *q = p;
-      if (kind == 0) in_subgroup_g1(q);
-      else if (kind == 3) g1_affine_set_inf(q);
+      if (kind == 0)
+        in_subgroup_g1(q);
+      else if (kind == 3)
+        g1_affine_set_inf(q);
       else {
         off_subgroup_g1(q);
         if (kind == 2) fp_add(&q->y, &q->y, &q->x);
@@ -139,8 +143,9 @@ static void test_subgroup_small(bool g2, size_t n, int bad_permille) {
   }
   size_t got = SIZE_MAX;
   int st = sp_cuda_subgroup_check(0, g2, pts, n, &got, err, sizeof err);
-  CHECK(st == SEALPROV_OK && got == want, "%s subgroup, %zu points (%d permille bad): GPU %zu, CPU %zu (%s)",
-        g2 ? "G2" : "G1", n, bad_permille, got, want, st ? err : "ok");
+  CHECK(st == SEALPROV_OK && got == want,
+        "%s subgroup, %zu points (%d permille bad): GPU %zu, CPU %zu (%s)", g2 ? "G2" : "G1", n,
+        bad_permille, got, want, st ? err : "ok");
   free(pts);
 }
 
@@ -152,8 +157,9 @@ static void test_subgroup_chunks(sp_gpu *g, bool g2, size_t n, const size_t *pla
   uint8_t *pts = malloc(n * psz);
   void *d = NULL;
   int st = sp_gpu_alloc(g, &d, n * psz, err, sizeof err);
-  if (!st) st = g2 ? sp_gpu_gen_points_g2(g, d, n, rnd64() >> 8, err, sizeof err)
-                   : sp_gpu_gen_points_g1(g, d, n, rnd64() >> 8, err, sizeof err);
+  if (!st)
+    st = g2 ? sp_gpu_gen_points_g2(g, d, n, rnd64() >> 8, err, sizeof err)
+            : sp_gpu_gen_points_g1(g, d, n, rnd64() >> 8, err, sizeof err);
   if (!st) st = sp_gpu_download(g, pts, d, n * psz, err, sizeof err);
   sp_gpu_free(g, d, n * psz);
   CHECK(st == SEALPROV_OK && pts, "chunk test points: %s", err);
@@ -166,8 +172,8 @@ static void test_subgroup_chunks(sp_gpu *g, bool g2, size_t n, const size_t *pla
   size_t got = SIZE_MAX;
   st = sp_cuda_subgroup_check(0, g2, pts, n, &got, err, sizeof err);
   double ms = sp_now_ms() - t0;
-  CHECK(st == SEALPROV_OK && got == n, "%s %zu good points: first_bad %zu (%s)", g2 ? "G2" : "G1", n,
-        got, st ? err : "ok");
+  CHECK(st == SEALPROV_OK && got == n, "%s %zu good points: first_bad %zu (%s)", g2 ? "G2" : "G1",
+        n, got, st ? err : "ok");
   printf("subgroup %s: %zu points in %.1f ms (%.1f Mpoints/s, %.2f GB/s from pageable memory)\n",
          g2 ? "G2" : "G1", n, ms, n / ms / 1e3, (double)(n * psz) / ms / 1e6);
   for (int k = 0; k < nplant; k++) {
@@ -181,8 +187,9 @@ static void test_subgroup_chunks(sp_gpu *g, bool g2, size_t n, const size_t *pla
     }
     if (i < want) want = i;
     st = sp_cuda_subgroup_check(0, g2, pts, n, &got, err, sizeof err);
-    CHECK(st == SEALPROV_OK && got == want, "%s %zu points, bad planted at %zu: first_bad %zu, want %zu (%s)",
-          g2 ? "G2" : "G1", n, i, got, want, st ? err : "ok");
+    CHECK(st == SEALPROV_OK && got == want,
+          "%s %zu points, bad planted at %zu: first_bad %zu, want %zu (%s)", g2 ? "G2" : "G1", n, i,
+          got, want, st ? err : "ok");
   }
   free(pts);
 }
@@ -205,7 +212,8 @@ static void test_subgroup_cofactor(bool g2) {
   size_t psz = g2 ? sizeof(g2_affine_t) : sizeof(g1_affine_t);
   uint8_t *pts = malloc((size_t)n * psz);
   bool gpu_ok[COF_MAX_CASES];
-  for (int i = 0; i < n; i++) memcpy(pts + (size_t)i * psz, g2 ? (void *)&c2[i].p : (void *)&c1[i].p, psz);
+  for (int i = 0; i < n; i++)
+    memcpy(pts + (size_t)i * psz, g2 ? (void *)&c2[i].p : (void *)&c1[i].p, psz);
   int calls = 0;
   sp_cuda_checker *chk = NULL;
   int st = sp_cuda_checker_create(0, &chk, err, sizeof err);
@@ -249,8 +257,9 @@ static void bench_subgroup(sp_gpu *g, bool g2, size_t n) {
   uint8_t *pts = malloc(n * psz);
   void *d = NULL;
   int st = pts ? sp_gpu_alloc(g, &d, n * psz, err, sizeof err) : SEALPROV_ERR_NO_MEMORY;
-  if (!st) st = g2 ? sp_gpu_gen_points_g2(g, d, n, rnd64() >> 8, err, sizeof err)
-                   : sp_gpu_gen_points_g1(g, d, n, rnd64() >> 8, err, sizeof err);
+  if (!st)
+    st = g2 ? sp_gpu_gen_points_g2(g, d, n, rnd64() >> 8, err, sizeof err)
+            : sp_gpu_gen_points_g1(g, d, n, rnd64() >> 8, err, sizeof err);
   if (!st) st = sp_gpu_download(g, pts, d, n * psz, err, sizeof err);
   if (d) sp_gpu_free(g, d, n * psz);
   CHECK(st == SEALPROV_OK, "bench points: %s", err);
@@ -331,9 +340,12 @@ static bool files_equal(const char *p1, const char *p2, long *where) {
   long pos = 0;
   while (eq) {
     int c1 = getc(f1), c2 = getc(f2);
-    if (c1 != c2) eq = false;
-    else if (c1 == EOF) break;
-    else pos++;
+    if (c1 != c2)
+      eq = false;
+    else if (c1 == EOF)
+      break;
+    else
+      pos++;
   }
   if (f1) fclose(f1);
   if (f2) fclose(f2);
@@ -400,8 +412,10 @@ int main(int argc, char **argv) {
   unsigned setup_max = 12;
   bool sg_bench = false;
   for (int i = 1; i < argc; i++) {
-    if (!strncmp(argv[i], "--only=", 7)) only = argv[i] + 7;
-    else if (!strcmp(argv[i], "--sg-bench")) sg_bench = true;
+    if (!strncmp(argv[i], "--only=", 7))
+      only = argv[i] + 7;
+    else if (!strcmp(argv[i], "--sg-bench"))
+      sg_bench = true;
     else if (!strncmp(argv[i], "--setup-max=", 12)) {
       setup_max = (unsigned)atoi(argv[i] + 12);
       if (setup_max < 10 || setup_max > 24) setup_max = 12;
@@ -460,8 +474,7 @@ int main(int argc, char **argv) {
       printf("FAIL: mkdtemp\n");
       failures++;
     } else {
-      for (unsigned lg = 10; lg <= setup_max; lg += 2)
-        test_setup(lg, dir);
+      for (unsigned lg = 10; lg <= setup_max; lg += 2) test_setup(lg, dir);
       rmdir(dir);
     }
   }

@@ -44,7 +44,6 @@ static unsigned cpu_threads = 8;
 /* The device the test opens (main); the fault engine opens a second handle of it. */
 static sp_device_cfg dev_cfg;
 
-
 static void hex8(const uint8_t *p, char *out) {
   for (int i = 0; i < 8; i++) sprintf(out + 2 * i, "%02x", p[i]);
 }
@@ -116,8 +115,8 @@ static void run_staging(void *dev, const sp_task *t, const uint8_t cpu_proof[192
   sp_cuda_timings tm;
   sp_cuda_host_memory hm;
   sp_engine_cuda_host_memory(dev, &hm);
-  CHECK(hm.stage_mode == SP_STAGING_CHUNKED, "2^%u: staging mode %d, want chunked (default)",
-        logm, hm.stage_mode);
+  CHECK(hm.stage_mode == SP_STAGING_CHUNKED, "2^%u: staging mode %d, want chunked (default)", logm,
+        hm.stage_mode);
   CHECK(first->staged_on_device == (hm.landing_buffers > 0),
         "2^%u chunked: staged on the device %d with %u device buffer(s)", logm,
         (int)first->staged_on_device, hm.landing_buffers);
@@ -125,12 +124,15 @@ static void run_staging(void *dev, const sp_task *t, const uint8_t cpu_proof[192
    * staging and bounce buffers; the chunks went back to the pool */
   CHECK(hm.module_bytes == hm.staging_bytes + hm.bounce_bytes,
         "2^%u chunked: the module holds %llu host bytes for the device after release "
-        "(staging %llu, bounce %llu)", logm, (unsigned long long)hm.module_bytes,
-        (unsigned long long)hm.staging_bytes, (unsigned long long)hm.bounce_bytes);
-  printf("  2^%u chunked staging: on the device %s (%u buffer(s), %llu B), prepare %.1f ms, "
-         "module host peak %llu B\n", logm, first->staged_on_device ? "yes" : "no",
-         hm.landing_buffers, (unsigned long long)hm.landing_bytes, first->prepare_ms,
-         (unsigned long long)hm.module_peak_bytes);
+        "(staging %llu, bounce %llu)",
+        logm, (unsigned long long)hm.module_bytes, (unsigned long long)hm.staging_bytes,
+        (unsigned long long)hm.bounce_bytes);
+  printf(
+      "  2^%u chunked staging: on the device %s (%u buffer(s), %llu B), prepare %.1f ms, "
+      "module host peak %llu B\n",
+      logm, first->staged_on_device ? "yes" : "no", hm.landing_buffers,
+      (unsigned long long)hm.landing_bytes, first->prepare_ms,
+      (unsigned long long)hm.module_peak_bytes);
 
   sp_engine_cuda_set_staging(dev, SP_STAGING_WHOLE);
   int st = gpu_prove(dev, t, true, p, &tm, err, sizeof err);
@@ -158,8 +160,8 @@ static void run_staging(void *dev, const sp_task *t, const uint8_t cpu_proof[192
   st = gpu_prove(dev, t, true, p, &tm, err, sizeof err);
   sp_hostmem_get(acct, &hs);
   sp_hostmem_set_limit(acct, keep);
-  CHECK(hs.peak <= hs.limit || hs.limit == 0, "2^%u: host memory peak %llu over the cap %llu",
-        logm, (unsigned long long)hs.peak, (unsigned long long)hs.limit);
+  CHECK(hs.peak <= hs.limit || hs.limit == 0, "2^%u: host memory peak %llu over the cap %llu", logm,
+        (unsigned long long)hs.peak, (unsigned long long)hs.limit);
   CHECK(st == SEALPROV_OK && memcmp(p, cpu_proof, 192) == 0,
         "2^%u chunked under a host_memory_limit below one chunk: %s", logm,
         st ? err : "proof differs from the CPU's");
@@ -195,11 +197,12 @@ static void run_streaming(void *dev, const sp_task *t, const uint8_t cpu_proof[1
             logm, (int)tm.staged, (unsigned long long)hm.staging_budget);
     else
       CHECK(st || !tm.staged, "2^%u: staged without prepare", logm);
-    printf("  2^%u streamed, %s: upload wait %.1f ms, prepare %.1f ms, total %.1f ms; "
-           "pinned staging %llu B in %u buffer(s), registered %llu B, bounce %llu B\n",
-           logm, staged ? "staged" : "pageable", tm.upload_ms, tm.prepare_ms, tm.total_ms,
-           (unsigned long long)hm.staging_bytes, hm.staging_buffers,
-           (unsigned long long)hm.registered_bytes, (unsigned long long)hm.bounce_bytes);
+    printf(
+        "  2^%u streamed, %s: upload wait %.1f ms, prepare %.1f ms, total %.1f ms; "
+        "pinned staging %llu B in %u buffer(s), registered %llu B, bounce %llu B\n",
+        logm, staged ? "staged" : "pageable", tm.upload_ms, tm.prepare_ms, tm.total_ms,
+        (unsigned long long)hm.staging_bytes, hm.staging_buffers,
+        (unsigned long long)hm.registered_bytes, (unsigned long long)hm.bounce_bytes);
   }
   /* out of memory while streaming: retried at the same (already small) chunks. The
    * allocations fail through the engine's fault hook (sp_engine_ops.fault_oom), which
@@ -213,7 +216,10 @@ static void run_streaming(void *dev, const sp_task *t, const uint8_t cpu_proof[1
   int st = gpu_prove(dev, t, true, p, &tm, err, sizeof err);
   CHECK(st == SEALPROV_OK && memcmp(p, cpu_proof, 192) == 0 && tm.oom_retries == 1,
         "2^%u streamed with an injected out-of-memory: %s (retries %u)", logm,
-        st ? err : memcmp(p, cpu_proof, 192) ? "proof differs" : "ok", tm.oom_retries);
+        st                          ? err
+        : memcmp(p, cpu_proof, 192) ? "proof differs"
+                                    : "ok",
+        tm.oom_retries);
 
   /* resident set, out of memory on the task's first allocation: the retry drops the
    * resident copy and streams (default chunks) */
@@ -225,8 +231,8 @@ static void run_streaming(void *dev, const sp_task *t, const uint8_t cpu_proof[1
   st = gpu_prove(dev, t, true, p, &tm, err, sizeof err);
   CHECK(st == SEALPROV_OK && memcmp(p, cpu_proof, 192) == 0,
         "2^%u resident with an injected out-of-memory: %s", logm, st ? err : "proof differs");
-  CHECK(st || (tm.oom_retries == 1 && tm.streamed), "2^%u OOM retry: retries %u streamed %d",
-        logm, tm.oom_retries, (int)tm.streamed);
+  CHECK(st || (tm.oom_retries == 1 && tm.streamed), "2^%u OOM retry: retries %u streamed %d", logm,
+        tm.oom_retries, (int)tm.streamed);
 }
 
 /* Early upload of a (engine_cuda.c). Handoff: a partition staged while another
@@ -264,8 +270,8 @@ static void run_early(void *dev, const sp_task *t, const uint8_t cpu_proof[192])
     if (!st && !orphan) {
       st = sp_engine_cuda.execute(dev, t, prep1, p1, err, sizeof err);
       sp_engine_cuda_last_timings(dev, &tm2);
-      CHECK(st == SEALPROV_OK && memcmp(p1, cpu_proof, 192) == 0, "2^%u early, receiver: %s",
-            logm, st ? err : "proof differs from the CPU's");
+      CHECK(st == SEALPROV_OK && memcmp(p1, cpu_proof, 192) == 0, "2^%u early, receiver: %s", logm,
+            st ? err : "proof differs from the CPU's");
       sp_cuda_host_memory hm;
       sp_engine_cuda_host_memory(dev, &hm);
       CHECK(st || tm2.a_early || hm.staging_budget == 0,
@@ -282,8 +288,9 @@ static void run_early(void *dev, const sp_task *t, const uint8_t cpu_proof[192])
             "2^%u early, after an orphan: %s", logm, st ? err : "proof differs or took the orphan");
     }
     const uint64_t now = sp_engine_cuda.memory_in_use(dev);
-    CHECK(orphan == 0 || now == base, "2^%u early: memory in use %llu after the orphan, %llu before",
-          logm, (unsigned long long)now, (unsigned long long)base);
+    CHECK(orphan == 0 || now == base,
+          "2^%u early: memory in use %llu after the orphan, %llu before", logm,
+          (unsigned long long)now, (unsigned long long)base);
   }
   sp_engine_cuda_set_early(dev, SP_EARLY_ALL);
 }
@@ -303,8 +310,10 @@ static void run_witness(void *dev, const sp_task *t, const sp_circuit *c, const 
   unlink(path);
   CHECK(st == SEALPROV_OK, "witness-only: r1cs: %s", err);
   if (st) return;
-  sealprov_assignment wa = {.inp_assignment = w->asg.inp_assignment, .inp_size = w->asg.inp_size,
-                            .aux_assignment = w->asg.aux_assignment, .aux_size = w->asg.aux_size};
+  sealprov_assignment wa = {.inp_assignment = w->asg.inp_assignment,
+                            .inp_size = w->asg.inp_size,
+                            .aux_assignment = w->asg.aux_assignment,
+                            .aux_size = w->asg.aux_size};
   sp_task tw = *t;
   tw.asg = &wa;
   tw.cs = cs;
@@ -314,7 +323,8 @@ static void run_witness(void *dev, const sp_task *t, const sp_circuit *c, const 
   st = gpu_prove(dev, &tw, true, proof, &tm, err, sizeof err);
   CHECK(st == SEALPROV_OK && memcmp(proof, cpu_proof, 192) == 0,
         "witness-only partition (a, b, c on the device): %s", st ? err : "proof differs");
-  CHECK(st != SEALPROV_OK || tm.spmv_on_gpu, "witness-only partition: a, b, c not made on the device");
+  CHECK(st != SEALPROV_OK || tm.spmv_on_gpu,
+        "witness-only partition: a, b, c not made on the device");
   printf("witness-only %llu constraints: a, b, c on the %s in %.2f ms, proof %s\n",
          (unsigned long long)w->asg.abc_size, tm.spmv_on_gpu ? "device" : "host", tm.spmv_ms,
          st == SEALPROV_OK && memcmp(proof, cpu_proof, 192) == 0 ? "equal" : "DIFFERS");
@@ -372,8 +382,8 @@ static void run_tables(void *dev, const sp_task *t, const uint8_t cpu_proof[192]
   sp_engine_cuda.srs_evict(dev, t->srs); /* resident again below, with FORCE's table */
   sp_engine_cuda_set_tables(dev, SP_TABLES_FORCE);
   st = gpu_prove(dev, t, true, p, &tm, err, sizeof err);
-  CHECK(st == SEALPROV_OK && memcmp(p, cpu_proof, 192) == 0,
-        "2^%u tables forced: %s", logm, st ? err : "proof differs");
+  CHECK(st == SEALPROV_OK && memcmp(p, cpu_proof, 192) == 0, "2^%u tables forced: %s", logm,
+        st ? err : "proof differs");
   CHECK(st != SEALPROV_OK || (tm.tables_used && tm.precompute_bytes > 0 && tm.table_copies >= 2),
         "2^%u tables forced: used %d, %llu bytes, %u copies", logm, (int)tm.tables_used,
         (unsigned long long)tm.precompute_bytes, tm.table_copies);
@@ -444,11 +454,12 @@ static void run_size(void *dev, uint64_t constraints, uint64_t seed, const char 
   bool valid = false;
   st = sp_groth16_verify(srs, &w->asg, t.scalar_encoding, gpu_proof, &valid, err, sizeof err);
   CHECK(st == SEALPROV_OK && valid, "GPU proof does not verify (%s)", st ? err : "invalid");
-  printf("partition %llu constraints (2^%u domain): setup %.0f ms, CPU %.1f ms, GPU %.1f ms "
-         "(first run: srs upload %.1f ms, prepare %.1f ms, %s) -- bytes %s\n",
-         (unsigned long long)constraints, srs->log_domain, t_setup, t_cpu, t_gpu,
-         tm.srs_upload_ms, tm.prepare_ms, tm.staged ? "pinned staging" : "pageable",
-         memcmp(cpu_proof, gpu_proof, 192) ? "DIFFER" : "equal");
+  printf(
+      "partition %llu constraints (2^%u domain): setup %.0f ms, CPU %.1f ms, GPU %.1f ms "
+      "(first run: srs upload %.1f ms, prepare %.1f ms, %s) -- bytes %s\n",
+      (unsigned long long)constraints, srs->log_domain, t_setup, t_cpu, t_gpu, tm.srs_upload_ms,
+      tm.prepare_ms, tm.staged ? "pinned staging" : "pageable",
+      memcmp(cpu_proof, gpu_proof, 192) ? "DIFFER" : "equal");
   if (st == SEALPROV_OK) run_tables(dev, &t, cpu_proof);
   if (st == SEALPROV_OK) run_staging(dev, &t, cpu_proof, &tm);
   if (st == SEALPROV_OK) run_streaming(dev, &t, cpu_proof);
@@ -473,8 +484,8 @@ static void run_size(void *dev, uint64_t constraints, uint64_t seed, const char 
     tm2.scalar_encoding = SEALPROV_SCALAR_MONTGOMERY;
     uint8_t p2[192];
     st = sp_engine_cuda.execute(dev, &tm2, NULL, p2, err, sizeof err);
-    CHECK(st == SEALPROV_OK && memcmp(p2, cpu_proof, 192) == 0,
-          "Montgomery-encoded assignment: %s", st ? err : "proof differs");
+    CHECK(st == SEALPROV_OK && memcmp(p2, cpu_proof, 192) == 0, "Montgomery-encoded assignment: %s",
+          st ? err : "proof differs");
     /* a*b != c: ASSIGNMENT naming the first failing row, which a CPU loop over the
      * same rows finds too; with the pre-check's product buffer and without it, and the
      * good assignment still gives the same proof on the path without the buffer */
@@ -583,8 +594,9 @@ int main(int argc, char **argv) {
         s = *end ? end + 1 : end;
       }
     } else {
-      fprintf(stderr, "usage: %s [--full | --sizes N[,N...]] [--seed S]\n"
-                      "  S (or $SP_TEST_SEED) repeats a run; without it the seed is the time\n",
+      fprintf(stderr,
+              "usage: %s [--full | --sizes N[,N...]] [--seed S]\n"
+              "  S (or $SP_TEST_SEED) repeats a run; without it the seed is the time\n",
               argv[0]);
       return 2;
     }

@@ -82,9 +82,12 @@ static void test_fields(sp_gpu *g, size_t n) {
   fp_from_u64(&fone, 1);
   fp_from_u64(&fzero, 0);
   fp_neg(&fm1, &fone);
-  a[0] = fzero; b[0] = fzero;
-  a[1] = fone; b[1] = fm1;
-  a[2] = fm1; b[2] = fm1;
+  a[0] = fzero;
+  b[0] = fzero;
+  a[1] = fone;
+  b[1] = fm1;
+  a[2] = fm1;
+  b[2] = fm1;
   a[3] = b[3];
   /* raw limb patterns (any value below p is an element): p - 1, p - 2, every limb
    * all ones (reduced), only the top bit of each 32-bit half, 2^380 (the squaring's
@@ -102,9 +105,12 @@ static void test_fields(sp_gpu *g, size_t n) {
   fr_t rone, rm1;
   fr_from_u64(&rone, 1);
   fr_neg(&rm1, &rone);
-  fr_from_u64(&ra[0], 0); fr_from_u64(&rb[0], 0);
-  ra[1] = rone; rb[1] = rm1;
-  ra[2] = rm1; rb[2] = rm1;
+  fr_from_u64(&ra[0], 0);
+  fr_from_u64(&rb[0], 0);
+  ra[1] = rone;
+  rb[1] = rm1;
+  ra[2] = rm1;
+  rb[2] = rm1;
   ra[3] = rb[3];
 
   int st = sp_gpu_field_ops(g, true, a, b, o, n, err, sizeof err);
@@ -141,7 +147,12 @@ static void test_fields(sp_gpu *g, size_t n) {
   }
   CHECK(bad == 0, "Fr add/sub/mul/sqr: %zu of %zu differ from the CPU", bad, 4 * n);
   printf("fields: %zu random Fp and Fr operand pairs (+ edges) checked\n", n);
-  free(a); free(b); free(o); free(ra); free(rb); free(ro);
+  free(a);
+  free(b);
+  free(o);
+  free(ra);
+  free(rb);
+  free(ro);
 }
 
 /* ---- memory pool ------------------------------------------------------------------ */
@@ -199,15 +210,17 @@ static void test_pool(sp_gpu *g) {
   CHECK(sp_gpu_mem_info(g, &free2, &total) == SEALPROV_OK, "pool: memory info");
   /* the pool's own figure: the device's free memory also moves with other processes */
   uint64_t kept = sp_gpu_pool_reserved(g);
-  CHECK(kept < gib, "pool: after the trim the pool still holds %llu bytes (device free %llu, %llu "
-        "before the test)", (unsigned long long)kept, (unsigned long long)free2,
-        (unsigned long long)free0);
+  CHECK(kept < gib,
+        "pool: after the trim the pool still holds %llu bytes (device free %llu, %llu "
+        "before the test)",
+        (unsigned long long)kept, (unsigned long long)free2, (unsigned long long)free0);
   CHECK(sp_gpu_memory_in_use(g) == 0, "pool: %llu bytes still counted in use",
         (unsigned long long)sp_gpu_memory_in_use(g));
-  printf("pool: %zu then %zu of %llu free bytes: the second allocation succeeded next to the "
-         "cache (%s)\n",
-         a_bytes, b_bytes, (unsigned long long)free0,
-         trims ? "after sp_gpu_alloc's trim" : "the driver released the cache itself");
+  printf(
+      "pool: %zu then %zu of %llu free bytes: the second allocation succeeded next to the "
+      "cache (%s)\n",
+      a_bytes, b_bytes, (unsigned long long)free0,
+      trims ? "after sp_gpu_alloc's trim" : "the driver released the cache itself");
 }
 
 /* ---- curves ---------------------------------------------------------------------- */
@@ -247,12 +260,18 @@ static void test_curves(sp_gpu *g, size_t n) {
     rand_g2(&q2[i]);
   }
   /* edges: P + P, P + (-P), inf + Q, P + inf, inf + inf */
-  q[0] = p[0]; q2[0] = p2[0];
-  g1_affine_neg(&q[1], &p[1]); g2_affine_neg(&q2[1], &p2[1]);
-  g1_affine_set_inf(&p[2]); g2_affine_set_inf(&p2[2]);
-  g1_affine_set_inf(&q[3]); g2_affine_set_inf(&q2[3]);
-  g1_affine_set_inf(&p[4]); g1_affine_set_inf(&q[4]);
-  g2_affine_set_inf(&p2[4]); g2_affine_set_inf(&q2[4]);
+  q[0] = p[0];
+  q2[0] = p2[0];
+  g1_affine_neg(&q[1], &p[1]);
+  g2_affine_neg(&q2[1], &p2[1]);
+  g1_affine_set_inf(&p[2]);
+  g2_affine_set_inf(&p2[2]);
+  g1_affine_set_inf(&q[3]);
+  g2_affine_set_inf(&q2[3]);
+  g1_affine_set_inf(&p[4]);
+  g1_affine_set_inf(&q[4]);
+  g2_affine_set_inf(&p2[4]);
+  g2_affine_set_inf(&q2[4]);
 
   int st = sp_gpu_curve_ops(g, false, p, q, o, n, err, sizeof err);
   CHECK(st == SEALPROV_OK, "g1 ops: %s", err);
@@ -294,7 +313,12 @@ static void test_curves(sp_gpu *g, size_t n) {
   }
   CHECK(bad == 0, "G2 XYZZ add/dbl/madd: %zu differ from the CPU", bad);
   printf("curves: %zu random G1 and G2 pairs (+ edges) checked\n", n);
-  free(p); free(q); free(o); free(p2); free(q2); free(o2);
+  free(p);
+  free(q);
+  free(o);
+  free(p2);
+  free(q2);
+  free(o2);
 }
 
 /* ---- NTT ------------------------------------------------------------------------- */
@@ -343,7 +367,10 @@ static void test_h_poly(sp_gpu *g, unsigned lg) {
   fr_t *a = malloc(bytes), *b = malloc(bytes), *c = malloc(bytes), *h = malloc(bytes);
   CHECK(a && b && c && h, "H 2^%u: out of host memory", lg);
   if (!a || !b || !c || !h) {
-    free(a); free(b); free(c); free(h);
+    free(a);
+    free(b);
+    free(c);
+    free(h);
     return;
   }
   for (size_t i = 0; i < n; i++) {
@@ -386,14 +413,17 @@ static void test_h_poly(sp_gpu *g, unsigned lg) {
     bad += memcmp(&h[bitrev_idx(i, lg)], &a[i], sizeof(fr_t)) != 0;
   CHECK(bad == 0, "H polynomial 2^%u: %zu of %zu coefficients differ", lg, bad, n);
   printf("h_poly: 2^%u checked\n", lg);
-  free(a); free(b); free(c); free(h);
+  free(a);
+  free(b);
+  free(c);
+  free(h);
 }
 
 /* ---- MSM ------------------------------------------------------------------------- */
 
 enum { SC_RANDOM, SC_SMALL, SC_ZERO_ONE, SC_REPEATED, SC_NEAR_R, SC_MIXED, SC_TOP };
-static const char *sc_name[] = {"random", "small", "zero/one", "repeated", "r-k", "mixed",
-                                "top-heavy"};
+static const char *sc_name[] = {"random", "small", "zero/one", "repeated",
+                                "r-k",    "mixed", "top-heavy"};
 
 static void fill_scalars(scalar_t *s, size_t n, int kind) {
   scalar_t rep[3];
@@ -416,11 +446,16 @@ static void fill_scalars(scalar_t *s, size_t n, int kind) {
       }
       default: {
         uint64_t t = rnd64() % 6;
-        if (t == 0) scalar_from_u64(&s[i], 0);
-        else if (t == 1) scalar_from_u64(&s[i], 1);
-        else if (t == 2) s[i] = rep[0];
-        else if (t == 3) scalar_r_minus(&s[i], 1);
-        else rand_scalar(&s[i]);
+        if (t == 0)
+          scalar_from_u64(&s[i], 0);
+        else if (t == 1)
+          scalar_from_u64(&s[i], 1);
+        else if (t == 2)
+          s[i] = rep[0];
+        else if (t == 3)
+          scalar_r_minus(&s[i], 1);
+        else
+          rand_scalar(&s[i]);
       }
     }
   }
@@ -481,7 +516,7 @@ static int make_points_g2(sp_gpu *g, g2_affine_t *p, size_t n, uint64_t seed) {
 static void plant_points_g1(g1_affine_t *p, size_t n) {
   if (n >= 4) {
     g1_affine_set_inf(&p[n / 2]);
-    p[1] = p[0];       /* a repeated point */
+    p[1] = p[0]; /* a repeated point */
     p[n - 1] = p[0];
   }
 }
@@ -533,8 +568,8 @@ static void test_msm_g1(sp_gpu *g, const size_t *sizes, size_t nsizes) {
         a.window_bits = wins[k];
         g1_jac_t got;
         st = sp_gpu_msm_g1_dev(g, &got, &a, err, sizeof err);
-        CHECK(st == SEALPROV_OK && g1_jac_eq(&got, &ref), "msm_g1 n=%zu window %u differs (%s)",
-              n, wins[k], st ? err : "wrong point");
+        CHECK(st == SEALPROV_OK && g1_jac_eq(&got, &ref), "msm_g1 n=%zu window %u differs (%s)", n,
+              wins[k], st ? err : "wrong point");
       }
       sp_gpu_free(g, dp, n * sizeof *pts);
       sp_gpu_free(g, ds, n * sizeof *sc);
@@ -593,7 +628,7 @@ static bool g1_copy_ok(const g1_affine_t *p, const g1_affine_t *copy, unsigned s
 
 static void test_msm_table_g1(sp_gpu *g, const size_t *sizes, size_t nsizes, bool full) {
   char err[256];
-  static const tab_case cases[] = {{3, 2},  {5, 52}, {8, 4},   {11, 24}, {13, 7},
+  static const tab_case cases[] = {{3, 2},   {5, 52},  {8, 4},   {11, 24}, {13, 7},
                                    {16, 16}, {17, 15}, {20, 13}, {22, 6},  {24, 11}};
   const size_t ncases = sizeof cases / sizeof cases[0];
   size_t nmax = 0;
@@ -630,8 +665,7 @@ static void test_msm_table_g1(sp_gpu *g, const size_t *sizes, size_t nsizes, boo
                                (const uint8_t *)tab.d_ext + ((size_t)(j - 1) * n + i) * sizeof got,
                                sizeof got, err, sizeof err);
           CHECK(st == SEALPROV_OK && g1_copy_ok(&pts[i], &got, c * j),
-                "table G1 n=%zu window %u: copy %u of point %zu is not 2^%u P", n, c, j, i,
-                c * j);
+                "table G1 n=%zu window %u: copy %u of point %zu is not 2^%u P", n, c, j, i, c * j);
         }
       for (int kind = SC_RANDOM; kind <= SC_TOP; kind++) {
         if (n > 65536 && kind != SC_RANDOM && kind != SC_TOP) continue;
@@ -725,7 +759,8 @@ static void test_msm_table_g1(sp_gpu *g, const size_t *sizes, size_t nsizes, boo
   /* what the maker refuses: copies past ceil(256 / c), a window out of range */
   sp_msm_table t0;
   CHECK(sp_gpu_msm_table_make(g, false, dp, 16, 24, 12, &t0, err, sizeof err) ==
-            SEALPROV_ERR_INVALID_ARGUMENT && t0.copies == 0,
+                SEALPROV_ERR_INVALID_ARGUMENT &&
+            t0.copies == 0,
         "table: 12 copies of window 24 (11 windows) not refused");
   CHECK(sp_gpu_msm_table_make(g, false, dp, 16, 25, 2, &t0, err, sizeof err) ==
             SEALPROV_ERR_INVALID_ARGUMENT,
@@ -800,8 +835,7 @@ static void test_batch_add(sp_gpu *g, size_t n) {
   plant_points_g1(p1, n);
   plant_points_g2(p2, n);
   for (int dens = 0; dens < 3; dens++) {
-    for (size_t i = 0; i < words; i++)
-      bm[i] = dens == 0 ? 0 : dens == 1 ? rnd64() : ~0ull;
+    for (size_t i = 0; i < words; i++) bm[i] = dens == 0 ? 0 : dens == 1 ? rnd64() : ~0ull;
     if (n % 64) bm[words - 1] &= (1ull << (n % 64)) - 1;
     g1_jac_t got1, ref1;
     g2_jac_t got2, ref2;
@@ -815,7 +849,9 @@ static void test_batch_add(sp_gpu *g, size_t n) {
     CHECK(g2_jac_eq(&got2, &ref2), "batch_add_g2 n=%zu density %d differs", n, dens);
   }
   printf("batch_add: n=%zu, densities 0 / random / full checked\n", n);
-  free(p1); free(p2); free(bm);
+  free(p1);
+  free(p2);
+  free(bm);
 }
 
 int main(int argc, char **argv) {
@@ -824,8 +860,10 @@ int main(int argc, char **argv) {
   unsigned bigsz[8], nbig = 0; /* --big=24,27: NTT kinds and H pipeline at these sizes */
   for (int i = 1; i < argc; i++) {
     bool ok = true;
-    if (!strcmp(argv[i], "--full")) full = true;
-    else if (!strncmp(argv[i], "--only=", 7)) only = argv[i] + 7;
+    if (!strcmp(argv[i], "--full"))
+      full = true;
+    else if (!strncmp(argv[i], "--only=", 7))
+      only = argv[i] + 7;
     else if (!strncmp(argv[i], "--big=", 6)) {
       for (char *q = argv[i] + 6; ok && *q;) {
         char *end;
@@ -834,10 +872,12 @@ int main(int argc, char **argv) {
         if (ok) bigsz[nbig++] = (unsigned)v;
         q = *end ? end + 1 : end;
       }
-    } else ok = false;
+    } else
+      ok = false;
     if (!ok) {
       fprintf(stderr,
-              "usage: %s [--full] [--only=pool|fields|curves|ntt|h|msm1|msm2|msmtab|batch] [--big=24,27]\n"
+              "usage: %s [--full] [--only=pool|fields|curves|ntt|h|msm1|msm2|msmtab|batch] "
+              "[--big=24,27]\n"
               "  --big: also the four NTT kinds and the H pipeline at these log sizes\n"
               "  (1..28) against the CPU (2^27: ~40 GB of host memory and more than three\n"
               "  minutes, most of it the CPU reference and the random inputs)\n",

@@ -55,8 +55,8 @@ static int direct_load(const char *path, bool subgroup, sp_srs **out, bool *take
   sp_srs_sink sink;
   sp_cuda_dload_sink(dl, &sink);
   if (load_chunk) sink.chunk_bytes = load_chunk;
-  sp_srs_load_opts o = {.subgroup_check = subgroup, .nthreads = threads, .sink = &sink,
-                        .sink_taken = taken};
+  sp_srs_load_opts o = {
+      .subgroup_check = subgroup, .nthreads = threads, .sink = &sink, .sink_taken = taken};
   st = sp_srs_load_ex(path, &o, out, err, errlen);
   if (st == SEALPROV_OK && *taken && load_chunk)
     CHECK(sp_cuda_dload_chunk_bytes(dl) == load_chunk, "%s: read buffers of %zu bytes, asked %zu",
@@ -186,12 +186,16 @@ static void run_bad(const char *path, const sp_srs *host, const char *dir) {
     size_t index;
     int how;
   } cases[] = {
-      {"G1 x >= p", 0, 1, 0},          {"G1 y >= p", 1, 2, 1},
-      {"G1 off the curve", 2, 0, 2},   {"G1 infinity", 3, 5, 3},
+      {"G1 x >= p", 0, 1, 0},
+      {"G1 y >= p", 1, 2, 1},
+      {"G1 off the curve", 2, 0, 2},
+      {"G1 infinity", 3, 5, 3},
       {"G1 not in the subgroup", 3, 9, 4},
       {"G1 not in the subgroup, last point of h", 0, 0, 5},
-      {"G2 x.c1 >= p", 4, 0, 0},       {"G2 y.c0 >= p", 4, 1, 6},
-      {"G2 off the curve", 4, 2, 2},   {"G2 infinity", 4, 3, 3},
+      {"G2 x.c1 >= p", 4, 0, 0},
+      {"G2 y.c0 >= p", 4, 1, 6},
+      {"G2 off the curve", 4, 2, 2},
+      {"G2 infinity", 4, 3, 3},
       {"G2 not in the subgroup", 4, 4, 4},
       {"compressed flag", 1, 3, 7},
   };
@@ -203,23 +207,31 @@ static void run_bad(const char *path, const sp_srs *host, const char *dir) {
     size_t idx = cases[c].how == 5 ? host->h_len - 1 : cases[c].index;
     uint8_t *p = m + at[v] + each * idx;
     switch (cases[c].how) {
-    case 0: memset(p, 0x1f, 48); break;                 /* first coordinate > p */
-    case 1: memset(p + 48, 0xff, 48); p[48] = 0x1a; p[49] = 0x02; break; /* y just above p */
-    case 2: p[each - 1] ^= 1; break;
-    case 3: memset(p, 0, each); p[0] = 0x40; break;
-    case 4: case 5:
-      if (v == 4) {
-        g2_affine_t q;
-        off_subgroup_g2(&q);
-        g2_serialize(p, &q);
-      } else {
-        g1_affine_t q;
-        off_subgroup_g1(&q);
-        g1_serialize(p, &q);
-      }
-      break;
-    case 6: memset(p + 144, 0x1f, 48); break;           /* y.c0 > p */
-    case 7: p[0] |= 0x80; break;
+      case 0: memset(p, 0x1f, 48); break; /* first coordinate > p */
+      case 1:
+        memset(p + 48, 0xff, 48);
+        p[48] = 0x1a;
+        p[49] = 0x02;
+        break; /* y just above p */
+      case 2: p[each - 1] ^= 1; break;
+      case 3:
+        memset(p, 0, each);
+        p[0] = 0x40;
+        break;
+      case 4:
+      case 5:
+        if (v == 4) {
+          g2_affine_t q;
+          off_subgroup_g2(&q);
+          g2_serialize(p, &q);
+        } else {
+          g1_affine_t q;
+          off_subgroup_g1(&q);
+          g1_serialize(p, &q);
+        }
+        break;
+      case 6: memset(p + 144, 0x1f, 48); break; /* y.c0 > p */
+      case 7: p[0] |= 0x80; break;
     }
     bool ok = spit(bad, m, len);
     free(m);
@@ -258,8 +270,8 @@ static void run_bad(const char *path, const sp_srs *host, const char *dir) {
     sp_cuda_dload *dl = NULL;
     CHECK(spit(bad, b, len), "write");
     shrink_ctx sc = {.path = bad, .to = at[1] + 96 * 3};
-    sp_srs_load_opts o = {.subgroup_check = true, .nthreads = threads, .progress = shrink_cb,
-                          .progress_user = &sc};
+    sp_srs_load_opts o = {
+        .subgroup_check = true, .nthreads = threads, .progress = shrink_cb, .progress_user = &sc};
     int hst = sp_srs_load_ex(bad, &o, &s, herr, sizeof herr);
     if (s) sp_srs_release(s);
     CHECK(spit(bad, b, len), "write");
@@ -273,8 +285,8 @@ static void run_bad(const char *path, const sp_srs *host, const char *dir) {
     int dst = st ? st : sp_srs_load_ex(bad, &o, &s, derr, sizeof derr);
     if (s) sp_srs_release(s);
     sp_cuda_dload_destroy(dl);
-    CHECK(hst == SEALPROV_ERR_IO && dst == hst && taken && strstr(derr, "changed during the load") &&
-              strstr(derr, "vector l"),
+    CHECK(hst == SEALPROV_ERR_IO && dst == hst && taken &&
+              strstr(derr, "changed during the load") && strstr(derr, "vector l"),
           "shrinking file: host %d \"%s\", direct %d \"%s\" (taken %d)", hst, herr, dst, derr,
           taken);
   }
@@ -329,8 +341,8 @@ static void run_proof(const sp_circuit *c, const sp_srs *host, const sp_srs *dev
           st1 ? "failed, not" : "differs from", st1 ? err : "");
     sp_cuda_timings tm;
     sp_engine_cuda_last_timings(d, &tm);
-    CHECK(!tm.streamed && tm.srs_upload_ms == 0, "direct-loaded set streamed (%d) or uploaded (%.1f ms)",
-          tm.streamed, tm.srs_upload_ms);
+    CHECK(!tm.streamed && tm.srs_upload_ms == 0,
+          "direct-loaded set streamed (%d) or uploaded (%.1f ms)", tm.streamed, tm.srs_upload_ms);
     /* streaming forced: a device-only set stays resident */
     sp_engine_cuda_set_streaming(d, true, 1024);
     int st2 = sp_engine_cuda.execute(d, &t, NULL, g2, err, sizeof err);

@@ -56,7 +56,8 @@ static uint64_t rnd64(void) {
 }
 
 /* Loads the sealing- or random-shaped system of `rows` constraints (abc_size). */
-static sp_cs *make_cs(sp_circuit **circ, uint64_t rows, uint32_t inputs, sp_shape shape, uint64_t seed) {
+static sp_cs *make_cs(sp_circuit **circ, uint64_t rows, uint32_t inputs, sp_shape shape,
+                      uint64_t seed) {
   char err[768] = "", path[400];
   if (sp_circuit_generate(rows, inputs, shape, seed, circ, err, sizeof err) != SEALPROV_OK) {
     printf("FAIL generate %llu rows: %s\n", (unsigned long long)rows, err);
@@ -79,8 +80,8 @@ static sp_cs *make_cs(sp_circuit **circ, uint64_t rows, uint32_t inputs, sp_shap
 
 /* GPU a, b, c of witness (inp, aux) into host buffers abc (3 x abc_size x 32). Returns the
  * status; *bad gets check_witness's result; *ms the median of `reps` timed products. */
-static int gpu_eval(sp_gpu *g, sp_gpu_cs *dc, const sp_cs *cs, const uint8_t *inp, const uint8_t *aux,
-                    uint8_t *abc, uint64_t *bad, int reps, double *ms) {
+static int gpu_eval(sp_gpu *g, sp_gpu_cs *dc, const sp_cs *cs, const uint8_t *inp,
+                    const uint8_t *aux, uint8_t *abc, uint64_t *bad, int reps, double *ms) {
   char err[768] = "";
   uint64_t nv = cs->inp_size + cs->aux_size, n = cs->abc_size;
   void *dz = NULL, *dabc = NULL; /* inputs, then aux, in one buffer */
@@ -89,15 +90,16 @@ static int gpu_eval(sp_gpu *g, sp_gpu_cs *dc, const sp_cs *cs, const uint8_t *in
   if (!st) st = sp_gpu_alloc(g, &dabc, 3 * n * 32, err, sizeof err);
   if (!st) st = sp_gpu_upload(g, dz, inp, cs->inp_size * 32, err, sizeof err);
   if (!st && cs->aux_size)
-    st = sp_gpu_upload(g, (uint8_t *)dz + cs->inp_size * 32, aux, cs->aux_size * 32, err, sizeof err);
+    st = sp_gpu_upload(g, (uint8_t *)dz + cs->inp_size * 32, aux, cs->aux_size * 32, err,
+                       sizeof err);
   if (!st) st = sp_gpu_cs_check_witness(g, dc, dz, daux, bad, err, sizeof err);
   if (!st && *bad == UINT64_MAX) {
     double t[16];
     int k = reps < 1 ? 1 : reps > 15 ? 15 : reps;
     for (int r = 0; r <= k && !st; r++) { /* r == 0: warm-up */
       double t0 = sp_now_ms();
-      st = sp_gpu_cs_eval(g, dc, dz, daux, dabc, (uint8_t *)dabc + n * 32, (uint8_t *)dabc + 2 * n * 32, err,
-                          sizeof err);
+      st = sp_gpu_cs_eval(g, dc, dz, daux, dabc, (uint8_t *)dabc + n * 32,
+                          (uint8_t *)dabc + 2 * n * 32, err, sizeof err);
       if (!st) st = sp_gpu_sync(g, err, sizeof err);
       if (r) t[r - 1] = sp_now_ms() - t0;
     }
@@ -145,7 +147,8 @@ static void check_system(sp_gpu *g, uint64_t rows, uint32_t inputs, sp_shape sha
   CHECK(st == SEALPROV_OK, "upload: %s", err);
   uint64_t n = cs->abc_size;
   uint8_t *abc = malloc(3 * n * 32);
-  uint8_t *inp_m = malloc(cs->inp_size * 32), *aux_m = malloc((cs->aux_size ? cs->aux_size : 1) * 32);
+  uint8_t *inp_m = malloc(cs->inp_size * 32),
+          *aux_m = malloc((cs->aux_size ? cs->aux_size : 1) * 32);
   if (w && dc && abc && inp_m && aux_m) {
     for (int enc = 0; enc < 2; enc++) {
       const uint8_t *inp = w->asg.inp_assignment, *aux = w->asg.aux_assignment;
@@ -155,8 +158,10 @@ static void check_system(sp_gpu *g, uint64_t rows, uint32_t inputs, sp_shape sha
         inp = inp_m;
         aux = aux_m;
       }
-      sealprov_assignment wa = {.inp_assignment = inp, .inp_size = cs->inp_size,
-                                .aux_assignment = aux, .aux_size = cs->aux_size};
+      sealprov_assignment wa = {.inp_assignment = inp,
+                                .inp_size = cs->inp_size,
+                                .aux_assignment = aux,
+                                .aux_size = cs->aux_size};
       sp_cs_eval *ce = NULL;
       CHECK(sp_cs_evaluate(cs, &wa, (uint32_t)enc, nthreads, &ce, err, sizeof err) == SEALPROV_OK,
             "cpu evaluate: %s", err);
@@ -213,7 +218,8 @@ static void bench_system(sp_gpu *g, unsigned k, unsigned cpu_max) {
   if (!cs) return;
   double t_make = sp_now_ms() - t0;
   uint64_t n = cs->abc_size, nnz = cs->nnz[0] + cs->nnz[1] + cs->nnz[2];
-  uint8_t *inp = malloc(cs->inp_size * 32), *aux = malloc(cs->aux_size * 32), *abc = malloc(3 * n * 32);
+  uint8_t *inp = malloc(cs->inp_size * 32), *aux = malloc(cs->aux_size * 32),
+          *abc = malloc(3 * n * 32);
   if (!inp || !aux || !abc) {
     CHECK(0, "out of host memory for 2^%u", k);
     goto out;
@@ -241,8 +247,10 @@ static void bench_system(sp_gpu *g, unsigned k, unsigned cpu_max) {
   CHECK(st == SEALPROV_OK && bad == UINT64_MAX, "bench eval 2^%u", k);
   double cpu_ms = -1;
   if (!st && k <= cpu_max) {
-    sealprov_assignment wa = {.inp_assignment = inp, .inp_size = cs->inp_size,
-                              .aux_assignment = aux, .aux_size = cs->aux_size};
+    sealprov_assignment wa = {.inp_assignment = inp,
+                              .inp_size = cs->inp_size,
+                              .aux_assignment = aux,
+                              .aux_size = cs->aux_size};
     sp_cs_eval *ce = NULL;
     double t2 = sp_now_ms();
     int cst = sp_cs_evaluate(cs, &wa, SEALPROV_SCALAR_CANONICAL_LE, nthreads, &ce, err, sizeof err);
@@ -252,13 +260,15 @@ static void bench_system(sp_gpu *g, unsigned k, unsigned cpu_max) {
       CHECK(memcmp(abc, ce->abc, 3 * n * 32) == 0, "2^%u: GPU a, b, c differ from the CPU's", k);
     sp_cs_eval_free(ce);
   }
-  printf("bench 2^%u: rows %llu, nonzeros %llu (A %llu, B %llu, C %llu), device copy %.2f GB (upload "
-         "%.0f ms), GPU products median of 5: %.2f ms (%.2f G nonzeros/s); CPU reference (%u threads): "
-         "%s%.0f ms; system made and loaded in %.1f s\n",
-         k, (unsigned long long)n, (unsigned long long)nnz, (unsigned long long)cs->nnz[0],
-         (unsigned long long)cs->nnz[1], (unsigned long long)cs->nnz[2], (double)dbytes / 1e9, t_up, ms,
-         ms > 0 ? (double)nnz / ms / 1e6 : 0.0, nthreads, cpu_ms < 0 ? "not run " : "", cpu_ms < 0 ? 0 : cpu_ms,
-         t_make / 1e3);
+  printf(
+      "bench 2^%u: rows %llu, nonzeros %llu (A %llu, B %llu, C %llu), device copy %.2f GB (upload "
+      "%.0f ms), GPU products median of 5: %.2f ms (%.2f G nonzeros/s); CPU reference (%u "
+      "threads): "
+      "%s%.0f ms; system made and loaded in %.1f s\n",
+      k, (unsigned long long)n, (unsigned long long)nnz, (unsigned long long)cs->nnz[0],
+      (unsigned long long)cs->nnz[1], (unsigned long long)cs->nnz[2], (double)dbytes / 1e9, t_up,
+      ms, ms > 0 ? (double)nnz / ms / 1e6 : 0.0, nthreads, cpu_ms < 0 ? "not run " : "",
+      cpu_ms < 0 ? 0 : cpu_ms, t_make / 1e3);
   sp_gpu_cs_free(dc);
 out:
   free(inp);
@@ -271,12 +281,17 @@ int main(int argc, char **argv) {
   unsigned max = 16, cpu_max = 24;
   const char *bench = NULL;
   for (int i = 1; i < argc; i++) {
-    if (!strncmp(argv[i], "--max=", 6)) max = (unsigned)atoi(argv[i] + 6);
-    else if (!strncmp(argv[i], "--bench=", 8)) bench = argv[i] + 8;
-    else if (!strncmp(argv[i], "--cpu-max=", 10)) cpu_max = (unsigned)atoi(argv[i] + 10);
-    else if (!strncmp(argv[i], "--threads=", 10)) nthreads = (unsigned)atoi(argv[i] + 10);
+    if (!strncmp(argv[i], "--max=", 6))
+      max = (unsigned)atoi(argv[i] + 6);
+    else if (!strncmp(argv[i], "--bench=", 8))
+      bench = argv[i] + 8;
+    else if (!strncmp(argv[i], "--cpu-max=", 10))
+      cpu_max = (unsigned)atoi(argv[i] + 10);
+    else if (!strncmp(argv[i], "--threads=", 10))
+      nthreads = (unsigned)atoi(argv[i] + 10);
     else {
-      fprintf(stderr, "usage: test_cuda_spmv [--max=K] [--bench=K,K...] [--cpu-max=K] [--threads=N]\n");
+      fprintf(stderr,
+              "usage: test_cuda_spmv [--max=K] [--bench=K,K...] [--cpu-max=K] [--threads=N]\n");
       return 2;
     }
   }
@@ -307,8 +322,10 @@ int main(int argc, char **argv) {
     for (const char *p = bench; *p;) {
       unsigned k = (unsigned)strtoul(p, (char **)&p, 10);
       if (k >= 10 && k <= 28) bench_system(g, k, cpu_max);
-      if (*p == ',') p++;
-      else if (*p) break;
+      if (*p == ',')
+        p++;
+      else if (*p)
+        break;
     }
   }
   rmdir(tmp_root);

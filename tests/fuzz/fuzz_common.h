@@ -24,14 +24,14 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 int LLVMFuzzerInitialize(int *argc, char ***argv);
 
 /* A failed property: print why and abort, so libFuzzer (or replay) records the input. */
-#define FUZZ_CHECK(cond, ...)                                                             \
-  do {                                                                                    \
-    if (!(cond)) {                                                                        \
+#define FUZZ_CHECK(cond, ...)                                                              \
+  do {                                                                                     \
+    if (!(cond)) {                                                                         \
       fprintf(stderr, "fuzz property failed at %s:%d: %s\n  ", __FILE__, __LINE__, #cond); \
-      fprintf(stderr, __VA_ARGS__);                                                       \
-      fputc('\n', stderr);                                                                \
-      abort();                                                                            \
-    }                                                                                     \
+      fprintf(stderr, __VA_ARGS__);                                                        \
+      fputc('\n', stderr);                                                                 \
+      abort();                                                                             \
+    }                                                                                      \
   } while (0)
 
 /* Writes data to this process's memfd (replacing what was there) and returns its
@@ -64,16 +64,37 @@ static inline int fuzz_utf8_valid(const char *s, size_t *bad) {
     unsigned c = p[i];
     size_t n;
     unsigned min, cp;
-    if (c < 0x80) { i++; continue; }
-    if (c >= 0xc2 && c <= 0xdf) { n = 1; min = 0x80; cp = c & 0x1f; }
-    else if (c >= 0xe0 && c <= 0xef) { n = 2; min = 0x800; cp = c & 0x0f; }
-    else if (c >= 0xf0 && c <= 0xf4) { n = 3; min = 0x10000; cp = c & 0x07; }
-    else { *bad = i; return 0; }
+    if (c < 0x80) {
+      i++;
+      continue;
+    }
+    if (c >= 0xc2 && c <= 0xdf) {
+      n = 1;
+      min = 0x80;
+      cp = c & 0x1f;
+    } else if (c >= 0xe0 && c <= 0xef) {
+      n = 2;
+      min = 0x800;
+      cp = c & 0x0f;
+    } else if (c >= 0xf0 && c <= 0xf4) {
+      n = 3;
+      min = 0x10000;
+      cp = c & 0x07;
+    } else {
+      *bad = i;
+      return 0;
+    }
     for (size_t k = 1; k <= n; k++) {
-      if ((p[i + k] & 0xc0) != 0x80) { *bad = i; return 0; }
+      if ((p[i + k] & 0xc0) != 0x80) {
+        *bad = i;
+        return 0;
+      }
       cp = (cp << 6) | (p[i + k] & 0x3f);
     }
-    if (cp < min || cp > 0x10ffff || (cp >= 0xd800 && cp <= 0xdfff)) { *bad = i; return 0; }
+    if (cp < min || cp > 0x10ffff || (cp >= 0xd800 && cp <= 0xdfff)) {
+      *bad = i;
+      return 0;
+    }
     i += n + 1;
   }
   return 1;

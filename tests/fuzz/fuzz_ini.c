@@ -52,10 +52,14 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   /* Two GPUs as sp_cuda_enumerate would report them; the selectors that parsed must
    * resolve or be refused with a message, never crash. */
   static const sp_gpu_info gpus[2] = {
-    { .ordinal = 0, .name = "Fuzz GPU", .uuid = "GPU-0123abcd-4567-89ab-cdef-0123456789ab",
-      .pci_bus_id = "0000:65:00.0" },
-    { .ordinal = 1, .name = "Fuzz GPU", .uuid = "GPU-ffffffff-0000-1111-2222-333333333333",
-      .pci_bus_id = "0000:b3:00.0" },
+      {.ordinal = 0,
+       .name = "Fuzz GPU",
+       .uuid = "GPU-0123abcd-4567-89ab-cdef-0123456789ab",
+       .pci_bus_id = "0000:65:00.0"},
+      {.ordinal = 1,
+       .name = "Fuzz GPU",
+       .uuid = "GPU-ffffffff-0000-1111-2222-333333333333",
+       .pci_bus_id = "0000:b3:00.0"},
   };
   memset(err, 0x55, sizeof err);
   st = sp_config_resolve_with_gpus(&cfg, gpus, 2, err, sizeof err);

@@ -65,8 +65,7 @@ typedef struct scan {
 } scan;
 
 static void ws(scan *s) {
-  while (s->p < s->end && (*s->p == ' ' || *s->p == '\t' || *s->p == '\n' || *s->p == '\r'))
-    s->p++;
+  while (s->p < s->end && (*s->p == ' ' || *s->p == '\t' || *s->p == '\n' || *s->p == '\r')) s->p++;
 }
 
 static int hex(char c) {
@@ -92,33 +91,35 @@ static int str(scan *s, char *out, size_t cap) {
       if (s->p >= s->end) return -1;
       char e = *s->p++;
       switch (e) {
-      case '"': case '\\': case '/': enc[0] = (unsigned char)e; break;
-      case 'b': enc[0] = '\b'; break;
-      case 'f': enc[0] = '\f'; break;
-      case 'n': enc[0] = '\n'; break;
-      case 'r': enc[0] = '\r'; break;
-      case 't': enc[0] = '\t'; break;
-      case 'u': {
-        unsigned cp = 0;
-        for (int i = 0; i < 4; i++) {
-          if (s->p >= s->end || hex(*s->p) < 0) return -1;
-          cp = cp << 4 | (unsigned)hex(*s->p++);
+        case '"':
+        case '\\':
+        case '/': enc[0] = (unsigned char)e; break;
+        case 'b': enc[0] = '\b'; break;
+        case 'f': enc[0] = '\f'; break;
+        case 'n': enc[0] = '\n'; break;
+        case 'r': enc[0] = '\r'; break;
+        case 't': enc[0] = '\t'; break;
+        case 'u': {
+          unsigned cp = 0;
+          for (int i = 0; i < 4; i++) {
+            if (s->p >= s->end || hex(*s->p) < 0) return -1;
+            cp = cp << 4 | (unsigned)hex(*s->p++);
+          }
+          if (cp < 0x80) {
+            enc[0] = (unsigned char)cp;
+          } else if (cp < 0x800) {
+            enc[0] = (unsigned char)(0xc0 | cp >> 6);
+            enc[1] = (unsigned char)(0x80 | (cp & 0x3f));
+            k = 2;
+          } else {
+            enc[0] = (unsigned char)(0xe0 | cp >> 12);
+            enc[1] = (unsigned char)(0x80 | ((cp >> 6) & 0x3f));
+            enc[2] = (unsigned char)(0x80 | (cp & 0x3f));
+            k = 3;
+          }
+          break;
         }
-        if (cp < 0x80) {
-          enc[0] = (unsigned char)cp;
-        } else if (cp < 0x800) {
-          enc[0] = (unsigned char)(0xc0 | cp >> 6);
-          enc[1] = (unsigned char)(0x80 | (cp & 0x3f));
-          k = 2;
-        } else {
-          enc[0] = (unsigned char)(0xe0 | cp >> 12);
-          enc[1] = (unsigned char)(0x80 | ((cp >> 6) & 0x3f));
-          enc[2] = (unsigned char)(0x80 | (cp & 0x3f));
-          k = 3;
-        }
-        break;
-      }
-      default: return -1;
+        default: return -1;
       }
     }
     if (fits && n + k < cap) {
@@ -141,7 +142,10 @@ static bool skip(scan *s, int depth);
 static bool members(scan *s, int depth, bool (*fn)(scan *, const char *, void *), void *user) {
   s->p++;
   ws(s);
-  if (s->p < s->end && *s->p == '}') { s->p++; return true; }
+  if (s->p < s->end && *s->p == '}') {
+    s->p++;
+    return true;
+  }
   for (;;) {
     char key[1100]; /* longer keys (1: key is "") are no name looked for */
     if (str(s, key, sizeof key) < 0) return false;
@@ -151,8 +155,14 @@ static bool members(scan *s, int depth, bool (*fn)(scan *, const char *, void *)
     ws(s);
     if (!(fn ? fn(s, key, user) : skip(s, depth + 1))) return false;
     ws(s);
-    if (s->p < s->end && *s->p == ',') { s->p++; continue; }
-    if (s->p < s->end && *s->p == '}') { s->p++; return true; }
+    if (s->p < s->end && *s->p == ',') {
+      s->p++;
+      continue;
+    }
+    if (s->p < s->end && *s->p == '}') {
+      s->p++;
+      return true;
+    }
     return false;
   }
 }
@@ -176,19 +186,31 @@ static bool skip(scan *s, int depth) {
   if (c == '[') {
     s->p++;
     ws(s);
-    if (s->p < s->end && *s->p == ']') { s->p++; return true; }
+    if (s->p < s->end && *s->p == ']') {
+      s->p++;
+      return true;
+    }
     for (;;) {
       if (!skip(s, depth + 1)) return false;
       ws(s);
-      if (s->p < s->end && *s->p == ',') { s->p++; continue; }
-      if (s->p < s->end && *s->p == ']') { s->p++; return true; }
+      if (s->p < s->end && *s->p == ',') {
+        s->p++;
+        continue;
+      }
+      if (s->p < s->end && *s->p == ']') {
+        s->p++;
+        return true;
+      }
       return false;
     }
   }
-  static const char *const words[] = { "true", "false", "null" };
+  static const char *const words[] = {"true", "false", "null"};
   for (int i = 0; i < 3; i++) {
     size_t n = strlen(words[i]);
-    if ((size_t)(s->end - s->p) >= n && !memcmp(s->p, words[i], n)) { s->p += n; return true; }
+    if ((size_t)(s->end - s->p) >= n && !memcmp(s->p, words[i], n)) {
+      s->p += n;
+      return true;
+    }
   }
   const char *q = s->p;
   while (q < s->end && *q && strchr("+-0123456789.eE", *q)) q++;
@@ -198,8 +220,8 @@ static bool skip(scan *s, int depth) {
 }
 
 typedef struct look {
-  bool entry_seen;  /* the first member named vk_base was seen */
-  bool digest_ok;   /* ... and it has a matching string "digest" */
+  bool entry_seen; /* the first member named vk_base was seen */
+  bool digest_ok;  /* ... and it has a matching string "digest" */
 } look;
 
 static bool entry_member(scan *s, const char *key, void *user) {
@@ -224,8 +246,7 @@ static bool top_member(scan *s, const char *key, void *user) {
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   if (!vk_base) LLVMFuzzerInitialize(NULL, NULL);
   const char *mpath = fuzz_as_file(data, size);
-  sp_srs_load_opts o = { .vk_only = true, .subgroup_check = false, .nthreads = 1,
-                         .manifest = mpath };
+  sp_srs_load_opts o = {.vk_only = true, .subgroup_check = false, .nthreads = 1, .manifest = mpath};
   sp_srs *srs = NULL;
   memset(err, 0x55, sizeof err);
   err[0] = '\0'; /* success leaves err as it is */
@@ -241,8 +262,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   }
   FUZZ_CHECK(srs != NULL && srs->vk_only, "OK without a verifying key");
   sp_srs_release(srs);
-  scan s = { (const char *)data, (const char *)data + size };
-  look lk = { false, false };
+  scan s = {(const char *)data, (const char *)data + size};
+  look lk = {false, false};
   ws(&s);
   bool parsed = s.p < s.end && *s.p == '{' && members(&s, 1, top_member, &lk);
   FUZZ_CHECK(parsed, "accepted a manifest this harness cannot read");

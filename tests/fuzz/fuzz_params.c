@@ -50,10 +50,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
                "h_len %zu, log_domain %u", srs->h_len, srs->log_domain);
     /* Touch the first and last point of every vector: ASan sees a short allocation. */
     volatile uint8_t sink = 0;
-#define TOUCH(v, n)                                                            \
-  if ((n) > 0) {                                                               \
-    sink ^= ((const volatile uint8_t *)&(v)[0])[0];                            \
-    sink ^= ((const volatile uint8_t *)&(v)[(n) - 1])[sizeof((v)[0]) - 1];     \
+#define TOUCH(v, n)                                                      \
+  if ((n) > 0) {                                                         \
+    sink ^= ((const volatile uint8_t *)&(v)[0])[0];                      \
+    sink ^= ((const volatile uint8_t *)&(v)[(n)-1])[sizeof((v)[0]) - 1]; \
   }
     TOUCH(srs->h, srs->h_len);
     TOUCH(srs->l, srs->l_len);

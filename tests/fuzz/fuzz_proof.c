@@ -34,8 +34,7 @@ int LLVMFuzzerInitialize(int *argc, char ***argv) {
   if (!path || !*path) path = FUZZ_VK_PATH;
   int st = sp_srs_load(path, true, true, 1, &vk, err, sizeof err);
   if (st != SEALPROV_OK) {
-    fprintf(stderr, "fuzz_proof: cannot load the verifying key (set SEALPROV_FUZZ_VK): %s\n",
-            err);
+    fprintf(stderr, "fuzz_proof: cannot load the verifying key (set SEALPROV_FUZZ_VK): %s\n", err);
     exit(2);
   }
   inputs = calloc(vk->vk.ic_len, sizeof *inputs);
@@ -54,11 +53,11 @@ static bool point_ok(const uint8_t *p, bool g2) {
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   if (!vk) LLVMFuzzerInitialize(NULL, NULL);
-  uint8_t proof[192] = { 0 };
+  uint8_t proof[192] = {0};
   memcpy(proof, data, size < 192 ? size : 192);
   size_t n = vk->vk.ic_len - 1;
   for (size_t i = 0; i < n; i++) {
-    uint8_t s[32] = { 0 };
+    uint8_t s[32] = {0};
     size_t at = 192 + 32 * i;
     if (size > at) memcpy(s, data + at, size - at < 32 ? size - at : 32);
     if (!sp_scalar_decode(&inputs[i], s, SEALPROV_SCALAR_CANONICAL_LE))
@@ -70,7 +69,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   int st = sp_groth16_verify_inputs(&vk->vk, inputs, n, proof, &valid, err, sizeof err);
   fuzz_check_message(err, sizeof err);
   FUZZ_CHECK(st == SEALPROV_OK || st == SEALPROV_ERR_INVALID_ARGUMENT, "status %d: %s", st, err);
-  bool decodes = point_ok(proof, false) && point_ok(proof + 48, true) && point_ok(proof + 144, false);
+  bool decodes =
+      point_ok(proof, false) && point_ok(proof + 48, true) && point_ok(proof + 144, false);
   FUZZ_CHECK(decodes == (st == SEALPROV_OK), "status %d but the points %s: %s", st,
              decodes ? "decode" : "do not decode", err);
   if (st != SEALPROV_OK) {

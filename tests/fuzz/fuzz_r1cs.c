@@ -40,8 +40,8 @@ static void check_bitmap(const char *name, const uint64_t *bm, const uint64_t *w
   uint64_t pc = 0;
   for (uint64_t i = 0; i < words(len); i++) {
     FUZZ_CHECK(bm[i] == want[i], "%s word %llu is %016llx, the matrices give %016llx (%llu bits)",
-               name, (unsigned long long)i, (unsigned long long)bm[i],
-               (unsigned long long)want[i], (unsigned long long)len);
+               name, (unsigned long long)i, (unsigned long long)bm[i], (unsigned long long)want[i],
+               (unsigned long long)len);
     pc += (uint64_t)__builtin_popcountll(want[i]);
   }
   FUZZ_CHECK(pc == popcount, "%s popcount %llu, %llu bits set", name, (unsigned long long)popcount,
@@ -104,8 +104,10 @@ static void check_system(const sp_cs *cs, const uint8_t *data, size_t size) {
         bool nonzero = (got[0] | got[1] | got[2] | got[3]) != 0;
         if (nonzero && q == 0 && w >= cs->inp_size) set_bit(a_aux, w - cs->inp_size);
         if (nonzero && q == 1) {
-          if (w < cs->inp_size) set_bit(b_inp, w);
-          else set_bit(b_aux, w - cs->inp_size);
+          if (w < cs->inp_size)
+            set_bit(b_inp, w);
+          else
+            set_bit(b_aux, w - cs->inp_size);
         }
         nnz[q]++;
       }

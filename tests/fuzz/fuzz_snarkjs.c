@@ -49,8 +49,14 @@ static int top_level_npublic(const char *s, size_t len, uint64_t *out) {
   int depth = 0;
   for (size_t i = 0; i < len; i++) {
     char c = s[i];
-    if (c == '{' || c == '[') { depth++; continue; }
-    if (c == '}' || c == ']') { depth--; continue; }
+    if (c == '{' || c == '[') {
+      depth++;
+      continue;
+    }
+    if (c == '}' || c == ']') {
+      depth--;
+      continue;
+    }
     if (c != '"') continue;
     size_t start = ++i;
     while (i < len && s[i] != '"') i += s[i] == '\\' ? 2 : 1;
@@ -97,11 +103,11 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     FUZZ_CHECK(!g1_affine_is_inf(&vk.alpha_g1) && g1_affine_on_curve(&vk.alpha_g1) &&
                    g1_affine_in_subgroup(&vk.alpha_g1),
                "alpha not in G1");
-    const g2_affine_t *g2[3] = { &vk.beta_g2, &vk.gamma_g2, &vk.delta_g2 };
+    const g2_affine_t *g2[3] = {&vk.beta_g2, &vk.gamma_g2, &vk.delta_g2};
     for (int i = 0; i < 3; i++)
-      FUZZ_CHECK(!g2_affine_is_inf(g2[i]) && g2_affine_on_curve(g2[i]) &&
-                     g2_affine_in_subgroup(g2[i]),
-                 "G2 point %d of the key not in G2", i);
+      FUZZ_CHECK(
+          !g2_affine_is_inf(g2[i]) && g2_affine_on_curve(g2[i]) && g2_affine_in_subgroup(g2[i]),
+          "G2 point %d of the key not in G2", i);
     for (size_t i = 0; i < vk.ic_len; i++)
       FUZZ_CHECK(g1_affine_is_inf(&vk.ic[i]) ||
                      (g1_affine_on_curve(&vk.ic[i]) && g1_affine_in_subgroup(&vk.ic[i])),

@@ -61,8 +61,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
              "accepted another field");
   FUZZ_CHECK(w->n == rd32(h + 36) && vl == 32 * w->n, "n %llu, nWitness %u, section of %llu bytes",
              (unsigned long long)w->n, rd32(h + 36), (unsigned long long)vl);
-  FUZZ_CHECK(w->n == 0 || memcmp(w->values, v, (size_t)vl) == 0,
-             "values differ from the file's");
+  FUZZ_CHECK(w->n == 0 || memcmp(w->values, v, (size_t)vl) == 0, "values differ from the file's");
   for (uint64_t i = 0; i < w->n; i++)
     FUZZ_CHECK(below_r(w->values + 32 * i), "value %llu is not below r", (unsigned long long)i);
   sp_wtns_free(w);

@@ -23,7 +23,11 @@ static int run_file(const char *path, size_t *count) {
     if (!buf) break;
     if (len == cap) {
       uint8_t *nb = realloc(buf, cap * 2);
-      if (!nb) { free(buf); buf = NULL; break; }
+      if (!nb) {
+        free(buf);
+        buf = NULL;
+        break;
+      }
       buf = nb;
       cap *= 2;
     }
@@ -77,11 +81,17 @@ int main(int argc, char **argv) {
       if (n == cap) {
         cap = cap ? cap * 2 : 64;
         char **nn = realloc(names, cap * sizeof *names);
-        if (!nn) { failed = 1; break; }
+        if (!nn) {
+          failed = 1;
+          break;
+        }
         names = nn;
       }
       size_t l = strlen(argv[i]) + strlen(e->d_name) + 2;
-      if (!(names[n] = malloc(l))) { failed = 1; break; }
+      if (!(names[n] = malloc(l))) {
+        failed = 1;
+        break;
+      }
       snprintf(names[n], l, "%s/%s", argv[i], e->d_name);
       n++;
     }

@@ -63,35 +63,50 @@ static void expect(const char *text, const char *const *needles, size_t n) {
   for (size_t i = 0; i < n; i++)
     ck_assert_msg(strstr(err, needles[i]) != NULL, "message lacks \"%s\": %s", needles[i], err);
 }
-#define EXPECT(text, ...)                                                    \
-  do {                                                                       \
-    const char *const needles_[] = { __VA_ARGS__ };                          \
-    expect(text, needles_, sizeof needles_ / sizeof needles_[0]);            \
+#define EXPECT(text, ...)                                         \
+  do {                                                            \
+    const char *const needles_[] = {__VA_ARGS__};                 \
+    expect(text, needles_, sizeof needles_ / sizeof needles_[0]); \
   } while (0)
 
 #define CPU0 "[cpu0]\ntype = cpu\n"
 
 START_TEST(invalid_byte_in_value) {
-  EXPECT(CPU0 "workers = 1\xff" "2\n", "[cpu0] workers = \"1\\xff2\"", "not a number");
+  EXPECT(CPU0
+         "workers = 1\xff"
+         "2\n",
+         "[cpu0] workers = \"1\\xff2\"", "not a number");
 }
 END_TEST
 
 START_TEST(lone_continuation_and_truncated_sequences) {
   /* a stray continuation byte, a 2-byte lead before ASCII, an overlong '/', a surrogate */
-  EXPECT(CPU0 "workers = a\x80" "b\xc3" "c\xc0\xaf" "d\xed\xa0\x80\n",
+  EXPECT(CPU0
+         "workers = a\x80"
+         "b\xc3"
+         "c\xc0\xaf"
+         "d\xed\xa0\x80\n",
          "\"a\\x80b\\xc3c\\xc0\\xafd\\xed\\xa0\\x80\"");
 }
 END_TEST
 
 START_TEST(valid_utf8_is_kept) {
-  EXPECT(CPU0 "w\xc3\xb6rkers = gr\xc3\xbc\xc3\x9f" "e \xe2\x82\xac \xf0\x9f\x94\x91\n",
-         "w\xc3\xb6rkers = \"gr\xc3\xbc\xc3\x9f" "e \xe2\x82\xac \xf0\x9f\x94\x91\"", "unknown key");
+  EXPECT(CPU0
+         "w\xc3\xb6rkers = gr\xc3\xbc\xc3\x9f"
+         "e \xe2\x82\xac \xf0\x9f\x94\x91\n",
+         "w\xc3\xb6rkers = \"gr\xc3\xbc\xc3\x9f"
+         "e \xe2\x82\xac \xf0\x9f\x94\x91\"",
+         "unknown key");
 }
 END_TEST
 
 START_TEST(control_characters_escaped) {
   /* C0 (0x01, ESC), DEL and the C1 control U+0085; a backslash is doubled */
-  EXPECT(CPU0 "workers = a\x01" "b\x1b[31m\x7f" "c\xc2\x85" "d\\e\n",
+  EXPECT(CPU0
+         "workers = a\x01"
+         "b\x1b[31m\x7f"
+         "c\xc2\x85"
+         "d\\e\n",
          "\"a\\x01b\\x1b[31m\\x7fc\\u0085d\\\\e\"");
 }
 END_TEST
@@ -123,7 +138,10 @@ START_TEST(long_value_cut_between_characters) {
    * character boundary, with "..." */
   char text[400];
   size_t n = (size_t)snprintf(text, sizeof text, CPU0 "workers = ");
-  for (int i = 0; i < 90; i++) { text[n++] = '\xc3'; text[n++] = '\xa9'; }
+  for (int i = 0; i < 90; i++) {
+    text[n++] = '\xc3';
+    text[n++] = '\xa9';
+  }
   text[n++] = '\n';
   text[n] = '\0';
   EXPECT(text, "\xc3\xa9...\"", "not a number");
@@ -184,14 +202,15 @@ START_TEST(resolve_messages) {
   int st = sp_config_load(path, cfg, err, sizeof err);
   unlink(path);
   ck_assert_msg(st == SEALPROV_OK, "status %d: %s", st, err);
-  sp_gpu_info gpu = { .ordinal = 0, .name = "Test GPU",
-                      .uuid = "GPU-0123abcd-4567-89ab-cdef-0123456789ab",
-                      .pci_bus_id = "0000:65:00.0" };
+  sp_gpu_info gpu = {.ordinal = 0,
+                     .name = "Test GPU",
+                     .uuid = "GPU-0123abcd-4567-89ab-cdef-0123456789ab",
+                     .pci_bus_id = "0000:65:00.0"};
   st = sp_config_resolve_with_gpus(cfg, &gpu, 1, err, sizeof err);
   ck_assert_int_eq(st, SEALPROV_ERR_CONFIG);
   assert_utf8(err);
-  ck_assert_msg(strstr(err, "/g\\xfe.ini:3: [gpu0] device = \"7\": GPU not present") != NULL,
-                "%s", err);
+  ck_assert_msg(strstr(err, "/g\\xfe.ini:3: [gpu0] device = \"7\": GPU not present") != NULL, "%s",
+                err);
 }
 END_TEST
 

@@ -35,36 +35,34 @@ static const char *ini_text =
     "[cpu0]\ntype = cpu\nworkers = 1\nthreads = 1\n\n"
     "[cpu1]\ntype = cpu\nworkers = 1\nthreads = 1\n";
 
-static void die(const char *what, const char *detail)
-{
+static void die(const char *what, const char *detail) {
   fprintf(stderr, "test_cs: %s: %s\n", what, detail);
   exit(EXIT_FAILURE);
 }
 
 /* Runs in main(), before the (forked) tests. */
 static void make_setup(char *dir, size_t dlen, const char *name, uint64_t n, uint32_t inputs,
-                       sp_shape shape, uint64_t seed)
-{
+                       sp_shape shape, uint64_t seed) {
   char err[ERRLEN] = "";
   snprintf(dir, dlen, "%s/%s", tmp_root, name);
-  if (mkdir(dir, 0700) != 0)
-    die("mkdir", dir);
-  sp_setup_opts o = {.constraints = n, .inputs = inputs, .partitions = NPART, .shape = shape,
-                     .seed = seed, .out_dir = dir, .nthreads = 2};
+  if (mkdir(dir, 0700) != 0) die("mkdir", dir);
+  sp_setup_opts o = {.constraints = n,
+                     .inputs = inputs,
+                     .partitions = NPART,
+                     .shape = shape,
+                     .seed = seed,
+                     .out_dir = dir,
+                     .nthreads = 2};
   sp_setup_result res;
-  if (sp_setup_run(&o, &res, err, sizeof err) != SEALPROV_OK)
-    die("setup", err);
-  if (sp_setup_write_r1cs(&o, err, sizeof err) != SEALPROV_OK)
-    die("write r1cs", err);
+  if (sp_setup_run(&o, &res, err, sizeof err) != SEALPROV_OK) die("setup", err);
+  if (sp_setup_write_r1cs(&o, err, sizeof err) != SEALPROV_OK) die("write r1cs", err);
 }
 
-static void path_in(char *buf, size_t len, const char *dir, const char *name)
-{
+static void path_in(char *buf, size_t len, const char *dir, const char *name) {
   snprintf(buf, len, "%s/%s", dir, name);
 }
 
-static sp_spa *load_part(const char *dir, uint32_t p)
-{
+static sp_spa *load_part(const char *dir, uint32_t p) {
   char name[64], path[400], err[ERRLEN] = "";
   sp_partition_name(name, sizeof name, p, NPART);
   path_in(path, sizeof path, dir, name);
@@ -74,8 +72,7 @@ static sp_spa *load_part(const char *dir, uint32_t p)
   return spa;
 }
 
-static sp_cs *load_cs(const char *dir)
-{
+static sp_cs *load_cs(const char *dir) {
   char path[400], err[ERRLEN] = "";
   path_in(path, sizeof path, dir, "circuit.r1cs");
   sp_cs *cs = NULL;
@@ -85,8 +82,7 @@ static sp_cs *load_cs(const char *dir)
 }
 
 /* The witness of a full assignment: inputs and aux only. */
-static sealprov_assignment witness_of(const sealprov_assignment *full)
-{
+static sealprov_assignment witness_of(const sealprov_assignment *full) {
   sealprov_assignment w;
   memset(&w, 0, sizeof w);
   w.inp_assignment = full->inp_assignment;
@@ -96,8 +92,7 @@ static sealprov_assignment witness_of(const sealprov_assignment *full)
   return w;
 }
 
-static void bitmap_eq(const uint64_t *a, const uint64_t *b, uint64_t bits, const char *what)
-{
+static void bitmap_eq(const uint64_t *a, const uint64_t *b, uint64_t bits, const char *what) {
   for (uint64_t j = 0; j < bits; j++) {
     bool x = (a[j / 64] >> (j % 64)) & 1, y = (b[j / 64] >> (j % 64)) & 1;
     ck_assert_msg(x == y, "%s bit %llu: r1cs %d, generator %d", what, (unsigned long long)j, x, y);
@@ -106,8 +101,7 @@ static void bitmap_eq(const uint64_t *a, const uint64_t *b, uint64_t bits, const
 
 /* ---- loading and evaluating ---------------------------------------------------------- */
 
-static void check_roundtrip(const char *dir)
-{
+static void check_roundtrip(const char *dir) {
   sp_cs *cs = load_cs(dir);
   for (uint32_t p = 0; p < NPART; p++) {
     sp_spa *spa = load_part(dir, p);
@@ -125,17 +119,17 @@ static void check_roundtrip(const char *dir)
     char err[ERRLEN] = "";
     sp_cs_eval *e = NULL;
     for (unsigned threads = 1; threads <= 3; threads += 2) {
-      ck_assert_int_eq(sp_cs_evaluate(cs, &w, SEALPROV_SCALAR_CANONICAL_LE, threads, &e, err,
-                                      sizeof err),
-                       SEALPROV_OK);
+      ck_assert_int_eq(
+          sp_cs_evaluate(cs, &w, SEALPROV_SCALAR_CANONICAL_LE, threads, &e, err, sizeof err),
+          SEALPROV_OK);
       const void *want[3] = {full->a, full->b, full->c};
       const void *got[3] = {e->asg.a, e->asg.b, e->asg.c};
       for (int q = 0; q < 3; q++) {
         for (uint64_t i = 0; i < full->abc_size; i++)
-          ck_assert_msg(memcmp((const uint8_t *)got[q] + 32 * i, (const uint8_t *)want[q] + 32 * i,
-                               32) == 0,
-                        "%s partition %u: %c[%llu] differs (threads %u)", dir, p, "abc"[q],
-                        (unsigned long long)i, threads);
+          ck_assert_msg(
+              memcmp((const uint8_t *)got[q] + 32 * i, (const uint8_t *)want[q] + 32 * i, 32) == 0,
+              "%s partition %u: %c[%llu] differs (threads %u)", dir, p, "abc"[q],
+              (unsigned long long)i, threads);
       }
       ck_assert_int_eq(sp_groth16_check_rows(&e->asg, 0, 2, err, sizeof err), SEALPROV_OK);
       sp_cs_eval_free(e);
@@ -145,21 +139,14 @@ static void check_roundtrip(const char *dir)
   sp_cs_release(cs);
 }
 
-START_TEST(test_r1cs_roundtrip_sealing)
-{
-  check_roundtrip(dir_seal);
-}
+START_TEST(test_r1cs_roundtrip_sealing) { check_roundtrip(dir_seal); }
 END_TEST
 
-START_TEST(test_r1cs_roundtrip_random)
-{
-  check_roundtrip(dir_rand);
-}
+START_TEST(test_r1cs_roundtrip_random) { check_roundtrip(dir_rand); }
 END_TEST
 
 /* Montgomery witnesses give Montgomery a, b, c of the same values. */
-START_TEST(test_evaluate_montgomery)
-{
+START_TEST(test_evaluate_montgomery) {
   sp_cs *cs = load_cs(dir_seal);
   sp_spa *spa = load_part(dir_seal, 1);
   const sealprov_assignment *full = &spa->asg;
@@ -174,7 +161,8 @@ START_TEST(test_evaluate_montgomery)
     ck_assert(sp_scalar_decode(&f, src, SEALPROV_SCALAR_CANONICAL_LE));
     memcpy(mont + 32 * v, f.l, 32); /* little-endian host: the limbs are the bytes */
   }
-  sealprov_assignment w = {.inp_assignment = mont, .inp_size = full->inp_size,
+  sealprov_assignment w = {.inp_assignment = mont,
+                           .inp_size = full->inp_size,
                            .aux_assignment = mont + 32 * full->inp_size,
                            .aux_size = full->aux_size};
   char err[ERRLEN] = "";
@@ -206,8 +194,7 @@ START_TEST(test_evaluate_montgomery)
 END_TEST
 
 /* A witness that does not satisfy: the row check names the constraint. */
-START_TEST(test_unsatisfied_names_row)
-{
+START_TEST(test_unsatisfied_names_row) {
   sp_cs *cs = load_cs(dir_seal);
   sp_spa *spa = load_part(dir_seal, 0);
   const sealprov_assignment *full = &spa->asg;
@@ -216,8 +203,7 @@ START_TEST(test_unsatisfied_names_row)
   memcpy(aux, full->aux_assignment, 32 * full->aux_size);
   /* change one aux variable that occurs somewhere: the first in A */
   uint64_t v = 0;
-  while (!((cs->a_aux[v / 64] >> (v % 64)) & 1))
-    v++;
+  while (!((cs->a_aux[v / 64] >> (v % 64)) & 1)) v++;
   aux[32 * v] ^= 0x02;
   sealprov_assignment w = witness_of(full);
   w.aux_assignment = aux;
@@ -235,8 +221,7 @@ START_TEST(test_unsatisfied_names_row)
 END_TEST
 
 /* Submit-time checks of witness-only partitions: precise messages. */
-START_TEST(test_check_partition_messages)
-{
+START_TEST(test_check_partition_messages) {
   char path[400], err[ERRLEN] = "";
   path_in(path, sizeof path, dir_seal, "circuit.params");
   sp_srs *srs = NULL;
@@ -266,8 +251,10 @@ START_TEST(test_check_partition_messages)
   ck_assert_int_eq(sp_cs_check_partition(srs, cs, &bad, err, sizeof err), SEALPROV_ERR_ASSIGNMENT);
   ck_assert_msg(strstr(err, "inp_assignment is NULL") != NULL, "%s", err);
   /* another circuit's system against these parameters */
-  sealprov_assignment wo = {.inp_assignment = w.inp_assignment, .inp_size = other->inp_size,
-                            .aux_assignment = w.aux_assignment, .aux_size = other->aux_size};
+  sealprov_assignment wo = {.inp_assignment = w.inp_assignment,
+                            .inp_size = other->inp_size,
+                            .aux_assignment = w.aux_assignment,
+                            .aux_size = other->aux_size};
   ck_assert_int_ne(sp_cs_check_partition(srs, other, &wo, err, sizeof err), SEALPROV_OK);
   ck_assert_msg(strstr(err, "does not fit the parameters") != NULL, "%s", err);
   sp_spa_free(spa);
@@ -279,8 +266,7 @@ END_TEST
 
 /* ---- malformed files ------------------------------------------------------------------ */
 
-static uint8_t *slurp(const char *path, size_t *n)
-{
+static uint8_t *slurp(const char *path, size_t *n) {
   FILE *f = fopen(path, "rb");
   ck_assert_ptr_nonnull(f);
   fseek(f, 0, SEEK_END);
@@ -294,23 +280,19 @@ static uint8_t *slurp(const char *path, size_t *n)
   return b;
 }
 
-static void spit(const char *path, const uint8_t *b, size_t n)
-{
+static void spit(const char *path, const uint8_t *b, size_t n) {
   FILE *f = fopen(path, "wb");
   ck_assert_ptr_nonnull(f);
   ck_assert_uint_eq(fwrite(b, 1, n, f), n);
   fclose(f);
 }
 
-static void put32(uint8_t *p, uint32_t v)
-{
-  for (int i = 0; i < 4; i++)
-    p[i] = (uint8_t)(v >> (8 * i));
+static void put32(uint8_t *p, uint32_t v) {
+  for (int i = 0; i < 4; i++) p[i] = (uint8_t)(v >> (8 * i));
 }
 
 /* Loads b as a .r1cs and expects status st with every needle in the message. */
-static void expect_r1cs(const uint8_t *b, size_t n, int st, const char *n1, const char *n2)
-{
+static void expect_r1cs(const uint8_t *b, size_t n, int st, const char *n1, const char *n2) {
   char path[300], err[ERRLEN] = "";
   snprintf(path, sizeof path, "%s/bad.r1cs", tmp_root);
   spit(path, b, n);
@@ -327,8 +309,7 @@ static void expect_r1cs(const uint8_t *b, size_t n, int st, const char *n1, cons
  * 28, nWires 60, nPubOut 64, nPubIn 68, nPrvIn 72, nLabels 76, m 84); the constraints
  * section's header at 88 (size at 92), its first A term count at 100, the first term's
  * wire at 104 and coefficient at 108. */
-START_TEST(test_r1cs_truncated_every_length)
-{
+START_TEST(test_r1cs_truncated_every_length) {
   char path[400];
   path_in(path, sizeof path, dir_rand, "circuit.r1cs");
   size_t n;
@@ -347,8 +328,7 @@ START_TEST(test_r1cs_truncated_every_length)
 }
 END_TEST
 
-START_TEST(test_r1cs_corrupted)
-{
+START_TEST(test_r1cs_corrupted) {
   char path[400];
   path_in(path, sizeof path, dir_rand, "circuit.r1cs");
   size_t n;
@@ -393,8 +373,8 @@ START_TEST(test_r1cs_corrupted)
               "not below BLS12-381's r");
   RESET(); /* a term count that runs past the section */
   put32(b + 100, 0x40000000);
-  expect_r1cs(b, n, SEALPROV_ERR_PARAMS, "constraint 0 A: 1073741824 terms (count at byte offset 100)",
-              NULL);
+  expect_r1cs(b, n, SEALPROV_ERR_PARAMS,
+              "constraint 0 A: 1073741824 terms (count at byte offset 100)", NULL);
   RESET(); /* the header section twice: the constraints section renamed */
   put32(b + 88, 1);
   expect_r1cs(b, n, SEALPROV_ERR_PARAMS, "section type 1 appears twice", NULL);
@@ -422,8 +402,7 @@ END_TEST
 
 /* ---- .wtns -------------------------------------------------------------------------------- */
 
-static void expect_wtns(const uint8_t *b, size_t n, int st, const char *n1)
-{
+static void expect_wtns(const uint8_t *b, size_t n, int st, const char *n1) {
   char path[300], err[ERRLEN] = "";
   snprintf(path, sizeof path, "%s/bad.wtns", tmp_root);
   spit(path, b, n);
@@ -435,8 +414,7 @@ static void expect_wtns(const uint8_t *b, size_t n, int st, const char *n1)
   ck_assert_msg(!n1 || strstr(err, n1) != NULL, "'%s' not in: %s", n1, err);
 }
 
-START_TEST(test_wtns)
-{
+START_TEST(test_wtns) {
   sp_spa *spa = load_part(dir_seal, 2);
   const sealprov_assignment *full = &spa->asg;
   uint64_t nv = full->inp_size + full->aux_size;
@@ -485,21 +463,17 @@ END_TEST
 static const sealprov_vtable *vt;
 static void *dl;
 
-static void open_module(void)
-{
+static void open_module(void) {
   const char *so = getenv("SEALPROV_PLUGIN");
-  if (!so)
-    die("SEALPROV_PLUGIN", "not set (run through make check)");
+  if (!so) die("SEALPROV_PLUGIN", "not set (run through make check)");
   dl = dlopen(so, RTLD_NOW | RTLD_LOCAL);
-  if (!dl)
-    die("dlopen", dlerror());
+  if (!dl) die("dlopen", dlerror());
   sealprov_provider_init_fn init = (sealprov_provider_init_fn)dlsym(dl, SEALPROV_ENTRY_SYMBOL);
   if (!init || init(SEALPROV_ABI_MAJOR, SEALPROV_ABI_MINOR, NULL, &vt) != SEALPROV_OK)
     die("init", so);
 }
 
-static sealprov_provider *open_provider(void)
-{
+static sealprov_provider *open_provider(void) {
   char ini[300];
   snprintf(ini, sizeof ini, "%s/test.ini", tmp_root);
   FILE *f = fopen(ini, "w");
@@ -521,8 +495,7 @@ typedef struct fixture {
   uint8_t r[32 * NPART], s[32 * NPART];
 } fixture;
 
-static void fixture_open(fixture *fx, const char *dir)
-{
+static void fixture_open(fixture *fx, const char *dir) {
   memset(fx, 0, sizeof *fx);
   fx->p = open_provider();
   char path[400];
@@ -545,17 +518,14 @@ static void fixture_open(fixture *fx, const char *dir)
   }
 }
 
-static void fixture_close(fixture *fx)
-{
+static void fixture_close(fixture *fx) {
   vt->cs_release(fx->cs);
   vt->srs_release(fx->srs);
   ck_assert_int_eq(vt->close(fx->p), SEALPROV_OK);
-  for (int i = 0; i < NPART; i++)
-    sp_spa_free(fx->spa[i]);
+  for (int i = 0; i < NPART; i++) sp_spa_free(fx->spa[i]);
 }
 
-static void job_init(sealprov_job *job, fixture *fx, bool witness_only, uint8_t *out)
-{
+static void job_init(sealprov_job *job, fixture *fx, bool witness_only, uint8_t *out) {
   memset(job, 0, sizeof *job);
   job->struct_size = sizeof *job;
   job->flags = SEALPROV_JOB_FIXED_RS;
@@ -568,8 +538,7 @@ static void job_init(sealprov_job *job, fixture *fx, bool witness_only, uint8_t 
   job->cs = witness_only ? fx->cs : NULL;
 }
 
-static void check_byte_identical(const char *dir)
-{
+static void check_byte_identical(const char *dir) {
   fixture fx;
   fixture_open(&fx, dir);
   sealprov_cs_info info = {.struct_size = sizeof info};
@@ -608,7 +577,8 @@ static void check_byte_identical(const char *dir)
       ck_assert(sp_scalar_decode(&f, src, SEALPROV_SCALAR_CANONICAL_LE));
       memcpy(mont[i] + 32 * v, f.l, 32); /* little-endian host: the limbs are the bytes */
     }
-    mw[i] = (sealprov_assignment){.inp_assignment = mont[i], .inp_size = fx.full[i].inp_size,
+    mw[i] = (sealprov_assignment){.inp_assignment = mont[i],
+                                  .inp_size = fx.full[i].inp_size,
                                   .aux_assignment = mont[i] + 32 * fx.full[i].inp_size,
                                   .aux_size = fx.full[i].aux_size};
   }
@@ -621,28 +591,20 @@ static void check_byte_identical(const char *dir)
   ck_assert_msg(memcmp(full_out, mont_out, sizeof full_out) == 0,
                 "witness-only proofs of a Montgomery witness differ from the canonical full "
                 "assignment's");
-  for (int i = 0; i < NPART; i++)
-    free(mont[i]);
+  for (int i = 0; i < NPART; i++) free(mont[i]);
   fixture_close(&fx);
 }
 
-START_TEST(test_module_byte_identical_sealing)
-{
-  check_byte_identical(dir_seal);
-}
+START_TEST(test_module_byte_identical_sealing) { check_byte_identical(dir_seal); }
 END_TEST
 
-START_TEST(test_module_byte_identical_random)
-{
-  check_byte_identical(dir_rand);
-}
+START_TEST(test_module_byte_identical_random) { check_byte_identical(dir_rand); }
 END_TEST
 
 /* Submit refuses witness-only partitions that carry a/b/c or wrong sizes; a witness
  * that does not satisfy fails with ASSIGNMENT naming the row; a released cs is
  * refused; the job keeps its reference when the host releases early. */
-START_TEST(test_module_bad_witness)
-{
+START_TEST(test_module_bad_witness) {
   fixture fx;
   fixture_open(&fx, dir_seal);
   uint8_t out[192 * NPART];
@@ -666,8 +628,9 @@ START_TEST(test_module_bad_witness)
   job.results = res;
   int rc = vt->prove(fx.p, &job);
   ck_assert_int_eq(rc, SEALPROV_ERR_ASSIGNMENT);
-  ck_assert_msg(strstr(vt->last_error(), "the first constraint the witness does not satisfy") != NULL,
-                "%s", vt->last_error());
+  ck_assert_msg(
+      strstr(vt->last_error(), "the first constraint the witness does not satisfy") != NULL, "%s",
+      vt->last_error());
   ck_assert_int_eq(res[3].status, SEALPROV_ERR_ASSIGNMENT);
   ck_assert_int_eq(res[0].status, SEALPROV_OK);
   /* no device was charged */
@@ -698,8 +661,7 @@ END_TEST
 
 /* A host built against ABI 1.0: its sealprov_job ends before cs, so whatever follows
  * in its memory is never read, and its full-assignment jobs prove as before. */
-START_TEST(test_module_old_host_job)
-{
+START_TEST(test_module_old_host_job) {
   fixture fx;
   fixture_open(&fx, dir_seal);
   uint8_t want[192 * NPART], got[192 * NPART];
@@ -739,8 +701,7 @@ START_TEST(test_module_old_host_job)
 }
 END_TEST
 
-static Suite *cs_suite(void)
-{
+static Suite *cs_suite(void) {
   Suite *s = suite_create("cs");
   TCase *tc = tcase_create("files");
   tcase_set_timeout(tc, 300);
@@ -763,12 +724,10 @@ static Suite *cs_suite(void)
   return s;
 }
 
-int main(void)
-{
+int main(void) {
   const char *t = getenv("TMPDIR");
   snprintf(tmp_root, sizeof tmp_root, "%s/sp_cs_XXXXXX", t && *t ? t : "/tmp");
-  if (!mkdtemp(tmp_root))
-    die("mkdtemp", tmp_root);
+  if (!mkdtemp(tmp_root)) die("mkdtemp", tmp_root);
   make_setup(dir_seal, sizeof dir_seal, "seal", 600, 3, SP_SHAPE_SEALING, 21);
   make_setup(dir_rand, sizeof dir_rand, "rand", 300, 2, SP_SHAPE_RANDOM, 22);
   open_module();
@@ -778,7 +737,6 @@ int main(void)
   srunner_free(sr);
   char cmd[300];
   snprintf(cmd, sizeof cmd, "rm -rf '%s'", tmp_root);
-  if (system(cmd) != 0)
-    fprintf(stderr, "could not remove %s\n", tmp_root);
+  if (system(cmd) != 0) fprintf(stderr, "could not remove %s\n", tmp_root);
   return failed ? EXIT_FAILURE : EXIT_SUCCESS;
 }

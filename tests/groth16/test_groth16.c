@@ -28,24 +28,28 @@ typedef struct setup {
 } setup;
 
 static char tmp_root[200];
-static setup S1;   /* sealing shape, 250 constraints, 4 inputs, 3 partitions, seed 11 */
-static setup S1b;  /* same circuit, other toxic waste (seed 12 -> different everything) */
-static setup S2;   /* 500 constraints, 4 inputs: other sizes */
-static setup S3;   /* random shape, 300 constraints, 2 inputs */
+static setup S1;  /* sealing shape, 250 constraints, 4 inputs, 3 partitions, seed 11 */
+static setup S1b; /* same circuit, other toxic waste (seed 12 -> different everything) */
+static setup S2;  /* 500 constraints, 4 inputs: other sizes */
+static setup S3;  /* random shape, 300 constraints, 2 inputs */
 static int setups_done;
 
 /* Runs in main(), before the (forked) tests: plain checks, no ck_assert. */
 static void make_setup(setup *s, const char *name, uint64_t n, uint32_t inputs, uint32_t parts,
-                       sp_shape shape, uint64_t seed)
-{
+                       sp_shape shape, uint64_t seed) {
   char err[ERRLEN] = "";
   snprintf(s->dir, sizeof s->dir, "%s/%s", tmp_root, name);
   if (mkdir(s->dir, 0700) != 0) {
     perror(s->dir);
     exit(EXIT_FAILURE);
   }
-  sp_setup_opts o = {.constraints = n, .inputs = inputs, .partitions = parts, .shape = shape,
-                     .seed = seed, .out_dir = s->dir, .nthreads = 2};
+  sp_setup_opts o = {.constraints = n,
+                     .inputs = inputs,
+                     .partitions = parts,
+                     .shape = shape,
+                     .seed = seed,
+                     .out_dir = s->dir,
+                     .nthreads = 2};
   int rc = sp_setup_run(&o, &s->res, err, sizeof err);
   if (rc != SEALPROV_OK) {
     fprintf(stderr, "setup %s: %s\n", name, err);
@@ -56,10 +60,8 @@ static void make_setup(setup *s, const char *name, uint64_t n, uint32_t inputs, 
   s->parts = parts;
 }
 
-static void setups(void)
-{
-  if (setups_done)
-    return;
+static void setups(void) {
+  if (setups_done) return;
   const char *t = getenv("TMPDIR");
   snprintf(tmp_root, sizeof tmp_root, "%s/sp_g16_XXXXXX", t && *t ? t : "/tmp");
   if (!mkdtemp(tmp_root)) {
@@ -73,25 +75,20 @@ static void setups(void)
   setups_done = 1;
 }
 
-static void cleanup_tree(void)
-{
-  if (!setups_done)
-    return;
+static void cleanup_tree(void) {
+  if (!setups_done) return;
   char cmd[600];
   snprintf(cmd, sizeof cmd, "rm -rf '%s'", tmp_root);
-  if (system(cmd) != 0)
-    fprintf(stderr, "could not remove %s\n", tmp_root);
+  if (system(cmd) != 0) fprintf(stderr, "could not remove %s\n", tmp_root);
 }
 
-static void part_path(char *buf, size_t len, const setup *s, uint32_t p)
-{
+static void part_path(char *buf, size_t len, const setup *s, uint32_t p) {
   char name[64];
   sp_partition_name(name, sizeof name, p, s->parts);
   snprintf(buf, len, "%s/%s", s->dir, name);
 }
 
-static sp_srs *load_params(const char *path, bool subgroup)
-{
+static sp_srs *load_params(const char *path, bool subgroup) {
   char err[ERRLEN] = "";
   sp_srs *srs = NULL;
   int rc = sp_srs_load(path, false, subgroup, 2, &srs, err, sizeof err);
@@ -99,8 +96,7 @@ static sp_srs *load_params(const char *path, bool subgroup)
   return srs;
 }
 
-static sp_spa *load_part(const setup *s, uint32_t p)
-{
+static sp_spa *load_part(const setup *s, uint32_t p) {
   char path[400], err[ERRLEN] = "";
   part_path(path, sizeof path, s, p);
   sp_spa *spa = NULL;
@@ -109,8 +105,7 @@ static sp_spa *load_part(const setup *s, uint32_t p)
   return spa;
 }
 
-static uint8_t *slurp(const char *path, size_t *len)
-{
+static uint8_t *slurp(const char *path, size_t *len) {
   FILE *f = fopen(path, "rb");
   ck_assert_ptr_nonnull(f);
   fseek(f, 0, SEEK_END);
@@ -124,8 +119,7 @@ static uint8_t *slurp(const char *path, size_t *len)
   return b;
 }
 
-static void spit(const char *path, const uint8_t *b, size_t len)
-{
+static void spit(const char *path, const uint8_t *b, size_t len) {
   FILE *f = fopen(path, "wb");
   ck_assert_ptr_nonnull(f);
   ck_assert_uint_eq(fwrite(b, 1, len, f), len);
@@ -133,8 +127,7 @@ static void spit(const char *path, const uint8_t *b, size_t len)
 }
 
 /* Loads a modified copy of a parameter file; returns the status, err filled. */
-static int load_bytes(const uint8_t *b, size_t len, bool vk_only, bool subgroup, char *err)
-{
+static int load_bytes(const uint8_t *b, size_t len, bool vk_only, bool subgroup, char *err) {
   char path[400];
   snprintf(path, sizeof path, "%s/bad.params", tmp_root);
   spit(path, b, len);
@@ -148,8 +141,7 @@ static int load_bytes(const uint8_t *b, size_t len, bool vk_only, bool subgroup,
   return rc;
 }
 
-static void put_be32(uint8_t *p, uint32_t v)
-{
+static void put_be32(uint8_t *p, uint32_t v) {
   p[0] = (uint8_t)(v >> 24);
   p[1] = (uint8_t)(v >> 16);
   p[2] = (uint8_t)(v >> 8);
@@ -161,8 +153,7 @@ typedef struct offsets {
   size_t ic_len, h_len, l_len, a_len, b1_len, b2_len, end;
 } offsets;
 
-static offsets offsets_of(const sp_srs *s)
-{
+static offsets offsets_of(const sp_srs *s) {
   offsets o;
   o.ic_len = 864;
   o.h_len = o.ic_len + 4 + 96 * s->vk.ic_len;
@@ -176,14 +167,12 @@ static offsets offsets_of(const sp_srs *s)
 
 /* ---- XXH64 and .spa ------------------------------------------------------------- */
 
-START_TEST(test_xxh64_vectors)
-{
+START_TEST(test_xxh64_vectors) {
   /* expected values from the reference libxxhash 0.8.1 (XXH64, seed 0) */
   ck_assert_uint_eq(sp_xxh64("", 0), UINT64_C(0xef46db3751d8e999));
   ck_assert_uint_eq(sp_xxh64("abc", 3), UINT64_C(0x44bc2cf5ad770999));
   uint8_t b[100];
-  for (int i = 0; i < 100; i++)
-    b[i] = (uint8_t)i;
+  for (int i = 0; i < 100; i++) b[i] = (uint8_t)i;
   ck_assert_uint_eq(sp_xxh64(b, 100), UINT64_C(0x6ac1e58032166597));
   /* streaming in odd pieces gives the same value */
   sp_xxh64_state h;
@@ -195,8 +184,7 @@ START_TEST(test_xxh64_vectors)
 }
 END_TEST
 
-START_TEST(test_spa_roundtrip)
-{
+START_TEST(test_spa_roundtrip) {
   char err[ERRLEN] = "";
   sp_circuit *c = NULL;
   ck_assert_int_eq(sp_circuit_generate(300, 3, SP_SHAPE_SEALING, 5, &c, err, sizeof err),
@@ -229,8 +217,7 @@ START_TEST(test_spa_roundtrip)
 }
 END_TEST
 
-static int read_spa_bytes(const uint8_t *b, size_t len, char *err)
-{
+static int read_spa_bytes(const uint8_t *b, size_t len, char *err) {
   char path[400];
   snprintf(path, sizeof path, "%s/bad.spa", tmp_root);
   spit(path, b, len);
@@ -244,8 +231,7 @@ static int read_spa_bytes(const uint8_t *b, size_t len, char *err)
   return rc;
 }
 
-START_TEST(test_spa_bad_files)
-{
+START_TEST(test_spa_bad_files) {
   char path[400], err[ERRLEN];
   part_path(path, sizeof path, &S1, 0);
   size_t len;
@@ -313,8 +299,7 @@ START_TEST(test_spa_bad_files)
 END_TEST
 
 /* Semantic errors behind a valid checksum: written through sp_spa_write. */
-START_TEST(test_spa_bad_content)
-{
+START_TEST(test_spa_bad_content) {
   char err[ERRLEN];
   sp_spa *good = load_part(&S1, 1);
   sealprov_assignment a = good->asg;
@@ -326,8 +311,7 @@ START_TEST(test_spa_bad_content)
   uint8_t *aux = malloc(aux_bytes);
   memcpy(aux, a.aux_assignment, aux_bytes);
   for (int i = 0; i < 4; i++)
-    for (int k = 0; k < 8; k++)
-      aux[32 * 5 + 8 * i + k] = (uint8_t)(BLS_R[i] >> (8 * k));
+    for (int k = 0; k < 8; k++) aux[32 * 5 + 8 * i + k] = (uint8_t)(BLS_R[i] >> (8 * k));
   sealprov_assignment m = a;
   m.aux_assignment = aux;
   ck_assert_int_eq(sp_spa_write(path, &m, err, ERRLEN), SEALPROV_OK);
@@ -355,8 +339,7 @@ END_TEST
 
 /* ---- parameters ---------------------------------------------------------------------- */
 
-START_TEST(test_params_shape)
-{
+START_TEST(test_params_shape) {
   sp_srs *srs = load_params(S1.params, true);
   const sp_circuit_info *in = &S1.res.info;
   ck_assert_uint_eq(in->abc_size, 250);
@@ -396,8 +379,7 @@ START_TEST(test_params_shape)
 }
 END_TEST
 
-START_TEST(test_sealing_shape_densities)
-{
+START_TEST(test_sealing_shape_densities) {
   /* the structure the sealing shape promises (a 2^12 circuit, no setup needed) */
   char err[ERRLEN];
   sp_circuit *c = NULL;
@@ -420,8 +402,7 @@ START_TEST(test_sealing_shape_densities)
   const uint8_t *z = w->asg.aux_assignment;
   for (uint64_t j = 0; j < in.aux_size; j++) {
     bool hi_zero = true;
-    for (int k = 1; k < 32; k++)
-      hi_zero &= z[32 * j + k] == 0;
+    for (int k = 1; k < 32; k++) hi_zero &= z[32 * j + k] == 0;
     small += hi_zero && z[32 * j] <= 1;
   }
   ck_assert_msg((double)small / (double)in.aux_size > 0.6, "0/1 values: %llu of %llu",
@@ -435,15 +416,14 @@ START_TEST(test_sealing_shape_densities)
 }
 END_TEST
 
-START_TEST(test_params_truncated_trailing)
-{
+START_TEST(test_params_truncated_trailing) {
   char err[ERRLEN];
   size_t len;
   uint8_t *orig = slurp(S1.params, &len);
   sp_srs *srs = load_params(S1.params, false);
   offsets o = offsets_of(srs);
   ck_assert_uint_eq(o.end, len);
-  size_t cuts[] = {0, 100, 863, 866, o.h_len + 2, o.h_len + 4 + 96 * 3 + 50, o.b2_len + 100,
+  size_t cuts[] = {0,      100, 863, 866, o.h_len + 2, o.h_len + 4 + 96 * 3 + 50, o.b2_len + 100,
                    len - 1};
   for (size_t i = 0; i < sizeof cuts / sizeof cuts[0]; i++) {
     ck_assert_int_eq(load_bytes(orig, cuts[i], false, true, err), SEALPROV_ERR_PARAMS);
@@ -476,8 +456,7 @@ START_TEST(test_params_truncated_trailing)
 }
 END_TEST
 
-START_TEST(test_params_bad_lengths)
-{
+START_TEST(test_params_bad_lengths) {
   char err[ERRLEN];
   size_t len;
   uint8_t *orig = slurp(S1.params, &len), *b = malloc(len);
@@ -516,8 +495,7 @@ START_TEST(test_params_bad_lengths)
 }
 END_TEST
 
-START_TEST(test_params_bad_points)
-{
+START_TEST(test_params_bad_points) {
   char err[ERRLEN], want[160];
   size_t len;
   uint8_t *orig = slurp(S1.params, &len), *b = malloc(len);
@@ -572,8 +550,7 @@ START_TEST(test_params_bad_points)
     fp_sqr(&rhs, &p.x);
     fp_mul(&rhs, &rhs, &p.x);
     fp_add(&rhs, &rhs, &four);
-    if (fp_sqrt(&p.y, &rhs) && !g1_affine_in_subgroup(&p))
-      break;
+    if (fp_sqrt(&p.y, &rhs) && !g1_affine_in_subgroup(&p)) break;
   }
   ck_assert(g1_affine_on_curve(&p));
   at = o.b1_len + 4 + 96 * 4;
@@ -591,15 +568,13 @@ START_TEST(test_params_bad_points)
 END_TEST
 
 /* The lowest bad index is reported whatever the thread count. */
-START_TEST(test_params_first_error_deterministic)
-{
+START_TEST(test_params_first_error_deterministic) {
   char err1[ERRLEN], err2[ERRLEN];
   size_t len;
   uint8_t *b = slurp(S1.params, &len);
   sp_srs *srs = load_params(S1.params, false);
   offsets o = offsets_of(srs);
-  for (size_t i = 40; i < 250; i += 50)
-    b[o.h_len + 4 + 96 * i + 95] ^= 1;
+  for (size_t i = 40; i < 250; i += 50) b[o.h_len + 4 + 96 * i + 95] ^= 1;
   char path[400];
   snprintf(path, sizeof path, "%s/multi.params", tmp_root);
   spit(path, b, len);
@@ -614,14 +589,12 @@ START_TEST(test_params_first_error_deterministic)
 END_TEST
 
 static int on_free_calls;
-static void count_free(sp_srs *s, void *user)
-{
+static void count_free(sp_srs *s, void *user) {
   (void)s;
   *(int *)user += 1;
 }
 
-START_TEST(test_srs_refcount)
-{
+START_TEST(test_srs_refcount) {
   sp_srs *srs = NULL;
   char err[ERRLEN];
   ck_assert_int_eq(sp_srs_load(S1.vk, true, true, 1, &srs, err, ERRLEN), SEALPROV_OK);
@@ -643,35 +616,28 @@ END_TEST
 /* ---- proving and verification ------------------------------------------------------------ */
 
 static void prove_ok(const sp_srs *srs, const sealprov_assignment *a, uint32_t enc, const fr_t *r,
-                     const fr_t *s, unsigned threads, uint8_t proof[192])
-{
+                     const fr_t *s, unsigned threads, uint8_t proof[192]) {
   char err[ERRLEN] = "";
   int rc = sp_groth16_prove(srs, a, enc, r, s, threads, proof, err, sizeof err);
   ck_assert_msg(rc == SEALPROV_OK, "prove: %s", err);
 }
 
-static bool verify_ok(const sp_srs *srs, const sealprov_assignment *a, const uint8_t proof[192])
-{
+static bool verify_ok(const sp_srs *srs, const sealprov_assignment *a, const uint8_t proof[192]) {
   char err[ERRLEN] = "";
   bool valid = true;
   int rc = sp_groth16_verify(srs, a, SEALPROV_SCALAR_CANONICAL_LE, proof, &valid, err, sizeof err);
-  ck_assert_msg(rc == SEALPROV_OK || rc == SEALPROV_ERR_INVALID_ARGUMENT, "verify: %d %s", rc,
-                err);
-  if (rc != SEALPROV_OK)
-    ck_assert(!valid);
+  ck_assert_msg(rc == SEALPROV_OK || rc == SEALPROV_ERR_INVALID_ARGUMENT, "verify: %d %s", rc, err);
+  if (rc != SEALPROV_OK) ck_assert(!valid);
   return valid;
 }
 
-static void fr_rand(fr_t *out, uint8_t seed)
-{
+static void fr_rand(fr_t *out, uint8_t seed) {
   uint8_t wide[64];
-  for (int i = 0; i < 64; i++)
-    wide[i] = (uint8_t)(seed * 31 + i * 7 + 1);
+  for (int i = 0; i < 64; i++) wide[i] = (uint8_t)(seed * 31 + i * 7 + 1);
   fr_from_bytes_wide(out, wide);
 }
 
-START_TEST(test_prove_verify_all_partitions)
-{
+START_TEST(test_prove_verify_all_partitions) {
   const setup *ss[] = {&S1, &S3};
   for (int k = 0; k < 2; k++) {
     sp_srs *srs = load_params(ss[k]->params, true);
@@ -690,8 +656,7 @@ START_TEST(test_prove_verify_all_partitions)
 }
 END_TEST
 
-START_TEST(test_prove_zero_rs_deterministic)
-{
+START_TEST(test_prove_zero_rs_deterministic) {
   sp_srs *srs = load_params(S1.params, true);
   sp_spa *part = load_part(&S1, 0);
   uint8_t p1[192], p2[192], p3[192];
@@ -719,19 +684,16 @@ typedef struct mont_copy {
   uint8_t *buf;
 } mont_copy;
 
-static void to_mont(uint8_t *dst, const uint8_t *src, uint64_t n)
-{
+static void to_mont(uint8_t *dst, const uint8_t *src, uint64_t n) {
   for (uint64_t i = 0; i < n; i++) {
     fr_t f;
     ck_assert(fr_from_le32(&f, src + 32 * i));
     for (int l = 0; l < 4; l++)
-      for (int k = 0; k < 8; k++)
-        dst[32 * i + 8 * l + k] = (uint8_t)(f.l[l] >> (8 * k));
+      for (int k = 0; k < 8; k++) dst[32 * i + 8 * l + k] = (uint8_t)(f.l[l] >> (8 * k));
   }
 }
 
-static mont_copy mont_of(const sealprov_assignment *a)
-{
+static mont_copy mont_of(const sealprov_assignment *a) {
   mont_copy m = {.asg = *a};
   uint64_t n = 3 * a->abc_size + a->inp_size + a->aux_size;
   m.buf = malloc(32 * n);
@@ -753,8 +715,7 @@ static mont_copy mont_of(const sealprov_assignment *a)
   return m;
 }
 
-START_TEST(test_prove_montgomery_encoding)
-{
+START_TEST(test_prove_montgomery_encoding) {
   sp_srs *srs = load_params(S1.params, true);
   sp_spa *part = load_part(&S1, 2);
   mont_copy m = mont_of(&part->asg);
@@ -781,8 +742,7 @@ START_TEST(test_prove_montgomery_encoding)
 }
 END_TEST
 
-START_TEST(test_reject_tampered_wrong_inputs_wrong_vk)
-{
+START_TEST(test_reject_tampered_wrong_inputs_wrong_vk) {
   sp_srs *srs = load_params(S1.params, true);
   sp_srs *other = load_params(S1b.params, true);
   sp_spa *p0 = load_part(&S1, 0), *p1 = load_part(&S1, 1);
@@ -842,15 +802,13 @@ START_TEST(test_reject_tampered_wrong_inputs_wrong_vk)
 }
 END_TEST
 
-START_TEST(test_mismatched_sizes)
-{
+START_TEST(test_mismatched_sizes) {
   char err[ERRLEN], want[512];
   sp_srs *s1 = load_params(S1.params, true), *s2 = load_params(S2.params, true);
   sp_spa *p1 = load_part(&S1, 0), *p2 = load_part(&S2, 0), *p3 = load_part(&S3, 0);
   uint8_t proof[192];
   /* partition of the 500-constraint circuit with the 250-constraint parameters */
-  ck_assert_int_eq(sp_groth16_prove(s1, &p2->asg, 0, &FR_ZERO, &FR_ZERO, 1, proof, err,
-                                    sizeof err),
+  ck_assert_int_eq(sp_groth16_prove(s1, &p2->asg, 0, &FR_ZERO, &FR_ZERO, 1, proof, err, sizeof err),
                    SEALPROV_ERR_ASSIGNMENT);
   snprintf(want, sizeof want,
            "abc_size 500 does not fit parameter file domain 256 (h_len 255) (file %s)", S1.params);
@@ -906,8 +864,7 @@ START_TEST(test_mismatched_sizes)
 END_TEST
 
 /* bellperson (blstrs) uses omega = 7^((r-1)/2^k); params and NTT must agree with it. */
-START_TEST(test_root_of_unity_convention)
-{
+START_TEST(test_root_of_unity_convention) {
   for (unsigned k = 1; k <= 28; k += 9) {
     uint64_t e[4];
     memcpy(e, BLS_R, sizeof e);
@@ -927,8 +884,7 @@ START_TEST(test_root_of_unity_convention)
 }
 END_TEST
 
-static Suite *groth16_suite(void)
-{
+static Suite *groth16_suite(void) {
   Suite *s = suite_create("groth16");
   TCase *tc = tcase_create("files");
   tcase_set_timeout(tc, 300);
@@ -956,8 +912,7 @@ static Suite *groth16_suite(void)
   return s;
 }
 
-int main(void)
-{
+int main(void) {
   /* the setups are made once, before the tests fork, and shared through files */
   setups();
   SRunner *sr = srunner_create(groth16_suite());

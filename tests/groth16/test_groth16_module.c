@@ -34,17 +34,14 @@ static sealprov_assignment asg[NPART];
 static uint8_t rbytes[NPART * 32], sbytes[NPART * 32];
 static uint8_t expected[NPART * 192];
 
-static void die(const char *what, const char *detail)
-{
+static void die(const char *what, const char *detail) {
   fprintf(stderr, "test_groth16_module: %s: %s\n", what, detail);
   exit(EXIT_FAILURE);
 }
 
-static void write_ini(const char *path, const char *extra)
-{
+static void write_ini(const char *path, const char *extra) {
   FILE *f = fopen(path, "w");
-  if (!f)
-    die("create", path);
+  if (!f) die("create", path);
   fprintf(f,
           "[provider]\nlog_level = warn\nverify_proofs = true\nquarantine_after = 100\n"
           "max_attempts = 3\n\n"
@@ -54,8 +51,7 @@ static void write_ini(const char *path, const char *extra)
   fclose(f);
 }
 
-static sealprov_provider *open_with(const char *extra)
-{
+static sealprov_provider *open_with(const char *extra) {
   char ini[400];
   snprintf(ini, sizeof ini, "%s/test.ini", tmp_root);
   write_ini(ini, extra);
@@ -66,8 +62,7 @@ static sealprov_provider *open_with(const char *extra)
 }
 
 static void make_job(sealprov_job *job, sealprov_srs *srs, uint8_t *out,
-                     sealprov_partition_result *res)
-{
+                     sealprov_partition_result *res) {
   memset(job, 0, sizeof *job);
   job->struct_size = sizeof *job;
   job->flags = SEALPROV_JOB_FIXED_RS;
@@ -82,8 +77,7 @@ static void make_job(sealprov_job *job, sealprov_srs *srs, uint8_t *out,
 }
 
 static void check_proofs(const uint8_t *out, const sealprov_partition_result *res,
-                         int *per_device)
-{
+                         int *per_device) {
   for (int i = 0; i < NPART; i++) {
     ck_assert_msg(res[i].status == SEALPROV_OK, "partition %d status %d", i, res[i].status);
     ck_assert_msg(res[i].device == 0 || res[i].device == 1, "partition %d device %d", i,
@@ -95,8 +89,7 @@ static void check_proofs(const uint8_t *out, const sealprov_partition_result *re
   }
 }
 
-START_TEST(test_two_devices_identical_proofs)
-{
+START_TEST(test_two_devices_identical_proofs) {
   sealprov_provider *p = open_with(NULL);
   sealprov_srs *srs = NULL;
   ck_assert_msg(vt->srs_load(p, params, &srs) == SEALPROV_OK, "%s", vt->last_error());
@@ -136,8 +129,7 @@ END_TEST
 #ifdef SP_FAULT_INJECTION /* [testing] needs a build with --enable-fault-injection */
 /* A device that corrupts its proofs (or fails) has its partitions redone on the
  * other device; the job still ends with the right bytes. */
-START_TEST(test_faulty_device_retried)
-{
+START_TEST(test_faulty_device_retried) {
   static const char *faults[2] = {"corrupt_proof", "fail_kernel"};
   for (int k = 0; k < 2; k++) {
     char extra[200];
@@ -154,11 +146,9 @@ START_TEST(test_faulty_device_retried)
                   vt->last_error());
     int per_device[2] = {0, 0};
     check_proofs(out, res, per_device);
-    ck_assert_msg(per_device[1] == 0, "%s: device 1 delivered %d proofs", faults[k],
-                  per_device[1]);
+    ck_assert_msg(per_device[1] == 0, "%s: device 1 delivered %d proofs", faults[k], per_device[1]);
     unsigned retried = 0;
-    for (int i = 0; i < NPART; i++)
-      retried += res[i].attempts > 1;
+    for (int i = 0; i < NPART; i++) retried += res[i].attempts > 1;
     ck_assert_msg(retried > 0, "%s: no partition was retried", faults[k]);
     vt->srs_release(srs);
     ck_assert_int_eq(vt->close(p), SEALPROV_OK);
@@ -167,8 +157,7 @@ START_TEST(test_faulty_device_retried)
 END_TEST
 #endif
 
-START_TEST(test_submit_refuses_mismatched_partition)
-{
+START_TEST(test_submit_refuses_mismatched_partition) {
   sealprov_provider *p = open_with(NULL);
   sealprov_srs *srs = NULL;
   ck_assert_int_eq(vt->srs_load(p, params, &srs), SEALPROV_OK);
@@ -205,8 +194,7 @@ START_TEST(test_submit_refuses_mismatched_partition)
 END_TEST
 
 /* The host may drop its reference as soon as the job is submitted: the job holds one. */
-START_TEST(test_release_params_while_proving)
-{
+START_TEST(test_release_params_while_proving) {
   sealprov_provider *p = open_with(NULL);
   sealprov_srs *srs = NULL;
   ck_assert_int_eq(vt->srs_load(p, params, &srs), SEALPROV_OK);
@@ -230,15 +218,15 @@ END_TEST
  * named; an aux assignment that does not match a, b and c passes those checks, fails
  * the self-check on both devices and ends ASSIGNMENT. With quarantine_after = 1 a
  * single charge would quarantine a device: none is, and a valid job then proves. */
-START_TEST(test_input_faults_charge_no_device)
-{
+START_TEST(test_input_faults_charge_no_device) {
   char ini[400];
   snprintf(ini, sizeof ini, "%s/strict.ini", tmp_root);
   FILE *f = fopen(ini, "w");
   ck_assert_ptr_nonnull(f);
-  fprintf(f, "[provider]\nlog_level = error\nquarantine_after = 1\nmax_attempts = 3\n\n"
-             "[cpu0]\ntype = cpu\nworkers = 1\nthreads = 1\n\n"
-             "[cpu1]\ntype = cpu\nworkers = 1\nthreads = 1\n");
+  fprintf(f,
+          "[provider]\nlog_level = error\nquarantine_after = 1\nmax_attempts = 3\n\n"
+          "[cpu0]\ntype = cpu\nworkers = 1\nthreads = 1\n\n"
+          "[cpu1]\ntype = cpu\nworkers = 1\nthreads = 1\n");
   fclose(f);
   sealprov_provider *p = NULL;
   ck_assert_int_eq(vt->open(ini, &p), SEALPROV_OK);
@@ -314,8 +302,7 @@ END_TEST
 
 /* Closed providers and released parameter sets are recognised by value: no call reads
  * freed memory (the ASan build of this test would catch it). */
-START_TEST(test_stale_handles)
-{
+START_TEST(test_stale_handles) {
   sealprov_provider *p = open_with(NULL);
   sealprov_srs *srs = NULL, *vk = NULL;
   ck_assert_int_eq(vt->srs_load(p, params, &srs), SEALPROV_OK);
@@ -362,8 +349,7 @@ START_TEST(test_stale_handles)
 }
 END_TEST
 
-static Suite *module_suite(void)
-{
+static Suite *module_suite(void) {
   Suite *s = suite_create("groth16_module");
   TCase *tc = tcase_create("cpu_devices");
   tcase_set_timeout(tc, 600);
@@ -379,46 +365,49 @@ static Suite *module_suite(void)
   return s;
 }
 
-int main(void)
-{
+int main(void) {
   const char *plugin = getenv("SEALPROV_PLUGIN");
   if (!plugin || !*plugin)
     die("SEALPROV_PLUGIN", "not set (make check sets it to the built module)");
   dl = dlopen(plugin, RTLD_NOW | RTLD_LOCAL);
-  if (!dl)
-    die("dlopen", dlerror());
+  if (!dl) die("dlopen", dlerror());
   sealprov_provider_init_fn init = (sealprov_provider_init_fn)dlsym(dl, SEALPROV_ENTRY_SYMBOL);
   if (!init || init(SEALPROV_ABI_MAJOR, SEALPROV_ABI_MINOR, NULL, &vt) != SEALPROV_OK)
     die("init", plugin);
 
   const char *t = getenv("TMPDIR");
   snprintf(tmp_root, sizeof tmp_root, "%s/sp_mod_XXXXXX", t && *t ? t : "/tmp");
-  if (!mkdtemp(tmp_root))
-    die("mkdtemp", tmp_root);
+  if (!mkdtemp(tmp_root)) die("mkdtemp", tmp_root);
   snprintf(dir, sizeof dir, "%s/job", tmp_root);
   snprintf(other_dir, sizeof other_dir, "%s/other", tmp_root);
   char err[ERRLEN] = "";
   sp_setup_result res;
-  sp_setup_opts o = {.constraints = 1000, .inputs = 4, .partitions = NPART,
-                     .shape = SP_SHAPE_SEALING, .seed = 42, .out_dir = dir, .nthreads = 2};
-  if (mkdir(dir, 0700) || sp_setup_run(&o, &res, err, sizeof err))
-    die("setup", err);
-  sp_setup_opts o2 = {.constraints = 600, .inputs = 4, .partitions = 1,
-                      .shape = SP_SHAPE_SEALING, .seed = 43, .out_dir = other_dir, .nthreads = 2};
-  if (mkdir(other_dir, 0700) || sp_setup_run(&o2, &res, err, sizeof err))
-    die("setup", err);
+  sp_setup_opts o = {.constraints = 1000,
+                     .inputs = 4,
+                     .partitions = NPART,
+                     .shape = SP_SHAPE_SEALING,
+                     .seed = 42,
+                     .out_dir = dir,
+                     .nthreads = 2};
+  if (mkdir(dir, 0700) || sp_setup_run(&o, &res, err, sizeof err)) die("setup", err);
+  sp_setup_opts o2 = {.constraints = 600,
+                      .inputs = 4,
+                      .partitions = 1,
+                      .shape = SP_SHAPE_SEALING,
+                      .seed = 43,
+                      .out_dir = other_dir,
+                      .nthreads = 2};
+  if (mkdir(other_dir, 0700) || sp_setup_run(&o2, &res, err, sizeof err)) die("setup", err);
   snprintf(params, sizeof params, "%s/circuit.params", dir);
 
   /* expected bytes: the same r, s proved in this process */
   sp_srs *srs = NULL;
-  if (sp_srs_load(params, false, true, 2, &srs, err, sizeof err))
-    die("load", err);
+  if (sp_srs_load(params, false, true, 2, &srs, err, sizeof err)) die("load", err);
   for (int i = 0; i < NPART; i++) {
     char path[400], name[64];
     sp_partition_name(name, sizeof name, (uint32_t)i, NPART);
     snprintf(path, sizeof path, "%s/%s", dir, name);
-    if (sp_spa_read(path, &parts[i], err, sizeof err))
-      die("read", err);
+    if (sp_spa_read(path, &parts[i], err, sizeof err)) die("read", err);
     asg[i] = parts[i]->asg;
     fr_t r, s;
     fr_from_u64(&r, 77 + (uint64_t)i);
@@ -427,8 +416,8 @@ int main(void)
     fr_pow_u64(&s, &s, 1000033);
     fr_to_le32(rbytes + 32 * i, &r);
     fr_to_le32(sbytes + 32 * i, &s);
-    if (sp_groth16_prove(srs, &asg[i], SEALPROV_SCALAR_CANONICAL_LE, &r, &s, 2,
-                         expected + 192 * i, err, sizeof err))
+    if (sp_groth16_prove(srs, &asg[i], SEALPROV_SCALAR_CANONICAL_LE, &r, &s, 2, expected + 192 * i,
+                         err, sizeof err))
       die("prove", err);
   }
   sp_srs_release(srs);
@@ -437,11 +426,9 @@ int main(void)
   srunner_run_all(sr, CK_NORMAL);
   int failed = srunner_ntests_failed(sr);
   srunner_free(sr);
-  for (int i = 0; i < NPART; i++)
-    sp_spa_free(parts[i]);
+  for (int i = 0; i < NPART; i++) sp_spa_free(parts[i]);
   char cmd[400];
   snprintf(cmd, sizeof cmd, "rm -rf '%s'", tmp_root);
-  if (system(cmd) != 0)
-    fprintf(stderr, "could not remove %s\n", tmp_root);
+  if (system(cmd) != 0) fprintf(stderr, "could not remove %s\n", tmp_root);
   return failed ? EXIT_FAILURE : EXIT_SUCCESS;
 }

@@ -30,31 +30,31 @@ typedef struct setup {
 
 static setup SA, SB, SR; /* sealing 2^9 (3 partitions), same sizes other seed, random shape */
 
-static void die(const char *what, const char *detail)
-{
+static void die(const char *what, const char *detail) {
   fprintf(stderr, "test_groth16_oracle: %s: %s\n", what, detail);
   exit(EXIT_FAILURE);
 }
 
 static void make_setup(setup *s, const char *name, uint64_t n, uint32_t inputs, uint32_t parts,
-                       sp_shape shape, uint64_t seed)
-{
+                       sp_shape shape, uint64_t seed) {
   char err[ERRLEN] = "";
   snprintf(s->dir, sizeof s->dir, "%s/%s", tmp_root, name);
-  if (mkdir(s->dir, 0700) != 0)
-    die("mkdir", s->dir);
-  sp_setup_opts o = {.constraints = n, .inputs = inputs, .partitions = parts, .shape = shape,
-                     .seed = seed, .out_dir = s->dir, .nthreads = 2};
+  if (mkdir(s->dir, 0700) != 0) die("mkdir", s->dir);
+  sp_setup_opts o = {.constraints = n,
+                     .inputs = inputs,
+                     .partitions = parts,
+                     .shape = shape,
+                     .seed = seed,
+                     .out_dir = s->dir,
+                     .nthreads = 2};
   sp_setup_result res;
-  if (sp_setup_run(&o, &res, err, sizeof err) != SEALPROV_OK)
-    die("setup", err);
+  if (sp_setup_run(&o, &res, err, sizeof err) != SEALPROV_OK) die("setup", err);
   snprintf(s->params, sizeof s->params, "%s/circuit.params", s->dir);
   snprintf(s->vk, sizeof s->vk, "%s/circuit.vk", s->dir);
   s->parts = parts;
 }
 
-static void spa_path(char *buf, size_t len, const setup *s, uint32_t p)
-{
+static void spa_path(char *buf, size_t len, const setup *s, uint32_t p) {
   char name[64];
   sp_partition_name(name, sizeof name, p, s->parts);
   snprintf(buf, len, "%s/%s", s->dir, name);
@@ -62,21 +62,17 @@ static void spa_path(char *buf, size_t len, const setup *s, uint32_t p)
 
 /* Proves every partition of s (r, s from the partition index; zero if zero_rs) into
  * out_path. */
-static void prove_all(const setup *s, bool zero_rs, const char *out_path)
-{
+static void prove_all(const setup *s, bool zero_rs, const char *out_path) {
   char err[ERRLEN] = "";
   sp_srs *srs = NULL;
-  if (sp_srs_load(s->params, false, true, 2, &srs, err, sizeof err))
-    die("load", err);
+  if (sp_srs_load(s->params, false, true, 2, &srs, err, sizeof err)) die("load", err);
   FILE *f = fopen(out_path, "wb");
-  if (!f)
-    die("create", out_path);
+  if (!f) die("create", out_path);
   for (uint32_t p = 0; p < s->parts; p++) {
     char path[512];
     spa_path(path, sizeof path, s, p);
     sp_spa *spa = NULL;
-    if (sp_spa_read(path, &spa, err, sizeof err))
-      die("read", err);
+    if (sp_spa_read(path, &spa, err, sizeof err)) die("read", err);
     fr_t r = FR_ZERO, sv = FR_ZERO;
     if (!zero_rs) {
       fr_from_u64(&r, 1000 + p);
@@ -89,8 +85,7 @@ static void prove_all(const setup *s, bool zero_rs, const char *out_path)
     if (sp_groth16_prove(srs, &spa->asg, SEALPROV_SCALAR_CANONICAL_LE, &r, &sv, 2, proof, err,
                          sizeof err))
       die("prove", err);
-    if (fwrite(proof, 1, 192, f) != 192)
-      die("write", out_path);
+    if (fwrite(proof, 1, 192, f) != 192) die("write", out_path);
     sp_spa_free(spa);
   }
   fclose(f);
@@ -99,8 +94,7 @@ static void prove_all(const setup *s, bool zero_rs, const char *out_path)
 
 /* Runs the oracle; returns its exit status, its stdout in out. */
 static int oracle(char *out, size_t outlen, const char *vk, const char *proofs, const setup *s,
-                  const uint32_t *order, uint32_t n)
-{
+                  const uint32_t *order, uint32_t n) {
   char cmd[8192];
   int w = snprintf(cmd, sizeof cmd, "'%s' '%s' --vk '%s' --proofs '%s'", node, script, vk, proofs);
   for (uint32_t i = 0; i < n; i++) {
@@ -118,13 +112,11 @@ static int oracle(char *out, size_t outlen, const char *vk, const char *proofs, 
   return WEXITSTATUS(st);
 }
 
-static void proofs_path(char *buf, size_t len, const char *name)
-{
+static void proofs_path(char *buf, size_t len, const char *name) {
   snprintf(buf, len, "%s/%s", tmp_root, name);
 }
 
-START_TEST(test_oracle_accepts_our_proofs)
-{
+START_TEST(test_oracle_accepts_our_proofs) {
   char out[4096], pf[512];
   proofs_path(pf, sizeof pf, "a.proofs");
   int rc = oracle(out, sizeof out, SA.vk, pf, &SA, NULL, SA.parts);
@@ -147,8 +139,7 @@ START_TEST(test_oracle_accepts_our_proofs)
 }
 END_TEST
 
-START_TEST(test_oracle_rejects_tampered)
-{
+START_TEST(test_oracle_rejects_tampered) {
   char out[4096], pf[512], bad[512];
   proofs_path(pf, sizeof pf, "a.proofs");
   proofs_path(bad, sizeof bad, "tampered.proofs");
@@ -185,8 +176,7 @@ START_TEST(test_oracle_rejects_tampered)
 }
 END_TEST
 
-START_TEST(test_oracle_rejects_wrong_inputs_and_vk)
-{
+START_TEST(test_oracle_rejects_wrong_inputs_and_vk) {
   char out[4096], pf[512];
   proofs_path(pf, sizeof pf, "a.proofs");
   /* proofs 0 and 1 checked against each other's inputs */
@@ -207,8 +197,7 @@ START_TEST(test_oracle_rejects_wrong_inputs_and_vk)
 }
 END_TEST
 
-static Suite *oracle_suite(void)
-{
+static Suite *oracle_suite(void) {
   Suite *s = suite_create("groth16_oracle");
   TCase *tc = tcase_create("noble");
   tcase_set_timeout(tc, 600);
@@ -219,11 +208,9 @@ static Suite *oracle_suite(void)
   return s;
 }
 
-int main(void)
-{
+int main(void) {
   const char *src = getenv("top_srcdir");
-  if (!src || !*src)
-    src = ".";
+  if (!src || !*src) src = ".";
   snprintf(script, sizeof script, "%s/tests/oracle/verify_groth16.mjs", src);
   char probe[1200];
   snprintf(probe, sizeof probe, "%s/tests/oracle/node_modules/@noble/curves/package.json", src);
@@ -237,8 +224,7 @@ int main(void)
   }
   const char *t = getenv("TMPDIR");
   snprintf(tmp_root, sizeof tmp_root, "%s/sp_oracle_XXXXXX", t && *t ? t : "/tmp");
-  if (!mkdtemp(tmp_root))
-    die("mkdtemp", tmp_root);
+  if (!mkdtemp(tmp_root)) die("mkdtemp", tmp_root);
   make_setup(&SA, "a", 500, 3, 3, SP_SHAPE_SEALING, 101);
   make_setup(&SB, "b", 500, 3, 1, SP_SHAPE_SEALING, 102);
   make_setup(&SR, "r", 300, 5, 2, SP_SHAPE_RANDOM, 103);
@@ -255,7 +241,6 @@ int main(void)
   int failed = srunner_ntests_failed(sr);
   srunner_free(sr);
   snprintf(cmd, sizeof cmd, "rm -rf '%s'", tmp_root);
-  if (system(cmd) != 0)
-    fprintf(stderr, "could not remove %s\n", tmp_root);
+  if (system(cmd) != 0) fprintf(stderr, "could not remove %s\n", tmp_root);
   return failed ? EXIT_FAILURE : EXIT_SUCCESS;
 }

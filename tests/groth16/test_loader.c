@@ -32,8 +32,7 @@ static sp_setup_result setup_res;
 
 /* ---- helpers ------------------------------------------------------------------------ */
 
-static uint8_t *slurp(const char *path, size_t *len)
-{
+static uint8_t *slurp(const char *path, size_t *len) {
   FILE *f = fopen(path, "rb");
   ck_assert_ptr_nonnull(f);
   fseek(f, 0, SEEK_END);
@@ -47,36 +46,31 @@ static uint8_t *slurp(const char *path, size_t *len)
   return b;
 }
 
-static void spit(const char *path, const void *b, size_t len)
-{
+static void spit(const char *path, const void *b, size_t len) {
   FILE *f = fopen(path, "wb");
   ck_assert_ptr_nonnull(f);
   ck_assert_uint_eq(fwrite(b, 1, len, f), len);
   fclose(f);
 }
 
-static void put_be32(uint8_t *p, uint32_t v)
-{
+static void put_be32(uint8_t *p, uint32_t v) {
   p[0] = (uint8_t)(v >> 24);
   p[1] = (uint8_t)(v >> 16);
   p[2] = (uint8_t)(v >> 8);
   p[3] = (uint8_t)v;
 }
 
-static bool valid_utf8(const char *s)
-{
+static bool valid_utf8(const char *s) {
   size_t bad = 0;
   return fuzz_utf8_valid(s, &bad) != 0; /* a validator of its own, not sp_utf8_escape */
 }
 
-static sp_srs_load_opts opts_default(void)
-{
+static sp_srs_load_opts opts_default(void) {
   sp_srs_load_opts o = {.subgroup_check = true, .nthreads = 2, .chunk_bytes = CHUNK};
   return o;
 }
 
-static int load_opts(const char *path, const sp_srs_load_opts *o, char *err)
-{
+static int load_opts(const char *path, const sp_srs_load_opts *o, char *err) {
   sp_srs *srs = NULL;
   err[0] = 0;
   int rc = sp_srs_load_ex(path, o, &srs, err, ERRLEN);
@@ -84,13 +78,11 @@ static int load_opts(const char *path, const sp_srs_load_opts *o, char *err)
     sp_srs_release(srs);
   else
     ck_assert_ptr_null(srs);
-  if (rc != SEALPROV_OK)
-    ck_assert_msg(valid_utf8(err), "not valid UTF-8: %s", err);
+  if (rc != SEALPROV_OK) ck_assert_msg(valid_utf8(err), "not valid UTF-8: %s", err);
   return rc;
 }
 
-static sp_srs *load_ok(const char *path)
-{
+static sp_srs *load_ok(const char *path) {
   char err[ERRLEN] = "";
   sp_srs_load_opts o = opts_default();
   sp_srs *srs = NULL;
@@ -105,8 +97,7 @@ typedef struct vec_at {
   size_t len_off, n, each;
 } vec_at;
 
-static size_t layout(const sp_srs *s, vec_at v[6])
-{
+static size_t layout(const sp_srs *s, vec_at v[6]) {
   size_t off = 864;
   const char *names[6] = {"ic", "h", "l", "a", "b_g1", "b_g2"};
   size_t ns[6] = {s->vk.ic_len, s->h_len, s->l_len, s->a_len, s->b_g1_len, s->b_g2_len};
@@ -119,48 +110,54 @@ static size_t layout(const sp_srs *s, vec_at v[6])
 
 /* ---- BLAKE2b -------------------------------------------------------------------------- */
 
-static void hex(const uint8_t *d, size_t n, char *out)
-{
-  for (size_t i = 0; i < n; i++)
-    snprintf(out + 2 * i, 3, "%02x", d[i]);
+static void hex(const uint8_t *d, size_t n, char *out) {
+  for (size_t i = 0; i < n; i++) snprintf(out + 2 * i, 3, "%02x", d[i]);
 }
 
-START_TEST(test_blake2b_vectors)
-{
+START_TEST(test_blake2b_vectors) {
   uint8_t d[64];
   char h[129];
   /* RFC 7693 Appendix A: BLAKE2b-512("abc") */
   ck_assert_int_eq(sp_blake2b(d, 64, "abc", 3), 0);
   hex(d, 64, h);
-  ck_assert_str_eq(h, "ba80a53f981c4d0d6a2797b69f12f6e94c212f14685ac4b74b12bb6fdbffa2d1"
-                      "7d87c5392aab792dc252d5de4533cc9518d38aa8dbf1925ab92386edd4009923");
+  ck_assert_str_eq(h,
+                   "ba80a53f981c4d0d6a2797b69f12f6e94c212f14685ac4b74b12bb6fdbffa2d1"
+                   "7d87c5392aab792dc252d5de4533cc9518d38aa8dbf1925ab92386edd4009923");
   /* Node 20: crypto.createHash('blake2b512') of bytes (i*7+3) & 255, i < n */
   static const struct {
     size_t n;
     const char *hex;
   } v[] = {
-      {0, "786a02f742015903c6c6fd852552d272912f4740e15847618a86e217f71f5419"
-          "d25e1031afee585313896444934eb04b903a685b1448b755d56f701afe9be2ce"},
-      {1, "4fe4da61bcc756071b226843361d74944c72245d23e8245ea678c13fdcd7fe2a"
-          "e529cf999ad99cc24f7a73416a18ba53e76c0afef83b16a568b12fbfc1a2674d"},
-      {127, "71546bbf9110ad184cc60f2eb120fcfd9b4dbbca7a7f1270045b8a23a6a4f433"
-            "0f65c1f030dd2f5fabc6c57617242c37cf427bd90407fac5b9deffd3ae888c39"},
-      {128, "2d9e329f42afa3601d646692b81c13e87fcaff5bf15972e9813d7373cb6d181f"
-            "9599f4d513d4af4fd6ebd37497aceb29aba5ee23ed764d8510b552bd088814fb"},
-      {129, "47889df9eb4d717afc5019df5c6a83df00a0b8677395e078cd5778ace0f338a6"
-            "18e68b7d9afb065d9e6a01ccd31d109447e7fae771c3ee3e105709194122ba2b"},
-      {256, "91019c558584980249ca43eceed27e19f1c3c24161b93eed1eee2a6a774f60bf"
-            "8a81b43750870bee1698feac9c5336ae4d5c842e7ead159bf3916387e8ded9ae"},
-      {1000, "4bdd2c9cf31d797a81d245c989ffb7515143ca345c66f73087dd5c58bf642bf0"
-             "83ba16894eab79e3b08d5126404d833e7510271b50be36a7b7cbbb46f5c89fac"},
-      {100000, "f130f41a8afb982b8a555846596c54fd876e394ec8316f89c43c4d7173847c5f"
-               "3321719968a3c49f107d87ce3db3650957d79d535ea8294bd3cc1f1f40c9ba24"},
-      {1048576, "3e7791ed99fe01e3f356c458acecfeced0c043aa8ab8bc78107a7208b26fd702"
-                "5ecffdf6934f00142181585af63919a482cc69d4174331f8994f6eaef72f4a0c"},
+      {0,
+       "786a02f742015903c6c6fd852552d272912f4740e15847618a86e217f71f5419"
+       "d25e1031afee585313896444934eb04b903a685b1448b755d56f701afe9be2ce"},
+      {1,
+       "4fe4da61bcc756071b226843361d74944c72245d23e8245ea678c13fdcd7fe2a"
+       "e529cf999ad99cc24f7a73416a18ba53e76c0afef83b16a568b12fbfc1a2674d"},
+      {127,
+       "71546bbf9110ad184cc60f2eb120fcfd9b4dbbca7a7f1270045b8a23a6a4f433"
+       "0f65c1f030dd2f5fabc6c57617242c37cf427bd90407fac5b9deffd3ae888c39"},
+      {128,
+       "2d9e329f42afa3601d646692b81c13e87fcaff5bf15972e9813d7373cb6d181f"
+       "9599f4d513d4af4fd6ebd37497aceb29aba5ee23ed764d8510b552bd088814fb"},
+      {129,
+       "47889df9eb4d717afc5019df5c6a83df00a0b8677395e078cd5778ace0f338a6"
+       "18e68b7d9afb065d9e6a01ccd31d109447e7fae771c3ee3e105709194122ba2b"},
+      {256,
+       "91019c558584980249ca43eceed27e19f1c3c24161b93eed1eee2a6a774f60bf"
+       "8a81b43750870bee1698feac9c5336ae4d5c842e7ead159bf3916387e8ded9ae"},
+      {1000,
+       "4bdd2c9cf31d797a81d245c989ffb7515143ca345c66f73087dd5c58bf642bf0"
+       "83ba16894eab79e3b08d5126404d833e7510271b50be36a7b7cbbb46f5c89fac"},
+      {100000,
+       "f130f41a8afb982b8a555846596c54fd876e394ec8316f89c43c4d7173847c5f"
+       "3321719968a3c49f107d87ce3db3650957d79d535ea8294bd3cc1f1f40c9ba24"},
+      {1048576,
+       "3e7791ed99fe01e3f356c458acecfeced0c043aa8ab8bc78107a7208b26fd702"
+       "5ecffdf6934f00142181585af63919a482cc69d4174331f8994f6eaef72f4a0c"},
   };
   uint8_t *buf = malloc(1048576);
-  for (size_t i = 0; i < 1048576; i++)
-    buf[i] = (uint8_t)(i * 7 + 3);
+  for (size_t i = 0; i < 1048576; i++) buf[i] = (uint8_t)(i * 7 + 3);
   for (size_t k = 0; k < sizeof v / sizeof v[0]; k++) {
     ck_assert_int_eq(sp_blake2b(d, 64, buf, v[k].n), 0);
     hex(d, 64, h);
@@ -190,8 +187,7 @@ END_TEST
 
 /* A file cut at every vector boundary and inside every vector: PARAMS naming the vector
  * that is cut, "truncated", and the file. */
-START_TEST(test_truncated_everywhere)
-{
+START_TEST(test_truncated_everywhere) {
   size_t len;
   uint8_t *b = slurp(params, &len);
   sp_srs *srs = load_ok(params);
@@ -206,8 +202,7 @@ START_TEST(test_truncated_everywhere)
     size_t end = first + v[i].n * v[i].each;
     size_t cuts[] = {v[i].len_off, v[i].len_off + 2, first, first + 1, mid, end - 1};
     for (size_t c = 0; c < sizeof cuts / sizeof cuts[0]; c++) {
-      if (cuts[c] >= len || cuts[c] < 868)
-        continue; /* shorter than a verifying key: below */
+      if (cuts[c] >= len || cuts[c] < 868) continue; /* shorter than a verifying key: below */
       spit(cut_path, b, cuts[c]);
       ck_assert_int_eq(load_opts(cut_path, &o, err), SEALPROV_ERR_PARAMS);
       char want[64];
@@ -234,8 +229,7 @@ END_TEST
 
 /* An empty `a` (length 0, the points left in place) is reported as `a`, not as the
  * garbage length that follows. */
-START_TEST(test_bad_length_names_its_vector)
-{
+START_TEST(test_bad_length_names_its_vector) {
   size_t len;
   uint8_t *b = slurp(params, &len);
   sp_srs *srs = load_ok(params);
@@ -266,9 +260,9 @@ START_TEST(test_bad_length_names_its_vector)
   put_be32(c + v[5].len_off, (uint32_t)srs->b_g1_len + 1);
   spit(path, c, len);
   ck_assert_int_eq(load_opts(path, &o, err), SEALPROV_ERR_PARAMS);
-  ck_assert_msg(strstr(err, "vector b_g2 (length at byte offset") &&
-                    strstr(err, "must have the same length"),
-                "%s", err);
+  ck_assert_msg(
+      strstr(err, "vector b_g2 (length at byte offset") && strstr(err, "must have the same length"),
+      "%s", err);
   free(c);
   free(b);
   sp_srs_release(srs);
@@ -280,7 +274,7 @@ END_TEST
 typedef struct change_ctx {
   const char *path;
   int calls;
-  int mode;            /* 0: truncate to `to`; 1: rewrite one byte as it is; 2: replace */
+  int mode; /* 0: truncate to `to`; 1: rewrite one byte as it is; 2: replace */
   size_t to;
   const char *replacement;
   uint64_t last_done;
@@ -288,37 +282,30 @@ typedef struct change_ctx {
   uint64_t final_bytes, final_points;
 } change_ctx;
 
-static int change_cb(void *user, const sp_srs_progress *p)
-{
+static int change_cb(void *user, const sp_srs_progress *p) {
   change_ctx *c = user;
-  if (p->bytes_done < c->last_done)
-    c->monotonic = false;
+  if (p->bytes_done < c->last_done) c->monotonic = false;
   c->last_done = p->bytes_done;
   if (p->done) {
     c->saw_done = true;
     c->final_bytes = p->bytes_done;
     c->final_points = p->points_checked;
   }
-  if (c->calls++ != 0 || !c->path)
-    return 0; /* act once, right after the first chunk */
+  if (c->calls++ != 0 || !c->path) return 0; /* act once, right after the first chunk */
   if (c->mode == 0) {
-    if (truncate(c->path, (off_t)c->to) != 0)
-      return 1;
+    if (truncate(c->path, (off_t)c->to) != 0) return 1;
   } else if (c->mode == 1) {
     int fd = open(c->path, O_RDWR);
     uint8_t byte;
-    if (fd < 0 || pread(fd, &byte, 1, 5000) != 1 || pwrite(fd, &byte, 1, 5000) != 1)
-      return 1;
+    if (fd < 0 || pread(fd, &byte, 1, 5000) != 1 || pwrite(fd, &byte, 1, 5000) != 1) return 1;
     close(fd);
   } else {
-    if (rename(c->replacement, c->path) != 0)
-      return 1;
+    if (rename(c->replacement, c->path) != 0) return 1;
   }
   return 0;
 }
 
-START_TEST(test_file_shrinks_during_load)
-{
+START_TEST(test_file_shrinks_during_load) {
   size_t len;
   uint8_t *b = slurp(params, &len);
   sp_srs *srs = load_ok(params);
@@ -376,14 +363,12 @@ START_TEST(test_file_shrinks_during_load)
 }
 END_TEST
 
-static int stop_cb(void *user, const sp_srs_progress *p)
-{
+static int stop_cb(void *user, const sp_srs_progress *p) {
   (void)user;
   return p->bytes_done > 5000;
 }
 
-START_TEST(test_progress_can_stop)
-{
+START_TEST(test_progress_can_stop) {
   char err[ERRLEN];
   sp_srs_load_opts o = opts_default();
   o.progress = stop_cb;
@@ -393,8 +378,7 @@ START_TEST(test_progress_can_stop)
 END_TEST
 
 /* Tiny chunks, other thread counts, and the default chunk decode the same points. */
-START_TEST(test_chunking_same_result)
-{
+START_TEST(test_chunking_same_result) {
   char err[ERRLEN];
   sp_srs *a = NULL, *b = NULL;
   ck_assert_int_eq(sp_srs_load(params, false, true, 1, &a, err, ERRLEN), SEALPROV_OK);
@@ -415,8 +399,7 @@ END_TEST
 
 /* ---- .spa: private memory ---------------------------------------------------------------- */
 
-START_TEST(test_spa_truncated_after_read)
-{
+START_TEST(test_spa_truncated_after_read) {
   char path[500], err[ERRLEN];
   size_t len;
   uint8_t *b = slurp(part0, &len);
@@ -435,9 +418,9 @@ START_TEST(test_spa_truncated_after_read)
                                  err, ERRLEN) == SEALPROV_OK,
                 "%s", err);
   bool valid = false;
-  ck_assert_int_eq(sp_groth16_verify(srs, &spa->asg, SEALPROV_SCALAR_CANONICAL_LE, proof, &valid,
-                                     err, ERRLEN),
-                   SEALPROV_OK);
+  ck_assert_int_eq(
+      sp_groth16_verify(srs, &spa->asg, SEALPROV_SCALAR_CANONICAL_LE, proof, &valid, err, ERRLEN),
+      SEALPROV_OK);
   ck_assert(valid);
   sp_spa_free(spa);
   /* and a truncated file is refused when read */
@@ -450,8 +433,7 @@ END_TEST
 
 /* ---- the Filecoin parameter cache -------------------------------------------------------- */
 
-START_TEST(test_bare_name_in_param_cache)
-{
+START_TEST(test_bare_name_in_param_cache) {
   char err[ERRLEN];
   ck_assert_int_eq(setenv("FIL_PROOFS_PARAMETER_CACHE", dir, 1), 0);
   sp_srs *srs = NULL;
@@ -491,16 +473,14 @@ typedef struct log_rec {
   char last[1024];
 } log_rec;
 
-static void log_cb(void *user, int level, const char *msg)
-{
+static void log_cb(void *user, int level, const char *msg) {
   log_rec *l = user;
   l->n++;
   l->level = level;
   snprintf(l->last, sizeof l->last, "%s", msg);
 }
 
-static void file_digest(const char *path, char out[33])
-{
+static void file_digest(const char *path, char out[33]) {
   size_t len;
   uint8_t *b = slurp(path, &len), d[64];
   sp_blake2b(d, 64, b, len);
@@ -511,8 +491,7 @@ static void file_digest(const char *path, char out[33])
   free(b);
 }
 
-static void write_manifest(const char *path, const char *digest_params, const char *name)
-{
+static void write_manifest(const char *path, const char *digest_params, const char *name) {
   char text[4096];
   snprintf(text, sizeof text,
            "{\n"
@@ -525,8 +504,7 @@ static void write_manifest(const char *path, const char *digest_params, const ch
   spit(path, text, strlen(text));
 }
 
-START_TEST(test_manifest)
-{
+START_TEST(test_manifest) {
   char err[ERRLEN], man[500], dg[33];
   snprintf(man, sizeof man, "%s/parameters.json", root);
   file_digest(params, dg);
@@ -545,8 +523,7 @@ START_TEST(test_manifest)
                 "%s", lr.last);
   /* upper-case hex digits match too */
   char up[33];
-  for (int i = 0; i < 33; i++)
-    up[i] = (char)(dg[i] >= 'a' && dg[i] <= 'f' ? dg[i] - 32 : dg[i]);
+  for (int i = 0; i < 33; i++) up[i] = (char)(dg[i] >= 'a' && dg[i] <= 'f' ? dg[i] - 32 : dg[i]);
   write_manifest(man, up, "circuit.params");
   ck_assert_msg(load_opts(params, &o, err) == SEALPROV_OK, "%s", err);
 
@@ -603,12 +580,11 @@ END_TEST
 typedef struct hook_ctx {
   int calls;
   size_t points_g1, points_g2;
-  bool fail;  /* the checker itself fails */
+  bool fail; /* the checker itself fails */
 } hook_ctx;
 
 static int hook(void *user, bool g2, const void *pts, size_t n, size_t *first_bad, char *err,
-                size_t errlen)
-{
+                size_t errlen) {
   hook_ctx *h = user;
   h->calls++;
   if (h->fail) {
@@ -632,8 +608,7 @@ static int hook(void *user, bool g2, const void *pts, size_t n, size_t *first_ba
 }
 
 /* A point of E(Fp) outside G1. */
-static void non_subgroup_g1(g1_affine_t *p)
-{
+static void non_subgroup_g1(g1_affine_t *p) {
   fp_t rhs, four;
   fp_from_u64(&four, 4);
   for (uint64_t x = 1;; x++) {
@@ -641,13 +616,11 @@ static void non_subgroup_g1(g1_affine_t *p)
     fp_sqr(&rhs, &p->x);
     fp_mul(&rhs, &rhs, &p->x);
     fp_add(&rhs, &rhs, &four);
-    if (fp_sqrt(&p->y, &rhs) && !g1_affine_in_subgroup(p))
-      return;
+    if (fp_sqrt(&p->y, &rhs) && !g1_affine_in_subgroup(p)) return;
   }
 }
 
-START_TEST(test_subgroup_hook)
-{
+START_TEST(test_subgroup_hook) {
   char err[ERRLEN], path[500], want[200];
   sp_srs *srs = load_ok(params);
   vec_at v[6];
@@ -716,7 +689,7 @@ END_TEST
  * results arrive. */
 typedef struct test_sink {
   bool take;
-  size_t lower;   /* begin() lowers the chunk size to this (0: keeps it) */
+  size_t lower; /* begin() lowers the chunk size to this (0: keeps it) */
   uint64_t begin_bytes;
   unsigned log_domain;
   size_t chunk;
@@ -728,22 +701,19 @@ typedef struct test_sink {
 } test_sink;
 
 static int ts_begin(void *u, uint64_t bytes, unsigned log_domain, bool *take, size_t *chunk,
-                    char *err, size_t errlen)
-{
+                    char *err, size_t errlen) {
   (void)err;
   (void)errlen;
   test_sink *t = u;
   ck_assert_uint_eq(*chunk, t->chunk);
-  if (t->lower)
-    *chunk = t->lower; /* the sink may ask for smaller chunks */
+  if (t->lower) *chunk = t->lower; /* the sink may ask for smaller chunks */
   t->begin_bytes = bytes;
   t->log_domain = log_domain;
   *take = t->take;
   return SEALPROV_OK;
 }
 
-static int ts_vector(void *u, int vec, size_t n, char *err, size_t errlen)
-{
+static int ts_vector(void *u, int vec, size_t n, char *err, size_t errlen) {
   (void)err;
   (void)errlen;
   test_sink *t = u;
@@ -754,16 +724,13 @@ static int ts_vector(void *u, int vec, size_t n, char *err, size_t errlen)
   return SEALPROV_OK;
 }
 
-static int ts_report(test_sink *t, sp_srs_bad *bad)
-{
-  if (!t->pend.any)
-    return SEALPROV_OK;
+static int ts_report(test_sink *t, sp_srs_bad *bad) {
+  if (!t->pend.any) return SEALPROV_OK;
   *bad = t->pend;
   return SEALPROV_ERR_PARAMS;
 }
 
-static int ts_buffer(void *u, size_t bytes, void **buf, sp_srs_bad *bad, char *err, size_t errlen)
-{
+static int ts_buffer(void *u, size_t bytes, void **buf, sp_srs_bad *bad, char *err, size_t errlen) {
   (void)err;
   (void)errlen;
   test_sink *t = u;
@@ -775,8 +742,7 @@ static int ts_buffer(void *u, size_t bytes, void **buf, sp_srs_bad *bad, char *e
 }
 
 static int ts_submit(void *u, int vec, size_t index0, size_t n, uint64_t off0, sp_srs_bad *bad,
-                     char *err, size_t errlen)
-{
+                     char *err, size_t errlen) {
   (void)bad;
   (void)err;
   (void)errlen;
@@ -798,16 +764,14 @@ static int ts_submit(void *u, int vec, size_t index0, size_t n, uint64_t off0, s
       inf = e == BLS_OK && g1_affine_is_inf(q);
     }
     if (e != BLS_OK || inf) {
-      t->pend = (sp_srs_bad){.any = true, .vec = vec, .index = index0 + i,
-                             .off = off0 + i * each};
+      t->pend = (sp_srs_bad){.any = true, .vec = vec, .index = index0 + i, .off = off0 + i * each};
       memcpy(t->pend.enc, enc, each);
     }
   }
   return SEALPROV_OK;
 }
 
-static int ts_finish(void *u, sp_srs_bad *bad, char *err, size_t errlen)
-{
+static int ts_finish(void *u, sp_srs_bad *bad, char *err, size_t errlen) {
   (void)err;
   (void)errlen;
   test_sink *t = u;
@@ -815,26 +779,27 @@ static int ts_finish(void *u, sp_srs_bad *bad, char *err, size_t errlen)
   return ts_report(t, bad);
 }
 
-static void ts_init(test_sink *t, sp_srs_sink *k, bool take, size_t chunk)
-{
+static void ts_init(test_sink *t, sp_srs_sink *k, bool take, size_t chunk) {
   memset(t, 0, sizeof *t);
   t->take = take;
   t->chunk = chunk;
   t->buf = malloc(chunk);
   ck_assert_ptr_nonnull(t->buf);
-  *k = (sp_srs_sink){.user = t, .chunk_bytes = chunk, .begin = ts_begin, .vector = ts_vector,
-                     .buffer = ts_buffer, .submit = ts_submit, .finish = ts_finish};
+  *k = (sp_srs_sink){.user = t,
+                     .chunk_bytes = chunk,
+                     .begin = ts_begin,
+                     .vector = ts_vector,
+                     .buffer = ts_buffer,
+                     .submit = ts_submit,
+                     .finish = ts_finish};
 }
 
-static void ts_free(test_sink *t)
-{
-  for (int i = 0; i < 5; i++)
-    free(t->vec[i]);
+static void ts_free(test_sink *t) {
+  for (int i = 0; i < 5; i++) free(t->vec[i]);
   free(t->buf);
 }
 
-START_TEST(test_direct_load_sink)
-{
+START_TEST(test_direct_load_sink) {
   char err[ERRLEN], path[500], want[300];
   sp_srs *host = load_ok(params);
   vec_at v[6];
@@ -911,9 +876,9 @@ START_TEST(test_direct_load_sink)
   uint8_t *b = slurp(params, &len);
   snprintf(path, sizeof path, "%s/sinkbad.params", root);
   struct {
-    int vec;        /* index into v[] */
+    int vec; /* index into v[] */
     size_t index;
-    int how;        /* 0 not in G1, 1 x >= p, 2 infinity, 3 off the curve, 4 G2 y >= p */
+    int how; /* 0 not in G1, 1 x >= p, 2 infinity, 3 off the curve, 4 G2 y >= p */
   } cases[] = {{4, 14, 0}, {1, 3, 1}, {2, 0, 2}, {3, 7, 3}, {5, 4, 4}};
   for (size_t c = 0; c < sizeof cases / sizeof cases[0]; c++) {
     uint8_t *m = malloc(len);
@@ -955,8 +920,7 @@ START_TEST(test_direct_load_sink)
   o.progress = change_cb;
   o.progress_user = &cc;
   ck_assert_int_eq(load_opts(path, &o, err), SEALPROV_ERR_IO);
-  ck_assert_msg(strstr(err, "sinkbad.params") && strstr(err, "changed during the load"), "%s",
-                err);
+  ck_assert_msg(strstr(err, "sinkbad.params") && strstr(err, "changed during the load"), "%s", err);
   ts_free(&t);
   free(b);
   sp_srs_release(host);
@@ -964,12 +928,11 @@ START_TEST(test_direct_load_sink)
 END_TEST
 
 /* Chunks read by several threads in small pieces decode the same points. */
-START_TEST(test_parallel_read_same_result)
-{
+START_TEST(test_parallel_read_same_result) {
   char err[ERRLEN];
   sp_srs *a = load_ok(params), *b = NULL;
-  sp_srs_load_opts o = {.subgroup_check = false, .nthreads = 5, .chunk_bytes = 96 * 400,
-                        .read_piece = 4096};
+  sp_srs_load_opts o = {
+      .subgroup_check = false, .nthreads = 5, .chunk_bytes = 96 * 400, .read_piece = 4096};
   ck_assert_int_eq(sp_srs_load_ex(params, &o, &b, err, ERRLEN), SEALPROV_OK);
   ck_assert_mem_eq(a->h, b->h, a->h_len * sizeof(g1_affine_t));
   ck_assert_mem_eq(a->l, b->l, a->l_len * sizeof(g1_affine_t));
@@ -999,8 +962,7 @@ END_TEST
 
 /* ---- messages ------------------------------------------------------------------------------ */
 
-START_TEST(test_messages_utf8)
-{
+START_TEST(test_messages_utf8) {
   char err[ERRLEN], path[500];
   snprintf(path, sizeof path, "%s/bad\xff\xfe name\x01.params", root);
   size_t len;
@@ -1033,8 +995,7 @@ END_TEST
 
 /* ---- main ------------------------------------------------------------------------------------ */
 
-int main(void)
-{
+int main(void) {
   const char *t = getenv("TMPDIR");
   snprintf(root, sizeof root, "%s/sp_loader_XXXXXX", t && *t ? t : "/tmp");
   if (!mkdtemp(root)) {
@@ -1047,8 +1008,13 @@ int main(void)
     return EXIT_FAILURE;
   }
   char err[ERRLEN] = "";
-  sp_setup_opts so = {.constraints = 250, .inputs = 4, .partitions = 1,
-                      .shape = SP_SHAPE_SEALING, .seed = 21, .out_dir = dir, .nthreads = 2};
+  sp_setup_opts so = {.constraints = 250,
+                      .inputs = 4,
+                      .partitions = 1,
+                      .shape = SP_SHAPE_SEALING,
+                      .seed = 21,
+                      .out_dir = dir,
+                      .nthreads = 2};
   if (sp_setup_run(&so, &setup_res, err, sizeof err) != SEALPROV_OK) {
     fprintf(stderr, "setup: %s\n", err);
     return EXIT_FAILURE;
@@ -1082,7 +1048,6 @@ int main(void)
   srunner_free(sr);
   char cmd[400];
   snprintf(cmd, sizeof cmd, "rm -rf '%s'", root);
-  if (system(cmd) != 0)
-    fprintf(stderr, "could not remove %s\n", root);
+  if (system(cmd) != 0) fprintf(stderr, "could not remove %s\n", root);
   return failed ? EXIT_FAILURE : EXIT_SUCCESS;
 }

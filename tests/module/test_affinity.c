@@ -248,8 +248,10 @@ START_TEST(test_pinned_fault_fails_cleanly) {
   ck_assert_msg(st == SEALPROV_ERR_DEVICE, "pinned job: %s: %s", sp_status_name(st), err);
   ck_assert_msg(strstr(err, "partition 0 of job") != NULL, "%s", err);
   ck_assert_msg(strstr(err, "failed on device 1 (cpu1)") != NULL, "%s", err);
-  ck_assert_msg(strstr(err, "device_mask 0x2 allows no healthy device: device 1 (cpu1) "
-                            "quarantined after 2 failures") != NULL, "%s", err);
+  ck_assert_msg(strstr(err,
+                       "device_mask 0x2 allows no healthy device: device 1 (cpu1) "
+                       "quarantined after 2 failures") != NULL,
+                "%s", err);
   ck_assert_int_eq(pinned->res[0].status, SEALPROV_ERR_DEVICE);
   ck_assert_uint_eq(pinned->res[0].attempts, 2);
   ck_assert_int_eq(pinned->res[0].device, -1);
@@ -276,8 +278,10 @@ START_TEST(test_pinned_fault_fails_cleanly) {
   st = sp_sched_submit(s, &late->job, &late->id, err, sizeof err);
   ck_assert_int_eq(st, SEALPROV_ERR_NO_DEVICE);
   ck_assert_uint_eq(late->id, 0);
-  ck_assert_msg(strstr(err, "submit: the job's device_mask 0x2 allows no healthy device: "
-                            "device 1 (cpu1) quarantined after 2 failures") != NULL, "%s", err);
+  ck_assert_msg(strstr(err,
+                       "submit: the job's device_mask 0x2 allows no healthy device: "
+                       "device 1 (cpu1) quarantined after 2 failures") != NULL,
+                "%s", err);
   tjob *spill = mkjob(4, SEALPROV_DEVICE_BIT(1) | SEALPROV_DEVICE_BIT(2));
   submit_ok(s, spill);
   ck_assert_int_eq(sp_sched_wait(s, spill->id, -1, err, sizeof err), SEALPROV_OK);
@@ -306,8 +310,10 @@ START_TEST(test_pinned_attempts_exhausted) {
   char err[1024] = "";
   int st = sp_sched_wait(s, j->id, -1, err, sizeof err);
   ck_assert_msg(st == SEALPROV_ERR_DEVICE, "%s: %s", sp_status_name(st), err);
-  ck_assert_msg(strstr(err, "gave up after 2 attempts (max_attempts = 2); last on device 0 "
-                            "(cpu0)") != NULL, "%s", err);
+  ck_assert_msg(strstr(err,
+                       "gave up after 2 attempts (max_attempts = 2); last on device 0 "
+                       "(cpu0)") != NULL,
+                "%s", err);
   ck_assert_uint_eq(j->res[0].attempts, 2);
   ck_assert_uint_eq(devices_used(j), SEALPROV_DEVICE_BIT(0));
   sp_sched_destroy(s);
@@ -324,8 +330,7 @@ END_TEST
  * to device 0, which always fails here, do not keep the partitions from moving to
  * devices 1 and 2. */
 START_TEST(test_old_struct_size_any_device) {
-  static const size_t sizes[] = {offsetof(sealprov_job, device_mask),
-                                 offsetof(sealprov_job, cs)};
+  static const size_t sizes[] = {offsetof(sealprov_job, device_mask), offsetof(sealprov_job, cs)};
   for (size_t k = 0; k < 2; k++) {
     for (int garbage = 0; garbage < 2; garbage++) {
       te_reset();
@@ -363,8 +368,9 @@ START_TEST(test_bad_masks_refused) {
     uint64_t mask;
     const char *msg;
   } cases[] = {
-      {SEALPROV_DEVICE_BIT(3), "job->device_mask 0x8 names device 3, but this provider has 3 "
-                               "devices (indexes 0 to 2, as devices() lists them)"},
+      {SEALPROV_DEVICE_BIT(3),
+       "job->device_mask 0x8 names device 3, but this provider has 3 "
+       "devices (indexes 0 to 2, as devices() lists them)"},
       {SEALPROV_DEVICE_BIT(0) | SEALPROV_DEVICE_BIT(5), "job->device_mask 0x21 names device 5"},
       {SEALPROV_DEVICE_BIT(63), "job->device_mask 0x8000000000000000 names device 63"},
       {~UINT64_C(0), "job->device_mask 0xffffffffffffffff names device 3"},

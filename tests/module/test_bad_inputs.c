@@ -57,9 +57,11 @@ static char cli_path[1024];
 
 /* ---- the status names of include/sealprov.h (the table shows them) ---------------------- */
 static const char *const status_names[SEALPROV_STATUS_COUNT_] = {
-    "OK", "INVALID_ARGUMENT", "ABI_VERSION", "NO_MEMORY", "CONFIG", "DEVICE", "NO_DEVICE", "IO",
-    "PARAMS", "ASSIGNMENT", "VERIFY_FAILED", "CANCELLED", "TIMEOUT", "SHUTDOWN", "QUEUE_FULL",
-    "NOT_FOUND", "INTERNAL", "UNSUPPORTED", "DEVICE_MEMORY"};
+    "OK",       "INVALID_ARGUMENT", "ABI_VERSION",   "NO_MEMORY",
+    "CONFIG",   "DEVICE",           "NO_DEVICE",     "IO",
+    "PARAMS",   "ASSIGNMENT",       "VERIFY_FAILED", "CANCELLED",
+    "TIMEOUT",  "SHUTDOWN",         "QUEUE_FULL",    "NOT_FOUND",
+    "INTERNAL", "UNSUPPORTED",      "DEVICE_MEMORY"};
 
 /* ---- small helpers ---------------------------------------------------------------------- */
 static void die(const char *what, const char *detail) {
@@ -74,10 +76,14 @@ static bool utf8_valid(const char *s) {
     if (c < 0x80) continue;
     int n;
     unsigned min, cp;
-    if ((c & 0xe0) == 0xc0) n = 1, min = 0x80, cp = c & 0x1f;
-    else if ((c & 0xf0) == 0xe0) n = 2, min = 0x800, cp = c & 0x0f;
-    else if ((c & 0xf8) == 0xf0) n = 3, min = 0x10000, cp = c & 0x07;
-    else return false;
+    if ((c & 0xe0) == 0xc0)
+      n = 1, min = 0x80, cp = c & 0x1f;
+    else if ((c & 0xf0) == 0xe0)
+      n = 2, min = 0x800, cp = c & 0x0f;
+    else if ((c & 0xf8) == 0xf0)
+      n = 3, min = 0x10000, cp = c & 0x07;
+    else
+      return false;
     for (int i = 0; i < n; i++) {
       if ((*p & 0xc0) != 0x80) return false;
       cp = (cp << 6) | (*p++ & 0x3f);
@@ -92,7 +98,9 @@ static void write_bytes(const char *path, const void *p, size_t n) {
   if (!f || (n && fwrite(p, 1, n, f) != n) || fclose(f) != 0) die("write", path);
 }
 
-static void write_text(const char *path, const char *text) { write_bytes(path, text, strlen(text)); }
+static void write_text(const char *path, const char *text) {
+  write_bytes(path, text, strlen(text));
+}
 
 static uint8_t *read_all(const char *path, size_t *len) {
   FILE *f = fopen(path, "rb");
@@ -131,8 +139,8 @@ static uint64_t get_le64(const uint8_t *p) {
 static uint8_t *good_params, *good_vk;
 static size_t good_params_len, good_vk_len;
 static sp_spa *good_spa[2], *other_spa, *twin_spa;
-static uint8_t nosub_g1[96];      /* on the curve, not in the prime-order subgroup */
-static uint8_t nosub_g1_c[48];    /* the same, compressed */
+static uint8_t nosub_g1[96];   /* on the curve, not in the prime-order subgroup */
+static uint8_t nosub_g1_c[48]; /* the same, compressed */
 static uint8_t good_proof[2][SEALPROV_PROOF_BYTES];
 
 enum { V_IC, V_H, V_L, V_A, V_BG1, V_BG2, NV };
@@ -146,8 +154,13 @@ static const char ok_ini_text[] =
 static void setup_dir(const char *dir, uint64_t seed, uint64_t constraints, uint32_t parts) {
   char err[512] = "";
   sp_setup_result res;
-  sp_setup_opts o = {.constraints = constraints, .inputs = INPUTS, .partitions = parts,
-                     .shape = SP_SHAPE_SEALING, .seed = seed, .out_dir = dir, .nthreads = 1};
+  sp_setup_opts o = {.constraints = constraints,
+                     .inputs = INPUTS,
+                     .partitions = parts,
+                     .shape = SP_SHAPE_SEALING,
+                     .seed = seed,
+                     .out_dir = dir,
+                     .nthreads = 1};
   if (mkdir(dir, 0700) || sp_setup_run(&o, &res, err, sizeof err)) die("setup", err);
 }
 
@@ -182,7 +195,7 @@ static void make_nosub_point(void) {
 
 static void make_fixtures(void) {
   setup_dir("g", SEED_A, CONSTRAINTS, 2);
-  setup_dir("o", 5, 64, 1);       /* another circuit, other sizes */
+  setup_dir("o", 5, 64, 1);                  /* another circuit, other sizes */
   setup_dir("t", SEED_TWIN, CONSTRAINTS, 1); /* another circuit, the same sizes */
   good_params = read_all("g/circuit.params", &good_params_len);
   good_vk = read_all("g/circuit.vk", &good_vk_len);
@@ -205,26 +218,36 @@ static void make_fixtures(void) {
 }
 
 /* ---- .params / .vk builder ---------------------------------------------------------------- */
-typedef enum pmut { PM_NONE, PM_INF, PM_INF_FLAG, PM_COMPRESSED, PM_SIGN, PM_X_IS_P, PM_OFF_CURVE,
-                    PM_NO_SUBGROUP } pmut;
+typedef enum pmut {
+  PM_NONE,
+  PM_INF,
+  PM_INF_FLAG,
+  PM_COMPRESSED,
+  PM_SIGN,
+  PM_X_IS_P,
+  PM_OFF_CURVE,
+  PM_NO_SUBGROUP
+} pmut;
 
 typedef struct pspec {
-  int64_t pts[NV];    /* points written per vector; -1: as in the good file (more: repeats) */
-  int64_t decl[NV];   /* declared length; -1: the number of points written */
-  int64_t cut;        /* keep only this many bytes (>= 0), or drop -cut bytes (< -1); -1: all */
-  unsigned append;    /* bytes of 0x00 appended */
-  int where;          /* -1: a header point at byte hdr_off; else a vector (V_*) */
+  int64_t pts[NV];  /* points written per vector; -1: as in the good file (more: repeats) */
+  int64_t decl[NV]; /* declared length; -1: the number of points written */
+  int64_t cut;      /* keep only this many bytes (>= 0), or drop -cut bytes (< -1); -1: all */
+  unsigned append;  /* bytes of 0x00 appended */
+  int where;        /* -1: a header point at byte hdr_off; else a vector (V_*) */
   size_t hdr_off;
   bool hdr_g2;
-  uint32_t index;     /* point index in the vector */
+  uint32_t index; /* point index in the vector */
   pmut mut;
-  bool vk;            /* a .vk file: the header and ic only */
+  bool vk; /* a .vk file: the header and ic only */
 } pspec;
 
 /* Defaults first, then the case's own fields (which override them on purpose). */
-#define PSPEC(...) \
-  {.pts = {-1, -1, -1, -1, -1, -1}, .decl = {-1, -1, -1, -1, -1, -1}, .cut = -1, .where = -2, \
-   __VA_ARGS__}
+#define PSPEC(...)                                                                             \
+  {                                                                                            \
+    .pts = {-1, -1, -1, -1, -1, -1}, .decl = {-1, -1, -1, -1, -1, -1}, .cut = -1, .where = -2, \
+    __VA_ARGS__                                                                                \
+  }
 
 static const uint8_t fp_p_be[48] = {
     0x1a, 0x01, 0x11, 0xea, 0x39, 0x7f, 0xe6, 0x9a, 0x4b, 0x1b, 0xa7, 0xb6, 0x43, 0x4b, 0xac, 0xd7,
@@ -268,8 +291,9 @@ static uint8_t *build_params(const pspec *ps, size_t *len) {
     src += 4 + (size_t)vlen[v] * vsize[v];
   }
   if (ps->where == -1) mutate_point(out + ps->hdr_off, ps->hdr_g2, ps->mut);
-  if (ps->where >= 0) mutate_point(out + voff[ps->where] + (size_t)ps->index * vsize[ps->where],
-                                   ps->where == V_BG2, ps->mut);
+  if (ps->where >= 0)
+    mutate_point(out + voff[ps->where] + (size_t)ps->index * vsize[ps->where], ps->where == V_BG2,
+                 ps->mut);
   off += ps->append; /* zeros from calloc */
   if (ps->cut >= 0 && (size_t)ps->cut < off) off = (size_t)ps->cut;
   if (ps->cut < -1) off -= (size_t)(-ps->cut);
@@ -279,9 +303,26 @@ static uint8_t *build_params(const pspec *ps, size_t *len) {
 
 /* ---- .spa builder --------------------------------------------------------------------------- */
 typedef enum smut {
-  SM_NONE, SM_MAGIC, SM_VERSION, SM_ENCODING, SM_RESERVED, SM_CHECKSUM, SM_CUT_LAST, SM_APPEND,
-  SM_ABC_HUGE, SM_AUX_HUGE, SM_BITLEN, SM_POPCOUNT, SM_BIT_PAST, SM_A_GE_R, SM_AUX_GE_R,
-  SM_INPUT0, SM_UNSAT, SM_EMPTY, SM_HEADER_ONLY, SM_INP_ZERO
+  SM_NONE,
+  SM_MAGIC,
+  SM_VERSION,
+  SM_ENCODING,
+  SM_RESERVED,
+  SM_CHECKSUM,
+  SM_CUT_LAST,
+  SM_APPEND,
+  SM_ABC_HUGE,
+  SM_AUX_HUGE,
+  SM_BITLEN,
+  SM_POPCOUNT,
+  SM_BIT_PAST,
+  SM_A_GE_R,
+  SM_AUX_GE_R,
+  SM_INPUT0,
+  SM_UNSAT,
+  SM_EMPTY,
+  SM_HEADER_ONLY,
+  SM_INP_ZERO
 } smut;
 
 static const uint8_t fr_r_le[32] = {
@@ -334,10 +375,10 @@ static uint8_t *build_spa(smut m, bool fix_checksum, size_t *len) {
 
 /* ---- a case and its outcome ---------------------------------------------------------------- */
 typedef struct outcome {
-  int status;       /* sealprov_status, or the CLI's exit code */
-  int signal;       /* the child died of this signal */
-  int valid;        /* verify's *valid, -1 when not a verify case */
-  bool printed_ok;  /* the CLI failed but its table called a partition "ok" */
+  int status;      /* sealprov_status, or the CLI's exit code */
+  int signal;      /* the child died of this signal */
+  int valid;       /* verify's *valid, -1 when not a verify case */
+  bool printed_ok; /* the CLI failed but its table called a partition "ok" */
   char msg[MSG_MAX];
 } outcome;
 
@@ -348,16 +389,16 @@ enum { F_CLI = 1u, F_ANY_MSG = 2u };
 
 typedef struct bcase {
   const char *area;
-  const char *input;        /* what is wrong, for the table */
+  const char *input; /* what is wrong, for the table */
   run_fn run;
-  const char *text;         /* INI text, CLI arguments, ... */
-  int id;                   /* case-specific selector */
+  const char *text; /* INI text, CLI arguments, ... */
+  int id;           /* case-specific selector */
   pspec ps;
-  int want;                 /* the status (or exit code) */
-  int want_alt;             /* another acceptable status, or -1 */
-  const char *names[4];     /* substrings the message must contain */
+  int want;             /* the status (or exit code) */
+  int want_alt;         /* another acceptable status, or -1 */
+  const char *names[4]; /* substrings the message must contain */
   unsigned flags;
-  int want_valid;           /* verify cases: expected *valid (-1: not checked) */
+  int want_valid; /* verify cases: expected *valid (-1: not checked) */
 } bcase;
 
 /* A provider on ok.ini, or the case fails. */
@@ -380,9 +421,12 @@ static void take(outcome *o, int st) {
 /* INI: text (with "\\0" meaning a NUL) written to bad.ini, then open(). */
 static void run_ini(const bcase *c, outcome *o) {
   const char *path = "bad.ini";
-  if (c->id == 1) path = "missing.ini";
-  else if (c->id == 2) path = "adir";
-  else if (c->id == 3) path = "a.fifo";
+  if (c->id == 1)
+    path = "missing.ini";
+  else if (c->id == 2)
+    path = "adir";
+  else if (c->id == 3)
+    path = "a.fifo";
   else if (c->id == 4) {
     /* more than 1 MiB of comments, then a valid device */
     size_t n = (1u << 20) + 4096;
@@ -456,24 +500,94 @@ static void run_cli(const bcase *c, outcome *o) {
 
 /* ---- ABI cases ------------------------------------------------------------------------------ */
 enum abi_id {
-  A_INIT_MAJOR_NEWER = 1, A_INIT_MAJOR_OLDER, A_INIT_NULL_OUT, A_OPEN_NULL_PATH, A_OPEN_NULL_OUT,
-  A_CLOSE_NULL, A_CLOSE_TWICE, A_CLOSE_FOREIGN, A_SRS_AFTER_CLOSE, A_SUBMIT_AFTER_CLOSE,
-  A_WAIT_AFTER_CLOSE, A_DEVICES_AFTER_CLOSE, A_STATS_AFTER_CLOSE, A_VERIFY_FOREIGN,
-  A_SRS_NULL_PATH, A_SRS_NULL_OUT, A_SRS_EMPTY_PATH, A_SUBMIT_NULL_JOB, A_SUBMIT_NULL_ID,
-  A_JOB_SIZE_0, A_JOB_FLAGS, A_JOB_SRS_NULL, A_JOB_SRS_VK, A_JOB_NPARTS_0, A_JOB_NPARTS_MAX,
-  A_JOB_PARTS_NULL, A_JOB_PROOFS_NULL, A_JOB_ENCODING, A_JOB_DEVICE_MASK, A_JOB_FIXED_NO_R, A_JOB_R_NO_FLAG,
-  A_JOB_R_GE_R, A_P_ABC_BIG, A_P_INP_SIZE, A_P_AUX_SIZE, A_P_A_POP, A_P_B_POP, A_P_A_NULL,
-  A_P_C_NULL, A_P_INP_NULL, A_P_AUX_NULL, A_P_BM_NULL, A_P_BITLEN, A_P_BM_VS_POP, A_P_AUX_GE_R,
-  A_P_INPUT0, A_P_UNSAT, A_P_MONT, A_P_TWIN, A_P_OTHER, A_WAIT_UNKNOWN, A_WAIT_TWICE, A_WAIT_ZERO,
-  A_WAIT_DETACHED, A_CANCEL_UNKNOWN, A_CANCEL_AFTER_WAIT, A_PROVE_DETACHED, A_CLOSE_IN_CB,
-  A_WAIT_IN_CB, A_DEVICES_NULL, A_DEVICES_OUT_NULL, A_STATS_NULL_LEN, A_TIMELINE_BUF_NULL,
-  A_QUEUE_FULL, A_VK_PROVE,
+  A_INIT_MAJOR_NEWER = 1,
+  A_INIT_MAJOR_OLDER,
+  A_INIT_NULL_OUT,
+  A_OPEN_NULL_PATH,
+  A_OPEN_NULL_OUT,
+  A_CLOSE_NULL,
+  A_CLOSE_TWICE,
+  A_CLOSE_FOREIGN,
+  A_SRS_AFTER_CLOSE,
+  A_SUBMIT_AFTER_CLOSE,
+  A_WAIT_AFTER_CLOSE,
+  A_DEVICES_AFTER_CLOSE,
+  A_STATS_AFTER_CLOSE,
+  A_VERIFY_FOREIGN,
+  A_SRS_NULL_PATH,
+  A_SRS_NULL_OUT,
+  A_SRS_EMPTY_PATH,
+  A_SUBMIT_NULL_JOB,
+  A_SUBMIT_NULL_ID,
+  A_JOB_SIZE_0,
+  A_JOB_FLAGS,
+  A_JOB_SRS_NULL,
+  A_JOB_SRS_VK,
+  A_JOB_NPARTS_0,
+  A_JOB_NPARTS_MAX,
+  A_JOB_PARTS_NULL,
+  A_JOB_PROOFS_NULL,
+  A_JOB_ENCODING,
+  A_JOB_DEVICE_MASK,
+  A_JOB_FIXED_NO_R,
+  A_JOB_R_NO_FLAG,
+  A_JOB_R_GE_R,
+  A_P_ABC_BIG,
+  A_P_INP_SIZE,
+  A_P_AUX_SIZE,
+  A_P_A_POP,
+  A_P_B_POP,
+  A_P_A_NULL,
+  A_P_C_NULL,
+  A_P_INP_NULL,
+  A_P_AUX_NULL,
+  A_P_BM_NULL,
+  A_P_BITLEN,
+  A_P_BM_VS_POP,
+  A_P_AUX_GE_R,
+  A_P_INPUT0,
+  A_P_UNSAT,
+  A_P_MONT,
+  A_P_TWIN,
+  A_P_OTHER,
+  A_WAIT_UNKNOWN,
+  A_WAIT_TWICE,
+  A_WAIT_ZERO,
+  A_WAIT_DETACHED,
+  A_CANCEL_UNKNOWN,
+  A_CANCEL_AFTER_WAIT,
+  A_PROVE_DETACHED,
+  A_CLOSE_IN_CB,
+  A_WAIT_IN_CB,
+  A_DEVICES_NULL,
+  A_DEVICES_OUT_NULL,
+  A_STATS_NULL_LEN,
+  A_TIMELINE_BUF_NULL,
+  A_QUEUE_FULL,
+  A_VK_PROVE,
   /* verify */
-  V_ZERO, V_NOT_COMPRESSED, V_A_INF, V_B_OFF_CURVE, V_C_X_P, V_A_NOSUB, V_OTHER_PARTITION,
-  V_SWAPPED, V_NUM_INPUTS, V_INPUT_GE_R, V_ENCODING, V_NULL_PROOF, V_NULL_VK, V_NULL_VALID,
-  V_NULL_INPUTS, V_OTHER_VK,
+  V_ZERO,
+  V_NOT_COMPRESSED,
+  V_A_INF,
+  V_B_OFF_CURVE,
+  V_C_X_P,
+  V_A_NOSUB,
+  V_OTHER_PARTITION,
+  V_SWAPPED,
+  V_NUM_INPUTS,
+  V_INPUT_GE_R,
+  V_ENCODING,
+  V_NULL_PROOF,
+  V_NULL_VK,
+  V_NULL_VALID,
+  V_NULL_INPUTS,
+  V_OTHER_VK,
   /* files changing under us */
-  C_SPA_TRUNCATED, C_SPA_REWRITTEN, C_PARAMS_UNLINKED, C_VK_TRUNCATED_AFTER, C_INI_CHANGED
+  C_SPA_TRUNCATED,
+  C_SPA_REWRITTEN,
+  C_PARAMS_UNLINKED,
+  C_VK_TRUNCATED_AFTER,
+  C_INI_CHANGED
 };
 
 static sealprov_assignment asg_copy(int which) { return good_spa[which]->asg; }
@@ -548,7 +662,8 @@ static void run_abi(const bcase *c, outcome *o) {
     const sealprov_vtable *t = NULL;
     if (c->id == A_INIT_MAJOR_NEWER) o->status = init(SEALPROV_ABI_MAJOR + 1, 3, NULL, &t);
     if (c->id == A_INIT_MAJOR_OLDER) o->status = init(SEALPROV_ABI_MAJOR - 1, 9, NULL, &t);
-    if (c->id == A_INIT_NULL_OUT) o->status = init(SEALPROV_ABI_MAJOR, SEALPROV_ABI_MINOR, NULL, NULL);
+    if (c->id == A_INIT_NULL_OUT)
+      o->status = init(SEALPROV_ABI_MAJOR, SEALPROV_ABI_MINOR, NULL, NULL);
     snprintf(o->msg, sizeof o->msg, "%s", vt->last_error());
     return;
   }
@@ -632,7 +747,9 @@ static void run_abi(const bcase *c, outcome *o) {
     case A_JOB_PARTS_NULL: j.partitions = NULL, take(o, vt->submit(p, &j, &id)); break;
     case A_JOB_PROOFS_NULL: j.proofs_out = NULL, take(o, vt->submit(p, &j, &id)); break;
     case A_JOB_ENCODING: j.scalar_encoding = 7, take(o, vt->submit(p, &j, &id)); break;
-    case A_JOB_DEVICE_MASK: j.device_mask = SEALPROV_DEVICE_BIT(5), take(o, vt->submit(p, &j, &id)); break;
+    case A_JOB_DEVICE_MASK:
+      j.device_mask = SEALPROV_DEVICE_BIT(5), take(o, vt->submit(p, &j, &id));
+      break;
     case A_JOB_FIXED_NO_R: j.flags = SEALPROV_JOB_FIXED_RS, take(o, vt->submit(p, &j, &id)); break;
     case A_JOB_R_NO_FLAG: {
       uint8_t r[32] = {1}, s2[32] = {2};
@@ -667,8 +784,10 @@ static void run_abi(const bcase *c, outcome *o) {
       bool cleared = false, set = false;
       for (size_t i = 0; i < a[0].b_aux_bit_len && !(cleared && set); i++) {
         uint64_t bit = UINT64_C(1) << (i % 64);
-        if (!cleared && (bm[i / 64] & bit)) bm[i / 64] &= ~bit, cleared = true;
-        else if (!set && !(bm[i / 64] & bit)) bm[i / 64] |= bit, set = true;
+        if (!cleared && (bm[i / 64] & bit))
+          bm[i / 64] &= ~bit, cleared = true;
+        else if (!set && !(bm[i / 64] & bit))
+          bm[i / 64] |= bit, set = true;
       }
       a[0].b_aux_density = bm;
       take(o, vt->prove(p, &j));
@@ -700,7 +819,9 @@ static void run_abi(const bcase *c, outcome *o) {
     }
     case A_P_MONT: take(o, prove_one(p, s, a, SEALPROV_SCALAR_MONTGOMERY)); break;
     case A_P_TWIN: a[0] = twin_spa->asg, take(o, vt->prove(p, &j)); break;
-    case A_P_OTHER: a[1] = other_spa->asg, j.num_partitions = 2, take(o, vt->submit(p, &j, &id)); break;
+    case A_P_OTHER:
+      a[1] = other_spa->asg, j.num_partitions = 2, take(o, vt->submit(p, &j, &id));
+      break;
     case A_WAIT_UNKNOWN: take(o, vt->wait(p, 12345, 0)); break;
     case A_WAIT_ZERO: take(o, vt->wait(p, 0, 0)); break;
     case A_WAIT_TWICE:
@@ -709,8 +830,10 @@ static void run_abi(const bcase *c, outcome *o) {
       break;
     case A_WAIT_DETACHED:
       j.flags = SEALPROV_JOB_DETACHED;
-      if (vt->submit(p, &j, &id) == SEALPROV_OK) take(o, vt->wait(p, id, -1));
-      else take(o, -1);
+      if (vt->submit(p, &j, &id) == SEALPROV_OK)
+        take(o, vt->wait(p, id, -1));
+      else
+        take(o, -1);
       break;
     case A_CANCEL_UNKNOWN: take(o, vt->cancel(p, 777)); break;
     case A_CANCEL_AFTER_WAIT:
@@ -740,7 +863,8 @@ static void run_abi(const bcase *c, outcome *o) {
       vt->srs_release(s), vt->srs_release(v), s = v = NULL;
       vt->close(p);
       p = NULL;
-      write_text("queue.ini", "[provider]\nmax_jobs = 1\nlog_level = error\n[cpu0]\ntype = cpu\nthreads = 1\n");
+      write_text("queue.ini",
+                 "[provider]\nmax_jobs = 1\nlog_level = error\n[cpu0]\ntype = cpu\nthreads = 1\n");
       if (vt->open("queue.ini", &p) != SEALPROV_OK || vt->srs_load(p, "g/circuit.params", &s)) {
         take(o, 1000);
         break;
@@ -787,7 +911,8 @@ static void run_abi(const bcase *c, outcome *o) {
       memcpy(proof, good_proof[0] + 144, 48), memcpy(proof + 144, good_proof[0], 48);
       goto verify;
     case V_NUM_INPUTS: ninputs--; goto verify;
-    case V_INPUT_GE_R: inputs = tmp = scratch_copy(inputs, 32 * ninputs), memcpy(tmp, fr_r_le, 32);
+    case V_INPUT_GE_R:
+      inputs = tmp = scratch_copy(inputs, 32 * ninputs), memcpy(tmp, fr_r_le, 32);
       goto verify;
     case V_ENCODING: take(o, vt->verify(p, v, inputs, ninputs, 7, proof, &valid)); break;
     case V_NULL_PROOF: take(o, vt->verify(p, v, inputs, ninputs, 0, NULL, &valid)); break;
@@ -879,9 +1004,7 @@ static void run_abi(const bcase *c, outcome *o) {
       j.srs = s;
       take(o, vt->prove(p, &j));
       break;
-    default:
-      o->status = 999;
-      snprintf(o->msg, sizeof o->msg, "no such ABI case %d", c->id);
+    default: o->status = 999; snprintf(o->msg, sizeof o->msg, "no such ABI case %d", c->id);
   }
   o->valid = valid;
   free(tmp);
@@ -893,28 +1016,37 @@ static void run_abi(const bcase *c, outcome *o) {
 /* ---- the catalogue ---------------------------------------------------------------------------- */
 #define ST(x) SEALPROV_##x
 #define INI(what, text, st, ...) \
-  {"INI", what, run_ini, text, 0, PSPEC(0), SEALPROV_ERR_##st, -1, {__VA_ARGS__}, 0, -1}
+  { "INI", what, run_ini, text, 0, PSPEC(0), SEALPROV_ERR_##st, -1, {__VA_ARGS__}, 0, -1 }
 #define INI_ID(what, id, st, ...) \
-  {"INI", what, run_ini, NULL, id, PSPEC(0), SEALPROV_ERR_##st, -1, {__VA_ARGS__}, 0, -1}
+  { "INI", what, run_ini, NULL, id, PSPEC(0), SEALPROV_ERR_##st, -1, {__VA_ARGS__}, 0, -1 }
 #define PAR(what, spec, st, ...) \
-  {".params", what, run_params, NULL, 0, spec, SEALPROV_ERR_##st, -1, {__VA_ARGS__}, 0, -1}
+  { ".params", what, run_params, NULL, 0, spec, SEALPROV_ERR_##st, -1, {__VA_ARGS__}, 0, -1 }
 #define PAR_PATH(what, path, st, ...) \
-  {".params", what, run_params, path, 0, PSPEC(0), SEALPROV_ERR_##st, -1, {__VA_ARGS__}, 0, -1}
+  { ".params", what, run_params, path, 0, PSPEC(0), SEALPROV_ERR_##st, -1, {__VA_ARGS__}, 0, -1 }
 #define VK(what, spec, st, ...) \
-  {".vk", what, run_params, NULL, 1, spec, SEALPROV_ERR_##st, -1, {__VA_ARGS__}, 0, -1}
-#define VK_PATH(what, path, st, ...) \
-  {".vk", what, run_params, path, 1, PSPEC(.vk = true), SEALPROV_ERR_##st, -1, {__VA_ARGS__}, 0, -1}
-#define SPA(what, mut, fix, exitc, ...) \
-  {".spa (CLI)", what, run_cli, "prove -c ok.ini --params g/circuit.params --out bad.proofs bad.spa", \
-   mut, PSPEC(.vk = fix), exitc, -1, {__VA_ARGS__}, F_CLI, -1}
+  { ".vk", what, run_params, NULL, 1, spec, SEALPROV_ERR_##st, -1, {__VA_ARGS__}, 0, -1 }
+#define VK_PATH(what, path, st, ...)                                                              \
+  {                                                                                               \
+    ".vk", what, run_params, path, 1, PSPEC(.vk = true), SEALPROV_ERR_##st, -1, {__VA_ARGS__}, 0, \
+        -1                                                                                        \
+  }
+#define SPA(what, mut, fix, exitc, ...)                                            \
+  {                                                                                \
+    ".spa (CLI)", what, run_cli,                                                   \
+        "prove -c ok.ini --params g/circuit.params --out bad.proofs bad.spa", mut, \
+        PSPEC(.vk = fix), exitc, -1, {__VA_ARGS__}, F_CLI, -1                      \
+  }
 #define CLI(area, what, args, exitc, ...) \
-  {area, what, run_cli, args, 0, PSPEC(0), exitc, -1, {__VA_ARGS__}, F_CLI, -1}
+  { area, what, run_cli, args, 0, PSPEC(0), exitc, -1, {__VA_ARGS__}, F_CLI, -1 }
 #define ABI(what, id, st, ...) \
-  {"ABI", what, run_abi, NULL, id, PSPEC(0), SEALPROV_##st, -1, {__VA_ARGS__}, 0, -1}
+  { "ABI", what, run_abi, NULL, id, PSPEC(0), SEALPROV_##st, -1, {__VA_ARGS__}, 0, -1 }
 #define PRF(what, id, st, valid, ...) \
-  {"proof", what, run_abi, NULL, id, PSPEC(0), SEALPROV_##st, -1, {__VA_ARGS__}, 0, valid}
-#define CHG(what, id, st, alt, ...) \
-  {"file changed under us", what, run_abi, NULL, id, PSPEC(0), SEALPROV_##st, alt, {__VA_ARGS__}, 0, -1}
+  { "proof", what, run_abi, NULL, id, PSPEC(0), SEALPROV_##st, -1, {__VA_ARGS__}, 0, valid }
+#define CHG(what, id, st, alt, ...)                                                                \
+  {                                                                                                \
+    "file changed under us", what, run_abi, NULL, id, PSPEC(0), SEALPROV_##st, alt, {__VA_ARGS__}, \
+        0, -1                                                                                      \
+  }
 
 #define HDR(off, g2, m) .where = -1, .hdr_off = off, .hdr_g2 = g2, .mut = m
 #define PT(v, i, m) .where = v, .index = i, .mut = m
@@ -929,109 +1061,202 @@ static const bcase cases[] = {
     INI_ID("larger than 1 MiB", 4, CONFIG, "bad.ini", "larger than the 1 MiB"),
     INI_ID("a NUL byte in a line", 5, CONFIG, "bad.ini:2"),
     INI("empty file", "", CONFIG, "bad.ini", "no device section"),
-    INI("only [provider]", "[provider]\nlog_level = info\n", CONFIG, "bad.ini", "no device section"),
-    INI("line without `=`", "[cpu0]\ntype = cpu\nworkers 2\n", CONFIG, "bad.ini:3", "syntax error", "workers 2"),
-    INI("key before any section", "workers = 2\n[cpu0]\ntype = cpu\n", CONFIG, "bad.ini:1", "workers"),
-    INI("unknown device key", "[cpu0]\ntype = cpu\nworker = 2\n", CONFIG, "bad.ini:3", "[cpu0]", "worker", "unknown key"),
-    INI("unknown [provider] key", "[provider]\nverbose = yes\n[cpu0]\ntype = cpu\n", CONFIG, "bad.ini:2", "[provider]", "verbose", "unknown key"),
-    INI("misspelt [provider]", "[provder]\nlog_level = info\n[cpu0]\ntype = cpu\n", CONFIG, "bad.ini:2", "[provder]", "log_level"),
+    INI("only [provider]", "[provider]\nlog_level = info\n", CONFIG, "bad.ini",
+        "no device section"),
+    INI("line without `=`", "[cpu0]\ntype = cpu\nworkers 2\n", CONFIG, "bad.ini:3", "syntax error",
+        "workers 2"),
+    INI("key before any section", "workers = 2\n[cpu0]\ntype = cpu\n", CONFIG, "bad.ini:1",
+        "workers"),
+    INI("unknown device key", "[cpu0]\ntype = cpu\nworker = 2\n", CONFIG, "bad.ini:3", "[cpu0]",
+        "worker", "unknown key"),
+    INI("unknown [provider] key", "[provider]\nverbose = yes\n[cpu0]\ntype = cpu\n", CONFIG,
+        "bad.ini:2", "[provider]", "verbose", "unknown key"),
+    INI("misspelt [provider]", "[provder]\nlog_level = info\n[cpu0]\ntype = cpu\n", CONFIG,
+        "bad.ini:2", "[provder]", "log_level"),
 #ifdef SP_FAULT_INJECTION
-    INI("unknown [testing] key", "[cpu0]\ntype = cpu\n[testing]\ninjekt = oom\n", CONFIG, "bad.ini:4", "[testing]", "injekt"),
+    INI("unknown [testing] key", "[cpu0]\ntype = cpu\n[testing]\ninjekt = oom\n", CONFIG,
+        "bad.ini:4", "[testing]", "injekt"),
 #else
-    INI("[testing] in a module built without fault injection", "[cpu0]\ntype = cpu\n[testing]\ninject_device = cpu0\ninject = fail_kernel\n", CONFIG, "bad.ini:3", "[testing]", "--enable-fault-injection"),
+    INI("[testing] in a module built without fault injection",
+        "[cpu0]\ntype = cpu\n[testing]\ninject_device = cpu0\ninject = fail_kernel\n", CONFIG,
+        "bad.ini:3", "[testing]", "--enable-fault-injection"),
 #endif
-    INI("type missing", "[cpu0]\nworkers = 1\n[cpu1]\ntype = cpu\n", CONFIG, "bad.ini", "[cpu0]", "type", "missing"),
+    INI("type missing", "[cpu0]\nworkers = 1\n[cpu1]\ntype = cpu\n", CONFIG, "bad.ini", "[cpu0]",
+        "type", "missing"),
     INI("unknown type", "[dev0]\ntype = gpu\n", CONFIG, "bad.ini:2", "[dev0]", "type", "\"gpu\""),
     INI("quoted value", "[cpu0]\ntype = \"cpu\"\n", CONFIG, "bad.ini:2", "type", "\"cpu\""),
-    INI("workers = 0", "[cpu0]\ntype = cpu\nworkers = 0\n", CONFIG, "bad.ini:3", "workers", "\"0\"", "1..64"),
-    INI("workers = 65", "[cpu0]\ntype = cpu\nworkers = 65\n", CONFIG, "bad.ini:3", "workers", "\"65\"", "1..64"),
-    INI("workers = -1", "[cpu0]\ntype = cpu\nworkers = -1\n", CONFIG, "bad.ini:3", "workers", "\"-1\"", "negative"),
-    INI("workers = abc", "[cpu0]\ntype = cpu\nworkers = abc\n", CONFIG, "bad.ini:3", "workers", "\"abc\"", "not a number"),
-    INI("workers = 0x2", "[cpu0]\ntype = cpu\nworkers = 0x2\n", CONFIG, "bad.ini:3", "workers", "\"0x2\""),
-    INI("workers = 2;two (no blank before the comment)", "[cpu0]\ntype = cpu\nworkers = 2;two\n", CONFIG, "bad.ini:3", "workers", "\"2;two\""),
-    INI("threads = 1025", "[cpu0]\ntype = cpu\nthreads = 1025\n", CONFIG, "bad.ini:3", "threads", "\"1025\""),
-    INI("threads = 99999999999999999999 (overflows 64 bits)", "[cpu0]\ntype = cpu\nthreads = 99999999999999999999\n", CONFIG, "bad.ini:3", "threads", "99999999999999999999"),
-    INI("memory_limit unit in the wrong case", "[cpu0]\ntype = cpu\nmemory_limit = 16gib\n", CONFIG, "bad.ini:3", "memory_limit", "\"16gib\"", "bad unit"),
-    INI("memory_limit with a fraction", "[cpu0]\ntype = cpu\nmemory_limit = 1.5GiB\n", CONFIG, "bad.ini:3", "memory_limit", "\"1.5GiB\"", "fraction"),
-    INI("memory_limit beyond 2^64-1 bytes", "[cpu0]\ntype = cpu\nmemory_limit = 16777216TiB\n", CONFIG, "bad.ini:3", "memory_limit", "\"16777216TiB\"", "too large"),
-    INI("memory_limit without a number", "[cpu0]\ntype = cpu\nmemory_limit = GiB\n", CONFIG, "bad.ini:3", "memory_limit", "\"GiB\""),
-    INI("pinned_staging = lots", "[cpu0]\ntype = cpu\npinned_staging = lots\n", CONFIG, "bad.ini:3", "pinned_staging", "\"lots\""),
-    INI("staging_chunks = 17", "[cpu0]\ntype = cpu\nstaging_chunks = 17\n", CONFIG, "bad.ini:3", "staging_chunks", "\"17\"", "1..16"),
-    INI("staging_chunk_size = 512KiB", "[provider]\nstaging_chunk_size = 512KiB\n[cpu0]\ntype = cpu\n", CONFIG, "bad.ini:2", "staging_chunk_size", "\"512KiB\"", "1MiB..4GiB"),
-    INI("boolean `maybe`", "[provider]\nverify_proofs = maybe\n[cpu0]\ntype = cpu\n", CONFIG, "bad.ini:2", "verify_proofs", "\"maybe\"", "not a boolean"),
-    INI("log_level = loud", "[provider]\nlog_level = loud\n[cpu0]\ntype = cpu\n", CONFIG, "bad.ini:2", "log_level", "\"loud\""),
-    INI("max_jobs = 0", "[provider]\nmax_jobs = 0\n[cpu0]\ntype = cpu\n", CONFIG, "bad.ini:2", "max_jobs", "\"0\""),
-    INI("max_partitions = 100000001", "[provider]\nmax_partitions = 100000001\n[cpu0]\ntype = cpu\n", CONFIG, "bad.ini:2", "max_partitions", "\"100000001\""),
-    INI("quarantine_after = 1001", "[provider]\nquarantine_after = 1001\n[cpu0]\ntype = cpu\n", CONFIG, "bad.ini:2", "quarantine_after", "\"1001\""),
-    INI("max_attempts = 0", "[provider]\nmax_attempts = 0\n[cpu0]\ntype = cpu\n", CONFIG, "bad.ini:2", "max_attempts", "\"0\""),
-    INI("timeline_events = 16777217", "[provider]\ntimeline_events = 16777217\n[cpu0]\ntype = cpu\n", CONFIG, "bad.ini:2", "timeline_events", "\"16777217\""),
-    INI("load_threads = 1025", "[provider]\nload_threads = 1025\n[cpu0]\ntype = cpu\n", CONFIG, "bad.ini:2", "load_threads", "\"1025\""),
-    INI("duplicate section", "[cpu0]\ntype = cpu\n[cpu1]\ntype = cpu\n[cpu0]\ntype = cpu\n", CONFIG, "bad.ini:5", "[cpu0]", "duplicate section"),
-    INI("duplicate section, other case", "[cpu0]\ntype = cpu\n[CPU0]\ntype = cpu\n", CONFIG, "bad.ini:3", "duplicate section"),
-    INI("[provider] twice", "[provider]\n[cpu0]\ntype = cpu\n[provider]\n", CONFIG, "bad.ini:4", "[provider]", "duplicate section"),
-    INI("duplicate key", "[cpu0]\ntype = cpu\nworkers = 1\nworkers = 2\n", CONFIG, "bad.ini:4", "workers", "duplicate key"),
+    INI("workers = 0", "[cpu0]\ntype = cpu\nworkers = 0\n", CONFIG, "bad.ini:3", "workers", "\"0\"",
+        "1..64"),
+    INI("workers = 65", "[cpu0]\ntype = cpu\nworkers = 65\n", CONFIG, "bad.ini:3", "workers",
+        "\"65\"", "1..64"),
+    INI("workers = -1", "[cpu0]\ntype = cpu\nworkers = -1\n", CONFIG, "bad.ini:3", "workers",
+        "\"-1\"", "negative"),
+    INI("workers = abc", "[cpu0]\ntype = cpu\nworkers = abc\n", CONFIG, "bad.ini:3", "workers",
+        "\"abc\"", "not a number"),
+    INI("workers = 0x2", "[cpu0]\ntype = cpu\nworkers = 0x2\n", CONFIG, "bad.ini:3", "workers",
+        "\"0x2\""),
+    INI("workers = 2;two (no blank before the comment)", "[cpu0]\ntype = cpu\nworkers = 2;two\n",
+        CONFIG, "bad.ini:3", "workers", "\"2;two\""),
+    INI("threads = 1025", "[cpu0]\ntype = cpu\nthreads = 1025\n", CONFIG, "bad.ini:3", "threads",
+        "\"1025\""),
+    INI("threads = 99999999999999999999 (overflows 64 bits)",
+        "[cpu0]\ntype = cpu\nthreads = 99999999999999999999\n", CONFIG, "bad.ini:3", "threads",
+        "99999999999999999999"),
+    INI("memory_limit unit in the wrong case", "[cpu0]\ntype = cpu\nmemory_limit = 16gib\n", CONFIG,
+        "bad.ini:3", "memory_limit", "\"16gib\"", "bad unit"),
+    INI("memory_limit with a fraction", "[cpu0]\ntype = cpu\nmemory_limit = 1.5GiB\n", CONFIG,
+        "bad.ini:3", "memory_limit", "\"1.5GiB\"", "fraction"),
+    INI("memory_limit beyond 2^64-1 bytes", "[cpu0]\ntype = cpu\nmemory_limit = 16777216TiB\n",
+        CONFIG, "bad.ini:3", "memory_limit", "\"16777216TiB\"", "too large"),
+    INI("memory_limit without a number", "[cpu0]\ntype = cpu\nmemory_limit = GiB\n", CONFIG,
+        "bad.ini:3", "memory_limit", "\"GiB\""),
+    INI("pinned_staging = lots", "[cpu0]\ntype = cpu\npinned_staging = lots\n", CONFIG, "bad.ini:3",
+        "pinned_staging", "\"lots\""),
+    INI("staging_chunks = 17", "[cpu0]\ntype = cpu\nstaging_chunks = 17\n", CONFIG, "bad.ini:3",
+        "staging_chunks", "\"17\"", "1..16"),
+    INI("staging_chunk_size = 512KiB",
+        "[provider]\nstaging_chunk_size = 512KiB\n[cpu0]\ntype = cpu\n", CONFIG, "bad.ini:2",
+        "staging_chunk_size", "\"512KiB\"", "1MiB..4GiB"),
+    INI("boolean `maybe`", "[provider]\nverify_proofs = maybe\n[cpu0]\ntype = cpu\n", CONFIG,
+        "bad.ini:2", "verify_proofs", "\"maybe\"", "not a boolean"),
+    INI("log_level = loud", "[provider]\nlog_level = loud\n[cpu0]\ntype = cpu\n", CONFIG,
+        "bad.ini:2", "log_level", "\"loud\""),
+    INI("max_jobs = 0", "[provider]\nmax_jobs = 0\n[cpu0]\ntype = cpu\n", CONFIG, "bad.ini:2",
+        "max_jobs", "\"0\""),
+    INI("max_partitions = 100000001",
+        "[provider]\nmax_partitions = 100000001\n[cpu0]\ntype = cpu\n", CONFIG, "bad.ini:2",
+        "max_partitions", "\"100000001\""),
+    INI("quarantine_after = 1001", "[provider]\nquarantine_after = 1001\n[cpu0]\ntype = cpu\n",
+        CONFIG, "bad.ini:2", "quarantine_after", "\"1001\""),
+    INI("max_attempts = 0", "[provider]\nmax_attempts = 0\n[cpu0]\ntype = cpu\n", CONFIG,
+        "bad.ini:2", "max_attempts", "\"0\""),
+    INI("timeline_events = 16777217",
+        "[provider]\ntimeline_events = 16777217\n[cpu0]\ntype = cpu\n", CONFIG, "bad.ini:2",
+        "timeline_events", "\"16777217\""),
+    INI("load_threads = 1025", "[provider]\nload_threads = 1025\n[cpu0]\ntype = cpu\n", CONFIG,
+        "bad.ini:2", "load_threads", "\"1025\""),
+    INI("duplicate section", "[cpu0]\ntype = cpu\n[cpu1]\ntype = cpu\n[cpu0]\ntype = cpu\n", CONFIG,
+        "bad.ini:5", "[cpu0]", "duplicate section"),
+    INI("duplicate section, other case", "[cpu0]\ntype = cpu\n[CPU0]\ntype = cpu\n", CONFIG,
+        "bad.ini:3", "duplicate section"),
+    INI("[provider] twice", "[provider]\n[cpu0]\ntype = cpu\n[provider]\n", CONFIG, "bad.ini:4",
+        "[provider]", "duplicate section"),
+    INI("duplicate key", "[cpu0]\ntype = cpu\nworkers = 1\nworkers = 2\n", CONFIG, "bad.ini:4",
+        "workers", "duplicate key"),
     INI("section name with a blank", "[cpu 0]\ntype = cpu\n", CONFIG, "bad.ini:1", "cpu 0"),
-    INI("section name of 49 characters", "[c123456789012345678901234567890123456789012345678]\ntype = cpu\n", CONFIG, "bad.ini:1", "c1234567890"),
+    INI("section name of 49 characters",
+        "[c123456789012345678901234567890123456789012345678]\ntype = cpu\n", CONFIG, "bad.ini:1",
+        "c1234567890"),
     INI("empty section name", "[]\ntype = cpu\n", CONFIG, "bad.ini:1"),
-    INI("line longer than 198 characters", "[cpu0]\ntype = cpu\n; xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx\nworkers = 1 ; xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx\nthreads = 1111111111111111111111111111111111111111111111111111111111111111111111111111111111111111111111111111111111111111111111111111111111111111111111111111111111111111111111111111111111111111111111111111111111\n", CONFIG, "bad.ini:5"),
+    INI("line longer than 198 characters",
+        "[cpu0]\ntype = cpu\n; "
+        "xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx"
+        "xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx"
+        "xxxxxxxxxxxxxxxxxxxxxxxxxxxxx\nworkers = 1 ; "
+        "xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx"
+        "xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx"
+        "xxxxxxxxxxxxxxxxxxxxxxxxxx\nthreads = "
+        "111111111111111111111111111111111111111111111111111111111111111111111111111111111111111111"
+        "111111111111111111111111111111111111111111111111111111111111111111111111111111111111111111"
+        "1111111111111111111111\n",
+        CONFIG, "bad.ini:5"),
     INI("non-UTF-8 byte in a value", "[cpu0]\ntype = cp\xff\n", CONFIG, "bad.ini:2", "type"),
     INI("non-UTF-8 bytes in a section name", "[cpu\xfe\xfe]\ntype = cpu\n", CONFIG, "bad.ini:1"),
     INI("non-UTF-8 byte in a key", "[cpu0]\ntype = cpu\nwork\xc3\x28rs = 1\n", CONFIG, "bad.ini:3"),
-    INI("cpu device with a selector", "[cpu0]\ntype = cpu\ndevice = 0\n", CONFIG, "bad.ini:3", "[cpu0]", "device", "no selector"),
-    INI("cuda device without a selector", "[gpu0]\ntype = cuda\n", CONFIG, "bad.ini", "[gpu0]", "selector"),
-    INI("bad GPU UUID", "[gpu0]\ntype = cuda\ndevice = uuid=GPU-1234\n", CONFIG, "bad.ini:3", "[gpu0]", "uuid=GPU-1234", "UUID"),
-    INI("MIG instance as selector", "[gpu0]\ntype = cuda\ndevice = MIG-5b3a2c1d-0e4f-4a6b-8c7d-9e0f1a2b3c4d\n", CONFIG, "bad.ini:3", "[gpu0]", "MIG"),
-    INI("bad PCI bus id", "[gpu0]\ntype = cuda\ndevice = pci=0000:65:00\n", CONFIG, "bad.ini:3", "[gpu0]", "pci=0000:65:00", "PCI"),
-    INI("PCI device number above 1f", "[gpu0]\ntype = cuda\ndevice = pci=0000:65:20.0\n", CONFIG, "bad.ini:3", "pci=0000:65:20.0"),
+    INI("cpu device with a selector", "[cpu0]\ntype = cpu\ndevice = 0\n", CONFIG, "bad.ini:3",
+        "[cpu0]", "device", "no selector"),
+    INI("cuda device without a selector", "[gpu0]\ntype = cuda\n", CONFIG, "bad.ini", "[gpu0]",
+        "selector"),
+    INI("bad GPU UUID", "[gpu0]\ntype = cuda\ndevice = uuid=GPU-1234\n", CONFIG, "bad.ini:3",
+        "[gpu0]", "uuid=GPU-1234", "UUID"),
+    INI("MIG instance as selector",
+        "[gpu0]\ntype = cuda\ndevice = MIG-5b3a2c1d-0e4f-4a6b-8c7d-9e0f1a2b3c4d\n", CONFIG,
+        "bad.ini:3", "[gpu0]", "MIG"),
+    INI("bad PCI bus id", "[gpu0]\ntype = cuda\ndevice = pci=0000:65:00\n", CONFIG, "bad.ini:3",
+        "[gpu0]", "pci=0000:65:00", "PCI"),
+    INI("PCI device number above 1f", "[gpu0]\ntype = cuda\ndevice = pci=0000:65:20.0\n", CONFIG,
+        "bad.ini:3", "pci=0000:65:20.0"),
     INI("ordinal 1024", "[gpu0]\ntype = cuda\ndevice = 1024\n", CONFIG, "bad.ini:3", "\"1024\""),
 #ifdef SP_FAULT_INJECTION
-    INI("[testing] names no device", "[cpu0]\ntype = cpu\n[testing]\ninject_device = gpu7\ninject = fail_kernel\n", CONFIG, "bad.ini:4", "inject_device", "\"gpu7\"", "no such device section"),
-    INI("[testing] unknown fault", "[cpu0]\ntype = cpu\n[testing]\ninject_device = cpu0\ninject = explode\n", CONFIG, "bad.ini:5", "inject", "\"explode\""),
-    INI("[testing] inject_count without inject", "[cpu0]\ntype = cpu\n[testing]\ninject_count = 2\n", CONFIG, "bad.ini", "inject_count"),
-    INI("[testing] inject without inject_device", "[cpu0]\ntype = cpu\n[testing]\ninject = oom\n", CONFIG, "bad.ini", "inject_device"),
+    INI("[testing] names no device",
+        "[cpu0]\ntype = cpu\n[testing]\ninject_device = gpu7\ninject = fail_kernel\n", CONFIG,
+        "bad.ini:4", "inject_device", "\"gpu7\"", "no such device section"),
+    INI("[testing] unknown fault",
+        "[cpu0]\ntype = cpu\n[testing]\ninject_device = cpu0\ninject = explode\n", CONFIG,
+        "bad.ini:5", "inject", "\"explode\""),
+    INI("[testing] inject_count without inject",
+        "[cpu0]\ntype = cpu\n[testing]\ninject_count = 2\n", CONFIG, "bad.ini", "inject_count"),
+    INI("[testing] inject without inject_device", "[cpu0]\ntype = cpu\n[testing]\ninject = oom\n",
+        CONFIG, "bad.ini", "inject_device"),
 #endif
 
     /* ---- .params (srs_load) ---- */
     PAR_PATH("file does not exist", "./nofile.params", IO, "./nofile.params"),
-    PAR_PATH("a bare name that is not in the parameter cache", "nofile.params", IO, "pcache/nofile.params", "FIL_PROOFS_PARAMETER_CACHE"),
+    PAR_PATH("a bare name that is not in the parameter cache", "nofile.params", IO,
+             "pcache/nofile.params", "FIL_PROOFS_PARAMETER_CACHE"),
     PAR_PATH("a directory", "./adir", IO, "./adir"),
     PAR_PATH("a FIFO", "./a.fifo", IO, "./a.fifo"),
     PAR_PATH("an empty path", "", INVALID_ARGUMENT, "empty path"),
     PAR("empty file", PSPEC(.cut = 0), PARAMS, "bad.params", "truncated", "0 bytes"),
-    PAR("cut inside beta_g2 (500 bytes)", PSPEC(.cut = 500), PARAMS, "bad.params", "truncated", "500 bytes"),
+    PAR("cut inside beta_g2 (500 bytes)", PSPEC(.cut = 500), PARAMS, "bad.params", "truncated",
+        "500 bytes"),
     PAR("cut before ic_len (864 bytes)", PSPEC(.cut = 864), PARAMS, "bad.params", "ic"),
     PAR("cut inside ic[1]", PSPEC(.cut = 868 + 96 + 50), PARAMS, "bad.params", "ic"),
     PAR("cut inside h", PSPEC(.cut = 868 + 3 * 96 + 4 + 96 * 5 + 7), PARAMS, "bad.params", "h"),
     PAR("last byte missing", PSPEC(.cut = -2), PARAMS, "bad.params", "b_g2"),
     PAR("one byte after b_g2", PSPEC(.append = 1), PARAMS, "bad.params", "trailing"),
-    PAR("ic_len = 0", PSPEC(.pts = {0, -1, -1, -1, -1, -1}), PARAMS, "bad.params", "vector ic", "empty", "864"),
-    PAR("ic_len = 2^32-1", PSPEC(.decl = {0xffffffff, -1, -1, -1, -1, -1}), PARAMS, "bad.params", "ic", "4294967295"),
-    PAR("h_len = 0", PSPEC(.pts = {-1, 0, -1, -1, -1, -1}), PARAMS, "bad.params", "vector h", "0 points"),
-    PAR("h_len = 126 (not 2^k-1)", PSPEC(.pts = {-1, 126, -1, -1, -1, -1}), PARAMS, "bad.params", "vector h", "126 points"),
-    PAR("l_len = 2^32-1", PSPEC(.decl = {-1, -1, 0xffffffff, -1, -1, -1}), PARAMS, "bad.params", "l", "4294967295"),
-    PAR("a empty (a_len = 0)", PSPEC(.pts = {-1, -1, -1, 0, -1, -1}), PARAMS, "bad.params", "vector a", "0 points"),
-    PAR("a_len < ic_len", PSPEC(.pts = {-1, -1, -1, 2, -1, -1}), PARAMS, "bad.params", "vector a", "2 points"),
-    PAR("a_len > ic_len + l_len", PSPEC(.pts = {-1, -1, -1, 400, -1, -1}), PARAMS, "bad.params", "vector a", "400 points"),
-    PAR("b_g1_len != b_g2_len", PSPEC(.pts = {-1, -1, -1, -1, -1, 10}), PARAMS, "bad.params", "b_g1", "b_g2"),
-    PAR("b_g1_len > ic_len + l_len", PSPEC(.pts = {-1, -1, -1, -1, 400, 400}), PARAMS, "bad.params", "b_g1", "400"),
-    PAR("alpha_g1 is the point at infinity", PSPEC(HDR(0, false, PM_INF)), PARAMS, "bad.params", "alpha_g1", "infinity"),
-    PAR("alpha_g1 with the infinity flag and coordinates", PSPEC(HDR(0, false, PM_INF_FLAG)), PARAMS, "bad.params", "alpha_g1"),
-    PAR("alpha_g1 with the compressed flag", PSPEC(HDR(0, false, PM_COMPRESSED)), PARAMS, "bad.params", "alpha_g1"),
-    PAR("alpha_g1 with the sign flag", PSPEC(HDR(0, false, PM_SIGN)), PARAMS, "bad.params", "alpha_g1"),
+    PAR("ic_len = 0", PSPEC(.pts = {0, -1, -1, -1, -1, -1}), PARAMS, "bad.params", "vector ic",
+        "empty", "864"),
+    PAR("ic_len = 2^32-1", PSPEC(.decl = {0xffffffff, -1, -1, -1, -1, -1}), PARAMS, "bad.params",
+        "ic", "4294967295"),
+    PAR("h_len = 0", PSPEC(.pts = {-1, 0, -1, -1, -1, -1}), PARAMS, "bad.params", "vector h",
+        "0 points"),
+    PAR("h_len = 126 (not 2^k-1)", PSPEC(.pts = {-1, 126, -1, -1, -1, -1}), PARAMS, "bad.params",
+        "vector h", "126 points"),
+    PAR("l_len = 2^32-1", PSPEC(.decl = {-1, -1, 0xffffffff, -1, -1, -1}), PARAMS, "bad.params",
+        "l", "4294967295"),
+    PAR("a empty (a_len = 0)", PSPEC(.pts = {-1, -1, -1, 0, -1, -1}), PARAMS, "bad.params",
+        "vector a", "0 points"),
+    PAR("a_len < ic_len", PSPEC(.pts = {-1, -1, -1, 2, -1, -1}), PARAMS, "bad.params", "vector a",
+        "2 points"),
+    PAR("a_len > ic_len + l_len", PSPEC(.pts = {-1, -1, -1, 400, -1, -1}), PARAMS, "bad.params",
+        "vector a", "400 points"),
+    PAR("b_g1_len != b_g2_len", PSPEC(.pts = {-1, -1, -1, -1, -1, 10}), PARAMS, "bad.params",
+        "b_g1", "b_g2"),
+    PAR("b_g1_len > ic_len + l_len", PSPEC(.pts = {-1, -1, -1, -1, 400, 400}), PARAMS, "bad.params",
+        "b_g1", "400"),
+    PAR("alpha_g1 is the point at infinity", PSPEC(HDR(0, false, PM_INF)), PARAMS, "bad.params",
+        "alpha_g1", "infinity"),
+    PAR("alpha_g1 with the infinity flag and coordinates", PSPEC(HDR(0, false, PM_INF_FLAG)),
+        PARAMS, "bad.params", "alpha_g1"),
+    PAR("alpha_g1 with the compressed flag", PSPEC(HDR(0, false, PM_COMPRESSED)), PARAMS,
+        "bad.params", "alpha_g1"),
+    PAR("alpha_g1 with the sign flag", PSPEC(HDR(0, false, PM_SIGN)), PARAMS, "bad.params",
+        "alpha_g1"),
     PAR("alpha_g1 x = p", PSPEC(HDR(0, false, PM_X_IS_P)), PARAMS, "bad.params", "alpha_g1"),
-    PAR("alpha_g1 not on the curve", PSPEC(HDR(0, false, PM_OFF_CURVE)), PARAMS, "bad.params", "alpha_g1", "curve"),
-    PAR("beta_g1 not in the subgroup", PSPEC(HDR(96, false, PM_NO_SUBGROUP)), PARAMS, "bad.params", "beta_g1", "subgroup"),
-    PAR("beta_g2 not on the curve", PSPEC(HDR(192, true, PM_OFF_CURVE)), PARAMS, "bad.params", "beta_g2", "curve"),
-    PAR("gamma_g2 is the point at infinity", PSPEC(HDR(384, true, PM_INF)), PARAMS, "bad.params", "gamma_g2", "infinity"),
+    PAR("alpha_g1 not on the curve", PSPEC(HDR(0, false, PM_OFF_CURVE)), PARAMS, "bad.params",
+        "alpha_g1", "curve"),
+    PAR("beta_g1 not in the subgroup", PSPEC(HDR(96, false, PM_NO_SUBGROUP)), PARAMS, "bad.params",
+        "beta_g1", "subgroup"),
+    PAR("beta_g2 not on the curve", PSPEC(HDR(192, true, PM_OFF_CURVE)), PARAMS, "bad.params",
+        "beta_g2", "curve"),
+    PAR("gamma_g2 is the point at infinity", PSPEC(HDR(384, true, PM_INF)), PARAMS, "bad.params",
+        "gamma_g2", "infinity"),
     PAR("delta_g1 x = p", PSPEC(HDR(576, false, PM_X_IS_P)), PARAMS, "bad.params", "delta_g1"),
-    PAR("delta_g2 with the compressed flag", PSPEC(HDR(672, true, PM_COMPRESSED)), PARAMS, "bad.params", "delta_g2"),
-    PAR("ic[1] not on the curve", PSPEC(PT(V_IC, 1, PM_OFF_CURVE)), PARAMS, "bad.params", "ic", "1"),
+    PAR("delta_g2 with the compressed flag", PSPEC(HDR(672, true, PM_COMPRESSED)), PARAMS,
+        "bad.params", "delta_g2"),
+    PAR("ic[1] not on the curve", PSPEC(PT(V_IC, 1, PM_OFF_CURVE)), PARAMS, "bad.params", "ic",
+        "1"),
     PAR("h[2] not on the curve", PSPEC(PT(V_H, 2, PM_OFF_CURVE)), PARAMS, "bad.params", "h", "2"),
-    PAR("h[100] not in the subgroup", PSPEC(PT(V_H, 100, PM_NO_SUBGROUP)), PARAMS, "bad.params", "h", "100", "subgroup"),
-    PAR("l[0] is the point at infinity", PSPEC(PT(V_L, 0, PM_INF)), PARAMS, "bad.params", "l", "infinity"),
+    PAR("h[100] not in the subgroup", PSPEC(PT(V_H, 100, PM_NO_SUBGROUP)), PARAMS, "bad.params",
+        "h", "100", "subgroup"),
+    PAR("l[0] is the point at infinity", PSPEC(PT(V_L, 0, PM_INF)), PARAMS, "bad.params", "l",
+        "infinity"),
     PAR("a[3] x = p", PSPEC(PT(V_A, 3, PM_X_IS_P)), PARAMS, "bad.params", "a", "3"),
-    PAR("b_g1[0] not in the subgroup", PSPEC(PT(V_BG1, 0, PM_NO_SUBGROUP)), PARAMS, "bad.params", "b_g1", "subgroup"),
-    PAR("b_g2[5] not on the curve", PSPEC(PT(V_BG2, 5, PM_OFF_CURVE)), PARAMS, "bad.params", "b_g2", "5"),
+    PAR("b_g1[0] not in the subgroup", PSPEC(PT(V_BG1, 0, PM_NO_SUBGROUP)), PARAMS, "bad.params",
+        "b_g1", "subgroup"),
+    PAR("b_g2[5] not on the curve", PSPEC(PT(V_BG2, 5, PM_OFF_CURVE)), PARAMS, "bad.params", "b_g2",
+        "5"),
     PAR("b_g2[0] with the sign flag", PSPEC(PT(V_BG2, 0, PM_SIGN)), PARAMS, "bad.params", "b_g2"),
     PAR_PATH("a .vk file", "g/circuit.vk", PARAMS, "g/circuit.vk", "h"),
     PAR_PATH("a .spa file", "g/partition-00.spa", PARAMS, "g/partition-00.spa"),
@@ -1043,16 +1268,23 @@ static const bcase cases[] = {
     VK("cut inside ic", PSPEC(.vk = true, .cut = -50), PARAMS, "bad.vk", "ic"),
     VK("one byte after ic", PSPEC(.vk = true, .append = 1), PARAMS, "bad.vk", "trailing"),
     VK_PATH("a whole .params file", "g/circuit.params", PARAMS, "g/circuit.params"),
-    VK("ic_len = 0", PSPEC(.vk = true, .pts = {0, -1, -1, -1, -1, -1}), PARAMS, "bad.vk", "vector ic", "empty"),
-    VK("ic_len larger than the file", PSPEC(.vk = true, .decl = {4, -1, -1, -1, -1, -1}), PARAMS, "bad.vk", "ic"),
-    VK("gamma_g2 not on the curve", PSPEC(.vk = true, HDR(384, true, PM_OFF_CURVE)), PARAMS, "bad.vk", "gamma_g2"),
-    VK("delta_g2 is the point at infinity", PSPEC(.vk = true, HDR(672, true, PM_INF)), PARAMS, "bad.vk", "delta_g2", "infinity"),
-    VK("alpha_g1 not in the subgroup", PSPEC(.vk = true, HDR(0, false, PM_NO_SUBGROUP)), PARAMS, "bad.vk", "alpha_g1", "subgroup"),
+    VK("ic_len = 0", PSPEC(.vk = true, .pts = {0, -1, -1, -1, -1, -1}), PARAMS, "bad.vk",
+       "vector ic", "empty"),
+    VK("ic_len larger than the file", PSPEC(.vk = true, .decl = {4, -1, -1, -1, -1, -1}), PARAMS,
+       "bad.vk", "ic"),
+    VK("gamma_g2 not on the curve", PSPEC(.vk = true, HDR(384, true, PM_OFF_CURVE)), PARAMS,
+       "bad.vk", "gamma_g2"),
+    VK("delta_g2 is the point at infinity", PSPEC(.vk = true, HDR(672, true, PM_INF)), PARAMS,
+       "bad.vk", "delta_g2", "infinity"),
+    VK("alpha_g1 not in the subgroup", PSPEC(.vk = true, HDR(0, false, PM_NO_SUBGROUP)), PARAMS,
+       "bad.vk", "alpha_g1", "subgroup"),
     VK("ic[2] x = p", PSPEC(.vk = true, PT(V_IC, 2, PM_X_IS_P)), PARAMS, "bad.vk", "ic", "2"),
 
     /* ---- .spa, through `sealprov prove` ---- */
-    CLI(".spa (CLI)", "file does not exist", "prove -c ok.ini --params g/circuit.params --out bad.proofs nofile.spa", 2, "nofile.spa"),
-    CLI(".spa (CLI)", "a directory", "prove -c ok.ini --params g/circuit.params --out bad.proofs adir", 2, "adir"),
+    CLI(".spa (CLI)", "file does not exist",
+        "prove -c ok.ini --params g/circuit.params --out bad.proofs nofile.spa", 2, "nofile.spa"),
+    CLI(".spa (CLI)", "a directory",
+        "prove -c ok.ini --params g/circuit.params --out bad.proofs adir", 2, "adir"),
     SPA("empty file", SM_EMPTY, false, 2, "bad.spa", "truncated"),
     SPA("header only (100 bytes)", SM_HEADER_ONLY, false, 2, "bad.spa", "100"),
     SPA("wrong magic", SM_MAGIC, false, 2, "bad.spa", "magic"),
@@ -1072,14 +1304,53 @@ static const bcase cases[] = {
     SPA("aux[5] = r", SM_AUX_GE_R, true, 2, "bad.spa", "aux[5]"),
     SPA("input 0 is not ONE", SM_INPUT0, true, 1, "bad.spa", "ONE"),
     SPA("a[7]*b[7] != c[7]", SM_UNSAT, true, 1, "bad.spa", "7"),
-    CLI(".spa (CLI)", "partition of another circuit (other sizes)", "prove -c ok.ini --params g/circuit.params --out bad.proofs o/partition-00.spa", 1, "o/partition-00.spa", "g/circuit.params"),
-    CLI(".spa (CLI)", "partition of another setup with the same sizes", "prove -c ok.ini --params g/circuit.params --out bad.proofs t/partition-00.spa", 1, "t/partition-00.spa", "satisf"),
-    CLI(".spa (CLI)", "a .params file given as a partition", "prove -c ok.ini --params g/circuit.params --out bad.proofs g/circuit.params", 2, "g/circuit.params", "magic"),
-    CLI("CLI output", "prove --out into a directory that does not exist", "prove -c ok.ini --params g/circuit.params --out nodir/p.proofs g/partition-00.spa", 2, "nodir/p.proofs"),
-    CLI("CLI output", "prove --out is a directory", "prove -c ok.ini --params g/circuit.params --out adir g/partition-00.spa", 2, "adir"),
-    {"CLI output", "prove with parameters that do not load", run_cli, "prove -c ok.ini --params ./nofile.params --out x.proofs g/partition-00.spa", 0, PSPEC(0), 2, 1, {"./nofile.params"}, F_CLI, -1},
-    {"CLI output", "setup --out into a non-empty directory", run_cli, "setup --constraints 64 --inputs 2 --partitions 1 --out full", 0, PSPEC(0), 2, 1, {"full", "not empty"}, F_CLI, -1},
-    {"CLI output", "prove -c with an INI that does not exist", run_cli, "prove -c missing.ini --params g/circuit.params --out x.proofs g/partition-00.spa", 0, PSPEC(0), 2, 1, {"missing.ini"}, F_CLI, -1},
+    CLI(".spa (CLI)", "partition of another circuit (other sizes)",
+        "prove -c ok.ini --params g/circuit.params --out bad.proofs o/partition-00.spa", 1,
+        "o/partition-00.spa", "g/circuit.params"),
+    CLI(".spa (CLI)", "partition of another setup with the same sizes",
+        "prove -c ok.ini --params g/circuit.params --out bad.proofs t/partition-00.spa", 1,
+        "t/partition-00.spa", "satisf"),
+    CLI(".spa (CLI)", "a .params file given as a partition",
+        "prove -c ok.ini --params g/circuit.params --out bad.proofs g/circuit.params", 2,
+        "g/circuit.params", "magic"),
+    CLI("CLI output", "prove --out into a directory that does not exist",
+        "prove -c ok.ini --params g/circuit.params --out nodir/p.proofs g/partition-00.spa", 2,
+        "nodir/p.proofs"),
+    CLI("CLI output", "prove --out is a directory",
+        "prove -c ok.ini --params g/circuit.params --out adir g/partition-00.spa", 2, "adir"),
+    {"CLI output",
+     "prove with parameters that do not load",
+     run_cli,
+     "prove -c ok.ini --params ./nofile.params --out x.proofs g/partition-00.spa",
+     0,
+     PSPEC(0),
+     2,
+     1,
+     {"./nofile.params"},
+     F_CLI,
+     -1},
+    {"CLI output",
+     "setup --out into a non-empty directory",
+     run_cli,
+     "setup --constraints 64 --inputs 2 --partitions 1 --out full",
+     0,
+     PSPEC(0),
+     2,
+     1,
+     {"full", "not empty"},
+     F_CLI,
+     -1},
+    {"CLI output",
+     "prove -c with an INI that does not exist",
+     run_cli,
+     "prove -c missing.ini --params g/circuit.params --out x.proofs g/partition-00.spa",
+     0,
+     PSPEC(0),
+     2,
+     1,
+     {"missing.ini"},
+     F_CLI,
+     -1},
 
     /* ---- proofs ---- */
     PRF("192 zero bytes", V_ZERO, ERR_INVALID_ARGUMENT, 0, "proof"),
@@ -1091,30 +1362,41 @@ static const bcase cases[] = {
     PRF("the proof of another partition", V_OTHER_PARTITION, OK, 0, NULL),
     PRF("A and C swapped", V_SWAPPED, OK, 0, NULL),
     PRF("a verifying key of another circuit (same sizes)", V_OTHER_VK, OK, 0, NULL),
-    PRF("num_inputs one short", V_NUM_INPUTS, ERR_INVALID_ARGUMENT, 0, "num_inputs 1", "g/circuit.vk"),
+    PRF("num_inputs one short", V_NUM_INPUTS, ERR_INVALID_ARGUMENT, 0, "num_inputs 1",
+        "g/circuit.vk"),
     PRF("input 0 = r", V_INPUT_GE_R, ERR_INVALID_ARGUMENT, 0, "input 0"),
     PRF("scalar_encoding 7", V_ENCODING, ERR_INVALID_ARGUMENT, 0, "scalar_encoding 7"),
     PRF("proof NULL", V_NULL_PROOF, ERR_INVALID_ARGUMENT, 0, "proof"),
     PRF("vk NULL", V_NULL_VK, ERR_INVALID_ARGUMENT, 0, "vk"),
     PRF("valid NULL", V_NULL_VALID, ERR_INVALID_ARGUMENT, -1, "valid"),
     PRF("inputs NULL with num_inputs 2", V_NULL_INPUTS, ERR_INVALID_ARGUMENT, 0, "inputs"),
-    CLI("proof", "sealprov verify: proof file shorter than 192 bytes per partition", "verify --vk g/circuit.vk --proofs g/circuit.vk g/partition-00.spa g/partition-01.spa", 2, "g/circuit.vk", "192"),
-    CLI("proof", "sealprov verify: the proofs of other partitions", "verify --vk g/circuit.vk --proofs g/two.proofs g/partition-01.spa g/partition-00.spa", 1, NULL),
+    CLI("proof", "sealprov verify: proof file shorter than 192 bytes per partition",
+        "verify --vk g/circuit.vk --proofs g/circuit.vk g/partition-00.spa g/partition-01.spa", 2,
+        "g/circuit.vk", "192"),
+    CLI("proof", "sealprov verify: the proofs of other partitions",
+        "verify --vk g/circuit.vk --proofs g/two.proofs g/partition-01.spa g/partition-00.spa", 1,
+        NULL),
 
     /* ---- ABI ---- */
-    ABI("init with a newer major", A_INIT_MAJOR_NEWER, ERR_ABI_VERSION, "built for sealprov ABI 2.3", "implements ABI 1."),
-    ABI("init with an older major", A_INIT_MAJOR_OLDER, ERR_ABI_VERSION, "built for sealprov ABI 0.9", "implements ABI 1."),
+    ABI("init with a newer major", A_INIT_MAJOR_NEWER, ERR_ABI_VERSION,
+        "built for sealprov ABI 2.3", "implements ABI 1."),
+    ABI("init with an older major", A_INIT_MAJOR_OLDER, ERR_ABI_VERSION,
+        "built for sealprov ABI 0.9", "implements ABI 1."),
     ABI("init with out NULL", A_INIT_NULL_OUT, ERR_INVALID_ARGUMENT, "out"),
     ABI("open(NULL path)", A_OPEN_NULL_PATH, ERR_INVALID_ARGUMENT, "ini_path"),
     ABI("open(out NULL)", A_OPEN_NULL_OUT, ERR_INVALID_ARGUMENT, "out"),
     ABI("close(NULL)", A_CLOSE_NULL, ERR_INVALID_ARGUMENT, "close", "provider"),
     ABI("close() twice", A_CLOSE_TWICE, ERR_INVALID_ARGUMENT, "close", "provider"),
-    ABI("close() of memory that is no provider", A_CLOSE_FOREIGN, ERR_INVALID_ARGUMENT, "close", "provider"),
-    ABI("verify() with a foreign provider and key", A_VERIFY_FOREIGN, ERR_INVALID_ARGUMENT, "verify", "provider"),
-    ABI("srs_load() after close()", A_SRS_AFTER_CLOSE, ERR_INVALID_ARGUMENT, "srs_load", "provider"),
+    ABI("close() of memory that is no provider", A_CLOSE_FOREIGN, ERR_INVALID_ARGUMENT, "close",
+        "provider"),
+    ABI("verify() with a foreign provider and key", A_VERIFY_FOREIGN, ERR_INVALID_ARGUMENT,
+        "verify", "provider"),
+    ABI("srs_load() after close()", A_SRS_AFTER_CLOSE, ERR_INVALID_ARGUMENT, "srs_load",
+        "provider"),
     ABI("submit() after close()", A_SUBMIT_AFTER_CLOSE, ERR_INVALID_ARGUMENT, "submit", "provider"),
     ABI("wait() after close()", A_WAIT_AFTER_CLOSE, ERR_INVALID_ARGUMENT, "wait", "provider"),
-    ABI("devices() after close()", A_DEVICES_AFTER_CLOSE, ERR_INVALID_ARGUMENT, "devices", "provider"),
+    ABI("devices() after close()", A_DEVICES_AFTER_CLOSE, ERR_INVALID_ARGUMENT, "devices",
+        "provider"),
     ABI("stats() after close()", A_STATS_AFTER_CLOSE, ERR_INVALID_ARGUMENT, "stats", "provider"),
     ABI("srs_load(NULL path)", A_SRS_NULL_PATH, ERR_INVALID_ARGUMENT, "srs_load", "path"),
     ABI("srs_load(out NULL)", A_SRS_NULL_OUT, ERR_INVALID_ARGUMENT, "srs_load", "out"),
@@ -1126,17 +1408,22 @@ static const bcase cases[] = {
     ABI("job->srs NULL", A_JOB_SRS_NULL, ERR_INVALID_ARGUMENT, "job->srs"),
     ABI("job->srs from vk_load()", A_JOB_SRS_VK, ERR_INVALID_ARGUMENT, "g/circuit.vk", "vk_load"),
     ABI("job->num_partitions = 0", A_JOB_NPARTS_0, ERR_INVALID_ARGUMENT, "num_partitions"),
-    ABI("job->num_partitions above max_partitions", A_JOB_NPARTS_MAX, ERR_INVALID_ARGUMENT, "num_partitions 2000", "max_partitions"),
+    ABI("job->num_partitions above max_partitions", A_JOB_NPARTS_MAX, ERR_INVALID_ARGUMENT,
+        "num_partitions 2000", "max_partitions"),
     ABI("job->partitions NULL", A_JOB_PARTS_NULL, ERR_INVALID_ARGUMENT, "partitions"),
     ABI("job->proofs_out NULL", A_JOB_PROOFS_NULL, ERR_INVALID_ARGUMENT, "proofs_out"),
     ABI("job->scalar_encoding 7", A_JOB_ENCODING, ERR_INVALID_ARGUMENT, "scalar_encoding 7"),
-    ABI("job->device_mask naming device 5 of 2", A_JOB_DEVICE_MASK, ERR_INVALID_ARGUMENT, "device_mask", "device 5"),
+    ABI("job->device_mask naming device 5 of 2", A_JOB_DEVICE_MASK, ERR_INVALID_ARGUMENT,
+        "device_mask", "device 5"),
     ABI("FIXED_RS without r", A_JOB_FIXED_NO_R, ERR_INVALID_ARGUMENT, "FIXED_RS", "r"),
     ABI("r and s without FIXED_RS", A_JOB_R_NO_FLAG, ERR_INVALID_ARGUMENT, "FIXED_RS"),
     ABI("fixed r = the group order", A_JOB_R_GE_R, ERR_INVALID_ARGUMENT, "r"),
-    ABI("abc_size larger than the domain", A_P_ABC_BIG, ERR_ASSIGNMENT, "partition 0", "abc_size", "1048576", "g/circuit.params"),
-    ABI("inp_size one short", A_P_INP_SIZE, ERR_ASSIGNMENT, "partition 0", "inp_size", "g/circuit.params"),
-    ABI("aux_size one short", A_P_AUX_SIZE, ERR_ASSIGNMENT, "partition 0", "aux_size", "g/circuit.params"),
+    ABI("abc_size larger than the domain", A_P_ABC_BIG, ERR_ASSIGNMENT, "partition 0", "abc_size",
+        "1048576", "g/circuit.params"),
+    ABI("inp_size one short", A_P_INP_SIZE, ERR_ASSIGNMENT, "partition 0", "inp_size",
+        "g/circuit.params"),
+    ABI("aux_size one short", A_P_AUX_SIZE, ERR_ASSIGNMENT, "partition 0", "aux_size",
+        "g/circuit.params"),
     ABI("a_aux_popcount one short", A_P_A_POP, ERR_ASSIGNMENT, "partition 0", "a_aux_popcount"),
     ABI("b_aux_popcount one more", A_P_B_POP, ERR_ASSIGNMENT, "partition 0", "b_aux_popcount"),
     ABI("a NULL", A_P_A_NULL, ERR_INVALID_ARGUMENT, "partition 0", "a"),
@@ -1145,13 +1432,17 @@ static const bcase cases[] = {
     ABI("aux_assignment NULL", A_P_AUX_NULL, ERR_INVALID_ARGUMENT, "partition 0", "aux_assignment"),
     ABI("b_aux_density NULL", A_P_BM_NULL, ERR_INVALID_ARGUMENT, "partition 0", "b_aux_density"),
     ABI("a_aux_bit_len != aux_size", A_P_BITLEN, ERR_ASSIGNMENT, "partition 0", "a_aux_bit_len"),
-    ABI("b_aux bitmap disagrees with the parameters (popcount right)", A_P_BM_VS_POP, ERR_ASSIGNMENT, "partition 0"),
-    ABI("aux[5] = r (not below the group order)", A_P_AUX_GE_R, ERR_ASSIGNMENT, "partition 0", "aux", "5"),
+    ABI("b_aux bitmap disagrees with the parameters (popcount right)", A_P_BM_VS_POP,
+        ERR_ASSIGNMENT, "partition 0"),
+    ABI("aux[5] = r (not below the group order)", A_P_AUX_GE_R, ERR_ASSIGNMENT, "partition 0",
+        "aux", "5"),
     ABI("input 0 is not ONE", A_P_INPUT0, ERR_ASSIGNMENT, "partition 0", "ONE"),
     ABI("a[7]*b[7] != c[7]", A_P_UNSAT, ERR_ASSIGNMENT, "partition 0", "7"),
     ABI("canonical scalars declared MONTGOMERY", A_P_MONT, ERR_ASSIGNMENT, "partition 0"),
-    ABI("partition of another setup with the same sizes", A_P_TWIN, ERR_ASSIGNMENT, "partition 0", "satisf"),
-    ABI("partition 1 of another circuit (other sizes)", A_P_OTHER, ERR_ASSIGNMENT, "partition 1", "g/circuit.params"),
+    ABI("partition of another setup with the same sizes", A_P_TWIN, ERR_ASSIGNMENT, "partition 0",
+        "satisf"),
+    ABI("partition 1 of another circuit (other sizes)", A_P_OTHER, ERR_ASSIGNMENT, "partition 1",
+        "g/circuit.params"),
     ABI("a job on a verifying key (prove)", A_VK_PROVE, ERR_INVALID_ARGUMENT, "vk_load"),
     ABI("wait() on an unknown id", A_WAIT_UNKNOWN, ERR_NOT_FOUND, "12345"),
     ABI("wait() on id 0", A_WAIT_ZERO, ERR_NOT_FOUND, "job 0"),
@@ -1166,11 +1457,14 @@ static const bcase cases[] = {
     ABI("devices(out NULL, cap 4)", A_DEVICES_OUT_NULL, ERR_INVALID_ARGUMENT, "out"),
     ABI("stats(len NULL)", A_STATS_NULL_LEN, ERR_INVALID_ARGUMENT, "len"),
     ABI("timeline(buf NULL, cap 16)", A_TIMELINE_BUF_NULL, ERR_INVALID_ARGUMENT, "buf"),
-    ABI("a second job beyond max_jobs = 1", A_QUEUE_FULL, ERR_QUEUE_FULL, "max_jobs = 1", "queue.ini"),
+    ABI("a second job beyond max_jobs = 1", A_QUEUE_FULL, ERR_QUEUE_FULL, "max_jobs = 1",
+        "queue.ini"),
 
     /* ---- files changing under us ---- */
-    CHG("a .spa truncated after the host read it, before the job ran", C_SPA_TRUNCATED, OK, -1, NULL),
-    CHG("a .spa rewritten in place (c[7] changed) after the host read it", C_SPA_REWRITTEN, OK, SEALPROV_ERR_ASSIGNMENT, NULL),
+    CHG("a .spa truncated after the host read it, before the job ran", C_SPA_TRUNCATED, OK, -1,
+        NULL),
+    CHG("a .spa rewritten in place (c[7] changed) after the host read it", C_SPA_REWRITTEN, OK,
+        SEALPROV_ERR_ASSIGNMENT, NULL),
     CHG("a .params deleted after srs_load()", C_PARAMS_UNLINKED, OK, -1, NULL),
     CHG("a .vk truncated after vk_load()", C_VK_TRUNCATED_AFTER, OK, -1, NULL),
     CHG("the INI rewritten after open()", C_INI_CHANGED, OK, -1, NULL),
@@ -1239,7 +1533,8 @@ static const char *judge(const bcase *c, const outcome *o, char *why, size_t len
   if (o->signal) return snprintf(why, len, "crashed (signal %d)", o->signal), why;
   if (o->status != c->want && !(c->want_alt >= 0 && o->status == c->want_alt))
     return snprintf(why, len, "status %s, expected %s", status_text(c, o->status, a, sizeof a),
-                    status_text(c, c->want, b, sizeof b)), why;
+                    status_text(c, c->want, b, sizeof b)),
+           why;
   if (!utf8_valid(o->msg)) return snprintf(why, len, "the message is not valid UTF-8"), why;
   if (o->printed_ok)
     return snprintf(why, len, "the CLI failed, but its table calls a partition \"ok\""), why;
@@ -1263,17 +1558,22 @@ static void md_code(FILE *f, const char *s) {
   bool tick = strchr(s, '`') != NULL;
   fputs(tick ? "`` " : "`", f);
   for (; *s; s++) {
-    if (*s == '|') fputs("\\|", f);
-    else if (*s == '\n') fputs(" ⏎ ", f);
-    else fputc(*s, f);
+    if (*s == '|')
+      fputs("\\|", f);
+    else if (*s == '\n')
+      fputs(" ⏎ ", f);
+    else
+      fputc(*s, f);
   }
   fputs(tick ? " ``" : "`", f);
 }
 
 static void md_text(FILE *f, const char *s) {
   for (; *s; s++) {
-    if (*s == '|') fputs("\\|", f);
-    else fputc(*s, f);
+    if (*s == '|')
+      fputs("\\|", f);
+    else
+      fputc(*s, f);
   }
 }
 
@@ -1344,8 +1644,10 @@ static bool same_as_file(const char *path, const char *text, size_t len) {
 int main(int argc, char **argv) {
   bool markdown = false, list = false;
   for (int i = 1; i < argc; i++) {
-    if (!strcmp(argv[i], "--markdown")) markdown = true;
-    else if (!strcmp(argv[i], "--list")) list = true;
+    if (!strcmp(argv[i], "--markdown"))
+      markdown = true;
+    else if (!strcmp(argv[i], "--list"))
+      list = true;
     else {
       fprintf(stderr, "usage: test_bad_inputs [--markdown | --list]\n");
       return 2;
@@ -1378,8 +1680,10 @@ int main(int argc, char **argv) {
 
   /* The proofs the verify cases start from: partitions 0 and 1, through the CLI. */
   char cmd[2048];
-  snprintf(cmd, sizeof cmd, "'%s' --plugin '%s' -q prove -c ok.ini --params g/circuit.params "
-           "--out g/two.proofs g/partition-00.spa g/partition-01.spa >/dev/null", cli_path, plugin_path);
+  snprintf(cmd, sizeof cmd,
+           "'%s' --plugin '%s' -q prove -c ok.ini --params g/circuit.params "
+           "--out g/two.proofs g/partition-00.spa g/partition-01.spa >/dev/null",
+           cli_path, plugin_path);
   if (system(cmd) != 0) die("fixture", "sealprov prove of g/ failed");
   size_t plen = 0;
   uint8_t *pr = read_all("g/two.proofs", &plen);
@@ -1418,8 +1722,10 @@ int main(int argc, char **argv) {
     char full[8192];
     snprintf(full, sizeof full, "%s%s%s", doc[0] == '/' ? "" : cwd, doc[0] == '/' ? "" : "/", doc);
     if (!same_as_file(full, text, len)) {
-      fprintf(stderr, "test_bad_inputs: %s is not what the cases say now; regenerate it (the "
-              "command is at its top)\n", full);
+      fprintf(stderr,
+              "test_bad_inputs: %s is not what the cases say now; regenerate it (the "
+              "command is at its top)\n",
+              full);
       rc = EXIT_FAILURE;
     }
     free(text);

@@ -210,10 +210,10 @@ START_TEST(test_proof_types_on_one_provider) {
     }
     int valid = 0;
     /* the public inputs without the leading ONE */
-    ck_assert_int_eq(vt->verify(p, vk, (const uint8_t *)part->asg.inp_assignment + SEALPROV_SCALAR_BYTES,
-                                part->asg.inp_size - 1, SEALPROV_SCALAR_CANONICAL_LE, j->proofs,
-                                &valid),
-                     SEALPROV_OK);
+    ck_assert_int_eq(
+        vt->verify(p, vk, (const uint8_t *)part->asg.inp_assignment + SEALPROV_SCALAR_BYTES,
+                   part->asg.inp_size - 1, SEALPROV_SCALAR_CANONICAL_LE, j->proofs, &valid),
+        SEALPROV_OK);
     ck_assert_msg(valid, "%s: partition 0's proof does not verify", j->name);
   }
 
@@ -241,7 +241,8 @@ START_TEST(test_proof_types_on_one_provider) {
   size_t last = s_window > s_winning ? s_window : s_winning;
   for (size_t i = q_window; i <= last; i++)
     ck_assert_msg(ev[i].kind != EV_START || ev[i].job == window->id || ev[i].job == winning->id,
-                  "partition %u of job %" PRIu64 " started after WindowPoSt was queued and before "
+                  "partition %u of job %" PRIu64
+                  " started after WindowPoSt was queued and before "
                   "the urgent jobs started",
                   ev[i].partition, ev[i].job);
   if (q_winning < s_window) ck_assert_uint_lt(s_winning, s_window);
@@ -263,9 +264,10 @@ START_TEST(test_proof_types_on_one_provider) {
   double wait_window = ev[s_window].t - ev[q_window].t;
   printf("one partition of the stream (start -> done): median %.2f ms, max %.2f ms\n",
          cycles[nc / 2] * 1e3, cycles[nc - 1] * 1e3);
-  printf("WinningPoSt: queued -> start %.2f ms; WindowPoSt: %.2f ms; at most %d partitions held "
-         "at once (%d workers)\n",
-         wait_winning * 1e3, wait_window * 1e3, max_held, NDEV * WORKERS);
+  printf(
+      "WinningPoSt: queued -> start %.2f ms; WindowPoSt: %.2f ms; at most %d partitions held "
+      "at once (%d workers)\n",
+      wait_winning * 1e3, wait_window * 1e3, max_held, NDEV * WORKERS);
   ck_assert_msg(wait_winning <= cycles[nc - 1] + 0.5,
                 "WinningPoSt waited %.3f s for a start, one partition takes at most %.3f s",
                 wait_winning, cycles[nc - 1]);
@@ -280,7 +282,8 @@ END_TEST
 
 int main(void) {
   const char *plugin = getenv("SEALPROV_PLUGIN");
-  if (!plugin || !*plugin) die("SEALPROV_PLUGIN", "not set (make check sets it to the built module)");
+  if (!plugin || !*plugin)
+    die("SEALPROV_PLUGIN", "not set (make check sets it to the built module)");
   dl = dlopen(plugin, RTLD_NOW | RTLD_LOCAL);
   if (!dl) die("dlopen", dlerror());
   union {
@@ -295,8 +298,13 @@ int main(void) {
   if (!mkdtemp(tmp_root)) die("mkdtemp", tmp_root);
   char err[512] = "";
   sp_setup_result res;
-  sp_setup_opts o = {.constraints = CONSTRAINTS, .inputs = INPUTS, .partitions = 1,
-                     .shape = SP_SHAPE_SEALING, .seed = 25, .out_dir = tmp_root, .nthreads = 2};
+  sp_setup_opts o = {.constraints = CONSTRAINTS,
+                     .inputs = INPUTS,
+                     .partitions = 1,
+                     .shape = SP_SHAPE_SEALING,
+                     .seed = 25,
+                     .out_dir = tmp_root,
+                     .nthreads = 2};
   if (sp_setup_run(&o, &res, err, sizeof err)) die("setup", err);
   snprintf(params_path, sizeof params_path, "%s/circuit.params", tmp_root);
   snprintf(vk_path, sizeof vk_path, "%s/circuit.vk", tmp_root);
@@ -308,7 +316,8 @@ int main(void) {
   FILE *f = fopen(ini_path, "w");
   if (!f) die("write", ini_path);
   fprintf(f, "[provider]\ntimeline_events = 16384\n");
-  for (int d = 0; d < NDEV; d++) fprintf(f, "[cpu%d]\ntype = cpu\nworkers = %d\nthreads = 1\n", d, WORKERS);
+  for (int d = 0; d < NDEV; d++)
+    fprintf(f, "[cpu%d]\ntype = cpu\nworkers = %d\nthreads = 1\n", d, WORKERS);
   fclose(f);
 
   Suite *s = suite_create("deadlines");

@@ -187,7 +187,8 @@ START_TEST(test_null_arguments) {
   ck_assert_int_eq(vt->wait(NULL, 1, 0), SEALPROV_ERR_INVALID_ARGUMENT);
   ck_assert_int_eq(vt->cancel(NULL, 1), SEALPROV_ERR_INVALID_ARGUMENT);
   ck_assert_int_eq(vt->prove(NULL, NULL), SEALPROV_ERR_INVALID_ARGUMENT);
-  ck_assert_int_eq(vt->verify(NULL, NULL, NULL, 0, 0, proof, &valid), SEALPROV_ERR_INVALID_ARGUMENT);
+  ck_assert_int_eq(vt->verify(NULL, NULL, NULL, 0, 0, proof, &valid),
+                   SEALPROV_ERR_INVALID_ARGUMENT);
   ck_assert_int_eq(valid, 0);
   ck_assert_int_eq(vt->devices(NULL, NULL, 0, &n), SEALPROV_ERR_INVALID_ARGUMENT);
   ck_assert_int_eq(vt->stats(NULL, buf, sizeof buf, &n), SEALPROV_ERR_INVALID_ARGUMENT);
@@ -242,8 +243,10 @@ START_TEST(test_cpu_provider) {
   ck_assert_int_eq(vt->stats(p, NULL, 0, &len), SEALPROV_OK);
   char *stats = malloc(len + 1);
   ck_assert_int_eq(vt->stats(p, stats, len + 1, &len), SEALPROV_OK);
-  ck_assert_ptr_nonnull(strstr(stats, "sealprov_device_tasks_total{device=\"1\",section=\"beta\",type=\"cpu\"} 0\n"));
-  ck_assert_ptr_nonnull(strstr(stats, "sealprov_device_workers{device=\"0\",section=\"alpha\",type=\"cpu\"} 2\n"));
+  ck_assert_ptr_nonnull(
+      strstr(stats, "sealprov_device_tasks_total{device=\"1\",section=\"beta\",type=\"cpu\"} 0\n"));
+  ck_assert_ptr_nonnull(
+      strstr(stats, "sealprov_device_workers{device=\"0\",section=\"alpha\",type=\"cpu\"} 2\n"));
   free(stats);
   /* Before any job, the timeline holds one "bound" line per worker (3). */
   char small[8];

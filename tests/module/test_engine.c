@@ -179,8 +179,8 @@ static int te_worker_bind(void *dev, unsigned worker, int *confirmed, char *err,
   }
   if (tl_bound != NULL) atomic_fetch_add(&te.violations, 1); /* bound twice */
   tl_bound = d;
-  *confirmed = d->type == SP_DEVICE_CUDA ? d->ordinal + (mode == TE_WRONG_ORDINAL && worker == 1)
-                                         : -1;
+  *confirmed =
+      d->type == SP_DEVICE_CUDA ? d->ordinal + (mode == TE_WRONG_ORDINAL && worker == 1) : -1;
   atomic_fetch_add(&te.binds, 1);
   return SEALPROV_OK;
 }
@@ -223,7 +223,8 @@ static int te_execute(void *dev, const sp_task *t, void *prep, uint8_t proof[192
     atomic_fetch_add(&te.violations, 1);
   int inside = atomic_fetch_add(&te.in_execute[d->index], 1) + 1;
   int seen = atomic_load(&te.max_in_execute[d->index]);
-  while (inside > seen && !atomic_compare_exchange_weak(&te.max_in_execute[d->index], &seen, inside)) {
+  while (inside > seen &&
+         !atomic_compare_exchange_weak(&te.max_in_execute[d->index], &seen, inside)) {
   }
   if (inside > 1) atomic_fetch_add(&te.violations, 1);
   atomic_fetch_add(&te.executes, 1);

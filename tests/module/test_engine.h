@@ -16,13 +16,13 @@
 
 enum te_mode {
   TE_OK = 0,
-  TE_FAIL_DEVICE,     /* execute returns SEALPROV_ERR_DEVICE */
-  TE_FAIL_MEMORY,     /* execute returns SEALPROV_ERR_DEVICE_MEMORY */
-  TE_CORRUPT,         /* execute flips a proof byte (caught by the self-check) */
-  TE_FAIL_INPUT,      /* prepare returns SEALPROV_ERR_ASSIGNMENT (not retried) */
-  TE_FAIL_BIND,       /* worker_bind fails */
-  TE_WRONG_ORDINAL,   /* worker_bind confirms another ordinal than cfg->ordinal */
-  TE_FAIL_OPEN,       /* device_open fails */
+  TE_FAIL_DEVICE,   /* execute returns SEALPROV_ERR_DEVICE */
+  TE_FAIL_MEMORY,   /* execute returns SEALPROV_ERR_DEVICE_MEMORY */
+  TE_CORRUPT,       /* execute flips a proof byte (caught by the self-check) */
+  TE_FAIL_INPUT,    /* prepare returns SEALPROV_ERR_ASSIGNMENT (not retried) */
+  TE_FAIL_BIND,     /* worker_bind fails */
+  TE_WRONG_ORDINAL, /* worker_bind confirms another ordinal than cfg->ordinal */
+  TE_FAIL_OPEN,     /* device_open fails */
 };
 
 #define TE_MAX_RECORDS 4096
@@ -31,31 +31,31 @@ enum te_mode {
 typedef struct te_record {
   uint64_t job;
   uint32_t partition;
-  int device;          /* the device whose execute ran */
-  int bound_device;    /* the device the running thread had bound to */
-  unsigned order;      /* global execution order */
+  int device;       /* the device whose execute ran */
+  int bound_device; /* the device the running thread had bound to */
+  unsigned order;   /* global execution order */
   bool failed;
   fr_t r, s;
 } te_record;
 
 typedef struct te_control {
   atomic_int mode[SP_MAX_DEVICES];
-  atomic_int fail_left[SP_MAX_DEVICES];  /* < 0: fail every time */
-  atomic_uint execute_us;                /* sleep inside execute (lock held) */
-  atomic_uint prepare_us;                /* sleep inside prepare (no lock) */
+  atomic_int fail_left[SP_MAX_DEVICES]; /* < 0: fail every time */
+  atomic_uint execute_us;               /* sleep inside execute (lock held) */
+  atomic_uint prepare_us;               /* sleep inside prepare (no lock) */
   /* Gate: while closed, execute blocks (lock held) until te_gate_open(). */
   pthread_mutex_t gate_mu;
   pthread_cond_t gate_cv;
   bool gate_closed;
-  unsigned gate_waiting;                 /* executes blocked at the gate */
+  unsigned gate_waiting; /* executes blocked at the gate */
   /* Lock watch. */
   atomic_int in_execute[SP_MAX_DEVICES];
   atomic_int max_in_execute[SP_MAX_DEVICES];
-  atomic_int violations;                 /* lock overlap or wrong-thread calls */
+  atomic_int violations; /* lock overlap or wrong-thread calls */
   atomic_uint order;
   /* Lifecycle counters. */
   atomic_int opens, closes, binds, unbinds, prepares, releases, executes;
-  atomic_int srs_evicts;                 /* srs_evict calls (device lock held) */
+  atomic_int srs_evicts; /* srs_evict calls (device lock held) */
   /* Assignments whose proof never verifies, whatever device made it: a witness that
    * does not satisfy its circuit, as the self-check sees it. */
   const sealprov_assignment *_Atomic bad_witness[TE_MAX_BAD];

@@ -300,9 +300,9 @@ START_TEST(test_accountants_apart) {
   ck_assert_int_eq(sp_hostmem_create(2 * MIB, &other), SEALPROV_OK);
   sp_hostmem_set_limit(hm, 8 * MIB);
   ck_assert(sp_hostmem_try_reserve(hm, 0, 6 * MIB));
-  ck_assert(sp_hostmem_try_reserve(other, 0, 2 * MIB));  /* its own cap, not hm's */
-  ck_assert(!sp_hostmem_try_reserve(other, 0, 1));       /* full at 2 MiB */
-  ck_assert(sp_hostmem_try_reserve(hm, 0, 2 * MIB));     /* hm still has room */
+  ck_assert(sp_hostmem_try_reserve(other, 0, 2 * MIB)); /* its own cap, not hm's */
+  ck_assert(!sp_hostmem_try_reserve(other, 0, 1));      /* full at 2 MiB */
+  ck_assert(sp_hostmem_try_reserve(hm, 0, 2 * MIB));    /* hm still has room */
   sp_hostmem_stats a, b;
   sp_hostmem_get(hm, &a);
   sp_hostmem_get(other, &b);

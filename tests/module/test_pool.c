@@ -69,7 +69,8 @@ static void capture_log(void *user, int level, const char *msg) {
   if (re != NULL) {
     char buf[64];
     size_t len;
-    if (sp_sched_stats(re, buf, sizeof buf, &len) == SEALPROV_OK) atomic_fetch_add(&log_reentered, 1);
+    if (sp_sched_stats(re, buf, sizeof buf, &len) == SEALPROV_OK)
+      atomic_fetch_add(&log_reentered, 1);
   }
   pthread_mutex_lock(&log_mu);
   size_t n = strlen(log_text);
@@ -456,8 +457,8 @@ START_TEST(test_failover_quarantine) {
   ck_assert_int_eq(sp_sched_stats(s, text, len + 1, &len), SEALPROV_OK);
   ck_assert_ptr_nonnull(
       strstr(text, "sealprov_device_quarantined{device=\"1\",section=\"cpu1\",type=\"cpu\"} 1\n"));
-  ck_assert_ptr_nonnull(
-      strstr(text, "sealprov_device_failures_total{device=\"1\",section=\"cpu1\",type=\"cpu\"} 2\n"));
+  ck_assert_ptr_nonnull(strstr(
+      text, "sealprov_device_failures_total{device=\"1\",section=\"cpu1\",type=\"cpu\"} 2\n"));
   ck_assert_ptr_nonnull(
       strstr(text, "sealprov_device_quarantined{device=\"0\",section=\"cpu0\",type=\"cpu\"} 0\n"));
   free(text);
@@ -714,7 +715,8 @@ START_TEST(test_bad_witness_not_charged) {
     submit_ok(s, j);
     err[0] = '\0';
     ck_assert_int_eq(wait_job(s, j, err, sizeof err), SEALPROV_ERR_ASSIGNMENT);
-    ck_assert_msg(strstr(err, "does not satisfy the circuit of these parameters") != NULL, "%s", err);
+    ck_assert_msg(strstr(err, "does not satisfy the circuit of these parameters") != NULL, "%s",
+                  err);
     ck_assert_msg(strstr(err, "no device was charged") != NULL, "%s", err);
     ck_assert_msg(strstr(err, "device 0 (cpu0) and device 1 (cpu1)") != NULL, "%s", err);
     ck_assert_int_eq(j->res[bad].status, SEALPROV_ERR_ASSIGNMENT);
@@ -758,7 +760,8 @@ START_TEST(test_self_check_single_device) {
   te_mark_bad_witness(&j->asg[1]);
   submit_ok(s, j);
   ck_assert_int_eq(wait_job(s, j, err, sizeof err), SEALPROV_ERR_ASSIGNMENT);
-  ck_assert_msg(strstr(err, "failed the self-check 2 times (on device 0 (cpu0))") != NULL, "%s", err);
+  ck_assert_msg(strstr(err, "failed the self-check 2 times (on device 0 (cpu0))") != NULL, "%s",
+                err);
   ck_assert_uint_eq(j->res[1].attempts, 2);
   ck_assert_int_eq(j->res[0].status, SEALPROV_OK);
   ck_assert_int_eq(j->res[2].status, SEALPROV_OK);
@@ -921,8 +924,8 @@ START_TEST(test_priority_order) {
   struct {
     tjob *j;
     uint32_t p;
-  } want[] = {{a, 0},  {cc, 0}, {cc, 1}, {cc, 2}, {e, 0}, {e, 1}, {b, 0},
-              {b, 1},  {b, 2},  {d, 0},  {d, 1},  {d, 2}, {f, 0}};
+  } want[] = {{a, 0}, {cc, 0}, {cc, 1}, {cc, 2}, {e, 0}, {e, 1}, {b, 0},
+              {b, 1}, {b, 2},  {d, 0},  {d, 1},  {d, 2}, {f, 0}};
   te_record rec[TE_MAX_RECORDS];
   pthread_mutex_lock(&te.rec_mu);
   unsigned n = te.nrec;
@@ -989,7 +992,8 @@ START_TEST(test_wait_timeout) {
   ck_assert(te_gate_wait_blocked(1));
   char err[512] = "";
   ck_assert_int_eq(sp_sched_wait(s, j->id, 50, err, sizeof err), SEALPROV_ERR_TIMEOUT);
-  ck_assert_msg(strstr(err, "still running after 50 ms (2 of 2 partitions left)") != NULL, "%s", err);
+  ck_assert_msg(strstr(err, "still running after 50 ms (2 of 2 partitions left)") != NULL, "%s",
+                err);
   ck_assert_int_eq(sp_sched_wait(s, j->id, 0, err, sizeof err), SEALPROV_ERR_TIMEOUT);
   ck_assert_int_eq(sp_sched_wait(s, det->id, 0, err, sizeof err), SEALPROV_ERR_NOT_FOUND);
   ck_assert_ptr_nonnull(strstr(err, "DETACHED"));
@@ -1058,7 +1062,7 @@ START_TEST(test_callback_reentry) {
   char err[512];
   ck_assert_int_eq(wait_job(s, &r->base, err, sizeof err), SEALPROV_OK);
   ck_assert_int_eq(r->wait_status, SEALPROV_ERR_INVALID_ARGUMENT);
-  ck_assert(r->on_callback_thread);          /* close() refuses there (module.c) */
+  ck_assert(r->on_callback_thread);           /* close() refuses there (module.c) */
   ck_assert(!sp_sched_on_callback_thread(s)); /* and only there */
   ck_assert_int_eq(r->submit_status, SEALPROV_OK);
   ck_assert_int_eq(wait_job(s, other, err, sizeof err), SEALPROV_OK);
@@ -1080,8 +1084,8 @@ START_TEST(test_bind_failure) {
   char err[512] = "";
   ck_assert_int_eq(sp_sched_create(c, engines, &hooks, &s, err, sizeof err), SEALPROV_ERR_DEVICE);
   ck_assert_ptr_null(s);
-  ck_assert_msg(strstr(err, "device 1 (cpu1): worker 0 failed to bind: injected bind failure"), "%s",
-                err);
+  ck_assert_msg(strstr(err, "device 1 (cpu1): worker 0 failed to bind: injected bind failure"),
+                "%s", err);
   ck_assert_int_eq(atomic_load(&te.binds), 3);
   ck_assert_int_eq(atomic_load(&te.unbinds), 3); /* every bound worker was stopped and joined */
   ck_assert_int_eq(atomic_load(&te.opens), 2);
@@ -1105,7 +1109,8 @@ START_TEST(test_wrong_ordinal) {
   sp_sched *s = NULL;
   char err[512] = "";
   ck_assert_int_eq(sp_sched_create(c, engines, &hooks, &s, err, sizeof err), SEALPROV_ERR_DEVICE);
-  ck_assert_msg(strstr(err, "device 1 (cpu1): worker 1 confirmed ordinal 2, expected 1"), "%s", err);
+  ck_assert_msg(strstr(err, "device 1 (cpu1): worker 1 confirmed ordinal 2, expected 1"), "%s",
+                err);
   ck_assert_int_eq(atomic_load(&te.unbinds), 4);
   ck_assert_int_eq(atomic_load(&te.closes), 2);
 
@@ -1126,11 +1131,13 @@ START_TEST(test_wrong_ordinal) {
                     strstr(text, "ordinal=1\n"),
                 "%s", text);
   ck_assert_int_eq(sp_sched_stats(s, text, sizeof text, &tlen), SEALPROV_OK);
-  ck_assert_ptr_nonnull(strstr(text, "uuid=\"GPU-test-1\",pci_bus_id=\"0000:01:00.0\",ordinal=\"1\","
-                                     "confirmed_ordinal=\"1\"} 1\n"));
-  ck_assert(log_has("device 1 [cpu1] cuda: device = uuid=GPU-test-1 -> ordinal 1 "
-                    "'virtual cpu 1' uuid GPU-test-1 pci 0000:01:00.0; 2 worker(s) bound, "
-                    "confirmed ordinal 1"));
+  ck_assert_ptr_nonnull(strstr(text,
+                               "uuid=\"GPU-test-1\",pci_bus_id=\"0000:01:00.0\",ordinal=\"1\","
+                               "confirmed_ordinal=\"1\"} 1\n"));
+  ck_assert(
+      log_has("device 1 [cpu1] cuda: device = uuid=GPU-test-1 -> ordinal 1 "
+              "'virtual cpu 1' uuid GPU-test-1 pci 0000:01:00.0; 2 worker(s) bound, "
+              "confirmed ordinal 1"));
   sp_sched_destroy(s);
   free(c);
 }
@@ -1150,7 +1157,8 @@ START_TEST(test_open_failure) {
   ck_assert_int_eq(atomic_load(&te.binds), 0);
 
   c->ndevices = 0;
-  ck_assert_int_eq(sp_sched_create(c, engines, &hooks, &s, err, sizeof err), SEALPROV_ERR_NO_DEVICE);
+  ck_assert_int_eq(sp_sched_create(c, engines, &hooks, &s, err, sizeof err),
+                   SEALPROV_ERR_NO_DEVICE);
   ck_assert_ptr_nonnull(strstr(err, "test-pool.ini: no device sections"));
   free(c);
 }
@@ -1176,14 +1184,17 @@ START_TEST(test_submit_validation) {
       {"srs", SEALPROV_ERR_INVALID_ARGUMENT, "job->srs is NULL"},
       {"vk_only", SEALPROV_ERR_INVALID_ARGUMENT, "job->srs (test.vk) is a verifying key"},
       {"num_partitions", SEALPROV_ERR_INVALID_ARGUMENT, "job->num_partitions is 0"},
-      {"too_many", SEALPROV_ERR_INVALID_ARGUMENT, "job->num_partitions 17 exceeds max_partitions 16"},
+      {"too_many", SEALPROV_ERR_INVALID_ARGUMENT,
+       "job->num_partitions 17 exceeds max_partitions 16"},
       {"partitions", SEALPROV_ERR_INVALID_ARGUMENT, "job->partitions is NULL"},
       {"proofs_out", SEALPROV_ERR_INVALID_ARGUMENT, "job->proofs_out is NULL"},
       {"encoding", SEALPROV_ERR_INVALID_ARGUMENT, "job->scalar_encoding 7 is neither"},
       {"flags", SEALPROV_ERR_INVALID_ARGUMENT, "job->flags 0x10 has unknown bits 0x10"},
-      {"r_without_flag", SEALPROV_ERR_INVALID_ARGUMENT, "job->r is set without SEALPROV_JOB_FIXED_RS"},
+      {"r_without_flag", SEALPROV_ERR_INVALID_ARGUMENT,
+       "job->r is set without SEALPROV_JOB_FIXED_RS"},
       {"flag_without_s", SEALPROV_ERR_INVALID_ARGUMENT, "FIXED_RS but job->s is NULL"},
-      {"r_not_reduced", SEALPROV_ERR_INVALID_ARGUMENT, "job->r of partition 0 is not a scalar below"},
+      {"r_not_reduced", SEALPROV_ERR_INVALID_ARGUMENT,
+       "job->r of partition 0 is not a scalar below"},
       {"assignment", SEALPROV_ERR_ASSIGNMENT, "partition 2: aux_size 999 does not match"},
   };
   for (size_t k = 0; k < sizeof cases / sizeof cases[0]; k++) {
@@ -1233,7 +1244,8 @@ START_TEST(test_submit_validation) {
   submit_ok(s, big);
   tjob *more = mkjob(1, 0, 0);
   ck_assert_int_eq(sp_sched_submit(s, &more->job, &id, err, sizeof err), SEALPROV_ERR_QUEUE_FULL);
-  ck_assert_msg(strstr(err, "16 partitions queued + 1 would exceed max_partitions = 16"), "%s", err);
+  ck_assert_msg(strstr(err, "16 partitions queued + 1 would exceed max_partitions = 16"), "%s",
+                err);
   te_gate_open();
   ck_assert_int_eq(wait_job(s, first, err, sizeof err), SEALPROV_OK);
   ck_assert_int_eq(wait_job(s, big, err, sizeof err), SEALPROV_OK);
@@ -1348,7 +1360,7 @@ START_TEST(test_timeline_and_stats) {
   ck_assert_uint_eq(strlen(tl), len);
   /* One line per event; each partition went queued -> start -> prepare -> lock_wait ->
    * execute -> verify -> done, on the device and worker the engine saw. */
-  static const char *const order[] = {"queued", "start", "prepare", "lock_wait",
+  static const char *const order[] = {"queued",  "start",  "prepare", "lock_wait",
                                       "execute", "verify", "done"};
   unsigned seen[4] = {0}, bound = 0;
   double last_t = 0;
@@ -1359,8 +1371,9 @@ START_TEST(test_timeline_and_stats) {
     uint64_t job;
     unsigned part;
     int dev, wk;
-    ck_assert_msg(sscanf(line, "t=%lf event=%31s job=%" SCNu64 " partition=%u device=%d worker=%d "
-                               "duration=%lf",
+    ck_assert_msg(sscanf(line,
+                         "t=%lf event=%31s job=%" SCNu64 " partition=%u device=%d worker=%d "
+                         "duration=%lf",
                          &t, ev, &job, &part, &dev, &wk, &dur) == 7,
                   "bad line: %s", line);
     ck_assert(t >= last_t);
@@ -1401,23 +1414,24 @@ START_TEST(test_timeline_and_stats) {
   uint64_t tasks = 0;
   for (int d = 0; d < 2; d++) {
     char key[128];
-    snprintf(key, sizeof key, "sealprov_device_tasks_total{device=\"%d\",section=\"cpu%d\",type=\"cpu\"} ",
-             d, d);
+    snprintf(key, sizeof key,
+             "sealprov_device_tasks_total{device=\"%d\",section=\"cpu%d\",type=\"cpu\"} ", d, d);
     char *at = strstr(st, key);
     ck_assert_msg(at != NULL, "no %s in\n%s", key, st);
     tasks += strtoull(at + strlen(key), NULL, 10);
     snprintf(key, sizeof key,
-             "sealprov_device_memory_bytes{device=\"%d\",section=\"cpu%d\",type=\"cpu\"} %d\n", d, d,
-             1000 + d);
+             "sealprov_device_memory_bytes{device=\"%d\",section=\"cpu%d\",type=\"cpu\"} %d\n", d,
+             d, 1000 + d);
     ck_assert_msg(strstr(st, key) != NULL, "no %s", key);
   }
   ck_assert_uint_eq(tasks, 4);
   ck_assert_ptr_nonnull(strstr(st, "# TYPE sealprov_device_busy_seconds_total counter\n"));
   ck_assert_ptr_nonnull(strstr(st, "sealprov_device_lock_wait_seconds_total{device=\"0\""));
   ck_assert_ptr_nonnull(strstr(st, "sealprov_queue_depth 0\n"));
-  ck_assert_ptr_nonnull(strstr(st, "sealprov_device_info{device=\"1\",section=\"cpu1\",type=\"cpu\","
-                                   "name=\"virtual cpu 1\",uuid=\"\",pci_bus_id=\"\",ordinal=\"-1\","
-                                   "confirmed_ordinal=\"-1\"} 1\n"));
+  ck_assert_ptr_nonnull(strstr(st,
+                               "sealprov_device_info{device=\"1\",section=\"cpu1\",type=\"cpu\","
+                               "name=\"virtual cpu 1\",uuid=\"\",pci_bus_id=\"\",ordinal=\"-1\","
+                               "confirmed_ordinal=\"-1\"} 1\n"));
   ck_assert_ptr_nonnull(strstr(st, "sealprov_jobs_completed_total{outcome=\"ok\"} 1\n"));
   /* host memory the module holds (hostmem.h): the CPU engine holds none; no cap set */
   ck_assert_ptr_nonnull(

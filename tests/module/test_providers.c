@@ -53,8 +53,8 @@ static void make_params(void) {
     perror("mkdtemp");
     exit(1);
   }
-  sp_setup_opts o = {.constraints = 64, .inputs = 2, .partitions = 1, .seed = 7, .out_dir = dir,
-                     .nthreads = 1};
+  sp_setup_opts o = {
+      .constraints = 64, .inputs = 2, .partitions = 1, .seed = 7, .out_dir = dir, .nthreads = 1};
   sp_setup_result res;
   char err[512] = "";
   if (sp_setup_run(&o, &res, err, sizeof err) != SEALPROV_OK) {
@@ -206,8 +206,9 @@ START_TEST(test_release_does_not_stall_others) {
   pthread_t tc;
   ck_assert_int_eq(pthread_create(&tc, NULL, calls_main, &c), 0);
   for (int i = 0; i < 30000 && !atomic_load(&c.done); i++) sleep_ms(1);
-  ck_assert_msg(atomic_load(&c.done), "calls on provider B stalled behind a release that waits "
-                                      "for provider A's device");
+  ck_assert_msg(atomic_load(&c.done),
+                "calls on provider B stalled behind a release that waits "
+                "for provider A's device");
   ck_assert_int_eq(atomic_load(&r.done), 0); /* the device is still held: they did not wait */
   ck_assert_int_eq(c.st_stats, SEALPROV_OK);
   ck_assert_int_eq(c.st_devices, SEALPROV_OK);
@@ -263,9 +264,9 @@ static void *racer_main(void *arg) {
         st = vt->submit(r->p, &r->job.job, &id);
         if (st == SEALPROV_OK) {
           int w = vt->wait(r->p, id, -1); /* a job of a closing provider ends too */
-          ck_assert_msg(w == SEALPROV_OK || w == SEALPROV_ERR_SHUTDOWN ||
-                            w == SEALPROV_ERR_INVALID_ARGUMENT,
-                        "wait: %d", w);
+          ck_assert_msg(
+              w == SEALPROV_OK || w == SEALPROV_ERR_SHUTDOWN || w == SEALPROV_ERR_INVALID_ARGUMENT,
+              "wait: %d", w);
           if (w == SEALPROV_ERR_INVALID_ARGUMENT) st = w; /* closed meanwhile */
         }
         break;

@@ -53,10 +53,10 @@
 #include "spa.h"
 
 #define NTHREADS 4
-#define NGOOD 6          /* valid partitions of setup A */
-#define MAXPARTS 3       /* partitions per job */
-#define BATCH_MAX 6      /* jobs a batch thread keeps in flight before waiting */
-#define BURST 8          /* jobs per thread left in flight for close() */
+#define NGOOD 6     /* valid partitions of setup A */
+#define MAXPARTS 3  /* partitions per job */
+#define BATCH_MAX 6 /* jobs a batch thread keeps in flight before waiting */
+#define BURST 8     /* jobs per thread left in flight for close() */
 #define CONSTRAINTS 128
 #define INPUTS 2
 /* Setup B: another circuit with exactly the sizes of setup A (abc_size, inp_size,
@@ -84,9 +84,9 @@ static sealprov_assignment bad_asg[BAD_KINDS];
 static uint8_t *unsat_c, *notone_inp;
 static uint64_t unsat_row;
 
-static sealprov_provider *prov;   /* under test */
+static sealprov_provider *prov; /* under test */
 static sealprov_srs *srs;
-static sealprov_provider *vprov;  /* a second provider: verifies every proof */
+static sealprov_provider *vprov; /* a second provider: verifies every proof */
 static sealprov_srs *vk;
 
 /* ---- failures from any thread ------------------------------------------------------ */
@@ -123,10 +123,14 @@ static bool utf8_valid(const char *s) {
     if (c < 0x80) continue;
     int n;
     unsigned min, cp;
-    if ((c & 0xe0) == 0xc0) n = 1, min = 0x80, cp = c & 0x1f;
-    else if ((c & 0xf0) == 0xe0) n = 2, min = 0x800, cp = c & 0x0f;
-    else if ((c & 0xf8) == 0xf0) n = 3, min = 0x10000, cp = c & 0x07;
-    else return false;
+    if ((c & 0xe0) == 0xc0)
+      n = 1, min = 0x80, cp = c & 0x1f;
+    else if ((c & 0xf0) == 0xe0)
+      n = 2, min = 0x800, cp = c & 0x0f;
+    else if ((c & 0xf8) == 0xf0)
+      n = 3, min = 0x10000, cp = c & 0x07;
+    else
+      return false;
     for (int i = 0; i < n; i++) {
       if ((*p & 0xc0) != 0x80) return false;
       cp = (cp << 6) | (*p++ & 0x3f);
@@ -154,24 +158,25 @@ static const char *const mode_names[W_MODES] = {"wait", "poll", "batch", "detach
 typedef struct host_job {
   sealprov_job job;
   sealprov_assignment asg[MAXPARTS];
-  int kind[MAXPARTS];             /* enum bad_kind of each partition */
+  int kind[MAXPARTS];                       /* enum bad_kind of each partition */
   const sealprov_assignment *src[MAXPARTS]; /* the assignment (for its public inputs) */
   uint8_t proofs[MAXPARTS * SEALPROV_PROOF_BYTES];
   sealprov_partition_result res[MAXPARTS];
   unsigned n;
-  int bad_pos;                    /* -1: every partition valid */
-  bool cancelled;                 /* cancel() was called (and returned OK) */
+  int bad_pos;    /* -1: every partition valid */
+  bool cancelled; /* cancel() was called (and returned OK) */
   enum wait_mode mode;
   sealprov_job_id id;
-  _Atomic int callbacks;          /* on_complete calls */
+  _Atomic int callbacks; /* on_complete calls */
   _Atomic int cb_status;
-  int status;                     /* what wait() (or on_complete) said */
+  int status; /* what wait() (or on_complete) said */
   char err[600];
 } host_job;
 
 static void on_complete(void *user, sealprov_job_id id, int status) {
   host_job *h = user;
-  if (id != h->id && h->id != 0) failf("on_complete: job id %" PRIu64 ", expected %" PRIu64, id, h->id);
+  if (id != h->id && h->id != 0)
+    failf("on_complete: job id %" PRIu64 ", expected %" PRIu64, id, h->id);
   atomic_store(&h->cb_status, status);
   atomic_fetch_add_explicit(&h->callbacks, 1, memory_order_release);
 }
@@ -226,7 +231,8 @@ static void verify_partition(const host_job *h, unsigned i) {
                       a->inp_size - 1, SEALPROV_SCALAR_CANONICAL_LE,
                       h->proofs + (size_t)i * SEALPROV_PROOF_BYTES, &valid);
   if (rc != SEALPROV_OK || valid != 1)
-    failf("job %" PRIu64 " (%s) partition %u (%s): status OK but the proof does not verify "
+    failf("job %" PRIu64
+          " (%s) partition %u (%s): status OK but the proof does not verify "
           "(verify %s, valid %d: %s)",
           h->id, mode_names[h->mode], i, bad_names[h->kind[i]], vt->strerror(rc), valid,
           vt->last_error());
@@ -244,8 +250,8 @@ static void check_job(host_job *h, int status, bool closing, tally *t) {
   if (cbs != 1)
     failf("job %" PRIu64 " (%s): on_complete called %d times", h->id, mode_names[h->mode], cbs);
   else if (atomic_load(&h->cb_status) != status)
-    failf("job %" PRIu64 " (%s): on_complete said %d, wait() said %d", h->id,
-          mode_names[h->mode], atomic_load(&h->cb_status), status);
+    failf("job %" PRIu64 " (%s): on_complete said %d, wait() said %d", h->id, mode_names[h->mode],
+          atomic_load(&h->cb_status), status);
   if (!utf8_valid(h->err)) failf("job %" PRIu64 ": message is not valid UTF-8", h->id);
   if (verbose)
     fprintf(stderr, "job %" PRIu64 " %s n=%u bad=%d(%s)%s: %s %s\n", h->id, mode_names[h->mode],
@@ -303,8 +309,8 @@ static void check_job(host_job *h, int status, bool closing, tally *t) {
   }
   if (!bad) {
     if (status != SEALPROV_OK)
-      failf("job %" PRIu64 " (%s, valid, %u partitions): status %s: %s", h->id,
-            mode_names[h->mode], h->n, vt->strerror(status), h->err);
+      failf("job %" PRIu64 " (%s, valid, %u partitions): status %s: %s", h->id, mode_names[h->mode],
+            h->n, vt->strerror(status), h->err);
     for (unsigned i = 0; i < h->n; i++)
       if (h->res[i].status != SEALPROV_OK)
         failf("job %" PRIu64 " partition %u (valid): status %s", h->id, i,
@@ -330,8 +336,8 @@ static void check_job(host_job *h, int status, bool closing, tally *t) {
   }
   for (unsigned i = 0; i < h->n; i++)
     if (i != b && h->res[i].status != SEALPROV_OK)
-      failf("job %" PRIu64 " valid partition %u next to bad partition %u (%s): status %s", h->id,
-            i, b, bad_names[h->kind[b]], vt->strerror(h->res[i].status));
+      failf("job %" PRIu64 " valid partition %u next to bad partition %u (%s): status %s", h->id, i,
+            b, bad_names[h->kind[b]], vt->strerror(h->res[i].status));
 }
 
 /* Submit; a refusal at submit is the job's end (the cheap checks may run there). */
@@ -383,7 +389,7 @@ typedef struct thread_arg {
   unsigned index, njobs;
   uint64_t seed;
   tally t;
-  host_job *burst;   /* BURST jobs left in flight for close() */
+  host_job *burst; /* BURST jobs left in flight for close() */
   unsigned nburst;
   pthread_t tid;
 } thread_arg;
@@ -400,11 +406,16 @@ static void *host_thread(void *arg) {
   if (detached == NULL || h1 == NULL) die("thread", "out of memory");
   int base = (int)ta->index;
   for (unsigned k = 0; k < ta->njobs; k++) {
-    if (k % 40 == 39) base = (int)below(&rs, 9) - 4;   /* the thread's priority drifts */
+    if (k % 40 == 39) base = (int)below(&rs, 9) - 4; /* the thread's priority drifts */
     int prio = base + (int)below(&rs, 5) - 2;
     unsigned pick = below(&rs, 100);
-    enum wait_mode mode = pick < 45 ? W_WAIT : pick < 60 ? W_POLL : pick < 85 ? W_BATCH : W_DETACHED;
-    host_job *h = mode == W_BATCH ? malloc(sizeof *h) : mode == W_DETACHED ? &detached[ndetached++] : h1;
+    enum wait_mode mode = pick < 45   ? W_WAIT
+                          : pick < 60 ? W_POLL
+                          : pick < 85 ? W_BATCH
+                                      : W_DETACHED;
+    host_job *h = mode == W_BATCH      ? malloc(sizeof *h)
+                  : mode == W_DETACHED ? &detached[ndetached++]
+                                       : h1;
     if (h == NULL) die("thread", "out of memory");
     make_job(h, &rs, prio, mode);
     if (!submit(h, t)) {
@@ -445,7 +456,8 @@ static void *host_thread(void *arg) {
   for (unsigned i = 0; i < ndetached; i++) {
     host_job *h = &detached[i];
     if (h->id == 0) continue; /* refused at submit */
-    for (unsigned spins = 0; atomic_load_explicit(&h->callbacks, memory_order_acquire) == 0; spins++) {
+    for (unsigned spins = 0; atomic_load_explicit(&h->callbacks, memory_order_acquire) == 0;
+         spins++) {
       if (spins > 600000) {
         failf("detached job %" PRIu64 ": no on_complete after 600 s", h->id);
         break;
@@ -474,8 +486,13 @@ static void setup_dir(const char *name, uint64_t seed, uint32_t parts, char *dir
   char err[512] = "";
   snprintf(dir, len, "%s/%s", tmp_root, name);
   sp_setup_result res;
-  sp_setup_opts o = {.constraints = CONSTRAINTS, .inputs = INPUTS, .partitions = parts,
-                     .shape = SP_SHAPE_SEALING, .seed = seed, .out_dir = dir, .nthreads = 2};
+  sp_setup_opts o = {.constraints = CONSTRAINTS,
+                     .inputs = INPUTS,
+                     .partitions = parts,
+                     .shape = SP_SHAPE_SEALING,
+                     .seed = seed,
+                     .out_dir = dir,
+                     .nthreads = 2};
   if (mkdir(dir, 0700) || sp_setup_run(&o, &res, err, sizeof err)) die("setup", err);
 }
 
@@ -506,8 +523,11 @@ static uint64_t find_twin(void) {
     sp_circuit_free(cb);
     if (same_sizes(&ia, &ib)) {
       if (k != 0)
-        fprintf(stderr, "test_soak: note: seed %" PRIu64 " (not %d) gives setup A's sizes now; "
-                "update SEED_B_HINT\n", seed, SEED_B_HINT);
+        fprintf(stderr,
+                "test_soak: note: seed %" PRIu64
+                " (not %d) gives setup A's sizes now; "
+                "update SEED_B_HINT\n",
+                seed, SEED_B_HINT);
       return seed;
     }
   }
@@ -584,8 +604,9 @@ START_TEST(test_soak) {
   const char *sv = getenv("SEALPROV_SOAK_SEED");
   seed = sv && *sv ? strtoull(sv, NULL, 0) : (uint64_t)time(NULL) ^ ((uint64_t)getpid() << 20);
   if (seed == 0) seed = 1;
-  fprintf(stderr, "test_soak: %u jobs from %d threads, seed %" PRIu64
-          " (SEALPROV_SOAK_SEED=%" PRIu64 " repeats this run)\n",
+  fprintf(stderr,
+          "test_soak: %u jobs from %d threads, seed %" PRIu64 " (SEALPROV_SOAK_SEED=%" PRIu64
+          " repeats this run)\n",
           njobs, NTHREADS, seed, seed);
 
   int rc = vt->open(ini_path, &prov);
@@ -698,7 +719,8 @@ END_TEST
 
 int main(void) {
   const char *plugin = getenv("SEALPROV_PLUGIN");
-  if (!plugin || !*plugin) die("SEALPROV_PLUGIN", "not set (make check sets it to the built module)");
+  if (!plugin || !*plugin)
+    die("SEALPROV_PLUGIN", "not set (make check sets it to the built module)");
   verbose = getenv("SEALPROV_SOAK_VERBOSE") && atoi(getenv("SEALPROV_SOAK_VERBOSE")) > 0;
   dl = dlopen(plugin, RTLD_NOW | RTLD_LOCAL);
   if (!dl) die("dlopen", dlerror());

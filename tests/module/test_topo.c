@@ -55,8 +55,10 @@ static void allowed_cpus(cpu_set_t *all, int *a, int *b) {
   *a = *b = -1;
   for (int c = 0; c < CPU_SETSIZE; c++) {
     if (!CPU_ISSET(c, all)) continue;
-    if (*a < 0) *a = c;
-    else if (*b < 0) *b = c;
+    if (*a < 0)
+      *a = c;
+    else if (*b < 0)
+      *b = c;
   }
   ck_assert_int_ge(*a, 0);
   if (*b < 0) *b = *a;
@@ -155,7 +157,11 @@ static int rec_bind(void *dev, unsigned worker, int *confirmed, char *err, size_
 
 static int rec_execute(void *dev, const sp_task *t, void *prep, uint8_t proof[192], char *err,
                        size_t errlen) {
-  (void)dev; (void)t; (void)prep; (void)err; (void)errlen;
+  (void)dev;
+  (void)t;
+  (void)prep;
+  (void)err;
+  (void)errlen;
   memset(proof, 0, 192);
   return SEALPROV_OK;
 }
@@ -224,8 +230,8 @@ static void assert_binding(unsigned dev, unsigned workers, const cpu_set_t *want
     fmt(want, a, sizeof a);
     fmt(&s->worker, b, sizeof b);
     fmt(&s->child, c, sizeof c);
-    ck_assert_msg(CPU_EQUAL(&s->worker, want), "device %u worker %u: bound to %s, want %s", dev,
-                  w, b, a);
+    ck_assert_msg(CPU_EQUAL(&s->worker, want), "device %u worker %u: bound to %s, want %s", dev, w,
+                  b, a);
     ck_assert_msg(CPU_EQUAL(&s->child, want), "device %u worker %u's thread: %s, want %s", dev, w,
                   c, a);
   }
@@ -305,13 +311,17 @@ START_TEST(test_tree) {
   sp_pcie_link l;
   ck_assert(sp_topo_pci(root, "0000:17:00.0", &node, &l));
   ck_assert_int_eq(node, 0);
-  ck_assert_uint_eq(l.cur_gen, 5); ck_assert_uint_eq(l.cur_width, 16);
-  ck_assert_uint_eq(l.max_gen, 5); ck_assert_uint_eq(l.max_width, 16);
+  ck_assert_uint_eq(l.cur_gen, 5);
+  ck_assert_uint_eq(l.cur_width, 16);
+  ck_assert_uint_eq(l.max_gen, 5);
+  ck_assert_uint_eq(l.max_width, 16);
   /* CUDA's form, nvidia-smi's 8-digit domain, upper case, no domain: one device */
   ck_assert(sp_topo_pci(root, "00000000:3D:00.0", &node, &l));
   ck_assert_int_eq(node, 0);
-  ck_assert_uint_eq(l.cur_gen, 4); ck_assert_uint_eq(l.cur_width, 8);
-  ck_assert_uint_eq(l.max_gen, 5); ck_assert_uint_eq(l.max_width, 16);
+  ck_assert_uint_eq(l.cur_gen, 4);
+  ck_assert_uint_eq(l.cur_width, 8);
+  ck_assert_uint_eq(l.max_gen, 5);
+  ck_assert_uint_eq(l.max_width, 16);
   ck_assert(sp_topo_pci(root, "99:00.0", &node, &l));
   ck_assert_int_eq(node, 1);
   ck_assert_uint_eq(l.cur_gen, 5);
@@ -362,13 +372,13 @@ START_TEST(test_placement) {
   setenv("SEALPROV_SYSFS_ROOT", fake_tree("p", n0, n1, "1000-1023"), 1);
 
   sp_config *c = new_cfg();
-  add_dev(c, 0, NULL, 2);                /* d0: cpu, numa_node = 0 */
-  add_dev(c, 1, NULL, 1);                /* d1: cpu, numa_node = 1 */
-  add_dev(c, -1, "0000:99:00.0", 2);     /* d2: a GPU on node 1 by sysfs */
-  add_dev(c, -1, NULL, 1);               /* d3: cpu, no node */
-  add_dev(c, 2, NULL, 1);                /* d4: node 2: no CPU we may use */
-  add_dev(c, -1, "0000:bb:00.0", 1);     /* d5: a GPU whose node sysfs does not know */
-  add_dev(c, 0, "0000:bb:00.0", 1);      /* d6: ... pinned by the INI instead */
+  add_dev(c, 0, NULL, 2);            /* d0: cpu, numa_node = 0 */
+  add_dev(c, 1, NULL, 1);            /* d1: cpu, numa_node = 1 */
+  add_dev(c, -1, "0000:99:00.0", 2); /* d2: a GPU on node 1 by sysfs */
+  add_dev(c, -1, NULL, 1);           /* d3: cpu, no node */
+  add_dev(c, 2, NULL, 1);            /* d4: node 2: no CPU we may use */
+  add_dev(c, -1, "0000:bb:00.0", 1); /* d5: a GPU whose node sysfs does not know */
+  add_dev(c, 0, "0000:bb:00.0", 1);  /* d6: ... pinned by the INI instead */
   sp_sched *s = start(c);
 
   cpu_set_t on0, on1;
@@ -407,15 +417,19 @@ START_TEST(test_placement) {
   fmt(&all, allowed_txt, sizeof allowed_txt);
   snprintf(want, sizeof want,
            "W device 4 [d4]: NUMA node 2's CPUs (1000-1023) are none of the CPUs this process "
-           "may use (%s): not bound", allowed_txt);
+           "may use (%s): not bound",
+           allowed_txt);
   ck_assert_msg(strstr(log_text, want) != NULL, "no warning \"%s\" in:\n%s", want, log_text);
-  snprintf(want, sizeof want, "- device 0 [d0]: NUMA node 0 (numa_node in the INI): bound to 1 "
-           "CPU (%d)", a);
+  snprintf(want, sizeof want,
+           "- device 0 [d0]: NUMA node 0 (numa_node in the INI): bound to 1 "
+           "CPU (%d)",
+           a);
   ck_assert_msg(strstr(log_text, want) != NULL, "no \"%s\" in:\n%s", want, log_text);
   snprintf(want, sizeof want, "- device 2 [d2]: NUMA node 1: bound to 1 CPU (%d)", b);
   ck_assert_msg(strstr(log_text, want) != NULL, "no \"%s\" in:\n%s", want, log_text);
-  ck_assert_ptr_nonnull(strstr(log_text, "- device 5 [d5]: NUMA node unknown (sysfs numa_node "
-                                         "is -1): not bound"));
+  ck_assert_ptr_nonnull(strstr(log_text,
+                               "- device 5 [d5]: NUMA node unknown (sysfs numa_node "
+                               "is -1): not bound"));
   ck_assert_ptr_nonnull(strstr(log_text, "- device 3 [d3]: no numa_node set: not bound"));
   /* one line per device, not per worker */
   const char *first = strstr(log_text, "device 0 [d0]: ");
@@ -467,21 +481,26 @@ START_TEST(test_threads_by_node) {
   add_dev(c, -1, NULL, 1); /* d1..d3: no node: the machine's CPUs over all 5 workers */
   add_dev(c, -1, NULL, 1);
   add_dev(c, -1, NULL, 1);
-  add_dev(c, 1, NULL, 1);  /* d4: node 1 has no CPU we may use; threads = 3 is kept */
+  add_dev(c, 1, NULL, 1); /* d4: node 1 has no CPU we may use; threads = 3 is kept */
   c->devices[4].threads = 3;
   sp_sched *s = start(c);
   long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
   unsigned share = ncpu / 5 > 0 ? (unsigned)(ncpu / 5) : 1;
   unsigned node0 = a == b ? 1 : 2;
   char want[200];
-  snprintf(want, sizeof want, "device 0 [d0] rec '': 1 worker(s) bound; %u host thread(s) per "
-           "task", node0);
+  snprintf(want, sizeof want,
+           "device 0 [d0] rec '': 1 worker(s) bound; %u host thread(s) per "
+           "task",
+           node0);
   ck_assert_msg(strstr(log_text, want) != NULL, "no \"%s\" in:\n%s", want, log_text);
-  snprintf(want, sizeof want, "device 1 [d1] rec '': 1 worker(s) bound; %u host thread(s) per "
-           "task", share);
+  snprintf(want, sizeof want,
+           "device 1 [d1] rec '': 1 worker(s) bound; %u host thread(s) per "
+           "task",
+           share);
   ck_assert_msg(strstr(log_text, want) != NULL, "no \"%s\" in:\n%s", want, log_text);
-  ck_assert_ptr_nonnull(strstr(log_text, "device 4 [d4] rec '': 1 worker(s) bound; 3 host "
-                                         "thread(s) per task"));
+  ck_assert_ptr_nonnull(strstr(log_text,
+                               "device 4 [d4] rec '': 1 worker(s) bound; 3 host "
+                               "thread(s) per task"));
   sp_sched_destroy(s);
   free(c);
 
@@ -490,7 +509,8 @@ START_TEST(test_threads_by_node) {
   add_dev(c, 0, NULL, 2);
   add_dev(c, 0, NULL, 1);
   s = start(c);
-  snprintf(want, sizeof want, "device 1 [d1] rec '': 1 worker(s) bound; 1 host thread(s) per "
+  snprintf(want, sizeof want,
+           "device 1 [d1] rec '': 1 worker(s) bound; 1 host thread(s) per "
            "task");
   ck_assert_msg(strstr(log_text, want) != NULL, "no \"%s\" in:\n%s", want, log_text);
   sp_sched_destroy(s);
@@ -607,7 +627,9 @@ START_TEST(test_ini_keys) {
   ck_assert_ptr_nonnull(c);
   char err[1024];
   ck_assert_int_eq(load_ini("[c0]\ntype = cpu\n[c1]\ntype = cpu\nnuma_node = 3\n[provider]\n"
-                            "numa = off\n", c, err, sizeof err), SEALPROV_OK);
+                            "numa = off\n",
+                            c, err, sizeof err),
+                   SEALPROV_OK);
   ck_assert(c->numa_off);
   ck_assert(c->devices[0].numa_off && c->devices[1].numa_off);
   ck_assert(!c->devices[0].numa_node_set);
@@ -628,8 +650,8 @@ START_TEST(test_ini_keys) {
   ck_assert_int_eq(load_ini("[c0]\ntype = cpu\nnuma_node = -1\n", c, err, sizeof err),
                    SEALPROV_ERR_CONFIG);
   ck_assert_ptr_nonnull(strstr(err, "numa_node = \"-1\""));
-  ck_assert_int_eq(load_ini("[c0]\ntype = cpu\nnuma_node = 0\nnuma_node = 1\n", c, err,
-                            sizeof err), SEALPROV_ERR_CONFIG);
+  ck_assert_int_eq(load_ini("[c0]\ntype = cpu\nnuma_node = 0\nnuma_node = 1\n", c, err, sizeof err),
+                   SEALPROV_ERR_CONFIG);
   ck_assert_ptr_nonnull(strstr(err, "duplicate key"));
   free(c);
 }
