@@ -9,7 +9,8 @@ CLEANFILES += $(nodist_man_MANS)
 # ([@]X[@]: config.status must not substitute these in the Makefile itself.) The pages
 # are made in the build tree and not distributed (nodist): the .in files are.
 SP_MAN_SED = sed -e 's|[@]PACKAGE_VERSION[@]|$(PACKAGE_VERSION)|g' \
-  -e 's|[@]pkglibdir[@]|$(pkglibdir)|g' -e 's|[@]sysconfdir[@]|$(sysconfdir)|g'
+  -e 's|[@]pkglibdir[@]|$(pkglibdir)|g' -e 's|[@]sysconfdir[@]|$(sysconfdir)|g' \
+  -e 's|[@]pkglibexecdir[@]|$(pkglibexecdir)|g'
 
 man/sealprov.1: $(srcdir)/man/sealprov.1.in Makefile
 	$(AM_V_GEN)$(MKDIR_P) man && $(SP_MAN_SED) $(srcdir)/man/sealprov.1.in > $@.tmp && mv $@.tmp $@

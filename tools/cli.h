@@ -171,6 +171,12 @@ extern bool sp_cli_progress;
 #define SP_CLI_PRINTF
 #endif
 void sp_cli_error(const char *fmt, ...) SP_CLI_PRINTF;
+
+/* `sealprov` holds the host commands only; a developer command or mode (setup, bench,
+ * inspect, wtns, prove --zkey, verify of snarkjs JSON) runs in the second program,
+ * sealprov-kit, with the same command line: this replaces the process with it (main.c).
+ * Returns 2 with a message when it cannot, or -1 in sealprov-kit itself. */
+int sp_cli_run_kit(void);
 void sp_cli_warn(const char *fmt, ...) SP_CLI_PRINTF;
 void sp_cli_note(const char *fmt, ...) SP_CLI_PRINTF;
 

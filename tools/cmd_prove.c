@@ -251,6 +251,8 @@ int cmd_prove(int argc, char **argv) {
                                 clash);
     if (!zkey || !wtns) return sp_cli_usage_error(&a, "missing %s", !zkey ? "--zkey" : "--wtns");
     if (sp_cli_prove_zkey == NULL) {
+      int st = sp_cli_run_kit(); /* a developer mode: sealprov-kit runs it */
+      if (st >= 0) return st;
       sp_cli_error("--zkey: the snarkjs mode is not in this build (a developer command)");
       return 2;
     }

@@ -85,6 +85,8 @@ int cmd_verify(int argc, char **argv) {
                                 : !proof_json ? "--proof"
                                               : "--public");
     if (sp_cli_verify_snarkjs == NULL) {
+      int st = sp_cli_run_kit(); /* a developer mode: sealprov-kit runs it */
+      if (st >= 0) return st;
       sp_cli_error(
           "--vk verification_key.json: the snarkjs mode is not in this build (a developer "
           "command)");

@@ -9,8 +9,8 @@
 # synthetic data it names.
 #
 # The developer commands (setup, inspect, bench, bench cpu/gpu/load/witness, wtns, and
-# the snarkjs modes of prove and verify), linked into the program with the kit and the
-# module's libraries. main.c reaches them through weak references.
+# the snarkjs modes of prove and verify), linked into the second program, sealprov-kit,
+# with the kit and the module's libraries. main.c reaches them through weak references.
 noinst_LTLIBRARIES += tools/libsealprov_host.la
 tools_libsealprov_host_la_SOURCES = \
   tools/cli.h tools/main.c tools/cli_base.c tools/opts.c tools/json_read.h tools/json_read.c \
@@ -23,16 +23,26 @@ tools_libsealprov_host_la_CPPFLAGS = -I$(top_builddir) -I$(top_srcdir)/include \
   -DSP_PKGLIBDIR='"$(pkglibdir)"' -DSP_SYSCONFDIR='"$(sysconfdir)"' \
   -DSP_DEFAULT_PLUGIN='"$(pkglibdir)/sealprov.so"' \
   -DSP_DEFAULT_CONFIG='"$(sysconfdir)/sealprov/sealprov.ini"' \
-  -DSP_SRCDIR='"$(abs_top_srcdir)"'
+  -DSP_SRCDIR='"$(abs_top_srcdir)"' -DSP_PKGLIBEXECDIR='"$(pkglibexecdir)"'
 
+# Two programs, so that no process that dlopens the module carries a second copy of it:
+# `sealprov` is the host library alone (its developer-command entries and modes are weak
+# references that stay empty) and re-executes the developer commands as
+# `sealprov-kit` (installed in $(pkglibexecdir); in a build tree, next to sealprov),
+# which links them with the kit and the module's libraries. The static libraries give
+# a program only the objects it refers to: host_symbols.sh checks what `sealprov` holds.
 bin_PROGRAMS += tools/sealprov
+tools_sealprov_SOURCES =
+tools_sealprov_LDADD = tools/libsealprov_host.la $(SP_KIT_LIBS) $(SP_EXTERNAL_LIBS)
+
+pkglibexec_PROGRAMS += tools/sealprov-kit
 # tests/cuda/local.mk adds tools/bench_gpu.c (`bench gpu`) in a CUDA build.
-tools_sealprov_SOURCES = \
+tools_sealprov_kit_SOURCES = \
   tools/cmd_setup.c tools/inspect.h tools/cmd_inspect.c tools/inspect_binary.c \
   tools/inspect_text.c tools/cmd_bench.c tools/bench_cpu.c tools/bench_cpu.h \
   tools/witness.c tools/cmd_snarkjs.c tools/snarkjs_json.h tools/snarkjs_json.c
-tools_sealprov_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/tools
-tools_sealprov_LDADD = tools/libsealprov_host.la $(SP_KIT_LIBS) $(SP_EXTERNAL_LIBS)
+tools_sealprov_kit_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/tools
+tools_sealprov_kit_LDADD = tools/libsealprov_host.la $(SP_KIT_LIBS) $(SP_EXTERNAL_LIBS)
 
 # The host library's objects against the module and the kit (docs/design.md, rule 15).
 TESTS += tests/module/host_symbols.sh

@@ -2,6 +2,8 @@
 /* main.c -- `sealprov`: global options, then one command from the table below. */
 #include <config.h>
 
+#include <errno.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -9,10 +11,11 @@
 
 #include "cli.h"
 
-/* The developer commands are weak references: they are linked into the program with
- * the kit, not into the host library this file belongs to (docs/design.md, "The CLI"),
- * and a build without one (`bench gpu` without CUDA) reports it as absent instead of
- * failing to link. */
+/* The developer commands are weak references: they are linked into the second program,
+ * sealprov-kit, with the kit, not into the host library this file belongs to
+ * (docs/design.md, "The CLI"). In `sealprov` they stay NULL and the command line is
+ * handed to sealprov-kit (sp_cli_run_kit); in sealprov-kit a command this build lacks
+ * (`bench gpu` without CUDA) is reported as absent. */
 #pragma weak cmd_setup
 #pragma weak cmd_bench
 #pragma weak cmd_inspect
@@ -26,28 +29,77 @@ typedef struct command {
   const char *sub; /* second word (`bench cpu`), or NULL */
   int (*fn)(int argc, char **argv);
   const char *summary;
+  int kit; /* 1: a developer command (sealprov-kit), 2: one that needs a CUDA build */
 } command;
 
 /* One line per command. Two-word commands come before their one-word parent. */
 static const command commands[] = {
-    {"devices", NULL, cmd_devices, "show the devices of an INI file as the module binds them"},
-    {"check-config", NULL, cmd_check_config, "check an INI file: parse, resolve, open, close"},
-    {"setup", NULL, cmd_setup, "make test parameters and partition assignments"},
-    {"prove", NULL, cmd_prove, "prove partition files through the module"},
-    {"verify", NULL, cmd_verify, "verify proofs with a verifying key (.vk)"},
-    {"inspect", NULL, cmd_inspect, "tell what a file of the project is and what it holds"},
-    {"demo", NULL, cmd_demo, "set up, prove and verify a multi-partition job"},
-    {"stress", NULL, cmd_stress, "many concurrent jobs from host threads, every proof verified"},
-    {"soak", NULL, cmd_soak, "hours of mixed traffic in minutes; host and GPU memory judged flat"},
-    {"bench", "cpu", sp_cmd_bench_cpu, "benchmark the CPU curve library (JSON)"},
-    {"bench", "gpu", sp_cmd_bench_gpu, "benchmark the CUDA engine (JSON)"},
+    {"devices", NULL, cmd_devices, "show the devices of an INI file as the module binds them", 0},
+    {"check-config", NULL, cmd_check_config, "check an INI file: parse, resolve, open, close", 0},
+    {"setup", NULL, cmd_setup, "make test parameters and partition assignments", 1},
+    {"prove", NULL, cmd_prove, "prove partition files through the module", 0},
+    {"verify", NULL, cmd_verify, "verify proofs with a verifying key (.vk)", 0},
+    {"inspect", NULL, cmd_inspect, "tell what a file of the project is and what it holds", 1},
+    {"demo", NULL, cmd_demo, "set up, prove and verify a multi-partition job", 0},
+    {"stress", NULL, cmd_stress, "many concurrent jobs from host threads, every proof verified", 0},
+    {"soak", NULL, cmd_soak, "hours of mixed traffic in minutes; host and GPU memory judged flat",
+     0},
+    {"bench", "cpu", sp_cmd_bench_cpu, "benchmark the CPU curve library (JSON)", 1},
+    {"bench", "gpu", sp_cmd_bench_gpu, "benchmark the CUDA engine (JSON)", 2},
     {"bench", "witness", cmd_bench_witness,
-     "witness-only against full-assignment partitions (JSON)"},
-    {"bench", NULL, cmd_bench, "benchmark Groth16 partitions (JSON)"},
-    {"wtns", NULL, cmd_wtns, "write a partition's witness as a circom .wtns file"},
-    {"help", NULL, NULL, "this list, or a command's options: sealprov help COMMAND"},
+     "witness-only against full-assignment partitions (JSON)", 1},
+    {"bench", NULL, cmd_bench, "benchmark Groth16 partitions (JSON)", 1},
+    {"wtns", NULL, cmd_wtns, "write a partition's witness as a circom .wtns file", 1},
+    {"help", NULL, NULL, "this list, or a command's options: sealprov help COMMAND", 0},
 };
 #define NCOMMANDS (sizeof commands / sizeof commands[0])
+
+/* Whether the developer commands are linked into this program (sealprov-kit). */
+static bool is_kit(void) { return cmd_setup != NULL; }
+
+/* Whether this build has the command: in this program, or in sealprov-kit. */
+static bool available(const command *c) {
+  if (c->fn != NULL || !strcmp(c->name, "help")) return true;
+  if (c->kit == 0 || is_kit()) return false;
+#ifdef HAVE_CUDA
+  return true;
+#else
+  return c->kit != 2;
+#endif
+}
+
+static char **main_argv;
+
+/* Hands the whole command line to sealprov-kit: next to this program (a build tree),
+ * else in the configured $(pkglibexecdir). Returns only when that fails (status 2), or
+ * -1 when this program is sealprov-kit itself. */
+int sp_cli_run_kit(void) {
+  if (is_kit() || main_argv == NULL) return -1;
+  char here[PATH_MAX], cand[2][PATH_MAX + 32];
+  int ncand = 0;
+  ssize_t n = readlink("/proc/self/exe", here, sizeof here - 1);
+  if (n > 0) {
+    here[n] = 0;
+    char *slash = strrchr(here, '/');
+    if (slash != NULL) {
+      *slash = 0;
+      snprintf(cand[ncand++], sizeof cand[0], "%s/sealprov-kit", here);
+    }
+  }
+  snprintf(cand[ncand++], sizeof cand[0], "%s/sealprov-kit", SP_PKGLIBEXECDIR);
+  for (int k = 0; k < ncand; k++) {
+    if (access(cand[k], X_OK) != 0) continue;
+    main_argv[0] = cand[k];
+    fflush(NULL);
+    execv(cand[k], main_argv);
+    sp_cli_error("cannot run %s: %s", cand[k], strerror(errno));
+    return 2;
+  }
+  sp_cli_error(
+      "this is a developer command of sealprov-kit, which is not installed (looked for %s%s%s)",
+      cand[0], ncand > 1 ? " and " : "", ncand > 1 ? cand[1] : "");
+  return 2;
+}
 
 static void usage(FILE *f) {
   fprintf(f,
@@ -58,7 +110,7 @@ static void usage(FILE *f) {
           "commands:\n");
   for (size_t i = 0; i < NCOMMANDS; i++) {
     const command *c = &commands[i];
-    if (c->fn == NULL && strcmp(c->name, "help") != 0) continue; /* not in this build */
+    if (!available(c)) continue; /* not in this build */
     char name[32];
     snprintf(name, sizeof name, "%s%s%s", c->name, c->sub ? " " : "", c->sub ? c->sub : "");
     fprintf(f, "  %-14s %s\n", name, c->summary);
@@ -107,6 +159,7 @@ static int run_command(const command *c, int argc, char **argv, int skip) {
   static char name[64];
   sp_cli_cmd = command_name(c, name, sizeof name);
   if (c->fn == NULL) {
+    if (available(c)) return sp_cli_run_kit(); /* a developer command: sealprov-kit */
     sp_cli_error("'%s' is not part of this build", name);
     return 2;
   }
@@ -131,12 +184,24 @@ static int cmd_help(int argc, char **argv, int i) {
     return 0;
   }
   char *help_argv[3] = {argv[c->sub ? i + 1 : i], (char *)"--help", NULL};
+  if (c->fn == NULL && available(c)) {
+    /* sealprov-kit shows the developer command's help: `sealprov-kit CMD [SUB] --help` */
+    static char *kit_argv[5];
+    int k = 0;
+    kit_argv[k++] = argv[0];
+    kit_argv[k++] = (char *)c->name;
+    if (c->sub) kit_argv[k++] = (char *)c->sub;
+    kit_argv[k++] = (char *)"--help";
+    kit_argv[k] = NULL;
+    main_argv = kit_argv;
+  }
   return run_command(c, 2, help_argv, 0);
 }
 
 static void main_usage(FILE *f) { usage(f); }
 
 int main(int argc, char **argv) {
+  main_argv = argv;
   sp_cli_progress = isatty(STDERR_FILENO) != 0; /* --progress, --no-progress, -q change it */
   static const struct option own[] = {{"version", no_argument, NULL, 'V'}, {NULL, 0, NULL, 0}};
   sp_cli_args a = {.usage = main_usage, .takes = SP_CLI_PLUGIN | SP_CLI_IN_ORDER, .opts = own};

@@ -37,10 +37,11 @@ TESTS += tests/cuda/fatbin_archs.sh
 GPU_SEED_SUITES += tests/cuda/test_cuda_engine tests/cuda/test_cuda_checks \
   tests/cuda/test_cuda_load tests/cuda/test_cuda_kernels
 
-# `sealprov bench gpu` (tools/main.c dispatches to it through a weak reference).
+# `sealprov bench gpu` (tools/main.c dispatches to it through a weak reference, in
+# sealprov-kit).
 # Added here because this fragment is included after tools/local.mk, which assigns
-# tools_sealprov_SOURCES.
-tools_sealprov_SOURCES += tools/bench_gpu.c
+# tools_sealprov_kit_SOURCES.
+tools_sealprov_kit_SOURCES += tools/bench_gpu.c
 endif
 
 # `make check-gpu-seeds [SEEDS="S1 S2 ..."] [GPU_SEED_SUITES=...]`: each GPU suite once

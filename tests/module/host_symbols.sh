@@ -9,7 +9,7 @@
 # commands. The developer commands (setup, inspect, bench, wtns, the snarkjs modes) are
 # the objects of the program itself and link the kit.
 #
-# HOST_ARCHIVE, KIT_ARCHIVE and MODULE_ARCHIVES override what is compared.
+# HOST_ARCHIVE, KIT_ARCHIVE, MODULE_ARCHIVES and HOST_PROGRAM override what is compared.
 set -eu
 b=${top_builddir:?top_builddir is not set (make check sets it)}
 host=${HOST_ARCHIVE:-$b/tools/.libs/libsealprov_host.a}
@@ -85,3 +85,40 @@ fi
 nobj=$(cut -d' ' -f1 "$tmp/refs" | sort -u | wc -l)
 nkit=$(comm -12 "$tmp/undef" "$tmp/kit" | wc -l)
 echo "host_symbols: $nobj host objects refer to none of the $(wc -l < "$tmp/mod") symbols of the module's libraries, and to $nkit of the kit's, all listed"
+
+# The program: `sealprov` is the host library alone (the developer commands run in
+# sealprov-kit), so a process that dlopens the module holds no second copy of its state:
+# the program defines no symbol of the layers that keep it (runtime: scheduler, pool,
+# host memory, logger; the engines and their backends, the CUDA one included). It may hold what the listed kit
+# functions need (file readers, the curve library, setup's kernels): no state there.
+prog=${HOST_PROGRAM:-$b/tools/sealprov}
+[ -f "$prog" ] || { echo "host_symbols: $prog not built"; exit 1; }
+state=
+for la in $SP_MODULE_LIBS; do
+  case $la in
+    */libsealprov_runtime.la | */libsealprov_backends.la | */libsealprov_engine.la)
+      state="$state $b/$(dirname "$la")/.libs/$(basename "$la" .la).a" ;;
+  esac
+done
+[ -n "$state" ] || { echo "host_symbols: no runtime, backends or engine library in SP_MODULE_LIBS"; exit 1; }
+defined $state > "$tmp/state"
+# the CUDA backend (engine, staging, residency, pipeline, load service) is in the CUDA
+# library beside the kernels: its objects count, the kernels' do not
+for la in $SP_MODULE_LIBS; do
+  case $la in
+    */libsealprov_cuda.la)
+      "$NM" -A "$b/$(dirname "$la")/.libs/libsealprov_cuda.a" 2>/dev/null |
+        awk 'NF == 3 && $2 !~ /^[UwvN]$/ && $1 ~ /(engine_cuda|staging|residency|pipeline|load_service)\.o:/ { print $3 }' \
+        >> "$tmp/state" ;;
+  esac
+done
+sort -u -o "$tmp/state" "$tmp/state"
+grep -qx sp_sched_create "$tmp/state" || { echo "host_symbols: the runtime library does not define sp_sched_create"; exit 1; }
+defined "$prog" > "$tmp/prog"
+comm -12 "$tmp/prog" "$tmp/state" > "$tmp/bad_prog"
+if [ -s "$tmp/bad_prog" ]; then
+  echo "host_symbols: $prog carries $(wc -l < "$tmp/bad_prog") symbols of the module's runtime and engines, e.g.:"
+  head -10 "$tmp/bad_prog" | sed 's/^/  /'
+  exit 1
+fi
+echo "host_symbols: $prog defines none of the $(wc -l < "$tmp/state") symbols of the module's runtime and engines"
