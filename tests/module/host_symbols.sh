@@ -101,20 +101,24 @@ for la in $SP_MODULE_LIBS; do
   esac
 done
 [ -n "$state" ] || { echo "host_symbols: no runtime, backends or engine library in SP_MODULE_LIBS"; exit 1; }
-defined $state > "$tmp/state"
+# global symbols only: a function's local static (names.0) may share a name by chance
+global() {
+  "$NM" "$@" 2>/dev/null | awk 'NF == 3 && $2 ~ /^[A-TV-Z]$/ { print $3 }' | sort -u
+}
+global $state > "$tmp/state"
 # the CUDA backend (engine, staging, residency, pipeline, load service) is in the CUDA
 # library beside the kernels: its objects count, the kernels' do not
 for la in $SP_MODULE_LIBS; do
   case $la in
     */libsealprov_cuda.la)
       "$NM" -A "$b/$(dirname "$la")/.libs/libsealprov_cuda.a" 2>/dev/null |
-        awk 'NF == 3 && $2 !~ /^[UwvN]$/ && $1 ~ /(engine_cuda|staging|residency|pipeline|load_service)\.o:/ { print $3 }' \
+        awk 'NF == 3 && $2 ~ /^[A-TV-Z]$/ && $1 ~ /(engine_cuda|staging|residency|pipeline|load_service)\.o:/ { print $3 }' \
         >> "$tmp/state" ;;
   esac
 done
 sort -u -o "$tmp/state" "$tmp/state"
 grep -qx sp_sched_create "$tmp/state" || { echo "host_symbols: the runtime library does not define sp_sched_create"; exit 1; }
-defined "$prog" > "$tmp/prog"
+global "$prog" > "$tmp/prog"
 comm -12 "$tmp/prog" "$tmp/state" > "$tmp/bad_prog"
 if [ -s "$tmp/bad_prog" ]; then
   echo "host_symbols: $prog carries $(wc -l < "$tmp/bad_prog") symbols of the module's runtime and engines, e.g.:"
