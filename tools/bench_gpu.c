@@ -1023,6 +1023,23 @@ static int tp_iv_cmp(const void *x, const void *y) {
 /* Per-device execute intervals of jobs first..last from the scheduler's timeline
  * (one line per event; an interval is [t - duration, t]), and what they say about
  * idle time between partitions. */
+/* One timeline line: "t=... event=... job=... partition=... device=... worker=...
+ * duration=..." (sp_sched_timeline); false for any other line. */
+typedef struct tl_event {
+  double t, du;
+  char ev[16];
+  uint64_t job;
+  int dev;
+} tl_event;
+
+static bool tl_parse(const char *line, tl_event *e) {
+  unsigned part;
+  int wk;
+  return sscanf(line,
+                "t=%lf event=%15s job=%" SCNu64 " partition=%u device=%d worker=%d duration=%lf",
+                &e->t, e->ev, &e->job, &part, &e->dev, &wk, &e->du) == 7;
+}
+
 static int tp_timeline(sp_sched *s, tp_run *r, uint64_t first, uint64_t last, char *err,
                        size_t errlen) {
   size_t len = 0;
@@ -1047,16 +1064,11 @@ static int tp_timeline(sp_sched *s, tp_run *r, uint64_t first, uint64_t last, ch
   r->win_end = -1e300;
   char *save = NULL;
   for (char *line = strtok_r(buf, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
-    double t, du;
-    char ev[16];
-    uint64_t job;
-    unsigned part;
-    int dev, wk;
-    if (sscanf(line,
-               "t=%lf event=%15s job=%" SCNu64 " partition=%u device=%d worker=%d duration=%lf", &t,
-               ev, &job, &part, &dev, &wk, &du) != 7)
-      continue;
-    if (job < first || job > last) continue;
+    tl_event e;
+    if (!tl_parse(line, &e) || e.job < first || e.job > last) continue;
+    double t = e.t, du = e.du;
+    const char *ev = e.ev;
+    int dev = e.dev;
     if (!strcmp(ev, "queued")) {
       if (t < r->win_start) r->win_start = t;
     } else if (!strcmp(ev, "done")) {
@@ -1117,46 +1129,28 @@ static void tp_urgent_timeline(sp_sched *s, tp_run *r, uint64_t id) {
     free(buf);
     return;
   }
-  /* first pass: the urgent job's own events */
-  char *save = NULL;
-  for (char *line = strtok_r(buf, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
-    double t, du;
-    char ev[16];
-    uint64_t job;
-    unsigned part;
-    int dev, wk;
-    if (sscanf(line,
-               "t=%lf event=%15s job=%" SCNu64 " partition=%u device=%d worker=%d duration=%lf", &t,
-               ev, &job, &part, &dev, &wk, &du) != 7)
-      continue;
-    if (job == id) {
-      if (!strcmp(ev, "queued")) r->urgent.queued = t;
-      if (!strcmp(ev, "start")) r->urgent.start = t, r->urgent.device = dev;
-      if (!strcmp(ev, "execute")) r->urgent.exec_start = t - du, r->urgent.exec_end = t;
-      if (!strcmp(ev, "done")) r->urgent.done = t;
-    } else if (r->urgent.queued >= 0 && r->urgent.start < 0 && !strcmp(ev, "start")) {
+  /* the lines, each ended by NUL, read twice: the urgent job's own events first, then
+   * the other tasks between its queued and its execute */
+  char *end = buf + len;
+  for (char *p = buf; p < end; p++)
+    if (*p == '\n') *p = 0;
+  tl_event e;
+  for (char *line = buf; line < end; line += strlen(line) + 1) {
+    if (!tl_parse(line, &e)) continue;
+    if (e.job == id) {
+      if (!strcmp(e.ev, "queued")) r->urgent.queued = e.t;
+      if (!strcmp(e.ev, "start")) r->urgent.start = e.t, r->urgent.device = e.dev;
+      if (!strcmp(e.ev, "execute")) r->urgent.exec_start = e.t - e.du, r->urgent.exec_end = e.t;
+      if (!strcmp(e.ev, "done")) r->urgent.done = e.t;
+    } else if (r->urgent.queued >= 0 && r->urgent.start < 0 && !strcmp(e.ev, "start")) {
       r->urgent.starts_between++;
     }
   }
-  free(buf);
-  /* second pass: stream executes that got a device between its queued and its execute */
-  if (r->urgent.queued < 0 || r->urgent.exec_start < 0 ||
-      sp_sched_timeline(s, NULL, 0, &len) != SEALPROV_OK || (buf = malloc(len + 1)) == NULL)
-    return;
-  if (sp_sched_timeline(s, buf, len + 1, &len) == SEALPROV_OK) {
-    save = NULL;
-    for (char *line = strtok_r(buf, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
-      double t, du;
-      char ev[16];
-      uint64_t job;
-      unsigned part;
-      int dev, wk;
-      if (sscanf(line,
-                 "t=%lf event=%15s job=%" SCNu64 " partition=%u device=%d worker=%d duration=%lf",
-                 &t, ev, &job, &part, &dev, &wk, &du) != 7)
-        continue;
-      if (job != id && !strcmp(ev, "execute") && t - du > r->urgent.queued &&
-          t - du < r->urgent.exec_start)
+  if (r->urgent.queued >= 0 && r->urgent.exec_start >= 0) {
+    for (char *line = buf; line < end; line += strlen(line) + 1) {
+      if (!tl_parse(line, &e)) continue;
+      if (e.job != id && !strcmp(e.ev, "execute") && e.t - e.du > r->urgent.queued &&
+          e.t - e.du < r->urgent.exec_start)
         r->urgent.locks_between++;
     }
   }
