@@ -28,9 +28,10 @@ pack)
   for t in test_cuda_engine test_cuda_kernels test_cuda_checks test_cuda_spmv test_cuda_load; do
     cp "$b/tests/cuda/$t" "$s/t/"
   done
-  cp "$b/tools/sealprov" "$s/bin/"; cp "$b/plugin/.libs/sealprov.so" "$s/lib/sealprov/"
+  cp "$b/tools/sealprov" "$b/tools/sealprov-kit" "$s/bin/" # setup, bench: sealprov-kit
+  cp "$b/plugin/.libs/sealprov.so" "$s/lib/sealprov/"
   cp -L "$(ldconfig -p | awk '/libinih.so.1 / { print $NF; exit }')" "$s/lib/"
-  strip "$s"/t/* "$s/bin/sealprov" "$s/lib/sealprov/sealprov.so" 2>/dev/null || true
+  strip "$s"/t/* "$s"/bin/* "$s/lib/sealprov/sealprov.so" 2>/dev/null || true
   tar -C "$s" -cf - . | xz -T0 -6 > "$v/pkg.tar.xz"
   printf '[provider]\nlog_level = warn\n\n[cpu0]\ntype = cpu\nworkers = 1\nthreads = 0\n' > "$s/cpu.ini"
   "$b/tools/sealprov" setup $setup_args --out "$s/eq" > /dev/null
@@ -80,7 +81,7 @@ run)
   fi
   step prove_gpu 30 ./bin/sealprov $P prove -c "$w/gpu.ini" --params "$w/eq/circuit.params" \
     --zero-rs --out "$OUT/gpu.proofs" "$w"/eq/partition-0[0-3].spa
-  step verify_gpu 20 ./bin/sealprov verify --vk "$w/eq/circuit.vk" --proofs "$OUT/gpu.proofs" \
+  step verify_gpu 20 ./bin/sealprov $P verify --vk "$w/eq/circuit.vk" --proofs "$OUT/gpu.proofs" \
     "$w"/eq/partition-0[0-3].spa
   for ref in cpu-new cpu-old; do
     [ -f "$v/$ref.proofs" ] || continue

@@ -22,6 +22,9 @@
 #include "g16_util.h"
 #include "groth16/groth16.h"
 #include "spa.h"
+#ifdef HAVE_CUDA
+#include "gpu/sp_cuda_setup.h" /* --sizes: the fixed-base products on GPU 0 */
+#endif
 #include "formats/srs.h"
 #ifdef HAVE_CUDA
 #include "util/sp_gpu.h"   /* sp_gpu_bind */
@@ -217,8 +220,10 @@ static void bench_load_usage(FILE *f) {
           "usage: sealprov bench load [--json] [--threads T] [--repeat R] [--modes LIST]\n"
           "                           [--cold | --no-cold] [--cpu-checks] FILE...\n"
           "       sealprov bench load [options] --sizes K,...\n"
-          "  Loads each .params FILE (or a sealing-shaped 2^K setup made in a temporary\n"
-          "  directory) in each mode of LIST, comma-separated, measured in this order:\n"
+          "  Loads each .params FILE (or the parameters of a sealing-shaped 2^K setup made\n"
+          "  in a temporary directory under $TMPDIR, 16 inputs, only circuit.params and\n"
+          "  circuit.vk, the fixed-base products on GPU 0 where one is visible; 2^27 takes\n"
+          "  49 GB of disk) in each mode of LIST, comma-separated, measured in this order:\n"
           "    direct    onto GPU 0 with every check, decoded and checked on the GPU, no\n"
           "              host copy of the proving vectors (a CUDA build with a GPU visible)\n"
           "    checked   the host path with every check (on the curve and in the subgroup;\n"
@@ -723,6 +728,54 @@ static bool parse_modes(const char *arg, bool *modes) {
   return ok;
 }
 
+/* --sizes: the parameter file (and .vk) of a sealing-shaped 2^log setup in dir; nothing
+ * else (a 2^27 .r1cs and partition would not fit beside the 49 GB file on a 64 GiB disk).
+ * The fixed-base products on GPU 0 when gpu (a CUDA build that sees one), else on nt CPU
+ * threads. */
+static int bench_make_params(unsigned log, const char *dir, bool gpu, unsigned nt, char *path,
+                             size_t pathlen) {
+  char err[1024] = "", vk[600];
+  snprintf(path, pathlen, "%s/circuit.params", dir);
+  snprintf(vk, sizeof vk, "%s/circuit.vk", dir);
+  sp_circuit *c = NULL;
+  int rc = sp_circuit_generate(UINT64_C(1) << log, 16, SP_SHAPE_SEALING, 1000 + log, &c, err,
+                               sizeof err);
+  if (rc != SEALPROV_OK) {
+    sp_cli_error("setup 2^%u: %s", log, err);
+    return 1;
+  }
+  const sp_fixed_base *fbp = NULL;
+#ifdef HAVE_CUDA
+  sp_cuda_setup *gs = NULL;
+  sp_fixed_base fb;
+  if (gpu) {
+    if (sp_cuda_setup_create(0, &gs, err, sizeof err) != SEALPROV_OK) {
+      sp_cli_error("setup 2^%u on GPU 0: %s", log, err);
+      sp_circuit_free(c);
+      return 1;
+    }
+    fb = sp_cuda_setup_fixed_base(gs);
+    fbp = &fb;
+  }
+#else
+  (void)gpu;
+#endif
+  sp_cli_note("setup 2^%u in %s (parameters only; fixed-base products on %s)", log, dir,
+              fbp ? "GPU 0" : "the CPU");
+  g16_setup_meter gm = {.stage = ""};
+  sp_progress pr = {.fn = g16_setup_progress, .user = &gm};
+  rc = sp_circuit_write_params_progress(c, 2000 + log, nt, fbp, &pr, path, vk, err, sizeof err);
+#ifdef HAVE_CUDA
+  sp_cuda_setup_destroy(gs);
+#endif
+  sp_circuit_free(c);
+  if (rc != SEALPROV_OK) {
+    sp_cli_error("setup 2^%u: %s", log, err);
+    return 1;
+  }
+  return 0;
+}
+
 static int bench_load(int argc, char **argv) {
   static const struct option opts[] = {
       {"sizes", required_argument, NULL, 's'},  {"threads", required_argument, NULL, 't'},
@@ -824,24 +877,7 @@ static int bench_load(int argc, char **argv) {
         rc = 1;
         break;
       }
-      char err[1024] = "";
-      g16_setup_meter gm = {.stage = ""};
-      sp_progress pr = {.fn = g16_setup_progress, .user = &gm};
-      sp_setup_opts o = {.progress = &pr,
-                         .constraints = UINT64_C(1) << sizes[i],
-                         .inputs = 16,
-                         .partitions = 1,
-                         .shape = SP_SHAPE_SEALING,
-                         .seed = 1000 + sizes[i],
-                         .out_dir = dirbuf,
-                         .nthreads = nt};
-      sp_setup_result sr;
-      sp_cli_note("setup 2^%u in %s", sizes[i], dirbuf);
-      if (sp_setup_run(&o, &sr, err, sizeof err) != SEALPROV_OK) {
-        sp_cli_error("setup 2^%u: %s", sizes[i], err);
-        rc = 1;
-      }
-      snprintf(path, sizeof path, "%s/circuit.params", dirbuf);
+      rc = bench_make_params(sizes[i], dirbuf, gpu, nt, path, sizeof path);
       log = sizes[i];
     }
     if (rc == 0) {
