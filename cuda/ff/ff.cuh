@@ -515,12 +515,116 @@ struct spc_fp2 {
     r.c1 = spc_fp::neg(a.c1);
     return r;
   }
-  /* a*b - c*d (EC formulas name it for Fp's one-reduction form; here two products) */
-  __device__ __forceinline__ static spc_fp2 mul_sub_mul(const spc_fp2 &a, const spc_fp2 &b,
-                                                        const spc_fp2 &c, const spc_fp2 &d) {
-    return sub(mul(a, b), mul(c, d));
+  /* ---- products with lazy reduction ------------------------------------------
+   * Karatsuba on unreduced 24-word Fp products: t0 = a0 b0, t1 = a1 b1 and s = (a0 +
+   * a1)(b0 + b1) (the sums reduced mod p, so every factor is < p and every product <
+   * p^2), then c0 = redc(t0 - t1), c1 = redc(s - t0 - t1): three wide products and two
+   * reductions where three Fp products had three (the reduction is ~130 of a
+   * product's ~277 IMAD.WIDE: -17 % by count; measured: cuda/NOTES.md v14). The words are two's
+   * complement over 768 bits; a value v with |v| < p 2^384 (pR) is made redc's input
+   * by adding pR when negative (the sign is the top bit: |v| < 3 p^2 < 2^764). Bounds:
+   * t0 - t1 in (-p^2, p^2); s - t0 - t1 in (-2 p^2, p^2), since s is the product of
+   * the reduced sums, not a0 b1 + a1 b0 itself; the difference of two such (mul_sub_mul)
+   * in (-3 p^2, 3 p^2). All below pR because 3p < 2^384 (p < 2^381). */
+  static const int W = 2 * spc_fp::N;
+  /* t -= u over W words, two's complement (the borrow out is dropped) */
+  __device__ __forceinline__ static void w_sub(uint32_t *t, const uint32_t *u) {
+    asm volatile("sub.cc.u32 %0, %0, %1;" : "+r"(t[0]) : "r"(u[0]));
+#pragma unroll
+    for (int k = 1; k < W - 1; k++)
+      asm volatile("subc.cc.u32 %0, %0, %1;" : "+r"(t[k]) : "r"(u[k]));
+    asm volatile("subc.u32 %0, %0, %1;" : "+r"(t[W - 1]) : "r"(u[W - 1]));
   }
-  /* Karatsuba: three Fp products. */
+  /* t += u over W words (the carry out is dropped) */
+  __device__ __forceinline__ static void w_add(uint32_t *t, const uint32_t *u) {
+    asm volatile("add.cc.u32 %0, %0, %1;" : "+r"(t[0]) : "r"(u[0]));
+#pragma unroll
+    for (int k = 1; k < W - 1; k++)
+      asm volatile("addc.cc.u32 %0, %0, %1;" : "+r"(t[k]) : "r"(u[k]));
+    asm volatile("addc.u32 %0, %0, %1;" : "+r"(t[W - 1]) : "r"(u[W - 1]));
+  }
+  /* redc of a signed t with |t| < pR: pR added when the top bit says negative */
+  __device__ __forceinline__ static spc_fp redc_signed(uint32_t *t) {
+    const int N = spc_fp::N;
+    uint32_t m = (uint32_t)((int32_t)t[W - 1] >> 31);
+    asm volatile("add.cc.u32 %0, %0, %1;" : "+r"(t[N]) : "r"(spc_fp_cfg::mod(0) & m));
+#pragma unroll
+    for (int k = 1; k < N - 1; k++)
+      asm volatile("addc.cc.u32 %0, %0, %1;" : "+r"(t[N + k]) : "r"(spc_fp_cfg::mod(k) & m));
+    asm volatile("addc.u32 %0, %0, %1;" : "+r"(t[W - 1]) : "r"(spc_fp_cfg::mod(N - 1) & m));
+    return spc_fp::redc(t);
+  }
+  /* t = -u over W words */
+  __device__ __forceinline__ static void w_neg(uint32_t *t, const uint32_t *u) {
+    asm volatile("sub.cc.u32 %0, 0, %1;" : "=r"(t[0]) : "r"(u[0]));
+#pragma unroll
+    for (int k = 1; k < W - 1; k++) asm volatile("subc.cc.u32 %0, 0, %1;" : "=r"(t[k]) : "r"(u[k]));
+    asm volatile("subc.u32 %0, 0, %1;" : "=r"(t[W - 1]) : "r"(u[W - 1]));
+  }
+  /* The unreduced Karatsuba parts of a * b into c0w = t0 - t1 and c1w = s - t0 - t1,
+   * one product at a time (one 24-word temporary besides the two accumulators). */
+  __device__ __forceinline__ static void mul_wide2(uint32_t *c0w, uint32_t *c1w, const spc_fp2 &a,
+                                                   const spc_fp2 &b) {
+    uint32_t t[W];
+    spc_fp::mul_wide(c0w, a.c0, b.c0);
+    w_neg(c1w, c0w);
+    spc_fp::mul_wide(t, a.c1, b.c1);
+    w_sub(c0w, t);
+    w_sub(c1w, t);
+    spc_fp::mul_wide(t, spc_fp::add(a.c0, a.c1), spc_fp::add(b.c0, b.c1));
+    w_add(c1w, t);
+  }
+  /* c0w -= t0 - t1 and c1w -= s - t0 - t1 for c * d, in the same way. */
+  __device__ __forceinline__ static void mul_wide2_sub(uint32_t *c0w, uint32_t *c1w,
+                                                       const spc_fp2 &c, const spc_fp2 &d) {
+    uint32_t t[W];
+    spc_fp::mul_wide(t, c.c0, d.c0);
+    w_sub(c0w, t);
+    w_add(c1w, t);
+    spc_fp::mul_wide(t, c.c1, d.c1);
+    w_add(c0w, t);
+    w_add(c1w, t);
+    spc_fp::mul_wide(t, spc_fp::add(c.c0, c.c1), spc_fp::add(d.c0, d.c1));
+    w_sub(c1w, t);
+  }
+  __device__ __forceinline__ static spc_fp2 mul_inl(const spc_fp2 &a, const spc_fp2 &b) {
+    uint32_t c0w[W], c1w[W];
+    mul_wide2(c0w, c1w, a, b);
+    spc_fp2 r;
+    r.c0 = redc_signed(c0w);
+    r.c1 = redc_signed(c1w);
+    return r;
+  }
+  /* a*b - c*d: six wide products, two reductions (as Fp's mul_sub_mul). */
+  __device__ __forceinline__ static spc_fp2 mul_sub_mul_inl(const spc_fp2 &a, const spc_fp2 &b,
+                                                            const spc_fp2 &c, const spc_fp2 &d) {
+    uint32_t c0w[W], c1w[W];
+    mul_wide2(c0w, c1w, a, b);
+    mul_wide2_sub(c0w, c1w, c, d);
+    spc_fp2 r;
+    r.c0 = redc_signed(c0w);
+    r.c1 = redc_signed(c1w);
+    return r;
+  }
+  /* As Fp's: calls, operands by value (one copy of the code serves a kernel). */
+  __device__ __noinline__ static spc_fp2 mul_call(spc_fp2 a, spc_fp2 b) { return mul_inl(a, b); }
+  __device__ __noinline__ static spc_fp2 mul_sub_mul_call(spc_fp2 a, spc_fp2 b, spc_fp2 c,
+                                                          spc_fp2 d) {
+    return mul_sub_mul_inl(a, b, c, d);
+  }
+  /* The lazy forms where they were measured faster: the G2 subgroup check's chains
+   * (cuda/subgroup/subgroup.cuh: -8.5 % a point on the H200). */
+  __device__ __forceinline__ static spc_fp2 mul_lazy(const spc_fp2 &a, const spc_fp2 &b) {
+    return mul_call(a, b);
+  }
+  __device__ __forceinline__ static spc_fp2 mul_sub_mul_lazy(const spc_fp2 &a, const spc_fp2 &b,
+                                                             const spc_fp2 &c, const spc_fp2 &d) {
+    return mul_sub_mul_call(a, b, c, d);
+  }
+  /* Karatsuba on ff.cuh's Fp products: three calls, three reductions. The MSM's
+   * accumulation keeps this form: with the lazy one its G2 kernels went from 208 to 255
+   * registers and spilled around the calls, and G2 MSM 2^24 was 4-6 % slower (cuda/NOTES.md
+   * v14). */
   __device__ __forceinline__ static spc_fp2 mul(const spc_fp2 &a, const spc_fp2 &b) {
     spc_fp t0 = spc_fp::mul(a.c0, b.c0);
     spc_fp t1 = spc_fp::mul(a.c1, b.c1);
@@ -529,6 +633,11 @@ struct spc_fp2 {
     r.c0 = spc_fp::sub(t0, t1);
     r.c1 = spc_fp::sub(spc_fp::sub(s, t0), t1);
     return r;
+  }
+  /* a*b - c*d (EC formulas name it for Fp's one-reduction form; here two products) */
+  __device__ __forceinline__ static spc_fp2 mul_sub_mul(const spc_fp2 &a, const spc_fp2 &b,
+                                                        const spc_fp2 &c, const spc_fp2 &d) {
+    return sub(mul(a, b), mul(c, d));
   }
   /* (c0 + c1 u)^2 = (c0 + c1)(c0 - c1) + 2 c0 c1 u: two Fp products. */
   __device__ __forceinline__ static spc_fp2 sqr(const spc_fp2 &a) {

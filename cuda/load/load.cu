@@ -115,7 +115,7 @@ __global__ void k_decode_g2(const uint4 *raw, size_t n, spc_g2_affine *dst, spc_
     spc_fp2 b;
     b.c0 = b4;
     b.c1 = b4;
-    spc_fp2 rhs = spc_fp2::add(spc_fp2::mul(spc_fp2::sqr(p.x), p.x), b);
+    spc_fp2 rhs = spc_fp2::add(spc_fp2::mul_lazy(spc_fp2::sqr(p.x), p.x), b);
     ok = !p.is_inf() && spc_fp2::sqr(p.y).eq(rhs);
   }
   if (!ok) {

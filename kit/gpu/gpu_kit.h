@@ -57,6 +57,10 @@ int sp_gpu_gen_scalars(sp_gpu *g, void *d_scalars, size_t n, uint64_t seed, char
  * out gets, per element, add, sub, mul, sqr (4 results). Fp when fp is true, else Fr. */
 int sp_gpu_field_ops(sp_gpu *g, bool fp, const void *a, const void *b, void *out, size_t n,
                      char *err, size_t errlen);
+/* Fp2 self-test: per element, a+b, a-b, a*b, a^2, a*b - c*d, then a*b and a*b - c*d
+ * again in their lazy forms (7 results; host layout fp2_t). */
+int sp_gpu_fp2_ops(sp_gpu *g, const void *a, const void *b, const void *c, const void *d, void *out,
+                   size_t n, char *err, size_t errlen);
 /* Curve self-test: for G1 (g2 false) or G2: out[i] = p[i] + q[i] (XYZZ add of the
  * affine inputs), out[n + i] = 2 p[i], out[2n + i] = (xyzz p[i]) + q[i] mixed; results
  * as xyzz (host layout g1_xyzz_t / g2_xyzz_t). */

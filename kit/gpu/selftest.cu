@@ -46,6 +46,44 @@ done:
   return st;
 }
 
+/* Fp2: add, sub, mul, sqr of a, b, mul_sub_mul(a, b, c, d) = a b - c d, and the lazy
+ * forms of the two products (ff.cuh, cuda/NOTES.md v14). */
+__global__ void k_fp2_ops(const spc_fp2 *a, const spc_fp2 *b, const spc_fp2 *c, const spc_fp2 *d,
+                          spc_fp2 *out, size_t n) {
+  size_t i = (size_t)blockIdx.x * blockDim.x + threadIdx.x;
+  if (i >= n) return;
+  spc_fp2 x = a[i], y = b[i];
+  out[7 * i + 0] = spc_fp2::add(x, y);
+  out[7 * i + 1] = spc_fp2::sub(x, y);
+  out[7 * i + 2] = spc_fp2::mul(x, y);
+  out[7 * i + 3] = spc_fp2::sqr(x);
+  out[7 * i + 4] = spc_fp2::mul_sub_mul(x, y, c[i], d[i]);
+  out[7 * i + 5] = spc_fp2::mul_lazy(x, y);
+  out[7 * i + 6] = spc_fp2::mul_sub_mul_lazy(x, y, c[i], d[i]);
+}
+
+extern "C" int sp_gpu_fp2_ops(sp_gpu *g, const void *a, const void *b, const void *c, const void *d,
+                              void *out, size_t n, char *err, size_t errlen) {
+  const size_t esz = sizeof(spc_fp2);
+  void *din[4] = {NULL, NULL, NULL, NULL}, *dout = NULL;
+  const void *in[4] = {a, b, c, d};
+  int st = SEALPROV_OK;
+  for (int k = 0; k < 4; k++) {
+    SP_TRY_GOTO(sp_gpu_alloc(g, &din[k], n * esz, err, errlen), st, done);
+    SP_TRY_GOTO(sp_gpu_upload(g, din[k], in[k], n * esz, err, errlen), st, done);
+  }
+  SP_TRY_GOTO(sp_gpu_alloc(g, &dout, 7 * n * esz, err, errlen), st, done);
+  k_fp2_ops<<<sp_blocks(n, 64), 64, 0, g->stream>>>(
+      (const spc_fp2 *)din[0], (const spc_fp2 *)din[1], (const spc_fp2 *)din[2],
+      (const spc_fp2 *)din[3], (spc_fp2 *)dout, n);
+  SP_CUDA_LAUNCH_CHECK_GOTO(st, done);
+  SP_TRY_GOTO(sp_gpu_download(g, out, dout, 7 * n * esz, err, errlen), st, done);
+done:
+  for (int k = 0; k < 4; k++) sp_gpu_free(g, din[k], n * esz);
+  sp_gpu_free(g, dout, 7 * n * esz);
+  return st;
+}
+
 template <class F>
 __global__ void k_curve_ops(const spc_affine<F> *p, const spc_affine<F> *q, spc_xyzz<F> *out,
                             size_t n) {

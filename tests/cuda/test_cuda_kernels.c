@@ -155,6 +155,74 @@ static void test_fields(sp_gpu *g, size_t n) {
   free(ro);
 }
 
+/* Fp2: add, sub, mul, sqr and a*b - c*d against the CPU, the products in both forms.
+ * The lazy ones reduce twice for three or six wide products, with signed
+ * intermediates (cuda/ff/ff.cuh), so the operands include every mix of the values that push those
+ * intermediates to their bounds: 0, 1, p - 1, p - 2, the top of Fp, and the four
+ * extreme products a = b = (p - 1, 0) and c = d = (0, p - 1) (t0 - t1 at +-(p-1)^2),
+ * (p - 1, p - 1) squared (s - t0 - t1 near -p^2). */
+static void test_fp2(sp_gpu *g, size_t n) {
+  char err[256];
+  fp2_t *in[4], *o = calloc(7 * n, sizeof *o);
+  for (int k = 0; k < 4; k++) in[k] = calloc(n, sizeof(fp2_t));
+  fp_t edge[6];
+  fp_from_u64(&edge[0], 0);
+  fp_from_u64(&edge[1], 1);
+  fp_neg(&edge[2], &edge[1]);              /* p - 1 */
+  fp_sub(&edge[3], &edge[2], &edge[1]);    /* p - 2 */
+  memcpy(&edge[4], BLS_P, sizeof edge[4]); /* raw p - 1: the largest word a product sees */
+  edge[4].l[0] -= 1;
+  for (int l = 0; l < 6; l++) edge[5].l[l] = ~0ull; /* all ones below p's top limb */
+  edge[5].l[5] = BLS_P[5] - 1;
+  for (size_t i = 0; i < n; i++)
+    for (int k = 0; k < 4; k++) {
+      fp_t *c[2] = {&in[k][i].c0, &in[k][i].c1};
+      for (int h = 0; h < 2; h++) {
+        if (i < n / 2 && (rnd64() & 1))
+          *c[h] = edge[rnd64() % 6];
+        else
+          rand_fp(c[h]);
+      }
+    }
+  /* the extremes, explicitly (edge[4]: the largest raw word, which the products see) */
+  for (int k = 0; k < 4 && n >= 4; k++) {
+    in[k][0].c0 = edge[4];
+    in[k][0].c1 = edge[0];
+    in[k][1].c0 = edge[0];
+    in[k][1].c1 = edge[4];
+    in[k][2].c0 = in[k][2].c1 = edge[4];
+    in[k][3].c0 = in[k][3].c1 = edge[0];
+  }
+  in[2][0] = in[3][0] = in[0][1]; /* a b - c d = ((p-1)^2 + (p-1)^2, 0) before reduction */
+  in[2][1] = in[3][1] = in[0][0]; /* and (-(p-1)^2 - (p-1)^2, 0) */
+  in[2][2] = in[3][2] = in[0][0]; /* s - t0 - t1 near -p^2 for a = b = (p-1, p-1) */
+
+  int st = sp_gpu_fp2_ops(g, in[0], in[1], in[2], in[3], o, n, err, sizeof err);
+  CHECK(st == SEALPROV_OK, "fp2 ops: %s", err);
+  size_t bad = 0;
+  for (size_t i = 0; st == SEALPROV_OK && i < n; i++) {
+    fp2_t e[7], t;
+    fp2_add(&e[0], &in[0][i], &in[1][i]);
+    fp2_sub(&e[1], &in[0][i], &in[1][i]);
+    fp2_mul(&e[2], &in[0][i], &in[1][i]);
+    fp2_sqr(&e[3], &in[0][i]);
+    fp2_mul(&t, &in[2][i], &in[3][i]);
+    fp2_sub(&e[4], &e[2], &t);
+    e[5] = e[2];
+    e[6] = e[4];
+    for (int k = 0; k < 7; k++)
+      if (memcmp(&e[k], &o[7 * i + k], sizeof(fp2_t))) {
+        if (bad < 5) printf("  fp2 op %d differs at %zu\n", k, i);
+        bad++;
+      }
+  }
+  CHECK(bad == 0, "Fp2 add/sub/mul/sqr/mul_sub_mul (and lazy): %zu of %zu differ from the CPU", bad,
+        7 * n);
+  printf("fp2: %zu operand sets (half of them mixing edge values) checked\n", n);
+  for (int k = 0; k < 4; k++) free(in[k]);
+  free(o);
+}
+
 /* ---- memory pool ------------------------------------------------------------------ */
 
 /* The pool keeps what is freed (cuda/util/gpu.cu): an allocation that its cache cannot
@@ -913,6 +981,7 @@ int main(int argc, char **argv) {
 #define RUN(name) (!only || !strcmp(only, name))
   if (RUN("pool")) test_pool(g);
   if (RUN("fields")) test_fields(g, full ? 1 << 16 : 4096);
+  if (RUN("fields")) test_fp2(g, full ? 1 << 16 : 4096);
   if (RUN("curves")) test_curves(g, full ? 512 : 64);
   if (RUN("ntt")) test_ntt(g, 1, full ? 22 : 14);
   for (unsigned i = 0; i < nbig; i++) {
