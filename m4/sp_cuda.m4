@@ -45,17 +45,19 @@ AC_DEFUN([SP_CHECK_CUDA], [
     CUDA_ARCH_REQUEST=$with_cuda_arch
     AS_IF([test "x$with_cuda_arch" = xyes], [CUDA_ARCH_REQUEST=all])
     AS_IF([test "x$with_cuda_arch" = xall || test "x$with_cuda_arch" = xyes], [
-      AC_MSG_CHECKING([which GPU architectures nvcc builds for])
       sp_cuda_arch_list=
       AS_IF([test -n "$sp_nvcc"], [
+        AC_MSG_CHECKING([which GPU architectures nvcc builds for])
         dnl compute_NN lines; "a"/"f" variants are not forward compatible: left out
         for sp_arch in `"$sp_nvcc" --list-gpu-arch 2>/dev/null | sed -n 's/^compute_\(@<:@0-9@:>@*\)$/\1/p' | sort -n`; do
           test "$sp_arch" -ge 80 || continue
           sp_cuda_arch_list="$sp_cuda_arch_list${sp_cuda_arch_list:+,}$sp_arch"
-        done])
-      dnl an nvcc without --list-gpu-arch (older than any we support): the families
-      AS_IF([test -z "$sp_cuda_arch_list"], [sp_cuda_arch_list=80,86,89,90])
-      AC_MSG_RESULT([$sp_cuda_arch_list])])
+        done
+        dnl an nvcc without --list-gpu-arch (older than any we support): the families
+        AS_IF([test -z "$sp_cuda_arch_list"], [sp_cuda_arch_list=80,86,89,90])
+        AC_MSG_RESULT([$sp_cuda_arch_list])],
+        dnl no nvcc: nothing to ask (the compiler check below turns CUDA off)
+        [sp_cuda_arch_list=80,86,89,90])])
     sp_save_IFS=$IFS; IFS=,
     for sp_arch in $sp_cuda_arch_list; do
       IFS=$sp_save_IFS
