@@ -55,7 +55,12 @@ has out '"warm_runs_s": \[[0-9.]*, [0-9.]*\]' "two warm runs"
 has out '"cold": "' "cold method or reason"
 has out '"points": ' "points"
 has err "read once in" "the warm-up read is noted"
-has err "checked (mode 1 of 2), load 1 of 3: " "a note per load"
+if grep -q '"gpu": false' "$T/out"; then
+  has err "checked (mode 1 of 2), load 1 of 3: " "a note per load"
+else
+  has err "direct_gpu (mode 1 of 3), load 1 of 3: " "a note per load"
+  has err "checked (mode 2 of 3), load 1 of 3: " "a note per load"
+fi
 has err "load 3 of 3 (cold)" "the cold load is noted"
 
 # one mode, no cold load, text output, no progress
