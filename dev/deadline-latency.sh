@@ -11,6 +11,8 @@
 # also on stdout), whose "urgent" object has queued_to_start_ms (a worker took it: the
 # next partition boundary), queued_to_execute_ms (it had the GPU), queued_to_done_ms,
 # stream_execute_median_ms and start_within_one_execute; the log is OUTDIR/deadline.log.
+# The same question through the module loaded by dlopen, with a real 2^27 setup:
+# `sealprov soak --big-urgent-after K` (dev/soak.sh gpu-long big runs it).
 #
 # Time: about 70 s on an H200 (35 s to make the synthetic parameters, a warm-up of two
 # partitions that uploads them, 6 partitions of ~1.5 s); the script stops it at TOTAL.

@@ -210,8 +210,8 @@ case $mode in
       fi
       # shellcheck disable=SC2086
       soak_cli _build-soak-gpu big -c "$ini" --dir "$sdir" --gpu --partitions 0 \
-        --big-log "$k" --big-inputs 328 --big-partitions 30 --big-job 10 --sample-ms 2000 \
-        $limit || rc=1
+        --big-log "$k" --big-inputs 328 --big-partitions 30 --big-job 10 --big-urgent-after 2 \
+        --sample-ms 2000 $limit || rc=1
     fi
     exit $rc
     ;;

@@ -95,6 +95,7 @@ typedef struct soak_opts {
   bool reload;
   unsigned big_log, big_inputs, big_job;
   uint64_t big_partitions;
+  unsigned big_urgent_after; /* 0: none; else the urgent job after K partitions released */
   bool gpu;
   unsigned gpu_ordinal, setup_threads;
   unsigned sample_ms, time_limit_s;
@@ -129,6 +130,11 @@ static void soak_usage(FILE *f) {
           "  --big-inputs N       public inputs (default: --inputs)\n"
           "  --big-partitions N   partitions submitted, cancelled job apart (default 30)\n"
           "  --big-job P          partitions per job (default 10)\n"
+          "  --big-urgent-after K during the first big job, once the module has released\n"
+          "                       K of its partitions' inputs, a 1-partition job of\n"
+          "                       priority 100 (a WinningPoSt during sealing): reports its\n"
+          "                       wait from submit to start against the stream's partition\n"
+          "                       run time (default 0: none)\n"
           "setup and measurement\n"
           "  --gpu[=ORDINAL]      the setups' fixed-base products on that GPU (default 0)\n"
           "  --setup-threads N    CPU threads of the setups (default: online CPUs)\n"
@@ -230,6 +236,11 @@ static struct {
   /* big-phase figures */
   double big_load_ms, big_reload_ms, big_params_gb, big_prove_ms;
   uint64_t big_parts_proved;
+  /* --big-urgent-after: the urgent job's partition result and the stream's run median */
+  bool urg_ran;
+  int urg_status, urg_device;
+  unsigned urg_released_at_submit;
+  double urg_queued_ms, urg_run_ms, urg_done_ms, urg_stream_run_median_ms;
   double main_load_ms_max, main_ms, main_parts_per_s;
 } S = {
     .prov_mu = PTHREAD_MUTEX_INITIALIZER,
@@ -550,8 +561,16 @@ typedef struct hjob {
   sealprov_assignment *asg;
   uint8_t *proofs;
   sealprov_partition_result *res;
-  char err[600]; /* last_error() of a wait that did not say OK */
+  _Atomic unsigned released; /* on_inputs_released calls (set for the urgent test) */
+  char err[600];             /* last_error() of a wait that did not say OK */
 } hjob;
+
+static void on_released(void *user, sealprov_job_id id, uint32_t partition) {
+  (void)id;
+  (void)partition;
+  hjob *h = user;
+  atomic_fetch_add_explicit(&h->released, 1, memory_order_release);
+}
 
 static void on_complete(void *user, sealprov_job_id id, int status) {
   hjob *h = user;
@@ -602,6 +621,7 @@ static hjob *job_new(const phase_data *pd, tally *t, enum job_kind kind, unsigne
   h->job.user = h;
   atomic_init(&h->callbacks, 0);
   atomic_init(&h->cb_status, -1);
+  atomic_init(&h->released, 0);
   return h;
 }
 
@@ -953,6 +973,73 @@ static void main_phase(phase_data *pd, uint64_t *rs) {
 
 /* ---- the big phase ----------------------------------------------------------------------------- */
 
+static int cmp_double(const void *a, const void *b) {
+  double x = *(const double *)a, y = *(const double *)b;
+  return (x > y) - (x < y);
+}
+
+/* --big-urgent-after K: once K partitions of the stream job h have had their inputs
+ * released (the module took them), a 1-partition job of priority 100 goes in; its
+ * partition result says how long it waited for a worker (queued_ms: submit -> start),
+ * which the design bounds by one partition of the stream. Waits for it to end. */
+static void big_urgent(phase_data *pd, tally *t, hjob *h, uint64_t *rs) {
+  unsigned k = S.o.big_urgent_after;
+  double t0 = sp_cli_now_ms();
+  while (atomic_load_explicit(&h->released, memory_order_acquire) < k &&
+         atomic_load_explicit(&h->callbacks, memory_order_acquire) == 0) {
+    if (sp_cli_now_ms() - t0 > 600e3) {
+      failf("--big-urgent-after %u: the stream job released %u partitions in 600 s", k,
+            atomic_load(&h->released));
+      return;
+    }
+    struct timespec ts = {0, 1000000};
+    nanosleep(&ts, NULL);
+  }
+  if (atomic_load_explicit(&h->callbacks, memory_order_acquire) != 0) {
+    failf("--big-urgent-after %u: the stream job ended first (%u partitions)", k, h->n);
+    return;
+  }
+  hjob *u = job_new(pd, t, K_GOOD, 1, -1, 100, true, rs);
+  if (!u) {
+    failf("out of memory for the urgent job");
+    return;
+  }
+  S.urg_released_at_submit = atomic_load(&h->released);
+  double ts = sp_cli_now_ms();
+  if (job_submit(u)) {
+    job_check(u, job_wait(u), false);
+    S.urg_done_ms = sp_cli_now_ms() - ts;
+    S.urg_ran = true;
+    S.urg_status = u->res[0].status;
+    S.urg_device = u->res[0].device;
+    S.urg_queued_ms = u->res[0].queued_ms;
+    S.urg_run_ms = u->res[0].run_ms;
+  }
+  job_free(u);
+}
+
+/* The stream's median partition run time (OK partitions), after it ended. */
+static void big_urgent_stream(const hjob *h) {
+  double *v = calloc(h->n, sizeof *v);
+  unsigned m = 0;
+  if (!v) return;
+  for (unsigned i = 0; i < h->n; i++)
+    if (h->res[i].status == SEALPROV_OK) v[m++] = h->res[i].run_ms;
+  if (m) {
+    qsort(v, m, sizeof *v, cmp_double);
+    S.urg_stream_run_median_ms = m % 2 ? v[m / 2] : (v[m / 2 - 1] + v[m / 2]) / 2;
+  }
+  free(v);
+  if (S.urg_ran)
+    sp_cli_note(
+        "big phase: the urgent job (priority 100, submitted once %u of the stream's %u "
+        "partitions were released) waited %.1f ms for a worker, ran %.1f ms, done %.1f ms "
+        "after submit; the stream's partitions ran %.1f ms (median): %s one partition",
+        S.urg_released_at_submit, h->n, S.urg_queued_ms, S.urg_run_ms, S.urg_done_ms,
+        S.urg_stream_run_median_ms,
+        S.urg_queued_ms <= S.urg_stream_run_median_ms ? "within" : "MORE than");
+}
+
 static void big_phase(phase_data *pd, uint64_t *rs) {
   const soak_opts *o = &S.o;
   tally *t = &S.t[PH_BIG];
@@ -990,7 +1077,10 @@ static void big_phase(phase_data *pd, uint64_t *rs) {
       failf("out of memory for a job");
       break;
     }
+    bool urgent = jobno == 0 && o->big_urgent_after > 0;
+    if (urgent) h->job.on_inputs_released = on_released;
     bool submitted = job_submit(h);
+    if (submitted && urgent) big_urgent(pd, t, h, rs);
     if (submitted && jobno == 1 && o->cancel_pct > 0) {
       /* behind it, cancelled while queued */
       c = job_new(pd, t, K_CANCEL, o->big_job, -1, INT32_MIN + 1, true, rs);
@@ -1001,10 +1091,12 @@ static void big_phase(phase_data *pd, uint64_t *rs) {
         c = NULL;
       }
     }
-    if (submitted)
+    if (submitted) {
       job_check(h, job_wait(h), false);
-    else
+      if (urgent) big_urgent_stream(h);
+    } else {
       atomic_fetch_add(&S.parts_done, n);
+    }
     if (c) {
       job_check(c, job_wait(c), false);
       job_free(c);
@@ -1490,9 +1582,22 @@ static void write_json(FILE *f, const verdict *vd) {
             ", \"big\": {\"log\": %u, \"partitions\": %" PRIu64
             ", \"params_gb\": %.3f, "
             "\"load_ms\": %.1f, \"reload_ms\": %.1f, \"prove_ms\": %.1f, "
-            "\"partitions_proved\": %" PRIu64 "}",
+            "\"partitions_proved\": %" PRIu64,
             S.o.big_log, S.o.big_partitions, S.big_params_gb, S.big_load_ms, S.big_reload_ms,
             S.big_prove_ms, S.big_parts_proved);
+  if (S.o.big_log > 0 && S.urg_ran)
+    fprintf(f,
+            ", \"urgent\": {\"priority\": 100, \"after_partitions_released\": %u, "
+            "\"status\": %d, \"device\": %d, \"queued_to_start_ms\": %.1f, \"run_ms\": %.1f, "
+            "\"queued_to_done_ms\": %.1f, \"stream_run_median_ms\": %.1f, "
+            "\"start_within_one_partition\": %s}",
+            S.urg_released_at_submit, S.urg_status, S.urg_device, S.urg_queued_ms, S.urg_run_ms,
+            S.urg_done_ms, S.urg_stream_run_median_ms,
+            S.urg_queued_ms <= S.urg_stream_run_median_ms ? "true" : "false");
+  else if (S.o.big_log > 0)
+    fprintf(f, ", \"urgent\": null");
+  if (S.o.big_log > 0)
+    fprintf(f, "}");
   else
     fprintf(f, ", \"big\": null");
   fprintf(f, ", \"jobs\": {");
@@ -1551,6 +1656,14 @@ static void write_text(FILE *f, const verdict *vd) {
             S.o.big_log, S.big_params_gb, S.big_load_ms / 1e3,
             S.big_load_ms > 0 ? S.big_params_gb / (S.big_load_ms / 1e3) : 0, S.big_reload_ms / 1e3,
             S.big_parts_proved, S.big_prove_ms / 1e3);
+    if (S.urg_ran)
+      fprintf(f,
+              "  urgent job (priority 100, after %u partitions released): status %d, device "
+              "%d, waited %.1f ms for a worker, ran %.1f ms, done %.1f ms after submit; stream "
+              "partitions ran %.1f ms (median): %s one partition\n",
+              S.urg_released_at_submit, S.urg_status, S.urg_device, S.urg_queued_ms, S.urg_run_ms,
+              S.urg_done_ms, S.urg_stream_run_median_ms,
+              S.urg_queued_ms <= S.urg_stream_run_median_ms ? "within" : "MORE than");
     print_tally_text(f, "big", &S.t[PH_BIG]);
   }
   fprintf(f,
@@ -1640,6 +1753,7 @@ int cmd_soak(int argc, char **argv) {
       {"big-inputs", required_argument, NULL, 'I'},
       {"big-partitions", required_argument, NULL, 'N'},
       {"big-job", required_argument, NULL, 'J'},
+      {"big-urgent-after", required_argument, NULL, 'U'},
       {"gpu", optional_argument, NULL, 'G'},
       {"setup-threads", required_argument, NULL, 'T'},
       {"reuse", no_argument, NULL, 'u'},
@@ -1702,6 +1816,7 @@ int cmd_soak(int argc, char **argv) {
         break;
       case 'N': ok = sp_cli_u64("--big-partitions", optarg, 100000, &o->big_partitions); break;
       case 'J': ok = parse_uint("--big-job", optarg, 1000, &o->big_job); break;
+      case 'U': ok = parse_uint("--big-urgent-after", optarg, 1000, &o->big_urgent_after); break;
       case 'G':
         o->gpu = true;
         if (optarg) ok = parse_uint("--gpu", optarg, 1023, &o->gpu_ordinal);
@@ -1740,6 +1855,11 @@ int cmd_soak(int argc, char **argv) {
       : o->cancel_pct + o->bad_pct > 100 ? "--cancel-percent plus --bad-percent exceed 100"
       : o->big_log && (!o->big_job || !o->big_partitions)
           ? "--big-job and --big-partitions must be at least 1"
+      : o->big_urgent_after && !o->big_log ? "--big-urgent-after needs --big-log"
+      : o->big_urgent_after &&
+              (o->big_urgent_after >= o->big_job || o->big_urgent_after >= o->big_partitions)
+          ? "--big-urgent-after must be below the first big job's partitions (--big-job, "
+            "--big-partitions)"
       : !o->sample_ms ? "--sample-ms must be at least 1"
                       : NULL;
   if (why) return sp_cli_usage_error(&a, "%s", why);

@@ -124,6 +124,20 @@ grep -q "exceed 100" "$T/err" || fail "percentages: message: $(cat "$T/err")"
 expect 2 "nothing to do" -- "$SP" soak -c "$T/two.ini" --dir "$T/x" --partitions 0
 grep -q "nothing to do" "$T/err" || fail "nothing to do: message: $(cat "$T/err")"
 
+# --big-urgent-after (issue 25 item 2, through the module): a 1-partition job of priority
+# 100 during the first big job; its partition result is reported (no timing asserted:
+# the figure is the H200's, docs/PERFORMANCE.md "Deadlines")
+expect 0 "urgent job during the big job" -- "$SP" soak -c "$T/two.ini" --dir "$T/urg" \
+  --partitions 0 --big-log 8 --big-inputs 2 --big-partitions 4 --big-job 4 \
+  --big-urgent-after 1 --nvidia-smi none --seed 9 --json
+has '"verdict": "PASS"' "urgent: verdict"
+has '"urgent": {"priority": 100, "after_partitions_released": [1-4], "status": 0, "device": [01], "queued_to_start_ms": [0-9.]*, "run_ms": [0-9.]*, "queued_to_done_ms": [0-9.]*, "stream_run_median_ms": [0-9.]*, "start_within_one_partition": \(true\|false\)}' "urgent: its result"
+expect 2 "urgent after the whole first job" -- "$SP" soak -c "$T/two.ini" --dir "$T/x" \
+  --partitions 0 --big-log 8 --big-job 3 --big-urgent-after 3
+grep -q "must be below the first big job" "$T/err" || fail "urgent bound: message: $(cat "$T/err")"
+expect 2 "urgent without a big phase" -- "$SP" soak -c "$T/two.ini" --dir "$T/x" --big-urgent-after 1
+grep -q "needs --big-log" "$T/err" || fail "urgent without big: message: $(cat "$T/err")"
+
 if [ "$fails" -ne 0 ]; then
   echo "$fails check(s) failed"
   exit 1
