@@ -22,9 +22,6 @@
 #include "g16_util.h"
 #include "groth16/groth16.h"
 #include "spa.h"
-#ifdef HAVE_CUDA
-#include "gpu/sp_cuda_setup.h" /* --sizes: the fixed-base products on GPU 0 */
-#endif
 #include "formats/srs.h"
 #ifdef HAVE_CUDA
 #include "util/sp_gpu.h"   /* sp_gpu_bind */
@@ -737,39 +734,10 @@ static int bench_make_params(unsigned log, const char *dir, bool gpu, unsigned n
   char err[1024] = "", vk[600];
   snprintf(path, pathlen, "%s/circuit.params", dir);
   snprintf(vk, sizeof vk, "%s/circuit.vk", dir);
-  sp_circuit *c = NULL;
-  int rc = sp_circuit_generate(UINT64_C(1) << log, 16, SP_SHAPE_SEALING, 1000 + log, &c, err,
-                               sizeof err);
-  if (rc != SEALPROV_OK) {
-    sp_cli_error("setup 2^%u: %s", log, err);
-    return 1;
-  }
-  const sp_fixed_base *fbp = NULL;
-#ifdef HAVE_CUDA
-  sp_cuda_setup *gs = NULL;
-  sp_fixed_base fb;
-  if (gpu) {
-    if (sp_cuda_setup_create(0, &gs, err, sizeof err) != SEALPROV_OK) {
-      sp_cli_error("setup 2^%u on GPU 0: %s", log, err);
-      sp_circuit_free(c);
-      return 1;
-    }
-    fb = sp_cuda_setup_fixed_base(gs);
-    fbp = &fb;
-  }
-#else
-  (void)gpu;
-#endif
   sp_cli_note("setup 2^%u in %s (parameters only; fixed-base products on %s)", log, dir,
-              fbp ? "GPU 0" : "the CPU");
-  g16_setup_meter gm = {.stage = ""};
-  sp_progress pr = {.fn = g16_setup_progress, .user = &gm};
-  rc = sp_circuit_write_params_progress(c, 2000 + log, nt, fbp, &pr, path, vk, err, sizeof err);
-#ifdef HAVE_CUDA
-  sp_cuda_setup_destroy(gs);
-#endif
-  sp_circuit_free(c);
-  if (rc != SEALPROV_OK) {
+              gpu ? "GPU 0" : "the CPU");
+  if (g16_make_params(UINT64_C(1) << log, 16, 1000 + log, 2000 + log, nt, gpu ? 0 : -1, path, vk,
+                      NULL, err, sizeof err) != SEALPROV_OK) {
     sp_cli_error("setup 2^%u: %s", log, err);
     return 1;
   }

@@ -75,9 +75,6 @@
 #include "circuit.h"
 #include "cli.h"
 #include "g16_util.h"
-#ifdef HAVE_CUDA
-#include "gpu/sp_cuda_setup.h"
-#endif
 
 #define SOAK_MAX_THREADS 64
 #define SOAK_MAX_PARTS 64 /* partitions per job */
@@ -237,10 +234,10 @@ static struct {
   double big_load_ms, big_reload_ms, big_params_gb, big_prove_ms;
   uint64_t big_parts_proved;
   /* --big-urgent-after: the urgent job's partition result and the stream's run median */
-  bool urg_ran;
-  int urg_status, urg_device;
+  bool urg_ran, urg_within; /* within: queued_ms <= the stream's median run_ms */
+  sealprov_partition_result urg;
   unsigned urg_released_at_submit;
-  double urg_queued_ms, urg_run_ms, urg_done_ms, urg_stream_run_median_ms;
+  double urg_done_ms, urg_stream_run_median_ms;
   double main_load_ms_max, main_ms, main_parts_per_s;
 } S = {
     .prov_mu = PTHREAD_MUTEX_INITIALIZER,
@@ -1010,15 +1007,13 @@ static void big_urgent(phase_data *pd, tally *t, hjob *h, uint64_t *rs) {
     job_check(u, job_wait(u), false);
     S.urg_done_ms = sp_cli_now_ms() - ts;
     S.urg_ran = true;
-    S.urg_status = u->res[0].status;
-    S.urg_device = u->res[0].device;
-    S.urg_queued_ms = u->res[0].queued_ms;
-    S.urg_run_ms = u->res[0].run_ms;
+    S.urg = u->res[0];
   }
   job_free(u);
 }
 
-/* The stream's median partition run time (OK partitions), after it ended. */
+/* The stream's median partition run time (OK partitions), after it ended, and whether
+ * the urgent job waited less than that. */
 static void big_urgent_stream(const hjob *h) {
   double *v = calloc(h->n, sizeof *v);
   unsigned m = 0;
@@ -1030,14 +1025,7 @@ static void big_urgent_stream(const hjob *h) {
     S.urg_stream_run_median_ms = m % 2 ? v[m / 2] : (v[m / 2 - 1] + v[m / 2]) / 2;
   }
   free(v);
-  if (S.urg_ran)
-    sp_cli_note(
-        "big phase: the urgent job (priority 100, submitted once %u of the stream's %u "
-        "partitions were released) waited %.1f ms for a worker, ran %.1f ms, done %.1f ms "
-        "after submit; the stream's partitions ran %.1f ms (median): %s one partition",
-        S.urg_released_at_submit, h->n, S.urg_queued_ms, S.urg_run_ms, S.urg_done_ms,
-        S.urg_stream_run_median_ms,
-        S.urg_queued_ms <= S.urg_stream_run_median_ms ? "within" : "MORE than");
+  S.urg_within = S.urg_ran && S.urg.queued_ms <= S.urg_stream_run_median_ms;
 }
 
 static void big_phase(phase_data *pd, uint64_t *rs) {
@@ -1184,46 +1172,15 @@ static void phase_paths(phase_data *pd, const char *dir) {
 /* In the child: the circuit and its setup, written to pd's files. */
 static int child_make_params(phase_data *pd) {
   char err[1024] = "";
-  double t0 = sp_cli_now_ms();
-  sp_circuit *c = NULL;
-  int rc = sp_circuit_generate(pd->constraints, pd->inputs, SP_SHAPE_SEALING, pd->circuit_seed, &c,
-                               err, sizeof err);
-  if (rc != SEALPROV_OK) {
-    sp_cli_error("setup child: circuit 2^%u: %s", pd->log, err);
-    return 1;
-  }
-  double tc = sp_cli_now_ms() - t0;
-  const sp_fixed_base *fbp = NULL;
-#ifdef HAVE_CUDA
-  sp_cuda_setup *gs = NULL;
-  sp_fixed_base fb;
-  if (S.o.gpu) {
-    rc = sp_cuda_setup_create((int)S.o.gpu_ordinal, &gs, err, sizeof err);
-    if (rc != SEALPROV_OK) {
-      sp_cli_error("setup child: --gpu=%u: %s", S.o.gpu_ordinal, err);
-      sp_circuit_free(c);
-      return 1;
-    }
-    fb = sp_cuda_setup_fixed_base(gs);
-    fbp = &fb;
-  }
-#endif
-  g16_setup_meter gm = {.stage = ""};
-  sp_progress pr = {.fn = g16_setup_progress, .user = &gm};
-  rc = sp_circuit_write_params_progress(c, pd->setup_seed, S.o.setup_threads, fbp, &pr, pd->params,
-                                        pd->vk, err, sizeof err);
-#ifdef HAVE_CUDA
-  sp_cuda_setup_destroy(gs);
-#endif
-  sp_circuit_free(c);
-  if (rc != SEALPROV_OK) {
+  double t0 = sp_cli_now_ms(), tc = 0;
+  if (g16_make_params(pd->constraints, pd->inputs, pd->circuit_seed, pd->setup_seed,
+                      S.o.setup_threads, S.o.gpu ? (int)S.o.gpu_ordinal : -1, pd->params, pd->vk,
+                      &tc, err, sizeof err) != SEALPROV_OK) {
     sp_cli_error("setup child: %s", err);
-    unlink(pd->params);
-    unlink(pd->vk);
     return 1;
   }
   fprintf(stderr, "sealprov soak: setup 2^%u (%s): circuit %.1f s, parameters %.1f s -> %s\n",
-          pd->log, fbp ? "fixed-base products on the GPU" : "CPU", tc / 1e3,
+          pd->log, S.o.gpu ? "fixed-base products on the GPU" : "CPU", tc / 1e3,
           (sp_cli_now_ms() - t0 - tc) / 1e3, pd->params);
   return 0;
 }
@@ -1591,9 +1548,8 @@ static void write_json(FILE *f, const verdict *vd) {
             "\"status\": %d, \"device\": %d, \"queued_to_start_ms\": %.1f, \"run_ms\": %.1f, "
             "\"queued_to_done_ms\": %.1f, \"stream_run_median_ms\": %.1f, "
             "\"start_within_one_partition\": %s}",
-            S.urg_released_at_submit, S.urg_status, S.urg_device, S.urg_queued_ms, S.urg_run_ms,
-            S.urg_done_ms, S.urg_stream_run_median_ms,
-            S.urg_queued_ms <= S.urg_stream_run_median_ms ? "true" : "false");
+            S.urg_released_at_submit, S.urg.status, S.urg.device, S.urg.queued_ms, S.urg.run_ms,
+            S.urg_done_ms, S.urg_stream_run_median_ms, S.urg_within ? "true" : "false");
   else if (S.o.big_log > 0)
     fprintf(f, ", \"urgent\": null");
   if (S.o.big_log > 0)
@@ -1661,9 +1617,8 @@ static void write_text(FILE *f, const verdict *vd) {
               "  urgent job (priority 100, after %u partitions released): status %d, device "
               "%d, waited %.1f ms for a worker, ran %.1f ms, done %.1f ms after submit; stream "
               "partitions ran %.1f ms (median): %s one partition\n",
-              S.urg_released_at_submit, S.urg_status, S.urg_device, S.urg_queued_ms, S.urg_run_ms,
-              S.urg_done_ms, S.urg_stream_run_median_ms,
-              S.urg_queued_ms <= S.urg_stream_run_median_ms ? "within" : "MORE than");
+              S.urg_released_at_submit, S.urg.status, S.urg.device, S.urg.queued_ms, S.urg.run_ms,
+              S.urg_done_ms, S.urg_stream_run_median_ms, S.urg_within ? "within" : "MORE than");
     print_tally_text(f, "big", &S.t[PH_BIG]);
   }
   fprintf(f,

@@ -42,6 +42,17 @@ typedef struct g16_setup_meter {
 } g16_setup_meter;
 void g16_setup_progress(void *user, const char *stage, double done, double total);
 
+/* The parameter file and .vk (nothing else) of a sealing-shaped circuit of `constraints`
+ * constraints and `inputs` public inputs: the circuit from circuit_seed, the INSECURE
+ * setup from setup_seed, its fixed-base products on CUDA device gpu_ordinal when it is
+ * >= 0 (a CUDA build), else on nthreads CPU threads; the progress of setup. On failure
+ * err says which step failed ("circuit 2^K: ...", "GPU N: ...") and neither file is
+ * left. *circuit_ms (may be NULL) gets the circuit's share of the time. Statuses as the
+ * kit's. */
+int g16_make_params(uint64_t constraints, uint32_t inputs, uint64_t circuit_seed,
+                    uint64_t setup_seed, unsigned nthreads, int gpu_ordinal, const char *params,
+                    const char *vk, double *circuit_ms, char *err, size_t errlen);
+
 /* Human-readable status text for statuses of the module or of internal calls. */
 const char *g16_status_name(int status);
 
