@@ -250,21 +250,31 @@ struct __align__(16) spc_mont {
   }
   __device__ __forceinline__ static spc_mont mul_sub_mul_inl(const spc_mont &a, const spc_mont &b,
                                                              const spc_mont &c, const spc_mont &d) {
-    uint32_t t[2 * N], u[2 * N], brw;
+    uint32_t t[2 * N], u[2 * N];
     mul_wide(t, a, b);
     mul_wide(u, c, d);
+    wide_add_p_hi(t, wide_sub(t, u)); /* negative: + p * 2^(32N) */
+    return redc(t);
+  }
+
+  /* t -= u over 2N words; returns all ones when it went below zero, else 0. */
+  __device__ __forceinline__ static uint32_t wide_sub(uint32_t * t, const uint32_t *u) {
+    uint32_t brw;
     asm volatile("sub.cc.u32 %0, %0, %1;" : "+r"(t[0]) : "r"(u[0]));
 #pragma unroll
     for (int k = 1; k < 2 * N; k++)
       asm volatile("subc.cc.u32 %0, %0, %1;" : "+r"(t[k]) : "r"(u[k]));
     asm volatile("subc.u32 %0, 0, 0;" : "=r"(brw));
-    /* negative: + p * 2^(32N); the carry out of the top word cancels the borrow */
-    asm volatile("add.cc.u32 %0, %0, %1;" : "+r"(t[N]) : "r"(C::mod(0) & brw));
+    return brw;
+  }
+  /* t += (p * 2^(32N)) & mask over 2N words: a negative t (mask all ones, the sign of a
+   * difference) made redc's input; the carry out of the top word cancels the borrow. */
+  __device__ __forceinline__ static void wide_add_p_hi(uint32_t * t, uint32_t mask) {
+    asm volatile("add.cc.u32 %0, %0, %1;" : "+r"(t[N]) : "r"(C::mod(0) & mask));
 #pragma unroll
     for (int k = 1; k < N - 1; k++)
-      asm volatile("addc.cc.u32 %0, %0, %1;" : "+r"(t[N + k]) : "r"(C::mod(k) & brw));
-    asm volatile("addc.u32 %0, %0, %1;" : "+r"(t[2 * N - 1]) : "r"(C::mod(N - 1) & brw));
-    return redc(t);
+      asm volatile("addc.cc.u32 %0, %0, %1;" : "+r"(t[N + k]) : "r"(C::mod(k) & mask));
+    asm volatile("addc.u32 %0, %0, %1;" : "+r"(t[2 * N - 1]) : "r"(C::mod(N - 1) & mask));
   }
 
   /* t[0..2N) = a * b, not reduced: schoolbook rows on two accumulators as in sqr_inl
@@ -545,13 +555,7 @@ struct spc_fp2 {
   }
   /* redc of a signed t with |t| < pR: pR added when the top bit says negative */
   __device__ __forceinline__ static spc_fp redc_signed(uint32_t *t) {
-    const int N = spc_fp::N;
-    uint32_t m = (uint32_t)((int32_t)t[W - 1] >> 31);
-    asm volatile("add.cc.u32 %0, %0, %1;" : "+r"(t[N]) : "r"(spc_fp_cfg::mod(0) & m));
-#pragma unroll
-    for (int k = 1; k < N - 1; k++)
-      asm volatile("addc.cc.u32 %0, %0, %1;" : "+r"(t[N + k]) : "r"(spc_fp_cfg::mod(k) & m));
-    asm volatile("addc.u32 %0, %0, %1;" : "+r"(t[W - 1]) : "r"(spc_fp_cfg::mod(N - 1) & m));
+    spc_fp::wide_add_p_hi(t, (uint32_t)((int32_t)t[W - 1] >> 31));
     return spc_fp::redc(t);
   }
   /* t = -u over W words */

@@ -92,22 +92,13 @@ __device__ __forceinline__ sg_jac<F> sg_jdbl(sg_jac<F> p) {
  * returns a value below p. */
 /* As a call, operands by value (as ff.cuh's Fp products: one copy of the code). */
 static __device__ __noinline__ spc_fp sg_y3(spc_fp e, spc_fp dx, spc_fp b) {
-  uint32_t t[24], u[24], brw;
+  uint32_t t[24], u[24];
   spc_fp::mul_wide(t, e, dx);
   spc_fp::sqr_wide(u, b);
 #pragma unroll
   for (int k = 23; k > 0; k--) u[k] = __funnelshift_l(u[k - 1], u[k], 3);
   u[0] <<= 3;
-  asm volatile("sub.cc.u32 %0, %0, %1;" : "+r"(t[0]) : "r"(u[0]));
-#pragma unroll
-  for (int k = 1; k < 24; k++) asm volatile("subc.cc.u32 %0, %0, %1;" : "+r"(t[k]) : "r"(u[k]));
-  asm volatile("subc.u32 %0, 0, 0;" : "=r"(brw));
-  /* negative: + p * 2^384; the carry out of the top word cancels the borrow */
-  asm volatile("add.cc.u32 %0, %0, %1;" : "+r"(t[12]) : "r"(spc_fp_cfg::mod(0) & brw));
-#pragma unroll
-  for (int k = 1; k < 11; k++)
-    asm volatile("addc.cc.u32 %0, %0, %1;" : "+r"(t[12 + k]) : "r"(spc_fp_cfg::mod(k) & brw));
-  asm volatile("addc.u32 %0, %0, %1;" : "+r"(t[23]) : "r"(spc_fp_cfg::mod(11) & brw));
+  spc_fp::wide_add_p_hi(t, spc_fp::wide_sub(t, u)); /* negative: + p * 2^384 */
   return spc_fp::redc(t);
 }
 
