@@ -52,9 +52,15 @@ cuda_libsealprov_cuda_la_SOURCES = \
   cuda/spmv/spmv.cu
 # The .cu objects come from the suffix rule above, which tracks no dependencies: after a
 # reconfigure with another --with-cuda-arch they would keep the old list's device code
-# (tests/cuda/fatbin_archs.sh caught that). config.h holds the list (SP_CUDA_ARCHS).
+# (tests/cuda/fatbin_archs.sh caught that; config.h holds the list, SP_CUDA_ARCHS), and
+# after a change to a shared device header the old kernels. So each depends on config.h
+# and on every header the kernels share.
+SP_CUDA_SHARED_DEPS = $(top_srcdir)/cuda/ff/ff.cuh $(top_srcdir)/cuda/ec/ec.cuh \
+  $(top_srcdir)/cuda/util/gpu_internal.cuh $(top_srcdir)/cuda/subgroup/subgroup.cuh \
+  $(top_srcdir)/cuda/util/sp_gpu.h $(top_srcdir)/cuda/util/cuda_api.h \
+  $(top_srcdir)/cuda/spmv/sp_gpu_cs.h $(top_srcdir)/plugin/bls12_381/bls12_381.h
 cuda/util/gpu.lo cuda/util/cuda_devices.lo cuda/ntt/ntt.lo cuda/msm/msm.lo cuda/prep/prove.lo \
   cuda/subgroup/subgroup.lo cuda/load/load.lo cuda/spmv/spmv.lo kit/gpu/setup.lo \
-  kit/gpu/selftest.lo: $(top_builddir)/config.h
+  kit/gpu/selftest.lo: $(top_builddir)/config.h $(SP_CUDA_SHARED_DEPS)
 endif
 EXTRA_DIST += cuda/NOTES.md
