@@ -17,6 +17,7 @@
 #include <sys/utsname.h>
 #include <unistd.h>
 
+#include "bench_cpu.h"
 #include "circuit.h"
 #include "cli.h"
 #include "g16_util.h"
@@ -393,6 +394,17 @@ static int warm_read(const char *path, uint64_t size, unsigned threads, double *
 /* The host path's subgroup checker: GPU 0 where one is visible and --cpu-checks was not
  * given (made at the first checked load; this CLI thread is then bound to GPU 0, as the
  * direct load binds it), else NULL: the CPU checks. */
+bool sp_bench_gpu_visible(void) {
+#ifdef HAVE_CUDA
+  sp_gpu_info g[1];
+  int n = 0;
+  char err[256];
+  return sp_cuda_enumerate(g, 1, &n, err, sizeof err) == SEALPROV_OK && n > 0;
+#else
+  return false;
+#endif
+}
+
 static bool bench_cpu_checks;
 #ifdef HAVE_CUDA
 static sp_cuda_checker *bench_checker;
@@ -420,17 +432,6 @@ static void *host_checker(void) {
 }
 
 /* Whether a GPU is there for the direct load (a CUDA build that sees a device). */
-static bool direct_possible(void) {
-#ifdef HAVE_CUDA
-  sp_gpu_info g[1];
-  int n = 0;
-  char err[256];
-  return sp_cuda_enumerate(g, 1, &n, err, sizeof err) == SEALPROV_OK && n > 0;
-#else
-  return false;
-#endif
-}
-
 typedef struct load_run {
   double ms, device_ms, wait_ms;
   bool direct;        /* the device took the vectors */
@@ -790,7 +791,7 @@ static int bench_load(int argc, char **argv) {
       return 1;
     }
   }
-  bool gpu = direct_possible();
+  bool gpu = sp_bench_gpu_visible();
   if (modes_given && modes[LM_DIRECT] && !gpu) {
     sp_cli_error("--modes direct needs a CUDA build that sees a GPU%s",
 #ifdef HAVE_CUDA

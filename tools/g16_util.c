@@ -161,6 +161,43 @@ void g16_setup_progress(void *user, const char *stage, double done, double total
   sp_cli_meter_step(&g->m, done, total, points ? "G1 products" : "files");
 }
 
+int g16_circuit_params(const sp_circuit *c, uint64_t setup_seed, unsigned nthreads, int gpu_ordinal,
+                       const char *params, const char *vk, char *err, size_t errlen) {
+  char e[1024] = "";
+  int rc;
+  const sp_fixed_base *fbp = NULL;
+#ifdef HAVE_CUDA
+  sp_cuda_setup *gs = NULL;
+  sp_fixed_base fb;
+  if (gpu_ordinal >= 0) {
+    rc = sp_cuda_setup_create(gpu_ordinal, &gs, e, sizeof e);
+    if (rc != SEALPROV_OK) {
+      snprintf(err, errlen, "GPU %d: %s", gpu_ordinal, e);
+      return rc;
+    }
+    fb = sp_cuda_setup_fixed_base(gs);
+    fbp = &fb;
+  }
+#else
+  if (gpu_ordinal >= 0) {
+    snprintf(err, errlen, "GPU %d: this build has no CUDA support (configure found no nvcc)",
+             gpu_ordinal);
+    return SEALPROV_ERR_INVALID_ARGUMENT;
+  }
+#endif
+  g16_setup_meter gm = {.stage = ""};
+  sp_progress pr = {.fn = g16_setup_progress, .user = &gm};
+  rc = sp_circuit_write_params_progress(c, setup_seed, nthreads, fbp, &pr, params, vk, err, errlen);
+#ifdef HAVE_CUDA
+  sp_cuda_setup_destroy(gs);
+#endif
+  if (rc != SEALPROV_OK) {
+    if (params) unlink(params);
+    if (vk) unlink(vk);
+  }
+  return rc;
+}
+
 int g16_make_params(uint64_t constraints, uint32_t inputs, uint64_t circuit_seed,
                     uint64_t setup_seed, unsigned nthreads, int gpu_ordinal, const char *params,
                     const char *vk, double *circuit_ms, char *err, size_t errlen) {
@@ -176,39 +213,8 @@ int g16_make_params(uint64_t constraints, uint32_t inputs, uint64_t circuit_seed
     return rc;
   }
   if (circuit_ms) *circuit_ms = sp_cli_now_ms() - t0;
-  const sp_fixed_base *fbp = NULL;
-#ifdef HAVE_CUDA
-  sp_cuda_setup *gs = NULL;
-  sp_fixed_base fb;
-  if (gpu_ordinal >= 0) {
-    rc = sp_cuda_setup_create(gpu_ordinal, &gs, e, sizeof e);
-    if (rc != SEALPROV_OK) {
-      snprintf(err, errlen, "GPU %d: %s", gpu_ordinal, e);
-      sp_circuit_free(c);
-      return rc;
-    }
-    fb = sp_cuda_setup_fixed_base(gs);
-    fbp = &fb;
-  }
-#else
-  if (gpu_ordinal >= 0) {
-    snprintf(err, errlen, "GPU %d: this build has no CUDA support (configure found no nvcc)",
-             gpu_ordinal);
-    sp_circuit_free(c);
-    return SEALPROV_ERR_INVALID_ARGUMENT;
-  }
-#endif
-  g16_setup_meter gm = {.stage = ""};
-  sp_progress pr = {.fn = g16_setup_progress, .user = &gm};
-  rc = sp_circuit_write_params_progress(c, setup_seed, nthreads, fbp, &pr, params, vk, err, errlen);
-#ifdef HAVE_CUDA
-  sp_cuda_setup_destroy(gs);
-#endif
+  rc = g16_circuit_params(c, setup_seed, nthreads, gpu_ordinal, params, vk, err, errlen);
   sp_circuit_free(c);
-  if (rc != SEALPROV_OK) {
-    unlink(params);
-    unlink(vk);
-  }
   return rc;
 }
 

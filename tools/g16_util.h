@@ -9,6 +9,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include "circuit.h"
 #include "cli.h"
 #include "sealprov.h"
 
@@ -41,6 +42,11 @@ typedef struct g16_setup_meter {
   char stage[32];
 } g16_setup_meter;
 void g16_setup_progress(void *user, const char *stage, double done, double total);
+
+/* The parameter file and .vk of circuit c (g16_make_params below, for a circuit the
+ * caller keeps: bench witness also writes its .r1cs and witness). */
+int g16_circuit_params(const sp_circuit *c, uint64_t setup_seed, unsigned nthreads, int gpu_ordinal,
+                       const char *params, const char *vk, char *err, size_t errlen);
 
 /* The parameter file and .vk (nothing else) of a sealing-shaped circuit of `constraints`
  * constraints and `inputs` public inputs: the circuit from circuit_seed, the INSECURE

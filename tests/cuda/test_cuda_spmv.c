@@ -7,7 +7,8 @@
  *     witnesses in both encodings (canonical, Montgomery): a, b, c byte-equal to the
  *     CPU's, and (canonical) to the generator's a, b, c;
  *   - a witness value that is not below r: the lowest bad index is reported.
- * --bench=24,26: sealing-shaped systems of those sizes with a random witness (below r,
+ * --bench=24,26: sealing-shaped systems of those sizes (a number above 28: that many rows,
+ * so 180000000 makes a system of ~707 M nonzeros) with a random witness (below r,
  * not satisfying: speed only), the GPU products timed (median of 5, after a warm-up),
  * nonzeros and device bytes printed, and the result compared with the CPU's (--cpu-max=K,
  * default 24: the CPU reference above 2^K is skipped; its time is printed too).
@@ -208,11 +209,15 @@ static void check_system(sp_gpu *g, uint64_t rows, uint32_t inputs, sp_shape sha
   sp_circuit_free(circ);
 }
 
-static void bench_system(sp_gpu *g, unsigned k, unsigned cpu_max) {
+/* rows: the system's constraints; k: the smallest power of two >= rows (its domain, its
+ * label when rows is one) */
+static void bench_system(sp_gpu *g, uint64_t rows, unsigned cpu_max) {
   char err[768] = "";
   sp_circuit *circ = NULL;
+  unsigned k = 0;
+  while (((uint64_t)1 << k) < rows) k++;
   double t0 = sp_now_ms();
-  sp_cs *cs = make_cs(&circ, (uint64_t)1 << k, 16, SP_SHAPE_SEALING, 1000 + k);
+  sp_cs *cs = make_cs(&circ, rows, 16, SP_SHAPE_SEALING, 1000 + k);
   sp_circuit_free(circ); /* the generator's memory goes before the big buffers */
   CHECK(cs != NULL, "bench system 2^%u", k);
   if (!cs) return;
@@ -261,13 +266,15 @@ static void bench_system(sp_gpu *g, unsigned k, unsigned cpu_max) {
     sp_cs_eval_free(ce);
   }
   printf(
-      "bench 2^%u: rows %llu, nonzeros %llu (A %llu, B %llu, C %llu), device copy %.2f GB (upload "
+      "bench 2^%u%s: rows %llu, nonzeros %llu (A %llu, B %llu, C %llu), device copy %.2f GB "
+      "(upload "
       "%.0f ms), GPU products median of 5: %.2f ms (%.2f G nonzeros/s); CPU reference (%u "
       "threads): "
       "%s%.0f ms; system made and loaded in %.1f s\n",
-      k, (unsigned long long)n, (unsigned long long)nnz, (unsigned long long)cs->nnz[0],
-      (unsigned long long)cs->nnz[1], (unsigned long long)cs->nnz[2], (double)dbytes / 1e9, t_up,
-      ms, ms > 0 ? (double)nnz / ms / 1e6 : 0.0, nthreads, cpu_ms < 0 ? "not run " : "",
+      k, rows == ((uint64_t)1 << k) ? "" : " (domain)", (unsigned long long)n,
+      (unsigned long long)nnz, (unsigned long long)cs->nnz[0], (unsigned long long)cs->nnz[1],
+      (unsigned long long)cs->nnz[2], (double)dbytes / 1e9, t_up, ms,
+      ms > 0 ? (double)nnz / ms / 1e6 : 0.0, nthreads, cpu_ms < 0 ? "not run " : "",
       cpu_ms < 0 ? 0 : cpu_ms, t_make / 1e3);
   sp_gpu_cs_free(dc);
 out:
@@ -291,7 +298,7 @@ int main(int argc, char **argv) {
       nthreads = (unsigned)atoi(argv[i] + 10);
     else {
       fprintf(stderr,
-              "usage: test_cuda_spmv [--max=K] [--bench=K,K...] [--cpu-max=K] [--threads=N]\n");
+              "usage: test_cuda_spmv [--max=K] [--bench=K|ROWS,...] [--cpu-max=K] [--threads=N]\n");
       return 2;
     }
   }
@@ -320,8 +327,16 @@ int main(int argc, char **argv) {
     }
   } else {
     for (const char *p = bench; *p;) {
-      unsigned k = (unsigned)strtoul(p, (char **)&p, 10);
-      if (k >= 10 && k <= 28) bench_system(g, k, cpu_max);
+      /* K (10..28): 2^K rows; a larger number: that many rows (up to 2^29) */
+      uint64_t v = strtoull(p, (char **)&p, 10);
+      if (v >= 10 && v <= 28)
+        bench_system(g, (uint64_t)1 << v, cpu_max);
+      else if (v >= 1024 && v <= ((uint64_t)1 << 29))
+        bench_system(g, v, cpu_max);
+      else {
+        fprintf(stderr, "test_cuda_spmv: --bench takes K (10..28) or a row count (1024..2^29)\n");
+        return 2;
+      }
       if (*p == ',')
         p++;
       else if (*p)

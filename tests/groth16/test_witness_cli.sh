@@ -101,5 +101,24 @@ expect 0 "bench witness" -- "$SP" bench witness --reps 1 --threads 2 "$A"
 has '"proofs_equal": true' "bench compares the proofs"
 has '"host_bytes_ratio"' "bench host memory"
 
+# --size: the bench makes its own setup (circuit, witness in memory, .r1cs under
+# --r1cs-dir, parameters under TMPDIR) and removes it afterwards
+mkdir "$T/r1" "$T/tmp"
+expect 0 "bench witness --size" -- env TMPDIR="$T/tmp" "$SP" bench witness --size 10 --reps 1 \
+  --threads 2 --r1cs-dir "$T/r1"
+has '"proofs_equal": true' "bench --size compares the proofs"
+has '"made": {"size": 10' "bench --size reports its setup"
+has '"log_domain": 10' "bench --size makes a 2^10 domain"
+left=$(find "$T/r1" "$T/tmp" -mindepth 1)
+[ -z "$left" ] || fail "bench --size left files: $left"
+expect 2 "bench --size with DIR" -- "$SP" bench witness --size 10 "$T/a"
+has "unexpected argument" "bench --size with DIR"
+expect 2 "bench --size 28" -- "$SP" bench witness --size 28
+has "size" "bench --size 28 names the option"
+expect 2 "bench --r1cs-dir without --size" -- "$SP" bench witness --r1cs-dir "$T/r1" "$T/a"
+has "goes with --size" "bench --r1cs-dir without --size"
+expect 1 "bench --r1cs-dir missing" -- "$SP" bench witness --size 10 --r1cs-dir "$T/none"
+has "$T/none" "bench --r1cs-dir missing names the directory"
+
 [ "$fails" -eq 0 ] || { echo "$fails failure(s)"; exit 1; }
 echo "PASS"
