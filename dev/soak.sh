@@ -49,6 +49,10 @@ mkdir -p "$logs"
 
 say() { printf '== %s\n' "$*"; }
 
+# CUDA builds here know their machine: code for the GPUs nvidia-smi lists only (the
+# default, every architecture from sm_80 up, takes about 7 times as long to build).
+gpu_archs=$(nvidia-smi --query-gpu=compute_cap --format=csv,noheader 2>/dev/null | tr -d ' .' | grep -E '^[0-9]+$' | sort -un | paste -sd, -) || true
+
 # build_only DIR [configure args...]: configure once, then make the module and the CLI.
 build_only() {
   dir=$1; shift
@@ -156,7 +160,7 @@ case $mode in
     command -v nvidia-smi >/dev/null || { echo "no nvidia-smi: not a GPU machine" >&2; exit 2; }
     ngpu=$(nvidia-smi -L | grep -c '^GPU')
     [ "$ngpu" -gt 0 ] || { echo "nvidia-smi lists no GPU" >&2; exit 2; }
-    build _build-soak-gpu --with-cuda --enable-fault-injection --enable-werror
+    build _build-soak-gpu --with-cuda ${gpu_archs:+--with-cuda-arch=$gpu_archs} --enable-fault-injection --enable-werror
     ini="$top/_build-soak-gpu/soak-gpu.ini"
     printf '[provider]\nlog_level = warn\nquarantine_after = 30\nmax_attempts = 3\nmax_jobs = 1000\n\n' > "$ini"
     i=0
@@ -186,7 +190,7 @@ case $mode in
     ini="$top/_build-soak-gpu/soak-long.ini"
     mkdir -p "$top/_build-soak-gpu"
     gpu_ini "$ini"
-    build_only _build-soak-gpu --with-cuda --enable-werror
+    build_only _build-soak-gpu --with-cuda ${gpu_archs:+--with-cuda-arch=$gpu_archs} --enable-werror
     cp "$ini" "$logs/"
     nvidia-smi --query-gpu=index,name,memory.total,driver_version --format=csv > "$logs/gpus.csv" 2>&1 || true
     sdir=${SOAK_DIR:-/tmp/sp-soak-params}
@@ -217,7 +221,7 @@ case $mode in
     ;;
   gpu-seeds)
     command -v nvidia-smi >/dev/null || { echo "no nvidia-smi: not a GPU machine" >&2; exit 2; }
-    build_only _build-soak-gpu --with-cuda --enable-werror
+    build_only _build-soak-gpu --with-cuda ${gpu_archs:+--with-cuda-arch=$gpu_archs} --enable-werror
     make -C _build-soak-gpu -j"$ncpu" tests/cuda/test_cuda_engine >/dev/null
     SP_TEST_CPU_THREADS=${SP_TEST_CPU_THREADS:-$ncpu}
     export SP_TEST_CPU_THREADS

@@ -16,5 +16,9 @@ int sp_cmd_bench_cpu(int argc, char **argv);
 /* A CUDA build that sees at least one GPU (cmd_bench.c): where bench load and bench
  * witness --size make their parameters' fixed-base products on GPU 0. */
 bool sp_bench_gpu_visible(void);
+/* KiB of a /proc/self/status line ("VmRSS", "VmHWM"; 0 if absent). */
+unsigned long long sp_bench_status_kib(const char *key);
+/* Resets VmHWM to the current RSS (Linux >= 4.0); false when not possible. */
+bool sp_bench_reset_peak_rss(void);
 
 #endif

@@ -244,8 +244,7 @@ static void bench_load_usage(FILE *f) {
           "  shows its percentage, rate and ETA on stderr.\n");
 }
 
-/* KiB from /proc/self/status (0 if absent). */
-static unsigned long long status_kib(const char *key) {
+unsigned long long sp_bench_status_kib(const char *key) {
   FILE *f = fopen("/proc/self/status", "r");
   char line[256];
   unsigned long long v = 0;
@@ -260,8 +259,7 @@ static unsigned long long status_kib(const char *key) {
   return v;
 }
 
-/* Resets VmHWM to the current RSS (Linux >= 4.0); false when not possible. */
-static bool reset_peak_rss(void) {
+bool sp_bench_reset_peak_rss(void) {
   FILE *f = fopen("/proc/self/clear_refs", "w");
   if (!f) return false;
   bool ok = fputs("5", f) >= 0;
@@ -475,12 +473,12 @@ static int load_once(const char *path, int mode, unsigned threads, load_progress
     o.sink_taken = &taken;
   }
 #endif
-  run->rss_before_kib = status_kib("VmRSS");
-  bool reset = reset_peak_rss();
+  run->rss_before_kib = sp_bench_status_kib("VmRSS");
+  bool reset = sp_bench_reset_peak_rss();
   double t0 = sp_cli_now_ms();
   int st = sp_srs_load_ex(path, &o, &srs, err, errlen);
   run->ms = sp_cli_now_ms() - t0;
-  run->hwm_kib = reset ? status_kib("VmHWM") : 0;
+  run->hwm_kib = reset ? sp_bench_status_kib("VmHWM") : 0;
   run->points = lp->points;
 #ifdef HAVE_CUDA
   if (st == SEALPROV_OK && mode == LM_DIRECT) {

@@ -96,7 +96,8 @@ static void bench_witness_usage(FILE *f) {
           "  one is visible; both are removed at the end. At 2^27 the parameters take 50 GB\n"
           "  and the .r1cs ~22 GB: give a tmpfs such as /dev/shm as --r1cs-dir where the\n"
           "  disk holds only the parameters. The JSON then has \"made\": the time of each step\n"
-          "  and the files' sizes.\n");
+          "  and the files' sizes, and setup_peak_rss_bytes; peak_rss_bytes is the process's\n"
+          "  peak RSS after the setup (or from the start, without --size).\n");
 }
 
 /* --size: the steps of the setup bench witness makes itself, and their results. */
@@ -106,6 +107,7 @@ typedef struct bw_made {
   sp_witness *w;
   double circuit_ms, witness_ms, r1cs_ms, params_ms;
   uint64_t r1cs_bytes, params_bytes;
+  unsigned long long peak_kib; /* the process's peak RSS up to the end of the setup */
   bool gpu;
 } bw_made;
 
@@ -136,7 +138,7 @@ static bool bw_make(unsigned log, const char *r1cs_root, unsigned nt, bw_made *m
   snprintf(m->params, sizeof m->params, "%s/circuit.params", m->dir);
   snprintf(m->vk, sizeof m->vk, "%s/circuit.vk", m->dir);
   m->gpu = sp_bench_gpu_visible();
-  sp_cli_note("setup 2^%u: circuit, witness, %s, then %s (fixed-base products on %s)", log, m->r1cs,
+  sp_cli_note("setup 2^%u: circuit, %s, %s (fixed-base products on %s), witness", log, m->r1cs,
               m->params, m->gpu ? "GPU 0" : "the CPU");
   double t0 = sp_cli_now_ms();
   sp_circuit *c = NULL;
@@ -148,29 +150,32 @@ static bool bw_make(unsigned log, const char *r1cs_root, unsigned nt, bw_made *m
   double t1 = sp_cli_now_ms();
   m->circuit_ms = t1 - t0;
   bool ok = false;
-  if (sp_circuit_witness(c, 3000 + log, &m->w, err, sizeof err) != SEALPROV_OK) {
-    sp_cli_error("witness of the 2^%u circuit: %s", log, err);
-    goto out;
-  }
-  double t2 = sp_cli_now_ms();
-  m->witness_ms = t2 - t1;
+  /* the .r1cs and the parameters before the witness: the setup's peak memory does not
+   * hold the witness too (at 2^27 the witness is ~17 GB) */
   if (sp_circuit_write_r1cs(c, m->r1cs, err, sizeof err) != SEALPROV_OK) {
     sp_cli_error("%s", err);
     goto out;
   }
-  double t3 = sp_cli_now_ms();
-  m->r1cs_ms = t3 - t2;
+  double t2 = sp_cli_now_ms();
+  m->r1cs_ms = t2 - t1;
   m->r1cs_bytes = file_bytes(m->r1cs);
   if (g16_circuit_params(c, 2000 + log, nt, m->gpu ? 0 : -1, m->params, m->vk, err, sizeof err) !=
       SEALPROV_OK) {
     sp_cli_error("setup 2^%u: %s", log, err);
     goto out;
   }
-  m->params_ms = sp_cli_now_ms() - t3;
+  double t3 = sp_cli_now_ms();
+  m->params_ms = t3 - t2;
   m->params_bytes = file_bytes(m->params);
+  if (sp_circuit_witness(c, 3000 + log, &m->w, err, sizeof err) != SEALPROV_OK) {
+    sp_cli_error("witness of the 2^%u circuit: %s", log, err);
+    goto out;
+  }
+  m->witness_ms = sp_cli_now_ms() - t3;
   ok = true;
 out:
   sp_circuit_free(c);
+  m->peak_kib = sp_bench_status_kib("VmHWM");
   return ok;
 }
 
@@ -250,6 +255,7 @@ int cmd_bench_witness(int argc, char **argv) {
   }
   const sealprov_assignment *full;
   double t0;
+  bool peak_reset = false;
   if (size) {
     if (!bw_make(size, r1cs_root, threads, &made)) goto out;
     free(r1cs);
@@ -267,6 +273,7 @@ int cmd_bench_witness(int argc, char **argv) {
       goto out;
     }
     full = &made.w->asg;
+    peak_reset = sp_bench_reset_peak_rss();
   } else {
     snprintf(r1cs, dl, "%s/circuit.r1cs", dir);
     snprintf(params, dl, "%s/circuit.params", dir);
@@ -373,9 +380,9 @@ int cmd_bench_witness(int argc, char **argv) {
     printf(
         ", \"made\": {\"size\": %u, \"fixed_base\": \"%s\", \"circuit_ms\": %.1f, "
         "\"witness_ms\": %.1f, \"r1cs_ms\": %.1f, \"params_ms\": %.1f, \"r1cs_bytes\": %" PRIu64
-        ", \"params_bytes\": %" PRIu64 "}",
+        ", \"params_bytes\": %" PRIu64 ", \"setup_peak_rss_bytes\": %llu}",
         size, made.gpu ? "gpu0" : "cpu", made.circuit_ms, made.witness_ms, made.r1cs_ms,
-        made.params_ms, made.r1cs_bytes, made.params_bytes);
+        made.params_ms, made.r1cs_bytes, made.params_bytes, made.peak_kib * 1024);
   printf(
       ", \"log_domain\": %u, \"abc_size\": %" PRIu64 ", \"inp_size\": %" PRIu64
       ", \"aux_size\": %" PRIu64 ", \"nnz\": [%" PRIu64 ", %" PRIu64 ", %" PRIu64
@@ -385,12 +392,14 @@ int cmd_bench_witness(int argc, char **argv) {
       "\"full_job_ms\": %.1f, \"witness_job_ms\": %.1f, \"full_run_ms\": %.1f, "
       "\"witness_run_ms\": %.1f, \"host_bytes_full\": %" PRIu64 ", \"host_bytes_witness\": %" PRIu64
       ", \"host_bytes_ratio\": %.2f, "
-      "\"module_bytes_per_witness_partition\": %" PRIu64 ", \"proofs_equal\": true}\n",
+      "\"module_bytes_per_witness_partition\": %" PRIu64
+      ", \"peak_rss_bytes\": %llu, \"peak_rss_since\": \"%s\", \"proofs_equal\": true}\n",
       log, abc, full->inp_size, full->aux_size, info.nnz_a, info.nnz_b, info.nnz_c, reps, threads,
       cs_load_ms, info.host_bytes, median(t_dec, (unsigned)reps), median(t_spmv, (unsigned)reps),
       median(c_eval, (unsigned)reps), median(t_full, (unsigned)reps), median(t_wit, (unsigned)reps),
       median(r_full, (unsigned)reps), median(r_wit, (unsigned)reps), host_full, host_wit,
-      (double)host_full / (double)host_wit, 3 * 32 * abc);
+      (double)host_full / (double)host_wit, 3 * 32 * abc, sp_bench_status_kib("VmHWM") * 1024,
+      peak_reset ? "setup" : "start");
   ret = 0;
 out:
   if (mcs) h.vt->cs_release(mcs);
