@@ -131,7 +131,10 @@ static void soak_usage(FILE *f) {
           "                       K of its partitions' inputs, a 1-partition job of\n"
           "                       priority 100 (a WinningPoSt during sealing): reports its\n"
           "                       wait from submit to start against the stream's partition\n"
-          "                       run time (default 0: none)\n"
+          "                       run time and, from the module's timeline, its median\n"
+          "                       execute, and how many stream partitions started in\n"
+          "                       between (0: the first worker to free up took it)\n"
+          "                       (default 0: none)\n"
           "setup and measurement\n"
           "  --gpu[=ORDINAL]      the setups' fixed-base products on that GPU (default 0)\n"
           "  --setup-threads N    CPU threads of the setups (default: online CPUs)\n"
@@ -238,6 +241,14 @@ static struct {
   sealprov_partition_result urg;
   unsigned urg_released_at_submit;
   double urg_done_ms, urg_stream_run_median_ms;
+  /* from the module's timeline: the stream's median execute (a partition's time on its
+   * device), the urgent job's queued -> start there, and how many stream partitions
+   * started in between (0: it took the first worker to free up) */
+  sealprov_job_id urg_id;
+  bool urg_tl;          /* the timeline had the urgent job's queued and start events */
+  bool urg_within_exec; /* queued_ms <= the stream's median execute */
+  double urg_exec_median_ms, urg_tl_wait_ms;
+  unsigned urg_stream_starts_between;
   double main_load_ms_max, main_ms, main_parts_per_s;
 } S = {
     .prov_mu = PTHREAD_MUTEX_INITIALIZER,
@@ -1008,24 +1019,70 @@ static void big_urgent(phase_data *pd, tally *t, hjob *h, uint64_t *rs) {
     S.urg_done_ms = sp_cli_now_ms() - ts;
     S.urg_ran = true;
     S.urg = u->res[0];
+    S.urg_id = u->id;
   }
   job_free(u);
 }
 
+static double median_of(double *v, unsigned m) {
+  if (!m) return 0;
+  qsort(v, m, sizeof *v, cmp_double);
+  return m % 2 ? v[m / 2] : (v[m / 2 - 1] + v[m / 2]) / 2;
+}
+
+/* The module's timeline (ABI timeline(): "t=S event=E job=J partition=P ...
+ * duration=S" a line) read for the stream job h and the urgent job: the stream's
+ * execute events (each partition's time on its device), the urgent job's queued and
+ * start events, and the stream partitions that started between those two. */
+static void big_urgent_timeline(const hjob *h) {
+  size_t len = 0;
+  if (S.vt->timeline(S.prov, NULL, 0, &len) != SEALPROV_OK || len == 0) return;
+  size_t cap = len + 4096, max = h->n ? 4 * (size_t)h->n : 1; /* events may come in between */
+  char *buf = malloc(cap);
+  double *ex = calloc(max, sizeof *ex), *st = calloc(max, sizeof *st);
+  unsigned nex = 0, nst = 0;
+  double tq = -1, tst = -1;
+  if (!buf || !ex || !st || S.vt->timeline(S.prov, buf, cap, &len) != SEALPROV_OK) goto out;
+  for (char *line = buf, *next; line && *line; line = next) {
+    next = strchr(line, '\n');
+    if (next) *next++ = 0;
+    double t = 0;
+    char ev[16] = "";
+    uint64_t job = 0;
+    if (sscanf(line, "t=%lf event=%15s job=%" SCNu64, &t, ev, &job) != 3) continue;
+    const char *d = strstr(line, " duration=");
+    if (job == S.urg_id && !strcmp(ev, "queued") && tq < 0) tq = t;
+    if (job == S.urg_id && !strcmp(ev, "start")) tst = t; /* the last, if it was requeued */
+    if (job == h->id && !strcmp(ev, "execute") && d && nex < max)
+      ex[nex++] = strtod(d + 10, NULL) * 1e3;
+    if (job == h->id && !strcmp(ev, "start") && nst < max) st[nst++] = t;
+  }
+  S.urg_exec_median_ms = median_of(ex, nex);
+  if (tq >= 0 && tst >= tq) {
+    S.urg_tl = true;
+    S.urg_tl_wait_ms = (tst - tq) * 1e3;
+    for (unsigned i = 0; i < nst; i++)
+      if (st[i] > tq && st[i] < tst) S.urg_stream_starts_between++;
+  }
+  S.urg_within_exec = S.urg_ran && nex > 0 && S.urg.queued_ms <= S.urg_exec_median_ms;
+out:
+  free(buf);
+  free(ex);
+  free(st);
+}
+
 /* The stream's median partition run time (OK partitions), after it ended, and whether
- * the urgent job waited less than that. */
+ * the urgent job waited less than that; then the timeline's figures. */
 static void big_urgent_stream(const hjob *h) {
-  double *v = calloc(h->n, sizeof *v);
+  double *v = calloc(h->n ? h->n : 1, sizeof *v);
   unsigned m = 0;
   if (!v) return;
   for (unsigned i = 0; i < h->n; i++)
     if (h->res[i].status == SEALPROV_OK) v[m++] = h->res[i].run_ms;
-  if (m) {
-    qsort(v, m, sizeof *v, cmp_double);
-    S.urg_stream_run_median_ms = m % 2 ? v[m / 2] : (v[m / 2 - 1] + v[m / 2]) / 2;
-  }
+  S.urg_stream_run_median_ms = median_of(v, m);
   free(v);
   S.urg_within = S.urg_ran && S.urg.queued_ms <= S.urg_stream_run_median_ms;
+  if (S.urg_ran) big_urgent_timeline(h);
 }
 
 static void big_phase(phase_data *pd, uint64_t *rs) {
@@ -1542,16 +1599,24 @@ static void write_json(FILE *f, const verdict *vd) {
             "\"partitions_proved\": %" PRIu64,
             S.o.big_log, S.o.big_partitions, S.big_params_gb, S.big_load_ms, S.big_reload_ms,
             S.big_prove_ms, S.big_parts_proved);
-  if (S.o.big_log > 0 && S.urg_ran)
+  if (S.o.big_log > 0 && S.urg_ran) {
     fprintf(f,
             ", \"urgent\": {\"priority\": 100, \"after_partitions_released\": %u, "
             "\"status\": %d, \"device\": %d, \"queued_to_start_ms\": %.1f, \"run_ms\": %.1f, "
             "\"queued_to_done_ms\": %.1f, \"stream_run_median_ms\": %.1f, "
-            "\"start_within_one_partition\": %s}",
+            "\"start_within_one_partition\": %s, \"stream_execute_median_ms\": %.1f, "
+            "\"start_within_one_execute\": %s, \"timeline\": ",
             S.urg_released_at_submit, S.urg.status, S.urg.device, S.urg.queued_ms, S.urg.run_ms,
-            S.urg_done_ms, S.urg_stream_run_median_ms, S.urg_within ? "true" : "false");
-  else if (S.o.big_log > 0)
+            S.urg_done_ms, S.urg_stream_run_median_ms, S.urg_within ? "true" : "false",
+            S.urg_exec_median_ms, S.urg_within_exec ? "true" : "false");
+    if (S.urg_tl)
+      fprintf(f, "{\"queued_to_start_ms\": %.1f, \"stream_starts_between\": %u}}", S.urg_tl_wait_ms,
+              S.urg_stream_starts_between);
+    else
+      fprintf(f, "null}");
+  } else if (S.o.big_log > 0) {
     fprintf(f, ", \"urgent\": null");
+  }
   if (S.o.big_log > 0)
     fprintf(f, "}");
   else
@@ -1619,6 +1684,17 @@ static void write_text(FILE *f, const verdict *vd) {
               "partitions ran %.1f ms (median): %s one partition\n",
               S.urg_released_at_submit, S.urg.status, S.urg.device, S.urg.queued_ms, S.urg.run_ms,
               S.urg_done_ms, S.urg_stream_run_median_ms, S.urg_within ? "within" : "MORE than");
+    if (S.urg_ran && S.urg_tl)
+      fprintf(f,
+              "  urgent job in the module's timeline: queued -> start %.1f ms, %u stream "
+              "partition%s started in between%s; stream execute %.1f ms (median): the wait is "
+              "%s one execute\n",
+              S.urg_tl_wait_ms, S.urg_stream_starts_between,
+              S.urg_stream_starts_between == 1 ? "" : "s",
+              S.urg_stream_starts_between ? "" : " (it took the first worker to free up)",
+              S.urg_exec_median_ms, S.urg_within_exec ? "within" : "MORE than");
+    else if (S.urg_ran)
+      fprintf(f, "  urgent job: not in the module's timeline ([provider] timeline_events = 0?)\n");
     print_tally_text(f, "big", &S.t[PH_BIG]);
   }
   fprintf(f,
