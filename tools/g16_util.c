@@ -163,10 +163,10 @@ void g16_setup_progress(void *user, const char *stage, double done, double total
 
 int g16_circuit_params(const sp_circuit *c, uint64_t setup_seed, unsigned nthreads, int gpu_ordinal,
                        const char *params, const char *vk, char *err, size_t errlen) {
-  char e[1024] = "";
   int rc;
   const sp_fixed_base *fbp = NULL;
 #ifdef HAVE_CUDA
+  char e[1024] = "";
   sp_cuda_setup *gs = NULL;
   sp_fixed_base fb;
   if (gpu_ordinal >= 0) {
