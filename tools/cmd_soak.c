@@ -247,7 +247,7 @@ static struct {
   sealprov_job_id urg_id;
   bool urg_tl;          /* the timeline had the urgent job's queued and start events */
   bool urg_within_exec; /* queued_ms <= the stream's median execute */
-  double urg_exec_median_ms, urg_tl_wait_ms;
+  double urg_exec_median_ms, urg_verify_median_ms, urg_tl_wait_ms;
   unsigned urg_stream_starts_between;
   double main_load_ms_max, main_ms, main_parts_per_s;
 } S = {
@@ -1040,9 +1040,10 @@ static void big_urgent_timeline(const hjob *h) {
   size_t cap = len + 4096, max = h->n ? 4 * (size_t)h->n : 1; /* events may come in between */
   char *buf = malloc(cap);
   double *ex = calloc(max, sizeof *ex), *st = calloc(max, sizeof *st);
-  unsigned nex = 0, nst = 0;
+  double *vf = calloc(max, sizeof *vf);
+  unsigned nex = 0, nst = 0, nvf = 0;
   double tq = -1, tst = -1;
-  if (!buf || !ex || !st || S.vt->timeline(S.prov, buf, cap, &len) != SEALPROV_OK) goto out;
+  if (!buf || !ex || !st || !vf || S.vt->timeline(S.prov, buf, cap, &len) != SEALPROV_OK) goto out;
   for (char *line = buf, *next; line && *line; line = next) {
     next = strchr(line, '\n');
     if (next) *next++ = 0;
@@ -1056,8 +1057,12 @@ static void big_urgent_timeline(const hjob *h) {
     if (job == h->id && !strcmp(ev, "execute") && d && nex < max)
       ex[nex++] = strtod(d + 10, NULL) * 1e3;
     if (job == h->id && !strcmp(ev, "start") && nst < max) st[nst++] = t;
+    /* the self-check after execute: the worker takes its next task after it */
+    if (job == h->id && !strcmp(ev, "verify") && d && nvf < max)
+      vf[nvf++] = strtod(d + 10, NULL) * 1e3;
   }
   S.urg_exec_median_ms = median_of(ex, nex);
+  S.urg_verify_median_ms = median_of(vf, nvf);
   if (tq >= 0 && tst >= tq) {
     S.urg_tl = true;
     S.urg_tl_wait_ms = (tst - tq) * 1e3;
@@ -1069,6 +1074,7 @@ out:
   free(buf);
   free(ex);
   free(st);
+  free(vf);
 }
 
 /* The stream's median partition run time (OK partitions), after it ended, and whether
@@ -1610,8 +1616,10 @@ static void write_json(FILE *f, const verdict *vd) {
             S.urg_done_ms, S.urg_stream_run_median_ms, S.urg_within ? "true" : "false",
             S.urg_exec_median_ms, S.urg_within_exec ? "true" : "false");
     if (S.urg_tl)
-      fprintf(f, "{\"queued_to_start_ms\": %.1f, \"stream_starts_between\": %u}}", S.urg_tl_wait_ms,
-              S.urg_stream_starts_between);
+      fprintf(f,
+              "{\"queued_to_start_ms\": %.1f, \"stream_starts_between\": %u, "
+              "\"stream_verify_median_ms\": %.1f}}",
+              S.urg_tl_wait_ms, S.urg_stream_starts_between, S.urg_verify_median_ms);
     else
       fprintf(f, "null}");
   } else if (S.o.big_log > 0) {
@@ -1687,12 +1695,13 @@ static void write_text(FILE *f, const verdict *vd) {
     if (S.urg_ran && S.urg_tl)
       fprintf(f,
               "  urgent job in the module's timeline: queued -> start %.1f ms, %u stream "
-              "partition%s started in between%s; stream execute %.1f ms (median): the wait is "
-              "%s one execute\n",
+              "partition%s started in between%s; stream execute %.1f ms, self-check %.1f ms "
+              "(medians): the wait is %s one execute\n",
               S.urg_tl_wait_ms, S.urg_stream_starts_between,
               S.urg_stream_starts_between == 1 ? "" : "s",
               S.urg_stream_starts_between ? "" : " (it took the first worker to free up)",
-              S.urg_exec_median_ms, S.urg_within_exec ? "within" : "MORE than");
+              S.urg_exec_median_ms, S.urg_verify_median_ms,
+              S.urg_within_exec ? "within" : "MORE than");
     else if (S.urg_ran)
       fprintf(f, "  urgent job: not in the module's timeline ([provider] timeline_events = 0?)\n");
     print_tally_text(f, "big", &S.t[PH_BIG]);

@@ -133,7 +133,7 @@ expect 0 "urgent job during the big job" -- "$SP" soak -c "$T/two.ini" --dir "$T
   --partitions 0 --big-log 8 --big-inputs 2 --big-partitions 4 --big-job 4 \
   --big-urgent-after 1 --nvidia-smi none --seed 9 --json
 has '"verdict": "PASS"' "urgent: verdict"
-has '"urgent": {"priority": 100, "after_partitions_released": [1-4], "status": 0, "device": [01], "queued_to_start_ms": [0-9.]*, "run_ms": [0-9.]*, "queued_to_done_ms": [0-9.]*, "stream_run_median_ms": [0-9.]*, "start_within_one_partition": \(true\|false\), "stream_execute_median_ms": [0-9.]*, "start_within_one_execute": \(true\|false\), "timeline": {"queued_to_start_ms": [0-9.]*, "stream_starts_between": 0}}' "urgent: its result (and no stream partition started before it: the first worker to free up took it)"
+has '"urgent": {"priority": 100, "after_partitions_released": [1-4], "status": 0, "device": [01], "queued_to_start_ms": [0-9.]*, "run_ms": [0-9.]*, "queued_to_done_ms": [0-9.]*, "stream_run_median_ms": [0-9.]*, "start_within_one_partition": \(true\|false\), "stream_execute_median_ms": [0-9.]*, "start_within_one_execute": \(true\|false\), "timeline": {"queued_to_start_ms": [0-9.]*, "stream_starts_between": 0, "stream_verify_median_ms": [0-9.]*}}' "urgent: its result (and no stream partition started before it: the first worker to free up took it)"
 expect 2 "urgent after the whole first job" -- "$SP" soak -c "$T/two.ini" --dir "$T/x" \
   --partitions 0 --big-log 8 --big-job 3 --big-urgent-after 3
 grep -q "must be below the first big job" "$T/err" || fail "urgent bound: message: $(cat "$T/err")"
