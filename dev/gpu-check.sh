@@ -19,7 +19,7 @@ rm -rf /tmp/sp && mkdir -p /tmp/sp && tar xzf .dist/sealprov-*.tar.gz -C /tmp/sp
 cd /tmp/sp/sealprov-* || exit 1
 src=$(pwd)
 # device code for this machine's GPUs only (configure's default builds every architecture)
-gpu_archs=$(nvidia-smi --query-gpu=compute_cap --format=csv,noheader 2>/dev/null | tr -d ' .' | grep -E '^[0-9]+$' | sort -un | paste -sd, -)
+gpu_archs=$(sh "$top/dev/gpu-archs.sh")
 ( ./configure --with-cuda ${gpu_archs:+--with-cuda-arch=$gpu_archs} --enable-fault-injection --enable-werror && make -j"$(nproc)" ) > "$OUT/build.log" 2>&1 \
   || { tail -50 "$OUT/build.log"; exit 1; }
 echo "build ok"

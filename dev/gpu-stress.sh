@@ -13,7 +13,7 @@ OUT=${OUT:-/tmp/out}; mkdir -p "$OUT"
 if [ ! -x /tmp/sp/sealprov-0.1.0/tools/sealprov ]; then
   rm -rf /tmp/sp && mkdir -p /tmp/sp && tar xzf .dist/sealprov-*.tar.gz -C /tmp/sp
   # device code for this machine's GPUs only (configure's default builds every architecture)
-  gpu_archs=$(nvidia-smi --query-gpu=compute_cap --format=csv,noheader 2>/dev/null | tr -d ' .' | grep -E '^[0-9]+$' | sort -un | paste -sd, -)
+  gpu_archs=$(sh dev/gpu-archs.sh)
   (cd /tmp/sp/sealprov-0.1.0 && ./configure --with-cuda ${gpu_archs:+--with-cuda-arch=$gpu_archs} && make -j"$(nproc)") > "$OUT/build.log" 2>&1 \
     || { tail -40 "$OUT/build.log"; exit 1; }
 fi

@@ -85,7 +85,7 @@ if [ -n "${TARBALL:-}" ]; then
     rm -rf "$work" && mkdir -p "$work" && tar xzf "$TARBALL" -C "$work" || exit 1
     src=$(ls -d "$work"/sealprov-* | head -1)
     # device code for this machine's GPUs only (configure's default builds every architecture)
-    gpu_archs=$(nvidia-smi --query-gpu=compute_cap --format=csv,noheader 2>/dev/null | tr -d ' .' | grep -E '^[0-9]+$' | sort -un | paste -sd, -)
+    gpu_archs=$(sh "$top/dev/gpu-archs.sh")
     (cd "$src" && ./configure --with-cuda ${gpu_archs:+--with-cuda-arch=$gpu_archs} --enable-fault-injection --enable-werror && make -j"$(nproc)") \
       > "$out/build.log" 2>&1 || { tail -40 "$out/build.log"; echo "build failed"; exit 1; }
     say "built after $(( $(date +%s) - start )) s"

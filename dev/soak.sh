@@ -49,9 +49,8 @@ mkdir -p "$logs"
 
 say() { printf '== %s\n' "$*"; }
 
-# CUDA builds here know their machine: code for the GPUs nvidia-smi lists only (the
-# default, every architecture from sm_80 up, takes about 7 times as long to build).
-gpu_archs=$(nvidia-smi --query-gpu=compute_cap --format=csv,noheader 2>/dev/null | tr -d ' .' | grep -E '^[0-9]+$' | sort -un | paste -sd, -) || true
+# CUDA builds here know their machine: code for the GPUs nvidia-smi lists only
+gpu_archs=$(sh "$top/dev/gpu-archs.sh")
 
 # build_only DIR [configure args...]: configure once, then make the module and the CLI.
 build_only() {

@@ -199,6 +199,9 @@ double sp_cli_now_ms(void);
 /* CPU time of the whole process, every thread, in ms: next to wall time it shows how
  * much of a shared machine a run had. */
 double sp_cli_cpu_ms(void);
+/* The median of v[0..n) (sorted in place; the mean of the middle two for even n), 0 for
+ * n = 0: the figure the benches and soak report of repeated runs. */
+double sp_cli_median(double *v, size_t n);
 
 /* ---- progress of a long step (cli_base.c) ------------------------------------------
  * Under --progress, "sealprov CMD: WHAT: 42 % (3 of 7), 12.3 s, ETA 17 s": at most a

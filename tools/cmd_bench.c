@@ -389,9 +389,6 @@ static int warm_read(const char *path, uint64_t size, unsigned threads, double *
   return 0;
 }
 
-/* The host path's subgroup checker: GPU 0 where one is visible and --cpu-checks was not
- * given (made at the first checked load; this CLI thread is then bound to GPU 0, as the
- * direct load binds it), else NULL: the CPU checks. */
 bool sp_bench_gpu_visible(void) {
 #ifdef HAVE_CUDA
   sp_gpu_info g[1];
@@ -409,14 +406,16 @@ static sp_cuda_checker *bench_checker;
 static bool bench_checker_tried;
 #endif
 
+/* The host path's subgroup checker: GPU 0 where one is visible and --cpu-checks was not
+ * given (made at the first checked load; this CLI thread is then bound to GPU 0, as the
+ * direct load binds it), else NULL: the CPU checks. */
 static void *host_checker(void) {
 #ifdef HAVE_CUDA
   if (!bench_cpu_checks && !bench_checker_tried) {
     bench_checker_tried = true;
-    sp_gpu_info g[1];
-    int n = 0, confirmed = -1;
+    int confirmed = -1;
     char err[256];
-    if (sp_cuda_enumerate(g, 1, &n, err, sizeof err) == SEALPROV_OK && n > 0 &&
+    if (sp_bench_gpu_visible() &&
         (sp_gpu_bind(0, &confirmed, err, sizeof err) != SEALPROV_OK ||
          sp_cuda_checker_create(0, &bench_checker, err, sizeof err) != SEALPROV_OK)) {
       sp_cli_note("GPU 0 cannot take the subgroup checks (%s): they run on the CPU", err);
@@ -429,7 +428,6 @@ static void *host_checker(void) {
 #endif
 }
 
-/* Whether a GPU is there for the direct load (a CUDA build that sees a device). */
 typedef struct load_run {
   double ms, device_ms, wait_ms;
   bool direct;        /* the device took the vectors */

@@ -981,11 +981,6 @@ static void main_phase(phase_data *pd, uint64_t *rs) {
 
 /* ---- the big phase ----------------------------------------------------------------------------- */
 
-static int cmp_double(const void *a, const void *b) {
-  double x = *(const double *)a, y = *(const double *)b;
-  return (x > y) - (x < y);
-}
-
 /* --big-urgent-after K: once K partitions of the stream job h have had their inputs
  * released (the module took them), a 1-partition job of priority 100 goes in; its
  * partition result says how long it waited for a worker (queued_ms: submit -> start),
@@ -1024,12 +1019,6 @@ static void big_urgent(phase_data *pd, tally *t, hjob *h, uint64_t *rs) {
   job_free(u);
 }
 
-static double median_of(double *v, unsigned m) {
-  if (!m) return 0;
-  qsort(v, m, sizeof *v, cmp_double);
-  return m % 2 ? v[m / 2] : (v[m / 2 - 1] + v[m / 2]) / 2;
-}
-
 /* The module's timeline (ABI timeline(): "t=S event=E job=J partition=P ...
  * duration=S" a line) read for the stream job h and the urgent job: the stream's
  * execute events (each partition's time on its device), the urgent job's queued and
@@ -1061,15 +1050,15 @@ static void big_urgent_timeline(const hjob *h) {
     if (job == h->id && !strcmp(ev, "verify") && d && nvf < max)
       vf[nvf++] = strtod(d + 10, NULL) * 1e3;
   }
-  S.urg_exec_median_ms = median_of(ex, nex);
-  S.urg_verify_median_ms = median_of(vf, nvf);
+  S.urg_exec_median_ms = sp_cli_median(ex, nex);
+  S.urg_verify_median_ms = sp_cli_median(vf, nvf);
   if (tq >= 0 && tst >= tq) {
     S.urg_tl = true;
     S.urg_tl_wait_ms = (tst - tq) * 1e3;
     for (unsigned i = 0; i < nst; i++)
       if (st[i] > tq && st[i] < tst) S.urg_stream_starts_between++;
   }
-  S.urg_within_exec = S.urg_ran && nex > 0 && S.urg.queued_ms <= S.urg_exec_median_ms;
+  S.urg_within_exec = nex > 0 && S.urg.queued_ms <= S.urg_exec_median_ms;
 out:
   free(buf);
   free(ex);
@@ -1085,7 +1074,7 @@ static void big_urgent_stream(const hjob *h) {
   if (!v) return;
   for (unsigned i = 0; i < h->n; i++)
     if (h->res[i].status == SEALPROV_OK) v[m++] = h->res[i].run_ms;
-  S.urg_stream_run_median_ms = median_of(v, m);
+  S.urg_stream_run_median_ms = sp_cli_median(v, m);
   free(v);
   S.urg_within = S.urg_ran && S.urg.queued_ms <= S.urg_stream_run_median_ms;
   if (S.urg_ran) big_urgent_timeline(h);

@@ -69,16 +69,6 @@ out:
 
 /* ---- sealprov bench witness --------------------------------------------------------- */
 
-static int cmp_double(const void *a, const void *b) {
-  double x = *(const double *)a, y = *(const double *)b;
-  return x < y ? -1 : x > y;
-}
-
-static double median(double *v, unsigned n) {
-  qsort(v, n, sizeof *v, cmp_double);
-  return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
-}
-
 static void bench_witness_usage(FILE *f) {
   fprintf(f,
           "usage: sealprov bench witness [--plugin MODULE] [-c INI] [--reps N] [--threads T] DIR\n"
@@ -234,7 +224,8 @@ int cmd_bench_witness(int argc, char **argv) {
   }
   const char *ini = a.config;
   const char *dir = size ? NULL : argv[a.first];
-  size_t dl = (dir ? strlen(dir) : 0) + 32;
+  bw_made made = {0};
+  size_t dl = (dir ? strlen(dir) : sizeof made.r1cs) + 32;
   char *r1cs = malloc(dl), *params = malloc(dl), *part = malloc(dl);
   double *t_spmv = calloc(reps, sizeof(double)), *t_dec = calloc(reps, sizeof(double));
   double *t_full = calloc(reps, sizeof(double)), *t_wit = calloc(reps, sizeof(double));
@@ -246,7 +237,6 @@ int cmd_bench_witness(int argc, char **argv) {
   sp_cli_host h = {0};
   sealprov_srs *srs = NULL;
   sealprov_cs *mcs = NULL;
-  bw_made made = {0};
   char err[1024];
   if (!r1cs || !params || !part || !t_spmv || !t_dec || !t_full || !t_wit || !r_full || !r_wit ||
       !c_eval) {
@@ -258,14 +248,8 @@ int cmd_bench_witness(int argc, char **argv) {
   bool peak_reset = false;
   if (size) {
     if (!bw_make(size, r1cs_root, threads, &made)) goto out;
-    free(r1cs);
-    free(params);
-    r1cs = strdup(made.r1cs);
-    params = strdup(made.params);
-    if (!r1cs || !params) {
-      sp_cli_error("out of memory");
-      goto out;
-    }
+    snprintf(r1cs, dl, "%s", made.r1cs);
+    snprintf(params, dl, "%s", made.params);
     snprintf(part, dl, "the generator's witness");
     t0 = sp_cli_now_ms();
     if (sp_cs_load(r1cs, &cs, err, sizeof err) != SEALPROV_OK) {
@@ -383,23 +367,23 @@ int cmd_bench_witness(int argc, char **argv) {
         ", \"params_bytes\": %" PRIu64 ", \"setup_peak_rss_bytes\": %llu}",
         size, made.gpu ? "gpu0" : "cpu", made.circuit_ms, made.witness_ms, made.r1cs_ms,
         made.params_ms, made.r1cs_bytes, made.params_bytes, made.peak_kib * 1024);
-  printf(
-      ", \"log_domain\": %u, \"abc_size\": %" PRIu64 ", \"inp_size\": %" PRIu64
-      ", \"aux_size\": %" PRIu64 ", \"nnz\": [%" PRIu64 ", %" PRIu64 ", %" PRIu64
-      "], \"reps\": %u, \"spmv_threads\": %u, \"cs_load_ms\": %.1f, "
-      "\"cs_host_bytes\": %" PRIu64
-      ", \"witness_decode_ms\": %.2f, \"spmv_ms\": %.2f, \"eval_cpu_ms\": %.2f, "
-      "\"full_job_ms\": %.1f, \"witness_job_ms\": %.1f, \"full_run_ms\": %.1f, "
-      "\"witness_run_ms\": %.1f, \"host_bytes_full\": %" PRIu64 ", \"host_bytes_witness\": %" PRIu64
-      ", \"host_bytes_ratio\": %.2f, "
-      "\"module_bytes_per_witness_partition\": %" PRIu64
-      ", \"peak_rss_bytes\": %llu, \"peak_rss_since\": \"%s\", \"proofs_equal\": true}\n",
-      log, abc, full->inp_size, full->aux_size, info.nnz_a, info.nnz_b, info.nnz_c, reps, threads,
-      cs_load_ms, info.host_bytes, median(t_dec, (unsigned)reps), median(t_spmv, (unsigned)reps),
-      median(c_eval, (unsigned)reps), median(t_full, (unsigned)reps), median(t_wit, (unsigned)reps),
-      median(r_full, (unsigned)reps), median(r_wit, (unsigned)reps), host_full, host_wit,
-      (double)host_full / (double)host_wit, 3 * 32 * abc, sp_bench_status_kib("VmHWM") * 1024,
-      peak_reset ? "setup" : "start");
+  printf(", \"log_domain\": %u, \"abc_size\": %" PRIu64 ", \"inp_size\": %" PRIu64
+         ", \"aux_size\": %" PRIu64 ", \"nnz\": [%" PRIu64 ", %" PRIu64 ", %" PRIu64
+         "], \"reps\": %u, \"spmv_threads\": %u, \"cs_load_ms\": %.1f, "
+         "\"cs_host_bytes\": %" PRIu64
+         ", \"witness_decode_ms\": %.2f, \"spmv_ms\": %.2f, \"eval_cpu_ms\": %.2f, "
+         "\"full_job_ms\": %.1f, \"witness_job_ms\": %.1f, \"full_run_ms\": %.1f, "
+         "\"witness_run_ms\": %.1f, \"host_bytes_full\": %" PRIu64
+         ", \"host_bytes_witness\": %" PRIu64
+         ", \"host_bytes_ratio\": %.2f, "
+         "\"module_bytes_per_witness_partition\": %" PRIu64
+         ", \"peak_rss_bytes\": %llu, \"peak_rss_since\": \"%s\", \"proofs_equal\": true}\n",
+         log, abc, full->inp_size, full->aux_size, info.nnz_a, info.nnz_b, info.nnz_c, reps,
+         threads, cs_load_ms, info.host_bytes, sp_cli_median(t_dec, reps),
+         sp_cli_median(t_spmv, reps), sp_cli_median(c_eval, reps), sp_cli_median(t_full, reps),
+         sp_cli_median(t_wit, reps), sp_cli_median(r_full, reps), sp_cli_median(r_wit, reps),
+         host_full, host_wit, (double)host_full / (double)host_wit, 3 * 32 * abc,
+         sp_bench_status_kib("VmHWM") * 1024, peak_reset ? "setup" : "start");
   ret = 0;
 out:
   if (mcs) h.vt->cs_release(mcs);
