@@ -121,9 +121,9 @@ __device__ __forceinline__ void sp_emit(uint32_t k, const X &acc, bool cross_sta
 }
 
 /* Level 0: sorted (digit, point) pairs of a window batch -> buckets and records.
- * Variants (measured on the H200, see NOTES.md): V selects the register budget
- * through the minimum blocks per SM (0: none, 3 or 4 blocks of 128 threads), INL
- * inlines the mixed addition into the loop. */
+ * Forms (measured on the H200, see NOTES.md): MINB is the minimum of blocks of
+ * SP_ACC_THREADS per SM, the register cap (3: 168 registers), INL inlines the mixed
+ * addition into the loop. */
 #define SP_ACC_THREADS 128
 /* Where a value's point lives. Plain: points[v]. With a fixed-base table (TAB, msm_tab)
  * v = copy << shift | index: copy 0 is the point vector itself, copy j >= 1 is 2^(c j)
@@ -287,9 +287,11 @@ __global__ void k_batch_add(const spc_affine<F> *pts, const uint64_t *bitmap, si
 
 /* ---- host drivers ------------------------------------------------------------------- */
 
-/* The accumulation kernel: G2 without a register cap, its mixed addition a call (an
- * inlined one was slower: cuda/NOTES.md v6); G1 with the mixed addition inlined and
- * registers capped for 3 blocks of 128 threads per SM (variant 4 of cuda/NOTES.md v2,
+/* The accumulation kernel: G2 with its mixed addition a call (an inlined one was
+ * slower: cuda/NOTES.md v6) and registers capped for 3 blocks of 128 threads per SM
+ * (168 registers and ~240 bytes of spills in the addition instead of 208 registers and
+ * 2 blocks: the multiplier pipe 79 -> 84 % busy, G2 MSM 2^24 -5 %, cuda/NOTES.md v16);
+ * G1 with the mixed addition inlined and the same cap (variant 4 of cuda/NOTES.md v2,
  * v3 and v5, measured fastest against the other caps and forms; the losers went in
  * v13, their figures stay in the notes). */
 template <class F>
@@ -298,7 +300,7 @@ static cudaError_t launch_accum0(sp_gpu *g, const uint32_t *keys, const uint32_t
                                  spc_xyzz<F> *buckets, unsigned L, uint32_t *rkey,
                                  spc_xyzz<F> *rpt) {
   size_t nch = (T + L - 1) / L;
-  k_msm_accum0<F, 1, false><<<sp_blocks(nch, SP_ACC_THREADS), SP_ACC_THREADS, 0, g->stream>>>(
+  k_msm_accum0<F, 3, false><<<sp_blocks(nch, SP_ACC_THREADS), SP_ACC_THREADS, 0, g->stream>>>(
       keys, vals, n, T, c, points, buckets, L, rkey, rpt);
   return cudaGetLastError();
 }
@@ -315,14 +317,14 @@ cudaError_t launch_accum0<spc_fp>(sp_gpu *g, const uint32_t *keys, const uint32_
 }
 
 /* The accumulation over a table (msm_tab): the forms of launch_accum0 (G1: inlined
- * mixed addition, 3 blocks per SM; G2: a call, no cap). T is
+ * mixed addition, G2: a call; 3 blocks per SM both). T is
  * passed as n: the keys carry no window, so n is not read. */
 template <class F>
 static cudaError_t launch_accum_tab(sp_gpu *g, const uint32_t *keys, const uint32_t *vals, size_t T,
                                     unsigned c, const sp_msm_table *tb, spc_xyzz<F> *buckets,
                                     unsigned L, uint32_t *rkey, spc_xyzz<F> *rpt) {
   size_t nch = (T + L - 1) / L;
-  k_msm_accum0<F, 1, false, true><<<sp_blocks(nch, SP_ACC_THREADS), SP_ACC_THREADS, 0, g->stream>>>(
+  k_msm_accum0<F, 3, false, true><<<sp_blocks(nch, SP_ACC_THREADS), SP_ACC_THREADS, 0, g->stream>>>(
       keys, vals, T, T, c, (const spc_affine<F> *)tb->d_points, buckets, L, rkey, rpt,
       (const spc_affine<F> *)tb->d_ext, tb->npoints, tb->shift);
   return cudaGetLastError();
