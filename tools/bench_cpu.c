@@ -41,26 +41,16 @@ static double load_average(void) {
   return l;
 }
 
-static int cmp_double(const void *a, const void *b) {
-  double x = *(const double *)a, y = *(const double *)b;
-  return x < y ? -1 : x > y;
-}
-
 typedef struct {
   double median, min, cpu_median;
 } timing;
 
-static double median(double *t, unsigned n) {
-  qsort(t, n, sizeof *t, cmp_double);
-  return n % 2 ? t[n / 2] : (t[n / 2 - 1] + t[n / 2]) / 2;
-}
-
-/* t: wall seconds of n runs, c: CPU seconds of the same runs (both reordered) */
+/* t: wall seconds of n runs, c: CPU seconds of the same runs (both sorted in place) */
 static timing summarize(double *t, double *c, unsigned n) {
   timing r;
-  r.median = median(t, n);
+  r.median = sp_cli_median(t, n);
   r.min = t[0];
-  r.cpu_median = median(c, n);
+  r.cpu_median = sp_cli_median(c, n);
   return r;
 }
 

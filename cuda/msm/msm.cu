@@ -287,59 +287,46 @@ __global__ void k_batch_add(const spc_affine<F> *pts, const uint64_t *bitmap, si
 
 /* ---- host drivers ------------------------------------------------------------------- */
 
-/* The accumulation kernel: G2 with its mixed addition a call (an inlined one was
- * slower: cuda/NOTES.md v6) and registers capped for 3 blocks of 128 threads per SM
- * (168 registers and ~240 bytes of spills in the addition instead of 208 registers and
- * 2 blocks: the multiplier pipe 79 -> 84 % busy, G2 MSM 2^24 -5 %, cuda/NOTES.md v16);
- * G1 with the mixed addition inlined and the same cap (variant 4 of cuda/NOTES.md v2,
- * v3 and v5, measured fastest against the other caps and forms; the losers went in
- * v13, their figures stay in the notes). */
+/* The accumulation kernel, both groups capped for 3 blocks of 128 threads per SM. G1
+ * inlines the mixed addition (variant 4 of cuda/NOTES.md v2, v3 and v5, measured
+ * fastest against the other caps and forms; the losers went in v13, their figures stay
+ * in the notes). G2 calls it (an inlined one was slower: cuda/NOTES.md v6, v14); its
+ * cap gives 168 registers and ~240 bytes of spills in the addition instead of 208
+ * registers and 2 blocks: the multiplier pipe 79 -> 84 % busy, G2 MSM 2^24 -5 %
+ * (cuda/NOTES.md v16). */
+#define SP_ACC_MINB 3
+template <class F>
+struct sp_acc_inl {
+  static const bool value = false;
+};
+template <>
+struct sp_acc_inl<spc_fp> {
+  static const bool value = true;
+};
+
 template <class F>
 static cudaError_t launch_accum0(sp_gpu *g, const uint32_t *keys, const uint32_t *vals, size_t n,
                                  size_t T, unsigned c, const spc_affine<F> *points,
                                  spc_xyzz<F> *buckets, unsigned L, uint32_t *rkey,
                                  spc_xyzz<F> *rpt) {
   size_t nch = (T + L - 1) / L;
-  k_msm_accum0<F, 3, false><<<sp_blocks(nch, SP_ACC_THREADS), SP_ACC_THREADS, 0, g->stream>>>(
-      keys, vals, n, T, c, points, buckets, L, rkey, rpt);
+  k_msm_accum0<F, SP_ACC_MINB, sp_acc_inl<F>::value>
+      <<<sp_blocks(nch, SP_ACC_THREADS), SP_ACC_THREADS, 0, g->stream>>>(
+          keys, vals, n, T, c, points, buckets, L, rkey, rpt);
   return cudaGetLastError();
 }
 
-template <>
-cudaError_t launch_accum0<spc_fp>(sp_gpu *g, const uint32_t *keys, const uint32_t *vals, size_t n,
-                                  size_t T, unsigned c, const spc_g1_affine *points,
-                                  spc_g1_xyzz *buckets, unsigned L, uint32_t *rkey,
-                                  spc_g1_xyzz *rpt) {
-  size_t nch = (T + L - 1) / L;
-  k_msm_accum0<spc_fp, 3, true><<<sp_blocks(nch, SP_ACC_THREADS), SP_ACC_THREADS, 0, g->stream>>>(
-      keys, vals, n, T, c, points, buckets, L, rkey, rpt);
-  return cudaGetLastError();
-}
-
-/* The accumulation over a table (msm_tab): the forms of launch_accum0 (G1: inlined
- * mixed addition, G2: a call; 3 blocks per SM both). T is
- * passed as n: the keys carry no window, so n is not read. */
+/* The accumulation over a table (msm_tab), in launch_accum0's forms. T is passed as n:
+ * the keys carry no window, so n is not read. */
 template <class F>
 static cudaError_t launch_accum_tab(sp_gpu *g, const uint32_t *keys, const uint32_t *vals, size_t T,
                                     unsigned c, const sp_msm_table *tb, spc_xyzz<F> *buckets,
                                     unsigned L, uint32_t *rkey, spc_xyzz<F> *rpt) {
   size_t nch = (T + L - 1) / L;
-  k_msm_accum0<F, 3, false, true><<<sp_blocks(nch, SP_ACC_THREADS), SP_ACC_THREADS, 0, g->stream>>>(
-      keys, vals, T, T, c, (const spc_affine<F> *)tb->d_points, buckets, L, rkey, rpt,
-      (const spc_affine<F> *)tb->d_ext, tb->npoints, tb->shift);
-  return cudaGetLastError();
-}
-
-template <>
-cudaError_t launch_accum_tab<spc_fp>(sp_gpu *g, const uint32_t *keys, const uint32_t *vals,
-                                     size_t T, unsigned c, const sp_msm_table *tb,
-                                     spc_g1_xyzz *buckets, unsigned L, uint32_t *rkey,
-                                     spc_g1_xyzz *rpt) {
-  size_t nch = (T + L - 1) / L;
-  k_msm_accum0<spc_fp, 3, true, true>
+  k_msm_accum0<F, SP_ACC_MINB, sp_acc_inl<F>::value, true>
       <<<sp_blocks(nch, SP_ACC_THREADS), SP_ACC_THREADS, 0, g->stream>>>(
-          keys, vals, T, T, c, (const spc_g1_affine *)tb->d_points, buckets, L, rkey, rpt,
-          (const spc_g1_affine *)tb->d_ext, tb->npoints, tb->shift);
+          keys, vals, T, T, c, (const spc_affine<F> *)tb->d_points, buckets, L, rkey, rpt,
+          (const spc_affine<F> *)tb->d_ext, tb->npoints, tb->shift);
   return cudaGetLastError();
 }
 
