@@ -121,10 +121,23 @@ __device__ __forceinline__ void sp_emit(uint32_t k, const X &acc, bool cross_sta
 }
 
 /* Level 0: sorted (digit, point) pairs of a window batch -> buckets and records.
- * Forms (measured on the H200, see NOTES.md): MINB is the minimum of blocks of
- * SP_ACC_THREADS per SM, the register cap (3: 168 registers), INL inlines the mixed
- * addition into the loop. */
+ * Both groups capped for SP_ACC_MINB blocks of SP_ACC_THREADS per SM (168 registers).
+ * G1 inlines the mixed addition (variant 4 of cuda/NOTES.md v2, v3 and v5, measured
+ * fastest against the other caps and forms; the losers went in v13, their figures stay
+ * in the notes). G2 calls it (an inlined one was slower: cuda/NOTES.md v6, v14); its
+ * cap gives 168 registers and ~240 bytes of spills in the addition instead of 208
+ * registers and 2 blocks: the multiplier pipe 79 -> 84 % busy, G2 MSM 2^24 -5 %
+ * (cuda/NOTES.md v16). */
 #define SP_ACC_THREADS 128
+#define SP_ACC_MINB 3
+template <class F>
+struct sp_acc_inl {
+  static const bool value = false;
+};
+template <>
+struct sp_acc_inl<spc_fp> {
+  static const bool value = true;
+};
 /* Where a value's point lives. Plain: points[v]. With a fixed-base table (TAB, msm_tab)
  * v = copy << shift | index: copy 0 is the point vector itself, copy j >= 1 is 2^(c j)
  * times it, at ext + (j - 1) * stride. */
@@ -139,8 +152,8 @@ __device__ __forceinline__ spc_affine<F> sp_point(const spc_affine<F> *points,
 
 /* TAB: one bucket set for every window of the batch (the copies carry the windows'
  * weights). */
-template <class F, int MINB, bool INL, bool TAB = false>
-__global__ void __launch_bounds__(SP_ACC_THREADS, MINB)
+template <class F, bool TAB = false>
+__global__ void __launch_bounds__(SP_ACC_THREADS, SP_ACC_MINB)
     k_msm_accum0(const uint32_t *keys, const uint32_t *vals, size_t n, size_t T, unsigned c,
                  const spc_affine<F> *points, spc_xyzz<F> *buckets, unsigned L, uint32_t *rkey,
                  spc_xyzz<F> *rpt, const spc_affine<F> *ext = NULL, size_t stride = 0,
@@ -174,7 +187,7 @@ __global__ void __launch_bounds__(SP_ACC_THREADS, MINB)
       uint32_t v = vals[pos];
       spc_affine<F> p = sp_point<F, TAB>(points, ext, stride, shift, v & 0x7fffffffu);
       if (v >> 31) p.y = F::neg(p.y); /* -0 = 0: infinity stays infinity */
-      acc = INL ? X::add_affine_inl(acc, p) : X::add_affine(acc, p);
+      acc = sp_acc_inl<F>::value ? X::add_affine_inl(acc, p) : X::add_affine(acc, p);
     }
   }
   if (cur != SP_KEY_NONE)
@@ -287,32 +300,15 @@ __global__ void k_batch_add(const spc_affine<F> *pts, const uint64_t *bitmap, si
 
 /* ---- host drivers ------------------------------------------------------------------- */
 
-/* The accumulation kernel, both groups capped for 3 blocks of 128 threads per SM. G1
- * inlines the mixed addition (variant 4 of cuda/NOTES.md v2, v3 and v5, measured
- * fastest against the other caps and forms; the losers went in v13, their figures stay
- * in the notes). G2 calls it (an inlined one was slower: cuda/NOTES.md v6, v14); its
- * cap gives 168 registers and ~240 bytes of spills in the addition instead of 208
- * registers and 2 blocks: the multiplier pipe 79 -> 84 % busy, G2 MSM 2^24 -5 %
- * (cuda/NOTES.md v16). */
-#define SP_ACC_MINB 3
-template <class F>
-struct sp_acc_inl {
-  static const bool value = false;
-};
-template <>
-struct sp_acc_inl<spc_fp> {
-  static const bool value = true;
-};
-
+/* The accumulation kernel, in its one form per group (k_msm_accum0). */
 template <class F>
 static cudaError_t launch_accum0(sp_gpu *g, const uint32_t *keys, const uint32_t *vals, size_t n,
                                  size_t T, unsigned c, const spc_affine<F> *points,
                                  spc_xyzz<F> *buckets, unsigned L, uint32_t *rkey,
                                  spc_xyzz<F> *rpt) {
   size_t nch = (T + L - 1) / L;
-  k_msm_accum0<F, SP_ACC_MINB, sp_acc_inl<F>::value>
-      <<<sp_blocks(nch, SP_ACC_THREADS), SP_ACC_THREADS, 0, g->stream>>>(
-          keys, vals, n, T, c, points, buckets, L, rkey, rpt);
+  k_msm_accum0<F><<<sp_blocks(nch, SP_ACC_THREADS), SP_ACC_THREADS, 0, g->stream>>>(
+      keys, vals, n, T, c, points, buckets, L, rkey, rpt);
   return cudaGetLastError();
 }
 
@@ -323,10 +319,9 @@ static cudaError_t launch_accum_tab(sp_gpu *g, const uint32_t *keys, const uint3
                                     unsigned c, const sp_msm_table *tb, spc_xyzz<F> *buckets,
                                     unsigned L, uint32_t *rkey, spc_xyzz<F> *rpt) {
   size_t nch = (T + L - 1) / L;
-  k_msm_accum0<F, SP_ACC_MINB, sp_acc_inl<F>::value, true>
-      <<<sp_blocks(nch, SP_ACC_THREADS), SP_ACC_THREADS, 0, g->stream>>>(
-          keys, vals, T, T, c, (const spc_affine<F> *)tb->d_points, buckets, L, rkey, rpt,
-          (const spc_affine<F> *)tb->d_ext, tb->npoints, tb->shift);
+  k_msm_accum0<F, true><<<sp_blocks(nch, SP_ACC_THREADS), SP_ACC_THREADS, 0, g->stream>>>(
+      keys, vals, T, T, c, (const spc_affine<F> *)tb->d_points, buckets, L, rkey, rpt,
+      (const spc_affine<F> *)tb->d_ext, tb->npoints, tb->shift);
   return cudaGetLastError();
 }
 
