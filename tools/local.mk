@@ -16,7 +16,7 @@ tools_libsealprov_host_la_SOURCES = \
   tools/cli.h tools/main.c tools/cli_base.c tools/opts.c tools/json_read.h tools/json_read.c \
   tools/host.c tools/g16_util.h tools/g16_util.c tools/g16_prove.c tools/witness.h \
   tools/prove_witness.c tools/cmd_devices.c tools/cmd_prove.c tools/cmd_verify.c \
-  tools/cmd_demo.c tools/cmd_stress.c tools/cmd_soak.c
+  tools/cmd_demo.c bench/cmd_stress.c bench/cmd_soak.c
 # include/, the kit's headers (its file formats) and tools/: no plugin/ or cuda/ header.
 tools_libsealprov_host_la_CPPFLAGS = -I$(top_builddir) -I$(top_srcdir)/include \
   -I$(top_srcdir)/kit -I$(top_srcdir)/tools \
@@ -36,12 +36,12 @@ tools_sealprov_SOURCES =
 tools_sealprov_LDADD = tools/libsealprov_host.la $(SP_KIT_LIBS) $(SP_EXTERNAL_LIBS)
 
 pkglibexec_PROGRAMS += tools/sealprov-kit
-# tests/cuda/local.mk adds tools/bench_gpu.c (`bench gpu`) in a CUDA build.
+# tests/cuda/local.mk adds bench/bench_gpu.c (`bench gpu`) in a CUDA build.
 tools_sealprov_kit_SOURCES = \
   tools/cmd_setup.c tools/inspect.h tools/cmd_inspect.c tools/inspect_binary.c \
-  tools/inspect_text.c tools/cmd_bench.c tools/bench_cpu.c tools/bench_cpu.h \
+  tools/inspect_text.c bench/cmd_bench.c bench/bench_cpu.c bench/bench_cpu.h \
   tools/witness.c tools/cmd_snarkjs.c tools/snarkjs_json.h tools/snarkjs_json.c
-tools_sealprov_kit_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/tools
+tools_sealprov_kit_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/tools -I$(top_srcdir)/bench
 tools_sealprov_kit_LDADD = tools/libsealprov_host.la $(SP_KIT_LIBS) $(SP_EXTERNAL_LIBS)
 
 # The host library's objects against the module and the kit (docs/design.md, rule 15).

@@ -64,11 +64,11 @@ regen-vectors:
 	  $(NODE) gen_vectors.mjs ../bls/vectors
 .PHONY: regen-vectors
 
-# The CPU benchmark (also `sealprov bench cpu` once the CLI links tools/bench_cpu.c).
+# The CPU benchmark (also `sealprov bench cpu` once the CLI links bench/bench_cpu.c).
 noinst_PROGRAMS += tools/sealprov-bench-cpu
-tools_sealprov_bench_cpu_SOURCES = tools/bench_cpu.c tools/bench_cpu.h tools/cli_base.c tools/opts.c \
+tools_sealprov_bench_cpu_SOURCES = bench/bench_cpu.c bench/bench_cpu.h tools/cli_base.c tools/opts.c \
   tests/bls/bench_cpu_main.c
-tools_sealprov_bench_cpu_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/tools
+tools_sealprov_bench_cpu_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/tools -I$(top_srcdir)/bench
 tools_sealprov_bench_cpu_LDADD = plugin/bls12_381/libbls12_381.la $(PTHREAD_LIBS) -lm
 TESTS += tests/bls/bench_smoke.sh
 EXTRA_DIST += tests/bls/bench_smoke.sh

@@ -41,7 +41,7 @@ GPU_SEED_SUITES += tests/cuda/test_cuda_engine tests/cuda/test_cuda_checks \
 # sealprov-kit).
 # Added here because this fragment is included after tools/local.mk, which assigns
 # tools_sealprov_kit_SOURCES.
-tools_sealprov_kit_SOURCES += tools/bench_gpu.c
+tools_sealprov_kit_SOURCES += bench/bench_gpu.c
 endif
 
 # `make check-gpu-seeds [SEEDS="S1 S2 ..."] [GPU_SEED_SUITES=...]`: each GPU suite once

@@ -45,7 +45,7 @@ NV="$nvcc -gencode arch=compute_$arch,code=sm_$arch -O3 -std=c++17 -DSP_GPU_PROF
  -Icuda/util -Icuda/ff -Icuda/ec -Icuda/subgroup -Icuda/spmv \
  --expt-relaxed-constexpr -lineinfo -Xcompiler -fvisibility=hidden"
 CC="gcc -std=gnu11 -O2 -pthread -D_GNU_SOURCE $inc \
- -Itools -Wall -Wextra -Wshadow -Wstrict-prototypes -Wmissing-prototypes"
+ -Itools -Ibench -Wall -Wextra -Wshadow -Wstrict-prototypes -Wmissing-prototypes"
 cuh="cuda/ff/ff.cuh cuda/ec/ec.cuh cuda/util/gpu_internal.cuh cuda/subgroup/subgroup.cuh cuda/util/sp_gpu.h cuda/util/cuda_api.h plugin/bls12_381/bls12_381.h"
 
 newer() { # newer TARGET DEP... : true if TARGET is missing or older than a DEP
@@ -73,10 +73,10 @@ for f in plugin/bls12_381/*.c plugin/groth16/checks.c plugin/groth16/prove.c plu
          plugin/runtime/topo.c plugin/formats/blake2b.c plugin/formats/iden3.c plugin/formats/r1cs.c plugin/groth16/cs_eval.c plugin/base/thread.c \
          plugin/engine/backends.c plugin/engine/engine_cpu.c plugin/engine/fault.c \
          cuda/backend/engine_cuda.c cuda/backend/staging.c cuda/backend/residency.c \
-         cuda/backend/pipeline.c cuda/backend/load_service.c cuda/backend/code.c tools/bench_gpu.c tools/cli_base.c tools/opts.c tests/cuda/test_cuda_kernels.c \
+         cuda/backend/pipeline.c cuda/backend/load_service.c cuda/backend/code.c bench/bench_gpu.c tools/cli_base.c tools/opts.c tests/cuda/test_cuda_kernels.c \
          tests/cuda/test_cuda_engine.c tests/cuda/test_cuda_checks.c tests/cuda/test_cuda_spmv.c tests/cuda/test_cuda_load.c \
          tests/cuda/fullsize_main.c tests/cuda/bench_gpu_main.c tests/bls/cofactor.c \
-         tools/cmd_bench.c tools/g16_util.c tests/cuda/bench_load_main.c; do
+         bench/cmd_bench.c tools/g16_util.c tests/cuda/bench_load_main.c; do
   o="$out/obj/$(basename "$f" .c).o"
   if newer "$o" "$f" plugin/bls12_381/*.h plugin/*/*.h cuda/*/*.h kit/*.h kit/gpu/*.h include/sealprov.h \
        "$out/gen/config.h"; then
