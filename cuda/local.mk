@@ -16,9 +16,10 @@ am__v_NVCC_ = $(am__v_NVCC_$(AM_DEFAULT_VERBOSITY))
 am__v_NVCC_0 = @echo "  NVCC    " $@;
 am__v_NVCC_1 =
 SUFFIXES = .cu .lo
+# NVCCFLAGS (configure or make): the user's nvcc flags, last.
 .cu.lo:
 	$(AM_V_NVCC)$(LIBTOOL) --quiet --tag=CC --mode=compile $(SHELL) $(top_srcdir)/cuda/nvcc-libtool.sh \
-	  $(NVCC) $(SP_NVCC_FLAGS) -c -o $@ $<
+	  $(NVCC) $(SP_NVCC_FLAGS) $(NVCCFLAGS) -c -o $@ $<
 
 if HAVE_CUDA
 # The CUDA backend: its engine (C11 on top of the kernels' C boundary sp_gpu.h; srs.h's

@@ -17,13 +17,10 @@
 # Time: about 70 s on an H200 (35 s to make the synthetic parameters, a warm-up of two
 # partitions that uploads them, 6 partitions of ~1.5 s); the script stops it at TOTAL.
 #
-# The program: BENCH, else .gpu/bench_gpu (tests/cuda/standalone.sh), else
-# BUILD/tools/sealprov bench gpu (a --with-cuda build; BUILD default _build). Build it on
-# the development machine (no GPU needed; nvcc is there) and carry it, so the device's
-# time goes to the measurement:
-#   here:    CUDA_ARCH=90 sh tests/cuda/standalone.sh .gpu        (several minutes)
-#   device:  run(command="sh dev/deadline-latency.sh \"$OUT\"", carry=[".gpu/bench_gpu"],
-#                kind="nvidia-h200", timeout_s=240)
+# The program: BENCH (a command line), else BUILD/tools/sealprov bench gpu (a --with-cuda
+# build; BUILD default _build). On the GPU machine, from the release tarball in .dist/
+# and the packages in .deb/ (dev/device-build.sh says how; its build takes minutes):
+#   BUILD=$(sh dev/device-build.sh) sh dev/deadline-latency.sh "$OUT"
 # Settable: SIZE (log2, default 27), PARTITIONS (6), URGENT_AFTER (2), WORKERS (2),
 # ORDINAL (0), TOTAL (seconds, default 200).
 set -u
@@ -38,12 +35,10 @@ ordinal=${ORDINAL:-0}
 total=${TOTAL:-200}
 if [ -n "${BENCH:-}" ]; then
   set -- $BENCH
-elif [ -x "$top/.gpu/bench_gpu" ]; then
-  set -- "$top/.gpu/bench_gpu"
 elif [ -x "${BUILD:-$top/_build}/tools/sealprov" ]; then
   set -- "${BUILD:-$top/_build}/tools/sealprov" bench gpu
 else
-  echo "deadline-latency.sh: no benchmark: build .gpu/bench_gpu (CUDA_ARCH=90 sh tests/cuda/standalone.sh .gpu) or set BENCH or BUILD" >&2
+  echo "deadline-latency.sh: no benchmark: set BUILD to a --with-cuda build (dev/device-build.sh) or BENCH" >&2
   exit 2
 fi
 command -v nvidia-smi >/dev/null 2>&1 && nvidia-smi --query-gpu=index,name,compute_cap,memory.total --format=csv,noheader > "$out/gpus.txt" 2>&1

@@ -2,8 +2,10 @@
 # Sourced on the GPU machine (no network, no libtool/libinih/check there): unpacks the
 # Debian packages carried in .deb/ (libinih, check, subunit) into /tmp/sp-prefix and
 # points pkg-config, the compiler and the loader at them. The tree must carry the
-# generated build files (configure, Makefile.in, config.h.in, aclocal.m4, build-aux/).
-#   . dev/device-env.sh && mkdir -p _build-gpu && cd _build-gpu && ../configure && make
+# generated build files (configure, Makefile.in, config.h.in, aclocal.m4, build-aux/):
+# a `make dist` tarball. dev/device-build.sh builds one with it (the commands are there);
+# by hand: `. dev/device-env.sh` at the top of the repository (where .deb/ is), then in
+# the unpacked tarball `./configure --with-cuda --enable-fault-injection && make`.
 sp_px=/tmp/sp-prefix
 if [ ! -d "$sp_px/usr" ]; then
   for f in .deb/*.deb; do dpkg -x "$f" "$sp_px"; done

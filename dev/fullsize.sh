@@ -12,19 +12,17 @@
 # assignments), each proved by the CUDA engine, self-checked, and verified again with
 # the verifying key read back from DIR/full.vk. Logs under $OUT when it is set.
 #   PARTS=3 (0: load only) THREADS=16 KEEP=1 (keep the files) REUSE=1 (take DIR's files
-#   of an earlier KEEP=1 run instead of a new setup) LOAD=direct|host BUILD=.gpu
-#   (tests/cuda/standalone.sh's output folder; built first when fullsize is missing or
-#   older than a source)
-# Needs: nvcc and gcc (the standalone build), a CUDA device, and free disk for the
+#   of an earlier KEEP=1 run instead of a new setup) LOAD=direct|host BUILD=DIR (a CUDA
+#   build directory; default: dev/device-build.sh's, built or brought up to date first)
+# Needs: a CUDA build (on the GPU machine: dev/device-build.sh), a device, and free disk for the
 # file (2^24: ~6 GB; 2^27: ~47 GB) and host memory for the circuit, the loaded
 # parameters and one partition (2^27: ~100 GB).
 set -eo pipefail
 k=${1:-27}
 dir=${2:-/tmp/sp-fullsize}
-build=${BUILD:-.gpu}
 log=${OUT:-/tmp}/fullsize-$k.log
 cd "$(dirname "$0")/.."
-sh tests/cuda/standalone.sh "$build" >/dev/null
+build=${BUILD:-$(sh dev/device-build.sh)}
 mkdir -p "$dir"
 set -- --dir "$dir" --log "$k" --partitions "${PARTS:-3}"
 [ -n "$THREADS" ] && set -- "$@" --threads "$THREADS"
@@ -33,4 +31,4 @@ set -- --dir "$dir" --log "$k" --partitions "${PARTS:-3}"
 [ -n "$LOAD" ] && set -- "$@" --load "$LOAD"
 echo "fullsize 2^$k in $dir; log $log"
 df -h "$dir" | tail -1
-"$build/fullsize" "$@" 2>&1 | tee "$log"
+"$build/tests/cuda/fullsize" "$@" 2>&1 | tee "$log"

@@ -7,27 +7,27 @@
 # check and one proof verified (fullsize), and the same file loaded again directly and
 # through the host path (A/B, same build). The module has one subgroup kernel a group
 # since cuda/NOTES.md v13 (the variants this script once compared went there).
-# BUILD: tests/cuda/standalone.sh's output folder (default .gpu; built when missing).
+# BUILD: a CUDA build directory (default: dev/device-build.sh's, built when not given).
 # Logs under $OUT when it is set.
 set -o pipefail
-b=${1:-.gpu}
 k=${2:-24}
 out=${OUT:-/tmp}
 dir=${DIR:-/tmp/sp-loader-$k}
 cd "$(dirname "$0")/.."
-[ -x "$b/test_cuda_load" ] || sh tests/cuda/standalone.sh "$b" >"$out/build.log" 2>&1 || {
-  echo "build failed"; tail -20 "$out/build.log"; exit 1; }
+b=${1:-}
+[ -n "$b" ] || b=$(OUT=$out sh dev/device-build.sh) || exit 1
+t=$b/tests/cuda
 nvidia-smi --query-gpu=name,memory.total,driver_version,clocks.sm --format=csv,noheader
 rc=0
 echo "== test_cuda_load"
-SP_TEST_CPU_THREADS=16 "$b/test_cuda_load" >"$out/test_cuda_load.log" 2>&1 || rc=1
+SP_TEST_CPU_THREADS=16 "$t/test_cuda_load" >"$out/test_cuda_load.log" 2>&1 || rc=1
 grep -E "FAIL|direct load|checks," "$out/test_cuda_load.log" | tail -20
 mkdir -p "$dir"
 run() { # run NAME ARGS...
   local name=$1
   shift
   echo "== 2^$k $name"
-  "$b/fullsize" --dir "$dir" --log "$k" --threads 16 --keep "$@" \
+  "$t/fullsize" --dir "$dir" --log "$k" --threads 16 --keep "$@" \
     >"$out/f$k-$name.log" 2>&1 || rc=1
   grep -E "^setup|^load|^partition|proofs verify|FAIL" "$out/f$k-$name.log"
 }
@@ -35,7 +35,7 @@ run direct --partitions 1
 run direct-again --partitions 0 --reuse
 run host --partitions 0 --reuse --load host
 echo "== test_cuda_checks"
-"$b/test_cuda_checks" >"$out/test_cuda_checks.log" 2>&1 || rc=1
+"$t/test_cuda_checks" >"$out/test_cuda_checks.log" 2>&1 || rc=1
 grep -E "FAIL|checks," "$out/test_cuda_checks.log" | tail -8
 [ -n "$KEEP" ] || rm -rf "$dir"
 exit $rc

@@ -1,9 +1,10 @@
 #!/bin/sh
 # SPDX-License-Identifier: Apache-2.0 OR MIT
 # dev/subgroup-ab.sh NEW BASE -- the GPU measurement of issue 24 items 4 and 5 (cuda/NOTES.md
-# v11) on a machine with one NVIDIA GPU, from two folders of tests/cuda/standalone.sh
-# binaries: NEW (this tree: fullsize, test_cuda_checks, test_cuda_load, bench_load) and
-# BASE (the tree before: fullsize). Steps, each with its own time limit:
+# v11) on a machine with one NVIDIA GPU, from two CUDA build directories (each made by
+# dev/device-build.sh from its tree's tarball, WORK set apart): NEW (this tree:
+# tests/cuda/fullsize, test_cuda_checks, test_cuda_load, `sealprov bench load`) and BASE
+# (the tree before: tests/cuda/fullsize). Steps, each with its own time limit:
 #   1. NEW test_cuda_checks --only=subgroup --sg-bench: the G1 and G2 kernels' verdicts
 #      on the cofactor cases equal the CPU's, and the checker's rate (the candidate G1
 #      kernels of v12 were compared here; the losers went in v13);
@@ -11,7 +12,8 @@
 #      proof;
 #   3. a 2^24 file made once by NEW fullsize (GPU setup, --keep) in $SG_DIR;
 #   4. the direct load of that file, BASE and NEW alternating, $SG_RUNS (default 3) each;
-#   5. NEW bench_load on that file (default modes: direct, checked, on-curve; cold).
+#   5. NEW `sealprov bench load` on that file (default modes: direct, checked, on-curve;
+#      cold).
 # Logs and the summary go to $OUT (default /tmp/sg-out): at most 8 files. The summary
 # table is printed last. Exit 77 when no GPU is visible, 1 when a check failed.
 set -u
@@ -33,8 +35,8 @@ if [ -z "${SG_DRY:-}" ] && ! nvidia-smi -L >/dev/null 2>&1; then
   say "subgroup-ab: no NVIDIA GPU visible (nvidia-smi -L failed): nothing measured"
   exit 77
 fi
-for b in "$new/fullsize" "$new/test_cuda_checks" "$new/test_cuda_load" "$new/bench_load" \
-         "$base/fullsize"; do
+for b in "$new/tests/cuda/fullsize" "$new/tests/cuda/test_cuda_checks" \
+         "$new/tests/cuda/test_cuda_load" "$new/tools/sealprov" "$base/tests/cuda/fullsize"; do
   [ -x "$b" ] || { say "subgroup-ab: $b missing"; exit 1; }
 done
 { nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.max.sm,memory.used --format=csv 2>&1
@@ -52,18 +54,18 @@ step() {
 }
 
 # 1. the kernels' verdicts and rates
-step checks 90 "$out/checks.log" "$new/test_cuda_checks" --only=subgroup --sg-bench
+step checks 90 "$out/checks.log" "$new/tests/cuda/test_cuda_checks" --only=subgroup --sg-bench
 rc=$?
 if [ $rc -eq 77 ]; then say "subgroup-ab: the test programs see no GPU"; exit 77; fi
 [ $rc -eq 0 ] || fails=$((fails + 1))
 
 # 2. the direct load against the host load
-step load-tests 150 "$out/load.log" "$new/test_cuda_load" || fails=$((fails + 1))
+step load-tests 150 "$out/load.log" "$new/tests/cuda/test_cuda_load" || fails=$((fails + 1))
 
 # 3. one 2^24 file for everything below
 rm -rf "$dir"
 mkdir -p "$dir"
-step setup24 120 "$out/ab.log" "$new/fullsize" --dir "$dir" --log 24 --partitions 0 --keep ||
+step setup24 120 "$out/ab.log" "$new/tests/cuda/fullsize" --dir "$dir" --log 24 --partitions 0 --keep ||
   { say "subgroup-ab: no 2^24 file"; fails=$((fails + 1)); }
 
 # 4. A/B of the direct load (fullsize --reuse: circuit, then the timed srs_load)
@@ -73,7 +75,7 @@ if [ -s "$dir/full.params" ]; then
     for side in base new; do
       eval "bin=\$$side"
       before=$(grep -c '^load (' "$out/ab.log")
-      step "ab-$side-$i" 60 "$out/ab.log" "$bin/fullsize" --dir "$dir" --log 24 --partitions 0 \
+      step "ab-$side-$i" 60 "$out/ab.log" "$bin/tests/cuda/fullsize" --dir "$dir" --log 24 --partitions 0 \
         --keep --reuse || fails=$((fails + 1))
       [ "$(grep -c '^load (' "$out/ab.log")" -gt "$before" ] &&
         grep '^load (' "$out/ab.log" | tail -1 | sed "s/^/$side: /" >>"$out/ab-loads.txt"
@@ -81,14 +83,15 @@ if [ -s "$dir/full.params" ]; then
     i=$((i + 1))
   done
   # 5. the new `bench load` on the same file, default modes
-  step bench-load 120 "$out/bench_load.json" "$new/bench_load" --progress --json "$dir/full.params" ||
+  step bench-load 120 "$out/bench_load.json" "$new/tools/sealprov" --progress bench load --json \
+    "$dir/full.params" ||
     fails=$((fails + 1))
 fi
 
 # cuobjdump's SASS counts of the G1 kernels and the doubling (for the next step, if
 # the toolkit has it): IMAD.WIDE, IMAD.MOV, LDL/STL and all instructions per function
 if command -v cuobjdump >/dev/null 2>&1; then
-  timeout 60 cuobjdump -sass "$new/test_cuda_checks" 2>/dev/null | awk '
+  timeout 60 cuobjdump -sass "$new/tests/cuda/test_cuda_checks" 2>/dev/null | awk '
     /Function : / { fn = $3; next }
     fn ~ /k_subgroup|sg_jdbl6|sg_y3|mul_call|sqr_call/ && /^ +\/\*[0-9a-f]+\*\// {
       n[fn]++; if ($0 ~ /IMAD\.WIDE/) w[fn]++; if ($0 ~ /IMAD\.MOV/) m[fn]++;
@@ -117,7 +120,7 @@ rm -rf "$dir"
     done
   fi
   if [ -s "$out/bench_load.json" ]; then
-    echo "bench_load (2^24 file, default modes):"
+    echo "bench load (2^24 file, default modes):"
     grep '^{"file": ' "$out/bench_load.json" | while IFS= read -r l; do
       m=$(printf '%s' "$l" | sed -n 's/.*"mode": "\([a-z_]*\)".*/\1/p')
       w=$(printf '%s' "$l" | sed -n 's/.*"warm_s": \([0-9.]*\).*/\1/p')

@@ -18,11 +18,8 @@
 
 #include "backend/engine_internal.h"
 
-#ifndef SP_CUDA_ARCHS /* a build without configure (tests/cuda/standalone.sh) */
-#define SP_CUDA_ARCHS ""
-#endif
-#ifndef SP_CUDA_PTX_ARCH
-#define SP_CUDA_PTX_ARCH 0
+#if !defined(SP_CUDA_ARCHS) || !defined(SP_CUDA_PTX_ARCH)
+#error "configure's config.h names the device code of a CUDA build (SP_CUDA_ARCHS, SP_CUDA_PTX_ARCH)"
 #endif
 
 void cuda_code_built(char *out, size_t len) {

@@ -69,10 +69,10 @@ struct sp_ntt_tab {
 #define SP_COSET_SPLIT 14u /* g^e = ghi[e >> 14] * glo[e & 16383], e < 2^28 */
 
 /* Phase profiles (msm.cu: each MSM's phases; ntt.cu: the bit reversal; subgroup.cu: each
- * check) exist only in builds compiled with -DSP_GPU_PROFILE: the test kit's standalone
- * build (tests/cuda/standalone.sh), where SP_GPU_PROFILE=1 in the environment turns them
- * on, a line each on stderr. sealprov.so never has them: the module writes nothing to
- * stderr and logs only through the host's callback (docs/design.md rule 12;
+ * check) exist only in measuring builds, configured with NVCCFLAGS=-DSP_GPU_PROFILE
+ * (dev/device-build.sh PROFILE=1), where SP_GPU_PROFILE=1 in the environment turns them
+ * on, a line each on stderr. A product's sealprov.so never has them: the module writes
+ * nothing to stderr and logs only through the host's callback (docs/design.md rule 12;
  * tests/module/no_tuning_env.sh checks the library). */
 #ifdef SP_GPU_PROFILE
 #include <stdlib.h>

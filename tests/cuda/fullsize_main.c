@@ -11,9 +11,9 @@
  * worker of the module runs them), self-checked against the loaded parameters, and
  * verified again with the verifying key read back from DIR/full.vk.
  *
- * Exit 0 when every proof verifies, 1 otherwise, 77 without a GPU. Built by
- * tests/cuda/standalone.sh (no libinih there: the CUDA engine is used directly, not
- * through the dlopen'ed module and its INI).
+ * Exit 0 when every proof verifies, 1 otherwise, 77 without a GPU. Built with the GPU
+ * tests (tests/cuda/local.mk), run by hand: the CUDA engine is used directly, not
+ * through the dlopen'ed module and its INI.
  */
 #include <config.h> /* autoconf's (first through -I.): HAVE_CUDA declares sp_engine_cuda */
 

@@ -1,12 +1,10 @@
 # SPDX-License-Identifier: Apache-2.0 OR MIT
 # tests/cuda -- the CUDA engine against the CPU library and the CPU prover. Plain
 # programs (no libcheck: the GPU machine has none); each exits 77 (SKIP) when no GPU
-# is visible, so CI, which has nvcc but no GPU, builds them and skips them.
-# tests/cuda/standalone.sh builds the same programs without autotools.
-EXTRA_DIST += tests/cuda/standalone.sh tests/cuda/bench_gpu_main.c tests/cuda/bench_load_main.c \
-  tests/cuda/ff_model.py tests/cuda/msm_table_model.py tests/cuda/msm_affine_model.py \
-  tests/cuda/fullsize_main.c tests/cuda/gpu_session.sh tests/cuda/seeds.sh \
-  tests/cuda/fatbin_archs.sh tests/cuda/fatbin_archs.c
+# is visible, so CI, which has nvcc but no GPU, builds them and skips them. The GPU
+# machine builds them from the release tarball (dev/device-build.sh).
+EXTRA_DIST += tests/cuda/ff_model.py tests/cuda/msm_table_model.py tests/cuda/msm_affine_model.py \
+  tests/cuda/gpu_session.sh tests/cuda/seeds.sh tests/cuda/fatbin_archs.sh tests/cuda/fatbin_archs.c
 GPU_SEED_SUITES =
 if HAVE_CUDA
 check_PROGRAMS += tests/cuda/test_cuda_kernels tests/cuda/test_cuda_engine tests/cuda/test_cuda_checks \
@@ -24,6 +22,11 @@ tests_cuda_test_cuda_spmv_SOURCES = tests/cuda/test_cuda_spmv.c tests/cuda/gpu_c
 tests_cuda_test_cuda_spmv_LDADD = $(SP_KIT_LIBS) $(SP_EXTERNAL_LIBS)
 tests_cuda_test_cuda_load_SOURCES = tests/cuda/test_cuda_load.c tests/cuda/gpu_check.h
 tests_cuda_test_cuda_load_LDADD = $(SP_KIT_LIBS) $(SP_EXTERNAL_LIBS)
+# The full-size run (dev/fullsize.sh): GPU setup, the checked load, proofs verified, at
+# sizes no test runs; built with the tests, run by hand.
+check_PROGRAMS += tests/cuda/fullsize
+tests_cuda_fullsize_SOURCES = tests/cuda/fullsize_main.c
+tests_cuda_fullsize_LDADD = $(SP_KIT_LIBS) $(SP_EXTERNAL_LIBS)
 
 # The device code in the built module (issue 25 item 1): the architectures configure
 # chose, read from the module's fatbinary by a reader of our own (cuobjdump, not in every

@@ -133,4 +133,4 @@ tests_module_old_module_la_LDFLAGS = -module -avoid-version -shared -rpath /nowh
 # tarball, so it is distributed with what it uses; its --dry-run on CPU devices is a test.
 TESTS += tests/module/gpu_throughput_dry.sh
 EXTRA_DIST += tests/module/gpu_throughput_dry.sh dev/gpu-throughput.sh \
-  dev/timeline-summary.awk dev/device-env.sh dev/gpu-archs.sh
+  dev/timeline-summary.awk dev/device-env.sh dev/device-build.sh dev/gpu-archs.sh

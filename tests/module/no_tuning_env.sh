@@ -9,8 +9,9 @@
 # 1. The sources of the module (plugin/, cuda/), comments stripped by the C
 #    preprocessor: every getenv names one of the variables of the list below, for the
 #    reason given there; nothing writes to stdout or stderr. Code compiled only into the
-#    test kit's profile build (#ifdef SP_GPU_PROFILE; tests/cuda/standalone.sh) is left
-#    out: step 2 shows that none of it is in the library.
+#    measuring build of the phase profiles (#ifdef SP_GPU_PROFILE; configure
+#    NVCCFLAGS=-DSP_GPU_PROFILE) is left out: step 2 shows that none of it is in the
+#    library.
 # 2. The library (SEALPROV_PLUGIN, the build's sealprov.so) refers to none of the C
 #    library's stdout/stderr streams or writers and holds no "SP_GPU_" or "SP_SG_"
 #    string (a variable read by name would carry its name). Where the library does
