@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: Apache-2.0 OR MIT */
 /* bench_cpu.h -- `sealprov bench cpu`: throughput of the CPU curve library
  * (plugin/bls12_381) as one JSON object on stdout; and what the bench commands of
- * sealprov-kit share.
+ * sealprov-bench share.
  *
  * argv[0] is the command's own name ("cpu"); options are parsed with sp_cli_getopt, as
  * every sealprov command does (tools/cli.h). Returns the process exit status: 0 success,

@@ -5,8 +5,9 @@
  * (e.g. "devices", or "cpu" for `bench cpu`); it parses its options with sp_cli_getopt
  * and returns the process exit status: 0 success, 1 failure, 2 usage error. Adding one:
  * its prototype here, one line in main.c's table, its source in tools/local.mk (a host
- * command in the host library, a developer command in the program; docs/design.md,
- * "The CLI", says which is which).
+ * command in the host library, a developer command in sealprov-kit) or bench/local.mk
+ * (a benchmark command, in sealprov-bench); docs/design.md, "The CLI", says which is
+ * which.
  *
  * The parts, by file:
  *   cli_base.c  messages, the one UTF-8 validator, JSON strings out, the clocks,
@@ -33,15 +34,17 @@ int cmd_check_config(int argc, char **argv); /* cmd_devices.c */
 int cmd_prove(int argc, char **argv);        /* cmd_prove.c */
 int cmd_verify(int argc, char **argv);       /* cmd_verify.c */
 int cmd_demo(int argc, char **argv);         /* cmd_demo.c */
-int cmd_stress(int argc, char **argv);       /* cmd_stress.c: concurrent jobs, all verified */
-int cmd_soak(int argc, char **argv);         /* cmd_soak.c: long mixed traffic, memory sampled */
-/* Developer commands (linked into the program with the kit; main.c holds weak references
+/* Developer commands (linked into sealprov-kit with the kit; main.c holds weak references
  * to them, so a program of the host library alone lists them as not built). */
-int cmd_setup(int argc, char **argv);         /* cmd_setup.c */
+int cmd_setup(int argc, char **argv);   /* cmd_setup.c */
+int cmd_inspect(int argc, char **argv); /* cmd_inspect.c: what any file of the project is */
+int cmd_wtns(int argc, char **argv);    /* witness.c: `wtns IN.spa OUT.wtns` */
+/* Benchmark commands (bench/, linked into sealprov-bench; weak references in main.c too).
+ * stress and soak reach the module only through its table, as the host commands do. */
+int cmd_stress(int argc, char **argv);        /* cmd_stress.c: concurrent jobs, all verified */
+int cmd_soak(int argc, char **argv);          /* cmd_soak.c: long mixed traffic, memory sampled */
 int cmd_bench(int argc, char **argv);         /* cmd_bench.c: `bench`, `bench load` */
-int cmd_inspect(int argc, char **argv);       /* cmd_inspect.c: what any file of the project is */
-int cmd_wtns(int argc, char **argv);          /* witness.c: `wtns IN.spa OUT.wtns` */
-int cmd_bench_witness(int argc, char **argv); /* witness.c: `bench witness DIR` */
+int cmd_bench_witness(int argc, char **argv); /* bench_witness.c: `bench witness DIR` */
 int sp_cmd_bench_cpu(int argc, char **argv);  /* bench_cpu.c: `bench cpu` (curve library) */
 int sp_cmd_bench_gpu(int argc, char **argv);  /* bench_gpu.c: `bench gpu` (CUDA engine) */
 /* The developer modes of two host commands (cmd_snarkjs.c): snarkjs's files are proved
@@ -172,10 +175,11 @@ extern bool sp_cli_progress;
 #endif
 void sp_cli_error(const char *fmt, ...) SP_CLI_PRINTF;
 
-/* `sealprov` holds the host commands only; a developer command or mode (setup, bench,
- * inspect, wtns, prove --zkey, verify of snarkjs JSON) runs in the second program,
- * sealprov-kit, with the same command line: this replaces the process with it (main.c).
- * Returns 2 with a message when it cannot, or -1 in sealprov-kit itself. */
+/* `sealprov` holds the host commands only; a developer command or mode (setup, inspect,
+ * wtns, prove --zkey, verify of snarkjs JSON) runs in the program sealprov-kit, with the
+ * same command line: this replaces the process with it (main.c; the benchmark commands
+ * go to sealprov-bench the same way). Returns 2 with a message when it cannot, or -1 in
+ * sealprov-kit itself. */
 int sp_cli_run_kit(void);
 void sp_cli_warn(const char *fmt, ...) SP_CLI_PRINTF;
 void sp_cli_note(const char *fmt, ...) SP_CLI_PRINTF;

@@ -11,71 +11,101 @@
 
 #include "cli.h"
 
-/* The developer commands are weak references: they are linked into the second program,
- * sealprov-kit, with the kit, not into the host library this file belongs to
- * (docs/design.md, "The CLI"). In `sealprov` they stay NULL and the command line is
- * handed to sealprov-kit (sp_cli_run_kit); in sealprov-kit a command this build lacks
- * (`bench gpu` without CUDA) is reported as absent. */
+/* The developer and benchmark commands are weak references: they are linked into two
+ * programs of their own, sealprov-kit (with the kit) and sealprov-bench (bench/), not
+ * into the host library this file belongs to (docs/design.md, "The CLI"). In `sealprov`
+ * they stay NULL and the command line is handed to the program that has them
+ * (run_program); in that program a command this build lacks (`bench gpu` without CUDA)
+ * is reported as absent. */
 #pragma weak cmd_setup
-#pragma weak cmd_bench
 #pragma weak cmd_inspect
 #pragma weak cmd_wtns
+#pragma weak cmd_bench
 #pragma weak cmd_bench_witness
 #pragma weak sp_cmd_bench_cpu
 #pragma weak sp_cmd_bench_gpu
+#pragma weak cmd_stress
+#pragma weak cmd_soak
+
+/* Where a command's code is: the host library (every program), or one of the programs
+ * that `sealprov` hands a command line to. */
+enum { IN_HOST, IN_KIT, IN_BENCH };
+static const struct program {
+  const char *name;
+  const char *what; /* "this is a ... of NAME" when it is not installed */
+  const char *dir;  /* its folder in a build tree */
+} programs[] = {
+    [IN_KIT] = {"sealprov-kit", "developer command", "tools"},
+    [IN_BENCH] = {"sealprov-bench", "benchmark command", "bench"},
+};
 
 typedef struct command {
   const char *name;
   const char *sub; /* second word (`bench cpu`), or NULL */
   int (*fn)(int argc, char **argv);
   const char *summary;
-  int kit; /* 1: a developer command (sealprov-kit), 2: one that needs a CUDA build */
+  int prog;  /* IN_*: the program that has it */
+  bool cuda; /* only in a CUDA build */
 } command;
 
 /* One line per command. Two-word commands come before their one-word parent. */
 static const command commands[] = {
-    {"devices", NULL, cmd_devices, "show the devices of an INI file as the module binds them", 0},
-    {"check-config", NULL, cmd_check_config, "check an INI file: parse, resolve, open, close", 0},
-    {"setup", NULL, cmd_setup, "make test parameters and partition assignments", 1},
-    {"prove", NULL, cmd_prove, "prove partition files through the module", 0},
-    {"verify", NULL, cmd_verify, "verify proofs with a verifying key (.vk)", 0},
-    {"inspect", NULL, cmd_inspect, "tell what a file of the project is and what it holds", 1},
-    {"demo", NULL, cmd_demo, "set up, prove and verify a multi-partition job", 0},
-    {"stress", NULL, cmd_stress, "many concurrent jobs from host threads, every proof verified", 0},
+    {"devices", NULL, cmd_devices, "show the devices of an INI file as the module binds them",
+     IN_HOST, false},
+    {"check-config", NULL, cmd_check_config, "check an INI file: parse, resolve, open, close",
+     IN_HOST, false},
+    {"setup", NULL, cmd_setup, "make test parameters and partition assignments", IN_KIT, false},
+    {"prove", NULL, cmd_prove, "prove partition files through the module", IN_HOST, false},
+    {"verify", NULL, cmd_verify, "verify proofs with a verifying key (.vk)", IN_HOST, false},
+    {"inspect", NULL, cmd_inspect, "tell what a file of the project is and what it holds", IN_KIT,
+     false},
+    {"demo", NULL, cmd_demo, "set up, prove and verify a multi-partition job", IN_HOST, false},
+    {"stress", NULL, cmd_stress, "many concurrent jobs from host threads, every proof verified",
+     IN_BENCH, false},
     {"soak", NULL, cmd_soak, "hours of mixed traffic in minutes; host and GPU memory judged flat",
-     0},
-    {"bench", "cpu", sp_cmd_bench_cpu, "benchmark the CPU curve library (JSON)", 1},
-    {"bench", "gpu", sp_cmd_bench_gpu, "benchmark the CUDA engine (JSON)", 2},
+     IN_BENCH, false},
+    {"bench", "cpu", sp_cmd_bench_cpu, "benchmark the CPU curve library (JSON)", IN_BENCH, false},
+    {"bench", "gpu", sp_cmd_bench_gpu, "benchmark the CUDA engine (JSON)", IN_BENCH, true},
     {"bench", "witness", cmd_bench_witness,
-     "witness-only against full-assignment partitions (JSON)", 1},
-    {"bench", NULL, cmd_bench, "benchmark Groth16 partitions (JSON)", 1},
-    {"wtns", NULL, cmd_wtns, "write a partition's witness as a circom .wtns file", 1},
-    {"help", NULL, NULL, "this list, or a command's options: sealprov help COMMAND", 0},
+     "witness-only against full-assignment partitions (JSON)", IN_BENCH, false},
+    {"bench", NULL, cmd_bench, "benchmark Groth16 partitions (JSON)", IN_BENCH, false},
+    {"wtns", NULL, cmd_wtns, "write a partition's witness as a circom .wtns file", IN_KIT, false},
+    {"help", NULL, NULL, "this list, or a command's options: sealprov help COMMAND", IN_HOST,
+     false},
 };
 #define NCOMMANDS (sizeof commands / sizeof commands[0])
 
-/* Whether the developer commands are linked into this program (sealprov-kit). */
-static bool is_kit(void) { return cmd_setup != NULL; }
+/* Whether this program is the one that has prog's commands. */
+static bool is_program(int prog) {
+  switch (prog) {
+    case IN_KIT: return cmd_setup != NULL;
+    case IN_BENCH: return cmd_bench != NULL;
+    default: return true;
+  }
+}
 
-/* Whether this build has the command: in this program, or in sealprov-kit. */
+/* Whether this build has the command: in this program, or in the one it names. */
 static bool available(const command *c) {
   if (c->fn != NULL || !strcmp(c->name, "help")) return true;
-  if (c->kit == 0 || is_kit()) return false;
-#ifdef HAVE_CUDA
-  return true;
-#else
-  return c->kit != 2;
+  if (c->prog == IN_HOST || is_program(c->prog)) return false;
+#ifndef SP_BENCHMARKS /* configure --disable-benchmarks: no sealprov-bench */
+  if (c->prog == IN_BENCH) return false;
 #endif
+#ifndef HAVE_CUDA
+  if (c->cuda) return false;
+#endif
+  return true;
 }
 
 static char **main_argv;
 
-/* Hands the whole command line to sealprov-kit: next to this program (a build tree),
- * else in the configured $(pkglibexecdir). Returns only when that fails (status 2), or
- * -1 when this program is sealprov-kit itself. */
-int sp_cli_run_kit(void) {
-  if (is_kit() || main_argv == NULL) return -1;
-  char here[PATH_MAX], cand[2][PATH_MAX + 32];
+/* Hands the whole command line to the program that has prog's commands: next to this
+ * program, in its folder of a build tree, else in the configured $(pkglibexecdir).
+ * Returns only when that fails (status 2), or -1 when this program is that one. */
+static int run_program(int prog) {
+  if (is_program(prog) || main_argv == NULL) return -1;
+  const struct program *p = &programs[prog];
+  char here[PATH_MAX], cand[3][2 * PATH_MAX + 64];
   int ncand = 0;
   ssize_t n = readlink("/proc/self/exe", here, sizeof here - 1);
   if (n > 0) {
@@ -83,10 +113,15 @@ int sp_cli_run_kit(void) {
     char *slash = strrchr(here, '/');
     if (slash != NULL) {
       *slash = 0;
-      snprintf(cand[ncand++], sizeof cand[0], "%s/sealprov-kit", here);
+      snprintf(cand[ncand++], sizeof cand[0], "%s/%s", here, p->name);
     }
   }
-  snprintf(cand[ncand++], sizeof cand[0], "%s/sealprov-kit", SP_PKGLIBEXECDIR);
+  const char *tree = sp_cli_build_tree();
+  if (tree != NULL) {
+    snprintf(cand[ncand], sizeof cand[0], "%s/%s/%s", tree, p->dir, p->name);
+    if (ncand == 0 || strcmp(cand[ncand], cand[0]) != 0) ncand++;
+  }
+  snprintf(cand[ncand++], sizeof cand[0], "%s/%s", SP_PKGLIBEXECDIR, p->name);
   for (int k = 0; k < ncand; k++) {
     if (access(cand[k], X_OK) != 0) continue;
     main_argv[0] = cand[k];
@@ -95,11 +130,13 @@ int sp_cli_run_kit(void) {
     sp_cli_error("cannot run %s: %s", cand[k], strerror(errno));
     return 2;
   }
-  sp_cli_error(
-      "this is a developer command of sealprov-kit, which is not installed (looked for %s%s%s)",
-      cand[0], ncand > 1 ? " and " : "", ncand > 1 ? cand[1] : "");
+  sp_cli_error("this is a %s of %s, which is not installed (looked for %s%s%s%s%s)", p->what,
+               p->name, cand[0], ncand > 2 ? ", " : "", ncand > 2 ? cand[1] : "",
+               ncand > 1 ? " and " : "", ncand > 1 ? cand[ncand - 1] : "");
   return 2;
 }
+
+int sp_cli_run_kit(void) { return run_program(IN_KIT); }
 
 static void usage(FILE *f) {
   fprintf(f,
@@ -159,7 +196,7 @@ static int run_command(const command *c, int argc, char **argv, int skip) {
   static char name[64];
   sp_cli_cmd = command_name(c, name, sizeof name);
   if (c->fn == NULL) {
-    if (available(c)) return sp_cli_run_kit(); /* a developer command: sealprov-kit */
+    if (available(c)) return run_program(c->prog); /* sealprov-kit's or sealprov-bench's */
     sp_cli_error("'%s' is not part of this build", name);
     return 2;
   }
@@ -185,7 +222,7 @@ static int cmd_help(int argc, char **argv, int i) {
   }
   char *help_argv[3] = {argv[c->sub ? i + 1 : i], (char *)"--help", NULL};
   if (c->fn == NULL && available(c)) {
-    /* sealprov-kit shows the developer command's help: `sealprov-kit CMD [SUB] --help` */
+    /* the program that has the command shows its help: `sealprov-kit CMD [SUB] --help` */
     static char *kit_argv[5];
     int k = 0;
     kit_argv[k++] = argv[0];

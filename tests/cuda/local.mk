@@ -39,12 +39,6 @@ TESTS += tests/cuda/fatbin_archs.sh
 # The suites whose inputs come from SP_TEST_SEED, for `make check-gpu-seeds` below.
 GPU_SEED_SUITES += tests/cuda/test_cuda_engine tests/cuda/test_cuda_checks \
   tests/cuda/test_cuda_load tests/cuda/test_cuda_kernels
-
-# `sealprov bench gpu` (tools/main.c dispatches to it through a weak reference, in
-# sealprov-kit).
-# Added here because this fragment is included after tools/local.mk, which assigns
-# tools_sealprov_kit_SOURCES.
-tools_sealprov_kit_SOURCES += bench/bench_gpu.c
 endif
 
 # `make check-gpu-seeds [SEEDS="S1 S2 ..."] [GPU_SEED_SUITES=...]`: each GPU suite once

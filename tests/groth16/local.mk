@@ -56,7 +56,9 @@ TESTS += tests/groth16/test_inspect.sh
 EXTRA_DIST += tests/groth16/test_inspect.sh
 
 # `sealprov bench load`: its output shape and options on a small file (no timings judged)
+if BENCHMARKS
 TESTS += tests/groth16/test_bench_load.sh
+endif
 EXTRA_DIST += tests/groth16/test_bench_load.sh
 
 # witness-only proving from the CLI: setup's circuit.r1cs, `wtns`, `prove --r1cs`
@@ -64,5 +66,7 @@ TESTS += tests/groth16/test_witness_cli.sh
 EXTRA_DIST += tests/groth16/test_witness_cli.sh
 
 # `sealprov stress`: concurrent jobs from 4 host threads, every proof verified
+if BENCHMARKS
 TESTS += tests/groth16/test_stress.sh
+endif
 EXTRA_DIST += tests/groth16/test_stress.sh

@@ -171,10 +171,12 @@ has "^sealprov: \[module info\] srs_load " "-v: the module's load lines"
 expect 0 "setup --progress" -- "$SP" --progress setup --constraints 300 --inputs 3 --partitions 2 --seed 5 --out "$T/sp"
 has "^sealprov setup: the parameters' points: 100 % ([0-9]* of [0-9]* G1 products)" "setup progress"
 has "^sealprov setup: the partition files: 100 % (2 of 2 files)" "setup progress: partition files"
+if [ "${SP_BENCHMARKS:-yes}" = yes ]; then # not built with configure --disable-benchmarks
 expect 0 "bench --progress" -- "$SP" --progress bench --sizes 6 --repeat 2
 has "^sealprov bench: bench 2^6: 100 % (5 of 5 steps)" "bench progress"
 expect 0 "bench cpu --progress" -- "$SP" bench cpu --quick --repeat 1 --threads 1 --progress
 has "^sealprov bench cpu: bench cpu: 100 % (8 of 8 figures)" "bench cpu progress"
+fi
 expect 0 "prove without a terminal" -- "$SP" prove -c "$T/two.ini" --params "$T/a/circuit.params" --out "$T/p.proofs" "$T/a/partition-00.spa"
 grep -q '^sealprov prove: ' "$T/out" && fail "progress lines without a terminal"
 if command -v script >/dev/null 2>&1; then

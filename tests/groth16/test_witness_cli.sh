@@ -96,6 +96,7 @@ if [ -w /dev/full ]; then
   test -c /dev/full || fail "wtns removed /dev/full"
 fi
 
+if [ "${SP_BENCHMARKS:-yes}" = yes ]; then # not built with configure --disable-benchmarks
 # the bench: runs, and reports equal proofs (sizes here are tiny: no figure is checked)
 expect 0 "bench witness" -- "$SP" bench witness --reps 1 --threads 2 "$A"
 has '"proofs_equal": true' "bench compares the proofs"
@@ -119,6 +120,7 @@ expect 2 "bench --r1cs-dir without --size" -- "$SP" bench witness --r1cs-dir "$T
 has "goes with --size" "bench --r1cs-dir without --size"
 expect 1 "bench --r1cs-dir missing" -- "$SP" bench witness --size 10 --r1cs-dir "$T/none"
 has "$T/none" "bench --r1cs-dir missing names the directory"
+fi
 
 [ "$fails" -eq 0 ] || { echo "$fails failure(s)"; exit 1; }
 echo "PASS"

@@ -2,20 +2,27 @@
 # SPDX-License-Identifier: Apache-2.0 OR MIT
 # host_symbols.sh -- the CLI's host commands reach the module only through its table
 # (docs/design.md, "The CLI", rule 15). The objects of tools/libsealprov_host.la (main.c,
-# devices, check-config, prove, verify, demo, stress, soak and what they share) may
-# refer to no symbol that the module's libraries define -- what they do with the module
-# goes through dlopen and sealprov_vtable, the way a daemon does -- and to the kit only
-# for the functions listed below: the input files and synthetic data of the host
-# commands. The developer commands (setup, inspect, bench, wtns, the snarkjs modes) are
-# the objects of the program itself and link the kit.
+# devices, check-config, prove, verify, demo and what they share) and of
+# bench/libsealprov_bench_host.la (stress and soak, which measure the module through its
+# table) may refer to no symbol that the module's libraries define -- what they do with
+# the module goes through dlopen and sealprov_vtable, the way a daemon does -- and to the
+# kit only for the functions listed below: the input files and synthetic data of the
+# host commands. The developer commands (setup, inspect, wtns, the snarkjs modes) and
+# the benchmarks proper (bench: they time the module's internals in process) are the
+# objects of the programs sealprov-kit and sealprov-bench and link the kit.
 #
-# HOST_ARCHIVE, KIT_ARCHIVE, MODULE_ARCHIVES and HOST_PROGRAM override what is compared.
+# HOST_ARCHIVE (one or more), KIT_ARCHIVE, MODULE_ARCHIVES and HOST_PROGRAM override what
+# is compared.
 set -eu
 b=${top_builddir:?top_builddir is not set (make check sets it)}
-host=${HOST_ARCHIVE:-$b/tools/.libs/libsealprov_host.a}
+if [ -z "${HOST_ARCHIVE:-}" ]; then
+  HOST_ARCHIVE=$b/tools/.libs/libsealprov_host.a
+  # configure --disable-benchmarks builds no bench/
+  [ "${SP_BENCHMARKS:-yes}" = no ] || HOST_ARCHIVE="$HOST_ARCHIVE $b/bench/.libs/libsealprov_bench_host.a"
+fi
 kit=${KIT_ARCHIVE:-$b/kit/.libs/libsealprov_kit.a}
 NM=${NM:-nm}
-for f in "$host" "$kit"; do
+for f in $HOST_ARCHIVE "$kit"; do
   [ -f "$f" ] || { echo "host_symbols: $f not built"; exit 1; }
 done
 if [ -z "${MODULE_ARCHIVES:-}" ]; then
@@ -49,16 +56,17 @@ sp_cuda_setup_destroy
 LIST
 # sp_spa_*: the partition files prove, verify, stress read (the host's own input format);
 # sp_wtns_*: the witnesses of prove --r1cs; sp_setup_run, sp_partition_name,
-# sp_random_seed: demo's insecure setup; sp_circuit_*, sp_witness_free,
-# sp_assignment_break_row, sp_cuda_setup_*: soak's circuits, witnesses and setup (in a
-# child process).
+# sp_random_seed: demo's insecure setup; sp_circuit_*, sp_cuda_setup_*: the parameter
+# files of a synthetic circuit (g16_util.c, for demo and soak; soak's in a child
+# process); sp_circuit_witness, sp_witness_free, sp_assignment_break_row: soak's
+# witnesses and its bad partitions.
 sort -u -o "$tmp/allowed" "$tmp/allowed"
 
 defined() {
   "$NM" "$@" 2>/dev/null | awk 'NF == 3 && $2 !~ /^[UwvN]$/ { print $3 }' | sort -u
 }
 # undefined references (strong and weak) of each object of the host archive: "object symbol"
-"$NM" -A "$host" 2>/dev/null | awk '$(NF-1) ~ /^[Uw]$/ { o = $1; sub(/:$/, "", o); sub(/.*:/, "", o); print o, $NF }' \
+"$NM" -A $HOST_ARCHIVE 2>/dev/null | awk 'NF >= 2 && $(NF-1) ~ /^[Uw]$/ { o = $1; sub(/:$/, "", o); sub(/.*:/, "", o); print o, $NF }' \
   | sort -u > "$tmp/refs"
 cut -d' ' -f2 "$tmp/refs" | sort -u > "$tmp/undef"
 defined "$kit" > "$tmp/kit"
@@ -66,7 +74,12 @@ defined $MODULE_ARCHIVES > "$tmp/mod"
 grep -qx sp_spa_read "$tmp/kit" || { echo "host_symbols: $kit does not define sp_spa_read"; exit 1; }
 grep -qx sealprov_provider_init "$tmp/mod" || { echo "host_symbols: the module archives do not define sealprov_provider_init"; exit 1; }
 grep -q 'main.o cmd_prove$' "$tmp/refs" \
-  || { echo "host_symbols: $host does not look like the host library (no main.o -> cmd_prove)"; exit 1; }
+  || { echo "host_symbols: $HOST_ARCHIVE: no host library among them (no main.o -> cmd_prove)"; exit 1; }
+case $HOST_ARCHIVE in
+  *libsealprov_bench_host.a*)
+    grep -q 'cmd_soak.o sp_cli_host_load$' "$tmp/refs" \
+      || { echo "host_symbols: $HOST_ARCHIVE: no soak among them (no cmd_soak.o -> sp_cli_host_load)"; exit 1; } ;;
+esac
 
 fails=0
 comm -12 "$tmp/undef" "$tmp/mod" > "$tmp/bad_mod"
@@ -87,7 +100,7 @@ nkit=$(comm -12 "$tmp/undef" "$tmp/kit" | wc -l)
 echo "host_symbols: $nobj host objects refer to none of the $(wc -l < "$tmp/mod") symbols of the module's libraries, and to $nkit of the kit's, all listed"
 
 # The program: `sealprov` is the host library alone (the developer commands run in
-# sealprov-kit), so a process that dlopens the module holds no second copy of its state:
+# sealprov-kit, the benchmark commands in sealprov-bench), so a process that dlopens the module holds no second copy of its state:
 # the program defines no symbol of the layers that keep it (runtime: scheduler, pool,
 # host memory, logger; the engines and their backends, the CUDA one included). It may hold what the listed kit
 # functions need (file readers, the curve library, setup's kernels): no state there.

@@ -1,25 +1,31 @@
 #!/bin/sh
 # SPDX-License-Identifier: Apache-2.0 OR MIT
-# kit_symbols.sh -- the shipped module carries none of the developer kit (docs/design.md,
-# "Layers"): no symbol that an object of kit/libsealprov_kit.la defines may be in
+# kit_symbols.sh -- the shipped module carries none of the developer kit nor of the
+# measuring apparatus (docs/design.md, "Layers"): no symbol that an object of
+# kit/libsealprov_kit.la or of bench/ (sealprov-bench's objects) defines may be in
 # sealprov.so -- every symbol of its table, local ones included, not only the one it
 # exports. The kit (synthetic circuits and their insecure setup, .spa, .wtns, snarkjs
 # .zkey proving, GPU self-test and benchmark kernels, the CUDA engine's test knobs) is
-# linked by tools/ and tests/ only.
+# linked by tools/, bench/ and tests/ only; bench/ by its own program only.
 #
 # A local (static) name of a kit object may also be defined by an object of the
 # module's own libraries (two files with a helper called le32): such a name tells
 # nothing and is left out. A kit object linked into the module would still show,
 # through its global names, which no module library defines.
 #
-# KIT_ARCHIVE, MODULE_SO and MODULE_ARCHIVES override what is compared (to run it on
-# another build: a module of an older tree against this tree's kit).
+# KIT_ARCHIVE, BENCH_OBJECTS, MODULE_SO and MODULE_ARCHIVES override what is compared
+# (to run it on another build: a module of an older tree against this tree's kit).
 set -eu
 b=${top_builddir:?top_builddir is not set (make check sets it)}
 kit=${KIT_ARCHIVE:-$b/kit/.libs/libsealprov_kit.a}
 so=${MODULE_SO:-${SEALPROV_PLUGIN:-$b/plugin/.libs/sealprov.so}}
 NM=${NM:-nm}
-for f in "$kit" "$so"; do
+# bench/: its host library and the program's own objects (none with
+# configure --disable-benchmarks)
+if [ -z "${BENCH_OBJECTS:-}" ] && [ "${SP_BENCHMARKS:-yes}" != no ]; then
+  BENCH_OBJECTS="$b/bench/.libs/libsealprov_bench_host.a $(ls "$b"/bench/sealprov_bench-*.o 2>/dev/null | tr '\n' ' ')"
+fi
+for f in "$kit" "$so" ${BENCH_OBJECTS:-}; do
   [ -f "$f" ] || { echo "kit_symbols: $f not built"; exit 1; }
 done
 if [ -z "${MODULE_ARCHIVES:-}" ]; then
@@ -45,6 +51,19 @@ defined "$so" > "$tmp/so"
 # sanity: the lists are what they claim to be
 grep -qx sp_circuit_generate "$tmp/kit" || { echo "kit_symbols: $kit does not define sp_circuit_generate"; exit 1; }
 grep -qx sealprov_provider_init "$tmp/so" || { echo "kit_symbols: $so is not the module"; exit 1; }
+if [ -n "${BENCH_OBJECTS:-}" ]; then
+  defined $BENCH_OBJECTS > "$tmp/bench"
+  grep -qx sp_cmd_bench_cpu "$tmp/bench" || { echo "kit_symbols: bench/'s objects do not define sp_cmd_bench_cpu"; exit 1; }
+  grep -qx cmd_soak "$tmp/bench" || { echo "kit_symbols: bench/'s objects do not define cmd_soak"; exit 1; }
+  nbench=$(wc -l < "$tmp/bench")
+  comm -12 "$tmp/bench" "$tmp/so" | comm -23 - "$tmp/mod_objs" > "$tmp/bad_bench"
+  if [ -s "$tmp/bad_bench" ]; then
+    echo "kit_symbols: $so carries $(wc -l < "$tmp/bad_bench") symbol(s) of bench/:"
+    sed 's/^/  /' "$tmp/bad_bench" | head -50
+    exit 1
+  fi
+  echo "kit_symbols: none of the $nbench symbols of bench/ in $so"
+fi
 nkit=$(wc -l < "$tmp/kit")
 nso=$(wc -l < "$tmp/so")
 

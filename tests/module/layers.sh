@@ -1,8 +1,8 @@
 #!/bin/sh
 # SPDX-License-Identifier: Apache-2.0 OR MIT
 # layers.sh [TOP] -- data and includes flow one way (docs/design.md, "Layers"): every
-# `#include "..."` of a file under plugin/, cuda/ or kit/ must name a header of its own
-# folder or of a layer below it. An include of a higher layer (the CPU engine reading
+# `#include "..."` of a file under plugin/, cuda/, kit/, tools/ or bench/ must name a
+# header of its own folder or of a layer below it. An include of a higher layer (the CPU engine reading
 # the INI parser's header, a parameter-file header that needs a CUDA one, the module
 # calling into cuda/) fails the test with file:line, the header and both ranks.
 #
@@ -14,8 +14,9 @@ top=${1:-${top_srcdir:-.}}
 cd "$top"
 
 # Include roots, in the order of the build's -I flags (Makefile.am AM_CPPFLAGS, the C
-# files of cuda/ and kit/, and SP_NVCC_FLAGS: the kernels keep bare names).
-roots="include plugin cuda kit plugin/base cuda/util cuda/ff cuda/ec cuda/subgroup cuda/spmv"
+# files of cuda/ and kit/, and SP_NVCC_FLAGS: the kernels keep bare names; then the
+# CLI's own, tools/ and bench/).
+roots="include plugin cuda kit plugin/base cuda/util cuda/ff cuda/ec cuda/subgroup cuda/spmv tools bench"
 
 # rank FOLDER: the layer of a file's folder (the longest prefix in the table wins).
 # Higher ranks sit on lower ones. Folders of one rank may not include each other
@@ -23,6 +24,8 @@ roots="include plugin cuda kit plugin/base cuda/util cuda/ff cuda/ec cuda/subgro
 # another's). cuda/ is the CUDA backend: it sits on the engine interface (engine.h),
 # and nothing in plugin/ may include it: the runtime reaches it only through the
 # backend table (engine.h, sp_backend_for), so its rank is checked with `private`.
+# Above the kit, the CLI (tools/) and the measuring apparatus (bench/), whose commands
+# use the CLI's option parser, messages and host: each may include any layer below it.
 rank() {
   case $1 in
     include) echo 0 ;;
@@ -39,6 +42,8 @@ rank() {
     plugin/runtime*) echo 60 ;;
     plugin/abi*) echo 70 ;;
     kit*) echo 80 ;;
+    tools*) echo 85 ;;
+    bench*) echo 90 ;;
     *) echo "" ;;
   esac
 }
@@ -48,6 +53,8 @@ layer() {
     plugin/*) echo "$1" | cut -d/ -f1-2 ;;
     cuda/*) echo "$1" | cut -d/ -f1-2 ;;
     kit*) echo kit ;;
+    tools*) echo tools ;;
+    bench*) echo bench ;;
     *) echo "$1" ;;
   esac
 }
@@ -57,7 +64,7 @@ private() {
 }
 
 dirs=
-for d in plugin cuda kit; do [ -d "$d" ] && dirs="$dirs $d"; done
+for d in plugin cuda kit tools bench; do [ -d "$d" ] && dirs="$dirs $d"; done
 # shellcheck disable=SC2086
 files=$(find $dirs -type f \( -name '*.c' -o -name '*.h' -o -name '*.cu' -o -name '*.cuh' \) | sort)
 [ -n "$files" ] || { echo "layers: no sources under $top"; exit 1; }

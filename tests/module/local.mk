@@ -121,8 +121,10 @@ endif
 TESTS += tests/module/topo_cli.sh
 # `sealprov soak` (issue 22 item 10): the GPU soak's plan at 2^8 on two CPU devices; its
 # host threads, sampler and close/open cycles under the sanitizers too (~1 min each).
+if BENCHMARKS
 TESTS += tests/module/soak_plan.sh
 SAN_TESTS += tests/module/soak_plan.sh
+endif
 EXTRA_DIST += tests/module/soak_plan.sh
 EXTRA_DIST += tests/module/fake_sysfs.sh tests/module/topo_cli.sh
 # A module of ABI 1.1 whose devices() writes the older, smaller entries (topo_cli.sh).
@@ -130,7 +132,10 @@ check_LTLIBRARIES += tests/module/old_module.la
 tests_module_old_module_la_SOURCES = tests/module/old_module.c
 tests_module_old_module_la_LDFLAGS = -module -avoid-version -shared -rpath /nowhere
 # dev/gpu-throughput.sh (the multi-GPU machines' script, issue 18) runs from the release
-# tarball, so it is distributed with what it uses; its --dry-run on CPU devices is a test.
+# tarball, so it is distributed with what it uses; its --dry-run on CPU devices (stress
+# and bench gpu: sealprov-bench) is a test.
+if BENCHMARKS
 TESTS += tests/module/gpu_throughput_dry.sh
+endif
 EXTRA_DIST += tests/module/gpu_throughput_dry.sh dev/gpu-throughput.sh \
   dev/timeline-summary.awk dev/device-env.sh dev/device-build.sh dev/gpu-archs.sh
