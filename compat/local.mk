@@ -5,7 +5,8 @@
 # dlopens the module like any host and exports only the supraseal-c2 names.
 pkglib_LTLIBRARIES += compat/libsealprov_c2.la
 include_HEADERS += compat/sealprov_c2.h
-compat_libsealprov_c2_la_SOURCES = compat/c2.c compat/sealprov_c2.h compat/c2_map.c compat/c2_map.h
+compat_libsealprov_c2_la_SOURCES = compat/c2.c compat/c2_internal.h compat/c2_provider.c \
+  compat/sealprov_c2.h compat/c2_map.c compat/c2_map.h
 compat_libsealprov_c2_la_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/compat \
   -DSP_C2_DEFAULT_PLUGIN='"$(pkglibdir)/sealprov.so"' \
   -DSP_C2_DEFAULT_CONFIG='"$(sysconfdir)/sealprov/sealprov.ini"'

@@ -45,6 +45,7 @@ cuda_libsealprov_cuda_la_SOURCES = \
   cuda/util/cuda_devices.cu \
   cuda/ntt/ntt.cu \
   cuda/msm/msm.cu \
+  cuda/msm/msm_table.cuh \
   cuda/prep/prove.cu \
   cuda/subgroup/subgroup.cuh \
   cuda/subgroup/subgroup.cu \
@@ -60,6 +61,7 @@ SP_CUDA_SHARED_DEPS = $(top_srcdir)/cuda/ff/ff.cuh $(top_srcdir)/cuda/ec/ec.cuh 
   $(top_srcdir)/cuda/util/gpu_internal.cuh $(top_srcdir)/cuda/subgroup/subgroup.cuh \
   $(top_srcdir)/cuda/util/sp_gpu.h $(top_srcdir)/cuda/util/cuda_api.h \
   $(top_srcdir)/cuda/spmv/sp_gpu_cs.h $(top_srcdir)/plugin/bls12_381/bls12_381.h
+cuda/msm/msm.lo: $(top_srcdir)/cuda/msm/msm_table.cuh
 cuda/util/gpu.lo cuda/util/cuda_devices.lo cuda/ntt/ntt.lo cuda/msm/msm.lo cuda/prep/prove.lo \
   cuda/subgroup/subgroup.lo cuda/load/load.lo cuda/spmv/spmv.lo kit/gpu/setup.lo \
   kit/gpu/selftest.lo: $(top_builddir)/config.h $(SP_CUDA_SHARED_DEPS)

@@ -9,7 +9,10 @@ noinst_LTLIBRARIES += kit/libsealprov_kit.la
 kit_libsealprov_kit_la_CPPFLAGS = $(AM_CPPFLAGS) $(CUDA_CFLAGS)
 kit_libsealprov_kit_la_SOURCES = \
   kit/circuit.h \
+  kit/circuit_internal.h \
   kit/circuit.c \
+  kit/params.c \
+  kit/setup.c \
   kit/spa.h \
   kit/spa.c \
   kit/wtns.h \
