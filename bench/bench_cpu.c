@@ -12,7 +12,7 @@
  * costs one addition per point instead of one scalar multiplication and is as random
  * as an MSM cares about. Results are not checked here: tests/bls/test_msm and
  * test_ntt do that; a benchmark only measures. */
-#include "bench_cpu.h"
+#include "bench.h"
 
 #include <stdbool.h>
 #include <stdio.h>

@@ -11,7 +11,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
-#include "bench_cpu.h"
+#include "bench.h"
 #include "cli.h"
 #include "formats/cs.h"
 #include "groth16/cs_eval.h"

@@ -17,7 +17,7 @@
 #include <sys/utsname.h>
 #include <unistd.h>
 
-#include "bench_cpu.h"
+#include "bench.h"
 #include "circuit.h"
 #include "cli.h"
 #include "g16_util.h"

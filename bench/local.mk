@@ -19,7 +19,7 @@ bench_libsealprov_bench_host_la_CPPFLAGS = $(SP_HOST_CPPFLAGS)
 # links the kit and the module's libraries; bench witness also loads the module with
 # dlopen, to compare witness-only jobs through the table with full assignments.
 pkglibexec_PROGRAMS += bench/sealprov-bench
-bench_sealprov_bench_SOURCES = bench/bench_cpu.h bench/bench_cpu.c bench/cmd_bench.c \
+bench_sealprov_bench_SOURCES = bench/bench.h bench/bench_cpu.c bench/cmd_bench.c \
   bench/bench_witness.c
 if HAVE_CUDA
 bench_sealprov_bench_SOURCES += bench/bench_gpu.c
