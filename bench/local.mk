@@ -11,7 +11,8 @@ if BENCHMARKS
 # and its table only, so they are compiled as the host library is (tools/local.mk: no
 # plugin/ or cuda/ header) and tests/module/host_symbols.sh reads their objects too.
 noinst_LTLIBRARIES += bench/libsealprov_bench_host.la
-bench_libsealprov_bench_host_la_SOURCES = bench/cmd_stress.c bench/cmd_soak.c
+bench_libsealprov_bench_host_la_SOURCES = bench/cmd_stress.c bench/soak.h bench/cmd_soak.c \
+  bench/soak_jobs.c bench/soak_phases.c bench/soak_report.c
 bench_libsealprov_bench_host_la_CPPFLAGS = $(SP_HOST_CPPFLAGS)
 
 # The benchmarks proper time the module's internals in process (bench times prove.c
@@ -20,9 +21,10 @@ bench_libsealprov_bench_host_la_CPPFLAGS = $(SP_HOST_CPPFLAGS)
 # dlopen, to compare witness-only jobs through the table with full assignments.
 pkglibexec_PROGRAMS += bench/sealprov-bench
 bench_sealprov_bench_SOURCES = bench/bench.h bench/bench_cpu.c bench/cmd_bench.c \
-  bench/bench_witness.c
+  bench/bench_load.c bench/bench_witness.c
 if HAVE_CUDA
-bench_sealprov_bench_SOURCES += bench/bench_gpu.c
+bench_sealprov_bench_SOURCES += bench/bench_gpu.h bench/bench_gpu.c bench/bench_gpu_partition.c \
+  bench/bench_gpu_throughput.c bench/bench_gpu_timeline.c
 endif
 bench_sealprov_bench_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/tools -I$(top_srcdir)/bench
 # main.c (tools/) names every command through a weak reference, and a weak reference
