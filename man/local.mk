@@ -18,6 +18,6 @@ man/sealprov.ini.5: $(srcdir)/man/sealprov.ini.5.in Makefile
 	$(AM_V_GEN)$(MKDIR_P) man && $(SP_MAN_SED) $(srcdir)/man/sealprov.ini.5.in > $@.tmp && mv $@.tmp $@
 
 # Rendered with man(1) or groff; every command of tools/main.c's table and every key
-# of plugin/runtime/config.c's key tables must appear (skips with 77 without either tool).
+# of plugin/runtime/ini.c's key tables must appear (skips with 77 without either tool).
 TESTS += tests/man/man_pages.sh
 EXTRA_DIST += tests/man/man_pages.sh

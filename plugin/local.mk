@@ -15,10 +15,10 @@ plugin_libsealprov_runtime_la_CFLAGS = $(SP_PLUGIN_CFLAGS)
 plugin_libsealprov_runtime_la_SOURCES = \
   plugin/abi/module.h \
   plugin/abi/module.c \
-  plugin/runtime/config.h \
-  plugin/runtime/config_internal.h \
-  plugin/runtime/config.c \
-  plugin/runtime/config_values.c \
+  plugin/runtime/device_table.h \
+  plugin/runtime/ini_internal.h \
+  plugin/runtime/ini.c \
+  plugin/runtime/ini_values.c \
   plugin/runtime/resolve.c \
   plugin/runtime/sp_sched.h \
   plugin/runtime/sched_internal.h \

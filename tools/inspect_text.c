@@ -15,7 +15,7 @@
 #include "cli.h"
 #include "inspect.h"
 #include "json_read.h"
-#include "runtime/config.h"
+#include "runtime/device_table.h"
 
 /* ---- JSON ---------------------------------------------------------------------------- */
 

@@ -8,7 +8,7 @@
 #include <stdint.h>
 
 #include "sealprov.h"
-#include "runtime/config.h"
+#include "runtime/device_table.h"
 #include "engine/engine.h"
 #include "runtime/sp_sched.h"
 

@@ -8,7 +8,7 @@
 #include <stddef.h>
 
 #include "formats/srs.h"
-#include "runtime/config.h"
+#include "runtime/device_table.h"
 
 #ifdef __cplusplus
 extern "C" {

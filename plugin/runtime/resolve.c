@@ -13,7 +13,7 @@
 
 #include "base/util.h"
 #include "engine/engine.h"
-#include "runtime/config_internal.h"
+#include "runtime/ini_internal.h"
 #include "sealprov.h"
 
 static void describe_gpus(const sp_gpu_info *gpus, int n, char *dst, size_t cap) {

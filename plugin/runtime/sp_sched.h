@@ -39,7 +39,7 @@
 #include <stdint.h>
 
 #include "sealprov.h"
-#include "runtime/config.h"
+#include "runtime/device_table.h"
 #include "engine/engine.h"
 #include "formats/srs.h"
 

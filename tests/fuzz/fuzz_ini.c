@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: Apache-2.0 OR MIT */
-/* fuzz_ini.c -- libFuzzer harness for the INI parser (sp_config_load, plugin/runtime/config.c)
+/* fuzz_ini.c -- libFuzzer harness for the INI parser (sp_config_load, plugin/runtime/ini.c)
  * and the selector matching of sp_config_resolve_with_gpus against two made-up GPUs.
  *
  * Properties checked on every input, beyond "no crash, no sanitizer report":
@@ -9,7 +9,7 @@
  *    a selector only on cuda devices; a failure leaves no device table behind. */
 #include "fuzz_common.h"
 
-#include "runtime/config.h"
+#include "runtime/device_table.h"
 #include "util/cuda_api.h"
 #include "sealprov.h"
 

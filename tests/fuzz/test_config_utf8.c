@@ -15,7 +15,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "runtime/config.h"
+#include "runtime/device_table.h"
 #include "util/cuda_api.h"
 #include "sealprov.h"
 #include "fuzz_common.h" /* fuzz_utf8_valid */

@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: Apache-2.0 OR MIT
 # man_pages.sh -- the man pages render without warnings, and document every command of
 # the CLI's dispatcher (tools/main.c) and every INI key the parser knows
-# (plugin/runtime/config.c's key tables), so neither can grow without its page.
+# (plugin/runtime/ini.c's key tables), so neither can grow without its page.
 set -u
 : "${top_srcdir:?run through make check}"
 : "${top_builddir:?run through make check}"
@@ -46,11 +46,11 @@ while read -r cmd; do
   grep -q "^   $cmd\$" "$T/1.txt" || fail "sealprov(1) has no subsection for the command '$cmd'"
 done <"$T/commands"
 
-# INI keys: the *_keys[] tables of plugin/runtime/config.c.
+# INI keys: the *_keys[] tables of plugin/runtime/ini.c.
 awk '/static const char \*const [a-z_]*_keys\[/ { on = 1 } on { print } on && /};/ { on = 0 }' \
-  "$top_srcdir/plugin/runtime/config.c" | grep -o '"[a-z_]*"' | tr -d '"' | sort -u >"$T/keys"
+  "$top_srcdir/plugin/runtime/ini.c" | grep -o '"[a-z_]*"' | tr -d '"' | sort -u >"$T/keys"
 n=$(wc -l <"$T/keys")
-[ "$n" -ge 15 ] || fail "found only $n INI keys in plugin/runtime/config.c (the tables' shape changed?)"
+[ "$n" -ge 15 ] || fail "found only $n INI keys in plugin/runtime/ini.c (the tables' shape changed?)"
 while read -r key; do
   grep -q "^       $key = " "$T/5.txt" || fail "sealprov.ini(5) has no entry for the key '$key'"
 done <"$T/keys"

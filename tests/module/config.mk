@@ -1,5 +1,5 @@
 # SPDX-License-Identifier: Apache-2.0 OR MIT
-# tests/module/config.mk -- Check suite for plugin/runtime/config.c (INI parsing, device
+# tests/module/config.mk -- Check suite for plugin/runtime/ini.c (INI parsing, device
 # resolution). Fixtures are written by the test into a temporary directory.
 if HAVE_CHECK
 check_PROGRAMS += tests/module/test_config

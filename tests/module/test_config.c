@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: Apache-2.0 OR MIT */
-/* test_config.c -- the INI device table (plugin/runtime/config.c) and device resolution.
+/* test_config.c -- the INI device table (plugin/runtime/ini.c) and device resolution.
  *
  * Every fixture is written by the test into a fresh temporary directory, so each
  * message can be checked for the exact "file:line: " it must start with. Bad files:
@@ -20,7 +20,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "runtime/config.h"
+#include "runtime/device_table.h"
 #include "engine/fault.h" /* SP_INJECT_* */
 #include "util/cuda_api.h"
 #include "sealprov.h"
@@ -1155,7 +1155,7 @@ END_TEST
 /* docs/design.md rule 1, for the files of this area: device choice never goes through the
  * environment. */
 START_TEST(test_sources_never_set_cuda_env) {
-  static const char *const files[] = {"plugin/runtime/config.c", "cuda/util/cuda_devices.cu"};
+  static const char *const files[] = {"plugin/runtime/ini.c", "cuda/util/cuda_devices.cu"};
   const char *top = getenv("top_srcdir");
   for (size_t i = 0; i < 2; i++) {
     char path[4096];

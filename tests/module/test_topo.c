@@ -22,7 +22,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "runtime/config.h"
+#include "runtime/device_table.h"
 #include "engine/engine.h"
 #include "base/log.h"
 #include "runtime/sp_sched.h"

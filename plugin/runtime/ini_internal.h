@@ -9,7 +9,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "runtime/config.h"
+#include "runtime/device_table.h"
 
 #define CFG_MAX_FILE_BYTES (1u << 20) /* a device table is a few KiB; refuse anything odd */
 #define CFG_MAX_SECTION_NAME 48       /* inih keeps 49 characters of a section name */

@@ -35,7 +35,7 @@
 
 #include <ini.h>
 
-#include "runtime/config_internal.h"
+#include "runtime/ini_internal.h"
 #include "base/util.h"
 #include "engine/fault.h" /* SP_INJECT_* */
 #include "sealprov.h"

@@ -12,7 +12,7 @@
 #include <string.h>
 #include <strings.h>
 
-#include "runtime/config_internal.h"
+#include "runtime/ini_internal.h"
 #include "sealprov.h"
 
 /* ---- text from the file in messages: always valid UTF-8 ----------------------- */
