@@ -26,7 +26,7 @@
  * partitions are bench_gpu_partition.c, the throughput bench_gpu_throughput.c and
  * bench_gpu_timeline.c (bench_gpu.h).
  */
-#include <config.h> /* autoconf's (first through -I.): HAVE_CUDA declares sp_engine_cuda */
+#include <config.h> /* HAVE_CUDA declares sp_engine_cuda */
 
 #include <inttypes.h>
 #include <stdatomic.h>

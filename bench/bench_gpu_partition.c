@@ -2,7 +2,7 @@
 /* bench_gpu_partition.c -- `sealprov bench gpu`'s partitions: a synthetic parameter set
  * (random points made on the GPU, not a real setup) and one sealing-shaped assignment,
  * proved through the engine contract (prepare, execute, release). */
-#include <config.h> /* autoconf's (first through -I.): HAVE_CUDA declares sp_engine_cuda */
+#include <config.h> /* HAVE_CUDA declares sp_engine_cuda */
 
 #include <inttypes.h>
 #include <stdatomic.h>

@@ -2,7 +2,7 @@
 /* bench_gpu_throughput.c -- `sealprov bench gpu --throughput`: streams of jobs through
  * the module's scheduler (sched.c, pool.c) on an in-memory device table of 1..N GPUs,
  * their partitions per second and, per GPU, busy share and idle gaps. */
-#include <config.h> /* autoconf's (first through -I.): HAVE_CUDA declares sp_engine_cuda */
+#include <config.h> /* HAVE_CUDA declares sp_engine_cuda */
 
 #include <inttypes.h>
 #include <stdatomic.h>

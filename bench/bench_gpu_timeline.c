@@ -2,7 +2,7 @@
 /* bench_gpu_timeline.c -- what a throughput stream's timeline, the scheduler's stats and
  * /proc say about it: per GPU execute intervals, gaps and memory, the urgent job's
  * wait, the process's peak host memory. */
-#include <config.h> /* autoconf's (first through -I.): HAVE_CUDA declares sp_engine_cuda */
+#include <config.h> /* HAVE_CUDA declares sp_engine_cuda */
 
 #include <inttypes.h>
 #include <stdatomic.h>

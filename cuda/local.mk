@@ -2,7 +2,7 @@
 # CUDA engine (built when configure finds a working nvcc). .cu files go through
 # libtool with cuda/nvcc-libtool.sh so they become PIC objects of the module.
 EXTRA_DIST += cuda/nvcc-libtool.sh
-# -I$(top_builddir) first: autoconf's config.h, not plugin/runtime/device_table.h. libtool eats a bare
+# -I$(top_builddir) first: configure's config.h. libtool eats a bare
 # -Xcompiler, hence the -Xcompiler=FLAG form.
 # The kernels name their headers bare ("gpu_internal.cuh", "util.h"): one -I per folder
 # they reach (tests/module/layers.sh resolves names the same way).

@@ -114,7 +114,7 @@ static int cuda_device_open(const struct sp_device_cfg *cfg, void **dev, char *e
   d->pinned_cfg = cfg->pinned_staging;
   d->stage_mode = stage_mode_of(cfg->pinned_staging);
   /* chunked staging: [provider] staging_chunk_size and the section's staging_chunks,
-   * checked by config.c; a table made in memory (tests, benchmarks) may leave them 0 */
+   * checked by runtime/ini.c; a table made in memory (tests, benchmarks) may leave them 0 */
   d->chunks_per_stage = cfg->staging_chunks && cfg->staging_chunks <= SP_STAGING_CHUNKS_MAX
                             ? cfg->staging_chunks
                             : SP_STAGING_CHUNKS_DEFAULT;

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: Apache-2.0 OR MIT */
-/* cuda_devices.cu -- GPU enumeration for the INI resolver (plugin/config.c).
+/* cuda_devices.cu -- GPU enumeration for the INI resolver (plugin/runtime/resolve.c).
  *
  * Only property queries: no cudaSetDevice, no allocation, no kernel. A device's
  * properties do not need a current device, and the thread calling this (the host's

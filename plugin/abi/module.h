@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: Apache-2.0 OR MIT */
-/* internal.h -- the provider handle and the per-thread error detail (module.c). */
-#ifndef SEALPROV_INTERNAL_H
-#define SEALPROV_INTERNAL_H
+/* module.h -- the provider handle and the per-thread error detail (module.c). */
+#ifndef SEALPROV_ABI_MODULE_H
+#define SEALPROV_ABI_MODULE_H
 
 #include <stdarg.h>
 #include <stddef.h>

@@ -33,7 +33,7 @@ void sp_set_err(char *err, size_t errlen, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
 /* Copies s into out (always NUL-terminated when outlen > 0) as valid UTF-8: well-formed
  * UTF-8 sequences as they are, every other byte, and C0 controls and DEL, as \xNN; C1
- * controls as \u0080..\u009f and a backslash as \\ (as config.c shows INI text), so
+ * controls as \u0080..\u009f and a backslash as \\ (as runtime/ini_values.c shows INI text), so
  * neither a terminal nor a reader can take a file name for an escape or a command.
  * Cut at a whole unit when out is full. Returns out, so it can be a printf argument. */
 const char *sp_utf8_escape(const char *s, char *out, size_t outlen);

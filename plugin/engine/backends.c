@@ -2,7 +2,7 @@
 /* backends.c -- which device kinds this build has, and how the runtime opens a device on
  * its engine. The one place that knows whether the CUDA backend was built (everything
  * above the engine layer asks sp_backend_for) and whether the fault engine was. */
-#include <config.h> /* autoconf's: HAVE_CUDA, SP_FAULT_INJECTION */
+#include <config.h> /* HAVE_CUDA, SP_FAULT_INJECTION */
 
 #include <stddef.h>
 

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: Apache-2.0 OR MIT */
 /* device.h -- one device of a provider as its engine sees it: what the INI says of it,
  * what open() resolved it to, and what the runtime hands the engine (its host-memory
- * accountant). The runtime fills it (runtime/config.c, pool.c, sched.c); engines read
+ * accountant). The runtime fills it (runtime/ini.c, pool.c, sched.c); engines read
  * it at device_open. */
 #ifndef SEALPROV_ENGINE_DEVICE_H
 #define SEALPROV_ENGINE_DEVICE_H
@@ -99,7 +99,7 @@ typedef struct sp_device_cfg {
   struct sp_hostmem *hostmem;
 } sp_device_cfg;
 
-/* A GPU as enumeration reports it (config.c matches the INI's selectors against it). */
+/* A GPU as enumeration reports it (runtime/resolve.c matches the INI's selectors against it). */
 typedef struct sp_gpu_info {
   int ordinal; /* CUDA runtime ordinal (as this process sees it) */
   char name[96];

@@ -3,7 +3,7 @@
  * makes some of its partitions fail the way a broken GPU does (the INI's [testing]
  * section, docs/configuration.md). Built only with configure --enable-fault-injection
  * (SP_FAULT_INJECTION in config.h): a production module has none of it, and refuses a
- * [testing] section (runtime/config.c).
+ * [testing] section (runtime/ini.c).
  *
  * The wrapper forwards every call to the wrapped engine and, on the partitions it
  * chooses (every one, or the first inject_count of them), makes execute fail as a

@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: Apache-2.0 OR MIT */
-/* config.h -- the INI file (inih) as a device table and provider settings.
+/* device_table.h -- the device table and provider settings of an INI file (ini.c reads
+ * it with inih; resolve.c binds its GPUs).
  * See docs/configuration.md for every key. */
-#ifndef SEALPROV_CONFIG_H
-#define SEALPROV_CONFIG_H
+#ifndef SEALPROV_RUNTIME_DEVICE_TABLE_H
+#define SEALPROV_RUNTIME_DEVICE_TABLE_H
 
 #include <stdbool.h>
 #include <stddef.h>

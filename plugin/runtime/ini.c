@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: Apache-2.0 OR MIT */
-/* config.c -- the INI file (inih) as a device table and provider settings.
+/* ini.c -- the INI file (inih) read into the device table and provider settings
+ * (device_table.h).
  *
  * The file is read into memory whole and handed to inih line by line through our own
  * reader (ini_parse_stream). The reader is where line numbers come from: inih's default
@@ -18,7 +19,7 @@
  * kind's enumeration (engine.h, sp_backend.enumerate) reports.
  */
 #ifdef HAVE_CONFIG_H
-#include <config.h> /* autoconf's */
+#include <config.h>
 #endif
 
 #include <ctype.h>

@@ -1,9 +1,9 @@
 /* SPDX-License-Identifier: Apache-2.0 OR MIT */
-/* config_internal.h -- what the INI parser's files share (config.c: the reader and the
- * key handlers; config_values.c: how a value is read and how file text is shown in a
+/* ini_internal.h -- what the INI parser's files share (ini.c: the reader and the
+ * key handlers; ini_values.c: how a value is read and how file text is shown in a
  * message; resolve.c: selectors against the GPUs); nothing else includes it. */
-#ifndef SEALPROV_RUNTIME_CONFIG_INTERNAL_H
-#define SEALPROV_RUNTIME_CONFIG_INTERNAL_H
+#ifndef SEALPROV_RUNTIME_INI_INTERNAL_H
+#define SEALPROV_RUNTIME_INI_INTERNAL_H
 
 #include <stdbool.h>
 #include <stddef.h>
@@ -49,7 +49,7 @@ enum device_key {
 
 enum testing_key { TK_INJECT_DEVICE, TK_INJECT, TK_INJECT_COUNT, TK_COUNT_ };
 
-/* The range of a numeric key (config.c's tables). */
+/* The range of a numeric key (ini.c's tables). */
 typedef struct num_range {
   uint64_t min, max;
 } num_range;
@@ -92,7 +92,7 @@ typedef struct cfg_parse {
   char err[1024];
 } cfg_parse;
 
-/* ---- config_values.c ---- */
+/* ---- ini_values.c ---- */
 
 /* Copies s (NUL-terminated) for an error message: well-formed UTF-8 kept, control
  * characters and stray bytes as \xNN (C1 as \u0080..\u009f), a backslash as \\; cut

@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: Apache-2.0 OR MIT */
-/* config_values.c -- the INI's values (config_internal.h): numbers, booleans, byte
+/* ini_values.c -- the INI's values (ini_internal.h): numbers, booleans, byte
  * sizes and device selectors read with an error that names file, line, section, key
  * and value; and file text shown in messages as valid UTF-8. */
-#include <config.h> /* autoconf's */
+#include <config.h>
 
 #include <ctype.h>
 #include <inttypes.h>

@@ -1,10 +1,10 @@
 /* SPDX-License-Identifier: Apache-2.0 OR MIT */
 /* resolve.c -- the INI's device selectors against the GPUs this process sees
- * (config.h: sp_config_resolve_devices). The list comes from the device kind's
+ * (device_table.h: sp_config_resolve_devices). The list comes from the device kind's
  * enumeration (engine.h, sp_backend.enumerate): only property queries, so nothing here
  * touches a thread's current device or the CUDA_* environment (docs/design.md, rules 1
  * and 4). */
-#include <config.h> /* autoconf's */
+#include <config.h>
 
 #include <stdio.h>
 #include <stdlib.h>

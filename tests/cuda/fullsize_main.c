@@ -15,7 +15,7 @@
  * tests (tests/cuda/local.mk), run by hand: the CUDA engine is used directly, not
  * through the dlopen'ed module and its INI.
  */
-#include <config.h> /* autoconf's (first through -I.): HAVE_CUDA declares sp_engine_cuda */
+#include <config.h> /* HAVE_CUDA declares sp_engine_cuda */
 
 #include <stdint.h>
 #include <stdio.h>

@@ -17,7 +17,7 @@
  * Plain program (the GPU machine has no libcheck). Exit 77 when no GPU is visible;
  * the probe is the first CUDA call.
  */
-#include <config.h> /* autoconf's (first through -I.): SP_FAULT_INJECTION */
+#include <config.h> /* SP_FAULT_INJECTION */
 
 #include <stdint.h>
 #include <stdio.h>

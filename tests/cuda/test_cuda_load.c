@@ -12,7 +12,7 @@
  *             streaming forced (a device-only set is never streamed).
  * Plain program (the GPU machine has no libcheck); exit 77 when no GPU is visible.
  */
-#include <config.h> /* autoconf's (first through -I.): HAVE_CUDA declares sp_engine_cuda */
+#include <config.h> /* HAVE_CUDA declares sp_engine_cuda */
 
 #include <stdint.h>
 #include <stdio.h>

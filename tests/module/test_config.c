@@ -10,7 +10,7 @@
  * the order a different CUDA_VISIBLE_DEVICES / CUDA_DEVICE_ORDER would give.
  */
 #ifdef HAVE_CONFIG_H
-#include <config.h> /* autoconf's: HAVE_CUDA, SP_FAULT_INJECTION */
+#include <config.h> /* HAVE_CUDA, SP_FAULT_INJECTION */
 #endif
 
 #include <check.h>
