@@ -261,7 +261,7 @@ typedef struct load_run {
   uint64_t points;
 } load_run;
 
-/* One load of path in `mode`. direct (cuda/load.cu): the proving vectors straight onto
+/* One load of path in `mode`. direct (cuda/points/points.cu): the proving vectors straight onto
  * CUDA device 0, decoded and checked there with no host copy, as srs_load does when
  * every device of the provider is a GPU; run->device_ms is then the load's device wall
  * time (first chunk to the last check) and run->wait_ms the time the reader waited for

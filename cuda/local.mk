@@ -46,10 +46,10 @@ cuda_libsealprov_cuda_la_SOURCES = \
   cuda/ntt/ntt.cu \
   cuda/msm/msm.cu \
   cuda/msm/msm_table.cuh \
-  cuda/prep/prove.cu \
+  cuda/prep/decode.cu \
   cuda/subgroup/subgroup.cuh \
   cuda/subgroup/subgroup.cu \
-  cuda/load/load.cu \
+  cuda/points/points.cu \
   cuda/spmv/sp_gpu_cs.h \
   cuda/spmv/spmv.cu
 # The .cu objects come from the suffix rule above, which tracks no dependencies: after a
@@ -62,8 +62,8 @@ SP_CUDA_SHARED_DEPS = $(top_srcdir)/cuda/ff/ff.cuh $(top_srcdir)/cuda/ec/ec.cuh 
   $(top_srcdir)/cuda/util/sp_gpu.h $(top_srcdir)/cuda/util/cuda_api.h \
   $(top_srcdir)/cuda/spmv/sp_gpu_cs.h $(top_srcdir)/plugin/bls12_381/bls12_381.h
 cuda/msm/msm.lo: $(top_srcdir)/cuda/msm/msm_table.cuh
-cuda/util/gpu.lo cuda/util/cuda_devices.lo cuda/ntt/ntt.lo cuda/msm/msm.lo cuda/prep/prove.lo \
-  cuda/subgroup/subgroup.lo cuda/load/load.lo cuda/spmv/spmv.lo kit/gpu/setup.lo \
+cuda/util/gpu.lo cuda/util/cuda_devices.lo cuda/ntt/ntt.lo cuda/msm/msm.lo cuda/prep/decode.lo \
+  cuda/subgroup/subgroup.lo cuda/points/points.lo cuda/spmv/spmv.lo kit/gpu/setup.lo \
   kit/gpu/selftest.lo: $(top_builddir)/config.h $(SP_CUDA_SHARED_DEPS)
 endif
 EXTRA_DIST += cuda/NOTES.md

@@ -29,8 +29,8 @@ plugin_libsealprov_runtime_la_SOURCES = \
   plugin/runtime/pool.c \
   plugin/runtime/topo.h \
   plugin/runtime/topo.c \
-  plugin/runtime/load.h \
-  plugin/runtime/load.c
+  plugin/runtime/params.h \
+  plugin/runtime/params.c
 
 # engine/backends.c: which device kinds this build has (the one HAVE_CUDA), and how the
 # runtime opens a device on its engine (wrapped in the fault engine when [testing] asks

@@ -27,7 +27,7 @@
  * thing (design rule 2), so the host's calling thread keeps its own CUDA device (or
  * none). Two ways (issue 14):
  *  - direct: every device of the provider is a CUDA device and params_residency = auto:
- *    the proving vectors go from the file straight onto every device (cuda/load/load.cu),
+ *    the proving vectors go from the file straight onto every device (cuda/points/points.cu),
  *    decoded and checked there, with no host copy; the set is device_only. When a
  *    device has no room (sp_cuda_dload_begin declines) the load goes on as below.
  *  - host: the vectors are decoded into host memory and the subgroup checks of each

@@ -37,7 +37,7 @@ int sp_cuda_checker_run(void *checker, bool g2, const void *pts, size_t n, size_
                         char *err, size_t errlen);
 
 /* ---- direct load (issue 14): the proving vectors go from the file straight onto the
- * CUDA devices, decoded and checked there, with no host copy (cuda/load/load.cu). The
+ * CUDA devices, decoded and checked there, with no host copy (cuda/points/points.cu). The
  * device copies and a rejected point are formats/srs_devcopy.h's types. */
 
 /* Frees every device array (any thread: switches to each ordinal and back). */

@@ -25,7 +25,7 @@
 #include "base/log.h"
 #include "formats/srs.h"
 #include "base/util.h"
-#include "runtime/load.h"
+#include "runtime/params.h"
 
 /* ---- per-thread error detail ------------------------------------------------------ */
 

@@ -105,7 +105,7 @@ int sp_engine_open(const sp_engine_ops *eng, const sp_device_cfg *cfg, const sp_
 
 /* ---- device kinds ------------------------------------------------------------------- */
 
-/* A .params load the runtime asks a device kind to help with (runtime/load.c). */
+/* A .params load the runtime asks a device kind to help with (runtime/params.c). */
 typedef struct sp_load_request {
   const char *path;
   const struct sp_srs_load_opts *opts; /* the runtime's: threads, manifest, subgroup

@@ -79,7 +79,7 @@ typedef int (*sp_srs_check_fn)(void *user, bool g2, const void *pts, size_t n, s
 typedef void (*sp_srs_log_fn)(void *user, int level, const char *msg);
 
 /* Where a direct load sends the proving vectors instead of decoding them on the host
- * (the CUDA backend implements it: cuda/load/load.cu). Call order: begin once,
+ * (the CUDA backend implements it: cuda/points/points.cu). Call order: begin once,
  * when h's length is known (take = false: the host load goes on as if there were no
  * sink; *chunk, which comes in as chunk_bytes, may be lowered for a small file); then
  * per vector: vector(), and per chunk buffer() (a page-locked buffer of up to *chunk

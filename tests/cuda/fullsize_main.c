@@ -3,7 +3,7 @@
  * it): a sealing-shaped circuit with a 2^K domain, its INSECURE setup with the
  * fixed-base products on the GPU (kit/gpu/setup.cu) written to DIR/full.params and
  * DIR/full.vk, srs_load of that file with every check (on-curve, not infinity, and
- * subgroup on the GPU: by default the direct load, cuda/load/load.cu, which decodes and checks
+ * subgroup on the GPU: by default the direct load, cuda/points/points.cu, which decodes and checks
  * the proving vectors on the GPU into the engine's resident copy with no host copy;
  * --load host: the host decode with the GPU checker hook), then P partitions whose witnesses are
  * made in memory (the disk of the GPU machine holds the parameters, not 16 GiB

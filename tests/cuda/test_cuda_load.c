@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: Apache-2.0 OR MIT */
-/* test_cuda_load.c -- the direct load (cuda/load/load.cu through srs.c's sink) against the
+/* test_cuda_load.c -- the direct load (cuda/points/points.cu through srs.c's sink) against the
  * host load:
  *   bytes     the device copies, downloaded, equal the host decoder's arrays, byte for
  *             byte (several sizes; small read buffers, so a file is many chunks);

@@ -683,7 +683,7 @@ END_TEST
 
 /* ---- a direct load through the sink (the device loader's protocol, on the CPU) ------------ */
 
-/* A sink that does what cuda/load/load.cu does, with the CPU decoder: each submitted chunk
+/* A sink that does what cuda/points/points.cu does, with the CPU decoder: each submitted chunk
  * is decoded (with the subgroup check) into its own arrays, and the first rejected
  * point is reported late, at the next buffer() or finish() call, as the device's
  * results arrive. */

@@ -37,7 +37,7 @@ rank() {
     cuda/ec*) echo 51 ;;
     cuda/util*) echo 52 ;;
     cuda/msm*|cuda/ntt*|cuda/subgroup*|cuda/spmv*|cuda/prep*) echo 53 ;;
-    cuda/load*) echo 54 ;;
+    cuda/points*) echo 54 ;;
     cuda/backend*) echo 55 ;;
     plugin/runtime*) echo 60 ;;
     plugin/abi*) echo 70 ;;

@@ -10,7 +10,7 @@
 
 #include "base/log.h"
 #include "engine/engine.h"
-#include "runtime/load.h"
+#include "runtime/params.h"
 
 /* Loader progress as INFO lines: at most about one a second or one per 10 %, and the
  * last one. */
