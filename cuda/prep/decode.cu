@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: Apache-2.0 OR MIT */
-/* prove.cu -- device-side preparation of a partition's scalars: decoding with range
+/* decode.cu -- device-side preparation of a partition's scalars: decoding with range
  * checks, density filtering (compaction by bitmap) and the 0 / 1 / rest split. */
 #include <string.h>
 

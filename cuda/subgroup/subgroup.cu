@@ -9,7 +9,7 @@
  * multiplication). Infinity (x = y = 0 in the host layout) passes, as on the CPU.
  * Both tests are exact (plugin/bls12_381/g1.c, g2.c say why) and no cheaper exact test
  * is known for BLS12-381 (cuda/NOTES.md v11). The kernels are in subgroup.cuh (shared
- * with load.cu, the direct load): Jacobian chains with complete additions and a
+ * with points.cu, the direct load): Jacobian chains with complete additions and a
  * projective final comparison; G1's doubling with six reductions (cuda/NOTES.md v12).
  *
  * Transfers (a checker's buffers, made once): chunks of the caller's (pageable) array are copied by host threads into

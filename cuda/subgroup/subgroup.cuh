@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: Apache-2.0 OR MIT */
 /* subgroup.cuh -- the device side of the G1 / G2 subgroup tests (subgroup.cu: the
- * checker of decoded points; load.cu: the direct load's decode-and-check). See
+ * checker of decoded points; points.cu: the direct load's decode-and-check). See
  * subgroup.cu for the tests and the measurements. */
 #ifndef SEALPROV_CUDA_SUBGROUP_CUH
 #define SEALPROV_CUDA_SUBGROUP_CUH

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: Apache-2.0 OR MIT */
-/* load.c -- a provider's parameter load (load.h): the options from the INI, progress in
+/* params.c -- a provider's parameter load (params.h): the options from the INI, progress in
  * the log, and the device kind that helps. */
 #include <config.h>
 

@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: Apache-2.0 OR MIT */
-/* load.h -- a provider's parameter load: .params or .vk, with the devices of the
+/* params.h -- a provider's parameter load: .params or .vk, with the devices of the
  * provider helping where their backend can (engine.h, sp_backend.load). */
-#ifndef SEALPROV_RUNTIME_LOAD_H
-#define SEALPROV_RUNTIME_LOAD_H
+#ifndef SEALPROV_RUNTIME_PARAMS_H
+#define SEALPROV_RUNTIME_PARAMS_H
 
 #include <stdbool.h>
 #include <stddef.h>
