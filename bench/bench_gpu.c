@@ -46,6 +46,8 @@
 #include "backend/engine_cuda.h"
 #include "gpu/engine_probe.h"
 #include "util/cuda_api.h"
+#include "ntt/ntt.h"
+#include "msm/msm.h"
 #include "groth16/groth16.h" /* sp_groth16_check_assignment: the module's submit-time check */
 #include "base/log.h"
 #include "runtime/sp_sched.h"

@@ -24,6 +24,8 @@
 #ifdef HAVE_CUDA
 #include "util/sp_gpu.h"   /* sp_gpu_bind */
 #include "util/cuda_api.h" /* sp_cuda_checker_* */
+#include "subgroup/subgroup.h"
+#include "points/points.h"
 #endif
 
 /* ---- `sealprov bench load` ----------------------------------------------------------- */

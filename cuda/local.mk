@@ -41,6 +41,11 @@ cuda_libsealprov_cuda_la_SOURCES = \
   cuda/util/gpu_internal.cuh \
   cuda/util/sp_gpu.h \
   cuda/util/cuda_api.h \
+  cuda/msm/msm.h \
+  cuda/ntt/ntt.h \
+  cuda/prep/prep.h \
+  cuda/subgroup/subgroup.h \
+  cuda/points/points.h \
   cuda/util/gpu.cu \
   cuda/util/cuda_devices.cu \
   cuda/ntt/ntt.cu \
@@ -50,7 +55,7 @@ cuda_libsealprov_cuda_la_SOURCES = \
   cuda/subgroup/subgroup.cuh \
   cuda/subgroup/subgroup.cu \
   cuda/points/points.cu \
-  cuda/spmv/sp_gpu_cs.h \
+  cuda/spmv/spmv.h \
   cuda/spmv/spmv.cu
 # The .cu objects come from the suffix rule above, which tracks no dependencies: after a
 # reconfigure with another --with-cuda-arch they would keep the old list's device code
@@ -60,7 +65,9 @@ cuda_libsealprov_cuda_la_SOURCES = \
 SP_CUDA_SHARED_DEPS = $(top_srcdir)/cuda/ff/ff.cuh $(top_srcdir)/cuda/ec/ec.cuh \
   $(top_srcdir)/cuda/util/gpu_internal.cuh $(top_srcdir)/cuda/subgroup/subgroup.cuh \
   $(top_srcdir)/cuda/util/sp_gpu.h $(top_srcdir)/cuda/util/cuda_api.h \
-  $(top_srcdir)/cuda/spmv/sp_gpu_cs.h $(top_srcdir)/plugin/bls12_381/bls12_381.h
+  $(top_srcdir)/cuda/msm/msm.h $(top_srcdir)/cuda/ntt/ntt.h $(top_srcdir)/cuda/prep/prep.h \
+  $(top_srcdir)/cuda/subgroup/subgroup.h $(top_srcdir)/cuda/points/points.h \
+  $(top_srcdir)/cuda/spmv/spmv.h $(top_srcdir)/plugin/bls12_381/bls12_381.h
 cuda/msm/msm.lo: $(top_srcdir)/cuda/msm/msm_table.cuh
 cuda/util/gpu.lo cuda/util/cuda_devices.lo cuda/ntt/ntt.lo cuda/msm/msm.lo cuda/prep/decode.lo \
   cuda/subgroup/subgroup.lo cuda/points/points.lo cuda/spmv/spmv.lo kit/gpu/setup.lo \

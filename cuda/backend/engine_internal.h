@@ -22,7 +22,8 @@
 #include <stdint.h>
 
 #include "util/sp_gpu.h" /* first: hides <math.h>'s FP_ZERO from bls12_381.h */
-#include "spmv/sp_gpu_cs.h"
+#include "msm/msm.h"
+#include "spmv/spmv.h"
 #include "backend/engine_cuda.h"
 #include "engine/device.h"
 #include "engine/engine.h"

@@ -17,6 +17,8 @@
 #include "engine/engine.h"
 #include "formats/srs.h"
 #include "util/cuda_api.h"
+#include "subgroup/subgroup.h"
+#include "points/points.h"
 #include "backend/engine_cuda.h"
 
 /* The size of the module's per-thread error detail (abi/module.h, SP_ERR_DETAIL_MAX):

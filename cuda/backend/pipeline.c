@@ -15,6 +15,9 @@
 #include "backend/engine_internal.h" /* first: sp_gpu.h before <math.h> */
 #include "base/util.h"               /* SP_TRY_GOTO */
 #include "groth16/groth16.h"
+#include "ntt/ntt.h"
+#include "msm/msm.h"
+#include "prep/prep.h"
 
 /* ---- one partition ---------------------------------------------------------------- */
 

@@ -16,6 +16,8 @@
 #include "base/util.h"               /* SP_TRY_GOTO */
 #include "base/log.h"
 #include "util/cuda_api.h" /* the direct load */
+#include "msm/msm.h"
+#include "points/points.h"
 
 static void free_resident(cuda_dev *d, cuda_resident *r) {
   void *p[5] = {r->h, r->l, r->a, r->b1, r->b2};

@@ -29,6 +29,7 @@
 #include <cub/device/device_radix_sort.cuh>
 
 #include "gpu_internal.cuh"
+#include "msm.h"
 
 #define SP_KEY_NONE 0xffffffffu
 

@@ -25,6 +25,7 @@
 #include <string.h>
 
 #include "gpu_internal.cuh"
+#include "ntt.h"
 
 #define SP_NTT_MAX_PASS_BITS 10u
 #define SP_NTT_BLOCK_ELEMS 1024u

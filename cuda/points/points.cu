@@ -26,6 +26,7 @@
 #include "gpu_internal.cuh"
 #include "subgroup.cuh"
 #include "cuda_api.h"
+#include "points.h"
 
 #define DL_SLOTS 3
 #define DL_CHUNK_BYTES ((size_t)256 << 20)

@@ -6,6 +6,7 @@
 #include <cub/device/device_scan.cuh>
 
 #include "gpu_internal.cuh"
+#include "prep.h"
 
 /* Raw 32-byte scalars in place -> Montgomery (to_mont) or canonical; a value >= r
  * records its index in *bad (lowest wins) and becomes 0. */

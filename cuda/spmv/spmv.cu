@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: Apache-2.0 OR MIT */
 /* spmv.cu -- a = A z, b = B z, c = C z on the GPU for witness-only partitions
- * (sp_gpu_cs.h). The CPU reference is sp_cs_evaluate in plugin/cs.c: same layout (one
+ * (spmv.h). The CPU reference is sp_cs_evaluate in plugin/cs.c: same layout (one
  * CSR over the 3 * n_rows linear combinations, A's, B's and C's terms of row i at
  * combinations 3i, 3i+1, 3i+2), same arithmetic on the witness's raw limbs, same bytes.
  *
@@ -11,7 +11,7 @@
  * coefficient table is small and stays in cache.
  */
 #include "gpu_internal.cuh"
-#include "sp_gpu_cs.h"
+#include "spmv.h"
 
 struct sp_gpu_cs {
   int ordinal;

@@ -22,6 +22,7 @@
 #include <string.h>
 
 #include "gpu_internal.cuh"
+#include "subgroup.h"
 
 #include "subgroup.cuh"
 

@@ -8,6 +8,9 @@
 
 #include "base/util.h" /* SP_TRY_GOTO */
 #include "gpu/gpu_kit.h"
+#include "ntt/ntt.h"
+#include "msm/msm.h"
+#include "subgroup/subgroup.h"
 
 int sp_gpu_ntt(sp_gpu *g, fr_t *a, unsigned log_n, sp_ntt_kind kind, char *err, size_t errlen) {
   if (log_n < 1 || log_n > 28) {

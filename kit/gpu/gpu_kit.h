@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: Apache-2.0 OR MIT */
 /* gpu_kit.h -- the developer kit's GPU side (a CUDA build only): conveniences on host
- * arrays over the kernels of sp_gpu.h (gpu_host.c), the field and curve self-test
+ * arrays over the kernels (ntt/ntt.h, msm/msm.h: gpu_host.c), the field and curve self-test
  * kernels, device-made benchmark data and a read-back of a direct load's device copies
  * (selftest.cu). For the GPU tests and `sealprov bench gpu`; none of it is in
  * sealprov.so. Statuses and threading as sp_gpu.h. */
@@ -13,6 +13,9 @@
 
 #include "util/sp_gpu.h"
 #include "util/cuda_api.h"
+#include "ntt/ntt.h"
+#include "msm/msm.h"
+#include "points/points.h" /* sp_srs_devcopy */
 
 #ifdef __cplusplus
 extern "C" {
@@ -22,7 +25,7 @@ extern "C" {
 
 /* sp_gpu_ntt_dev on a host array. */
 int sp_gpu_ntt(sp_gpu *g, fr_t *a, unsigned log_n, sp_ntt_kind kind, char *err, size_t errlen);
-/* The four steps of sp_gpu.h's H polynomial in one call, on device arrays: d_a gets the
+/* The four steps of ntt/ntt.h's H polynomial in one call, on device arrays: d_a gets the
  * coefficients of (a*b - c)/Z, bit-reversed. */
 int sp_gpu_h_poly(sp_gpu *g, void *d_a, void *d_b, void *d_c, unsigned log_n, char *err,
                   size_t errlen);

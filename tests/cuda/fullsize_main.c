@@ -27,6 +27,8 @@
 #include "util/sp_gpu.h"
 #include "gpu/sp_cuda_setup.h"
 #include "util/cuda_api.h" /* the direct load */
+#include "subgroup/subgroup.h"
+#include "points/points.h"
 #include "circuit.h"
 #include "engine/device.h" /* sp_device_cfg */
 #include "engine/engine.h"

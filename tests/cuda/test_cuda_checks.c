@@ -22,6 +22,8 @@
 #include <unistd.h>
 
 #include "util/sp_gpu.h"
+#include "prep/prep.h"
+#include "subgroup/subgroup.h"
 #include "gpu/gpu_kit.h"
 #include "gpu/sp_cuda_setup.h"
 #include "circuit.h"

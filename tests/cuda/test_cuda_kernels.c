@@ -17,6 +17,8 @@
 #include <time.h>
 
 #include "util/sp_gpu.h"
+#include "ntt/ntt.h"
+#include "msm/msm.h"
 #include "gpu/gpu_kit.h"
 #include "gpu_check.h"
 

@@ -26,6 +26,7 @@
 #include "engine/device.h" /* sp_device_cfg */
 #include "circuit.h"
 #include "util/cuda_api.h"
+#include "points/points.h"
 #include "engine/engine.h"
 #include "backend/engine_cuda.h"
 #include "gpu/engine_probe.h"

@@ -23,7 +23,7 @@
 #include <unistd.h>
 
 #include "util/sp_gpu.h"
-#include "spmv/sp_gpu_cs.h"
+#include "spmv/spmv.h"
 #include "circuit.h"
 #include "formats/cs.h"
 #include "formats/iden3.h"

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: Apache-2.0 OR MIT */
-/* sp_gpu_cs.h -- C boundary of the GPU sparse products of witness-only proving (issue
+/* spmv.h -- C boundary of the GPU sparse products of witness-only proving (issue
  * 17): a constraint system (plugin/formats/cs.h) kept resident on a device, and a = A z,
  * b = B z, c = C z computed there from the witness z.
  *
@@ -8,8 +8,8 @@
  * result in the witness's own encoding), the file's rows come first, then bellperson's
  * input constraints (a = input j, b = c = 0). Statuses and threading as sp_gpu.h.
  */
-#ifndef SEALPROV_CUDA_SP_GPU_CS_H
-#define SEALPROV_CUDA_SP_GPU_CS_H
+#ifndef SEALPROV_CUDA_SPMV_H
+#define SEALPROV_CUDA_SPMV_H
 
 #include <stddef.h>
 #include <stdint.h>
