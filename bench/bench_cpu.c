@@ -10,7 +10,7 @@
  * The inputs are random (fixed seed): scalars uniform below r, points a random walk
  * of the generator (each point the previous one plus one of eight random steps), which
  * costs one addition per point instead of one scalar multiplication and is as random
- * as an MSM cares about. Results are not checked here: tests/bls/test_msm and
+ * as an MSM cares about. Results are not checked here: tests/bls12_381/test_msm and
  * test_ntt do that; a benchmark only measures. */
 #include "bench.h"
 

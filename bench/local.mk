@@ -9,7 +9,7 @@
 if BENCHMARKS
 # stress and soak are host commands: they drive the module they measure through dlopen
 # and its table only, so they are compiled as the host library is (tools/local.mk: no
-# plugin/ or cuda/ header) and tests/module/host_symbols.sh reads their objects too.
+# plugin/ or cuda/ header) and tests/tools/host_symbols.sh reads their objects too.
 noinst_LTLIBRARIES += bench/libsealprov_bench_host.la
 bench_libsealprov_bench_host_la_SOURCES = bench/cmd_stress.c bench/soak.h bench/cmd_soak.c \
   bench/soak_jobs.c bench/soak_phases.c bench/soak_report.c

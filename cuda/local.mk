@@ -5,7 +5,7 @@ EXTRA_DIST += cuda/nvcc-libtool.sh
 # -I$(top_builddir) first: configure's config.h. libtool eats a bare
 # -Xcompiler, hence the -Xcompiler=FLAG form.
 # The kernels name their headers bare ("gpu_internal.cuh", "util.h"): one -I per folder
-# they reach (tests/module/layers.sh resolves names the same way).
+# they reach (tests/tree/layers.sh resolves names the same way).
 SP_NVCC_FLAGS = $(NVCC_GENCODE) -O3 -std=c++17 -I$(top_builddir) -I$(top_srcdir)/include \
   -I$(top_srcdir)/plugin -I$(top_srcdir)/cuda -I$(top_srcdir)/kit -I$(top_srcdir)/plugin/base \
   -I$(top_srcdir)/cuda/util -I$(top_srcdir)/cuda/ff -I$(top_srcdir)/cuda/ec \

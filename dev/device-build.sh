@@ -27,7 +27,7 @@
 #                profiles (-DSP_GPU_PROFILE), which SP_GPU_PROFILE=1 in the environment
 #                prints on stderr (each MSM's phases, the NTT's bit reversal, each
 #                subgroup check). Its module writes to stderr: it is no product
-#                (tests/module/no_tuning_env.sh fails on it).
+#                (tests/tree/no_tuning_env.sh fails on it).
 #   NVCCFLAGS    more nvcc flags for the .cu files (an A/B build: -DSPC_SQR_AS_MUL).
 #   CUDA_ARCH    the architectures (default: those of the GPUs nvidia-smi lists).
 set -u

@@ -44,4 +44,4 @@ if [ "$ngpu" -gt 1 ]; then
     $cli demo -c /tmp/sp/fault.ini ${DEMO_ARGS:-} 2>&1 | tee "$OUT/demo-fault.txt"
 fi
 # quick: the multi-GPU demos first, then the GPU and module tests that fit.
-[ "$mode" = quick ] && run_checks "tests/cuda/test_cuda_engine tests/groth16/test_groth16_module tests/module/test_pool"
+[ "$mode" = quick ] && run_checks "tests/cuda/test_cuda_engine tests/abi/test_groth16_module tests/runtime/test_pool"

@@ -33,10 +33,10 @@
 # its prefix is there (the machine has no libinih of its own).
 #
 # --dry-run: the same steps on CPU devices standing in for GPUs (DRY_GPUS, default 4;
-# a fake 2-node sysfs tree from tests/module/fake_sysfs.sh; SIZE default 10; `sealprov
+# a fake 2-node sysfs tree from tests/runtime/fake_sysfs.sh; SIZE default 10; `sealprov
 # stress` instead of `bench gpu`, whose figures come from the timeline with
 # dev/timeline-summary.awk; the selection check's parser on a synthetic table). CI runs
-# it (tests/module/gpu_throughput_dry.sh) so that this script does not rot between the
+# it (tests/bench/gpu_throughput_dry.sh) so that this script does not rot between the
 # sessions that have the machines. Its figures are no measurement of anything.
 #
 # Settable through the environment:
@@ -143,7 +143,7 @@ if [ $dry = 1 ]; then
   done
   sysfs=$out/sysfs
   allowed=$(sed -n 's/^Cpus_allowed_list:[[:space:]]*//p' /proc/self/status)
-  sh "$top/tests/module/fake_sysfs.sh" "$sysfs" "${allowed:-0}" "${allowed:-0}" || exit 1
+  sh "$top/tests/runtime/fake_sysfs.sh" "$sysfs" "${allowed:-0}" "${allowed:-0}" || exit 1
   SEALPROV_SYSFS_ROOT=$sysfs
   export SEALPROV_SYSFS_ROOT
 else

@@ -3,7 +3,7 @@
 # The long soak of issue 13 (item 6) and the error catalogue (item 7), beyond what
 # `make check` runs. From the repository root:
 #
-#   dev/soak.sh long [JOBS]     tests/module/test_soak with JOBS jobs (default 10000) on
+#   dev/soak.sh long [JOBS]     tests/abi/test_soak with JOBS jobs (default 10000) on
 #                               two CPU devices (build: _build-soak, --without-cuda)
 #   dev/soak.sh asan [JOBS]     the soak (default 1000) and the bad-input catalogue under
 #                               ASan+UBSan+LSan (_build-soak-asan)
@@ -70,7 +70,7 @@ build_only() {
 # build DIR [configure args...]: build_only, then the soak's and the catalogue's tests.
 build() {
   build_only "$@"
-  make -C "$1" -j"$ncpu" tests/module/test_soak tests/module/test_bad_inputs >/dev/null
+  make -C "$1" -j"$ncpu" tests/abi/test_soak tests/abi/test_bad_inputs >/dev/null
 }
 
 # gpu_ini FILE: every GPU nvidia-smi lists, each point of a .params file checked.
@@ -116,7 +116,7 @@ soak() { # soak DIR JOBS LOGNAME [wrapper...]
   dir=$1 jobs=$2 name=$3; shift 3
   say "soak: $jobs jobs in $dir${1:+ under $*} (log: $logs/$name.log)"
   start=$(date +%s)
-  if run_in "$dir" env SEALPROV_SOAK_JOBS="$jobs" "$@" tests/module/test_soak \
+  if run_in "$dir" env SEALPROV_SOAK_JOBS="$jobs" "$@" tests/abi/test_soak \
       > "$logs/$name.log" 2>&1; then
     rc=0
   else
@@ -136,7 +136,7 @@ case $mode in
     build _build-soak-asan --without-cuda --enable-sanitizers
     soak _build-soak-asan "${jobs_arg:-1000}" asan
     say "bad-input catalogue under ASan (log: $logs/bad-inputs-asan.log)"
-    run_in _build-soak-asan tests/module/test_bad_inputs > "$logs/bad-inputs-asan.log" 2>&1 ||
+    run_in _build-soak-asan tests/abi/test_bad_inputs > "$logs/bad-inputs-asan.log" 2>&1 ||
       { tail -40 "$logs/bad-inputs-asan.log"; exit 1; }
     tail -1 "$logs/bad-inputs-asan.log"
     ;;
@@ -229,7 +229,7 @@ case $mode in
   errors-doc)
     build _build-soak --without-cuda --enable-werror
     # Known defects make the test fail; the doc marks those rows, so write it anyway.
-    run_in _build-soak tests/module/test_bad_inputs --markdown > "$logs/errors.md" 2> "$logs/bad-inputs.log" || true
+    run_in _build-soak tests/abi/test_bad_inputs --markdown > "$logs/errors.md" 2> "$logs/bad-inputs.log" || true
     tail -1 "$logs/bad-inputs.log"
     grep -q '^| 1 |' "$logs/errors.md" || { echo "no table was produced" >&2; exit 1; }
     cp "$logs/errors.md" docs/errors.md
@@ -237,7 +237,7 @@ case $mode in
     ;;
   errors-check)
     build _build-soak --without-cuda --enable-werror
-    run_in _build-soak env SEALPROV_ERRORS_DOC="$top/docs/errors.md" tests/module/test_bad_inputs
+    run_in _build-soak env SEALPROV_ERRORS_DOC="$top/docs/errors.md" tests/abi/test_bad_inputs
     ;;
   all)
     "$0" long && "$0" asan && "$0" tsan && "$0" valgrind && "$0" errors-check

@@ -1,5 +1,5 @@
 # SPDX-License-Identifier: Apache-2.0 OR MIT
-# kit/ -- the developer kit: never linked into sealprov.so (tests/module/kit_symbols.sh
+# kit/ -- the developer kit: never linked into sealprov.so (tests/tree/kit_symbols.sh
 # checks it), linked by tools/ and tests/ only, first in SP_KIT_LIBS (Makefile.am). The
 # synthetic circuits and their INSECURE setup (CPU, and GPU in a CUDA build), the .spa
 # assignment files, .wtns witness files, snarkjs .zkey proving; in a CUDA build also the

@@ -3,7 +3,7 @@
 # "Layers"). Each library calls only into the ones after it in SP_INTERNAL_LIBS
 # (Makefile.am), so programs link them once, in that order, with nothing linked twice.
 # Shipped C code sees only include/ and plugin/: a header of cuda/ or kit/ is not on its
-# include path (tests/module/layers.sh checks the finer rule, layer by layer).
+# include path (tests/tree/layers.sh checks the finer rule, layer by layer).
 SP_PLUGIN_CPPFLAGS = -I$(top_builddir) -I$(top_srcdir)/include -I$(top_srcdir)/plugin
 SP_PLUGIN_CFLAGS = $(AM_CFLAGS) -fvisibility=hidden
 

@@ -4,7 +4,7 @@
 # The host library, tools/libsealprov_host.la: main.c and the host commands (devices,
 # check-config, prove, verify, demo) and what they share. It reaches the module only
 # through include/sealprov.h and dlopen: it is compiled without the module's include
-# paths, and tests/module/host_symbols.sh checks that none of its objects refers to a
+# paths, and tests/tools/host_symbols.sh checks that none of its objects refers to a
 # symbol of the module's libraries, and to the kit only for the input files and
 # synthetic data it names.
 #
@@ -46,8 +46,3 @@ tools_sealprov_kit_SOURCES = \
   tools/snarkjs_json.c
 tools_sealprov_kit_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/tools
 tools_sealprov_kit_LDADD = tools/libsealprov_host.la $(SP_KIT_LIBS) $(SP_EXTERNAL_LIBS)
-
-# The host objects (this library's and bench/'s soak and stress) against the module and
-# the kit (docs/design.md, rule 15).
-TESTS += tests/module/host_symbols.sh
-EXTRA_DIST += tests/module/host_symbols.sh

@@ -73,7 +73,7 @@ struct sp_ntt_tab {
  * (dev/device-build.sh PROFILE=1), where SP_GPU_PROFILE=1 in the environment turns them
  * on, a line each on stderr. A product's sealprov.so never has them: the module writes
  * nothing to stderr and logs only through the host's callback (docs/design.md rule 12;
- * tests/module/no_tuning_env.sh checks the library). */
+ * tests/tree/no_tuning_env.sh checks the library). */
 #ifdef SP_GPU_PROFILE
 #include <stdlib.h>
 static inline bool sp_gpu_profile_env(void) {

@@ -11,7 +11,7 @@
  * verifies the proof; `sealprov inspect --inputs-hex PARTITION.spa` prints the inputs
  * in the form INPUTS_HEX takes. It needs
  * only <sealprov.h> and libdl: a host links nothing of the module. The test suite
- * builds and runs it (tests/module/minimal_host.sh). See docs/abi.md.
+ * builds and runs it (tests/abi/minimal_host.sh). See docs/abi.md.
  */
 #include <dlfcn.h>
 #include <stdint.h>

@@ -76,7 +76,7 @@ static inline uint64_t bls_subb(uint64_t a, uint64_t b, unsigned char *borrow) {
  *
  * bls_cpu_has_adx is set by a constructor in fp.c from CPUID (leaf 7: EBX bit 8
  * BMI2, bit 19 ADX); it stays 0 (portable C path) on CPUs without them and before the
- * constructor has run. tests/bls/test_fields runs its suite on both paths (it clears the
+ * constructor has run. tests/bls12_381/test_fields runs its suite on both paths (it clears the
  * flag for the second run; the module reads no environment variable for it). Build with
  * -DSEALPROV_BLS_NO_ASM to drop the assembly altogether. */
 #if defined(__x86_64__) && defined(__GNUC__) && !defined(SEALPROV_BLS_NO_ASM)

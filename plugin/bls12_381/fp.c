@@ -16,7 +16,7 @@
 #include <cpuid.h>
 
 /* Read by fp_mul_i / fr_mul_i (field_impl.h). Written once, by the constructor,
- * before any thread of the host can call into this library (tests/bls/test_fields
+ * before any thread of the host can call into this library (tests/bls12_381/test_fields
  * clears it itself to run its suite on the portable path too). */
 int bls_cpu_has_adx = 0;
 

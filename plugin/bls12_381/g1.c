@@ -62,8 +62,8 @@ static void g1_jac_mul_u64(g1_jac_t *r, const g1_jac_t *p, uint64_t k) {
  * (the lattice form of Dai, Lin, Zhao, Zhou, DCC 2023, gives the same log2(r) / 2 for
  * BLS12; the Tate-pairing test of ePrint 2024/1790 is within a few per cent of it on
  * BLS12-381; cuda/NOTES.md v11).
- * tests/bls/test_curves.c compares it with [r]P == O on points with every cofactor
- * component (tests/bls/cofactor.c: 3, 11^2, 10177^2, 859267^2, 52437899^2, the
+ * tests/bls12_381/test_curves.c compares it with [r]P == O on points with every cofactor
+ * component (tests/bls12_381/cofactor.c: 3, 11^2, 10177^2, 859267^2, 52437899^2, the
  * eigenvectors of phi on E[10177] and E[859267], and their sums). */
 bool g1_affine_in_subgroup(const g1_affine_t *p) {
   if (g1_affine_is_inf(p)) return true;

@@ -75,9 +75,9 @@ static void g2_affine_psi(g2_affine_t *r, const g2_affine_t *p) {
  * has degree x^2 - t x + p = p - x = h1 r; a point of E'(Fp2) in its kernel has
  * order dividing both h1 r and #E'(Fp2) = h2 r, and gcd(h1, h2) = 1, so it lies in
  * G2; psi acts on G2 as [x], so G2 is in the kernel. No faster exact test is known
- * for G2 (|x| ~ r^(1/4) is already the shortest scalar). tests/bls/test_curves.c
+ * for G2 (|x| ~ r^(1/4) is already the shortest scalar). tests/bls12_381/test_curves.c
  * compares it with [r]P == O on points with every cofactor component
- * (tests/bls/cofactor.c: 13^2, 23^2, 2713, 11953, 262069 and the 448-bit prime). */
+ * (tests/bls12_381/cofactor.c: 13^2, 23^2, 2713, 11953, 262069 and the 448-bit prime). */
 bool g2_affine_in_subgroup(const g2_affine_t *p) {
   if (g2_affine_is_inf(p)) return true;
   if (!curve_equation_holds(&p->x, &p->y)) return false;

@@ -271,7 +271,7 @@ sp_task_rec *sp_sched_take(sp_sched *s, sp_worker *w, sp_task *out) {
   double waited = t->t_start - j->t_submit;
   /* Under s->mu, as submit's queued events are: the timeline's start events are in the
    * order the workers took the tasks, and a start that follows a job's queued event was
-   * taken after that job was in the queue (tests/module/test_deadlines.c reads it so). */
+   * taken after that job was in the queue (tests/runtime/test_deadlines.c reads it so). */
   sp_sched_timeline_add(s, SP_TL_START, j->id, t->partition, (int)d->index, (int)w->index, waited,
                         SEALPROV_OK);
   pthread_mutex_unlock(&s->mu);

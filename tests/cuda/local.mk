@@ -16,7 +16,7 @@ tests_cuda_test_cuda_kernels_LDADD = $(SP_KIT_LIBS) $(SP_EXTERNAL_LIBS)
 tests_cuda_test_cuda_engine_SOURCES = tests/cuda/test_cuda_engine.c tests/cuda/gpu_check.h
 tests_cuda_test_cuda_engine_LDADD = $(SP_KIT_LIBS) $(SP_EXTERNAL_LIBS)
 tests_cuda_test_cuda_checks_SOURCES = tests/cuda/test_cuda_checks.c tests/cuda/gpu_check.h \
-  tests/bls/cofactor.c tests/bls/cofactor.h
+  tests/bls12_381/cofactor.c tests/bls12_381/cofactor.h
 tests_cuda_test_cuda_checks_LDADD = $(SP_KIT_LIBS) $(SP_EXTERNAL_LIBS)
 tests_cuda_test_cuda_spmv_SOURCES = tests/cuda/test_cuda_spmv.c tests/cuda/gpu_check.h
 tests_cuda_test_cuda_spmv_LDADD = $(SP_KIT_LIBS) $(SP_EXTERNAL_LIBS)

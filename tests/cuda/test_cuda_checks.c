@@ -5,7 +5,7 @@
  *             clearing the cofactor), off-curve points and infinity; small arrays
  *             checked point by point, and arrays of several chunks with bad points
  *             planted at chunk edges; the points with every cofactor component of
- *             tests/bls/cofactor.c, the GPU's verdict on each equal to the CPU's and to
+ *             tests/bls12_381/cofactor.c, the GPU's verdict on each equal to the CPU's and to
  *             [r]P == O; --sg-bench: the checker's rate on 2^22 G1 and 2^20 G2 points
  *             (median of 3);
  *   rows      sp_gpu_check_rows against a CPU loop;
@@ -29,7 +29,7 @@
 #include "circuit.h"
 #include "base/util.h" /* sp_now_ms */
 #include "gpu_check.h"
-#include "../bls/cofactor.h"
+#include "../bls12_381/cofactor.h"
 
 static uint64_t rng_state;
 

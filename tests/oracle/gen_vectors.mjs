@@ -3,7 +3,7 @@
 //
 // Why: plugin/bls12_381 must be exactly right (the CUDA engine is tested against it),
 // so its tests compare against an implementation nobody here wrote. The vectors are
-// committed under tests/bls/vectors/ so that `make check` needs no node or npm; run
+// committed under tests/bls12_381/vectors/ so that `make check` needs no node or npm; run
 // `make regen-vectors` (or `node gen_vectors.mjs OUTDIR`) after changing this script.
 //
 // Output is deterministic: every random value comes from a SHA-256 counter DRBG seeded
@@ -30,7 +30,7 @@ const SEED = 'sealprov-bls12-381-vectors-v1';
 const here = dirname(fileURLToPath(import.meta.url));
 const NOBLE_VERSION = JSON.parse(
   readFileSync(join(here, 'node_modules/@noble/curves/package.json'), 'utf8')).version;
-const outDir = process.argv[2] || join(here, '../bls/vectors');
+const outDir = process.argv[2] || join(here, '../bls12_381/vectors');
 
 const { Fp, Fp2, Fp6, Fp12, Fr } = bls.fields;
 const G1 = bls.G1.Point;

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: Apache-2.0 OR MIT */
-/* G1 and G2 against @noble/curves (tests/bls/vectors/g1.txt, g2.txt): scalar
+/* G1 and G2 against @noble/curves (tests/bls12_381/vectors/g1.txt, g2.txt): scalar
  * multiplication, additions, doublings, compressed and uncompressed encodings byte
  * for byte, decoding round trips, every rejection case with its exact bls_err (with
  * and without the subgroup check), points on the curve outside the subgroup; then
@@ -454,7 +454,7 @@ END_TEST
 
 /* The subgroup checks (Scott's endomorphism tests: phi(P) + [u^2] P == O on G1,
  * psi(P) == [u] P on G2) against the definition [r] P == O, on points with every
- * component of the cofactor (tests/bls/cofactor.c): components of each prime power
+ * component of the cofactor (tests/bls12_381/cofactor.c): components of each prime power
  * alone and added to a point of the subgroup, eigenvectors of phi, sums of all of
  * them, random curve points, subgroup points and infinity. All three verdicts must
  * agree: the fast check, the definition and the construction. */

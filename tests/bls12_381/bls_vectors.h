@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: Apache-2.0 OR MIT */
-/* Reading the @noble/curves vectors of tests/bls/vectors/ (made by
+/* Reading the @noble/curves vectors of tests/bls12_381/vectors/ (made by
  * tests/oracle/gen_vectors.mjs; the format is described at the top of that script and
  * in each file's header). Test-only helpers: on a malformed file they fail the
  * running Check test with the file name and line, they never return garbage. */
@@ -25,7 +25,7 @@ typedef struct {
   char *tok[VEC_MAX_TOKENS];
 } vec_file;
 
-/* Directory of the vectors: $BLS_VECTORS_DIR, else $top_srcdir/tests/bls/vectors
+/* Directory of the vectors: $BLS_VECTORS_DIR, else $top_srcdir/tests/bls12_381/vectors
  * (exported by the test harness), else the source directory known at build time. */
 const char *vec_dir(void);
 /* Opens name inside vec_dir(); fails the current test if it cannot. */

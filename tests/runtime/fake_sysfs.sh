@@ -11,7 +11,7 @@
 #   0000:99:00.0  numa_node 1, 32.0 GT/s PCIe x16 (the newer kernels' text)
 #   0000:bb:00.0  numa_node -1 and no link files (what many VMs show)
 # With "single" as NODE0_CPUS: one node (node0 = 0-63) and the same GPUs.
-# The tests write it at run time (tests/module/test_topo.c, topo_cli.sh), and
+# The tests write it at run time (tests/runtime/test_topo.c, topo_cli.sh), and
 # dev/gpu-throughput.sh --dry-run uses it; `SEALPROV_SYSFS_ROOT=DIR sealprov devices`
 # shows it.
 set -eu

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: Apache-2.0 OR MIT */
-/* NTT over Fr: against @noble/curves' FFT (tests/bls/vectors/ntt.txt), against a direct
+/* NTT over Fr: against @noble/curves' FFT (tests/bls12_381/vectors/ntt.txt), against a direct
  * O(n^2) DFT for small sizes, against direct evaluation at sampled points for large
  * ones, inverse round trips for every size up to 2^16, coset variants at g * omega^i,
  * several thread counts (which must not change a single bit), concurrent calls, and

@@ -1,6 +1,6 @@
 #!/bin/sh
 # SPDX-License-Identifier: Apache-2.0 OR MIT
-# `sealprov devices` on a faked topology (tests/module/fake_sysfs.sh through
+# `sealprov devices` on a faked topology (tests/runtime/fake_sysfs.sh through
 # SEALPROV_SYSFS_ROOT): each device's NUMA node, bound CPUs and PCIe link, in the table
 # and in --json; the warning for a node none of whose CPUs this process may use; and
 # [provider] numa = off.
@@ -15,7 +15,7 @@ fail() { echo "FAIL: $*"; exit 1; }
 allowed=$(sed -n 's/^Cpus_allowed_list:[[:space:]]*//p' /proc/self/status)
 [ -n "$allowed" ] || { echo "SKIP: no Cpus_allowed_list in /proc/self/status"; exit 77; }
 ncpu=$(nproc)
-sh "${top_srcdir:?}/tests/module/fake_sysfs.sh" "$tmp/sys" "$allowed" 1000-1023
+sh "${top_srcdir:?}/tests/runtime/fake_sysfs.sh" "$tmp/sys" "$allowed" 1000-1023
 cat > "$tmp/topo.ini" <<'INI'
 [provider]
 log_level = warn
@@ -64,7 +64,7 @@ cat "$tmp/o.out" "$tmp/o.err"
 [ ! -s "$tmp/o.err" ] || fail "numa = off: unexpected messages"
 
 # one node: no node, no binding, no message
-sh "$top_srcdir/tests/module/fake_sysfs.sh" "$tmp/one" single
+sh "$top_srcdir/tests/runtime/fake_sysfs.sh" "$tmp/one" single
 SEALPROV_SYSFS_ROOT=$tmp/one "$sealprov" devices -c "$tmp/topo.ini" > "$tmp/s.out" 2> "$tmp/s.err" \
   || fail "devices, one node"
 [ "$(awk 'NR > 1 { printf "%s:%s ", $7, $8 }' "$tmp/s.out")" = "-:- -:- -:- " ] || fail "one node: $(cat "$tmp/s.out")"
@@ -79,8 +79,8 @@ grep -q 'SEALPROV_SYSFS_ROOT is not an absolute path under 512 bytes: ignored, t
 [ "$(grep -c 'SEALPROV_SYSFS_ROOT' "$tmp/r.err")" = 1 ] \
   || { cat "$tmp/r.err"; fail "relative root: not one whole warning"; }
 # a module built before ABI 1.2 writes smaller entries: the CLI spreads them out and
-# shows the topology as unknown (tests/module/old_module.c)
-old="$top_builddir/tests/module/.libs/old_module.so"
+# shows the topology as unknown (tests/abi/old_module.c)
+old="$top_builddir/tests/abi/.libs/old_module.so"
 "$sealprov" --plugin "$old" devices -c "$tmp/topo.ini" --json > "$tmp/old.out" \
   || fail "devices with a 1.1 module"
 cat "$tmp/old.out"

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: Apache-2.0 OR MIT */
 /* Pairing: e(G1, G2) and e(aG1, bG2) byte for byte against @noble/curves
- * (tests/bls/vectors/pairing.txt), multi-pairings against noble's pairingBatch and
+ * (tests/bls12_381/vectors/pairing.txt), multi-pairings against noble's pairingBatch and
  * against the product of single pairings, bilinearity on random points, the
  * degenerate inputs (infinity, n = 0), the Miller loop / final exponentiation split,
  * prepared G2 points, and groth16_pairing_check on a constructed true equation and on

@@ -4,7 +4,7 @@
 # against the built module with a CPU-only INI.
 set -eu
 : "${SEALPROV_PLUGIN:?SEALPROV_PLUGIN is not set (make check sets it)}"
-host=${top_builddir:?}/tests/module/minimal_host
+host=${top_builddir:?}/tests/abi/minimal_host
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 fail() { echo "FAIL: $*"; exit 1; }

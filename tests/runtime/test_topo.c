@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: Apache-2.0 OR MIT */
 /* test_topo.c -- NUMA topology and worker placement (plugin/runtime/topo.c, pool.c) on CPU
- * devices, against fake sysfs trees written by tests/module/fake_sysfs.sh into a
+ * devices, against fake sysfs trees written by tests/runtime/fake_sysfs.sh into a
  * temporary directory (SEALPROV_SYSFS_ROOT points the module at them).
  *
  * The placement checks read back what each worker really got: the test engine's
@@ -43,7 +43,7 @@ static const char *fake_tree(const char *name, const char *n0, const char *n1, c
   const char *src = getenv("top_srcdir");
   char cmd[2048];
   snprintf(path, sizeof path, "%s/%s", tmpdir, name);
-  snprintf(cmd, sizeof cmd, "sh '%s/tests/module/fake_sysfs.sh' '%s' '%s' '%s' '%s'",
+  snprintf(cmd, sizeof cmd, "sh '%s/tests/runtime/fake_sysfs.sh' '%s' '%s' '%s' '%s'",
            src ? src : "..", path, n0, n1 ? n1 : "", n2 ? n2 : "");
   run_sh(cmd);
   return path;

@@ -13,13 +13,13 @@ const char *vec_dir(void) {
   if (d != NULL && *d != '\0') return d;
   const char *top = getenv("top_srcdir");
   if (top != NULL && *top != '\0') {
-    snprintf(buf, sizeof buf, "%s/tests/bls/vectors", top);
+    snprintf(buf, sizeof buf, "%s/tests/bls12_381/vectors", top);
     return buf;
   }
 #ifdef BLS_VECTORS_SRCDIR
   return BLS_VECTORS_SRCDIR;
 #else
-  return "tests/bls/vectors";
+  return "tests/bls12_381/vectors";
 #endif
 }
 

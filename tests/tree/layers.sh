@@ -74,7 +74,7 @@ for f in $files; do
   dir=$(dirname "$f")
   r_file=$(rank "$dir")
   if [ -z "$r_file" ]; then
-    echo "$f: folder $dir has no rank in tests/module/layers.sh (add it to the table)"
+    echo "$f: folder $dir has no rank in tests/tree/layers.sh (add it to the table)"
     bad=$((bad + 1))
     continue
   fi

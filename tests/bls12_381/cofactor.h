@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: Apache-2.0 OR MIT */
 /* cofactor.h -- points on the BLS12-381 curves with every cofactor component, for the
- * subgroup tests (tests/bls/test_curves.c on the CPU, tests/cuda/test_cuda_checks.c on
+ * subgroup tests (tests/bls12_381/test_curves.c on the CPU, tests/cuda/test_cuda_checks.c on
  * the GPU). Plain C on the CPU library: no libcheck, so both suites can use it.
  *
  * #E(Fp) = h1 r with h1 = 3 * 11^2 * 10177^2 * 859267^2 * 52437899^2, and

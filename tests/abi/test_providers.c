@@ -29,7 +29,7 @@
 #include "abi/module.h"
 #include "base/log.h"
 #include "formats/srs.h"
-#include "test_engine.h"
+#include "../runtime/test_engine.h"
 
 static const sealprov_vtable *vt;
 static char dir[256], params_path[400];

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: Apache-2.0 OR MIT */
-/* Fr, Fp, Fp2, Fp6, Fp12 against @noble/curves (tests/bls/vectors/{fr,fp,fp2,fp12}.txt),
+/* Fr, Fp, Fp2, Fp6, Fp12 against @noble/curves (tests/bls12_381/vectors/{fr,fp,fp2,fp12}.txt),
  * plus the conversions and helpers the vectors do not reach (range checks, blst limbs,
  * batch inversion, byte encodings, aliasing of outputs and inputs).
  *

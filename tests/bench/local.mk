@@ -1,0 +1,24 @@
+# SPDX-License-Identifier: Apache-2.0 OR MIT
+# tests/bench -- the measuring apparatus (bench/): each command's output shape and
+# options at tiny sizes (no timing is judged), and the GPU machines' script dry on CPU
+# devices. None runs with configure --disable-benchmarks.
+if BENCHMARKS
+# `sealprov bench cpu` runs and prints every figure it promises.
+TESTS += tests/bench/bench_smoke.sh
+# `sealprov bench load`: a JSON object per mode, the modes, runs and usage errors
+TESTS += tests/bench/test_bench_load.sh
+# `sealprov stress`: concurrent jobs from 4 host threads, every proof verified
+TESTS += tests/bench/test_stress.sh
+# `sealprov soak` (issue 22 item 10): the GPU soak's plan at 2^8 on two CPU devices; its
+# host threads, sampler and close/open cycles under the sanitizers too (~1 min each).
+TESTS += tests/bench/soak_plan.sh
+SAN_TESTS += tests/bench/soak_plan.sh
+# dev/gpu-throughput.sh --dry-run on CPU devices (stress and bench gpu)
+TESTS += tests/bench/gpu_throughput_dry.sh
+endif
+EXTRA_DIST += tests/bench/bench_smoke.sh tests/bench/test_bench_load.sh tests/bench/test_stress.sh \
+  tests/bench/soak_plan.sh tests/bench/gpu_throughput_dry.sh
+# dev/gpu-throughput.sh (the multi-GPU machines' script, issue 18) runs from the release
+# tarball, so it is distributed with what it uses.
+EXTRA_DIST += dev/gpu-throughput.sh dev/timeline-summary.awk dev/device-env.sh \
+  dev/device-build.sh dev/gpu-archs.sh

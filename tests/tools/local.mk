@@ -1,0 +1,21 @@
+# SPDX-License-Identifier: Apache-2.0 OR MIT
+# tests/tools -- the `sealprov` CLI (tools/): its commands end to end, needing only the
+# built tools/sealprov and the module; and its host objects against the module's.
+# the CLI's Groth16 commands, end to end
+TESTS += tests/tools/test_cli.sh
+# `sealprov inspect`: every kind of file the project makes or reads, told by its content
+TESTS += tests/tools/test_inspect.sh
+# witness-only proving from the CLI: setup's circuit.r1cs, `wtns`, `prove --r1cs`
+TESTS += tests/tools/test_witness_cli.sh
+# the global options, help, messages, exit statuses
+TESTS += tests/tools/cli.sh
+# `sealprov prove --device` on three CPU devices
+TESTS += tests/tools/prove_device.sh
+# `sealprov devices` against fake sysfs trees (tests/runtime/fake_sysfs.sh) and an older
+# module (tests/abi/old_module.la)
+TESTS += tests/tools/topo_cli.sh
+# The host objects (tools/'s and bench/'s soak and stress) against the module and the kit
+# (docs/design.md, rule 15).
+TESTS += tests/tools/host_symbols.sh
+EXTRA_DIST += tests/tools/test_cli.sh tests/tools/test_inspect.sh tests/tools/test_witness_cli.sh \
+  tests/tools/cli.sh tests/tools/prove_device.sh tests/tools/topo_cli.sh tests/tools/host_symbols.sh
