@@ -19,7 +19,7 @@
 #include "backend/engine_internal.h"
 
 #if !defined(SP_CUDA_ARCHS) || !defined(SP_CUDA_PTX_ARCH)
-#error "configure's config.h names the device code of a CUDA build (SP_CUDA_ARCHS, SP_CUDA_PTX_ARCH)"
+#error "configure's config.h names a CUDA build's device code (SP_CUDA_ARCHS, SP_CUDA_PTX_ARCH)"
 #endif
 
 void cuda_code_built(char *out, size_t len) {
