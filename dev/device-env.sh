@@ -13,8 +13,10 @@ if [ ! -d "$sp_px/usr" ]; then
     sed -i "s|^prefix=/usr|prefix=$sp_px/usr|; s|=/usr/|=$sp_px/usr/|g" "$pc"
   done
   # .so symlinks in -dev packages are absolute on some packages; recreate them.
+  # (none is made for a library whose runtime package is not carried: libINIReader)
   (cd "$sp_px/usr/lib/x86_64-linux-gnu" && for l in *.so; do
-     [ -e "$l" ] || ln -sf "$(ls "$l".* | head -1 | xargs basename)" "$l"; done)
+     t=$(ls "$l".* 2>/dev/null | head -1)
+     [ -e "$l" ] || [ -z "$t" ] || ln -sf "$(basename "$t")" "$l"; done)
 fi
 export PKG_CONFIG_PATH="$sp_px/usr/lib/x86_64-linux-gnu/pkgconfig${PKG_CONFIG_PATH:+:$PKG_CONFIG_PATH}"
 export LD_LIBRARY_PATH="$sp_px/usr/lib/x86_64-linux-gnu${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
