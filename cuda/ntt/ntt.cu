@@ -154,7 +154,9 @@ __global__ void __launch_bounds__(SP_NTT_BLOCK_ELEMS / 2 / BF, MINB)
         }
         spc_fr s0 = spc_fr::add(e[0], e[1]), s1 = spc_fr::sub(e[0], e[1]);
         spc_fr s2 = spc_fr::add(e[2], e[3]), s3 = spc_fr::sub(e[2], e[3]);
-        spc_fr t2 = spc_fr::mul(s2, sp_ldg_fr(a.small + (x << (a.slog - 2 - lh))));
+        /* the first step (h = 1) has x = 0: t2's twiddle is 1, no product */
+        spc_fr t2 = s2;
+        if (h > 1) t2 = spc_fr::mul(s2, sp_ldg_fr(a.small + (x << (a.slog - 2 - lh))));
         spc_fr t3 = spc_fr::mul(s3, sp_ldg_fr(a.small + ((x + h) << (a.slog - 2 - lh))));
         e[0] = spc_fr::add(s0, t2);
         e[2] = spc_fr::sub(s0, t2);
@@ -173,7 +175,8 @@ __global__ void __launch_bounds__(SP_NTT_BLOCK_ELEMS / 2 / BF, MINB)
           for (int w = 0; w < 8; w++) e[k].v[w] = sh[w][idx[k]];
         spc_fr s0 = spc_fr::add(e[0], e[2]), s2 = spc_fr::sub(e[0], e[2]);
         spc_fr s1 = spc_fr::add(e[1], e[3]), s3 = spc_fr::sub(e[1], e[3]);
-        s2 = spc_fr::mul(s2, sp_ldg_fr(a.small + (x << (a.slog - 1 - lh))));
+        /* the last step of an even stage count (hh = 1) has x = 0: s2's twiddle is 1 */
+        if (hh > 1) s2 = spc_fr::mul(s2, sp_ldg_fr(a.small + (x << (a.slog - 1 - lh))));
         s3 = spc_fr::mul(s3, sp_ldg_fr(a.small + ((x + hh) << (a.slog - 1 - lh))));
         e[0] = spc_fr::add(s0, s1);
         e[1] = spc_fr::sub(s0, s1);
