@@ -134,6 +134,7 @@ __global__ void __launch_bounds__(SP_NTT_BLOCK_ELEMS / 2 / BF, MINB)
      * radix-2 stage (the last one) to the loop below. */
     const unsigned u = threadIdx.x, c = u >> (b - 2), v = u & ((G >> 2) - 1);
     for (; st0 + 1 < b; st0 += 2) {
+      if (!DIT && b - 1 - st0 == 2) break; /* the split step below */
       spc_fr e[4];
       unsigned idx[4];
       if (DIT) {
@@ -193,6 +194,41 @@ __global__ void __launch_bounds__(SP_NTT_BLOCK_ELEMS / 2 / BF, MINB)
 #pragma unroll
         for (int w = 0; w < 8; w++) sh[w][idx[k]] = e[k].v[w];
       __syncthreads();
+    }
+    if (!DIT && st0 + 1 < b) {
+      /* The DIF step with h = 4, hh = 2 (the last radix-4 step of an odd stage count).
+       * Where x = 0 the twiddles of s2, e1 and e3 are omega^0 = 1: three of four
+       * products change nothing, and here that is half the butterflies. So x is taken
+       * from the top bit of v (any order of a step's butterflies is valid): x = 0 in
+       * whole warps (b >= 8 puts 32 consecutive v on one x), which skip them. Apart
+       * from the loop above, whose body keeps its registers. */
+      const unsigned x = v >> (b - 3), i0 = c * G + ((v & ((G >> 3) - 1)) << 3) + x;
+      spc_fr e[4];
+#pragma unroll
+      for (int k = 0; k < 4; k++)
+#pragma unroll
+        for (int w = 0; w < 8; w++) e[k].v[w] = sh[w][i0 + 2 * k];
+      spc_fr s0 = spc_fr::add(e[0], e[2]), s2 = spc_fr::sub(e[0], e[2]);
+      spc_fr s1 = spc_fr::add(e[1], e[3]), s3 = spc_fr::sub(e[1], e[3]);
+      s3 = spc_fr::mul(s3, sp_ldg_fr(a.small + ((x + 2) << (a.slog - 3))));
+      e[0] = spc_fr::add(s0, s1);
+      e[1] = spc_fr::sub(s0, s1);
+      if (x) {
+        s2 = spc_fr::mul(s2, sp_ldg_fr(a.small + (1u << (a.slog - 3))));
+        spc_fr tw = sp_ldg_fr(a.small + (1u << (a.slog - 2)));
+        e[1] = spc_fr::mul(e[1], tw);
+        e[2] = spc_fr::add(s2, s3);
+        e[3] = spc_fr::mul(spc_fr::sub(s2, s3), tw);
+      } else {
+        e[2] = spc_fr::add(s2, s3);
+        e[3] = spc_fr::sub(s2, s3);
+      }
+#pragma unroll
+      for (int k = 0; k < 4; k++)
+#pragma unroll
+        for (int w = 0; w < 8; w++) sh[w][i0 + 2 * k] = e[k].v[w];
+      __syncthreads();
+      st0 += 2;
     }
   }
   for (unsigned st = st0; st < b; st++) {
