@@ -68,12 +68,15 @@ __device__ __forceinline__ uint32_t sp_brev(uint32_t x, unsigned bits) {
   return bits ? __brev(x) >> (32 - bits) : 0;
 }
 
+/* x times its scale: c (SP_SCALE_C), or c g^e with e the position or its bit reversal,
+ * where the caller passes a ghi with c folded in (sp_ntt_tab.coset_hi, or g's own table
+ * when c = 1): one product forms the scale and one applies it. */
 __device__ __forceinline__ spc_fr sp_scale(spc_fr x, int mode, const spc_fr &c, const spc_fr *ghi,
                                            const spc_fr *glo, size_t idx, unsigned logn) {
   spc_fr f = c;
   if (mode >= SP_SCALE_C_GPOW) {
     uint32_t e = mode == SP_SCALE_C_GPOW ? (uint32_t)idx : sp_brev((uint32_t)idx, logn);
-    f = spc_fr::mul(f, sp_pow_tab(ghi, glo, SP_COSET_SPLIT, e));
+    f = sp_pow_tab(ghi, glo, SP_COSET_SPLIT, e);
   }
   return spc_fr::mul(x, f);
 }
@@ -132,6 +135,7 @@ __global__ void __launch_bounds__(SP_NTT_BLOCK_ELEMS / 2 / BF, MINB)
      * radix-2 stage (the last one) to the loop below. */
     const unsigned u = threadIdx.x, c = u >> (b - 2), v = u & ((G >> 2) - 1);
     for (; st0 + 1 < b; st0 += 2) {
+      if (!DIT && b - 1 - st0 == 2) break; /* the split step below */
       spc_fr e[4];
       unsigned idx[4];
       if (DIT) {
@@ -152,7 +156,9 @@ __global__ void __launch_bounds__(SP_NTT_BLOCK_ELEMS / 2 / BF, MINB)
         }
         spc_fr s0 = spc_fr::add(e[0], e[1]), s1 = spc_fr::sub(e[0], e[1]);
         spc_fr s2 = spc_fr::add(e[2], e[3]), s3 = spc_fr::sub(e[2], e[3]);
-        spc_fr t2 = spc_fr::mul(s2, sp_ldg_fr(a.small + (x << (a.slog - 2 - lh))));
+        /* the first step (h = 1) has x = 0: t2's twiddle is 1, no product */
+        spc_fr t2 = s2;
+        if (h > 1) t2 = spc_fr::mul(s2, sp_ldg_fr(a.small + (x << (a.slog - 2 - lh))));
         spc_fr t3 = spc_fr::mul(s3, sp_ldg_fr(a.small + ((x + h) << (a.slog - 2 - lh))));
         e[0] = spc_fr::add(s0, t2);
         e[2] = spc_fr::sub(s0, t2);
@@ -171,7 +177,8 @@ __global__ void __launch_bounds__(SP_NTT_BLOCK_ELEMS / 2 / BF, MINB)
           for (int w = 0; w < 8; w++) e[k].v[w] = sh[w][idx[k]];
         spc_fr s0 = spc_fr::add(e[0], e[2]), s2 = spc_fr::sub(e[0], e[2]);
         spc_fr s1 = spc_fr::add(e[1], e[3]), s3 = spc_fr::sub(e[1], e[3]);
-        s2 = spc_fr::mul(s2, sp_ldg_fr(a.small + (x << (a.slog - 1 - lh))));
+        /* the last step of an even stage count (hh = 1) has x = 0: s2's twiddle is 1 */
+        if (hh > 1) s2 = spc_fr::mul(s2, sp_ldg_fr(a.small + (x << (a.slog - 1 - lh))));
         s3 = spc_fr::mul(s3, sp_ldg_fr(a.small + ((x + hh) << (a.slog - 1 - lh))));
         e[0] = spc_fr::add(s0, s1);
         e[1] = spc_fr::sub(s0, s1);
@@ -188,6 +195,41 @@ __global__ void __launch_bounds__(SP_NTT_BLOCK_ELEMS / 2 / BF, MINB)
 #pragma unroll
         for (int w = 0; w < 8; w++) sh[w][idx[k]] = e[k].v[w];
       __syncthreads();
+    }
+    if (!DIT && st0 + 1 < b) {
+      /* The DIF step with h = 4, hh = 2 (the last radix-4 step of an odd stage count).
+       * Where x = 0 the twiddles of s2, e1 and e3 are omega^0 = 1: three of four
+       * products change nothing, and here that is half the butterflies. So x is taken
+       * from the top bit of v (any order of a step's butterflies is valid): x = 0 in
+       * whole warps (b >= 8 puts 32 consecutive v on one x), which skip them. Apart
+       * from the loop above, whose body keeps its registers. */
+      const unsigned x = v >> (b - 3), i0 = c * G + ((v & ((G >> 3) - 1)) << 3) + x;
+      spc_fr e[4];
+#pragma unroll
+      for (int k = 0; k < 4; k++)
+#pragma unroll
+        for (int w = 0; w < 8; w++) e[k].v[w] = sh[w][i0 + 2 * k];
+      spc_fr s0 = spc_fr::add(e[0], e[2]), s2 = spc_fr::sub(e[0], e[2]);
+      spc_fr s1 = spc_fr::add(e[1], e[3]), s3 = spc_fr::sub(e[1], e[3]);
+      s3 = spc_fr::mul(s3, sp_ldg_fr(a.small + ((x + 2) << (a.slog - 3))));
+      e[0] = spc_fr::add(s0, s1);
+      e[1] = spc_fr::sub(s0, s1);
+      if (x) {
+        s2 = spc_fr::mul(s2, sp_ldg_fr(a.small + (1u << (a.slog - 3))));
+        spc_fr tw = sp_ldg_fr(a.small + (1u << (a.slog - 2)));
+        e[1] = spc_fr::mul(e[1], tw);
+        e[2] = spc_fr::add(s2, s3);
+        e[3] = spc_fr::mul(spc_fr::sub(s2, s3), tw);
+      } else {
+        e[2] = spc_fr::add(s2, s3);
+        e[3] = spc_fr::sub(s2, s3);
+      }
+#pragma unroll
+      for (int k = 0; k < 4; k++)
+#pragma unroll
+        for (int w = 0; w < 8; w++) sh[w][i0 + 2 * k] = e[k].v[w];
+      __syncthreads();
+      st0 += 2;
     }
   }
   for (unsigned st = st0; st < b; st++) {
@@ -316,6 +358,23 @@ __global__ void k_h_sub(spc_fr *a, const spc_fr *c, size_t n) {
 
 /* ---- tables ------------------------------------------------------------------------- */
 
+static void inv_n(fr_t *out, unsigned logn) {
+  fr_t n;
+  fr_from_u64(&n, (uint64_t)1 << logn);
+  fr_inv(out, &n);
+}
+
+/* 1/(n Z(g)) with Z(x) = x^n - 1, which is g^n - 1 everywhere on the coset g<omega> */
+static void inv_n_z(fr_t *out, unsigned logn) {
+  fr_t gen, z, zinv, ninv;
+  fr_coset_generator(&gen);
+  fr_pow_u64(&z, &gen, (uint64_t)1 << logn);
+  fr_sub(&z, &z, &FR_ONE);
+  fr_inv(&zinv, &z);
+  inv_n(&ninv, logn);
+  fr_mul(out, &zinv, &ninv);
+}
+
 static void fr_to_spc(spc_fr *d, const fr_t *s) { memcpy(d, s, sizeof *d); }
 
 static int upload_table(sp_gpu *g, spc_fr **d, const fr_t *h, size_t n, char *err, size_t errlen) {
@@ -391,11 +450,46 @@ static int build_tab(sp_gpu *g, sp_ntt_tab *t, unsigned log_n, const fr_t *omega
   return st;
 }
 
+/* The inverse table's coset_hi[k] (gpu_internal.cuh): c_k (b_k^(2^SP_COSET_SPLIT))^i for
+ * the exponents below 2^log_n. */
+static int build_coset_scaled(sp_gpu *g, sp_ntt_tab *t, unsigned log_n, char *err, size_t errlen) {
+  const size_t n = log_n > SP_COSET_SPLIT ? (size_t)1 << (log_n - SP_COSET_SPLIT) : 1;
+  fr_t *buf = (fr_t *)malloc(3 * n * sizeof(fr_t));
+  if (!buf) {
+    snprintf(err, errlen, "NTT coset tables 2^%u: out of host memory", log_n);
+    return SEALPROV_ERR_NO_MEMORY;
+  }
+  fr_t gen, ginv, c[3], b[3];
+  fr_coset_generator(&gen);
+  fr_inv(&ginv, &gen);
+  fr_pow_u64(&b[SP_COSET_G_N], &gen, (uint64_t)1 << SP_COSET_SPLIT);
+  fr_pow_u64(&b[SP_COSET_GINV_N], &ginv, (uint64_t)1 << SP_COSET_SPLIT);
+  b[SP_COSET_GINV_NZ] = b[SP_COSET_GINV_N];
+  inv_n(&c[SP_COSET_G_N], log_n);
+  c[SP_COSET_GINV_N] = c[SP_COSET_G_N];
+  inv_n_z(&c[SP_COSET_GINV_NZ], log_n);
+  for (int k = 0; k < 3; k++) {
+    fr_t acc = c[k];
+    for (size_t i = 0; i < n; i++) {
+      buf[k * n + i] = acc;
+      fr_mul(&acc, &acc, &b[k]);
+    }
+  }
+  t->ncoset = n;
+  int st = SEALPROV_OK;
+  for (int k = 0; !st && k < 3; k++)
+    st = upload_table(g, &t->coset_hi[k], buf + k * n, n, err, errlen);
+  if (!st) st = sp_gpu_sync(g, err, errlen); /* buf is freed next */
+  free(buf);
+  return st;
+}
+
 static void free_tab(sp_gpu *g, sp_ntt_tab *t) {
   sp_gpu_free(g, t->lo, t->nlo * sizeof(spc_fr));
   sp_gpu_free(g, t->hi, t->nhi * sizeof(spc_fr));
   sp_gpu_free(g, t->small, t->nsmall * sizeof(spc_fr));
   sp_gpu_free(g, t->mid, t->nmid * sizeof(spc_fr));
+  for (int k = 0; k < 3; k++) sp_gpu_free(g, t->coset_hi[k], t->ncoset * sizeof(spc_fr));
   memset(t, 0, sizeof *t);
 }
 
@@ -404,27 +498,26 @@ void sp_gpu_ntt_tables_free(sp_gpu *g) {
     for (int k = 0; k < 2; k++) free_tab(g, &g->ntt[i][k]);
 }
 
+/* g^e = g_hi[e >> 14] g_lo[e & 16383] and the low half of g^-e, ginv_lo (the high halves
+ * of g^-e come with their constants folded in, sp_ntt_tab.coset_hi) */
 static int coset_tables(sp_gpu *g, char *err, size_t errlen) {
   if (g->g_hi) return SEALPROV_OK;
   const size_t n = (size_t)1 << SP_COSET_SPLIT;
-  fr_t *buf = (fr_t *)malloc(4 * n * sizeof(fr_t));
+  fr_t *buf = (fr_t *)malloc(3 * n * sizeof(fr_t));
   if (!buf) {
     snprintf(err, errlen, "coset tables: out of host memory");
     return SEALPROV_ERR_NO_MEMORY;
   }
-  fr_t gen, ginv, gh, gih;
+  fr_t gen, ginv, gh;
   fr_coset_generator(&gen);
   fr_inv(&ginv, &gen);
   fr_pow_u64(&gh, &gen, n);
-  fr_pow_u64(&gih, &ginv, n);
   pow_table(buf, &gen, n);
   pow_table(buf + n, &gh, n);
   pow_table(buf + 2 * n, &ginv, n);
-  pow_table(buf + 3 * n, &gih, n);
   int st = upload_table(g, &g->g_lo, buf, n, err, errlen);
   if (!st) st = upload_table(g, &g->g_hi, buf + n, n, err, errlen);
   if (!st) st = upload_table(g, &g->ginv_lo, buf + 2 * n, n, err, errlen);
-  if (!st) st = upload_table(g, &g->ginv_hi, buf + 3 * n, n, err, errlen);
   if (!st) st = sp_gpu_sync(g, err, errlen);
   free(buf);
   return st;
@@ -444,6 +537,7 @@ int sp_gpu_ntt_tables(sp_gpu *g, unsigned log_n, const sp_ntt_tab **fwd, const s
     fr_inv(&wi, &w);
     st = build_tab(g, &g->ntt[log_n][0], log_n, &w, err, errlen);
     if (!st) st = build_tab(g, &g->ntt[log_n][1], log_n, &wi, err, errlen);
+    if (!st) st = build_coset_scaled(g, &g->ntt[log_n][1], log_n, err, errlen);
     if (st) {
       free_tab(g, &g->ntt[log_n][0]);
       free_tab(g, &g->ntt[log_n][1]);
@@ -530,12 +624,6 @@ static int bitrev(sp_gpu *g, spc_fr *d, unsigned logn, char *err, size_t errlen)
   return SEALPROV_OK;
 }
 
-static void inv_n(fr_t *out, unsigned logn) {
-  fr_t n;
-  fr_from_u64(&n, (uint64_t)1 << logn);
-  fr_inv(out, &n);
-}
-
 extern "C" int sp_gpu_ntt_dev(sp_gpu *g, void *d_a, unsigned log_n, sp_ntt_kind kind, char *err,
                               size_t errlen) {
   const sp_ntt_tab *fwd, *inv;
@@ -551,9 +639,8 @@ extern "C" int sp_gpu_ntt_dev(sp_gpu *g, void *d_a, unsigned log_n, sp_ntt_kind 
       inv_n(&sc.c, log_n);
       st = run_passes(g, d, log_n, inv, false, NULL, &sc, err, errlen);
       break;
-    case SP_NTT_COSET_FORWARD:
+    case SP_NTT_COSET_FORWARD: /* c = 1: g's own table */
       sc.mode = SP_SCALE_C_GPOW;
-      sc.c = FR_ONE;
       sc.ghi = g->g_hi;
       sc.glo = g->g_lo;
       st = run_passes(g, d, log_n, fwd, false, &sc, NULL, err, errlen);
@@ -561,8 +648,7 @@ extern "C" int sp_gpu_ntt_dev(sp_gpu *g, void *d_a, unsigned log_n, sp_ntt_kind 
     case SP_NTT_COSET_INVERSE:
       /* after the DIF, position p holds coefficient bitrev(p): scale by g^-bitrev(p) */
       sc.mode = SP_SCALE_C_GPOW_REV;
-      inv_n(&sc.c, log_n);
-      sc.ghi = g->ginv_hi;
+      sc.ghi = inv->coset_hi[SP_COSET_GINV_N]; /* c = 1/n folded in */
       sc.glo = g->ginv_lo;
       st = run_passes(g, d, log_n, inv, false, NULL, &sc, err, errlen);
       break;
@@ -601,8 +687,7 @@ static int to_coset_evals(sp_gpu *g, spc_fr *d, unsigned logn, const sp_ntt_tab 
   sp_scale_spec sc;
   memset(&sc, 0, sizeof sc);
   sc.mode = SP_SCALE_C_GPOW_REV;
-  inv_n(&sc.c, logn);
-  sc.ghi = g->g_hi;
+  sc.ghi = inv->coset_hi[SP_COSET_G_N]; /* c = 1/n folded in */
   sc.glo = g->g_lo;
   int st = run_passes(g, d, logn, inv, false, NULL, &sc, err, errlen);
   if (st) return st;
@@ -614,17 +699,6 @@ extern "C" int sp_gpu_h_coset(sp_gpu *g, void *d_v, unsigned log_n, char *err, s
   int st = sp_gpu_ntt_tables(g, log_n, &fwd, &inv, err, errlen);
   if (st) return st;
   return to_coset_evals(g, (spc_fr *)d_v, log_n, fwd, inv, err, errlen);
-}
-
-/* 1/(n Z(g)) with Z(x) = x^n - 1, which is g^n - 1 everywhere on the coset g<omega> */
-static void inv_n_z(fr_t *out, unsigned logn) {
-  fr_t gen, z, zinv, ninv;
-  fr_coset_generator(&gen);
-  fr_pow_u64(&z, &gen, (uint64_t)1 << logn);
-  fr_sub(&z, &z, &FR_ONE);
-  fr_inv(&zinv, &z);
-  inv_n(&ninv, logn);
-  fr_mul(out, &zinv, &ninv);
 }
 
 /* H = (A B - C) / Z has degree < n, so the inverse coset transform of its coset values
@@ -655,8 +729,7 @@ extern "C" int sp_gpu_h_finish(sp_gpu *g, void *d_a, const void *d_b, const void
   sp_scale_spec sc;
   memset(&sc, 0, sizeof sc);
   sc.mode = SP_SCALE_C_GPOW_REV;
-  inv_n_z(&sc.c, log_n);
-  sc.ghi = g->ginv_hi;
+  sc.ghi = inv->coset_hi[SP_COSET_GINV_NZ]; /* c = 1/(n Z(g)) folded in */
   sc.glo = g->ginv_lo;
   st = run_passes(g, a, log_n, inv, false, NULL, &sc, err, errlen);
   if (st) return st;

@@ -122,8 +122,8 @@ fail:
 }
 
 static void sp_gpu_free_coset(sp_gpu *g) {
-  spc_fr **t[4] = {&g->g_hi, &g->g_lo, &g->ginv_hi, &g->ginv_lo};
-  for (int i = 0; i < 4; i++)
+  spc_fr **t[3] = {&g->g_hi, &g->g_lo, &g->ginv_lo};
+  for (int i = 0; i < 3; i++)
     if (*t[i]) {
       sp_gpu_free(g, *t[i], (size_t)(1u << SP_COSET_SPLIT) * sizeof(spc_fr));
       *t[i] = NULL;

@@ -64,7 +64,15 @@ struct sp_ntt_tab {
   spc_fr *mid;
   unsigned mid_t0;
   size_t nmid;
+  /* The coset scales of the inverse transforms with their constant folded in (in the
+   * inverse table only): c g^e = coset_hi[k][e >> SP_COSET_SPLIT] * glo[e & mask], so
+   * a scale costs one product to form and one to apply instead of three;
+   * coset_hi[k][i] = c_k (b_k^(2^SP_COSET_SPLIT))^i, i < ncoset. k = SP_COSET_G_N: c =
+   * 1/n, b = g; SP_COSET_GINV_N: 1/n, g^-1; SP_COSET_GINV_NZ: 1/(n Z(g)), g^-1. */
+  spc_fr *coset_hi[3];
+  size_t ncoset;
 };
+enum { SP_COSET_G_N = 0, SP_COSET_GINV_N = 1, SP_COSET_GINV_NZ = 2 };
 
 #define SP_COSET_SPLIT 14u /* g^e = ghi[e >> 14] * glo[e & 16383], e < 2^28 */
 
@@ -94,8 +102,9 @@ struct sp_gpu {
   bool profile;
   /* NTT tables by log_n, [0] forward, [1] inverse; built on first use */
   sp_ntt_tab ntt[29][2];
-  /* coset powers g^e and g^-e, e < 2^28 */
-  spc_fr *g_hi, *g_lo, *ginv_hi, *ginv_lo;
+  /* coset powers g^e, e < 2^28, and the low half of g^-e (its high halves are per size,
+   * with constants folded in: sp_ntt_tab.coset_hi) */
+  spc_fr *g_hi, *g_lo, *ginv_lo;
   /* Host -> device transfers that overlap with compute (sp_gpu_upload_async), and the
    * event sp_gpu_join_copy records on it. */
   cudaStream_t copy_stream;
