@@ -37,7 +37,6 @@ cuda_libsealprov_cuda_la_SOURCES = \
   cuda/backend/load_service.c \
   cuda/backend/code.c \
   cuda/ff/ff.cuh \
-  cuda/ff/fr_mul.cuh \
   cuda/ec/ec.cuh \
   cuda/util/gpu_internal.cuh \
   cuda/util/sp_gpu.h \
@@ -63,8 +62,7 @@ cuda_libsealprov_cuda_la_SOURCES = \
 # (tests/cuda/fatbin_archs.sh caught that; config.h holds the list, SP_CUDA_ARCHS), and
 # after a change to a shared device header the old kernels. So each depends on config.h
 # and on every header the kernels share.
-SP_CUDA_SHARED_DEPS = $(top_srcdir)/cuda/ff/ff.cuh $(top_srcdir)/cuda/ff/fr_mul.cuh \
-  $(top_srcdir)/cuda/ec/ec.cuh \
+SP_CUDA_SHARED_DEPS = $(top_srcdir)/cuda/ff/ff.cuh $(top_srcdir)/cuda/ec/ec.cuh \
   $(top_srcdir)/cuda/util/gpu_internal.cuh $(top_srcdir)/cuda/subgroup/subgroup.cuh \
   $(top_srcdir)/cuda/util/sp_gpu.h $(top_srcdir)/cuda/util/cuda_api.h \
   $(top_srcdir)/cuda/msm/msm.h $(top_srcdir)/cuda/ntt/ntt.h $(top_srcdir)/cuda/prep/prep.h \

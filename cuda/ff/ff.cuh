@@ -11,10 +11,9 @@
  * Every carry-chain instruction is its own `asm volatile`: the carry flag is invisible
  * to the compiler, and without `volatile` it reordered and merged the statements (all
  * products were wrong on the first GPU run).
- * Fp multiplication is CIOS with PTX carry chains (mad.lo.cc / madc.hi.cc). Why its
- * bounds hold without a (N+2)-th word: p < 2^381 leaves spare bits, so t + a*b_i + m*p
- * < 2^(32(N+1)) in every row (t < 2p, a < p, b_i, m < 2^32). Fr's product and
- * reduction are fr_mul.cuh's (fewer wide multiplies, from the form of r).
+ * Multiplication is CIOS with PTX carry chains (mad.lo.cc / madc.hi.cc). Why this
+ * bounds hold without a (N+2)-th word: p < 2^381 and r < 2^255 leave spare bits, so
+ * t + a*b_i + m*p < 2^(32(N+1)) in every row (t < 2p, a < p, b_i, m < 2^32).
  * The one template serves Fp and Fr (STYLE: templates only where the fields share
  * code); the modulus lives in __constant__ memory, which the multiply instructions
  * read directly as operands.
@@ -23,8 +22,6 @@
 #define SEALPROV_CUDA_FF_CUH
 
 #include <stdint.h>
-
-#include "fr_mul.cuh"
 
 static __constant__ uint32_t SPC_FP_P[12] = {0xffffaaabu, 0xb9feffffu, 0xb153ffffu, 0x1eabfffeu,
                                              0xf6b0f624u, 0x6730d2a0u, 0xf38512bfu, 0x64774b84u,
@@ -46,20 +43,26 @@ static __constant__ uint32_t SPC_FR_R2[8] = {/* 2^512 mod r */
                                              0xf3f29c6du, 0xc999e990u, 0x87925c23u, 0x2b6cedcbu,
                                              0x7254398fu, 0x05d31496u, 0x9f59ff11u, 0x0748d9d9u};
 
+/* Fr's -r^-1 mod 2^32 is 0xffffffff. As an immediate, ptxas turns m = t * M0 into a
+ * negation and then issues about half of the reduction's lo/hi pairs unfused (IMAD.X +
+ * IMAD.HI.U32.X): 272 instructions in a loop of products against 216 when M0 is read
+ * from constant memory, where every pair becomes one IMAD.WIDE.U32.X (SASS of both
+ * forms, cuda/NOTES.md v3). So Fr reads it from here; Fp's M0 stays an immediate (its
+ * pairs all fuse either way). */
+static __constant__ uint32_t SPC_FR_M0[1] = {0xffffffffu};
+
 struct spc_fp_cfg {
   static const int N = 12;
-  static const bool R_SPARSE = false;     /* the CIOS product below */
   static const uint32_t M0 = 0xfffcfffdu; /* -p^-1 mod 2^32 */
   __device__ __forceinline__ static uint32_t m0() { return M0; }
   __device__ __forceinline__ static uint32_t mod(int i) { return SPC_FP_P[i]; }
   __device__ __forceinline__ static uint32_t one(int i) { return SPC_FP_ONE[i]; }
   __device__ __forceinline__ static uint32_t r2(int i) { return SPC_FP_R2[i]; }
 };
-/* Fr's products and reductions are fr_mul.cuh's (r's two low limbs need no products;
- * one Karatsuba level), not the CIOS rows below, which need m0(). */
 struct spc_fr_cfg {
   static const int N = 8;
-  static const bool R_SPARSE = true;
+  static const uint32_t M0 = 0xffffffffu; /* -r^-1 mod 2^32 */
+  __device__ __forceinline__ static uint32_t m0() { return SPC_FR_M0[0]; }
   __device__ __forceinline__ static uint32_t mod(int i) { return SPC_FR_P[i]; }
   __device__ __forceinline__ static uint32_t one(int i) { return SPC_FR_ONE[i]; }
   __device__ __forceinline__ static uint32_t r2(int i) { return SPC_FR_R2[i]; }
@@ -295,16 +298,6 @@ struct __align__(16) spc_mont {
 
   /* Montgomery product a*b/2^(32N) mod p, fully reduced (< p). */
   __device__ __forceinline__ static spc_mont mul_inl(const spc_mont &a, const spc_mont &b) {
-    if constexpr (C::R_SPARSE) {
-      spc_mont r;
-      spc_fr_mont_mul(r.v, a.v, b.v);
-      return r;
-    } else {
-      return mul_cios(a, b);
-    }
-  }
-  /* The CIOS product (Fp's), on the halves above. */
-  __device__ __forceinline__ static spc_mont mul_cios(const spc_mont &a, const spc_mont &b) {
     uint32_t e[N], o[N];
 #pragma unroll
     for (int i = 0; i < N; i += 2) {
@@ -435,15 +428,6 @@ struct __align__(16) spc_mont {
    * reduced. The low half is reduced row by row as in mul ((t_lo + M p) / 2^(32N) <=
    * p), then the high half (< p) is added: < 2p, one subtraction. */
   __device__ __forceinline__ static spc_mont redc(const uint32_t *t) {
-    if constexpr (C::R_SPARSE) {
-      spc_mont r;
-      spc_fr_redc(r.v, t);
-      return r;
-    } else {
-      return redc_rows(t);
-    }
-  }
-  __device__ __forceinline__ static spc_mont redc_rows(const uint32_t *t) {
     uint32_t x[N], y[N], pm[N];
 #pragma unroll
     for (int j = 0; j < N; j++) {

@@ -1,18 +1,15 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: Apache-2.0 OR MIT
 # ff_model.py [SEED] -- host model of the carry logic of spc_mont::sqr_inl, redc and
-# mul_sub_mul_inl (mul_wide, the difference, the + p 2^(32N) fix-up) in cuda/ff/ff.cuh,
-# and of Fr's own product in cuda/ff/fr_mul.cuh (one Karatsuba level of 4 x 4 products,
-# a reduction whose rows add m * r[0..1] without products): the same instruction
-# sequence (mad.lo/madc.hi chains, add/addc, the redc rows whose shift rides in the
-# m * p chain) on 32-bit words with an explicit carry flag. It asserts that every carry
-# the device code drops is zero (except the chains that work mod 2^256 by design), that
-# no chain's carry word overflows, and that the results equal a^2 / 2^(32N) mod p (and
-# a b / 2^256 mod r), for Fp (N = 12) and Fr (N = 8), over edge and random operands.
-# redc is also run on random inputs over its whole range (t < p * 2^(32N)).
+# mul_sub_mul_inl (mul_wide, the difference, the + p 2^(32N) fix-up) in cuda/ff/ff.cuh: the same instruction sequence (mad.lo/madc.hi chains, add/addc, the
+# redc rows whose shift rides in the m * p chain) on 32-bit words with an explicit
+# carry flag. It asserts that every carry the device code drops is zero, that no
+# chain's carry word overflows, and that the results equal a^2 / 2^(32N) mod p, for
+# Fp (N = 12) and Fr (N = 8), over edge and random operands. redc is also run on
+# random inputs over its whole range (t < p * 2^(32N)).
 # The GPU tests compare the device results with the CPU library; this checks the
 # bounds argument of the chains, which random operands alone could miss. A dev
-# tool (python3, about a minute): run it after changing those chains. cuda/NOTES.md v5.
+# tool (python3, ~20 s): run it after changing those chains. cuda/NOTES.md v5.
 import random, sys
 M32 = (1 << 32) - 1
 class CC:
@@ -84,10 +81,6 @@ def cmad_n(acc, aa, bi, N):
         acc[j + 1] = madhi(aa[j], bi, acc[j + 1], True, True)
 
 def redc(N, P, M0, pm, t):
-    """spc_mont::redc: Fr's is fr_mul.cuh's (redc_fr below), Fp's the CIOS rows"""
-    return redc_fr(t) if N == 8 else redc_rows(N, P, M0, pm, t)
-
-def redc_rows(N, P, M0, pm, t):
     x = t[:N]; y = [0] * N
     m = (x[0] * M0) & M32
     pm1 = pm[1:] + [0]
@@ -119,103 +112,6 @@ def redc_rows(N, P, M0, pm, t):
     v = sum(x[k] << (32 * k) for k in range(N))
     assert v < 2 * P, "redc result not below 2p"
     return v - P if v >= P else v
-
-# ---- Fr's product, cuda/ff/fr_mul.cuh -------------------------------------------------
-def addw(a, b, cin):  # addc.u32 whose carry out is dropped by design (mod 2^32k chains)
-    return (a + b + (CC.v if cin else 0)) & M32
-
-def fr_mul4(a, b):
-    """spc_fr_mul4: t[0..8) = a b, 4 limbs; e = t (word k), o (word k + 1)"""
-    t = [0] * 8; o = [0] * 6
-    t[0] = madlo(a[0], b[0], 0, False, True); t[1] = madhi(a[0], b[0], 0, True, True)
-    t[2] = madlo(a[2], b[0], 0, True, True); t[3] = madhi(a[2], b[0], 0, True, False)
-    o[0] = madlo(a[1], b[0], 0, False, True); o[1] = madhi(a[1], b[0], 0, True, True)
-    o[2] = madlo(a[3], b[0], 0, True, True); o[3] = madhi(a[3], b[0], 0, True, False)
-    # row i >= 1: the shifted chain (new top pair), then the aligned one, its carry into
-    # the new top word
-    for i, (sh, al, s0, a0) in ((1, (t, o, 2, 0)), (2, (o, t, 2, 2)), (3, (t, o, 4, 2))):
-        sh[s0] = madlo(a[1], b[i], sh[s0], False, True)
-        sh[s0 + 1] = madhi(a[1], b[i], sh[s0 + 1], True, True)
-        sh[s0 + 2] = madlo(a[3], b[i], 0, True, True)
-        sh[s0 + 3] = madhi(a[3], b[i], 0, True, False)
-        al[a0] = madlo(a[0], b[i], al[a0], False, True)
-        al[a0 + 1] = madhi(a[0], b[i], al[a0 + 1], True, True)
-        al[a0 + 2] = madlo(a[2], b[i], al[a0 + 2], True, True)
-        al[a0 + 3] = madhi(a[2], b[i], al[a0 + 3], True, True)
-        sh[s0 + 3] = add(sh[s0 + 3], 0, True, False)
-    t[1] = add(t[1], o[0], False, True)
-    for k in range(2, 7): t[k] = add(t[k], o[k - 1], True, True)
-    t[7] = add(t[7], 0, True, False)
-    return t
-
-def fr_mul_wide(a, b):
-    """spc_fr_mul_wide: one Karatsuba level (P0, P2, P1 = (a0 + a1)(b0 + b1) mod 2^256)"""
-    t = fr_mul4(a[:4], b[:4]) + fr_mul4(a[4:], b[4:])
-    def halves(x):
-        s_ = [add(x[0], x[4], False, True)] + [add(x[k], x[k + 4], True, True) for k in (1, 2, 3)]
-        return s_, (-add(0, 0, True, False)) & M32
-    sa, cam = halves(a); sb, cbm = halves(b)
-    m = fr_mul4(sa, sb)
-    for msk, v in ((cam, sb), (cbm, sa)):
-        m[4] = add(m[4], v[0] & msk, False, True)
-        m[5] = add(m[5], v[1] & msk, True, True)
-        m[6] = add(m[6], v[2] & msk, True, True)
-        m[7] = addw(m[7], v[3] & msk, True)
-    for base in (0, 8):
-        m[0] = sub(m[0], t[base], False, True)
-        for k in range(1, 7): m[k] = sub(m[k], t[base + k], True, True)
-        m[7] = sub(m[7], t[base + 7], True, False)
-    t[4] = add(t[4], m[0], False, True)
-    for k in range(5, 12): t[k] = add(t[k], m[k - 4], True, True)
-    for k in range(12, 15): t[k] = add(t[k], 0, True, True)
-    t[15] = add(t[15], 0, True, False)
-    return t
-
-def fr_mhi(m): return min((m - 1) & M32, m)  # high word of m * 0xffffffff
-
-def redc_fr(t):
-    """spc_fr_redc: rows with m = -t0 (no product for r[0], r[1]); t's high half rides in
-    as the addends of off's last pair"""
-    x = t[:8]; y = [0] * 8; L = [(FR >> (32 * i)) & M32 for i in range(8)]
-    t0 = x[0]; m = (-t0) & M32
-    y[0] = t0; y[1] = fr_mhi(m)
-    for k, j in ((2, 3), (4, 5), (6, 7)):
-        y[k] = (L[j] * m) & M32; y[k + 1] = (L[j] * m) >> 32
-    x[0] = add(x[0], m, False, True); assert x[0] == 0
-    x[1] = add(x[1], 0, True, True)
-    for k in (2, 4, 6):
-        x[k] = madlo(L[k], m, x[k], True, True); x[k + 1] = madhi(L[k], m, x[k + 1], True, True)
-    y[7] = add(y[7], 0, True, False)
-    def row(al, off, tlo, thi):
-        al[0] = add(al[0], off[1], False, True)
-        t0 = al[0]; m = (-t0) & M32; mh = fr_mhi(m)
-        assert ((m * 0xffffffff) & M32, (m * 0xffffffff) >> 32) == (t0, mh)
-        o0 = add(off[2], t0, True, True); o1 = add(off[3], mh, True, True)
-        o2 = madlo(L[3], m, off[4], True, True); o3 = madhi(L[3], m, off[5], True, True)
-        o4 = madlo(L[5], m, off[6], True, True); o5 = madhi(L[5], m, off[7], True, True)
-        o6 = madlo(L[7], m, tlo, True, True); o7 = madhi(L[7], m, thi, True, False)
-        off[:] = [o0, o1, o2, o3, o4, o5, o6, o7]
-        al[0] = add(al[0], m, False, True); assert al[0] == 0
-        al[1] = add(al[1], 0, True, True)
-        for k in (2, 4, 6):
-            al[k] = madlo(L[k], m, al[k], True, True); al[k + 1] = madhi(L[k], m, al[k + 1], True, True)
-        off[7] = add(off[7], 0, True, False)
-    for r in range(1, 8):
-        if r & 1: row(y, x, t[r + 7], t[15] if r == 7 else 0)
-        else: row(x, y, t[r + 7], 0)
-    x[0] = add(x[0], y[1], False, True)
-    for k in range(1, 7): x[k] = add(x[k], y[k + 1], True, True)
-    x[7] = add(x[7], 0, True, False)
-    v = sum(x[k] << (32 * k) for k in range(8))
-    assert v < 2 * FR, "redc_fr result not below 2r"
-    return v - FR if v >= FR else v
-
-def fr_mont_mul(av, bv):
-    limbs = lambda v: [(v >> (32 * i)) & M32 for i in range(8)]
-    t = fr_mul_wide(limbs(av), limbs(bv))
-    assert sum(t[k] << (32 * k) for k in range(16)) == av * bv
-    return redc_fr(t)
-
 
 FP = 0x1a0111ea397fe69a4b1ba7b6434bacd764774b84f38512bf6730d2a0f6b0f6241eabfffeb153ffffb9feffffffffaaab
 FR = 0x73eda753299d7d483339d80809a1d80553bda402fffe5bfeffffffff00000001
@@ -296,18 +192,3 @@ for name, P, N in (("Fp", FP, 12), ("Fr", FR, 8)):
         got = mul_sub_mul(N, P, M0, pm, *q)
         assert got == (q[0] * q[1] - q[2] * q[3]) * Rinv % P, (name, [hex(v) for v in q])
     print(f"{name}: {len(quads)} mul_sub_mul match (a b - c d)/R mod p; no dropped carry was nonzero")
-
-
-# ---- Fr's product over edge and random operands
-R_FR = 1 << 256; RINV_FR = pow(R_FR, -1, FR)
-fedge = [0, 1, 2, FR - 1, FR - 2, (FR - 1) // 2, (FR + 1) // 2, R_FR % FR, FR - R_FR % FR, FR + 1,
-         (1 << 255) - 1, (1 << 255) - 2, (1 << 255) - FR]
-fedge += [1 << k for k in range(0, 255, 17)]
-fedge += [sum(pat << (32 * k) for k in range(8)) & ((1 << 255) - 1)
-          for pat in (0xffffffff, 0x80000000, 0x7fffffff, 0x00000001)]
-pairs = [(x, y) for x in fedge for y in fedge]
-pairs += [(random.randrange(FR), random.randrange(FR)) for _ in range(30000)]
-pairs += [(random.randrange(1 << 255), random.randrange(1 << 255)) for _ in range(5000)]
-for av, bv in pairs:  # the product takes any a, b < 2^255, not only < r
-    assert fr_mont_mul(av, bv) == av * bv * RINV_FR % FR, (hex(av), hex(bv))
-print(f"Fr (fr_mul.cuh): {len(pairs)} Karatsuba products match a b / 2^256 mod r; no dropped carry was nonzero")

@@ -6,15 +6,6 @@
 EXTRA_DIST += tests/cuda/ff_model.py tests/cuda/msm_table_model.py tests/cuda/msm_affine_model.py \
   tests/cuda/gpu_session.sh tests/cuda/seeds.sh tests/cuda/fatbin_archs.sh tests/cuda/fatbin_archs.c
 GPU_SEED_SUITES =
-
-# The GPU's Fr product (cuda/ff/fr_mul.cuh) on the host, its PTX carry instructions
-# emulated, against the CPU library: needs no GPU (nor nvcc), so every build runs it.
-check_PROGRAMS += tests/cuda/test_fr_emu
-TESTS += tests/cuda/test_fr_emu
-SAN_TESTS += tests/cuda/test_fr_emu
-tests_cuda_test_fr_emu_SOURCES = tests/cuda/test_fr_emu.c tests/cuda/gpu_check.h
-tests_cuda_test_fr_emu_LDADD = plugin/bls12_381/libbls12_381.la $(PTHREAD_LIBS) -lm
-
 if HAVE_CUDA
 check_PROGRAMS += tests/cuda/test_cuda_kernels tests/cuda/test_cuda_engine tests/cuda/test_cuda_checks \
   tests/cuda/test_cuda_spmv tests/cuda/test_cuda_load
