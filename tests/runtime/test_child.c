@@ -5,10 +5,9 @@
  *
  * The host has four made-up GPUs. What a child's CUDA runtime would enumerate is made
  * here from the child's CUDA_VISIBLE_DEVICES (a list of host ordinals: the GPUs it
- * names, renumbered from 0, up to the first entry that names none, as the runtime
- * does), and the INI is resolved against that list (sp_config_resolve_with_gpus); the
- * scheduler then runs on the resolved table with the recording test engine standing in
- * for the GPUs. So a child's proofs show which GPU its table holds, and children forked
+ * names, renumbered from 0), and the INI is resolved against that list
+ * (sp_config_resolve_with_gpus); the scheduler then runs on the resolved table with
+ * the recording test engine standing in for the GPUs. So a child's proofs show which GPU its table holds, and children forked
  * at once show that no two share one.
  */
 #include <config.h>
@@ -106,7 +105,8 @@ static void write_ini(const char *text) {
 
 /* What the CUDA runtime of a process started with CUDA_VISIBLE_DEVICES = cvd (host
  * ordinals, comma-separated) enumerates: those GPUs in that order, renumbered from 0,
- * up to the first entry that is not a host ordinal or repeats one. */
+ * up to the first entry that is not a host ordinal (CUDA's documented rule; a repeated
+ * entry also ends the list here, which no test relies on). */
 static int visible(const char *cvd, sp_gpu_info out[HOST_GPUS]) {
   int n = 0;
   bool taken[HOST_GPUS] = {false};
