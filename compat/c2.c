@@ -162,6 +162,11 @@ c2_error create_SRS(c2_SRS *ret, const char *srs_path, bool cache) {
   c2_error err = c2_ok();
   const sealprov_vtable *vt = provider(fn, &err);
   if (vt == NULL) return err;
+  if (g_log_level >= SEALPROV_LOG_INFO) { /* who proves: the operator's check at run time */
+    char who[1024];
+    c2_describe_prover(vt, g_p, who, sizeof who);
+    c2_note(SEALPROV_LOG_INFO, "create_SRS %s: %s", srs_path, who);
+  }
 
   if (cache) pthread_mutex_lock(&g_cache_mu);
   if (cache)

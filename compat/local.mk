@@ -22,4 +22,10 @@ compat_libsealprov_c2_la_LIBADD = plugin/bls12_381/libbls12_381.la $(DL_LIBS) $(
 # pkg-config --libs sealprov-c2: -L and -rpath to the module directory, -lsealprov_c2
 pkgconfig_DATA += compat/sealprov-c2.pc
 EXTRA_DIST += compat/sealprov-c2.pc.in
+# The supraseal-c2 crate's replacement build script, which links the crate's extern
+# functions to this library (docs/integration.md); installed for the Curio and Lotus
+# builds that copy it (pkg-config --variable=build_rs sealprov-c2). Compiled and run by
+# tests/compat/c2_rust.sh.
+c2rustdir = $(pkgdatadir)/supraseal-c2
+dist_c2rust_DATA = compat/rust/build.rs
 EXTRA_DIST += docs/integration.md

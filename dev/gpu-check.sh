@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: Apache-2.0 OR MIT
 # Runs on the GPU machine (the `device` tool) from the repository root:
 #   make -C _build dist && mkdir -p .dist && cp _build/sealprov-*.tar.gz .dist/
-#   device run, carry ['.dist', '.deb']:  sh dev/gpu-check.sh [quick|full]
+#   device run, carry ['.dist', '.deb']:  sh dev/gpu-check.sh [quick|full|child]
 # Builds the release tarball there (no libtool/libinih/check on that machine: see
 # dev/device-env.sh), runs the test suite (the GPU tests run for real), then a demo on
 # every GPU with the timeline and nvidia-smi utilisation, and the same demo with
@@ -29,6 +29,11 @@ run_checks() {
   for f in tests/cuda/*.log; do cp "$f" "$OUT/" 2>/dev/null; done
 }
 [ "$mode" = full ] && run_checks
+# child: only the per-proof child's checks ([provider] unseen_gpus, libsealprov_c2)
+if [ "$mode" = child ]; then
+  run_checks "tests/cuda/child_gpu.sh tests/tools/unseen_cli.sh tests/runtime/test_child"
+  exit 0
+fi
 ini=/tmp/sp/gpus.ini; : > "$ini"
 i=0; while [ $i -lt "$ngpu" ]; do printf '[gpu%d]\ntype = cuda\ndevice = %d\n\n' $i $i >> "$ini"; i=$((i+1)); done
 cli="$src/tools/sealprov --plugin $src/plugin/.libs/sealprov.so"

@@ -27,6 +27,8 @@ static const char *state_name(int s) {
 
 static const char *or_dash(const char *s) { return s[0] ? s : "-"; }
 
+#define CLI_MAX_SKIPPED 64 /* an INI has at most 64 device sections */
+
 /* "gen5x16", "gen4x8(max:gen5x16)" when the link runs below what it can do, "-" when
  * sysfs says nothing; a part it does not know is "?". */
 static void format_link(char *buf, size_t cap, const sealprov_device_info *d) {
@@ -77,8 +79,74 @@ static void print_table(FILE *f, const sealprov_device_info *d, size_t n) {
   }
 }
 
+/* A section the module left out at open ([provider] unseen_gpus = skip), read from its
+ * sealprov_device_skipped metric: stats() is where a host sees them. */
+typedef struct skipped_section {
+  char section[64];
+  char selector[96];
+} skipped_section;
+
+/* The value of label `key` in a metric line's {...} into out (escapes undone); false
+ * when the line has no such label. */
+static bool label_value(const char *line, const char *key, char *out, size_t cap) {
+  char pat[32];
+  snprintf(pat, sizeof pat, "%s=\"", key);
+  const char *v = strstr(line, pat);
+  if (v == NULL || cap == 0) return false;
+  v += strlen(pat);
+  size_t n = 0;
+  for (; *v != '\0' && *v != '"'; v++) {
+    char c = *v;
+    if (c == '\\' && v[1] != '\0') c = *++v == 'n' ? '\n' : *v;
+    if (n + 1 < cap) out[n++] = c;
+  }
+  out[n] = '\0';
+  return *v == '"';
+}
+
+/* The skipped sections of an opened provider (none from a module without the metric,
+ * or without stats() at all: a table of test stand-ins may leave it NULL). */
+static size_t list_skipped(const sp_cli_host *h, skipped_section *out, size_t cap) {
+  size_t len = 0, n = 0;
+  if (h->vt->stats == NULL || h->vt->stats(h->p, NULL, 0, &len) != SEALPROV_OK || len == 0)
+    return 0;
+  char *text = malloc(len + 1);
+  if (text == NULL || h->vt->stats(h->p, text, len + 1, &len) != SEALPROV_OK) {
+    free(text);
+    return 0;
+  }
+  static const char metric[] = "sealprov_device_skipped{";
+  for (char *line = text; line != NULL && *line != '\0' && n < cap;) {
+    char *nl = strchr(line, '\n');
+    if (nl != NULL) *nl = '\0';
+    if (strncmp(line, metric, sizeof metric - 1) == 0 &&
+        label_value(line, "section", out[n].section, sizeof out[n].section) &&
+        label_value(line, "selector", out[n].selector, sizeof out[n].selector))
+      n++;
+    line = nl != NULL ? nl + 1 : NULL;
+  }
+  free(text);
+  return n;
+}
+
+static void print_skipped(FILE *f, const skipped_section *k, size_t n) {
+  const char *cvd = getenv("CUDA_VISIBLE_DEVICES");
+  for (size_t i = 0; i < n; i++) {
+    fprintf(f, "skipped [%s] device = ", k[i].section);
+    sp_cli_put_utf8(f, k[i].selector);
+    fprintf(f, ": this process does not see that GPU (");
+    if (cvd != NULL) {
+      fprintf(f, "CUDA_VISIBLE_DEVICES=");
+      sp_cli_put_utf8(f, cvd);
+    } else {
+      fprintf(f, "CUDA_VISIBLE_DEVICES is not set");
+    }
+    fprintf(f, "; [provider] unseen_gpus = skip)\n");
+  }
+}
+
 static void print_json(const sp_cli_host *h, const char *ini, const sealprov_device_info *d,
-                       size_t n) {
+                       size_t n, const skipped_section *k, size_t nk) {
   printf("{\"ok\": true, \"module\": ");
   sp_cli_json_str(stdout, h->path);
   printf(", \"version\": ");
@@ -106,6 +174,14 @@ static void print_json(const sp_cli_host *h, const char *ini, const sealprov_dev
         (unsigned long long)d[i].memory_limit, d[i].numa_node, d[i].bound_cpus, d[i].pcie_gen,
         d[i].pcie_width, d[i].pcie_max_gen, d[i].pcie_max_width, d[i].compute_capability);
     sp_cli_json_str(stdout, d[i].code);
+    printf("}");
+  }
+  printf("], \"skipped\": [");
+  for (size_t i = 0; i < nk; i++) {
+    printf("%s{\"section\": ", i ? ", " : "");
+    sp_cli_json_str(stdout, k[i].section);
+    printf(", \"selector\": ");
+    sp_cli_json_str(stdout, k[i].selector);
     printf("}");
   }
   printf("]}\n");
@@ -155,21 +231,24 @@ static int open_and_list(sp_cli_host *h, const char *ini, sealprov_device_info *
 }
 
 static void devices_usage(FILE *f) {
-  fprintf(f,
-          "usage: sealprov devices [--plugin MODULE] [-c INI] [--json]\n"
-          "  Opens the module with INI (default $SEALPROV_CONFIG, else in a build tree the\n"
-          "  sample conf/sealprov.ini of its sources, else " SP_DEFAULT_CONFIG
-          ")\n"
-          "  and prints each device: index, INI section, type, name, UUID, PCI bus id, the\n"
-          "  NUMA node, the CPUs its workers are bound to, its PCIe link (generation x lanes,\n"
-          "  and what it could do when it runs slower; from sysfs), the CUDA ordinal its\n"
-          "  selector resolved to, the ordinal its workers confirmed with cudaGetDevice,\n"
-          "  workers, the compute capability (cc) and the device code the module runs there\n"
-          "  (code: sm_90 for a binary built for it, compute_121 (JIT) for PTX the driver\n"
-          "  compiled; a GPU the module has no code for is refused by open, naming\n"
-          "  --with-cuda-arch), and state. --json adds numa_node (-1: unknown or one node),\n"
-          "  bound_cpus (0: not bound), pcie {gen, width, max_gen, max_width} (0: unknown),\n"
-          "  compute_capability (major x 10 + minor, -1: CPU) and code.\n");
+  fprintf(
+      f,
+      "usage: sealprov devices [--plugin MODULE] [-c INI] [--json]\n"
+      "  Opens the module with INI (default $SEALPROV_CONFIG, else in a build tree the\n"
+      "  sample conf/sealprov.ini of its sources, else " SP_DEFAULT_CONFIG
+      ")\n"
+      "  and prints each device: index, INI section, type, name, UUID, PCI bus id, the\n"
+      "  NUMA node, the CPUs its workers are bound to, its PCIe link (generation x lanes,\n"
+      "  and what it could do when it runs slower; from sysfs), the CUDA ordinal its\n"
+      "  selector resolved to, the ordinal its workers confirmed with cudaGetDevice,\n"
+      "  workers, the compute capability (cc) and the device code the module runs there\n"
+      "  (code: sm_90 for a binary built for it, compute_121 (JIT) for PTX the driver\n"
+      "  compiled; a GPU the module has no code for is refused by open, naming\n"
+      "  --with-cuda-arch), and state. --json adds numa_node (-1: unknown or one node),\n"
+      "  bound_cpus (0: not bound), pcie {gen, width, max_gen, max_width} (0: unknown),\n"
+      "  compute_capability (major x 10 + minor, -1: CPU) and code. Sections left out\n"
+      "  because this process does not see their GPU ([provider] unseen_gpus = skip)\n"
+      "  follow the table as \"skipped\" lines (--json: \"skipped\": [{section, selector}]).\n");
 }
 
 int cmd_devices(int argc, char **argv) {
@@ -185,25 +264,32 @@ int cmd_devices(int argc, char **argv) {
   size_t n = 0;
   int rc = open_and_list(&h, a.config, &d, &n);
   if (rc != 0) return rc;
-  if (a.json)
-    print_json(&h, ini, d, n);
-  else
+  skipped_section k[CLI_MAX_SKIPPED];
+  size_t nk = list_skipped(&h, k, CLI_MAX_SKIPPED);
+  if (a.json) {
+    print_json(&h, ini, d, n, k, nk);
+  } else {
     print_table(stdout, d, n);
+    print_skipped(stdout, k, nk);
+  }
   free(d);
   sp_cli_host_close(&h);
   return 0;
 }
 
 static void check_usage(FILE *f) {
-  fprintf(f,
-          "usage: sealprov check-config [--plugin MODULE] [-q] [--json] [-c INI | INI]\n"
-          "  Opens the module with INI (given with -c or as the operand; default as for\n"
-          "  `sealprov devices`) exactly as a host would (parse, resolve every device, open\n"
-          "  the devices, bind every worker), prints the device table and closes. Exit\n"
-          "  status 0 if the module accepts the file, 1 with the module's message (file,\n"
-          "  line, key and value) if not. -q: no table. --json prints one object either\n"
-          "  way: {\"ok\": true, \"devices\": [...]} or {\"ok\": false, \"status\": ...,\n"
-          "  \"error\": ...} (the message is on stderr too).\n");
+  fprintf(
+      f,
+      "usage: sealprov check-config [--plugin MODULE] [-q] [--json] [-c INI | INI]\n"
+      "  Opens the module with INI (given with -c or as the operand; default as for\n"
+      "  `sealprov devices`) exactly as a host would (parse, resolve every device, open\n"
+      "  the devices, bind every worker), prints the device table and closes. Exit\n"
+      "  status 0 if the module accepts the file, 1 with the module's message (file,\n"
+      "  line, key and value) if not. -q: no table. --json prints one object either\n"
+      "  way: {\"ok\": true, \"devices\": [...], \"skipped\": [...]} or {\"ok\": false,\n"
+      "  \"status\": ..., \"error\": ...} (the message is on stderr too). Sections whose\n"
+      "  GPU this process does not see ([provider] unseen_gpus = skip) are listed as\n"
+      "  skipped: run it with the CUDA_VISIBLE_DEVICES of the process that will use the INI.\n");
 }
 
 /* check-config --json when the module refuses the file (or cannot be loaded). */
@@ -265,11 +351,16 @@ int cmd_check_config(int argc, char **argv) {
     rc = open_and_list(&h, a.config, &d, &n);
   }
   if (rc != 0) return rc;
+  skipped_section k[CLI_MAX_SKIPPED];
+  size_t nk = list_skipped(&h, k, CLI_MAX_SKIPPED);
   if (a.json) {
-    print_json(&h, ini, d, n);
+    print_json(&h, ini, d, n, k, nk);
   } else if (!sp_cli_quiet) {
-    printf("%s: OK, %zu device(s)\n", ini, n);
+    printf("%s: OK, %zu device(s)", ini, n);
+    if (nk > 0) printf(", %zu section(s) skipped", nk);
+    printf("\n");
     print_table(stdout, d, n);
+    print_skipped(stdout, k, nk);
   }
   free(d);
   sp_cli_host_close(&h);

@@ -17,6 +17,17 @@ extern "C" {
 
 /* [provider] params_residency */
 enum { SP_RESIDENCY_AUTO = 0, SP_RESIDENCY_HOST = 1 };
+/* [provider] unseen_gpus: a cuda section whose GPU this process does not see fails open
+ * (error, the default) or is left out of the table (skip: one INI for a whole host, read
+ * by processes that each see some of its GPUs through CUDA_VISIBLE_DEVICES). */
+enum { SP_UNSEEN_ERROR = 0, SP_UNSEEN_SKIP = 1 };
+
+/* A device section that sp_config_resolve_devices left out (unseen_gpus = skip). */
+typedef struct sp_skipped_section {
+  char section[64];
+  char selector[88]; /* as the user writes it: "uuid=GPU-...", "pci=..." */
+  int line;          /* of its device = line */
+} sp_skipped_section;
 
 typedef struct sp_config {
   char path[4096];
@@ -34,17 +45,25 @@ typedef struct sp_config {
   uint64_t host_memory_limit;   /* [provider] host_memory_limit: bytes, 0 = auto/off (hostmem.h) */
   int params_residency;         /* [provider] params_residency: SP_RESIDENCY_* (default auto) */
   uint64_t staging_chunk_bytes; /* [provider] staging_chunk_size (0 = the default, device.h) */
+  int unseen_gpus;              /* [provider] unseen_gpus: SP_UNSEEN_* (default error) */
+  int unseen_gpus_line;         /* its line; 0 when not set */
   sp_device_cfg devices[SP_MAX_DEVICES];
   size_t ndevices;
+  /* Filled by sp_config_resolve_devices: the sections it left out of devices[] (which
+   * keeps the others in INI order, index renumbered). */
+  sp_skipped_section skipped[SP_MAX_DEVICES];
+  size_t nskipped;
 } sp_config;
 
 /* Parses path into *out (zeroed first, defaults applied). Returns a sealprov_status:
  * OK, IO (cannot open), CONFIG (err: "file:line: [section] key = value: why"). */
 int sp_config_load(const char *path, sp_config *out, char *err, size_t errlen);
 /* Resolves every cuda device's selector to a runtime ordinal and fills name/uuid/pci;
- * rejects GPUs that are not present, two sections resolving to one GPU, and cuda
- * devices in a build without CUDA (UNSUPPORTED). Does not change any thread's
- * current device and never sets CUDA_VISIBLE_DEVICES. */
+ * rejects GPUs that are not present (with unseen_gpus = skip: leaves their sections out,
+ * logged at INFO and listed in skipped[], and fails only when no section is left), two
+ * sections resolving to one GPU, and cuda devices in a build without CUDA
+ * (UNSUPPORTED). Does not change any thread's current device and never sets
+ * CUDA_VISIBLE_DEVICES. */
 int sp_config_resolve_devices(sp_config *cfg, char *err, size_t errlen);
 
 struct sp_gpu_info;

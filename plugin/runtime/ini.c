@@ -56,7 +56,8 @@ static const char *const provider_keys[PK_COUNT_] = {"log_level",
                                                      "numa",
                                                      "host_memory_limit",
                                                      "params_residency",
-                                                     "staging_chunk_size"};
+                                                     "staging_chunk_size",
+                                                     "unseen_gpus"};
 
 static const char *const device_keys[DK_COUNT_] = {"type",      "device",         "workers",
                                                    "threads",   "memory_limit",   "pinned_staging",
@@ -228,8 +229,11 @@ static char *cfg_reader(char *str, int num, void *stream) {
 /* ---- the handler ------------------------------------------------------------- */
 
 static void handle_provider(cfg_parse *p, int k, const char *key, const char *value) {
+  static const char *const numa[] = {"auto", "off"}, *const residency[] = {"auto", "host"},
+                           *const unseen[] = {"error", "skip"};
   sp_config *c = p->cfg;
   uint64_t v = 0;
+  int w = 0;
   switch (k) {
     case PK_LOG_LEVEL: {
       static const char *const levels[] = {"error", "warn", "info", "debug"};
@@ -256,12 +260,7 @@ static void handle_provider(cfg_parse *p, int k, const char *key, const char *va
       return;
     case PK_NUMA:
       /* auto: bind each device's workers to its NUMA node (topo.h); off: leave them */
-      if (strcasecmp(value, "auto") == 0)
-        c->numa_off = false;
-      else if (strcasecmp(value, "off") == 0)
-        c->numa_off = true;
-      else
-        cfg_fail_kv(p, p->lineno, p->section, key, value, "use auto or off");
+      if (cfg_want_word(p, key, value, numa, 2, &w)) c->numa_off = w == 1;
       return;
     case PK_HOST_MEMORY_LIMIT:
       /* host memory the module may hold for partitions, all devices together (hostmem.h):
@@ -281,12 +280,16 @@ static void handle_provider(cfg_parse *p, int k, const char *key, const char *va
       /* where srs_load puts the proving vectors: auto = straight onto the CUDA devices
      * (no host copy) when every device is one and has room, else host; host = always
      * the host load (docs/configuration.md) */
-      if (strcasecmp(value, "auto") == 0)
-        c->params_residency = SP_RESIDENCY_AUTO;
-      else if (strcasecmp(value, "host") == 0)
-        c->params_residency = SP_RESIDENCY_HOST;
-      else
-        cfg_fail_kv(p, p->lineno, p->section, key, value, "use auto or host");
+      if (cfg_want_word(p, key, value, residency, 2, &w))
+        c->params_residency = w == 1 ? SP_RESIDENCY_HOST : SP_RESIDENCY_AUTO;
+      return;
+    case PK_UNSEEN_GPUS:
+      /* error: a cuda section whose GPU this process does not see fails open; skip: it is
+       * left out (resolve.c), for one INI shared by processes that each see some GPUs */
+      if (cfg_want_word(p, key, value, unseen, 2, &w)) {
+        c->unseen_gpus = w == 1 ? SP_UNSEEN_SKIP : SP_UNSEEN_ERROR;
+        c->unseen_gpus_line = p->lineno;
+      }
       return;
     case PK_STAGING_CHUNK_SIZE:
       /* the pinned chunks of chunked staging, one pool for every device of the provider
@@ -774,6 +777,7 @@ int sp_config_load(const char *path, sp_config *out, char *err, size_t errlen) {
                 "\"%s\": syntax error; expected [section], key = value or a comment", text);
   }
   if (p->status == SEALPROV_OK) check_devices(p);
+  if (p->status == SEALPROV_OK) cfg_check_unseen(p);
 #ifdef SP_FAULT_INJECTION
   if (p->status == SEALPROV_OK) check_testing(p);
 #endif

@@ -31,6 +31,7 @@ enum provider_key {
   PK_HOST_MEMORY_LIMIT,
   PK_PARAMS_RESIDENCY,
   PK_STAGING_CHUNK_SIZE,
+  PK_UNSEEN_GPUS,
   PK_COUNT_
 };
 
@@ -114,6 +115,10 @@ bool cfg_want_number(cfg_parse *p, const char *key, const char *value, num_range
 bool cfg_want_bool(cfg_parse *p, const char *key, const char *value, bool *out);
 bool cfg_want_bytes(cfg_parse *p, const char *key, const char *value, uint64_t *out);
 bool cfg_want_selector(cfg_parse *p, const char *value, sp_device_cfg *d);
+/* A value that must be one of n words (case ignored): *out gets its index. Else records
+ * "use w0 or w1" (w0, w1 or w2, ...) and returns false. */
+bool cfg_want_word(cfg_parse *p, const char *key, const char *value, const char *const *words,
+                   int n, int *out);
 /* "GPU-xxxxxxxx-xxxx-xxxx-xxxx-xxxxxxxxxxxx" (hex in either case) into its canonical
  * form (lower-case hex, as enumeration reports it) in out[41]. */
 bool cfg_parse_gpu_uuid(const char *s, char out[41]);
@@ -124,5 +129,12 @@ typedef struct pci_addr {
 bool cfg_parse_pci(const char *s, pci_addr *a);
 /* The selector as a user writes it (selector[] keeps the text after "kind="). */
 const char *cfg_selector_prefix(sp_selector_kind k);
+
+/* ---- resolve.c ---- */
+
+/* After the last line: with unseen_gpus = skip, refuses cuda sections named by ordinal
+ * (their meaning changes with CUDA_VISIBLE_DEVICES, so one INI cannot serve a whole
+ * host). Records the error in p. */
+void cfg_check_unseen(cfg_parse *p);
 
 #endif

@@ -228,6 +228,29 @@ bool cfg_want_bool(cfg_parse *p, const char *key, const char *value, bool *out) 
   return false;
 }
 
+bool cfg_want_word(cfg_parse *p, const char *key, const char *value, const char *const *words,
+                   int n, int *out) {
+  for (int i = 0; i < n; i++)
+    if (strcasecmp(value, words[i]) == 0) {
+      *out = i;
+      return true;
+    }
+  char list[160];
+  size_t used = 0;
+  list[0] = '\0';
+  for (int i = 0; i < n && used < sizeof list; i++) {
+    int w = snprintf(list + used, sizeof list - used, "%s%s",
+                     i == 0       ? ""
+                     : i == n - 1 ? " or "
+                                  : ", ",
+                     words[i]);
+    if (w < 0) break;
+    used += (size_t)w;
+  }
+  cfg_fail_kv(p, p->lineno, p->section, key, value, "use %s", list);
+  return false;
+}
+
 /* Bytes with an optional unit. 1024-based: KiB MiB GiB TiB; 1000-based: KB MB GB TB;
  * B or nothing: bytes. Units are case-sensitive (Mb would be megabits elsewhere). */
 bool cfg_want_bytes(cfg_parse *p, const char *key, const char *value, uint64_t *out) {

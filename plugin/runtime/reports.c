@@ -284,6 +284,18 @@ int sp_sched_stats(sp_sched *s, char *buf, size_t cap, size_t *len) {
     sb_printf(&b, "\",ordinal=\"%d\",confirmed_ordinal=\"%d\"} 1\n",
               d->cfg.type == SP_DEVICE_CUDA ? d->cfg.ordinal : -1, d->confirmed_ordinal);
   }
+  /* The INI's sections this process left out at open ([provider] unseen_gpus = skip). */
+  sb_printf(&b,
+            "# HELP sealprov_device_skipped Device section left out at open (value 1): its GPU "
+            "is not one this process sees, and [provider] unseen_gpus = skip.\n"
+            "# TYPE sealprov_device_skipped gauge\n");
+  for (size_t i = 0; i < s->cfg.nskipped; i++) {
+    sb_printf(&b, "sealprov_device_skipped{section=\"");
+    sb_label(&b, s->cfg.skipped[i].section);
+    sb_printf(&b, "\",selector=\"");
+    sb_label(&b, s->cfg.skipped[i].selector);
+    sb_printf(&b, "\"} 1\n");
+  }
   sb_printf(&b,
             "# HELP sealprov_queue_depth Partitions waiting for a worker.\n"
             "# TYPE sealprov_queue_depth gauge\nsealprov_queue_depth %zu\n"

@@ -11,6 +11,7 @@
 #include <string.h>
 #include <strings.h>
 
+#include "base/log.h"
 #include "base/util.h"
 #include "engine/engine.h"
 #include "runtime/ini_internal.h"
@@ -57,6 +58,62 @@ static bool gpu_matches(const sp_device_cfg *d, const sp_gpu_info *g) {
   }
 }
 
+void cfg_check_unseen(cfg_parse *p) {
+  const sp_config *c = p->cfg;
+  if (c->unseen_gpus != SP_UNSEEN_SKIP) return;
+  for (size_t i = 0; i < c->ndevices; i++) {
+    const sp_device_cfg *d = &c->devices[i];
+    if (d->type != SP_DEVICE_CUDA || d->selector_kind != SP_SELECT_ORDINAL) continue;
+    cfg_fail_at(p, SEALPROV_ERR_CONFIG, d->selector_line,
+                "[%s] device = \"%s\": an ordinal cannot name a GPU with [provider] "
+                "unseen_gpus = skip (line %d): each process numbers the GPUs that "
+                "CUDA_VISIBLE_DEVICES lets it see from 0, so the same ordinal would be another "
+                "GPU in each; name it by uuid= or pci= (sealprov devices lists both)",
+                d->section, d->selector, c->unseen_gpus_line);
+    return;
+  }
+}
+
+/* unseen_gpus = skip: d's GPU is not among those this process sees. Records and logs
+ * the section; the caller drops it from the table. */
+static void skip_section(sp_config *cfg, const sp_device_cfg *d, const char *shown) {
+  sp_skipped_section *k = &cfg->skipped[cfg->nskipped++];
+  snprintf(k->section, sizeof k->section, "%s", d->section);
+  snprintf(k->selector, sizeof k->selector, "%s%s", cfg_selector_prefix(d->selector_kind),
+           d->selector);
+  k->line = d->selector_line;
+  if (cfg->log_level < SEALPROV_LOG_INFO) return;
+  const char *cvd = getenv("CUDA_VISIBLE_DEVICES"); /* read, never written (rule 1) */
+  char cvd_shown[128] = "";
+  if (cvd) cfg_printable(cvd_shown, sizeof cvd_shown, cvd);
+  sp_log(SEALPROV_LOG_INFO,
+         "skipped [%s] (%s:%d) device = \"%s\": this process does not see that GPU "
+         "(CUDA_VISIBLE_DEVICES%s%s; [provider] unseen_gpus = skip)",
+         k->section, shown, k->line, k->selector, cvd ? "=" : " is not set", cvd_shown);
+}
+
+/* Every section skipped (those from skipped[first] on): open has no device. */
+static int all_skipped(const sp_config *cfg, size_t first, const sp_gpu_info *gpus, int ngpus,
+                       const char *shown, char *err, size_t errlen) {
+  char list[1024], seen[1024];
+  size_t used = 0;
+  list[0] = '\0';
+  for (size_t i = first; i < cfg->nskipped && used < sizeof list; i++) {
+    int w = snprintf(list + used, sizeof list - used, "%s[%s] device = \"%s\"",
+                     i > first ? ", " : "", cfg->skipped[i].section, cfg->skipped[i].selector);
+    if (w < 0) break;
+    used += (size_t)w;
+  }
+  describe_gpus(gpus, ngpus, seen, sizeof seen);
+  sp_set_err(err, errlen,
+             "%s:%d: [provider] unseen_gpus = \"skip\": every device section names a GPU this "
+             "process does not see, so it has no device: %s; %s%s",
+             shown, cfg->unseen_gpus_line, list, seen,
+             getenv("CUDA_VISIBLE_DEVICES") ? "" : " (CUDA_VISIBLE_DEVICES is not set)");
+  if (err && errlen) cfg_utf8_trim(err);
+  return SEALPROV_ERR_CONFIG;
+}
+
 int sp_config_resolve_with_gpus(sp_config *cfg, const sp_gpu_info *gpus, int ngpus, char *err,
                                 size_t errlen) {
   if (err && errlen) err[0] = '\0';
@@ -66,6 +123,7 @@ int sp_config_resolve_with_gpus(sp_config *cfg, const sp_gpu_info *gpus, int ngp
   }
   char shown[512];
   cfg_printable(shown, sizeof shown, cfg->path);
+  const size_t first = cfg->nskipped; /* sections an earlier call left out stay listed */
   for (size_t i = 0; i < cfg->ndevices; i++) {
     sp_device_cfg *d = &cfg->devices[i];
     if (d->type != SP_DEVICE_CUDA) continue;
@@ -76,6 +134,10 @@ int sp_config_resolve_with_gpus(sp_config *cfg, const sp_gpu_info *gpus, int ngp
         break;
       }
     const char *pre = cfg_selector_prefix(d->selector_kind);
+    if (hit < 0 && cfg->unseen_gpus == SP_UNSEEN_SKIP) {
+      skip_section(cfg, d, shown);
+      continue;
+    }
     if (hit < 0) {
       char seen[1024];
       describe_gpus(gpus, ngpus, seen, sizeof seen);
@@ -103,6 +165,22 @@ int sp_config_resolve_with_gpus(sp_config *cfg, const sp_gpu_info *gpus, int ngp
     d->cc_major = gpus[hit].cc_major;
     d->cc_minor = gpus[hit].cc_minor;
   }
+  if (cfg->nskipped == first) return SEALPROV_OK;
+  if (cfg->nskipped - first == cfg->ndevices)
+    return all_skipped(cfg, first, gpus, ngpus, shown, err, errlen);
+  /* The table keeps the sections this process serves, in INI order: devices() and a
+   * job's device_mask count them from 0. */
+  size_t kept = 0;
+  for (size_t i = 0, k = first; i < cfg->ndevices; i++) {
+    if (k < cfg->nskipped && strcmp(cfg->devices[i].section, cfg->skipped[k].section) == 0) {
+      k++;
+      continue;
+    }
+    if (kept != i) cfg->devices[kept] = cfg->devices[i];
+    cfg->devices[kept].index = (unsigned)kept;
+    kept++;
+  }
+  cfg->ndevices = kept;
   return SEALPROV_OK;
 }
 

@@ -85,6 +85,21 @@ ran "$T/split.err" finalize_groth16_proof_c 1 1
 grep -q '^sealprov_c2: finalize_groth16_proof_c: job [0-9]*: gpu_index -1 -> any device: 10 partition(s) ran on device(s) [01]' "$T/split.err" ||
   fail "split API: gpu_index -1 did not run on any device"
 
+# A daemon's per-proof child (create_SRS, one 6-argument call). With
+# SEALPROV_C2_LOG_LEVEL=info, create_SRS says once who proves: sealprov's version, the
+# module and library files, every device; at the default level it says nothing.
+SEALPROV_C2_LOG_LEVEL=info SEALPROV_CONFIG="$T/two.ini" \
+  "$HOST" --child "$T/p" >"$T/child.out" 2>"$T/child.err" ||
+  { cat "$T/child.out" "$T/child.err"; fail "c2_host --child"; }
+who=$(grep '^sealprov_c2: create_SRS ' "$T/child.err")
+echo "$who"
+echo "$who" | grep -q "^sealprov_c2: create_SRS $T/p/circuit.params: sealprov [0-9][^ ]* (module $SEALPROV_PLUGIN; libsealprov_c2 [0-9][^ ]* /[^ ]*/libsealprov_c2\.so[.0-9]*), 2 device(s): \[cpu0\] cpu; \[cpu1\] cpu\$" ||
+  { cat "$T/child.err"; fail "create_SRS did not log who proves (version, module, devices)"; }
+[ "$(echo "$who" | wc -l)" -eq 1 ] || fail "create_SRS logged who proves more than once"
+SEALPROV_CONFIG="$T/two.ini" "$HOST" --child "$T/p" >"$T/child.out" 2>"$T/child.err" ||
+  { cat "$T/child.out" "$T/child.err"; fail "c2_host --child (log level warn)"; }
+grep -q 'create_SRS' "$T/child.err" && { cat "$T/child.err"; fail "create_SRS logged at warn"; }
+
 # Handles passed again after they ended (a dropped SRS, a destroyed mutex, a finished
 # pending proof) and evict/clone racing drop: error structs or ignored calls with a
 # warning, never a read of freed memory (dev/run test-san runs this under ASan, TSan).

@@ -27,6 +27,11 @@
  *   c2_host --sync-error PARAMS WORD
  *                          generate_groth16_proofs_c must fail with WORD (a wrong
  *                          SEALPROV_C2_ARGS).
+ *   c2_host --child DIR    only the calls of a daemon's per-proof child: create_SRS and
+ *                          one 6-argument generate_groth16_proofs_c. The reference proofs
+ *                          come from SEALPROV_C2_REF_CONFIG when set (a CPU-device INI,
+ *                          while SEALPROV_CONFIG names the child's GPUs), else
+ *                          SEALPROV_CONFIG.
  *
  * The functions are declared here as upstream's Rust extern blocks declare them (6-argument
  * generate_groth16_proofs_c, SRS& as a pointer, errors by value); Curio's forms are in
@@ -183,7 +188,8 @@ static sealprov_provider *prov;
 static sealprov_srs *vk;
 
 static void reference(const char *dir) {
-  const char *plugin = getenv("SEALPROV_PLUGIN"), *ini = getenv("SEALPROV_CONFIG");
+  const char *plugin = getenv("SEALPROV_PLUGIN"), *ini = getenv("SEALPROV_C2_REF_CONFIG");
+  if (ini == NULL) ini = getenv("SEALPROV_CONFIG");
   if (plugin == NULL || ini == NULL) die("environment", "SEALPROV_PLUGIN and SEALPROV_CONFIG");
   void *dl = dlopen(plugin, RTLD_NOW | RTLD_LOCAL);
   if (dl == NULL) die("dlopen", dlerror());
@@ -840,6 +846,28 @@ static int stale(const char *dir) {
   return 0;
 }
 
+/* --child DIR: what a daemon's per-proof child makes through upstream's crate (Curio's
+ * `curio ffi`): create_SRS, then one 6-argument generate_groth16_proofs_c. */
+static int child(const char *dir) {
+  load_inputs(dir);
+  reference(dir);
+  char params[1024];
+  snprintf(params, sizeof params, "%s/circuit.params", dir);
+  static rs_proof proofs[NPART];
+  rs_srs srs = {NULL};
+  expect_ok(create_SRS(&srs, params, true), "create_SRS");
+  expect_ok(generate_groth16_proofs_c(provers, NPART, r_mont, s_mont, proofs, &srs),
+            "generate_groth16_proofs_c (6 arguments)");
+  check_proofs(proofs, "child");
+  drop_SRS(&srs);
+  if (failures) return 1;
+  printf(
+      "c2_host: %d partitions through create_SRS and generate_groth16_proofs_c: every proof "
+      "equals the vtable's and verifies\n",
+      NPART);
+  return 0;
+}
+
 int main(int argc, char **argv) {
   if (argc == 4 && strcmp(argv[1], "--dump") == 0) return dump(argv[2], argv[3]);
   if (argc == 3 && strcmp(argv[1], "--pin") == 0) return pin(argv[2]);
@@ -855,6 +883,7 @@ int main(int argc, char **argv) {
     return failures ? 1 : 0;
   }
   if (argc == 3 && strcmp(argv[1], "--concurrent") == 0) return concurrent(argv[2]);
+  if (argc == 3 && strcmp(argv[1], "--child") == 0) return child(argv[2]);
   if (argc == 4 && strcmp(argv[1], "--load-error") == 0) {
     rs_srs srs = {NULL};
     expect_error(create_SRS(&srs, argv[2], false), "create_SRS", argv[3]);
@@ -867,7 +896,7 @@ int main(int argc, char **argv) {
             "usage: c2_host DIR | c2_host --load-error PARAMS WORD | "
             "c2_host --concurrent DIR | c2_host --dump DIR OUT | c2_host --pin DIR | "
             "c2_host --pin-split DIR | c2_host --stale DIR | "
-            "c2_host --sync-error PARAMS WORD\n");
+            "c2_host --sync-error PARAMS WORD | c2_host --child DIR\n");
     return 2;
   }
   return run(argv[1]);

@@ -14,6 +14,7 @@ check_PROGRAMS += tests/compat/test_c2_map
 TESTS += tests/compat/test_c2_map
 tests_compat_test_c2_map_SOURCES = tests/compat/test_c2_map.c compat/c2_map.c compat/c2_map.h
 tests_compat_test_c2_map_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/compat
+tests_compat_test_c2_map_LDADD = $(DL_LIBS)
 SAN_TESTS += tests/compat/c2.sh tests/compat/c2_rust.sh
 EXTRA_DIST += tests/compat/c2_symbols.sh tests/compat/c2.sh tests/compat/c2_rust.sh \
   tests/compat/rust_host.rs

@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: Apache-2.0 OR MIT */
 /* test_c2_map.c -- libsealprov_c2's gpu_index -> device_mask rules (compat/c2_map.c) on
  * device tables this machine does not have: CUDA devices in INI order that differs from
- * ordinal order, a mixed CPU + CUDA table, a CPU-only table. c2.sh covers the CPU-only
- * case end to end through the library and the module. */
+ * ordinal order, a mixed CPU + CUDA table, a CPU-only table; and create_SRS's INFO line
+ * about the prover on a table with a GPU. c2.sh covers the CPU-only case end to end
+ * through the library and the module. */
 #include <config.h>
 
 #include <stdio.h>
@@ -77,6 +78,26 @@ int main(void) {
   expect("cpu", cpu, 3, 63, SEALPROV_OK, UINT64_C(1) << 63, "device 63");
   expect("cpu", cpu, 3, 64, SEALPROV_ERR_INVALID_ARGUMENT, 0,
          "gpu_index 64: the provider has no CUDA devices and 3 device(s)");
+
+  /* create_SRS's INFO line: who proves, every device of the table. */
+  sealprov_device_info who[] = {dev("gpu1", "cuda", 0), dev("cpu0", "cpu", -1)};
+  snprintf(who[0].name, sizeof who[0].name, "NVIDIA H200");
+  snprintf(who[0].uuid, sizeof who[0].uuid, "GPU-22222222-1111-2222-3333-444444444444");
+  snprintf(who[1].name, sizeof who[1].name, "CPU");
+  char line[512];
+  c2_format_prover("0.9.1", "/opt/sp/sealprov.so", "0.9.1", "/opt/sp/libsealprov_c2.so.0", who, 2,
+                   line, sizeof line);
+  static const char want[] =
+      "sealprov 0.9.1 (module /opt/sp/sealprov.so; libsealprov_c2 0.9.1 "
+      "/opt/sp/libsealprov_c2.so.0), 2 device(s): [gpu1] cuda ordinal 0 NVIDIA H200 "
+      "GPU-22222222-1111-2222-3333-444444444444; [cpu0] cpu";
+  CHECK(strcmp(line, want) == 0, "prover line:\n  got  %s\n  want %s", line, want);
+  printf("  prover line: %s\n", line);
+  /* a short buffer is cut, never overrun */
+  char small[40];
+  memset(small, 'x', sizeof small);
+  c2_format_prover("0.9.1", "/opt/sp/sealprov.so", "0.9.1", "?", who, 2, small, 24);
+  CHECK(strlen(small) == 23 && small[24] == 'x', "cut line: '%.40s'", small);
 
   if (failures) {
     fprintf(stderr, "test_c2_map: %d check(s) failed\n", failures);

@@ -4,7 +4,7 @@
 # is visible, so CI, which has nvcc but no GPU, builds them and skips them. The GPU
 # machine builds them from the release tarball (dev/device-build.sh).
 EXTRA_DIST += tests/cuda/ff_model.py tests/cuda/msm_table_model.py tests/cuda/msm_affine_model.py \
-  tests/cuda/gpu_session.sh tests/cuda/seeds.sh tests/cuda/fatbin_archs.sh tests/cuda/fatbin_archs.c
+  tests/cuda/gpu_session.sh tests/cuda/seeds.sh tests/cuda/fatbin_archs.sh tests/cuda/fatbin_archs.c tests/cuda/child_gpu.sh
 GPU_SEED_SUITES =
 if HAVE_CUDA
 check_PROGRAMS += tests/cuda/test_cuda_kernels tests/cuda/test_cuda_engine tests/cuda/test_cuda_checks \
@@ -35,6 +35,10 @@ check_PROGRAMS += tests/cuda/fatbin_archs
 tests_cuda_fatbin_archs_SOURCES = tests/cuda/fatbin_archs.c
 tests_cuda_fatbin_archs_LDADD =
 TESTS += tests/cuda/fatbin_archs.sh
+
+# A sealing daemon's per-proof child on a real GPU (CUDA_VISIBLE_DEVICES=0, one INI for
+# the whole host naming an absent GPU too: [provider] unseen_gpus); SKIP without a GPU.
+TESTS += tests/cuda/child_gpu.sh
 
 # The suites whose inputs come from SP_TEST_SEED, for `make check-gpu-seeds` below.
 GPU_SEED_SUITES += tests/cuda/test_cuda_engine tests/cuda/test_cuda_checks \

@@ -25,6 +25,16 @@ tests_runtime_test_pool_SOURCES = tests/runtime/test_pool.c tests/runtime/test_e
 tests_runtime_test_pool_CFLAGS = $(RUNTIME_TEST_CFLAGS)
 tests_runtime_test_pool_LDADD = $(RUNTIME_TEST_LDADD)
 
+# One INI for a whole host, read by children that each see some GPUs through
+# CUDA_VISIBLE_DEVICES ([provider] unseen_gpus): made-up GPU lists, the test engine.
+check_PROGRAMS += tests/runtime/test_child
+TESTS += tests/runtime/test_child
+SAN_TESTS += tests/runtime/test_child
+tests_runtime_test_child_SOURCES = tests/runtime/test_child.c tests/runtime/test_engine.c \
+  tests/runtime/test_engine.h
+tests_runtime_test_child_CFLAGS = $(RUNTIME_TEST_CFLAGS)
+tests_runtime_test_child_LDADD = $(RUNTIME_TEST_LDADD)
+
 # Per-job device choice (sealprov_job.device_mask, ABI 1.2) on virtual devices (through
 # the CLI: tests/tools/prove_device.sh).
 check_PROGRAMS += tests/runtime/test_affinity

@@ -14,8 +14,12 @@ TESTS += tests/tools/prove_device.sh
 # `sealprov devices` against fake sysfs trees (tests/runtime/fake_sysfs.sh) and an older
 # module (tests/abi/old_module.la)
 TESTS += tests/tools/topo_cli.sh
+# [provider] unseen_gpus through the module and the CLI (check-config, devices, prove):
+# SKIP in a build without CUDA, where cuda sections are refused before it applies.
+TESTS += tests/tools/unseen_cli.sh
 # The host objects (tools/'s and bench/'s soak and stress) against the module and the kit
 # (docs/design.md, rule 15).
 TESTS += tests/tools/host_symbols.sh
 EXTRA_DIST += tests/tools/test_cli.sh tests/tools/test_inspect.sh tests/tools/test_witness_cli.sh \
-  tests/tools/cli.sh tests/tools/prove_device.sh tests/tools/topo_cli.sh tests/tools/host_symbols.sh
+  tests/tools/cli.sh tests/tools/prove_device.sh tests/tools/topo_cli.sh tests/tools/host_symbols.sh \
+  tests/tools/unseen_cli.sh
