@@ -56,9 +56,10 @@ plugin_libsealprov_engine_la_SOURCES = \
   plugin/engine/hostmem.c
 
 # groth16/ + formats/: one partition on the CPU, checks, verification, witness-only
-# evaluation; the files the vtable reads (.params and parameters.json, .r1cs).
+# evaluation; the files the vtable reads (.params and parameters.json, .r1cs), the
+# .params files' digests and validation records (libxxhash).
 noinst_LTLIBRARIES += plugin/libsealprov_groth16.la
-plugin_libsealprov_groth16_la_CPPFLAGS = $(SP_PLUGIN_CPPFLAGS)
+plugin_libsealprov_groth16_la_CPPFLAGS = $(SP_PLUGIN_CPPFLAGS) $(XXHASH_CFLAGS)
 plugin_libsealprov_groth16_la_CFLAGS = $(SP_PLUGIN_CFLAGS)
 plugin_libsealprov_groth16_la_SOURCES = \
   plugin/groth16/groth16.h \
@@ -73,6 +74,10 @@ plugin_libsealprov_groth16_la_SOURCES = \
   plugin/formats/srs.c \
   plugin/formats/points.c \
   plugin/formats/manifest.c \
+  plugin/formats/fdigest.h \
+  plugin/formats/fdigest.c \
+  plugin/formats/vrecord.h \
+  plugin/formats/vrecord.c \
   plugin/formats/blake2b.h \
   plugin/formats/blake2b.c \
   plugin/formats/iden3.h \

@@ -280,10 +280,12 @@ static int dl_dev_make(sp_cuda_dload *l, dl_dev *v, char *err, size_t errlen) {
   return SEALPROV_OK;
 }
 
-extern "C" int sp_cuda_dload_begin(void *user, uint64_t bytes, unsigned log_domain, bool *take,
-                                   size_t *chunk, char *err, size_t errlen) {
+extern "C" int sp_cuda_dload_begin(void *user, uint64_t bytes, unsigned log_domain, bool subgroup,
+                                   bool *take, size_t *chunk, char *err, size_t errlen) {
   sp_cuda_dload *l = (sp_cuda_dload *)user;
   *take = false;
+  /* the loader's word for this file: off when a validation record vouches for its bytes */
+  l->subgroup = l->subgroup && subgroup;
   /* a small file: buffers of its size (whole 64 KiB), not 3 x 256 MiB page-locked; a
    * caller that lowered the sink's chunk_bytes (tests: small chunks make many of a small
    * file) gets buffers of that size */

@@ -36,8 +36,8 @@ struct sp_srs_devcopy *sp_cuda_dload_take(sp_cuda_dload *l);
 /* One line on why the last begin() declined, or "" (for the log). */
 const char *sp_cuda_dload_declined(const sp_cuda_dload *l);
 /* Sink callbacks (srs.h sp_srs_sink; user = the sp_cuda_dload). */
-int sp_cuda_dload_begin(void *user, uint64_t bytes, unsigned log_domain, bool *take, size_t *chunk,
-                        char *err, size_t errlen);
+int sp_cuda_dload_begin(void *user, uint64_t bytes, unsigned log_domain, bool subgroup, bool *take,
+                        size_t *chunk, char *err, size_t errlen);
 int sp_cuda_dload_vector(void *user, int vec, size_t n, char *err, size_t errlen);
 int sp_cuda_dload_buffer(void *user, size_t bytes, void **buf, struct sp_srs_bad *bad, char *err,
                          size_t errlen);

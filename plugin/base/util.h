@@ -64,6 +64,8 @@ int sp_file_check_unchanged(sp_file *f, char *err, size_t errlen);
 void sp_file_close(sp_file *f);
 /* Monotonic clock in milliseconds. */
 double sp_now_ms(void);
+/* len bytes from the kernel's random source (getrandom); 0, or the errno of the failure. */
+int sp_random_bytes(void *buf, size_t len);
 /* Number of set bits among the first bit_len bits of bitmap; *stray gets whether any
  * bit at or past bit_len is set in the last word. */
 uint64_t sp_bitmap_popcount(const uint64_t *bitmap, uint64_t bit_len, bool *stray);

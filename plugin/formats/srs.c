@@ -19,6 +19,7 @@
 #include "base/util.h"
 #include "formats/srs.h"
 #include "formats/blake2b.h"
+#include "formats/fdigest.h"
 #include "formats/srs_internal.h"
 
 #include <errno.h>
@@ -30,6 +31,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include <sys/stat.h>
 
 #include "sealprov.h"
 
@@ -63,6 +65,7 @@ typedef struct reader {
   uint64_t points;
   const char *vector; /* vector being read, for progress */
   bool sink;          /* proving vectors go to o->sink (a direct load) */
+  sp_fdigest *dig;    /* the file's keyed digest, fed by every read (o->digest_secret) */
   size_t sink_chunk;  /* its buffers' bytes (begin may lower chunk_bytes) */
   char *err;
   size_t errlen;
@@ -105,6 +108,7 @@ static int read_small(reader *r, void *buf, size_t len, const char *what) {
   int st = sp_file_read(&r->f, buf, len, r->off, what, r->err, r->errlen);
   if (st != SEALPROV_OK) return st;
   if (r->hashing) sp_blake2b_update(&r->hash, buf, len);
+  if (r->dig) sp_fdigest_update(r->dig, r->off, buf, len);
   r->off += len;
   return SEALPROV_OK;
 }
@@ -161,8 +165,12 @@ static int check_pending(reader *r) {
 /* ---- parallel reads ------------------------------------------------------------------
  * One thread's pread of a page-cached file copies at a few GB/s; a chunk is read by up
  * to SP_SRS_READ_THREADS threads (at most nthreads), each a contiguous piece of at
- * least SP_SRS_READ_PIECE bytes (opts->read_piece). A failing piece (short: the file shrank) fails the read
- * with the message of the lowest failing piece. */
+ * least SP_SRS_READ_PIECE bytes (opts->read_piece); the last piece takes the rest. A
+ * failing piece (short: the file shrank) fails the read with the message of the lowest
+ * failing piece. With a digest (fdigest.h) the pieces meet on the digest's block
+ * boundaries, and each thread reads its piece a block at a time and hashes every whole
+ * block while it is still in the cache; the reader's thread hashes the chunk's two
+ * partial blocks after the join, in file order. */
 #define SP_SRS_READ_THREADS 16u
 #define SP_SRS_READ_PIECE ((size_t)4 << 20)
 
@@ -172,13 +180,24 @@ typedef struct pread_job {
   size_t len;
   uint64_t off;
   const char *what;
+  sp_fdigest *dig;
   int st;
   char err[512];
 } pread_job;
 
 static void *pread_main(void *arg) {
   pread_job *j = arg;
-  j->st = sp_file_read(j->f, j->buf, j->len, j->off, j->what, j->err, sizeof j->err);
+  if (j->dig == NULL) {
+    j->st = sp_file_read(j->f, j->buf, j->len, j->off, j->what, j->err, sizeof j->err);
+    return NULL;
+  }
+  for (size_t at = 0; at < j->len;) {
+    size_t n = sp_fdigest_split(j->off, j->len, at + 1) - at;
+    j->st = sp_file_read(j->f, j->buf + at, n, j->off + at, j->what, j->err, sizeof j->err);
+    if (j->st != SEALPROV_OK) return NULL;
+    sp_fdigest_blocks(j->dig, j->off + at, j->buf + at, n);
+    at += n;
+  }
   return NULL;
 }
 
@@ -186,22 +205,31 @@ static int read_parallel(reader *r, void *buf, size_t len, uint64_t off, const c
   size_t k = r->nthreads < SP_SRS_READ_THREADS ? r->nthreads : SP_SRS_READ_THREADS;
   size_t min_piece = r->o->read_piece ? r->o->read_piece : SP_SRS_READ_PIECE;
   if (k > len / min_piece) k = len / min_piece;
-  if (k <= 1) return sp_file_read(&r->f, buf, len, off, what, r->err, r->errlen);
-  pread_job jobs[SP_SRS_READ_THREADS] = {{.st = SEALPROV_OK}};
+  if (k < 1) k = 1;
+  pread_job jobs[SP_SRS_READ_THREADS];
   pthread_t th[SP_SRS_READ_THREADS];
   bool started[SP_SRS_READ_THREADS] = {false};
-  size_t piece = (len / k + 4095) & ~(size_t)4095;
-  size_t n = 0;
-  for (size_t at = 0; at < len && n < k; at += piece, n++) {
+  size_t piece = len / k, n = 0, at = 0;
+  for (size_t i = 0; i < k && at < len; i++) {
+    size_t next = len;
+    if (i + 1 < k)
+      next = r->dig ? sp_fdigest_split(off, len, (i + 1) * piece)
+                    : (((i + 1) * piece + 4095) & ~(size_t)4095);
+    if (next > len) next = len;
+    if (next <= at) continue; /* two cuts on one block boundary */
     jobs[n] = (pread_job){.f = &r->f,
                           .buf = (uint8_t *)buf + at,
-                          .len = len - at < piece ? len - at : piece,
+                          .len = next - at,
                           .off = off + at,
-                          .what = what};
+                          .what = what,
+                          .dig = r->dig,
+                          .st = SEALPROV_OK};
     /* piece 0 runs here; a piece without a thread runs here too */
     started[n] = n > 0 && pthread_create(&th[n], NULL, pread_main, &jobs[n]) == 0;
+    n++;
+    at = next;
   }
-  pread_main(&jobs[0]);
+  if (n) pread_main(&jobs[0]);
   for (size_t i = 1; i < n; i++) {
     if (started[i])
       pthread_join(th[i], NULL);
@@ -213,6 +241,7 @@ static int read_parallel(reader *r, void *buf, size_t len, uint64_t off, const c
       sp_set_err(r->err, r->errlen, "%s", jobs[i].err);
       return jobs[i].st;
     }
+  if (r->dig) sp_fdigest_edges(r->dig, off, buf, len);
   return SEALPROV_OK;
 }
 
@@ -464,8 +493,8 @@ static int parse(reader *r, sp_srs *s, bool vk_only) {
       bool take = false;
       const sp_srs_sink *k = r->o->sink;
       size_t chunk = k->chunk_bytes;
-      if ((rc = k->begin(k->user, r->f.size - r->off, s->log_domain, &take, &chunk, r->err,
-                         r->errlen)))
+      if ((rc = k->begin(k->user, r->f.size - r->off, s->log_domain, r->subgroup, &take, &chunk,
+                         r->err, r->errlen)))
         return rc;
       r->sink_chunk = chunk < k->chunk_bytes ? chunk : k->chunk_bytes;
       r->sink = take;
@@ -528,6 +557,52 @@ static int parse(reader *r, sp_srs *s, bool vk_only) {
   return SEALPROV_OK;
 }
 
+/* ---- the digest and a validation record's verdict ------------------------------------- */
+
+/* Once the file is open: its identity, the digest's state, and whether the subgroup
+ * checks may be skipped (checked_before; the digest that must then come out in want). */
+static int digest_begin(reader *r, sp_srs_validation *v, uint8_t want[16]) {
+  const sp_srs_load_opts *o = r->o;
+  struct stat st;
+  if (fstat(r->f.fd, &st) != 0) {
+    sp_set_err(r->err, r->errlen, "%s: cannot stat: %s", r->path, strerror(errno));
+    return SEALPROV_ERR_IO;
+  }
+  v->id = (sp_file_id){.dev = (uint64_t)st.st_dev,
+                       .ino = (uint64_t)st.st_ino,
+                       .size = (uint64_t)st.st_size,
+                       .mtime_ns = (int64_t)st.st_mtim.tv_sec * 1000000000 + st.st_mtim.tv_nsec,
+                       .ctime_ns = (int64_t)st.st_ctim.tv_sec * 1000000000 + st.st_ctim.tv_nsec};
+  r->dig = sp_fdigest_new(o->digest_secret, o->digest_secret_len, r->f.size);
+  if (r->dig == NULL) {
+    sp_set_err(r->err, r->errlen,
+               "%s: out of memory for the file's digest (or a secret of %zu bytes)", r->path,
+               o->digest_secret_len);
+    return SEALPROV_ERR_NO_MEMORY;
+  }
+  if (r->subgroup && o->checked_before && o->checked_before(o->checked_before_user, &v->id, want)) {
+    r->subgroup = false;
+    r->hook = false;
+    v->skipped = true;
+  }
+  return SEALPROV_OK;
+}
+
+/* After the last byte: the digest, and for a load that skipped its checks, the verdict:
+ * bytes other than the ones checked before must not be used unchecked. */
+static int digest_end(reader *r, sp_srs_validation *v, const uint8_t want[16]) {
+  v->digest_done = sp_fdigest_final(r->dig, v->digest);
+  v->digest_cpu_ms = sp_fdigest_cpu_ms(r->dig);
+  if (!v->skipped || (v->digest_done && memcmp(v->digest, want, sizeof v->digest) == 0))
+    return SEALPROV_OK;
+  v->stale = true;
+  sp_set_err(r->err, r->errlen,
+             "%s: the file's digest differs from its validation record (it changed in a way its "
+             "size, times and inode do not show): the subgroup checks this load skipped must run",
+             r->path);
+  return SEALPROV_ERR_PARAMS;
+}
+
 /* ---- entry points ------------------------------------------------------------------- */
 
 int sp_srs_load(const char *path, bool vk_only, bool subgroup_check, unsigned nthreads,
@@ -576,6 +651,10 @@ int sp_srs_load_ex(const char *path, const sp_srs_load_opts *opts, sp_srs **out,
   }
   r.path = r.f.esc;
   sp_srs *s = NULL;
+  sp_srs_validation *val = opts->validation;
+  uint8_t want[16] = {0};
+  if (val) *val = (sp_srs_validation){.skipped = false};
+  if (val && opts->digest_secret && !opts->vk_only && (rc = digest_begin(&r, val, want))) goto fail;
   if (r.hashing) {
     /* the entry first: a file the manifest does not know fails before a long read */
     if ((rc = sp_srs_manifest_lookup(opts->manifest, full, r.f.esc, &ent, err, errlen))) goto fail;
@@ -613,6 +692,7 @@ int sp_srs_load_ex(const char *path, const sp_srs_load_opts *opts, sp_srs **out,
   (void)posix_fadvise(r.f.fd, 0, 0, POSIX_FADV_SEQUENTIAL);
   if ((rc = parse(&r, s, opts->vk_only))) goto fail;
   if ((rc = sp_file_check_unchanged(&r.f, err, errlen))) goto fail;
+  if (r.dig && (rc = digest_end(&r, val, want))) goto fail;
   if (r.hashing) {
     uint8_t d[64];
     char got[2 * sizeof d + 1];
@@ -635,11 +715,13 @@ int sp_srs_load_ex(const char *path, const sp_srs_load_opts *opts, sp_srs **out,
   if ((rc = progress(&r, true))) goto fail;
   sp_file_close(&r.f);
   free(r.stage);
+  sp_fdigest_free(r.dig);
   *out = s;
   return SEALPROV_OK;
 fail:
   sp_file_close(&r.f);
   free(r.stage);
+  sp_fdigest_free(r.dig);
   srs_free(s);
   return rc;
 }

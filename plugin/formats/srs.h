@@ -78,9 +78,27 @@ typedef int (*sp_srs_check_fn)(void *user, bool g2, const void *pts, size_t n, s
 /* Log lines from the loader (level: a sealprov_log_level). */
 typedef void (*sp_srs_log_fn)(void *user, int level, const char *msg);
 
+/* The identity of a file as the loader opened it (fstat of the descriptor it reads):
+ * what a validation record is tied to besides the path and the digest (vrecord.h). */
+typedef struct sp_file_id {
+  uint64_t dev, ino, size;
+  int64_t mtime_ns, ctime_ns; /* nanoseconds since the epoch */
+} sp_file_id;
+
+/* What a load with a digest (sp_srs_load_opts.digest_secret) saw. */
+typedef struct sp_srs_validation {
+  sp_file_id id;
+  bool skipped;     /* checked_before said yes: no subgroup checks were run */
+  bool digest_done; /* digest is the keyed digest (fdigest.h) of every byte read */
+  bool stale;       /* skipped, and the digest differed: the load failed with PARAMS */
+  uint8_t digest[16];
+  double digest_cpu_ms; /* time the reading threads spent hashing, added up */
+} sp_srs_validation;
+
 /* Where a direct load sends the proving vectors instead of decoding them on the host
  * (the CUDA backend implements it: cuda/points/points.cu). Call order: begin once,
- * when h's length is known (take = false: the host load goes on as if there were no
+ * when h's length is known (subgroup: whether the sink checks the subgroup, false when
+ * the checks are off or skipped; take = false: the host load goes on as if there were no
  * sink; *chunk, which comes in as chunk_bytes, may be lowered for a small file); then
  * per vector: vector(), and per chunk buffer() (a page-locked buffer of up to *chunk
  * bytes, free once the chunk that used it last is checked) -> the loader
@@ -90,8 +108,8 @@ typedef void (*sp_srs_log_fn)(void *user, int level, const char *msg);
 typedef struct sp_srs_sink {
   void *user;
   size_t chunk_bytes;
-  int (*begin)(void *user, uint64_t bytes, unsigned log_domain, bool *take, size_t *chunk,
-               char *err, size_t errlen);
+  int (*begin)(void *user, uint64_t bytes, unsigned log_domain, bool subgroup, bool *take,
+               size_t *chunk, char *err, size_t errlen);
   int (*vector)(void *user, int vec, size_t n, char *err, size_t errlen);
   int (*buffer)(void *user, size_t bytes, void **buf, sp_srs_bad *bad, char *err, size_t errlen);
   int (*submit)(void *user, int vec, size_t index0, size_t n, uint64_t off0, sp_srs_bad *bad,
@@ -125,6 +143,19 @@ typedef struct sp_srs_load_opts {
   bool *sink_taken;
   /* Smallest piece a chunk's read is split into, one thread each (0 = 4 MiB; tests). */
   size_t read_piece;
+  /* Optional: the keyed digest (fdigest.h) of every byte read, computed by the reading
+   * threads as they read, into *validation (which must then be set). */
+  const uint8_t *digest_secret;
+  size_t digest_secret_len;
+  sp_srs_validation *validation;
+  /* Optional, with a digest and subgroup_check: asked once the file is open, with its
+   * identity. True, with the digest the file must have in want, when these bytes were
+   * checked before (a validation record, vrecord.h): the proving vectors' subgroup checks
+   * are then skipped, and a digest that differs at the end fails the load with PARAMS
+   * and validation->stale (nothing unchecked is handed out: the caller loads again with
+   * every check). */
+  bool (*checked_before)(void *user, const sp_file_id *id, uint8_t want[16]);
+  void *checked_before_user;
 } sp_srs_load_opts;
 
 #define SP_SRS_CHUNK_BYTES ((size_t)32 << 20)

@@ -10,9 +10,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/random.h>
 #include <time.h>
 
+#include "base/util.h"
 #include "runtime/sched_internal.h"
 
 /* ---- host calls ------------------------------------------------------------------------ */
@@ -24,17 +24,9 @@ static sp_job *job_find(sp_sched *s, sealprov_job_id id) {
 }
 
 static int fill_random(void *buf, size_t len, char *err, size_t errlen) {
-  uint8_t *p = buf;
-  while (len > 0) {
-    ssize_t n = getrandom(p, len, 0);
-    if (n < 0) {
-      if (errno == EINTR) continue;
-      return sched_fail(err, errlen, SEALPROV_ERR_INTERNAL, "getrandom failed: %s",
-                        strerror(errno));
-    }
-    p += n;
-    len -= (size_t)n;
-  }
+  int e = sp_random_bytes(buf, len);
+  if (e != 0)
+    return sched_fail(err, errlen, SEALPROV_ERR_INTERNAL, "getrandom failed: %s", strerror(e));
   return SEALPROV_OK;
 }
 
