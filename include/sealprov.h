@@ -264,7 +264,9 @@ typedef struct sealprov_vtable {
   int (*close)(sealprov_provider *p);
 
   /* Loads a bellperson .params file, read with pread (never mapped), every point
-   * validated ([provider] params_subgroup_check). With only CUDA devices and
+   * validated ([provider] params_subgroup_check); for a file checked in full before on
+   * this host, unchanged since, the subgroup checks are replaced by a keyed digest of
+   * its bytes ([provider] params_validation_cache). With only CUDA devices and
    * params_residency = auto the proving vectors go straight onto every GPU, decoded and
    * checked there, with no host copy (docs/abi.md). The handle is
    * reference counted; jobs hold a reference. Statuses: OK, INVALID_ARGUMENT, IO,

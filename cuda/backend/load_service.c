@@ -108,12 +108,15 @@ static void *gpu_load_main(void *arg) {
         size_t n = strlen(list);
         snprintf(list + n, sizeof list - n, "%s%d", i ? ", " : "", g->ordinals[i]);
       }
+      bool skipped = g->lo.validation != NULL && g->lo.validation->skipped;
       sp_log(SEALPROV_LOG_INFO,
              "srs_load %s: direct load: %.2f GB of proving vectors decoded and checked (%s) on "
              "CUDA device(s) %s, resident there, no host copy; %.1f s",
              g->path, (double)g->srs->devcopy->total_bytes / 1e9,
-             g->lo.subgroup_check ? "on the curve, in the subgroup" : "on the curve", list,
-             ms / 1e3);
+             skipped                ? "on the curve; the subgroup checked earlier"
+             : g->lo.subgroup_check ? "on the curve, in the subgroup"
+                                    : "on the curve",
+             list, ms / 1e3);
     }
   } else if (g->st == SEALPROV_OK && g->lo.sink && dl) {
     sp_log(SEALPROV_LOG_INFO, "srs_load %s: host load: %s", g->path,

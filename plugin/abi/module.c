@@ -366,7 +366,8 @@ static int load_on(sealprov_provider *p, const char *path, bool vk_only, sealpro
     return sp_err(SEALPROV_ERR_INVALID_ARGUMENT, "%s: NULL %s", what,
                   path == NULL ? "path" : "out");
   sp_srs *srs = NULL;
-  int st = sp_params_load(p->cfg, path, vk_only, &srs, tls_err, sizeof tls_err);
+  int st = sp_params_load(p->cfg, path, vk_only, sp_sched_load_stats(p->sched), &srs, tls_err,
+                          sizeof tls_err);
   if (st != SEALPROV_OK) return st;
   /* on_free before the handle is registered: from then on another thread may release it */
   srs->on_free = srs_on_free;

@@ -47,6 +47,9 @@ typedef struct sp_config {
   uint64_t staging_chunk_bytes; /* [provider] staging_chunk_size (0 = the default, device.h) */
   int unseen_gpus;              /* [provider] unseen_gpus: SP_UNSEEN_* (default error) */
   int unseen_gpus_line;         /* its line; 0 when not set */
+  /* [provider] params_validation_cache: "" = auto (the default), "off", or an absolute
+   * folder: where records of completed .params validations live (formats/vrecord.h) */
+  char params_validation_cache[4096];
   sp_device_cfg devices[SP_MAX_DEVICES];
   size_t ndevices;
   /* Filled by sp_config_resolve_devices: the sections it left out of devices[] (which

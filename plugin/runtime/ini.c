@@ -57,7 +57,8 @@ static const char *const provider_keys[PK_COUNT_] = {"log_level",
                                                      "host_memory_limit",
                                                      "params_residency",
                                                      "staging_chunk_size",
-                                                     "unseen_gpus"};
+                                                     "unseen_gpus",
+                                                     "params_validation_cache"};
 
 static const char *const device_keys[DK_COUNT_] = {"type",      "device",         "workers",
                                                    "threads",   "memory_limit",   "pinned_staging",
@@ -248,6 +249,7 @@ static void handle_provider(cfg_parse *p, int k, const char *key, const char *va
     }
     case PK_VERIFY_PROOFS: cfg_want_bool(p, key, value, &c->verify_proofs); return;
     case PK_PARAMS_SUBGROUP_CHECK: cfg_want_bool(p, key, value, &c->params_subgroup_check); return;
+    case PK_PARAMS_VALIDATION_CACHE: cfg_want_validation_cache(p, key, value); return;
     case PK_PARAMS_MANIFEST:
       /* a Filecoin parameters.json; empty = none. Absolute, so that it does not depend
      * on the host's working directory. */

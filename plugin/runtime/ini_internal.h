@@ -32,6 +32,7 @@ enum provider_key {
   PK_PARAMS_RESIDENCY,
   PK_STAGING_CHUNK_SIZE,
   PK_UNSEEN_GPUS,
+  PK_PARAMS_VALIDATION_CACHE,
   PK_COUNT_
 };
 
@@ -119,6 +120,9 @@ bool cfg_want_selector(cfg_parse *p, const char *value, sp_device_cfg *d);
  * "use w0 or w1" (w0, w1 or w2, ...) and returns false. */
 bool cfg_want_word(cfg_parse *p, const char *key, const char *value, const char *const *words,
                    int n, int *out);
+/* [provider] params_validation_cache: auto, off or an absolute folder, into
+ * p->cfg->params_validation_cache ("" for auto). */
+void cfg_want_validation_cache(cfg_parse *p, const char *key, const char *value);
 /* "GPU-xxxxxxxx-xxxx-xxxx-xxxx-xxxxxxxxxxxx" (hex in either case) into its canonical
  * form (lower-case hex, as enumeration reports it) in out[41]. */
 bool cfg_parse_gpu_uuid(const char *s, char out[41]);

@@ -251,6 +251,22 @@ bool cfg_want_word(cfg_parse *p, const char *key, const char *value, const char 
   return false;
 }
 
+void cfg_want_validation_cache(cfg_parse *p, const char *key, const char *value) {
+  char *dst = p->cfg->params_validation_cache;
+  size_t cap = sizeof p->cfg->params_validation_cache;
+  /* auto is resolved at each load (the environment and user of the process then) */
+  if (strcasecmp(value, "auto") == 0)
+    dst[0] = '\0';
+  else if (strcasecmp(value, "off") == 0)
+    snprintf(dst, cap, "off");
+  else if (value[0] != '/')
+    cfg_fail_kv(p, p->lineno, p->section, key, value, "use auto, off or an absolute folder path");
+  else if (strlen(value) >= cap)
+    cfg_fail_kv(p, p->lineno, p->section, key, value, "path too long");
+  else
+    snprintf(dst, cap, "%s", value);
+}
+
 /* Bytes with an optional unit. 1024-based: KiB MiB GiB TiB; 1000-based: KB MB GB TB;
  * B or nothing: bytes. Units are case-sensitive (Mb would be megabits elsewhere). */
 bool cfg_want_bytes(cfg_parse *p, const char *key, const char *value, uint64_t *out) {

@@ -204,6 +204,40 @@ typedef struct dev_snapshot {
   uint64_t host_pinned;
 } dev_snapshot;
 
+/* The provider's .params loads: how each was validated, its validation records, and
+ * the reading threads' time on the files' digests (params.h). */
+static void load_stats(sbuf *b, sp_load_stats *ls) {
+  sb_printf(b,
+            "# HELP sealprov_params_loads_total Parameter (.params) loads that succeeded, by "
+            "how their points were validated: full (every check), record (a validation record "
+            "matched and the file's digest verified: no subgroup checks), unchecked "
+            "(params_subgroup_check = false).\n"
+            "# TYPE sealprov_params_loads_total counter\n"
+            "sealprov_params_loads_total{validation=\"full\"} %" PRIu64
+            "\n"
+            "sealprov_params_loads_total{validation=\"record\"} %" PRIu64
+            "\n"
+            "sealprov_params_loads_total{validation=\"unchecked\"} %" PRIu64
+            "\n"
+            "# HELP sealprov_params_records_written_total Validation records written after a "
+            "full validation.\n"
+            "# TYPE sealprov_params_records_written_total counter\n"
+            "sealprov_params_records_written_total %" PRIu64
+            "\n"
+            "# HELP sealprov_params_records_refused_total Validation records found but not used "
+            "(stale, not trusted, not a record, or a digest that differed).\n"
+            "# TYPE sealprov_params_records_refused_total counter\n"
+            "sealprov_params_records_refused_total %" PRIu64
+            "\n"
+            "# HELP sealprov_params_digest_seconds_total Time the reading threads spent on "
+            "parameter files' digests, added up over threads.\n"
+            "# TYPE sealprov_params_digest_seconds_total counter\n"
+            "sealprov_params_digest_seconds_total %.6f\n",
+            atomic_load(&ls->full), atomic_load(&ls->record), atomic_load(&ls->unchecked),
+            atomic_load(&ls->records_written), atomic_load(&ls->records_refused),
+            (double)atomic_load(&ls->digest_ns) / 1e9);
+}
+
 int sp_sched_stats(sp_sched *s, char *buf, size_t cap, size_t *len) {
   if (s == NULL || (buf == NULL && cap > 0)) return SEALPROV_ERR_INVALID_ARGUMENT;
   dev_snapshot snap[SP_MAX_DEVICES];
@@ -351,5 +385,6 @@ int sp_sched_stats(sp_sched *s, char *buf, size_t cap, size_t *len) {
       "# TYPE sealprov_module_host_release_errors_total counter\n"
       "sealprov_module_host_release_errors_total %" PRIu64 "\n",
       hm.total, hm.peak, hm.limit, hm.waits, hm.wait_s, hm.release_errors);
+  load_stats(&b, &s->load_stats);
   return sb_deliver(&b, buf, cap, len);
 }

@@ -18,6 +18,7 @@
 
 #include "base/log.h"
 #include "engine/hostmem.h"
+#include "runtime/params.h"
 #include "runtime/sp_sched.h"
 
 struct sp_job {
@@ -85,6 +86,9 @@ struct sp_sched {
   /* The provider's host-memory accountant and staging pool (hostmem.h): its own cap and
    * counters, handed to every engine device through sp_device_cfg.hostmem. */
   sp_hostmem *hostmem;
+
+  /* What the provider's .params loads did (params.h; stats()). */
+  sp_load_stats load_stats;
 };
 
 /* Logs only what both the host's level and this provider's INI log_level allow. */

@@ -34,12 +34,16 @@ plugin/runtime/topo.c SEALPROV_SYSFS_ROOT
 plugin/runtime/resolve.c CUDA_VISIBLE_DEVICES
 plugin/formats/manifest.c FIL_PROOFS_PARAMETER_CACHE
 plugin/formats/srs.c FIL_PROOFS_PARAMETER_CACHE
+plugin/formats/vrecord.c XDG_CACHE_HOME
+plugin/formats/vrecord.c HOME
 EOF
 # SEALPROV_SYSFS_ROOT: a test hook (fake sysfs trees for the NUMA tests); an absolute
 #   path under 512 bytes, else ignored with a WARN through the host's log (pool.c).
 # CUDA_VISIBLE_DEVICES: read, never set, to quote it in "GPU not present" messages.
 # FIL_PROOFS_PARAMETER_CACHE: where Filecoin keeps its parameters (docs/formats.md): a
 #   bare file name is looked up there.
+# XDG_CACHE_HOME, HOME: where [provider] params_validation_cache = auto keeps the
+#   records of validated parameter files (the user's cache folder, as XDG defines it).
 
 # ---- 1. the sources ---------------------------------------------------------------------
 # Prints "FILE: LINE" for each line of FILE's code outside profile-only code.
