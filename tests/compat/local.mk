@@ -9,6 +9,13 @@ tests_compat_c2_host_SOURCES = tests/compat/c2_host.c tests/compat/c2_curio.c \
   tests/compat/c2_curio7.c tests/compat/c2_host.h
 tests_compat_c2_host_LDADD = compat/libsealprov_c2.la $(SP_KIT_LIBS) $(SP_EXTERNAL_LIBS)
 TESTS += tests/compat/c2_symbols.sh tests/compat/c2.sh tests/compat/c2_rust.sh
+# one create_SRS per fresh process (c2_load; also dev/validated-load.sh's program): the
+# parameters validated once, the record used by the next processes
+check_PROGRAMS += tests/compat/c2_load
+tests_compat_c2_load_SOURCES = tests/compat/c2_load.c
+tests_compat_c2_load_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/compat
+tests_compat_c2_load_LDADD = compat/libsealprov_c2.la
+TESTS += tests/compat/c2_validated.sh
 # gpu_index -> device_mask on CUDA, mixed and CPU-only device tables (no module needed).
 check_PROGRAMS += tests/compat/test_c2_map
 TESTS += tests/compat/test_c2_map
@@ -17,4 +24,5 @@ tests_compat_test_c2_map_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/compat
 tests_compat_test_c2_map_LDADD = $(DL_LIBS)
 SAN_TESTS += tests/compat/c2.sh tests/compat/c2_rust.sh
 EXTRA_DIST += tests/compat/c2_symbols.sh tests/compat/c2.sh tests/compat/c2_rust.sh \
+  tests/compat/c2_validated.sh \
   tests/compat/rust_host.rs

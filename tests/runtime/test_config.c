@@ -280,6 +280,12 @@ static const bad_case bad_cases[] = {
      SEALPROV_ERR_CONFIG,
      2,
      {"[provider]", "host_memory_limit", "\"16G\"", "bad unit \"G\""}},
+    {"params_validation_cache relative",
+     "[provider]\nparams_validation_cache = my/cache\n" CPU0,
+     SEALPROV_ERR_CONFIG,
+     2,
+     {"[provider]", "params_validation_cache", "\"my/cache\"",
+      "use auto, off or an absolute folder"}},
     {"staging_chunk_size too small",
      "[provider]\nstaging_chunk_size = 512KiB\n" CPU0,
      SEALPROV_ERR_CONFIG,
@@ -709,7 +715,8 @@ START_TEST(test_defaults) {
   ck_assert_uint_eq(cfg->load_threads, 0);
   ck_assert_uint_eq(cfg->host_memory_limit, 0); /* auto: no cap */
   ck_assert_int_eq(cfg->params_residency, SP_RESIDENCY_AUTO);
-  ck_assert_uint_eq(cfg->staging_chunk_bytes, 0); /* the default, 128 MiB */
+  ck_assert_uint_eq(cfg->staging_chunk_bytes, 0);     /* the default, 128 MiB */
+  ck_assert_str_eq(cfg->params_validation_cache, ""); /* auto */
   ck_assert_uint_eq(cfg->ndevices, 1);
   const sp_device_cfg *d = &cfg->devices[0];
   ck_assert_uint_eq(d->index, 0);
@@ -746,6 +753,17 @@ START_TEST(test_provider_values) {
   ck_assert_uint_eq(cfg->max_attempts, 4);
   ck_assert_uint_eq(cfg->timeline_events, 0);
   ck_assert_uint_eq(cfg->load_threads, 12);
+}
+END_TEST
+
+/* params_validation_cache: auto (stored as ""), off, or an absolute folder as given. */
+START_TEST(test_validation_cache_values) {
+  expect_ok("[provider]\nparams_validation_cache = /var/lib/sp cache\n[cpu0]\ntype = cpu\n");
+  ck_assert_str_eq(cfg->params_validation_cache, "/var/lib/sp cache");
+  expect_ok("[provider]\nparams_validation_cache = OFF\n[cpu0]\ntype = cpu\n");
+  ck_assert_str_eq(cfg->params_validation_cache, "off");
+  expect_ok("[provider]\nparams_validation_cache = Auto\n[cpu0]\ntype = cpu\n");
+  ck_assert_str_eq(cfg->params_validation_cache, "");
 }
 END_TEST
 
@@ -1194,6 +1212,7 @@ static Suite *config_suite(void) {
   tcase_set_timeout(tc, 30);
   tcase_add_test(tc, test_defaults);
   tcase_add_test(tc, test_provider_values);
+  tcase_add_test(tc, test_validation_cache_values);
   tcase_add_test(tc, test_log_levels);
   tcase_add_test(tc, test_booleans);
   tcase_add_test(tc, test_memory_units);
