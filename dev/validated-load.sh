@@ -8,7 +8,8 @@
 #      a configure script; dev/device-env.sh is sourced when .deb/ is there (libinih,
 #      check, libxxhash: the machine has no network). Then tests/compat/c2_load.
 #   2. DIR/full.params (default DIR /tmp/sp-fullsize, K = 27: 49.18 GB) made by the GPU
-#      setup: KEEP=1 PARTS=0 dev/fullsize.sh K DIR (its own standalone build in .gpu).
+#      setup: KEEP=1 PARTS=0 dev/fullsize.sh K DIR (its own standalone build in .gpu;
+#      a DIR/full.params of an earlier KEEP=1 run of dev/fullsize.sh is used as it is).
 #   3. the file read once (cat > /dev/null): the page cache warm, and how long that took.
 #   4. fresh processes, each one create_SRS of DIR/full.params on [gpu0] (CUDA ordinal 0:
 #      the direct load) with SEALPROV_C2_LOG_LEVEL=info:
@@ -57,7 +58,7 @@ build=$(cd "$build" && pwd)
 # 2. the parameter file
 params=${PARAMS:-$dir/full.params}
 if [ -z "${PARAMS:-}" ] && { [ ! -f "$params" ] || [ ! -f "$dir/full.vk" ]; }; then
-  KEEP=1 PARTS=0 OUT=$out sh dev/fullsize.sh "$k" "$dir" >"$out/fullsize.log" 2>&1 ||
+  BUILD=.gpu KEEP=1 PARTS=0 OUT=$out sh dev/fullsize.sh "$k" "$dir" >"$out/fullsize.log" 2>&1 ||
     { tail -30 "$out/fullsize.log"; exit 1; }
 fi
 bytes=$(stat -c %s "$params")
