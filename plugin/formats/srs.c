@@ -568,6 +568,7 @@ static int digest_begin(reader *r, sp_srs_validation *v, uint8_t want[16]) {
     sp_set_err(r->err, r->errlen, "%s: cannot stat: %s", r->path, strerror(errno));
     return SEALPROV_ERR_IO;
   }
+  v->threads = r->nthreads < SP_SRS_READ_THREADS ? r->nthreads : SP_SRS_READ_THREADS;
   v->id = (sp_file_id){.dev = (uint64_t)st.st_dev,
                        .ino = (uint64_t)st.st_ino,
                        .size = (uint64_t)st.st_size,

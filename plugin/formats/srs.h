@@ -93,6 +93,7 @@ typedef struct sp_srs_validation {
   bool stale;       /* skipped, and the digest differed: the load failed with PARAMS */
   uint8_t digest[16];
   double digest_cpu_ms; /* time the reading threads spent hashing, added up */
+  unsigned threads;     /* the most threads that read (and hashed) a chunk */
 } sp_srs_validation;
 
 /* Where a direct load sends the proving vectors instead of decoding them on the host

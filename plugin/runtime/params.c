@@ -132,8 +132,7 @@ static bool vrec_checked_before(void *user, const sp_file_id *id, uint8_t want[1
 
 /* After a successful .params load with records on: what it used, or the record of the
  * validation it ran. */
-static void vrec_after(vrec_ctx *v, const sp_srs_validation *val, const sp_srs *srs,
-                       unsigned threads, double ms) {
+static void vrec_after(vrec_ctx *v, const sp_srs_validation *val, const sp_srs *srs, double ms) {
   char esc[SP_ESC_MAX], why[SP_ESC_MAX + 256];
   sp_utf8_escape(v->canon, esc, sizeof esc);
   count(&v->stats->digest_ns, (uint64_t)(val->digest_cpu_ms * 1e6));
@@ -143,7 +142,7 @@ static void vrec_after(vrec_ctx *v, const sp_srs_validation *val, const sp_srs *
     sp_log(SEALPROV_LOG_INFO,
            "srs_load %s: validated earlier: record %s, digest verified (%.3f s of thread time "
            "on up to %u reading threads), %zu points not rechecked for the subgroup; load %.1f s",
-           esc, v->shown, val->digest_cpu_ms / 1e3, threads, points, ms / 1e3);
+           esc, v->shown, val->digest_cpu_ms / 1e3, val->threads, points, ms / 1e3);
     return;
   }
   count(&v->stats->full, 1);
@@ -208,7 +207,7 @@ int sp_params_load(const sp_config *cfg, const char *path, bool vk_only, sp_load
     st = load_once(cfg, path, vk_only, &lo, out, err, errlen);
   }
   if (st == SEALPROV_OK && records)
-    vrec_after(&vr, &val, *out, threads < 16 ? threads : 16, sp_now_ms() - t0);
+    vrec_after(&vr, &val, *out, sp_now_ms() - t0);
   else if (st == SEALPROV_OK && !vk_only)
     count(cfg->params_subgroup_check ? &stats->full : &stats->unchecked, 1);
   sp_vrecord_close(vr.store);
