@@ -8,8 +8,9 @@
 #      a configure script; dev/device-env.sh is sourced when .deb/ is there (libinih,
 #      check, libxxhash: the machine has no network). Then tests/compat/c2_load.
 #   2. DIR/full.params (default DIR /tmp/sp-fullsize, K = 27: 49.18 GB) made by the GPU
-#      setup: KEEP=1 PARTS=0 dev/fullsize.sh K DIR (its own standalone build in .gpu;
-#      a DIR/full.params of an earlier KEEP=1 run of dev/fullsize.sh is used as it is).
+#      setup: KEEP=1 PARTS=0 dev/fullsize.sh K DIR (its own standalone build in .gpu). A
+#      file this script made before is used again (DIR/full.made says it is whole);
+#      REUSE=1 takes DIR/full.params of an earlier KEEP=1 run of dev/fullsize.sh.
 #   3. the file read once (cat > /dev/null): the page cache warm, and how long that took.
 #   4. fresh processes, each one create_SRS of DIR/full.params on [gpu0] (CUDA ordinal 0:
 #      the direct load) with SEALPROV_C2_LOG_LEVEL=info:
@@ -57,9 +58,11 @@ build=$(cd "$build" && pwd)
 
 # 2. the parameter file
 params=${PARAMS:-$dir/full.params}
-if [ -z "${PARAMS:-}" ] && { [ ! -f "$params" ] || [ ! -f "$dir/full.vk" ]; }; then
+if [ -z "${PARAMS:-}" ] && [ ! -f "$dir/full.made" ] && [ -z "${REUSE:-}" ]; then
+  rm -f "$params" "$dir/full.vk" # a run cut short may have left part of them
   BUILD=.gpu KEEP=1 PARTS=0 OUT=$out sh dev/fullsize.sh "$k" "$dir" >"$out/fullsize.log" 2>&1 ||
     { tail -30 "$out/fullsize.log"; exit 1; }
+  touch "$dir/full.made"
 fi
 bytes=$(stat -c %s "$params")
 
