@@ -80,8 +80,8 @@ void sp_fdigest_blocks(sp_fdigest *d, uint64_t off, const void *buf, size_t len)
   for (; k < d->nblocks && block_end(d, k) <= end; k++) {
     uint64_t at = k * SP_FDIGEST_BLOCK;
     const uint8_t *p = (const uint8_t *)buf + (at - off);
-    d->leaf[k] = XXH3_128bits_withSecret(p, (size_t)(block_end(d, k) - at), d->secret,
-                                         d->secret_len);
+    d->leaf[k] =
+        XXH3_128bits_withSecret(p, (size_t)(block_end(d, k) - at), d->secret, d->secret_len);
     d->done[k] = 1;
   }
   atomic_fetch_add(&d->ns, ns_since(t0));

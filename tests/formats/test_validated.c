@@ -48,7 +48,9 @@ static void log_cb(void *user, int level, const char *msg) {
   pthread_mutex_lock(&log_mu);
   size_t n = strlen(log_text);
   snprintf(log_text + n, sizeof log_text - n, "%s %s\n",
-           level == SEALPROV_LOG_WARN ? "WARN" : level == SEALPROV_LOG_INFO ? "INFO" : "----",
+           level == SEALPROV_LOG_WARN   ? "WARN"
+           : level == SEALPROV_LOG_INFO ? "INFO"
+                                        : "----",
            msg);
   pthread_mutex_unlock(&log_mu);
 }
@@ -194,8 +196,7 @@ static void forge_record(const char *store, const char *file, const uint8_t dige
   file_id(file, &id);
   sp_vrecord_store *s = sp_vrecord_open(store, &level, why, sizeof why);
   ck_assert_msg(s != NULL, "%s", why);
-  ck_assert_msg(sp_vrecord_write(s, canon, &id, digest, why, sizeof why) == SEALPROV_OK, "%s",
-                why);
+  ck_assert_msg(sp_vrecord_write(s, canon, &id, digest, why, sizeof why) == SEALPROV_OK, "%s", why);
   sp_vrecord_close(s);
 }
 
@@ -500,7 +501,8 @@ START_TEST(test_changes_validate_in_full) {
   size_t len;
   uint8_t *b = slurp(path, &len);
   ck_assert_int_eq(ftruncate(fd, (off_t)(len / 2)), 0);
-  ck_assert_int_eq(pwrite(fd, b + len / 2, len - len / 2, (off_t)(len / 2)), (ssize_t)(len - len / 2));
+  ck_assert_int_eq(pwrite(fd, b + len / 2, len - len / 2, (off_t)(len / 2)),
+                   (ssize_t)(len - len / 2));
   expect_full(path, store, "truncated and re-extended");
   ck_assert(logged("stale: "));
   expect_record(path, store, "after the re-extension");
