@@ -366,7 +366,7 @@ static int load_on(sealprov_provider *p, const char *path, bool vk_only, sealpro
     return sp_err(SEALPROV_ERR_INVALID_ARGUMENT, "%s: NULL %s", what,
                   path == NULL ? "path" : "out");
   sp_srs *srs = NULL;
-  int st = sp_params_load(p->cfg, path, vk_only, sp_sched_load_stats(p->sched), &srs, tls_err,
+  int st = sp_params_load(p->cfg, path, vk_only, sp_sched_params_stats(p->sched), &srs, tls_err,
                           sizeof tls_err);
   if (st != SEALPROV_OK) return st;
   /* on_free before the handle is registered: from then on another thread may release it */

@@ -77,14 +77,14 @@ typedef struct vrec_ctx {
   sp_vrecord_store *store;
   char canon[PATH_MAX];
   char shown[SP_ESC_MAX]; /* the record's path, for the log */
-  sp_load_stats *stats;
+  sp_params_stats *stats;
 } vrec_ctx;
 
 static void count(_Atomic uint64_t *c, uint64_t n) { atomic_fetch_add(c, n); }
 
 /* Opens the store cfg names for a load of path; false (no records: every point is
  * checked) when it is off or cannot be used, which is logged and never an error. */
-static bool vrec_open(const sp_config *cfg, const char *path, sp_load_stats *stats, vrec_ctx *v) {
+static bool vrec_open(const sp_config *cfg, const char *path, sp_params_stats *stats, vrec_ctx *v) {
   char root[4096], why[SP_ESC_MAX + 256], full[PATH_MAX], esc[SP_ESC_MAX];
   const char *set = cfg->params_validation_cache;
   int level = SEALPROV_LOG_INFO;
@@ -166,7 +166,7 @@ static void vrec_after(vrec_ctx *v, const sp_srs_validation *val, const sp_srs *
          esc, v->shown, val->digest_cpu_ms / 1e3, ms / 1e3);
 }
 
-int sp_params_load(const sp_config *cfg, const char *path, bool vk_only, sp_load_stats *stats,
+int sp_params_load(const sp_config *cfg, const char *path, bool vk_only, sp_params_stats *stats,
                    sp_srs **out, char *err, size_t errlen) {
   unsigned threads = cfg->load_threads;
   if (threads == 0) {
@@ -174,7 +174,7 @@ int sp_params_load(const sp_config *cfg, const char *path, bool vk_only, sp_load
     threads = n > 0 ? (unsigned)n : 1;
   }
   load_progress lp = {0};
-  sp_load_stats none;
+  sp_params_stats none;
   if (stats == NULL) { /* counted all the same, then dropped */
     memset(&none, 0, sizeof none);
     stats = &none;

@@ -17,7 +17,7 @@ extern "C" {
 #endif
 
 /* What a provider counts of its .params loads (stats(): sealprov_params_*). */
-typedef struct sp_load_stats {
+typedef struct sp_params_stats {
   _Atomic uint64_t full;      /* loads that checked every point */
   _Atomic uint64_t record;    /* loads that skipped the subgroup checks on a validation record
                                  whose digest then verified */
@@ -27,7 +27,7 @@ typedef struct sp_load_stats {
                                        a digest that differed */
   _Atomic uint64_t digest_ns;       /* the reading threads' time spent on digests */
   atomic_bool store_noted;          /* that the record store cannot be used was logged */
-} sp_load_stats;
+} sp_params_stats;
 
 /* Loads path (a .vk when vk_only) with cfg's [provider] settings: load_threads,
  * params_manifest, params_subgroup_check, params_residency, params_validation_cache.
@@ -39,7 +39,7 @@ typedef struct sp_load_stats {
  * trusted one matches and the file's digest agrees; a load that checked everything
  * writes one. stats (may be NULL) counts what happened. Statuses and messages as
  * sp_srs_load_ex (formats/srs.h). */
-int sp_params_load(const sp_config *cfg, const char *path, bool vk_only, sp_load_stats *stats,
+int sp_params_load(const sp_config *cfg, const char *path, bool vk_only, sp_params_stats *stats,
                    sp_srs **out, char *err, size_t errlen);
 
 #ifdef __cplusplus

@@ -206,7 +206,7 @@ typedef struct dev_snapshot {
 
 /* The provider's .params loads: how each was validated, its validation records, and
  * the reading threads' time on the files' digests (params.h). */
-static void load_stats(sbuf *b, sp_load_stats *ls) {
+static void params_report(sbuf *b, sp_params_stats *ls) {
   sb_printf(b,
             "# HELP sealprov_params_loads_total Parameter (.params) loads that succeeded, by "
             "how their points were validated: full (every check), record (a validation record "
@@ -385,6 +385,6 @@ int sp_sched_stats(sp_sched *s, char *buf, size_t cap, size_t *len) {
       "# TYPE sealprov_module_host_release_errors_total counter\n"
       "sealprov_module_host_release_errors_total %" PRIu64 "\n",
       hm.total, hm.peak, hm.limit, hm.waits, hm.wait_s, hm.release_errors);
-  load_stats(&b, &s->load_stats);
+  params_report(&b, &s->params_stats);
   return sb_deliver(&b, buf, cap, len);
 }

@@ -356,7 +356,7 @@ void sp_sched_cs_evict(sp_sched *s, const struct sp_cs *cs) {
 }
 
 sp_hostmem *sp_sched_hostmem(sp_sched *s) { return s->hostmem; }
-sp_load_stats *sp_sched_load_stats(sp_sched *s) { return &s->load_stats; }
+sp_params_stats *sp_sched_params_stats(sp_sched *s) { return &s->params_stats; }
 
 void sp_sched_srs_evict(sp_sched *s, const sp_srs *srs) {
   if (srs != NULL) evict_copies(s, srs, NULL);

@@ -88,7 +88,7 @@ struct sp_sched {
   sp_hostmem *hostmem;
 
   /* What the provider's .params loads did (params.h; stats()). */
-  sp_load_stats load_stats;
+  sp_params_stats params_stats;
 };
 
 /* Logs only what both the host's level and this provider's INI log_level allow. */

@@ -139,8 +139,8 @@ bool sp_sched_on_callback_thread(const sp_sched *s);
 struct sp_hostmem;
 struct sp_hostmem *sp_sched_hostmem(sp_sched *s);
 /* The counters of the provider's .params loads (params.h), which stats() shows. */
-struct sp_load_stats;
-struct sp_load_stats *sp_sched_load_stats(sp_sched *s);
+struct sp_params_stats;
+struct sp_params_stats *sp_sched_params_stats(sp_sched *s);
 
 /* Tells every device's engine to drop its copy of srs (engine srs_evict, under the
  * device lock so no kernel of that device is running). Thread-safe. */

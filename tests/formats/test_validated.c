@@ -102,7 +102,7 @@ static void work_copy(const char *name, char *path, size_t plen, char *store, si
 /* A provider: its configuration (from an INI file) and its counters. */
 typedef struct prov {
   sp_config *cfg;
-  sp_load_stats stats;
+  sp_params_stats stats;
 } prov;
 
 static void prov_open(prov *p, const char *provider_lines) {
@@ -133,7 +133,7 @@ static int prov_load(prov *p, const char *path, char *err, sp_srs **srs_out) {
 }
 
 /* A fresh provider with the store, one load: its status; what it did in *stats. */
-static int load_fresh(const char *path, const char *store, sp_load_stats *stats, char *err) {
+static int load_fresh(const char *path, const char *store, sp_params_stats *stats, char *err) {
   char line[600];
   snprintf(line, sizeof line, "params_validation_cache = %s", store);
   prov p;
@@ -148,7 +148,7 @@ static int load_fresh(const char *path, const char *store, sp_load_stats *stats,
 /* The next load validates in full and succeeds; it writes the record again. */
 static void expect_full(const char *path, const char *store, const char *why) {
   char err[ERRLEN];
-  sp_load_stats st;
+  sp_params_stats st;
   ck_assert_msg(load_fresh(path, store, &st, err) == SEALPROV_OK, "%s: %s", why, err);
   ck_assert_msg(atomic_load(&st.full) == 1 && atomic_load(&st.record) == 0,
                 "%s: not validated in full\n%s", why, log_text);
@@ -158,7 +158,7 @@ static void expect_full(const char *path, const char *store, const char *why) {
 /* The next load uses the record. */
 static void expect_record(const char *path, const char *store, const char *why) {
   char err[ERRLEN];
-  sp_load_stats st;
+  sp_params_stats st;
   ck_assert_msg(load_fresh(path, store, &st, err) == SEALPROV_OK, "%s: %s", why, err);
   ck_assert_msg(atomic_load(&st.record) == 1 && atomic_load(&st.full) == 0,
                 "%s: the record was not used\n%s", why, log_text);
@@ -480,7 +480,7 @@ END_TEST
 /* Every change to the file makes the next load validate in full. */
 START_TEST(test_changes_validate_in_full) {
   char path[500], store[500], err[ERRLEN], other[600];
-  sp_load_stats st;
+  sp_params_stats st;
   work_copy("change", path, sizeof path, store, sizeof store);
   expect_full(path, store, "first load");
   expect_record(path, store, "unchanged");
@@ -561,7 +561,7 @@ END_TEST
  * load is refused all the same. */
 START_TEST(test_crafted_file_refused) {
   char path[500], store[500], err[ERRLEN];
-  sp_load_stats st;
+  sp_params_stats st;
   work_copy("crafted", path, sizeof path, store, sizeof store);
   expect_full(path, store, "first load");
   uint8_t old[16];
@@ -708,7 +708,7 @@ START_TEST(test_store_unusable) {
   expect_record(path, store, "read-only store, unchanged file");
   struct timespec ts[2] = {{.tv_nsec = UTIME_OMIT}, {.tv_sec = 2000000000}};
   ck_assert_int_eq(utimensat(AT_FDCWD, path, ts, 0), 0);
-  sp_load_stats st;
+  sp_params_stats st;
   ck_assert_msg(load_fresh(path, store, &st, err) == SEALPROV_OK, "%s", err);
   ck_assert_uint_eq(atomic_load(&st.full), 1);
   ck_assert_uint_eq(atomic_load(&st.records_written), 0);
