@@ -48,7 +48,7 @@ if [ -z "$tarball" ]; then
     exit 2
   }
 fi
-# libinih, Check and subunit from .deb/ when this machine has none of its own
+# libinih, libxxhash, Check and subunit from .deb/ when this machine has none of its own
 cd "$top" || exit 1
 if [ -d /tmp/sp-prefix/usr ] || [ -d .deb ]; then . dev/device-env.sh; fi
 t0=$(date +%s)

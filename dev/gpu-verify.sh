@@ -5,11 +5,11 @@
 # are built here and carried.
 #
 #   dev/gpu-verify.sh pack BUILD_DIR   (here, after `dev/run test` or any CUDA build with
-#       --enable-fault-injection) packs the GPU test programs, the CLI, the module and
-#       libinih into .gpu-verify/pkg.tar.xz, and makes the reference proofs: a 4-partition
-#       2^14 set-up with seed 7, proved with r = s = 0 on a CPU device by this build
-#       (.gpu-verify/cpu-new.proofs) and, when REF_BUILD names another build tree (an older
-#       commit's), by that one too (cpu-old.proofs)
+#       --enable-fault-injection) packs the GPU test programs, the CLI, the module,
+#       libinih and libxxhash into .gpu-verify/pkg.tar.xz, and makes the reference
+#       proofs: a 4-partition 2^14 set-up with seed 7, proved with r = s = 0 on a CPU
+#       device by this build (.gpu-verify/cpu-new.proofs) and, when REF_BUILD names
+#       another build tree (an older commit's), by that one too (cpu-old.proofs)
 #   dev/gpu-verify.sh run  (on the GPU machine; carry .gpu-verify) runs test_cuda_engine
 #       --full, `sealprov devices` and the GPU demo, repeats the set-up (its parameters must
 #       hash the same), proves the 4 partitions with r = s = 0 on GPU 0, verifies them and
@@ -32,6 +32,7 @@ pack)
   [ -x "$b/bench/sealprov-bench" ] && cp "$b/bench/sealprov-bench" "$s/bin/" # bench, stress
   cp "$b/plugin/.libs/sealprov.so" "$s/lib/sealprov/"
   cp -L "$(ldconfig -p | awk '/libinih.so.1 / { print $NF; exit }')" "$s/lib/"
+  cp -L "$(ldconfig -p | awk '/libxxhash.so.0 / { print $NF; exit }')" "$s/lib/"
   strip "$s"/t/* "$s"/bin/* "$s/lib/sealprov/sealprov.so" 2>/dev/null || true
   tar -C "$s" -cf - . | xz -T0 -6 > "$v/pkg.tar.xz"
   printf '[provider]\nlog_level = warn\n\n[cpu0]\ntype = cpu\nworkers = 1\nthreads = 0\n' > "$s/cpu.ini"

@@ -1,16 +1,17 @@
 #!/bin/sh
 # SPDX-License-Identifier: Apache-2.0 OR MIT
-# dev/validated-load.sh [DIR] -- on the GPU machine, from the repository root: a .params
+# dev/validated-load.sh [DIR] -- on the GPU machine (any working directory): a .params
 # file validated once per host, measured the way Curio's default path loads it (one
 # child process per proof, each calling create_SRS of libsealprov_c2 once).
-#   1. a build with CUDA: BUILD (default _build-gpu) from the release tarball carried in
-#      .dist/ (make -C _build dist; carry .dist and .deb), else from this tree when it has
-#      a configure script; dev/device-env.sh is sourced when .deb/ is there (libinih,
-#      check, libxxhash: the machine has no network). Then tests/compat/c2_load.
+#   1. the CUDA build of the release tarball carried in .dist/ (carry .dist and .deb;
+#      dev/device-build.sh says how to make the tarball, builds it and its test programs,
+#      tests/compat/c2_load among them, and brings an earlier build up to date), or
+#      BUILD, a build directory of one. .deb/ must carry libxxhash0 and libxxhash-dev
+#      besides libinih, check and subunit (dev/device-env.sh: the machine has no network).
 #   2. DIR/full.params (default DIR /tmp/sp-fullsize, K = 27: 49.18 GB) made by the GPU
-#      setup: KEEP=1 PARTS=0 dev/fullsize.sh K DIR (its own standalone build in .gpu). A
-#      file this script made before is used again (DIR/full.made says it is whole);
-#      REUSE=1 takes DIR/full.params of an earlier KEEP=1 run of dev/fullsize.sh.
+#      setup: KEEP=1 PARTS=0 dev/fullsize.sh K DIR, with the build of step 1. A file this
+#      script made before is used again (DIR/full.made says it is whole); REUSE=1 takes
+#      DIR/full.params of an earlier KEEP=1 run of dev/fullsize.sh.
 #   3. the file read once (cat > /dev/null): the page cache warm, and how long that took.
 #   4. fresh processes, each one create_SRS of DIR/full.params on [gpu0] (CUDA ordinal 0:
 #      the direct load) with SEALPROV_C2_LOG_LEVEL=info:
@@ -26,41 +27,28 @@
 # PARAMS=FILE measures FILE instead of making one, DEVICE=cpu on a CPU device (a dry run
 # of the script on a machine without a GPU).
 # Output: the table on stdout; with OUT set, also OUT/validated-load.txt and the logs.
-set -u
-[ -d .deb ] && . dev/device-env.sh
-set -e
+set -eu
+cd "$(dirname "$0")/.."
 dir=${1:-/tmp/sp-fullsize}
 k=${K:-27}
-build=${BUILD:-_build-gpu}
 repeat=${REPEAT:-3}
-top=$(pwd)
 out=${OUT:-/tmp/sp-validated-out}
 mkdir -p "$out" "$dir"
 sub() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.2f", a - b }'; } # A - B
 
-# 1. the build
-if [ ! -x "$build/tests/compat/c2_load" ] || [ ! -f "$build/plugin/.libs/sealprov.so" ]; then
-  arch=${CUDA_ARCH:-$(sh dev/gpu-archs.sh)}
-  src=$top
-  if ls .dist/sealprov-*.tar.gz >/dev/null 2>&1; then
-    rm -rf /tmp/sp-vsrc && mkdir -p /tmp/sp-vsrc
-    tar xzf .dist/sealprov-*.tar.gz -C /tmp/sp-vsrc
-    src=$(echo /tmp/sp-vsrc/sealprov-*)
-  fi
-  [ -x "$src/configure" ] || { echo "validated-load: no .dist/ tarball and no configure in $src" >&2; exit 1; }
-  mkdir -p "$build" && build=$(cd "$build" && pwd)
-  echo "build: $src -> $build (CUDA arch ${arch:-configure's default})"
-  ( cd "$build" && "$src/configure" --with-cuda ${arch:+--with-cuda-arch=$arch} --enable-werror &&
-    make -j"$(nproc)" && make tests/compat/c2_load ) >"$out/build.log" 2>&1 ||
-    { tail -40 "$out/build.log"; exit 1; }
-fi
-build=$(cd "$build" && pwd)
+# 1. the build (device-build.sh sources dev/device-env.sh for .deb/'s libraries; this
+# script's own processes need them too: the module is linked against libxxhash)
+[ -d .deb ] && . dev/device-env.sh
+if [ -n "${BUILD:-}" ]; then build=$(cd "$BUILD" && pwd); else build=$(OUT=$out sh dev/device-build.sh); fi
+for f in tests/compat/c2_load plugin/.libs/sealprov.so; do
+  [ -e "$build/$f" ] || { echo "validated-load: $build/$f not built" >&2; exit 1; }
+done
 
 # 2. the parameter file
 params=${PARAMS:-$dir/full.params}
 if [ -z "${PARAMS:-}" ] && [ ! -f "$dir/full.made" ] && [ -z "${REUSE:-}" ]; then
   rm -f "$params" "$dir/full.vk" # a run cut short may have left part of them
-  BUILD=.gpu KEEP=1 PARTS=0 OUT=$out sh dev/fullsize.sh "$k" "$dir" >"$out/fullsize.log" 2>&1 ||
+  BUILD=$build KEEP=1 PARTS=0 OUT=$out bash dev/fullsize.sh "$k" "$dir" >"$out/fullsize.log" 2>&1 ||
     { tail -30 "$out/fullsize.log"; exit 1; }
   touch "$dir/full.made"
 fi
