@@ -192,8 +192,8 @@ static void print_timing(const char *key, timing t, bool last) {
 
 static void usage(FILE *f) {
   fprintf(f,
-          "usage: sealprov bench cpu [-t|--threads N] [-r|--repeat R] [--quick]\n"
-          "  Throughput of the CPU curve library as JSON on stdout:\n"
+          "usage: sealprov bench cpu [-t|--threads N] [-r|--repeat R] [--quick] [--json]\n"
+          "  Throughput of the CPU curve library as JSON on stdout (with or without --json):\n"
           "  Fp mul/s and G1 mixed add/s (one thread), pairing ms (one thread),\n"
           "  G1 MSM 2^16 and 2^18, G2 MSM 2^16 and NTT 2^20 in ms with N threads.\n"
           "  --threads N  threads for MSM and NTT (default: online CPUs)\n"
@@ -208,7 +208,7 @@ int sp_cmd_bench_cpu(int argc, char **argv) {
                                        {"repeat", required_argument, NULL, 'r'},
                                        {"quick", no_argument, NULL, O_QUICK},
                                        {NULL, 0, NULL, 0}};
-  sp_cli_args args = {.usage = usage, .opts = opts, .shorts = "t:r:"};
+  sp_cli_args args = {.usage = usage, .takes = SP_CLI_JSON, .opts = opts, .shorts = "t:r:"};
   long nproc = sysconf(_SC_NPROCESSORS_ONLN);
   unsigned threads = nproc > 0 ? (unsigned)nproc : 1;
   unsigned repeat = 3;

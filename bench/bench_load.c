@@ -593,6 +593,8 @@ int sp_bench_load(int argc, char **argv) {
       sp_cli_error("%s: %s", argv[i], errno ? strerror(errno) : "not a regular file");
       return 1;
     }
+    if (!sp_cli_file_is("bench load", argv[i], SP_KIND_BIT(SP_KIND_PARAMS), ".params files"))
+      return 2;
   }
   bool gpu = sp_bench_gpu_visible();
   if (modes_given && modes[LM_DIRECT] && !gpu) {

@@ -20,14 +20,16 @@
 
 static void bench_witness_usage(FILE *f) {
   fprintf(f,
-          "usage: sealprov bench witness [--plugin MODULE] [-c INI] [--reps N] [--threads T] DIR\n"
+          "usage: sealprov bench witness [--plugin MODULE] [-c INI] [--reps N] [--threads T]\n"
+          "                              [--json] DIR\n"
           "       sealprov bench witness [options] --size K [--r1cs-dir DIR]\n"
           "  DIR is a `sealprov setup` directory (circuit.params, circuit.r1cs,\n"
           "  partition-00.spa). Measures, for that partition, witness-only proving against\n"
           "  full-assignment proving: the SpMV stage alone (a, b, c = A z, B z, C z with T\n"
           "  host threads, in-process, median of N), one-partition jobs of each kind through\n"
           "  the module on the INI's devices (median wall time of N, r = s = 0 so the bytes\n"
-          "  are compared), and the host memory the host must hold per partition. JSON.\n"
+          "  are compared), and the host memory the host must hold per partition. JSON (with\n"
+          "  or without --json).\n"
           "  --size K makes the setup itself: a sealing-shaped circuit of 2^K constraints\n"
           "  (10 <= K <= 27, 16 inputs), its witness in memory (no partition file), the\n"
           "  .r1cs in a temporary directory under --r1cs-dir (default $TMPDIR, else /tmp)\n"
@@ -134,7 +136,8 @@ int cmd_bench_witness(int argc, char **argv) {
       {NULL, 0, NULL, 0},
   };
   sp_cli_args a = {
-      .usage = bench_witness_usage, .takes = SP_CLI_PLUGIN | SP_CLI_CONFIG, .opts = opts};
+      .usage = bench_witness_usage, .takes = SP_CLI_PLUGIN | SP_CLI_CONFIG | SP_CLI_JSON,
+      .opts = opts};
   unsigned reps = 3, threads = g16_ncpus(), size = 0;
   const char *r1cs_root = NULL;
   int c;

@@ -459,6 +459,11 @@ int cmd_soak(int argc, char **argv) {
     snprintf(series_buf, sizeof series_buf, "%s/soak-series.csv", o->dir);
     o->series = series_buf;
   }
+  sp_cli_file soak_in = {"INI file", o->ini};
+  if (!sp_cli_output_check("--series", o->series, SP_KIND_TEXT, false, &soak_in, 1) ||
+      (o->json_file &&
+       !sp_cli_output_check("--json-file", o->json_file, SP_KIND_JSON, false, &soak_in, 1)))
+    return 2;
   if (o->nvidia_smi && !strcmp(o->nvidia_smi, "none"))
     o->nvidia_smi = NULL;
   else if (!o->nvidia_smi)

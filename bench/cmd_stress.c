@@ -278,7 +278,11 @@ int cmd_stress(int argc, char **argv) {
   size_t n = (size_t)(argc - a.first);
   if (!params || n == 0)
     return sp_cli_usage_error(&a, "missing %s", !params ? "--params" : "partition files");
-  if (!g16_check_input_file("--params", params)) return 2;
+  sp_cli_params_path pp;
+  int pst = g16_params_file("--params", params, SP_KIND_PARAMS, &pp);
+  if (pst != 0) return pst;
+  if (!g16_check_env_outputs(false, NULL, 0)) return 2;
+  params = pp.module;
   if (n > UINT32_MAX) {
     sp_cli_error("%zu partition files; a job holds at most %u", n, UINT32_MAX);
     return 2;

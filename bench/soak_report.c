@@ -626,14 +626,10 @@ void soak_print_summary(bool partial) {
   } else {
     write_text(stdout, &vd);
   }
-  if (soak.o.json_file) {
-    FILE *jf = fopen(soak.o.json_file, "w");
-    if (jf) {
-      write_json(jf, &vd);
-      if (fclose(jf) != 0) sp_cli_warn("--json-file %s: %s", soak.o.json_file, strerror(errno));
-    } else {
-      sp_cli_warn("--json-file %s: %s", soak.o.json_file, strerror(errno));
-    }
+  sp_cli_output jo;
+  if (soak.o.json_file && sp_cli_output_begin(&jo, "--json-file", soak.o.json_file)) {
+    write_json(jo.f, &vd);
+    sp_cli_output_commit(&jo);
   }
   fflush(stdout);
 }

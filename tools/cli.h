@@ -20,6 +20,7 @@
 #define SEALPROV_TOOLS_CLI_H
 
 #include <getopt.h>
+#include <limits.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -50,7 +51,7 @@ int sp_cmd_bench_gpu(int argc, char **argv);  /* bench_gpu.c: `bench gpu` (CUDA 
 /* The developer modes of two host commands (cmd_snarkjs.c): snarkjs's files are proved
  * and verified by the kit on this host's CPUs, not by the module. */
 int sp_cli_prove_zkey(const char *zkey, const char *wtns, const char *out_proof,
-                      const char *out_public, bool zero_rs, bool json);
+                      const char *out_public, bool zero_rs, bool force, bool json);
 int sp_cli_verify_snarkjs(const char *vk, const char *proof, const char *public_json, bool json);
 
 /* ---- options (opts.c) --------------------------------------------------------------
@@ -62,7 +63,8 @@ int sp_cli_verify_snarkjs(const char *vk, const char *proof, const char *public_
  *   --plugin MODULE                (SP_CLI_PLUGIN) the module to load
  *   -c, --config INI               (SP_CLI_CONFIG) the INI file
  *   --json                         (SP_CLI_JSON) one JSON object on stdout
- * A usage error prints the command's usage and then the error, last, on stderr. */
+ * A usage error prints one line on stderr: the error, and which `sealprov help` shows the
+ * usage. */
 enum {
   SP_CLI_PLUGIN = 1u << 0,
   SP_CLI_CONFIG = 1u << 1,
@@ -93,7 +95,7 @@ typedef struct sp_cli_args {
  * done, or -1 when the command is to return a->status: 0 after --help, 2 after a usage
  * error (an unknown option, a missing value; usage and error already printed). */
 int sp_cli_getopt(sp_cli_args *a, int argc, char **argv);
-/* The command's usage on stderr, then "sealprov CMD: error: ..." last. Returns 2. */
+/* "sealprov CMD: error: ... (`sealprov help CMD` shows the usage)" on stderr. Returns 2. */
 int sp_cli_usage_error(const sp_cli_args *a, const char *fmt, ...)
 #if defined(__GNUC__)
     __attribute__((format(printf, 2, 3)))
@@ -115,6 +117,140 @@ extern int sp_cli_log_level;      /* the module's messages up to this level reac
                                       -vv DEBUG) */
 extern bool sp_cli_quiet;         /* -q: only errors (check-config: no table) */
 extern const char *sp_cli_plugin; /* --plugin MODULE, or NULL */
+
+/* ---- files: their kind, headers, where --params looks (files.c) --------------------
+ * Every command checks each file it is given for its kind, by content, before it parses
+ * it ("X is a .spa partition file; --params takes a .params file"); `inspect` picks its
+ * describer the same way. */
+typedef enum sp_cli_kind {
+  SP_KIND_NONE = 0, /* not there */
+  SP_KIND_UNKNOWN,  /* binary, none the project knows (or unreadable) */
+  SP_KIND_EMPTY,
+  SP_KIND_SPA,
+  SP_KIND_PARAMS, /* also a .params file cut short: the same first bytes */
+  SP_KIND_VK,
+  SP_KIND_PROOFS,
+  SP_KIND_R1CS,
+  SP_KIND_WTNS,
+  SP_KIND_ZKEY,
+  SP_KIND_SNARKJS_VK,
+  SP_KIND_SNARKJS_PROOF,
+  SP_KIND_SNARKJS_PUBLIC,
+  SP_KIND_MANIFEST, /* Filecoin's parameters.json */
+  SP_KIND_JSON,     /* other JSON */
+  SP_KIND_INI,
+  SP_KIND_TEXT, /* other text */
+  SP_KIND_DIR,
+  SP_KIND_SPECIAL, /* not a regular file: a FIFO, a device */
+} sp_cli_kind;
+#define SP_KIND_BIT(k) (1u << (k))
+#define SP_CLI_SPA_MAGIC "SEALSPA1"
+#define SP_CLI_VK_FIXED_BYTES 864u /* alpha_g1 beta_g1 beta_g2 gamma_g2 delta_g1 delta_g2 */
+/* Where the module looks up a bare parameter file name unless $FIL_PROOFS_PARAMETER_CACHE
+ * says otherwise (Filecoin's default). */
+#define SP_CLI_DEFAULT_PARAM_CACHE "/var/tmp/filecoin-proof-parameters"
+
+/* "a .spa partition file", "a .params parameter file", "an INI file", ... */
+const char *sp_cli_kind_name(sp_cli_kind k);
+/* The kind of the file at path (stat, then its first bytes; a JSON file is read whole, up
+ * to 64 MiB, to tell snarkjs's files and parameters.json from other JSON). */
+sp_cli_kind sp_cli_file_kind(const char *path);
+/* The same for an open file of size bytes (path: for reading a JSON file, or NULL). */
+sp_cli_kind sp_cli_fd_kind(int fd, uint64_t size, const char *path);
+struct sp_json;
+/* Which JSON file a parsed document is (SP_KIND_JSON when none sealprov knows). */
+sp_cli_kind sp_cli_json_kind(const struct sp_json *doc);
+/* The tests behind sp_cli_fd_kind, for inspect: a whole number of 192-byte proofs with
+ * the compression flag; an INI file's first line that is not blank or a comment opens a
+ * section; the six uncompressed points of a verifying key start the file. */
+bool sp_cli_looks_like_proofs(int fd, uint64_t size);
+bool sp_cli_looks_like_ini(int fd, uint64_t size);
+bool sp_cli_looks_like_params(int fd, uint64_t size);
+/* Checks the kind of the file option opt names (e.g. "--params"): true when it is one of
+ * `accept` (SP_KIND_BIT()s), or when its kind is not known (not there, unreadable, none
+ * the project knows: its reader then says what is wrong). Otherwise prints "PATH is
+ * <kind>; OPT takes <takes>" and returns false (the command exits 2). */
+bool sp_cli_file_is(const char *opt, const char *path, unsigned accept, const char *takes);
+
+/* The vector lengths of a .params or .vk file, from its length fields only. */
+typedef struct sp_cli_params_hdr {
+  bool vk;             /* the file ends after ic */
+  int nvec;            /* vectors present: 1 (a .vk) or 6 */
+  uint64_t len[6];     /* ic, h, l, a, b_g1, b_g2 (sp_cli_params_vector) */
+  uint64_t off[6];     /* the byte of each length field */
+  unsigned log_domain; /* .params: h has 2^log_domain - 1 points */
+} sp_cli_params_hdr;
+/* false with msg ("PATH: vector h: length 511 at byte 1252 needs ...") when the lengths
+ * do not fit the file; the same words in `inspect` and before `prove` loads it. */
+bool sp_cli_params_header(int fd, uint64_t size, const char *path, sp_cli_params_hdr *h, char *msg,
+                          size_t msglen);
+bool sp_cli_params_header_file(const char *path, sp_cli_params_hdr *h, char *msg, size_t msglen);
+const char *sp_cli_params_vector(int i); /* "ic", "h", ... */
+
+/* The sizes in a .spa header (false: no .spa magic, or unreadable). */
+typedef struct sp_cli_spa_hdr {
+  uint64_t abc_size, inp_size, aux_size;
+  uint64_t a_aux_bit_len, a_aux_popcount, b_inp_bit_len, b_inp_popcount, b_aux_bit_len,
+      b_aux_popcount;
+} sp_cli_spa_hdr;
+bool sp_cli_spa_header(const char *path, sp_cli_spa_hdr *h);
+/* A 32-byte little-endian scalar as 0x and big-endian hex, leading zeros dropped ("0x1"). */
+void sp_cli_scalar_hex(const uint8_t *le, char hex[67]);
+/* Whether input 0 of a partition (canonical little-endian scalars) is ONE; false with
+ * "PATH: input 0 is 0x2, not ONE: ..." in msg otherwise. verify() takes the public inputs
+ * without it, so every command that passes them on checks it first. */
+bool sp_cli_input0_is_one(const sealprov_assignment *a, const char *path, char *msg, size_t len);
+/* The number of values (nWitness) in a circom .wtns header (false: none found). */
+bool sp_cli_wtns_count(const char *path, uint64_t *n);
+
+/* Where a --params (or --vk) NAME is: a name with a '/' is a path, as every other file
+ * argument; a bare name is looked up in the parameter cache ($FIL_PROOFS_PARAMETER_CACHE,
+ * else SP_CLI_DEFAULT_PARAM_CACHE), as the module looks it up for a host, and, when the
+ * cache has no such file but the current directory has, ./NAME is taken, with a warning
+ * (a warning too when both have one: the cache's is taken). */
+typedef struct sp_cli_params_path {
+  char module[PATH_MAX + 8]; /* what to give srs_load / vk_load */
+  char file[PATH_MAX + 8];   /* the file itself, for the CLI's own checks */
+  bool from_cache;
+} sp_cli_params_path;
+/* false with a message naming both places when neither has it. */
+bool sp_cli_params_where(const char *opt, const char *name, sp_cli_params_path *out);
+const char *sp_cli_param_cache(void);
+
+/* ---- output files (output.c) -------------------------------------------------------
+ * Every file a command writes: checked before any work, written to a temporary file in
+ * its directory, flushed to the disk and renamed into place only when whole; the
+ * temporary file is removed on an error and when SIGINT, SIGTERM, SIGHUP or SIGXFSZ stops
+ * the process. */
+typedef struct sp_cli_file {
+  const char *role; /* "--params file", "partition file", "INI file" */
+  const char *path;
+} sp_cli_file;
+/* Before any work: path's directory exists and takes files; path is no directory and none
+ * of the command's inputs (by device and inode: "./x", "x" and a hard link are one file);
+ * an existing file is replaced only when it is empty or of `kind` (its content tells:
+ * sp_cli_file_kind), or with force (the command's --force). Prints the error naming opt
+ * and path and returns false otherwise (the command exits 2). */
+bool sp_cli_output_check(const char *opt, const char *path, sp_cli_kind kind, bool force,
+                         const sp_cli_file *inputs, size_t ninputs);
+typedef struct sp_cli_output {
+  const char *opt, *path;
+  char tmp[PATH_MAX + 64]; /* the temporary file, "" once renamed or removed (direct:
+                              the output itself) */
+  FILE *f;                 /* open on tmp; a writer that takes a file name: fclose(f),
+                              f = NULL, then write tmp */
+  bool direct;             /* an existing device or FIFO, written in place */
+  int slot;
+} sp_cli_output;
+/* A temporary file next to path, open for writing (o->f). */
+bool sp_cli_output_begin(sp_cli_output *o, const char *opt, const char *path);
+/* Flushed, fsync'ed, renamed onto path (and the directory fsync'ed). false with a
+ * message ("OPT PATH: cannot write: ...") and the temporary file removed otherwise. */
+bool sp_cli_output_commit(sp_cli_output *o);
+/* Removes the temporary file (an error of the caller's). */
+void sp_cli_output_abort(sp_cli_output *o);
+/* begin + len bytes + commit. */
+bool sp_cli_output_write(const char *opt, const char *path, const void *data, size_t len);
 
 /* ---- the reference host (host.c) ---------------------------------------------------
  * The CLI loads the module exactly as a daemon does: dlopen, dlsym of
@@ -141,6 +277,9 @@ typedef struct sp_cli_host {
   char path[4096];      /* the module file loaded */
 } sp_cli_host;
 
+/* Whether the INI file at path may be one (sp_cli_file_is: not a .params, .spa, ...);
+ * false after the message. sp_cli_host_open checks it. */
+bool sp_cli_ini_kind(const char *path);
 /* dlopen + init. On failure prints why to stderr and returns false (h is cleared). */
 bool sp_cli_host_load(sp_cli_host *h);
 /* load + open(ini), where ini is what sp_cli_config_path(ini) gives. A file that is not
@@ -197,6 +336,9 @@ const char *sp_cli_escape(const char *s, char *out, size_t outlen);
  * byte that is not part of valid UTF-8 becomes \u00NN, so the JSON stays valid). */
 void sp_cli_json_str(FILE *f, const char *s);
 
+/* "s" unless n is 1: "1 proof", "2 proofs". */
+static inline const char *sp_cli_plural(uint64_t n) { return n == 1 ? "" : "s"; }
+
 /* ---- the clocks (cli_base.c) ------------------------------------------------------- */
 /* Milliseconds on the monotonic clock (differences only). */
 double sp_cli_now_ms(void);
@@ -221,8 +363,11 @@ void sp_cli_meter_start(sp_cli_meter *m, const char *fmt, ...)
     __attribute__((format(printf, 2, 3)))
 #endif
     ;
-/* done of total steps (or bytes: unit "GB" shows them in GB, NULL as counts). */
+/* done of total steps (unit "bytes": in B, KB, MB or GB as the total needs; NULL: as
+ * counts). */
 void sp_cli_meter_step(sp_cli_meter *m, double done, double total, const char *unit);
+/* "3.7 of 6.1 MB": both in the unit the total needs. */
+void sp_cli_bytes_of(char *buf, size_t len, double done, double total);
 
 /* ---- the module's log lines (cli_base.c) -------------------------------------------
  * The host log callback of the CLI: "sealprov: [module LEVEL] msg" on stderr, each line
@@ -235,6 +380,9 @@ void sp_cli_meter_step(sp_cli_meter *m, double done, double total, const char *u
  *    sp_cli_job_reported drops those its own error line repeats, so a failure is said
  *    once. */
 void sp_cli_module_log(void *user, int level, const char *msg);
+/* What the load progress lines call the file being loaded: "the parameters" (default), or
+ * "the verifying key" (verify sets it before vk_load). */
+extern const char *sp_cli_load_noun;
 /* The log level a host table gets: sp_cli_log_level, or INFO under --progress (the load
  * progress lines; the rest of INFO is dropped unless -v). */
 int sp_cli_host_log_level(void);

@@ -12,6 +12,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <time.h>
 
 #include "cli.h"
@@ -199,6 +200,31 @@ static void duration(char *buf, size_t len, double s) {
     snprintf(buf, len, "%ld h %02ld min", t / 3600, t / 60 % 60);
 }
 
+void sp_cli_bytes_of(char *buf, size_t len, double done, double total) {
+  /* the unit the total needs, for both: "512 of 900 B", "3.7 of 6.1 MB", "1.20 of 47.30 GB" */
+  if (total < 1e3)
+    snprintf(buf, len, "%.0f of %.0f B", done, total);
+  else if (total < 1e6)
+    snprintf(buf, len, "%.1f of %.1f KB", done / 1e3, total / 1e3);
+  else if (total < 1e9)
+    snprintf(buf, len, "%.1f of %.1f MB", done / 1e6, total / 1e6);
+  else
+    snprintf(buf, len, "%.2f of %.2f GB", done / 1e9, total / 1e9);
+}
+
+/* The meter's name without the command's, which the line starts with already
+ * ("sealprov bench cpu: 100 %", not "sealprov bench cpu: bench cpu: 100 %"): "" or
+ * "WHAT: ". */
+static void meter_what(const sp_cli_meter *m, char *buf, size_t len) {
+  const char *w = m->what;
+  size_t cl = sp_cli_cmd ? strlen(sp_cli_cmd) : 0;
+  if (cl && !strncmp(w, sp_cli_cmd, cl) && (w[cl] == 0 || w[cl] == ' ' || w[cl] == ':')) {
+    w += cl;
+    while (*w == ' ' || *w == ':') w++;
+  }
+  snprintf(buf, len, "%s%s", w, *w ? ": " : "");
+}
+
 void sp_cli_meter_step(sp_cli_meter *m, double done, double total, const char *unit) {
   if (!sp_cli_progress || m->shown_end) return;
   double now = sp_cli_now_ms();
@@ -207,13 +233,13 @@ void sp_cli_meter_step(sp_cli_meter *m, double done, double total, const char *u
   m->last = now;
   m->shown_end = end;
   double frac = total > 0 ? done / total : 0, elapsed = (now - m->t0) / 1e3;
-  char count[64], eta[48] = "", took[32];
-  if (unit != NULL && !strcmp(unit, "GB") && total >= 1e9)
-    snprintf(count, sizeof count, "%.2f of %.2f GB", done / 1e9, total / 1e9);
-  else if (unit != NULL && !strcmp(unit, "GB"))
-    snprintf(count, sizeof count, "%.1f of %.1f MB", done / 1e6, total / 1e6);
-  else
-    snprintf(count, sizeof count, "%.0f of %.0f%s%s", done, total, unit ? " " : "",
+  char count[64], eta[48] = "", took[32], what[176];
+  if (unit != NULL && !strcmp(unit, "bytes"))
+    sp_cli_bytes_of(count, sizeof count, done, total);
+  else /* "1 of 1 file", "2 of 5 files": the unit is given in the plural */
+    snprintf(count, sizeof count, "%.0f of %.0f%s%.*s", done, total, unit ? " " : "",
+             unit ? (int)strlen(unit) - (total == 1 && strlen(unit) > 1 &&
+                                         unit[strlen(unit) - 1] == 's') : 0,
              unit ? unit : "");
   duration(took, sizeof took, elapsed);
   if (!end && frac > 0) {
@@ -221,7 +247,8 @@ void sp_cli_meter_step(sp_cli_meter *m, double done, double total, const char *u
     duration(left, sizeof left, elapsed * (1 - frac) / frac);
     snprintf(eta, sizeof eta, ", ETA %s", left);
   }
-  sp_cli_note("%s: %3.0f %% (%s), %s%s", m->what, 100 * frac, count, took, eta);
+  meter_what(m, what, sizeof what);
+  sp_cli_note("%s%3.0f %% (%s), %s%s", what, 100 * frac, count, took, eta);
 }
 
 /* ---- the module's log lines -------------------------------------------------------- */
@@ -332,32 +359,58 @@ void sp_cli_job_reported(sealprov_job_id id, const char *detail) {
   pthread_mutex_unlock(&watch_mu);
 }
 
+const char *sp_cli_load_noun = "the parameters";
+
+/* The load the module's progress lines are about: its file's size (the lines give GB
+ * with two decimals, nothing for a file of a few MB), and the last percentage shown. */
+static struct {
+  char path[4096];
+  double bytes;
+  long shown; /* the percentage of the last line, -1 none */
+} load;
+
 /* "srs_load FILE: [done ]42.0% (0.50 of 1.19 GB, vector h), ..., 3.1 s": the load's
- * progress as the command's, with an ETA. true when the line was one. */
+ * progress as the command's, with an ETA; each percentage once (the module's last line
+ * and its "done" line are both 100 %). true when the line was one. */
 static bool load_progress_line(const char *msg) {
   if (strncmp(msg, "srs_load ", 9) != 0) return false;
-  const char *pct = strstr(msg, "% (");
+  const char *pct = NULL;
+  for (const char *at = msg; (at = strstr(at, "% (")) != NULL; at++) pct = at;
   if (pct == NULL) return false;
   const char *num = pct;
   while (num > msg && (num[-1] == '.' || (num[-1] >= '0' && num[-1] <= '9'))) num--;
+  bool done = num >= msg + 5 && !strncmp(num - 5, "done ", 5);
+  const char *path_end = done ? num - 5 : num;
+  if (path_end - msg >= 11 && !strncmp(path_end - 2, ": ", 2)) {
+    size_t pl = (size_t)(path_end - 2 - (msg + 9));
+    if (pl < sizeof load.path && (strncmp(load.path, msg + 9, pl) != 0 || load.path[pl] != 0)) {
+      memcpy(load.path, msg + 9, pl); /* a new load */
+      load.path[pl] = 0;
+      struct stat st;
+      load.bytes = stat(load.path, &st) == 0 ? (double)st.st_size : 0;
+      load.shown = -1;
+    }
+  }
   double p = strtod(num, NULL), secs = 0, done_gb = 0, total_gb = 0;
+  long rounded = (long)(p + 0.5);
+  if (rounded == load.shown) return true; /* said already */
+  load.shown = rounded;
   const char *last = strrchr(msg, ',');
   if (last != NULL) secs = strtod(last + 1, NULL);
   char vector[32] = "-";
   sscanf(pct, "%% (%lf of %lf GB, vector %31[^)]", &done_gb, &total_gb, vector);
-  bool done = num >= msg + 5 && !strncmp(num - 5, "done ", 5);
   char eta[48] = "", size[64];
   if (!done && p > 0 && p < 100 && secs > 0) {
     char left[32];
     duration(left, sizeof left, secs * (100 - p) / p);
     snprintf(eta, sizeof eta, ", ETA %s", left);
   }
-  if (total_gb >= 1)
-    snprintf(size, sizeof size, "%.2f of %.2f GB", done_gb, total_gb);
+  if (load.bytes > 0)
+    sp_cli_bytes_of(size, sizeof size, load.bytes * p / 100, load.bytes);
   else
-    snprintf(size, sizeof size, "%.1f of %.1f MB", done_gb * 1e3, total_gb * 1e3);
-  sp_cli_note("loading the parameters: %3.0f %% (%s, vector %s), %.1f s%s", p, size, vector, secs,
-              eta);
+    sp_cli_bytes_of(size, sizeof size, done_gb * 1e9, total_gb * 1e9);
+  sp_cli_note("loading %s: %3.0f %% (%s, vector %s), %.1f s%s", sp_cli_load_noun, p, size, vector,
+              secs, eta);
   return true;
 }
 

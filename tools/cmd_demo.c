@@ -161,7 +161,7 @@ int cmd_demo(int argc, char **argv) {
     goto out;
   }
   snprintf(path, sizeof path, "%s/proofs.bin", dir);
-  if (!g16_write_file(path, proofs, 192 * n)) goto out;
+  if (!sp_cli_output_write("demo", path, proofs, 192 * n)) goto out;
 
   /* verify every proof against the verifying key file, as a third party would: the
    * module's vk_load and verify() */
@@ -175,10 +175,8 @@ int cmd_demo(int argc, char **argv) {
   t0 = sp_cli_now_ms();
   for (size_t i = 0; i < n; i++) {
     int valid = 0;
-    /* public inputs without the leading ONE */
-    if (h.vt->verify(h.p, vk, (const uint8_t *)asg[i].inp_assignment + SEALPROV_SCALAR_BYTES,
-                     asg[i].inp_size - 1, SEALPROV_SCALAR_CANONICAL_LE,
-                     proofs + SEALPROV_PROOF_BYTES * i, &valid) == SEALPROV_OK &&
+    if (g16_verify_partition(&h, vk, &asg[i], spa[i]->path, proofs + SEALPROV_PROOF_BYTES * i,
+                             &valid, err, sizeof err) == SEALPROV_OK &&
         valid)
       good++;
     ok[i] = valid != 0;
@@ -210,9 +208,11 @@ int cmd_demo(int argc, char **argv) {
     for (size_t i = 0; i < n; i++)
       printf("  %-5zu %-12s %8u %10.1f  %s\n", i, rep.device_names[i], rep.results[i].attempts,
              rep.results[i].run_ms, ok[i] ? "yes" : "NO");
-    printf("  proving: %.0f ms for %zu partitions on %zu device%s (parameters loaded in %.0f ms)\n",
-           rep.prove_ms, n, rep.devices_used, rep.devices_used == 1 ? "" : "s", rep.load_ms);
-    printf("  verify:  %zu of %zu proofs verify (%.0f ms)\n", good, n, verify_ms);
+    printf("  proving: %.0f ms for %zu partition%s on %zu device%s (parameters loaded in %.0f ms)\n",
+           rep.prove_ms, n, sp_cli_plural(n), rep.devices_used, sp_cli_plural(rep.devices_used),
+           rep.load_ms);
+    printf("  verify:  %zu of %zu proof%s verif%s (%.0f ms)\n", good, n, sp_cli_plural(n),
+           good == 1 ? "ies" : "y", verify_ms);
     printf("%s\n", ret == 0 ? "demo OK" : "demo FAILED: some proofs do not verify");
   }
 out:

@@ -59,24 +59,106 @@ static void format_cc(char *buf, size_t cap, int32_t cc) {
     snprintf(buf, cap, "-");
 }
 
-static void print_table(FILE *f, const sealprov_device_info *d, size_t n) {
-  fprintf(f, "%-5s %-12s %-5s %-24s %-42s %-13s %4s %4s %-20s %7s %9s %7s %-5s %-7s %s\n", "index",
-          "section", "type", "name", "uuid", "pci", "numa", "cpus", "pcie", "ordinal", "confirmed",
-          "workers", "cc", "code", "state");
-  for (size_t i = 0; i < n; i++) {
-    char ord[16], conf[16], node[16], cpus[16], link[80], cc[16];
-    snprintf(ord, sizeof ord, "%d", d[i].ordinal);
-    snprintf(conf, sizeof conf, "%d", d[i].confirmed_ordinal);
-    snprintf(node, sizeof node, "%d", d[i].numa_node);
-    snprintf(cpus, sizeof cpus, "%u", d[i].bound_cpus);
-    format_link(link, sizeof link, &d[i]);
-    format_cc(cc, sizeof cc, d[i].compute_capability);
-    fprintf(f, "%-5d %-12s %-5s %-24s %-42s %-13s %4s %4s %-20s %7s %9s %7u %-5s %-7s %s\n",
-            d[i].index, d[i].section, d[i].type, d[i].name, or_dash(d[i].uuid),
-            or_dash(d[i].pci_bus_id), d[i].numa_node < 0 ? "-" : node, d[i].bound_cpus ? cpus : "-",
-            link, d[i].ordinal < 0 ? "-" : ord, d[i].confirmed_ordinal < 0 ? "-" : conf,
-            d[i].workers, cc, or_dash(d[i].code), state_name(d[i].state));
+/* The table's columns: the default form fits 80 columns (what tells the devices apart and
+ * how they are bound); --wide has every column. Each column is as wide as its widest
+ * cell. */
+enum {
+  COL_INDEX,
+  COL_SECTION,
+  COL_TYPE,
+  COL_NAME,
+  COL_UUID,
+  COL_PCI,
+  COL_NUMA,
+  COL_CPUS,
+  COL_PCIE,
+  COL_ORDINAL,
+  COL_CONFIRMED,
+  COL_WORKERS,
+  COL_CC,
+  COL_CODE,
+  COL_STATE,
+  NCOLS
+};
+static const struct {
+  const char *head;
+  bool right; /* numbers */
+  bool narrow;
+} cols[NCOLS] = {
+    [COL_INDEX] = {"index", false, true},      [COL_SECTION] = {"section", false, true},
+    [COL_TYPE] = {"type", false, true},        [COL_NAME] = {"name", false, true},
+    [COL_UUID] = {"uuid", false, false},       [COL_PCI] = {"pci", false, true},
+    [COL_NUMA] = {"numa", true, false},        [COL_CPUS] = {"cpus", true, false},
+    [COL_PCIE] = {"pcie", false, false},       [COL_ORDINAL] = {"ordinal", true, true},
+    [COL_CONFIRMED] = {"confirmed", true, false}, [COL_WORKERS] = {"workers", true, true},
+    [COL_CC] = {"cc", false, false},           [COL_CODE] = {"code", false, false},
+    [COL_STATE] = {"state", false, true},
+};
+#define CELL 80
+
+static void cells_of(const sealprov_device_info *d, char c[NCOLS][CELL]) {
+  snprintf(c[COL_INDEX], CELL, "%d", d->index);
+  snprintf(c[COL_SECTION], CELL, "%s", d->section);
+  snprintf(c[COL_TYPE], CELL, "%s", d->type);
+  snprintf(c[COL_NAME], CELL, "%s", d->name);
+  snprintf(c[COL_UUID], CELL, "%s", or_dash(d->uuid));
+  snprintf(c[COL_PCI], CELL, "%s", or_dash(d->pci_bus_id));
+  if (d->numa_node < 0)
+    snprintf(c[COL_NUMA], CELL, "-");
+  else
+    snprintf(c[COL_NUMA], CELL, "%d", d->numa_node);
+  if (d->bound_cpus == 0)
+    snprintf(c[COL_CPUS], CELL, "-");
+  else
+    snprintf(c[COL_CPUS], CELL, "%u", d->bound_cpus);
+  format_link(c[COL_PCIE], CELL, d);
+  if (d->ordinal < 0)
+    snprintf(c[COL_ORDINAL], CELL, "-");
+  else
+    snprintf(c[COL_ORDINAL], CELL, "%d", d->ordinal);
+  if (d->confirmed_ordinal < 0)
+    snprintf(c[COL_CONFIRMED], CELL, "-");
+  else
+    snprintf(c[COL_CONFIRMED], CELL, "%d", d->confirmed_ordinal);
+  snprintf(c[COL_WORKERS], CELL, "%u", d->workers);
+  format_cc(c[COL_CC], CELL, d->compute_capability);
+  snprintf(c[COL_CODE], CELL, "%s", or_dash(d->code));
+  snprintf(c[COL_STATE], CELL, "%s", state_name(d->state));
+}
+
+static void print_row(FILE *f, const char (*c)[CELL], const size_t *w, bool wide) {
+  bool first = true;
+  for (int k = 0; k < NCOLS; k++) {
+    if (!wide && !cols[k].narrow) continue;
+    if (!first) fputc(' ', f);
+    bool last = k == COL_STATE;
+    if (cols[k].right)
+      fprintf(f, "%*s", (int)w[k], c[k]);
+    else
+      fprintf(f, "%-*s", last ? 0 : (int)w[k], c[k]);
+    first = false;
   }
+  fputc('\n', f);
+}
+
+static void print_table(FILE *f, const sealprov_device_info *d, size_t n, bool wide) {
+  char(*cell)[NCOLS][CELL] = calloc(n + 1, sizeof *cell);
+  if (cell == NULL) {
+    sp_cli_error("out of memory");
+    return;
+  }
+  size_t w[NCOLS];
+  for (int k = 0; k < NCOLS; k++) {
+    snprintf(cell[0][k], CELL, "%s", cols[k].head);
+    w[k] = strlen(cols[k].head);
+  }
+  for (size_t i = 0; i < n; i++) {
+    cells_of(&d[i], cell[i + 1]);
+    for (int k = 0; k < NCOLS; k++)
+      if (strlen(cell[i + 1][k]) > w[k]) w[k] = strlen(cell[i + 1][k]);
+  }
+  for (size_t i = 0; i <= n; i++) print_row(f, (const char(*)[CELL])cell[i], w, wide);
+  free(cell);
 }
 
 /* A section the module left out at open ([provider] unseen_gpus = skip), read from its
@@ -230,32 +312,39 @@ static int open_and_list(sp_cli_host *h, const char *ini, sealprov_device_info *
   return list_devices(h, out, n);
 }
 
+enum { O_WIDE = 256 };
+static const struct option wide_opt[] = {{"wide", no_argument, NULL, O_WIDE}, {NULL, 0, NULL, 0}};
+
 static void devices_usage(FILE *f) {
-  fprintf(
-      f,
-      "usage: sealprov devices [--plugin MODULE] [-c INI] [--json]\n"
-      "  Opens the module with INI (default $SEALPROV_CONFIG, else in a build tree the\n"
-      "  sample conf/sealprov.ini of its sources, else " SP_DEFAULT_CONFIG
-      ")\n"
-      "  and prints each device: index, INI section, type, name, UUID, PCI bus id, the\n"
-      "  NUMA node, the CPUs its workers are bound to, its PCIe link (generation x lanes,\n"
-      "  and what it could do when it runs slower; from sysfs), the CUDA ordinal its\n"
-      "  selector resolved to, the ordinal its workers confirmed with cudaGetDevice,\n"
-      "  workers, the compute capability (cc) and the device code the module runs there\n"
-      "  (code: sm_90 for a binary built for it, compute_121 (JIT) for PTX the driver\n"
-      "  compiled; a GPU the module has no code for is refused by open, naming\n"
-      "  --with-cuda-arch), and state. --json adds numa_node (-1: unknown or one node),\n"
-      "  bound_cpus (0: not bound), pcie {gen, width, max_gen, max_width} (0: unknown),\n"
-      "  compute_capability (major x 10 + minor, -1: CPU) and code. Sections left out\n"
-      "  because this process does not see their GPU ([provider] unseen_gpus = skip)\n"
-      "  follow the table as \"skipped\" lines (--json: \"skipped\": [{section, selector}]).\n");
+  fprintf(f,
+          "usage: sealprov devices [--plugin MODULE] [-c INI] [--wide | --json]\n"
+          "  Opens the module with INI (default $SEALPROV_CONFIG, else in a build tree the\n"
+          "  sample conf/sealprov.ini of its sources, else " SP_DEFAULT_CONFIG
+          ")\n"
+          "  and prints each device, in 80 columns: index, INI section, type, name, PCI bus\n"
+          "  id, the CUDA ordinal its selector resolved to, workers and state.\n"
+          "  --wide adds every other column: the UUID, the NUMA node, the CPUs its workers\n"
+          "  are bound to, its PCIe link (generation x lanes, and what it could do when it\n"
+          "  runs slower; from sysfs), the ordinal its workers confirmed with cudaGetDevice,\n"
+          "  the compute capability (cc) and the device code the module runs there (code:\n"
+          "  sm_90 for a binary built for it, compute_121 (JIT) for PTX the driver compiled;\n"
+          "  a GPU the module has no code for is refused by open, naming --with-cuda-arch).\n"
+          "  --json has every field: numa_node (-1: unknown or one node), bound_cpus (0: not\n"
+          "  bound), pcie {gen, width, max_gen, max_width} (0: unknown),\n"
+          "  compute_capability (major x 10 + minor, -1: CPU) and code. Sections left out\n"
+          "  because this process does not see their GPU ([provider] unseen_gpus = skip)\n"
+          "  follow the table as \"skipped\" lines (--json: \"skipped\", each with its\n"
+          "  section and selector).\n");
 }
 
 int cmd_devices(int argc, char **argv) {
-  sp_cli_args a = {.usage = devices_usage, .takes = SP_CLI_PLUGIN | SP_CLI_CONFIG | SP_CLI_JSON};
+  sp_cli_args a = {.usage = devices_usage,
+                   .takes = SP_CLI_PLUGIN | SP_CLI_CONFIG | SP_CLI_JSON,
+                   .opts = wide_opt};
+  bool wide = false;
   int c;
-  while ((c = sp_cli_getopt(&a, argc, argv)) > 0) {
-  }
+  while ((c = sp_cli_getopt(&a, argc, argv)) > 0)
+    if (c == O_WIDE) wide = true;
   if (c < 0) return a.status;
   if (!sp_cli_operands(&a, argc, argv, 0, 0, "")) return a.status;
   const char *ini = sp_cli_config_path(a.config);
@@ -269,7 +358,7 @@ int cmd_devices(int argc, char **argv) {
   if (a.json) {
     print_json(&h, ini, d, n, k, nk);
   } else {
-    print_table(stdout, d, n);
+    print_table(stdout, d, n, wide);
     print_skipped(stdout, k, nk);
   }
   free(d);
@@ -278,18 +367,18 @@ int cmd_devices(int argc, char **argv) {
 }
 
 static void check_usage(FILE *f) {
-  fprintf(
-      f,
-      "usage: sealprov check-config [--plugin MODULE] [-q] [--json] [-c INI | INI]\n"
-      "  Opens the module with INI (given with -c or as the operand; default as for\n"
-      "  `sealprov devices`) exactly as a host would (parse, resolve every device, open\n"
-      "  the devices, bind every worker), prints the device table and closes. Exit\n"
-      "  status 0 if the module accepts the file, 1 with the module's message (file,\n"
-      "  line, key and value) if not. -q: no table. --json prints one object either\n"
-      "  way: {\"ok\": true, \"devices\": [...], \"skipped\": [...]} or {\"ok\": false,\n"
-      "  \"status\": ..., \"error\": ...} (the message is on stderr too). Sections whose\n"
-      "  GPU this process does not see ([provider] unseen_gpus = skip) are listed as\n"
-      "  skipped: run it with the CUDA_VISIBLE_DEVICES of the process that will use the INI.\n");
+  fprintf(f,
+          "usage: sealprov check-config [--plugin MODULE] [-q] [--wide | --json] [-c INI | INI]\n"
+          "  Opens the module with INI (given with -c or as the operand; default as for\n"
+          "  `sealprov devices`) exactly as a host would (parse, resolve every device, open\n"
+          "  the devices, bind every worker), prints the device table and closes. Exit\n"
+          "  status 0 if the module accepts the file, 1 with the module's message (file,\n"
+          "  line, key and value) if not. The table is `sealprov devices`'s (--wide: every\n"
+          "  column). -q: no table. --json prints one object either way: {\"ok\": true,\n"
+          "  \"devices\": [...], \"skipped\": [...]} or {\"ok\": false, \"status\": ...,\n"
+          "  \"error\": ...} (the message is on stderr too). Sections whose GPU this process\n"
+          "  does not see ([provider] unseen_gpus = skip) are listed as skipped: run it with\n"
+          "  the CUDA_VISIBLE_DEVICES of the process that will use the INI.\n");
 }
 
 /* check-config --json when the module refuses the file (or cannot be loaded). */
@@ -307,10 +396,13 @@ static void print_json_refusal(const sp_cli_host *h, const char *ini, const char
 }
 
 int cmd_check_config(int argc, char **argv) {
-  sp_cli_args a = {.usage = check_usage, .takes = SP_CLI_PLUGIN | SP_CLI_CONFIG | SP_CLI_JSON};
+  sp_cli_args a = {.usage = check_usage,
+                   .takes = SP_CLI_PLUGIN | SP_CLI_CONFIG | SP_CLI_JSON,
+                   .opts = wide_opt};
+  bool wide = false;
   int c;
-  while ((c = sp_cli_getopt(&a, argc, argv)) > 0) {
-  }
+  while ((c = sp_cli_getopt(&a, argc, argv)) > 0)
+    if (c == O_WIDE) wide = true;
   if (c < 0) return a.status;
   if (!sp_cli_operands(&a, argc, argv, 0, 1, "")) return a.status;
   if (a.first < argc) {
@@ -329,6 +421,10 @@ int cmd_check_config(int argc, char **argv) {
     if (access(ini, F_OK) != 0 && errno == ENOENT) {
       sp_cli_host_open(&h, a.config); /* says that it is not there, and how to name one */
       print_json_refusal(&h, ini, "not found", "the configuration file is not there");
+      return 1;
+    }
+    if (!sp_cli_ini_kind(ini)) {
+      print_json_refusal(&h, ini, "not an INI file", "the file is of another kind (see stderr)");
       return 1;
     }
     if (!sp_cli_host_load(&h)) {
@@ -356,10 +452,10 @@ int cmd_check_config(int argc, char **argv) {
   if (a.json) {
     print_json(&h, ini, d, n, k, nk);
   } else if (!sp_cli_quiet) {
-    printf("%s: OK, %zu device(s)", ini, n);
-    if (nk > 0) printf(", %zu section(s) skipped", nk);
+    printf("%s: OK, %zu device%s", ini, n, sp_cli_plural(n));
+    if (nk > 0) printf(", %zu section%s skipped", nk, sp_cli_plural(nk));
     printf("\n");
-    print_table(stdout, d, n);
+    print_table(stdout, d, n, wide);
     print_skipped(stdout, k, nk);
   }
   free(d);

@@ -237,32 +237,30 @@ int insp_check(insp_file *f) {
 
 /* ---- the command -------------------------------------------------------------------- */
 
-/* What the file is, by its first bytes and size; its describer's result. */
+/* What the file is, by its content (sp_cli_fd_kind: the kinds every command checks its
+ * files for); its describer's result. */
 static int describe(insp_file *f, bool inputs_hex) {
-  char head[8] = {0};
-  if (f->size >= 8 && !insp_read_at(f, 0, head, 8, "magic")) return 2;
-  if (f->size >= 8 && memcmp(head, SP_SPA_MAGIC, 8) == 0) return insp_spa(f, inputs_hex);
+  sp_cli_kind k = sp_cli_fd_kind(f->fd, f->size, NULL); /* JSON: insp_json_file reads it */
+  if (k == SP_KIND_SPA) return insp_spa(f, inputs_hex);
   if (inputs_hex) {
     insp_fail("%s: not a partition assignment (no %s magic at byte 0)", f->path, SP_SPA_MAGIC);
     return 1;
   }
-  if (f->size == 0) {
-    insp_fail("%s: an empty file: none of the files sealprov reads or makes", f->path);
-    return 1;
+  char head[4] = {0};
+  switch (k) {
+    case SP_KIND_EMPTY:
+      insp_fail("%s: an empty file: none of the files sealprov reads or makes", f->path);
+      return 1;
+    case SP_KIND_R1CS:
+    case SP_KIND_WTNS:
+    case SP_KIND_ZKEY:
+      if (!insp_read_at(f, 0, head, 4, "magic")) return 2;
+      return insp_iden3(f, head);
+    case SP_KIND_INI: return insp_ini(f);
+    case SP_KIND_JSON: return insp_json_file(f);
+    case SP_KIND_PROOFS: return insp_proofs(f);
+    default: return insp_params(f); /* a .params, a .vk, or what none of them is */
   }
-  if (f->size >= 4 &&
-      (!memcmp(head, "r1cs", 4) || !memcmp(head, "wtns", 4) || !memcmp(head, "zkey", 4)))
-    return insp_iden3(f, head);
-  /* text: JSON (its first byte that is not blank) or INI */
-  char text[64];
-  size_t tl = f->size < sizeof text ? (size_t)f->size : sizeof text;
-  if (!insp_read_at(f, 0, text, tl, "first bytes")) return 2;
-  size_t i = 0;
-  while (i < tl && (text[i] == ' ' || text[i] == '\t' || text[i] == '\r' || text[i] == '\n')) i++;
-  if (insp_looks_like_ini(f)) return insp_ini(f);
-  if (i < tl && (text[i] == '{' || text[i] == '[')) return insp_json_file(f);
-  if (insp_looks_like_proofs(f)) return insp_proofs(f);
-  return insp_params(f);
 }
 
 int cmd_inspect(int argc, char **argv) {

@@ -5,6 +5,7 @@
 #include <config.h>
 
 #include <errno.h>
+#include <stdarg.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -23,7 +24,8 @@
 static void prove_usage(FILE *f) {
   fprintf(f,
           "usage: sealprov prove [--plugin MODULE] [-c INI] --params FILE --out PROOFS\n"
-          "                      [--device N[,M...]] [--zero-rs] [--json] PARTITION.spa...\n"
+          "                      [--device N[,M...]] [--zero-rs] [--force] [--json]\n"
+          "                      PARTITION.spa...\n"
           "       sealprov prove ... --r1cs CIRCUIT.r1cs WITNESS.wtns|PARTITION.spa...\n"
           "  Proves every partition file in one job on the devices of the INI file\n"
           "  (default $SEALPROV_CONFIG, else in a build tree the sample conf/sealprov.ini of\n"
@@ -31,17 +33,28 @@ static void prove_usage(FILE *f) {
           ") and writes 192 bytes\n"
           "  per partition, in the order given, to PROOFS. --zero-rs uses r = s = 0: the\n"
           "  proofs are deterministic but NOT zero-knowledge (tests only).\n"
+          "  --params FILE: a path (with a '/') is taken as given, like every other file\n"
+          "  argument; a bare NAME is looked up in the Filecoin parameter cache\n"
+          "  ($FIL_PROOFS_PARAMETER_CACHE, else " SP_CLI_DEFAULT_PARAM_CACHE
+          "),\n"
+          "  as hosts name it, and only when the cache has no NAME, in the current directory\n"
+          "  (with a warning; ./NAME always means the current directory).\n"
+          "  PROOFS is written to a temporary file next to it and renamed into place when\n"
+          "  whole; it never replaces an input of the command (the parameters, a partition,\n"
+          "  the INI), and an existing file that is not a proof file only with --force.\n"
           "  --device N[,M...]: run the job only on these devices (indexes as `sealprov\n"
           "  devices` lists them; a retry after a device fault stays among them).\n"
           "  --r1cs: witness-only proving: the module loads the circom constraint system\n"
           "  and computes a, b, c itself; each file gives only a witness (a circom .wtns,\n"
           "  or the inputs and aux of a .spa). Same proofs as the full assignments.\n"
           "       sealprov prove --zkey CIRCUIT.zkey --wtns WITNESS.wtns [--out-proof FILE]\n"
-          "                      [--out-public FILE] [--zero-rs] [--json]\n"
+          "                      [--out-public FILE] [--zero-rs] [--force] [--json]\n"
           "  snarkjs interop (BLS12-381): proves on this host's CPUs with a snarkjs Groth16\n"
           "  key and a circom witness, checks the proof with the key's verifying key and\n"
           "  writes snarkjs's proof.json and public.json (default names in the current\n"
-          "  directory); `snarkjs groth16 verify` accepts them. No module or INI needed.\n");
+          "  directory); `snarkjs groth16 verify` accepts them. No module or INI needed.\n"
+          "  They replace an existing proof.json / public.json, other files only with\n"
+          "  --force.\n");
 }
 
 /* A partition's status as the table shows it: the module's status, "not run" when the
@@ -99,8 +112,8 @@ static void report(bool json, const char *params, const char *out, char **files,
            rep->device_names[i], r->attempts, r->queued_ms, r->run_ms, files[i]);
   }
   if (written)
-    printf("%zu proofs on %zu device%s in %.0f ms (parameters loaded in %.0f ms): %s\n", n,
-           rep->devices_used, rep->devices_used == 1 ? "" : "s", rep->prove_ms, rep->load_ms, out);
+    printf("%zu proof%s on %zu device%s in %.0f ms (parameters loaded in %.0f ms): %s\n", n,
+           sp_cli_plural(n), rep->devices_used, sp_cli_plural(rep->devices_used), rep->prove_ms, rep->load_ms, out);
   else
     printf("no proof file written: %s\n",
            rep->status == SEALPROV_OK ? "it could not be written" : g16_status_name(rep->status));
@@ -186,7 +199,166 @@ static bool restrict_devices(sp_cli_host *h, uint64_t mask) {
   return true;
 }
 
-int cmd_prove(int argc, char **argv) {
+/* ---- checks before the parameters load ----------------------------------------------
+ * Everything that needs only the files' headers and the INI is checked before the load,
+ * which takes minutes at production size; the messages speak of files and devices. */
+
+typedef struct prove_opts {
+  const char *params, *out, *r1cs, *zkey, *wtns, *out_proof, *out_public, *device_arg, *ini;
+  bool zero_rs, force, json;
+  uint64_t device_mask;
+  char **files;
+  size_t n;
+} prove_opts;
+
+/* Why a partition of these sizes does not fit the parameters' vectors ("" when it does).
+ * witness: only its inputs and aux count (prove --r1cs: a, b, c are computed). */
+static bool fits(const sp_cli_spa_hdr *a, const sp_cli_params_hdr *p, bool witness, char *why,
+                 size_t len) {
+  uint64_t domain = UINT64_C(1) << p->log_domain;
+  if (!witness && (a->abc_size == 0 || a->abc_size > domain))
+    snprintf(why, len, "%" PRIu64 " constraints (abc_size), the parameters' domain holds %" PRIu64,
+             a->abc_size, domain);
+  else if (a->inp_size != p->len[0])
+    snprintf(why, len,
+             "%" PRIu64 " inputs with ONE (inp_size), the parameters have %" PRIu64 " (ic)",
+             a->inp_size, p->len[0]);
+  else if (a->aux_size != p->len[2])
+    snprintf(why, len, "%" PRIu64 " aux variables (aux_size), the parameters have %" PRIu64 " (l)",
+             a->aux_size, p->len[2]);
+  else if (!witness && a->inp_size + a->a_aux_popcount != p->len[3])
+    snprintf(why, len,
+             "%" PRIu64 " variables in A (inp_size + a_aux_popcount), the parameters have %" PRIu64
+             " points (a)",
+             a->inp_size + a->a_aux_popcount, p->len[3]);
+  else if (!witness && (a->b_inp_popcount + a->b_aux_popcount != p->len[4] ||
+                        a->b_inp_popcount + a->b_aux_popcount != p->len[5]))
+    snprintf(why, len,
+             "%" PRIu64
+             " variables in B (b_inp_popcount + b_aux_popcount), the parameters have %" PRIu64
+             " points (b_g1) and %" PRIu64 " (b_g2)",
+             a->b_inp_popcount + a->b_aux_popcount, p->len[4], p->len[5]);
+  else
+    return true;
+  return false;
+}
+
+/* rep->detail (cut at its size: a message, not data) */
+static void detail(g16_prove_report *rep, const char *fmt, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 2, 3)))
+#endif
+    ;
+static void detail(g16_prove_report *rep, const char *fmt, ...) {
+  va_list ap;
+  va_start(ap, fmt);
+  vsnprintf(rep->detail, sizeof rep->detail, fmt, ap);
+  va_end(ap);
+}
+
+static void hdr_of(const sealprov_assignment *a, sp_cli_spa_hdr *h) {
+  *h = (sp_cli_spa_hdr){a->abc_size,       a->inp_size,      a->aux_size,
+                        a->a_aux_bit_len,  a->a_aux_popcount, a->b_inp_bit_len,
+                        a->b_inp_popcount, a->b_aux_bit_len,  a->b_aux_popcount};
+}
+
+/* The partitions against the parameters, from headers only (and input 0 of each .spa,
+ * read whole already): rep says why when one does not fit (status, stage and detail as
+ * if the module had refused the job, so --json and the table read the same). */
+static bool partitions_fit(const prove_opts *o, const sp_cli_params_path *pp, sp_spa **spa,
+                           g16_prove_report *rep) {
+  sp_cli_params_hdr ph;
+  if (!sp_cli_params_header_file(pp->file, &ph, rep->detail, sizeof rep->detail)) {
+    rep->status = SEALPROV_ERR_PARAMS;
+    rep->stage = G16_STAGE_PARAMS;
+    return false;
+  }
+  rep->stage = G16_STAGE_SUBMIT;
+  rep->status = SEALPROV_ERR_ASSIGNMENT;
+  for (size_t i = 0; i < o->n; i++) {
+    const char *f = o->files[i];
+    sp_cli_spa_hdr a;
+    char why[512];
+    if (spa != NULL && spa[i] != NULL) {
+      if (!sp_cli_input0_is_one(&spa[i]->asg, f, rep->detail, sizeof rep->detail)) return false;
+      hdr_of(&spa[i]->asg, &a);
+    } else if (sp_cli_spa_header(f, &a)) {
+      /* a .spa as a witness: read whole after the load */
+    } else {
+      uint64_t nw;
+      if (!sp_cli_wtns_count(f, &nw)) continue; /* its reader says what is wrong, later */
+      if (nw != ph.len[0] + ph.len[2]) {
+        detail(rep,
+               "%s does not fit the parameters %s: %" PRIu64
+               " witness values (nWitness), the parameters have %" PRIu64
+               " inputs with ONE (ic) + %" PRIu64 " aux variables (l); a witness of another "
+               "circuit?",
+               f, pp->file, nw, ph.len[0], ph.len[2]);
+        return false;
+      }
+      continue;
+    }
+    if (!fits(&a, &ph, o->r1cs != NULL, why, sizeof why)) {
+      detail(rep, "%s does not fit the parameters %s: %s; a partition of another circuit?", f,
+             pp->file, why);
+      return false;
+    }
+  }
+  rep->status = SEALPROV_OK;
+  return true;
+}
+
+/* --device against the devices the INI gave the provider. */
+static bool devices_exist(sp_cli_host *h, const prove_opts *o) {
+  size_t ndev = 0;
+  if (h->vt->devices(h->p, NULL, 0, &ndev) != SEALPROV_OK) return true; /* submit says */
+  uint64_t all = ndev >= 64 ? ~UINT64_C(0) : (UINT64_C(1) << ndev) - 1;
+  if ((o->device_mask & ~all) == 0) return true;
+  unsigned bad = (unsigned)__builtin_ctzll(o->device_mask & ~all);
+  const char *ini = sp_cli_config_path(o->ini);
+  char have[64];
+  if (ndev == 1)
+    snprintf(have, sizeof have, "one device, 0");
+  else
+    snprintf(have, sizeof have, "%zu devices, 0 to %zu", ndev, ndev - 1);
+  sp_cli_error("--device %s: there is no device %u: %s has %s (`sealprov devices -c %s` lists them)",
+               o->device_arg, bad, ini, have, ini);
+  return false;
+}
+
+/* The kinds of the files given, and the outputs against the inputs. 0 or an exit status. */
+static int check_files(const prove_opts *o, const sp_cli_params_path *pp) {
+  /* a file that is not there is a failure, as the module's own "not found" was */
+  if (o->r1cs && !g16_check_input_file("--r1cs", o->r1cs)) return 1;
+  if (o->r1cs && !sp_cli_file_is("--r1cs", o->r1cs, SP_KIND_BIT(SP_KIND_R1CS),
+                                 "a circom .r1cs constraint system"))
+    return 2;
+  unsigned parts = SP_KIND_BIT(SP_KIND_SPA) | (o->r1cs ? SP_KIND_BIT(SP_KIND_WTNS) : 0);
+  for (size_t i = 0; i < o->n; i++)
+    if (!sp_cli_file_is("prove", o->files[i], parts,
+                        o->r1cs ? "witnesses (.wtns or .spa files) after its options"
+                                : "partition files (.spa) after its options"))
+      return 2;
+  sp_cli_file *in = calloc(o->n + 5, sizeof *in);
+  if (in == NULL) {
+    sp_cli_error("out of memory");
+    return 1;
+  }
+  size_t k = 0;
+  in[k++] = (sp_cli_file){"--params file", pp->file};
+  in[k++] = (sp_cli_file){"INI file", sp_cli_config_path(o->ini)};
+  if (o->r1cs) in[k++] = (sp_cli_file){"--r1cs file", o->r1cs};
+  for (size_t i = 0; i < o->n; i++)
+    in[k++] = (sp_cli_file){o->r1cs ? "witness file" : "partition file", o->files[i]};
+  int ret = 0;
+  if (!sp_cli_output_check("--out", o->out, SP_KIND_PROOFS, o->force, in, k)) ret = 2;
+  in[k++] = (sp_cli_file){"--out file", o->out};
+  if (ret == 0 && !g16_check_env_outputs(o->force, in, k)) ret = 2;
+  free(in);
+  return ret;
+}
+
+static int parse(int argc, char **argv, prove_opts *o, sp_cli_args *a) {
   enum {
     O_PARAMS = 256,
     O_OUT,
@@ -196,7 +368,8 @@ int cmd_prove(int argc, char **argv) {
     O_WTNS,
     O_OUT_PROOF,
     O_OUT_PUBLIC,
-    O_DEVICE
+    O_DEVICE,
+    O_FORCE
   };
   static const struct option opts[] = {
       {"params", required_argument, NULL, O_PARAMS},
@@ -208,73 +381,79 @@ int cmd_prove(int argc, char **argv) {
       {"out-proof", required_argument, NULL, O_OUT_PROOF},
       {"out-public", required_argument, NULL, O_OUT_PUBLIC},
       {"device", required_argument, NULL, O_DEVICE},
+      {"force", no_argument, NULL, O_FORCE},
       {NULL, 0, NULL, 0},
   };
-  sp_cli_args a = {
+  *a = (sp_cli_args){
       .usage = prove_usage, .takes = SP_CLI_PLUGIN | SP_CLI_CONFIG | SP_CLI_JSON, .opts = opts};
-  const char *params = NULL, *out = NULL, *r1cs = NULL;
-  const char *zkey = NULL, *wtns = NULL, *out_proof = NULL, *out_public = NULL;
-  bool zero_rs = false;
-  uint64_t device_mask = 0;
-  const char *device_arg = NULL;
   int c;
-  while ((c = sp_cli_getopt(&a, argc, argv)) > 0) {
+  while ((c = sp_cli_getopt(a, argc, argv)) > 0) {
     switch (c) {
-      case O_PARAMS: params = optarg; break;
-      case O_OUT: out = optarg; break;
-      case O_ZERO_RS: zero_rs = true; break;
-      case O_R1CS: r1cs = optarg; break;
-      case O_ZKEY: zkey = optarg; break;
-      case O_WTNS: wtns = optarg; break;
-      case O_OUT_PROOF: out_proof = optarg; break;
-      case O_OUT_PUBLIC: out_public = optarg; break;
+      case O_PARAMS: o->params = optarg; break;
+      case O_OUT: o->out = optarg; break;
+      case O_ZERO_RS: o->zero_rs = true; break;
+      case O_R1CS: o->r1cs = optarg; break;
+      case O_ZKEY: o->zkey = optarg; break;
+      case O_WTNS: o->wtns = optarg; break;
+      case O_OUT_PROOF: o->out_proof = optarg; break;
+      case O_OUT_PUBLIC: o->out_public = optarg; break;
+      case O_FORCE: o->force = true; break;
       case O_DEVICE:
-        if (!parse_devices(optarg, &device_mask)) return 2;
-        device_arg = optarg;
+        if (!parse_devices(optarg, &o->device_mask)) return 2;
+        o->device_arg = optarg;
         break;
     }
   }
-  if (c < 0) return a.status;
-  const char *ini = a.config;
-  bool json = a.json;
-  int first = a.first;
-  size_t n = (size_t)(argc - first);
-  if (zkey || wtns || out_proof || out_public) { /* snarkjs interop: its own mode */
-    const char *clash = params       ? "--params"
-                        : out        ? "--out"
-                        : r1cs       ? "--r1cs"
-                        : device_arg ? "--device"
-                        : n          ? argv[first]
-                                     : NULL;
-    if (clash)
-      return sp_cli_usage_error(&a, "%s cannot be combined with --zkey/--wtns (snarkjs proving)",
-                                clash);
-    if (!zkey || !wtns) return sp_cli_usage_error(&a, "missing %s", !zkey ? "--zkey" : "--wtns");
-    if (sp_cli_prove_zkey == NULL) {
-      int st = sp_cli_run_kit(); /* a developer mode: sealprov-kit runs it */
-      if (st >= 0) return st;
-      sp_cli_error("--zkey: the snarkjs mode is not in this build (a developer command)");
-      return 2;
-    }
-    return sp_cli_prove_zkey(zkey, wtns, out_proof ? out_proof : "proof.json",
-                             out_public ? out_public : "public.json", zero_rs, json);
+  if (c < 0) return a->status;
+  o->ini = a->config;
+  o->json = a->json;
+  o->files = argv + a->first;
+  o->n = (size_t)(argc - a->first);
+  return -1;
+}
+
+/* snarkjs interop: its own mode, a developer one (sealprov-kit runs it). */
+static int prove_snarkjs(const prove_opts *o, sp_cli_args *a) {
+  const char *clash = o->params       ? "--params"
+                      : o->out        ? "--out"
+                      : o->r1cs       ? "--r1cs"
+                      : o->device_arg ? "--device"
+                      : o->n          ? o->files[0]
+                                      : NULL;
+  if (clash)
+    return sp_cli_usage_error(a, "%s cannot be combined with --zkey/--wtns (snarkjs proving)",
+                              clash);
+  if (!o->zkey || !o->wtns) return sp_cli_usage_error(a, "missing %s", !o->zkey ? "--zkey" : "--wtns");
+  if (sp_cli_prove_zkey == NULL) {
+    int st = sp_cli_run_kit();
+    if (st >= 0) return st;
+    sp_cli_error("--zkey: the snarkjs mode is not in this build (a developer command)");
+    return 2;
   }
-  if (!params || !out || n == 0)
+  return sp_cli_prove_zkey(o->zkey, o->wtns, o->out_proof ? o->out_proof : "proof.json",
+                           o->out_public ? o->out_public : "public.json", o->zero_rs, o->force,
+                           o->json);
+}
+
+int cmd_prove(int argc, char **argv) {
+  prove_opts o = {0};
+  sp_cli_args a;
+  int st = parse(argc, argv, &o, &a);
+  if (st >= 0) return st;
+  size_t n = o.n;
+  if (o.zkey || o.wtns || o.out_proof || o.out_public) return prove_snarkjs(&o, &a);
+  if (!o.params || !o.out || n == 0)
     return sp_cli_usage_error(&a, "missing %s",
-                              !params ? "--params"
-                              : !out  ? "--out"
-                                      : "partition files");
-  /* Inputs and outputs first: a file that is not there, or a proof file that cannot be
-   * written, must not cost opening the devices and a proving run. */
-  if (!g16_check_input_file("--params", params) || (r1cs && !g16_check_input_file("--r1cs", r1cs)))
-    return 1; /* a failure, as the module's own "not found" was: not a usage error */
-  if (!g16_check_output_file("--out", out)) return 2;
-  const char *env_out[] = {"SEALPROV_TIMELINE", "SEALPROV_STATS"};
-  for (size_t i = 0; i < 2; i++) {
-    const char *v = getenv(env_out[i]);
-    if (v != NULL && *v && !g16_check_output_file(env_out[i], v)) return 2;
-  }
-  char **files = argv + first;
+                              !o.params ? "--params"
+                              : !o.out  ? "--out"
+                                        : "partition files");
+  /* Inputs and outputs first: a file that is not there or of another kind, or a proof
+   * file that cannot be written, must not cost opening the devices and a proving run. */
+  sp_cli_params_path pp;
+  if ((st = g16_params_file("--params", o.params, SP_KIND_PARAMS, &pp)) != 0 ||
+      (st = check_files(&o, &pp)) != 0)
+    return st;
+  char **files = o.files;
   sp_spa **spa = calloc(n, sizeof *spa);
   sealprov_assignment *asg = calloc(n, sizeof *asg);
   uint8_t *proofs = calloc(n, 192);
@@ -282,12 +461,17 @@ int cmd_prove(int argc, char **argv) {
                           .device_names = calloc(n, 64)};
   int ret = 2;
   sp_cli_host h = {0};
+  bool written = false, checked = false;
   if (!spa || !asg || !proofs || !rep.results || !rep.device_names) {
     sp_cli_error("out of memory");
     goto out;
   }
-  if (r1cs == NULL) sp_cli_note("reading %zu partition file%s", n, n == 1 ? "" : "s");
-  for (size_t i = 0; r1cs == NULL && i < n; i++) {
+  for (size_t i = 0; i < n; i++) {
+    rep.results[i] = (sealprov_partition_result){.status = -1, .device = -1};
+    snprintf(rep.device_names[i], 64, "-");
+  }
+  if (o.r1cs == NULL) sp_cli_note("reading %zu partition file%s", n, n == 1 ? "" : "s");
+  for (size_t i = 0; o.r1cs == NULL && i < n; i++) {
     char err[1024];
     if (sp_spa_read(files[i], &spa[i], err, sizeof err) != SEALPROV_OK) {
       sp_cli_error("%s", err);
@@ -295,30 +479,36 @@ int cmd_prove(int argc, char **argv) {
     }
     asg[i] = spa[i]->asg;
   }
-  if (zero_rs) sp_cli_warn("--zero-rs: proofs are deterministic and NOT zero-knowledge");
-  if (!sp_cli_host_open(&h, ini)) {
+  if (!partitions_fit(&o, &pp, o.r1cs ? NULL : spa, &rep)) {
+    ret = 1;
+    checked = true; /* the report below says what did not fit */
+    goto report;
+  }
+  if (o.zero_rs) sp_cli_warn("--zero-rs: proofs are deterministic and NOT zero-knowledge");
+  if (!sp_cli_host_open(&h, o.ini)) {
     ret = 1;
     goto out;
   }
-  if (device_arg != NULL && !restrict_devices(&h, device_mask)) {
-    ret = 1;
+  if (o.device_arg != NULL && (!devices_exist(&h, &o) || !restrict_devices(&h, o.device_mask))) {
+    ret = 2;
     goto out;
   }
-  if (r1cs != NULL) /* witness-only: the files are read once the system's sizes are known */
-    ret = g16_prove_witness(&h, params, r1cs, files, n, zero_rs, sp_cli_progress, proofs, &rep);
+  if (o.r1cs != NULL) /* witness-only: the files are read once the system's sizes are known */
+    ret = g16_prove_witness(&h, pp.module, o.r1cs, files, n, o.zero_rs, sp_cli_progress, proofs,
+                            &rep);
   else
-    ret = g16_prove_partitions(&h, params, asg, n, zero_rs, sp_cli_progress, proofs, &rep);
-  bool written = false;
-  char failed[1024];
+    ret = g16_prove_partitions(&h, pp.module, asg, n, o.zero_rs, sp_cli_progress, proofs, &rep);
   if (ret == 0) {
-    sp_cli_note("writing %s", out);
-    written = g16_write_file(out, proofs, 192 * n);
+    sp_cli_note("writing %s", o.out);
+    written = sp_cli_output_write("--out", o.out, proofs, 192 * n);
     if (!written) ret = 1;
   }
-  report(json, params, out, files, n, &rep, written);
+report:;
+  char failed[1024];
+  report(o.json, o.params, o.out, files, n, &rep, written);
   if (rep.status != SEALPROV_OK)
     sp_cli_error("%s: %s%s", g16_status_name(rep.status), rep.detail,
-                 failed_files(&rep, files, n, failed, sizeof failed));
+                 checked ? "" : failed_files(&rep, files, n, failed, sizeof failed));
 out:
   sp_cli_host_close(&h);
   for (size_t i = 0; spa && i < n; i++) sp_spa_free(spa[i]);

@@ -5,6 +5,7 @@
 
 #include <dirent.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -21,8 +22,8 @@
 static void setup_usage(FILE *f) {
   fprintf(f,
           "usage: sealprov setup --constraints N --inputs K --partitions P --out DIR\n"
-          "                      [--shape sealing|random] [--seed S] [--threads T] [--force]\n"
-          "                      [--json]\n"
+          "                      [--shape sealing|random] [--seed S] [--threads T]\n"
+          "                      [--gpu[=ORDINAL]] [--force] [--json]\n"
           "  Generates an R1CS with N constraints (bellperson's input constraints included;\n"
           "  the FFT domain is the next power of two) and K public inputs besides ONE, runs\n"
           "  a Groth16 setup with toxic waste derived from the seed, and writes\n"
@@ -36,8 +37,15 @@ static void setup_usage(FILE *f) {
           "  the circuit.params, circuit.vk, circuit.r1cs and partition-*.spa files there (so\n"
           "  no stale partition of an earlier setup stays next to the new ones).\n"
           "  --gpu[=ORDINAL]: the fixed-base products (every point of the parameters) on\n"
-          "  CUDA device ORDINAL (default 0); the files are the CPU setup's bytes.\n"
-          "  INSECURE: whoever knows the seed can forge proofs. Testing and benchmarks only.\n");
+          "  CUDA device ORDINAL (default 0); the files are the CPU setup's bytes. It needs\n"
+          "  a build with CUDA (configure --with-cuda)%s.\n"
+          "  INSECURE: whoever knows the seed can forge proofs. Testing and benchmarks only.\n",
+#ifdef HAVE_CUDA
+          ", which this one is"
+#else
+          "; this one has none"
+#endif
+  );
 }
 
 /* The files setup writes into DIR: circuit.params, circuit.vk, circuit.r1cs,
@@ -98,6 +106,28 @@ static bool prepare_existing_dir(const char *dir, bool force) {
   if (removed > 0)
     sp_cli_warn("--force: removed %zu file%s of an earlier setup from %s", removed,
                 removed == 1 ? "" : "s", dir);
+  return true;
+}
+
+/* The files written (each whole under its name: the kit writes a temporary file and
+ * renames it) to the disk, and the directory's entries, before setup says it wrote them. */
+static bool sync_files(const char *dir, uint32_t parts) {
+  for (uint32_t i = 0; i < parts + 4; i++) {
+    char name[64], path[4096];
+    if (i < parts)
+      sp_partition_name(name, sizeof name, i, parts);
+    else
+      snprintf(name, sizeof name, "%s",
+               (const char *[]){"circuit.params", "circuit.vk", "circuit.r1cs", "."}[i - parts]);
+    snprintf(path, sizeof path, "%s/%s", dir, name);
+    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    if (fd < 0 || fsync(fd) != 0) {
+      sp_cli_error("%s: cannot flush it to the disk: %s", path, strerror(errno));
+      if (fd >= 0) close(fd);
+      return false;
+    }
+    close(fd);
+  }
   return true;
 }
 
@@ -217,7 +247,8 @@ int cmd_setup(int argc, char **argv) {
   sp_cuda_setup_destroy(gs);
 #else
   if (use_gpu) {
-    sp_cli_error("--gpu: this build has no CUDA support (configure found no nvcc)");
+    sp_cli_error(
+        "--gpu: this build has no CUDA support: configure --with-cuda (and nvcc) builds it");
     return 1;
   }
   int rc = sp_setup_run(&o, &r, err, sizeof err);
@@ -232,6 +263,7 @@ int cmd_setup(int argc, char **argv) {
     sp_cli_error("%s", err);
     return 1;
   }
+  if (!sync_files(out, (uint32_t)parts)) return 1;
   const sp_circuit_info *in = &r.info;
   double ad = in->aux_size ? (double)in->a_aux_popcount / (double)in->aux_size : 0;
   double bd = in->aux_size ? (double)in->b_aux_popcount / (double)in->aux_size : 0;
@@ -251,17 +283,22 @@ int cmd_setup(int argc, char **argv) {
         (unsigned long long)in->b_inp_popcount, bits, (unsigned long long)parts, r.circuit_ms,
         r.params_ms, r.partitions_ms);
   } else {
-    char last[64];
+    char first[64], last[64], range[160];
+    sp_partition_name(first, sizeof first, 0, (uint32_t)parts);
     sp_partition_name(last, sizeof last, (uint32_t)parts - 1, (uint32_t)parts);
+    if (parts == 1)
+      snprintf(range, sizeof range, "%s", first);
+    else
+      snprintf(range, sizeof range, "%s to %s", first, last);
     printf("circuit      %s shape, %llu constraints (domain 2^%u), %llu inputs + ONE, %llu aux\n",
            shape == SP_SHAPE_SEALING ? "sealing" : "random", (unsigned long long)in->abc_size,
            in->log_domain, (unsigned long long)in->inp_size - 1, (unsigned long long)in->aux_size);
     printf("density      a %.1f %%, b %.1f %% of aux; %.1f %% of aux are bits\n", 100 * ad,
            100 * bd, 100 * bits);
     printf(
-        "wrote        %s/circuit.params, %s/circuit.vk, %s/circuit.r1cs, %llu partition files "
-        "(%s)\n",
-        out, out, out, (unsigned long long)parts, last);
+        "wrote        %s/circuit.params, %s/circuit.vk, %s/circuit.r1cs, %llu partition "
+        "file%s (%s)\n",
+        out, out, out, (unsigned long long)parts, sp_cli_plural(parts), range);
     printf("time         circuit %.0f ms, parameters %.0f ms, partitions %.0f ms\n", r.circuit_ms,
            r.params_ms, r.partitions_ms);
   }

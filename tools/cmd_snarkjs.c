@@ -62,12 +62,7 @@ static void json_g2(FILE *f, const char *name, const g2_affine_t *p, const char 
   fprintf(f, "%s]", ind);
 }
 
-static bool write_proof_json(const char *path, const sp_zkey_proof *pr) {
-  FILE *f = fopen(path, "w");
-  if (!f) {
-    sp_cli_error("%s: cannot create: %s", path, strerror(errno));
-    return false;
-  }
+static void write_proof_json(FILE *f, const sp_zkey_proof *pr) {
   fputs("{\n", f);
   json_g1(f, "pi_a", &pr->a, " ");
   fputs(",\n", f);
@@ -75,19 +70,9 @@ static bool write_proof_json(const char *path, const sp_zkey_proof *pr) {
   fputs(",\n", f);
   json_g1(f, "pi_c", &pr->c, " ");
   fputs(",\n \"protocol\": \"groth16\",\n \"curve\": \"bls12381\"\n}", f);
-  if (fclose(f) != 0) {
-    sp_cli_error("%s: write failed: %s", path, strerror(errno));
-    return false;
-  }
-  return true;
 }
 
-static bool write_public_json(const char *path, const uint8_t *values, size_t n) {
-  FILE *f = fopen(path, "w");
-  if (!f) {
-    sp_cli_error("%s: cannot create: %s", path, strerror(errno));
-    return false;
-  }
+static void write_public_json(FILE *f, const uint8_t *values, size_t n) {
   fputs(n ? "[\n" : "[]", f);
   for (size_t i = 0; i < n; i++) {
     uint64_t l[4];
@@ -100,11 +85,24 @@ static bool write_public_json(const char *path, const uint8_t *values, size_t n)
     fprintf(f, " \"%s\"%s\n", dec, i + 1 < n ? "," : "");
   }
   if (n) fputs("]", f);
-  if (fclose(f) != 0) {
-    sp_cli_error("%s: write failed: %s", path, strerror(errno));
+}
+
+/* Both files whole, or neither replaced: each written to a temporary file first. */
+static bool write_outputs(const char *out_proof, const char *out_public, const sp_zkey_proof *pr,
+                          const uint8_t *values, size_t n) {
+  sp_cli_output op, ou;
+  if (!sp_cli_output_begin(&op, "--out-proof", out_proof)) return false;
+  if (!sp_cli_output_begin(&ou, "--out-public", out_public)) {
+    sp_cli_output_abort(&op);
     return false;
   }
-  return true;
+  write_proof_json(op.f, pr);
+  write_public_json(ou.f, values, n);
+  if (!sp_cli_output_commit(&op)) {
+    sp_cli_output_abort(&ou);
+    return false;
+  }
+  return sp_cli_output_commit(&ou);
 }
 
 /* r or s: uniform from 64 random bytes, or zero. */
@@ -132,9 +130,16 @@ static bool blinding(fr_t *v, bool zero) {
  * code, no device configuration), checks the proof with the key's own verifying key,
  * and writes snarkjs's proof.json and public.json. */
 int sp_cli_prove_zkey(const char *zkey_path, const char *wtns_path, const char *out_proof,
-                      const char *out_public, bool zero_rs, bool json) {
-  if (!g16_check_output_file("--out-proof", out_proof) ||
-      !g16_check_output_file("--out-public", out_public))
+                      const char *out_public, bool zero_rs, bool force, bool json) {
+  if (!sp_cli_file_is("--zkey", zkey_path, SP_KIND_BIT(SP_KIND_ZKEY),
+                      "a snarkjs .zkey proving key") ||
+      !sp_cli_file_is("--wtns", wtns_path, SP_KIND_BIT(SP_KIND_WTNS), "a circom .wtns witness"))
+    return 2;
+  sp_cli_file in[3] = {{"--zkey file", zkey_path}, {"--wtns file", wtns_path}};
+  if (!sp_cli_output_check("--out-proof", out_proof, SP_KIND_SNARKJS_PROOF, force, in, 2))
+    return 2;
+  in[2] = (sp_cli_file){"--out-proof file", out_proof};
+  if (!sp_cli_output_check("--out-public", out_public, SP_KIND_SNARKJS_PUBLIC, force, in, 3))
     return 2;
   char err[1024];
   sp_zkey *zk = NULL;
@@ -195,8 +200,7 @@ int sp_cli_prove_zkey(const char *zkey_path, const char *wtns_path, const char *
     ret = 1;
     goto out;
   }
-  if (!write_proof_json(out_proof, &pr) ||
-      !write_public_json(out_public, w->values + 32, zk->n_public)) {
+  if (!write_outputs(out_proof, out_public, &pr, w->values + 32, zk->n_public)) {
     ret = 1;
     goto out;
   }

@@ -24,8 +24,10 @@ static void verify_usage(FILE *f) {
           "                       [--json] PARTITION.spa...\n"
           "  Proof i (192 bytes at offset 192 i) is checked with the public inputs of the\n"
           "  i-th partition file by the module (vk_load, verify) on a provider of one CPU\n"
-          "  device, or of INI's devices with -c. Exit status: 0 all verify, 1 some do not,\n"
-          "  2 bad usage or unreadable files.\n"
+          "  device, or of INI's devices with -c. A bare --vk NAME is looked up as prove's\n"
+          "  --params (the parameter cache first). A partition whose input 0 is not ONE is\n"
+          "  malformed: an error, not a proof checked without it. Exit status: 0 all\n"
+          "  verify, 1 some do not, 2 bad usage, unreadable or malformed files.\n"
           "       sealprov verify --vk verification_key.json --proof proof.json\n"
           "                       --public public.json [--json]\n"
           "  snarkjs's Groth16 files (BLS12-381): the verifying key `snarkjs zkey export\n"
@@ -99,8 +101,16 @@ int cmd_verify(int argc, char **argv) {
                               !vk_path       ? "--vk"
                               : !proofs_path ? "--proofs"
                                              : "partition files");
-  if (!g16_check_input_file("--vk", vk_path) || !g16_check_input_file("--proofs", proofs_path))
+  sp_cli_params_path vp;
+  if (g16_params_file("--vk", vk_path, SP_KIND_VK, &vp) != 0 ||
+      !g16_check_input_file("--proofs", proofs_path) ||
+      !sp_cli_file_is("--proofs", proofs_path, SP_KIND_BIT(SP_KIND_PROOFS),
+                      "a proof file (192 bytes a partition, as `sealprov prove --out` writes)"))
     return 2;
+  for (size_t i = 0; i < n; i++)
+    if (!sp_cli_file_is("verify", files[i], SP_KIND_BIT(SP_KIND_SPA),
+                        "partition files (.spa) after its options, one per proof"))
+      return 2;
   uint8_t *proofs = NULL;
   if (!g16_read_proofs(proofs_path, n, &proofs)) return 2;
   /* The module verifies, on a provider of its own: one CPU device unless -c names one. */
@@ -111,15 +121,10 @@ int cmd_verify(int argc, char **argv) {
   }
   const sealprov_vtable *vt = h.vt;
   sealprov_srs *vk = NULL;
-  int rc = vt->vk_load(h.p, vk_path, &vk);
+  sp_cli_load_noun = "the verifying key";
+  int rc = vt->vk_load(h.p, vp.module, &vk);
   if (rc != SEALPROV_OK) {
-    const char *err = vt->last_error();
-    sp_cli_error("%s", err);
-    if (strstr(err, "trailing bytes"))
-      fprintf(stderr,
-              "  (is %s a .params file? --vk takes the .vk file that `sealprov setup`\n"
-              "  writes next to it; `sealprov inspect %s` tells which it is)\n",
-              vk_path, vk_path);
+    sp_cli_error("%s", vt->last_error());
     free(proofs);
     sp_cli_host_close(&h);
     return 2;
@@ -141,16 +146,13 @@ int cmd_verify(int argc, char **argv) {
     char err[1024] = "";
     double ts = sp_cli_now_ms();
     rc = sp_spa_read(path, &spa, err, sizeof err);
-    if (rc == SEALPROV_OK) {
-      /* public inputs without the leading ONE */
-      rc = vt->verify(h.p, vk, (const uint8_t *)spa->asg.inp_assignment + SEALPROV_SCALAR_BYTES,
-                      spa->asg.inp_size - 1, SEALPROV_SCALAR_CANONICAL_LE,
-                      proofs + SEALPROV_PROOF_BYTES * i, &valid);
-      if (rc != SEALPROV_OK) snprintf(err, sizeof err, "%s", vt->last_error());
-    }
+    if (rc == SEALPROV_OK)
+      rc = g16_verify_partition(&h, vk, &spa->asg, path, proofs + SEALPROV_PROOF_BYTES * i, &valid,
+                                err, sizeof err);
     double ms = sp_cli_now_ms() - ts;
-    /* a proof that does not decode is an invalid proof, not a usage error */
-    bool unreadable = spa == NULL;
+    /* a proof that does not decode is an invalid proof, not a usage error; a partition
+     * file that does not read, or whose input 0 is not ONE, is a malformed input */
+    bool unreadable = spa == NULL || rc == SEALPROV_ERR_ASSIGNMENT;
     if (valid)
       good++;
     else if (unreadable)
@@ -158,19 +160,26 @@ int cmd_verify(int argc, char **argv) {
     else if (exit_code == 0)
       exit_code = 1;
     const char *verdict = valid ? "valid" : unreadable ? "error" : "invalid";
+    if (unreadable) sp_cli_error("%s", err); /* a file at fault: said as an error too */
+    /* the reason without the file name the line shows already */
+    const char *why = err[0] ? err : "pairing check failed";
+    char pesc[1024];
+    sp_cli_escape(path, pesc, sizeof pesc);
+    size_t pl = strlen(pesc);
+    if (!strncmp(why, pesc, pl) && !strncmp(why + pl, ": ", 2)) why += pl + 2;
     if (json) {
       printf("%s{\"index\": %zu, \"file\": ", i ? ", " : "", i);
       sp_cli_json_str(stdout, path);
       printf(", \"result\": \"%s\", \"ms\": %.2f", verdict, ms);
       if (!valid) {
         printf(", \"reason\": ");
-        sp_cli_json_str(stdout, err[0] ? err : "pairing check failed");
+        sp_cli_json_str(stdout, why);
       }
       printf("}");
     } else {
       printf("proof %zu  %-8s %s%s", i, verdict, path, valid ? "\n" : ": ");
       if (!valid) {
-        sp_cli_put_utf8(stdout, err[0] ? err : "pairing check failed");
+        sp_cli_put_utf8(stdout, why);
         printf("\n");
       }
     }
@@ -180,7 +189,8 @@ int cmd_verify(int argc, char **argv) {
   if (json)
     printf("], \"valid\": %zu, \"total\": %zu, \"ms\": %.1f}\n", good, n, total);
   else
-    printf("%zu of %zu proofs verify (%.0f ms)\n", good, n, total);
+    printf("%zu of %zu proof%s verif%s (%.0f ms)\n", good, n, sp_cli_plural(n),
+           good == 1 ? "ies" : "y", total);
   free(proofs);
   vt->srs_release(vk);
   sp_cli_host_close(&h);

@@ -216,8 +216,9 @@ sp_cli_kind sp_cli_file_kind(const char *path) {
 
 bool sp_cli_file_is(const char *opt, const char *path, unsigned accept, const char *takes) {
   sp_cli_kind k = sp_cli_file_kind(path);
-  /* not there, unreadable, or of no kind we know: the file's reader says what it is */
-  if (k == SP_KIND_NONE || k == SP_KIND_UNKNOWN || k == SP_KIND_SPECIAL ||
+  /* not there, unreadable, empty (a cut file), or of no kind we know: the file's reader
+   * says what is wrong with it */
+  if (k == SP_KIND_NONE || k == SP_KIND_UNKNOWN || k == SP_KIND_SPECIAL || k == SP_KIND_EMPTY ||
       (accept & SP_KIND_BIT(k)))
     return true;
   sp_cli_error("%s is %s; %s takes %s", path, sp_cli_kind_name(k), opt, takes);

@@ -48,61 +48,6 @@ bool g16_read_proofs(const char *path, size_t n, uint8_t **out) {
   return true;
 }
 
-bool g16_write_file(const char *path, const uint8_t *data, size_t len) {
-  size_t pl = strlen(path) + 32;
-  char *tmp = malloc(pl);
-  if (!tmp) return false;
-  snprintf(tmp, pl, "%s.tmp%ld", path, (long)getpid());
-  FILE *f = fopen(tmp, "wb");
-  bool ok = f && fwrite(data, 1, len, f) == len;
-  if (f && fclose(f) != 0) ok = false;
-  if (ok && rename(tmp, path) != 0) ok = false;
-  if (!ok) {
-    sp_cli_error("%s: cannot write: %s", path, strerror(errno));
-    unlink(tmp);
-  }
-  free(tmp);
-  return ok;
-}
-
-bool g16_check_output_file(const char *opt, const char *path) {
-  if (path == NULL || !*path) {
-    sp_cli_error("%s: empty path", opt);
-    return false;
-  }
-  size_t len = strlen(path);
-  char *dir = malloc(len + 2);
-  if (dir == NULL) {
-    sp_cli_error("out of memory");
-    return false;
-  }
-  memcpy(dir, path, len + 1);
-  char *slash = strrchr(dir, '/');
-  if (slash == NULL)
-    strcpy(dir, ".");
-  else if (slash == dir)
-    dir[1] = 0; /* "/file" */
-  else
-    *slash = 0;
-  bool ok = false;
-  struct stat st;
-  if (stat(dir, &st) != 0)
-    sp_cli_error("%s %s: the directory %s %s", opt, path, dir,
-                 errno == ENOENT ? "does not exist" : strerror(errno));
-  else if (!S_ISDIR(st.st_mode))
-    sp_cli_error("%s %s: %s is not a directory", opt, path, dir);
-  else if (access(dir, W_OK | X_OK) != 0)
-    sp_cli_error("%s %s: cannot create files in %s: %s", opt, path, dir, strerror(errno));
-  else if (stat(path, &st) == 0 && S_ISDIR(st.st_mode))
-    sp_cli_error("%s %s: is a directory; give a file name", opt, path);
-  else if (stat(path, &st) == 0 && access(path, W_OK) != 0)
-    sp_cli_error("%s %s: the file exists and is not writable: %s", opt, path, strerror(errno));
-  else
-    ok = true;
-  free(dir);
-  return ok;
-}
-
 bool g16_check_input_file(const char *opt, const char *path) {
   struct stat st;
   if (path == NULL || !*path) {
@@ -110,8 +55,6 @@ bool g16_check_input_file(const char *opt, const char *path) {
     return false;
   }
   if (stat(path, &st) != 0) {
-    if (errno == ENOENT && strchr(path, '/') == NULL)
-      return true; /* a bare name: the module's parameter cache may have it */
     sp_cli_error("%s %s: %s", opt, path, errno == ENOENT ? "not found" : strerror(errno));
     return false;
   }
@@ -124,6 +67,29 @@ bool g16_check_input_file(const char *opt, const char *path) {
     return false;
   }
   return true;
+}
+
+int g16_params_file(const char *opt, const char *name, sp_cli_kind kind, sp_cli_params_path *pp) {
+  if (!sp_cli_params_where(opt, name, pp) || !g16_check_input_file(opt, pp->file)) return 1;
+  if (!sp_cli_file_is(opt, pp->file, SP_KIND_BIT(kind),
+                      kind == SP_KIND_VK ? "a .vk file (`sealprov setup` writes one next to the "
+                                           ".params; it is the .params file's first part)"
+                                         : "a .params file"))
+    return 2;
+  return 0;
+}
+
+int g16_verify_partition(sp_cli_host *h, const sealprov_srs *vk, const sealprov_assignment *a,
+                         const char *path, const uint8_t *proof, int *valid, char *err,
+                         size_t errlen) {
+  *valid = 0;
+  /* verify() takes the public inputs without ONE: input 0 is checked here, or a partition
+   * whose input 0 is 2 would verify as if it were ONE */
+  if (!sp_cli_input0_is_one(a, path, err, errlen)) return SEALPROV_ERR_ASSIGNMENT;
+  int rc = h->vt->verify(h->p, vk, (const uint8_t *)a->inp_assignment + SEALPROV_SCALAR_BYTES,
+                         a->inp_size - 1, SEALPROV_SCALAR_CANONICAL_LE, proof, valid);
+  if (rc != SEALPROV_OK) snprintf(err, errlen, "%s", h->vt->last_error());
+  return rc;
 }
 
 void g16_remove_tree(const char *dir) {
@@ -246,27 +212,34 @@ const char *g16_status_name(int status) {
 
 typedef int (*text_fn)(sealprov_provider *, char *, size_t, size_t *);
 
-static void dump_text(text_fn fn, sealprov_provider *p, const char *path) {
+static void dump_text(text_fn fn, sealprov_provider *p, const char *env) {
+  const char *path = getenv(env);
   if (!path || !*path || !fn) return;
   size_t len = 0;
   if (fn(p, NULL, 0, &len) != SEALPROV_OK) return;
   char *buf = malloc(len + 1);
   if (!buf) return;
-  if (fn(p, buf, len + 1, &len) == SEALPROV_OK) {
-    FILE *f = fopen(path, "w");
-    if (f) {
-      fputs(buf, f);
-      fclose(f);
-    } else {
-      sp_cli_warn("cannot write %s (SEALPROV_TIMELINE / SEALPROV_STATS): %s", path,
-                  strerror(errno));
-    }
-  }
+  if (fn(p, buf, len + 1, &len) == SEALPROV_OK) (void)sp_cli_output_write(env, path, buf, len);
   free(buf);
+}
+
+bool g16_check_env_outputs(bool force, const sp_cli_file *inputs, size_t ninputs) {
+  static const char *const env_out[] = {"SEALPROV_TIMELINE", "SEALPROV_STATS"};
+  for (size_t i = 0; i < 2; i++) {
+    const char *v = getenv(env_out[i]);
+    if (v != NULL && *v && !sp_cli_output_check(env_out[i], v, SP_KIND_TEXT, force, inputs, ninputs))
+      return false;
+  }
+  const char *t = getenv(env_out[0]), *st = getenv(env_out[1]);
+  if (t != NULL && *t && st != NULL && *st && !strcmp(t, st)) {
+    sp_cli_error("SEALPROV_TIMELINE and SEALPROV_STATS name one file, %s; give each its own", t);
+    return false;
+  }
+  return true;
 }
 
 void g16_dump_provider_text(sp_cli_host *h) {
   if (!h->vt || !h->p) return;
-  dump_text(h->vt->timeline, h->p, getenv("SEALPROV_TIMELINE"));
-  dump_text(h->vt->stats, h->p, getenv("SEALPROV_STATS"));
+  dump_text(h->vt->timeline, h->p, "SEALPROV_TIMELINE");
+  dump_text(h->vt->stats, h->p, "SEALPROV_STATS");
 }

@@ -18,19 +18,16 @@ unsigned g16_ncpus(void);
 
 /* Proof file helpers: reads exactly n * 192 bytes (false and a message otherwise). */
 bool g16_read_proofs(const char *path, size_t n, uint8_t **out);
-bool g16_write_file(const char *path, const uint8_t *data, size_t len);
-
-/* Checks before any work that `path` can be written as an output file (option `opt`):
- * its directory exists and takes new files, and path is not a directory nor a file
- * we may not replace. Prints an error naming the option and path and returns false
- * otherwise. */
-bool g16_check_output_file(const char *opt, const char *path);
 
 /* Checks before any work that the input file `path` of option `opt` is there and is a
  * file that can be read; prints an error naming the option and path and returns false
- * otherwise. A bare name (no '/') that is not in the current directory passes: the
- * module looks such a parameter file up in $FIL_PROOFS_PARAMETER_CACHE. */
+ * otherwise (a bare --params name: sp_cli_params_where first). Output files: cli.h,
+ * sp_cli_output_check. */
 bool g16_check_input_file(const char *opt, const char *path);
+/* A --params (kind SP_KIND_PARAMS) or --vk (SP_KIND_VK) option: where it is
+ * (sp_cli_params_where), that it is there, and of that kind. 0, or the exit status after
+ * the message: 1 not there, 2 another kind of file. */
+int g16_params_file(const char *opt, const char *name, sp_cli_kind kind, sp_cli_params_path *pp);
 
 /* Removes a directory tree made by the CLI (temporary setups); best effort. */
 void g16_remove_tree(const char *dir);
@@ -85,13 +82,23 @@ typedef struct g16_prove_report {
  * progress on stderr when it is a terminal, wait. proofs gets 192 * n bytes. Returns 0
  * when the job succeeded, 1 otherwise (the report says why). */
 /* Writes the provider's task timeline and Prometheus stats to the files named by
- * SEALPROV_TIMELINE and SEALPROV_STATS (each skipped when unset): how a run shows which
- * device ran what, and when. */
+ * SEALPROV_TIMELINE and SEALPROV_STATS (each skipped when unset; checked with
+ * sp_cli_output_check before the work): how a run shows which device ran what, and when. */
 void g16_dump_provider_text(sp_cli_host *h);
+/* The files SEALPROV_TIMELINE and SEALPROV_STATS name, checked as outputs (text) against
+ * the command's inputs before any work; false after the message. */
+bool g16_check_env_outputs(bool force, const sp_cli_file *inputs, size_t ninputs);
 
 /* The INI section of the device of each partition's result into rep->device_names ("-"
  * for none), and rep->devices_used. */
 void g16_name_devices(sp_cli_host *h, size_t n, g16_prove_report *rep);
+
+/* One proof of partition a (canonical scalars, from the file path) checked with the
+ * module's verify(): input 0 must be ONE (verify() takes the inputs after it), else
+ * ASSIGNMENT and err says so; verify()'s status otherwise, err its detail. */
+int g16_verify_partition(sp_cli_host *h, const sealprov_srs *vk, const sealprov_assignment *a,
+                         const char *path, const uint8_t *proof, int *valid, char *err,
+                         size_t errlen);
 
 int g16_prove_partitions(sp_cli_host *h, const char *params, const sealprov_assignment *asg,
                          size_t n, bool zero_rs, bool progress, uint8_t *proofs,

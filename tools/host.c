@@ -160,13 +160,20 @@ bool sp_cli_host_load(sp_cli_host *h) {
 /* A configuration that is not there: said here, with where the name came from and how
  * to give another, before anything is loaded. */
 static bool config_exists(const char *ini, const char *path) {
-  if (access(path, F_OK) == 0 || errno != ENOENT) return true;
+  if (access(path, F_OK) == 0 || errno != ENOENT) return sp_cli_ini_kind(path);
   sp_cli_error(
       "the configuration %s (%s): not found; name one with -c INI or "
       "SEALPROV_CONFIG=INI%s",
       path, sp_cli_config_source(ini),
       ini == NULL ? " (the sources' conf/sealprov.ini is a sample with CPU devices)" : "");
   return false;
+}
+
+bool sp_cli_ini_kind(const char *path) {
+  /* text that is no INI file, or a file of no kind known: the module's reader says why */
+  unsigned ini_like = SP_KIND_BIT(SP_KIND_INI) | SP_KIND_BIT(SP_KIND_TEXT) |
+                      SP_KIND_BIT(SP_KIND_EMPTY) | SP_KIND_BIT(SP_KIND_DIR);
+  return sp_cli_file_is("-c", path, ini_like, "an INI file (sealprov.ini(5))");
 }
 
 bool sp_cli_host_open(sp_cli_host *h, const char *ini) {

@@ -72,13 +72,6 @@ int insp_iden3(insp_file *f, const char magic[4]);
 int insp_json_file(insp_file *f);
 int insp_ini(insp_file *f);
 
-/* Whether the file looks like a proof file: a whole number of 192-byte proofs whose
- * points carry the compression flag (a .params file starts with an uncompressed point). */
-bool insp_looks_like_proofs(const insp_file *f);
-/* Whether the first bytes are text whose first line that is not blank or a comment opens
- * an INI section ("[...]"). */
-bool insp_looks_like_ini(const insp_file *f);
-
 /* --check: the whole file through the module's or the kit's reader for its kind. 0 ok,
  * 1 with insp_fail. */
 int insp_check(insp_file *f);

@@ -15,25 +15,6 @@
 #include "inspect.h"
 #include "spa.h"
 
-#define VK_FIXED_BYTES 864u /* alpha_g1 beta_g1 beta_g2 gamma_g2 delta_g1 delta_g2 */
-
-/* A 32-byte little-endian scalar as 0x + big-endian hex, leading zeros dropped. */
-static void scalar_hex(const uint8_t *le, char hex[67]) {
-  static const char digits[] = "0123456789abcdef";
-  char *o = hex;
-  *o++ = '0';
-  *o++ = 'x';
-  bool started = false;
-  for (int i = 31; i >= 0; i--) {
-    for (int half = 1; half >= 0; half--) {
-      unsigned d = half ? le[i] >> 4 : le[i] & 15;
-      if (d == 0 && !started && !(i == 0 && half == 0)) continue;
-      started = true;
-      *o++ = digits[d];
-    }
-  }
-  *o = 0;
-}
 
 static double pct(uint64_t a, uint64_t b) { return b ? 100.0 * (double)a / (double)b : 0.0; }
 
@@ -123,7 +104,7 @@ int insp_spa(insp_file *f, bool inputs_hex) {
     uint8_t s[32];
     char hex[67];
     if (!insp_read_at(f, inp_off + 32 * i, s, 32, "inputs")) return 1;
-    scalar_hex(s, hex);
+    sp_cli_scalar_hex(s, hex);
     if (json)
       fprintf(insp_out, "%s\"%s\"", i ? ", " : "", hex);
     else
@@ -141,99 +122,47 @@ int insp_spa(insp_file *f, bool inputs_hex) {
 
 /* ---- .params / .vk ---------------------------------------------------------------- */
 
-/* The verifying key's six points start a .params or .vk file, uncompressed: the first
- * byte of each is the top of a big-endian coordinate below p (at most 0x1a), or 0x40 for
- * the point at infinity. Anything else is no parameter file at all. */
-static bool vk_points_plausible(const insp_file *f) {
-  static const unsigned starts[6] = {0, 96, 192, 384, 576, 672};
-  uint8_t head[VK_FIXED_BYTES];
-  if (f->size < VK_FIXED_BYTES + 4 || pread(f->fd, head, sizeof head, 0) != (ssize_t)sizeof head)
-    return false;
-  for (int i = 0; i < 6; i++)
-    if (head[starts[i]] > 0x1a && head[starts[i]] != 0x40) return false;
-  return true;
-}
-
 int insp_params(insp_file *f) {
   bool json = f->json;
-  bool vk_only = false, *is_vk = &vk_only;
-  if (!vk_points_plausible(f)) {
-    insp_fail("%s: %" PRIu64
-              " bytes: not a file sealprov reads or makes (none of .spa, .params, "
-              ".vk, a proof file, circom's .r1cs or .wtns, snarkjs's .zkey or JSON files, "
-              "parameters.json, an INI file)",
-              f->path, f->size);
+  sp_cli_params_hdr h;
+  char msg[1400];
+  /* the same reading of the length fields as `prove` does before it loads a file */
+  if (!sp_cli_params_header(f->fd, f->size, f->path, &h, msg, sizeof msg)) {
+    insp_fail("%s", msg);
     return 1;
   }
-  static const char *const vec[] = {"ic", "h", "l", "a", "b_g1", "b_g2"};
-  static const unsigned point_bytes[] = {96, 96, 96, 96, 96, 192};
-  uint64_t len[6] = {0}, off = VK_FIXED_BYTES;
-  int nvec = 0;
-  for (int i = 0; i < 6; i++) {
-    if (i == 1 && off == f->size) /* the verifying key ends after ic */
-      break;
-    uint8_t b[4];
-    char field[32];
-    snprintf(field, sizeof field, "%s length", vec[i]);
-    if (!insp_read_at(f, off, b, 4, field)) return 1;
-    len[i] = insp_be32(b);
-    uint64_t end;
-    if (!insp_mul_add(len[i], point_bytes[i], off + 4, &end) || end > f->size) {
-      insp_fail("%s: vector %s: length %" PRIu64 " at byte %" PRIu64 " needs %" PRIu64
-                " bytes of points, but the file has %" PRIu64
-                " after it (truncated or not a "
-                "parameter file)",
-                f->path, vec[i], len[i], off, len[i] * point_bytes[i], f->size - off - 4);
-      return 1;
-    }
-    off = end;
-    nvec = i + 1;
-  }
-  if (off != f->size) {
-    insp_fail("%s: %" PRIu64 " trailing bytes after vector %s (at byte %" PRIu64 ")", f->path,
-              f->size - off, vec[nvec - 1], off);
-    return 1;
-  }
-  if (len[0] == 0) {
-    insp_fail("%s: ic_len is 0 at byte %u: the key needs a point for ONE", f->path, VK_FIXED_BYTES);
-    return 1;
-  }
-  *is_vk = nvec == 1;
+  const uint64_t *len = h.len;
+  int nvec = h.nvec;
+  bool vk = h.vk;
   uint64_t domain = len[1] + 1;
-  unsigned log_domain = 0;
-  while (log_domain < 63 && (UINT64_C(1) << log_domain) < domain) log_domain++;
-  bool pow2 = !*is_vk && (UINT64_C(1) << log_domain) == domain;
+  unsigned log_domain = h.log_domain;
   if (json) {
     fprintf(insp_out, "{\"file\": ");
     sp_cli_json_str(insp_out, f->path);
     fprintf(insp_out, ", \"kind\": \"%s\", \"bytes\": %" PRIu64 ", \"num_public_inputs\": %" PRIu64,
-            *is_vk ? "vk" : "params", f->size, len[0] - 1);
-    for (int i = 0; i < nvec; i++) fprintf(insp_out, ", \"%s_len\": %" PRIu64, vec[i], len[i]);
-    if (!*is_vk)
+            vk ? "vk" : "params", f->size, len[0] - 1);
+    for (int i = 0; i < nvec; i++) fprintf(insp_out, ", \"%s_len\": %" PRIu64, sp_cli_params_vector(i), len[i]);
+    if (!vk)
       fprintf(insp_out, ", \"domain\": %" PRIu64 ", \"log_domain\": %u, \"aux_size\": %" PRIu64,
               domain, log_domain, len[2]);
   } else {
     sp_cli_put_utf8(insp_out, f->path);
     fprintf(insp_out, ": %s, %" PRIu64 " bytes\n",
-            *is_vk ? "Groth16 verifying key (.vk)" : "Groth16 parameters (.params)", f->size);
+            vk ? "Groth16 verifying key (.vk)" : "Groth16 parameters (.params)", f->size);
     fprintf(insp_out, "  inputs        %" PRIu64 " (ONE and %" PRIu64 " public; ic_len)\n", len[0],
             len[0] - 1);
-    if (!*is_vk) {
-      fprintf(insp_out, "  domain        %" PRIu64 " (2^%u%s; h_len %" PRIu64 ")\n", domain,
-              log_domain, pow2 ? "" : ", NOT a power of two", len[1]);
+    if (!vk) {
+      fprintf(insp_out, "  domain        %" PRIu64 " (2^%u; h_len %" PRIu64 ")\n", domain,
+              log_domain, len[1]);
       fprintf(insp_out, "  aux           %" PRIu64 " (l_len)\n", len[2]);
       fprintf(insp_out, "  a             %" PRIu64 " points (inputs and aux in A)\n", len[3]);
       fprintf(insp_out, "  b_g1, b_g2    %" PRIu64 ", %" PRIu64 " points (inputs and aux in B)\n",
               len[4], len[5]);
     }
   }
-  if (!*is_vk && !pow2) {
-    insp_fail("%s: vector h: length %" PRIu64 " is not 2^k - 1", f->path, len[1]);
-    return 1;
-  }
-  f->kind = *is_vk ? INSP_VK : INSP_PARAMS;
+  f->kind = vk ? INSP_VK : INSP_PARAMS;
   insp_line(f, "for", NULL, NULL, "%s",
-            *is_vk ? "sealprov verify --vk; a host's vk_load and verify()"
+            vk ? "sealprov verify --vk; a host's vk_load and verify()"
                    : "sealprov prove --params; a host's srs_load (the verifying key is its "
                      "first part: the .vk)");
   return 0;
@@ -241,25 +170,14 @@ int insp_params(insp_file *f) {
 
 /* ---- proof files ------------------------------------------------------------------ */
 
-/* The compression flag (0x80) on the first byte of A, B and C of each proof. */
-bool insp_looks_like_proofs(const insp_file *f) {
-  if (f->size == 0 || f->size % 192 != 0) return false;
-  uint64_t n = f->size / 192, look = n < 64 ? n : 64;
-  for (uint64_t i = 0; i < look; i++) {
-    uint8_t p[192];
-    if (pread(f->fd, p, sizeof p, (off_t)(192 * i)) != (ssize_t)sizeof p) return false;
-    if (!(p[0] & 0x80) || !(p[48] & 0x80) || !(p[144] & 0x80)) return false;
-  }
-  return true;
-}
-
 int insp_proofs(insp_file *f) {
   f->kind = INSP_PROOFS;
   uint64_t n = f->size / 192;
   char num[32];
   snprintf(num, sizeof num, "%" PRIu64, n);
   insp_head(f, "proofs", "Groth16 proofs (a proof file)");
-  insp_line(f, "proofs", "proofs", num, "%" PRIu64 " of 192 bytes, in partition order", n);
+  insp_line(f, "proofs", "proofs", num, "%" PRIu64 " of 192 bytes, in partition order%s", n,
+            n == 1 ? " (one partition)" : "");
   insp_line(f, "each", NULL, NULL,
             "A (G1, 48 bytes), B (G2, 96 bytes), C (G1, 48 bytes), "
             "compressed as bellperson writes them");
@@ -414,8 +332,9 @@ static int describe_r1cs(insp_file *f, uint32_t version, const iden3_sec *sec) {
            "%u, \"public_outputs\": %u, \"public_inputs\": %u, \"private_inputs\": %u", wires, out,
            in, prv);
   insp_line(f, "wires", "wires", js,
-            "%u (ONE, %u public outputs, %u public inputs, %u private inputs, %u internal)", wires,
-            out, in, prv, wires >= 1u + out + in + prv ? wires - 1 - out - in - prv : 0);
+            "%u (ONE, %u public output%s, %u public input%s, %u private input%s, %u internal)",
+            wires, out, sp_cli_plural(out), in, sp_cli_plural(in), prv, sp_cli_plural(prv),
+            wires >= 1u + out + in + prv ? wires - 1 - out - in - prv : 0);
   snprintf(js, sizeof js, "%u", rows);
   insp_line(f, "constraints", "constraints", js,
             "%u (the circuit's own; whoever proves appends bellperson's input constraints)", rows);

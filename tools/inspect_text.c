@@ -51,27 +51,6 @@ static void snarkjs_header(insp_file *f, const sp_json *o) {
                 : ": sealprov verifies BLS12-381 (\"bls12381\") only");
 }
 
-/* Every item of an array a decimal number (a string of digits, or a JSON integer). */
-static bool all_decimal(const sp_json *a) {
-  for (size_t i = 0; i < a->n; i++) {
-    const sp_json *v = &a->items[i];
-    if ((v->kind != SP_JSON_STR && v->kind != SP_JSON_NUM) || v->str == NULL || !*v->str)
-      return false;
-    for (const char *c = v->str; *c; c++)
-      if (*c < '0' || *c > '9') return false;
-  }
-  return true;
-}
-
-/* Filecoin's parameters.json: an object of objects that have "cid" and "digest". */
-static bool is_manifest(const sp_json *o) {
-  if (o->kind != SP_JSON_OBJ || o->n == 0) return false;
-  for (size_t i = 0; i < o->n; i++)
-    if (sp_json_get(&o->items[i], "cid") == NULL || sp_json_get(&o->items[i], "digest") == NULL)
-      return false;
-  return true;
-}
-
 int insp_json_file(insp_file *f) {
   char msg[1400];
   sp_json o;
@@ -81,21 +60,22 @@ int insp_json_file(insp_file *f) {
   }
   int rc = 0;
   char js[64];
-  if (o.kind == SP_JSON_OBJ && sp_json_get(&o, "vk_alpha_1") != NULL) {
+  sp_cli_kind k = sp_cli_json_kind(&o); /* as every command tells them */
+  if (k == SP_KIND_SNARKJS_VK) {
     f->kind = INSP_SNARKJS_VK;
     insp_head(f, "snarkjs_vk", "snarkjs verifying key (verification_key.json)");
     snarkjs_header(f, &o);
     const sp_json *ic = sp_json_get(&o, "IC"), *np = sp_json_get(&o, "nPublic");
     size_t nic = ic != NULL && ic->kind == SP_JSON_ARR ? ic->n : 0;
     snprintf(js, sizeof js, "%zu", nic);
-    insp_line(f, "IC", "ic_len", js, "%zu points (ONE and %zu public signals)", nic,
-              nic ? nic - 1 : 0);
+    insp_line(f, "IC", "ic_len", js, "%zu point%s (ONE and %zu public signal%s)", nic,
+              sp_cli_plural(nic), nic ? nic - 1 : 0, sp_cli_plural(nic ? nic - 1 : 0));
     if (np != NULL && np->kind == SP_JSON_NUM)
       insp_line(f, "nPublic", "n_public", np->str, "%s", np->str);
     insp_line(f, "for", NULL, NULL,
               "sealprov verify --vk verification_key.json --proof proof.json --public "
               "public.json");
-  } else if (o.kind == SP_JSON_OBJ && sp_json_get(&o, "pi_a") != NULL) {
+  } else if (k == SP_KIND_SNARKJS_PROOF) {
     f->kind = INSP_SNARKJS_PROOF;
     insp_head(f, "snarkjs_proof", "snarkjs Groth16 proof (proof.json)");
     snarkjs_header(f, &o);
@@ -103,7 +83,7 @@ int insp_json_file(insp_file *f) {
     insp_line(f, "for", NULL, NULL,
               "sealprov verify --proof (with --vk verification_key.json and --public); written "
               "by sealprov prove --zkey");
-  } else if (o.kind == SP_JSON_ARR && all_decimal(&o)) {
+  } else if (k == SP_KIND_SNARKJS_PUBLIC) {
     f->kind = INSP_SNARKJS_PUBLIC;
     insp_head(f, "snarkjs_public", "snarkjs public signals (public.json)");
     snprintf(js, sizeof js, "%zu", o.n);
@@ -111,7 +91,7 @@ int insp_json_file(insp_file *f) {
     insp_line(f, "for", NULL, NULL,
               "sealprov verify --public (with --vk and --proof); written by sealprov prove "
               "--zkey");
-  } else if (is_manifest(&o)) {
+  } else if (k == SP_KIND_MANIFEST) {
     f->kind = INSP_MANIFEST;
     size_t params = 0, vks = 0;
     for (size_t i = 0; i < o.n; i++) {
@@ -138,28 +118,6 @@ int insp_json_file(insp_file *f) {
 }
 
 /* ---- INI ------------------------------------------------------------------------------- */
-
-bool insp_looks_like_ini(const insp_file *f) {
-  char buf[4096];
-  size_t n = f->size < sizeof buf - 1 ? (size_t)f->size : sizeof buf - 1;
-  if (n == 0 || pread(f->fd, buf, n, 0) != (ssize_t)n) return false;
-  buf[n] = 0;
-  if (memchr(buf, 0, n) != NULL) return false; /* binary */
-  for (const char *line = buf; line != NULL && *line;) {
-    const char *s = line;
-    while (*s == ' ' || *s == '\t' || *s == '\r') s++;
-    if (*s == '[') { /* "[name]": a name, not a JSON array's first value */
-      s++;
-      if (!((*s >= 'a' && *s <= 'z') || (*s >= 'A' && *s <= 'Z') || *s == '_')) return false;
-      while (*s && *s != ']' && *s != '\n' && *s != '"') s++;
-      return *s == ']';
-    }
-    if (*s != '\n' && *s != ';' && *s != '#') return false; /* a line before any section */
-    line = strchr(s, '\n');
-    if (line) line++;
-  }
-  return false;
-}
 
 int insp_ini(insp_file *f) {
   sp_config *cfg = calloc(1, sizeof *cfg);

@@ -15,6 +15,7 @@
 noinst_LTLIBRARIES += tools/libsealprov_host.la
 tools_libsealprov_host_la_SOURCES = \
   tools/cli.h tools/main.c tools/cli_base.c tools/opts.c tools/json_read.h tools/json_read.c \
+  tools/files.c tools/output.c \
   tools/host.c tools/g16_util.h tools/g16_util.c tools/g16_prove.c tools/witness.h \
   tools/prove_witness.c tools/cmd_devices.c tools/cmd_prove.c tools/cmd_verify.c \
   tools/cmd_demo.c

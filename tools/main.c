@@ -97,6 +97,19 @@ static bool available(const command *c) {
   return true;
 }
 
+/* Whether the command is absent only because this build has no CUDA: its error names
+ * the configure option that would give it. */
+static bool needs_cuda(const command *c) {
+#if defined(HAVE_CUDA)
+  (void)c;
+  return false;
+#elif !defined(SP_BENCHMARKS) /* a benchmark command is absent for that reason first */
+  return c->cuda && c->prog != IN_BENCH;
+#else
+  return c->cuda;
+#endif
+}
+
 static char **main_argv;
 
 /* Hands the whole command line to the program that has prog's commands: next to this
@@ -197,7 +210,13 @@ static int run_command(const command *c, int argc, char **argv, int skip) {
   sp_cli_cmd = command_name(c, name, sizeof name);
   if (c->fn == NULL) {
     if (available(c)) return run_program(c->prog); /* sealprov-kit's or sealprov-bench's */
-    sp_cli_error("'%s' is not part of this build", name);
+    if (needs_cuda(c))
+      sp_cli_error(
+          "'%s' needs a build with CUDA: this one was configured without it (configure "
+          "--with-cuda, with nvcc on the PATH or in /usr/local/cuda)",
+          name);
+    else
+      sp_cli_error("'%s' is not part of this build", name);
     return 2;
   }
   return c->fn(argc - skip, argv + skip);
@@ -213,8 +232,7 @@ static int cmd_help(int argc, char **argv, int i) {
   if (c == NULL || !strcmp(c->name, "help")) {
     if (c == NULL) {
       sp_cli_cmd = "help";
-      usage(stderr);
-      sp_cli_error("unknown command '%s'; the commands are listed above", argv[i]);
+      sp_cli_error("unknown command '%s'; `sealprov help` lists the commands", argv[i]);
       return 2;
     }
     usage(stdout);
@@ -252,11 +270,14 @@ int main(int argc, char **argv) {
   }
   if (c < 0) return a.status;
   int i = a.first;
-  if (i >= argc) return sp_cli_usage_error(&a, "no command given");
+  if (i >= argc) { /* the list of commands is what is missing: the error, then the list */
+    sp_cli_error("no command given; the commands:");
+    usage(stderr);
+    return 2;
+  }
   if (!strcmp(argv[i], "help")) return cmd_help(argc, argv, i + 1);
   const command *cmd = find_command(argc, argv, i);
   if (cmd == NULL) {
-    usage(stderr);
     sp_cli_error("unknown command '%s'; `sealprov help` lists the commands", argv[i]);
     return 2;
   }

@@ -136,13 +136,16 @@ int sp_cli_getopt(sp_cli_args *a, int argc, char **argv) {
 }
 
 int sp_cli_usage_error(const sp_cli_args *a, const char *fmt, ...) {
-  if (a != NULL && a->usage != NULL) a->usage(stderr);
+  (void)a; /* the usage itself is one command away, not 20 lines above the error */
   char buf[1024];
   va_list ap;
   va_start(ap, fmt);
   vsnprintf(buf, sizeof buf, fmt, ap);
   va_end(ap);
-  sp_cli_error("%s", buf);
+  if (sp_cli_cmd != NULL && *sp_cli_cmd)
+    sp_cli_error("%s (`sealprov help %s` shows the usage)", buf, sp_cli_cmd);
+  else
+    sp_cli_error("%s (`sealprov help` lists the commands)", buf);
   return 2;
 }
 
