@@ -161,7 +161,9 @@ static void setup_dir(const char *dir, uint64_t seed, uint64_t constraints, uint
                      .seed = seed,
                      .out_dir = dir,
                      .nthreads = 1};
-  if (mkdir(dir, 0700) || sp_setup_run(&o, &res, err, sizeof err)) die("setup", err);
+  if (mkdir(dir, 0700) || sp_setup_run(&o, &res, err, sizeof err) ||
+      sp_setup_write_r1cs(&o, err, sizeof err))
+    die("setup", err);
 }
 
 static sp_spa *read_spa(const char *dir, uint32_t p, uint32_t n) {
@@ -576,6 +578,10 @@ enum abi_id {
   V_SWAPPED,
   V_NUM_INPUTS,
   V_INPUT_GE_R,
+  V_INPUT_LAST_GE_R_MONT,
+  V_INPUT_ALL_ONES,
+  V_WITH_ONE,
+  V_CANONICAL_AS_MONT,
   V_ENCODING,
   V_NULL_PROOF,
   V_NULL_VK,
@@ -914,6 +920,19 @@ static void run_abi(const bcase *c, outcome *o) {
     case V_INPUT_GE_R:
       inputs = tmp = scratch_copy(inputs, 32 * ninputs), memcpy(tmp, fr_r_le, 32);
       goto verify;
+    case V_INPUT_LAST_GE_R_MONT: /* r as Montgomery limbs is no element either */
+      inputs = tmp = scratch_copy(inputs, 32 * ninputs), memcpy(tmp + 32 * (ninputs - 1), fr_r_le, 32);
+      take(o, vt->verify(p, v, inputs, ninputs, SEALPROV_SCALAR_MONTGOMERY, proof, &valid));
+      break;
+    case V_INPUT_ALL_ONES:
+      inputs = tmp = scratch_copy(inputs, 32 * ninputs), memset(tmp + 32, 0xff, 32);
+      goto verify;
+    case V_WITH_ONE: /* the .spa's inputs as they are: ONE first */
+      inputs = (const uint8_t *)good_spa[0]->asg.inp_assignment, ninputs++;
+      goto verify;
+    case V_CANONICAL_AS_MONT: /* other numbers: checked, and the proof is not for them */
+      take(o, vt->verify(p, v, inputs, ninputs, SEALPROV_SCALAR_MONTGOMERY, proof, &valid));
+      break;
     case V_ENCODING: take(o, vt->verify(p, v, inputs, ninputs, 7, proof, &valid)); break;
     case V_NULL_PROOF: take(o, vt->verify(p, v, inputs, ninputs, 0, NULL, &valid)); break;
     case V_NULL_VK: take(o, vt->verify(p, NULL, inputs, ninputs, 0, proof, &valid)); break;
@@ -1312,6 +1331,17 @@ static const bcase cases[] = {
     SPA("aux[5] = r", SM_AUX_GE_R, true, 2, "bad.spa", "aux[5]"),
     SPA("input 0 is not ONE", SM_INPUT0, true, 1, "bad.spa", "ONE"),
     SPA("a[7]*b[7] != c[7]", SM_UNSAT, true, 1, "bad.spa", "7"),
+    {".spa (CLI)",
+     "input 0 is not ONE, as the witness of prove --r1cs",
+     run_cli,
+     "prove -c ok.ini --params g/circuit.params --r1cs g/circuit.r1cs --out bad.proofs bad.spa",
+     SM_INPUT0,
+     PSPEC(.vk = true),
+     1,
+     -1,
+     {"bad.spa", "ONE"},
+     F_CLI,
+     -1},
     CLI(".spa (CLI)", "partition of another circuit (other sizes)",
         "prove -c ok.ini --params g/circuit.params --out bad.proofs o/partition-00.spa", 1,
         "o/partition-00.spa", "g/circuit.params"),
@@ -1320,12 +1350,64 @@ static const bcase cases[] = {
         "t/partition-00.spa", "satisf"),
     CLI(".spa (CLI)", "a .params file given as a partition",
         "prove -c ok.ini --params g/circuit.params --out bad.proofs g/circuit.params", 2,
-        "g/circuit.params", "magic"),
+        "g/circuit.params", ".params parameter file", "partition files (.spa)"),
+
+    /* ---- the kind of a file, told before it is parsed or loaded ---- */
+    CLI("CLI files", "prove --params a .spa file",
+        "prove -c ok.ini --params g/partition-00.spa --out x.proofs g/partition-00.spa", 2,
+        "g/partition-00.spa", ".spa partition file", "--params takes a .params file"),
+    CLI("CLI files", "prove --params a .vk file",
+        "prove -c ok.ini --params g/circuit.vk --out x.proofs g/partition-00.spa", 2,
+        "g/circuit.vk", ".vk verifying key", "--params takes a .params file"),
+    CLI("CLI files", "prove --r1cs a .params file",
+        "prove -c ok.ini --params g/circuit.params --r1cs g/circuit.params --out x.proofs "
+        "g/partition-00.spa",
+        2, "g/circuit.params", "--r1cs takes a circom .r1cs"),
+    CLI("CLI files", "prove -c a .params file",
+        "prove -c g/circuit.params --params g/circuit.params --out x.proofs g/partition-00.spa", 1,
+        "g/circuit.params", "-c takes an INI file"),
+    CLI("CLI files", "verify --vk a .params file",
+        "verify --vk g/circuit.params --proofs g/two.proofs g/partition-00.spa g/partition-01.spa",
+        2, "g/circuit.params", "--vk takes a .vk file"),
+    CLI("CLI files", "verify --proofs a .spa file",
+        "verify --vk g/circuit.vk --proofs g/partition-00.spa g/partition-00.spa", 2,
+        "g/partition-00.spa", "--proofs takes a proof file"),
+    CLI("CLI files", "prove --params: a truncated .params file (the header, before the load)",
+        "prove -c ok.ini --params g/cut.params --out x.proofs g/partition-00.spa", 1,
+        "g/cut.params", "vector h", "at byte 1156"),
+    CLI("CLI files", "prove --params NAME: in neither the parameter cache nor the current directory",
+        "prove -c ok.ini --params none.params --out x.proofs g/partition-00.spa", 1, "none.params",
+        "pcache/none.params", "./none.params"),
+    CLI("CLI files", "prove --device 5 with an INI of 2 devices (before the load)",
+        "prove -c ok.ini --device 5 --params g/circuit.params --out x.proofs g/partition-00.spa", 2,
+        "--device 5", "ok.ini has 2 devices"),
     CLI("CLI output", "prove --out into a directory that does not exist",
         "prove -c ok.ini --params g/circuit.params --out nodir/p.proofs g/partition-00.spa", 2,
         "nodir/p.proofs"),
     CLI("CLI output", "prove --out is a directory",
         "prove -c ok.ini --params g/circuit.params --out adir g/partition-00.spa", 2, "adir"),
+    CLI("CLI output", "prove --out is the --params file",
+        "prove -c ok.ini --params g/circuit.params --out g/circuit.params g/partition-00.spa", 2,
+        "--out g/circuit.params", "--params file", "never replaces an input"),
+    CLI("CLI output", "prove --out is a partition file, by another name",
+        "prove -c ok.ini --params g/circuit.params --out ./g/partition-00.spa g/partition-00.spa",
+        2, "./g/partition-00.spa", "partition file", "g/partition-00.spa, the same file"),
+    CLI("CLI output", "prove --out over a file of another kind, without --force",
+        "prove -c ok.ini --params g/circuit.params --out ok.ini.copy g/partition-00.spa", 2,
+        "--out ok.ini.copy", "an INI file, not a proof file", "--force"),
+    {"CLI output",
+     "wtns of a partition whose input 0 is 2, not ONE",
+     run_cli,
+     "wtns bad.spa x.wtns",
+     SM_INPUT0,
+     PSPEC(.vk = true),
+     1,
+     -1,
+     {"bad.spa", "not ONE"},
+     F_CLI,
+     -1},
+    CLI("CLI output", "wtns OUT.wtns is its partition file",
+        "wtns g/partition-00.spa g/partition-00.spa", 2, "g/partition-00.spa", "partition file"),
     {"CLI output",
      "prove with parameters that do not load",
      run_cli,
@@ -1373,14 +1455,31 @@ static const bcase cases[] = {
     PRF("num_inputs one short", V_NUM_INPUTS, ERR_INVALID_ARGUMENT, 0, "num_inputs 1",
         "g/circuit.vk"),
     PRF("input 0 = r", V_INPUT_GE_R, ERR_INVALID_ARGUMENT, 0, "input 0"),
+    PRF("input 1 = r as Montgomery limbs (MONTGOMERY)", V_INPUT_LAST_GE_R_MONT, ERR_INVALID_ARGUMENT,
+        0, "input 1"),
+    PRF("input 1 = 2^256 - 1", V_INPUT_ALL_ONES, ERR_INVALID_ARGUMENT, 0, "input 1"),
+    PRF("the inputs with ONE in front (3 for 2)", V_WITH_ONE, ERR_INVALID_ARGUMENT, 0,
+        "num_inputs 3", "g/circuit.vk"),
+    PRF("canonical inputs declared MONTGOMERY", V_CANONICAL_AS_MONT, OK, 0, NULL),
     PRF("scalar_encoding 7", V_ENCODING, ERR_INVALID_ARGUMENT, 0, "scalar_encoding 7"),
     PRF("proof NULL", V_NULL_PROOF, ERR_INVALID_ARGUMENT, 0, "proof"),
     PRF("vk NULL", V_NULL_VK, ERR_INVALID_ARGUMENT, 0, "vk"),
     PRF("valid NULL", V_NULL_VALID, ERR_INVALID_ARGUMENT, -1, "valid"),
     PRF("inputs NULL with num_inputs 2", V_NULL_INPUTS, ERR_INVALID_ARGUMENT, 0, "inputs"),
     CLI("proof", "sealprov verify: proof file shorter than 192 bytes per partition",
-        "verify --vk g/circuit.vk --proofs g/circuit.vk g/partition-00.spa g/partition-01.spa", 2,
-        "g/circuit.vk", "192"),
+        "verify --vk g/circuit.vk --proofs g/short.proofs g/partition-00.spa g/partition-01.spa", 2,
+        "g/short.proofs", "192"),
+    {"proof",
+     "sealprov verify: input 0 of the partition is 2, not ONE",
+     run_cli,
+     "verify --vk g/circuit.vk --proofs g/two.proofs bad.spa g/partition-01.spa",
+     SM_INPUT0,
+     PSPEC(.vk = true),
+     2,
+     -1,
+     {"bad.spa", "input 0 is 0x2, not ONE"},
+     F_CLI,
+     -1},
     CLI("proof", "sealprov verify: the proofs of other partitions",
         "verify --vk g/circuit.vk --proofs g/two.proofs g/partition-01.spa g/partition-00.spa", 1,
         NULL),
@@ -1697,7 +1796,13 @@ int main(int argc, char **argv) {
   uint8_t *pr = read_all("g/two.proofs", &plen);
   if (plen != 2 * SEALPROV_PROOF_BYTES) die("fixture", "g/two.proofs");
   memcpy(good_proof, pr, plen);
+  write_bytes("g/short.proofs", pr, plen - 1);
   free(pr);
+  /* the first 5000 bytes of the parameters (the vector h is cut), and an INI file where
+   * a proof file is expected */
+  size_t cut = good_params_len < 5000 ? good_params_len : 5000;
+  write_bytes("g/cut.params", good_params, cut);
+  write_text("ok.ini.copy", ok_ini_text);
 
   outcome *res = calloc(NCASES, sizeof *res);
   if (!res) die("results", "out of memory");

@@ -53,7 +53,7 @@ printf '[provider]\nlog_level = warn\n[cpu0]\ntype = cpu\n[cpu1]\ntype = cpu\n' 
 
 "$SP" check-config -c "$T/host.ini" >"$T/check.out" 2>&1 || fail "check-config with skip"
 cat "$T/check.out"
-has "$T/check.out" "host.ini: OK, 1 device(s), 1 section(s) skipped"
+has "$T/check.out" "host.ini: OK, 1 device, 1 section skipped"
 has "$T/check.out" "skipped [gpuAbsent] device = uuid=$ABSENT: this process does not see that GPU (CUDA_VISIBLE_DEVICES=0"
 "$SP" devices --json -c "$T/host.ini" >"$T/devices.json" 2>&1 || fail "devices --json"
 has "$T/devices.json" "{\"index\": 0, \"section\": \"gpuReal\", \"type\": \"cuda\""

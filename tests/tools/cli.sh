@@ -20,14 +20,20 @@ workers = 2
 type = cpu
 INI
 
-# devices: one row per section, in INI order, with the columns the issue names.
+# devices: one row per section, in INI order; by default the columns that fit 80
+# characters, with --wide every column.
 out=$("$sealprov" --plugin "$SEALPROV_PLUGIN" devices -c "$tmp/three.ini")
 echo "$out"
-echo "$out" | head -1 | grep -q '^index  *section  *type  *name  *uuid  *pci  *numa  *cpus  *pcie  *ordinal  *confirmed  *workers  *cc  *code  *state$' \
+echo "$out" | head -1 | grep -q '^index  *section  *type  *name  *pci  *ordinal  *workers  *state$' \
   || fail "header"
 [ "$(echo "$out" | sed 1d | awk '{ print $1 ":" $2 ":" $3 }' | tr '\n' ' ')" = "0:c0:cpu 1:c1:cpu 2:c2:cpu " ] \
   || fail "rows"
-echo "$out" | grep -q '^1  *c1  *cpu .* 2  *-  *-  *ready$' || fail "workers/state of c1"
+echo "$out" | grep -q '^1  *c1  *cpu  *CPU  *-  *-  *2 ready$' || fail "workers/state of c1"
+[ "$(echo "$out" | awk 'length > 80' | wc -l)" -eq 0 ] || fail "devices: a line is wider than 80 columns"
+"$sealprov" devices -c "$tmp/three.ini" --wide > "$tmp/wide.out" || fail "devices --wide"
+head -1 "$tmp/wide.out" | grep -q '^index  *section  *type  *name  *uuid  *pci  *numa  *cpus  *pcie  *ordinal  *confirmed  *workers  *cc  *code  *state$' \
+  || { cat "$tmp/wide.out"; fail "devices --wide: header"; }
+grep -q '^1  *c1  *cpu .* 2  *-  *-  *ready$' "$tmp/wide.out" || fail "devices --wide: workers/state of c1"
 
 # $SEALPROV_PLUGIN is the default module; --plugin after the command works too.
 "$sealprov" devices -c "$tmp/three.ini" > "$tmp/env.out" || fail "env default"
@@ -44,7 +50,9 @@ sed 1d "$tmp/sample.out" | grep -q ' cpu ' || fail "sample config lists no cpu d
 
 # check-config: 0 and the table for a good file; 1 with file:line for a bad one.
 "$sealprov" check-config "$tmp/three.ini" > "$tmp/check.out" || fail "check-config good"
-grep -q "three.ini: OK, 3 device(s)" "$tmp/check.out" || fail "check-config summary"
+grep -q "three.ini: OK, 3 devices$" "$tmp/check.out" || fail "check-config summary"
+[ "$(awk 'length > 80' "$tmp/check.out" | wc -l)" -eq 0 ] || fail "check-config: a line is wider than 80 columns"
+"$sealprov" check-config --wide "$tmp/three.ini" | grep -q '^index  *section .* uuid .* confirmed ' || fail "check-config --wide"
 printf '[provider]\nmax_jobs = 4\n[c0]\ntype = gpu-ish\n' > "$tmp/bad.ini"
 rc=0
 "$sealprov" check-config "$tmp/bad.ini" > "$tmp/bad.out" 2>&1 || rc=$?
@@ -60,7 +68,7 @@ cat "$tmp/missing.out"
 grep -q "input/output" "$tmp/missing.out" && fail "missing file: reported as an I/O error"
 # check-config takes -c like every other command, and the default like them too.
 "$sealprov" check-config -c "$tmp/three.ini" > "$tmp/checkc.out" || fail "check-config -c"
-grep -q "three.ini: OK, 3 device(s)" "$tmp/checkc.out" || fail "check-config -c summary"
+grep -q "three.ini: OK, 3 devices" "$tmp/checkc.out" || fail "check-config -c summary"
 rc=0; "$sealprov" check-config -c "$tmp/three.ini" "$tmp/bad.ini" > /dev/null 2>&1 || rc=$?
 [ "$rc" -eq 2 ] || fail "check-config with -c and an operand: $rc"
 # From a build tree, without -c or $SEALPROV_CONFIG: the sample of its sources, as the
@@ -116,18 +124,20 @@ rc=0; "$sealprov" help no-such-command 2> "$tmp/help2.out" >/dev/null || rc=$?
 [ "$rc" -eq 2 ] && grep -q "^sealprov help: error: unknown command 'no-such-command'" "$tmp/help2.out" \
   || fail "help of an unknown command"
 rc=0; "$sealprov" no-such-command 2> "$tmp/unk.out" >/dev/null || rc=$?
-# the error comes last, after the list of commands, where a terminal leaves it in view
-tail -1 "$tmp/unk.out" | grep -q "^sealprov: error: unknown command 'no-such-command'; \`sealprov help\` lists the commands" \
+# one line: the error, and where the list is
+[ "$(cat "$tmp/unk.out")" = "sealprov: error: unknown command 'no-such-command'; \`sealprov help\` lists the commands" ] \
   || { cat "$tmp/unk.out"; fail "unknown command message"; }
-grep -q '^  devices ' "$tmp/unk.out" || fail "unknown command: the list of commands"
-# the same for a command's usage errors: usage first, the error last
+# the same for a command's usage errors: the error, and which help shows the usage, not
+# the usage itself
 rc=0; "$sealprov" devices --bogus 2> "$tmp/unkopt.out" >/dev/null || rc=$?
-[ "$rc" -eq 2 ] && tail -1 "$tmp/unkopt.out" | grep -q "^sealprov devices: error: unknown option '--bogus'" \
-  || { cat "$tmp/unkopt.out"; fail "unknown option: error last"; }
-grep -q '^usage: sealprov devices' "$tmp/unkopt.out" || fail "unknown option: usage"
+[ "$rc" -eq 2 ] && [ "$(cat "$tmp/unkopt.out")" = "sealprov devices: error: unknown option '--bogus' (\`sealprov help devices\` shows the usage)" ] \
+  || { cat "$tmp/unkopt.out"; fail "unknown option: one line"; }
 rc=0; "$sealprov" devices -c 2> "$tmp/noval.out" >/dev/null || rc=$?
-[ "$rc" -eq 2 ] && tail -1 "$tmp/noval.out" | grep -q "^sealprov devices: error: -c needs a value" \
+[ "$rc" -eq 2 ] && [ "$(cat "$tmp/noval.out")" = "sealprov devices: error: -c needs a value (\`sealprov help devices\` shows the usage)" ] \
   || { cat "$tmp/noval.out"; fail "option without its value"; }
+rc=0; "$sealprov" bench cpu --bogus 2> "$tmp/unk2.out" >/dev/null || rc=$?
+[ "$rc" -eq 2 ] && grep -q "^sealprov bench cpu: error: unknown option '--bogus' (\`sealprov help bench cpu\` shows the usage)\$" "$tmp/unk2.out" \
+  || { cat "$tmp/unk2.out"; fail "a two-word command's usage error"; }
 # The shared options are the same after every command: -q, -v, --progress, --plugin.
 "$sealprov" check-config "$tmp/three.ini" -q > "$tmp/q.out" || fail "check-config -q"
 [ ! -s "$tmp/q.out" ] || fail "check-config -q printed a table"

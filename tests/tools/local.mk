@@ -7,6 +7,17 @@ TESTS += tests/tools/test_cli.sh
 TESTS += tests/tools/test_inspect.sh
 # witness-only proving from the CLI: setup's circuit.r1cs, `wtns`, `prove --r1cs`
 TESTS += tests/tools/test_witness_cli.sh
+# what the CLI does with its files: outputs never replace inputs, interrupted writes leave
+# nothing, each file option names the kind it got, header checks before the load, where a
+# bare --params name is read
+TESTS += tests/tools/test_cli_files.sh
+# the CLI's progress lines from the module's load lines and its meters: units, each line
+# once, the noun (the host library's code, fed the lines a long load logs)
+check_PROGRAMS += tests/tools/test_cli_lines
+TESTS += tests/tools/test_cli_lines
+tests_tools_test_cli_lines_SOURCES = tests/tools/test_cli_lines.c
+tests_tools_test_cli_lines_CPPFLAGS = $(SP_HOST_CPPFLAGS)
+tests_tools_test_cli_lines_LDADD = tools/libsealprov_host.la $(SP_KIT_LIBS) $(SP_EXTERNAL_LIBS)
 # the global options, help, messages, exit statuses
 TESTS += tests/tools/cli.sh
 # `sealprov prove --device` on three CPU devices
@@ -21,5 +32,5 @@ TESTS += tests/tools/unseen_cli.sh
 # (docs/design.md, rule 15).
 TESTS += tests/tools/host_symbols.sh
 EXTRA_DIST += tests/tools/test_cli.sh tests/tools/test_inspect.sh tests/tools/test_witness_cli.sh \
-  tests/tools/cli.sh tests/tools/prove_device.sh tests/tools/topo_cli.sh tests/tools/host_symbols.sh \
-  tests/tools/unseen_cli.sh
+  tests/tools/test_cli_files.sh tests/tools/cli.sh tests/tools/prove_device.sh \
+  tests/tools/topo_cli.sh tests/tools/host_symbols.sh tests/tools/unseen_cli.sh

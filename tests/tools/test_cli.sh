@@ -26,6 +26,7 @@ expect() {
   fi
 }
 has() { grep -q -- "$1" "$T/out" || { fail "$2: output lacks '$1'"; sed 's/^/    /' "$T/out"; }; }
+lacks() { grep -q -- "$1" "$T/out" && { fail "$2: output has '$1'"; sed 's/^/    /' "$T/out"; }; return 0; }
 
 cat >"$T/two.ini" <<EOF
 [provider]
@@ -42,6 +43,7 @@ EOF
 expect 0 "setup" -- "$SP" setup --constraints 500 --inputs 3 --partitions 4 --seed 7 --out "$T/a"
 has "INSECURE" "setup warns"
 has "500 constraints (domain 2^9)" "setup summary"
+has "4 partition files (partition-00.spa to partition-03.spa)" "setup names the range of files it wrote"
 for f in circuit.params circuit.vk partition-00.spa partition-03.spa; do
   test -s "$T/a/$f" || fail "setup did not write $f"
 done
@@ -118,9 +120,12 @@ cmp -s "$T/a.proofs" "$T/z1.proofs" && fail "random r, s gave the deterministic 
 head -c 1000 "$T/a/partition-01.spa" >"$T/trunc.spa"
 expect 2 "prove truncated partition" -- "$SP" prove -c "$T/two.ini" --params "$T/a/circuit.params" --out "$T/x.proofs" "$T/a/partition-00.spa" "$T/trunc.spa"
 has "trunc.spa: sizes in the header" "prove names the bad partition file"
-expect 1 "prove partition of another circuit" -- "$SP" prove -c "$T/two.ini" --params "$T/c/circuit.params" --out "$T/x.proofs" "$T/a/partition-00.spa"
-has "does not match parameter file" "prove size mismatch message"
-has "partition 0 is $T/a/partition-00.spa" "prove names the file of the partition at fault"
+# A partition of another circuit: said from the headers, before the parameters load, in
+# words of files ("aux variables"), with the file at fault named.
+expect 1 "prove partition of another circuit" -- "$SP" --progress prove -c "$T/two.ini" --params "$T/c/circuit.params" --out "$T/x.proofs" "$T/a/partition-00.spa"
+has "error: assignment: $T/a/partition-00.spa does not fit the parameters $T/c/circuit.params: 517 aux variables (aux_size), the parameters have [0-9]* (l); a partition of another circuit?" "prove size mismatch message"
+lacks "loading the parameters" "prove size mismatch: before the load"
+lacks "opening the devices" "prove size mismatch: before opening the devices"
 test -e "$T/x.proofs" && fail "a failed prove wrote a proof file"
 head -c 5000 "$T/a/circuit.params" >"$T/trunc.params"
 expect 1 "prove truncated params" -- "$SP" prove -c "$T/two.ini" --params "$T/trunc.params" --out "$T/x.proofs" "$T/a/partition-00.spa"
@@ -160,9 +165,12 @@ for stage in "reading 1 partition file" "opening the devices of" "loading the pa
   "parameters loaded in" "proving 1 partition" "proving: done" "writing $T/p.proofs"; do
   has "^sealprov prove: $stage" "progress line '$stage'"
 done
-# the module's parameter load, a percentage and an ETA, as the command's own lines
-has "^sealprov prove: loading the parameters: *[0-9]* % (.* MB, vector [a-z_0-9]*), [0-9.]* s" "load progress"
-has "^sealprov prove: loading the parameters: 100 % (" "load progress: the end"
+# the module's parameter load, a percentage and an ETA, as the command's own lines; the
+# sizes in the unit the file's size needs (188,376 bytes: KB), each line once
+has "^sealprov prove: loading the parameters: *[0-9]* % ([0-9.]* of 188.4 KB, vector [a-z_0-9]*), [0-9.]* s" "load progress"
+has "^sealprov prove: loading the parameters: 100 % (188.4 of 188.4 KB, vector b_g2)" "load progress: the end"
+[ "$(grep -c 'loading the parameters: 100 %' "$T/out")" -eq 1 ] || fail "load progress: the 100 % line is not said once"
+[ "$(sort "$T/out" | uniq -d | wc -l)" -eq 0 ] || fail "prove --progress: a line said twice"
 grep -q '^sealprov: \[module info\]' "$T/out" && fail "--progress shows the module's INFO lines"
 # under -v the module's own lines instead
 expect 0 "prove -v --progress" -- "$SP" -v --progress prove -c "$T/two.ini" --params "$T/a/circuit.params" --out "$T/p.proofs" "$T/a/partition-00.spa"
@@ -171,11 +179,18 @@ has "^sealprov: \[module info\] srs_load " "-v: the module's load lines"
 expect 0 "setup --progress" -- "$SP" --progress setup --constraints 300 --inputs 3 --partitions 2 --seed 5 --out "$T/sp"
 has "^sealprov setup: the parameters' points: 100 % ([0-9]* of [0-9]* G1 products)" "setup progress"
 has "^sealprov setup: the partition files: 100 % (2 of 2 files)" "setup progress: partition files"
+expect 0 "setup --progress, one partition" -- "$SP" --progress setup --constraints 300 --inputs 3 --partitions 1 --seed 5 --out "$T/sp1"
+has "^sealprov setup: the partition files: 100 % (1 of 1 file)" "setup progress: one partition file"
+has "1 partition file (partition-00.spa)" "setup: one partition file named"
 if [ "${SP_BENCHMARKS:-yes}" = yes ]; then # not built with configure --disable-benchmarks
 expect 0 "bench --progress" -- "$SP" --progress bench --sizes 6 --repeat 2
-has "^sealprov bench: bench 2^6: 100 % (5 of 5 steps)" "bench progress"
+has "^sealprov bench: 2^6: 100 % (5 of 5 steps)" "bench progress"
 expect 0 "bench cpu --progress" -- "$SP" bench cpu --quick --repeat 1 --threads 1 --progress
-has "^sealprov bench cpu: bench cpu: 100 % (8 of 8 figures)" "bench cpu progress"
+has "^sealprov bench cpu: 100 % (8 of 8 figures)" "bench cpu progress"
+lacks "bench cpu: bench cpu" "bench cpu progress: the command named once"
+# --json where the usage shows it: bench cpu prints JSON, and takes --json
+expect 0 "bench cpu --json" -- "$SP" bench cpu --quick --repeat 1 --threads 1 --json
+has '"benchmark": "cpu"' "bench cpu --json"
 fi
 expect 0 "prove without a terminal" -- "$SP" prove -c "$T/two.ini" --params "$T/a/circuit.params" --out "$T/p.proofs" "$T/a/partition-00.spa"
 grep -q '^sealprov prove: ' "$T/out" && fail "progress lines without a terminal"
@@ -233,7 +248,7 @@ expect 2 "verify short proof file" -- "$SP" verify --vk "$T/a/circuit.vk" --proo
 has "expected 4 proofs" "verify proof-count message"
 # shellcheck disable=SC2086
 expect 2 "verify .params as --vk" -- "$SP" verify --vk "$T/a/circuit.params" --proofs "$T/a.proofs" $P
-has "trailing bytes" "verify vk error"
+has "error: $T/a/circuit.params is a .params parameter file; --vk takes a .vk file" "verify vk error"
 
 # ---- the independent verifier on the CLI's files -----------------------------------
 if command -v node >/dev/null 2>&1 && test -d "$top_srcdir/tests/oracle/node_modules/@noble/curves"; then
@@ -252,6 +267,29 @@ has "demo OK" "demo summary"
 has "4 of 4 proofs verify" "demo verification"
 expect 0 "demo --json" -- "$SP" demo -c "$T/two.ini" --constraints 300 --partitions 3 --json
 has '"verified": 3' "demo --json"
+# the load's progress in the demo: its parameter file's real size, never "0.0 of 0.0 MB"
+expect 0 "demo --progress" -- "$SP" --progress demo -c "$T/two.ini" --constraints 300 --partitions 1
+has "^sealprov demo: loading the parameters: 100 % ([0-9.]* of [0-9.]* KB," "demo load progress"
+lacks "0.0 of 0.0" "demo load progress: a size"
+has "1 of 1 proof verifies" "demo: one proof"
+
+# ---- small things ---------------------------------------------------------------------
+# one proof is "1 proof"
+expect 0 "prove one partition" -- "$SP" prove -c "$T/two.ini" --params "$T/a/circuit.params" --out "$T/one.proofs" "$T/a/partition-00.spa"
+has "^1 proof on 1 device in " "prove: one proof"
+# verify of a .vk loads a verifying key, not "the parameters"
+expect 0 "verify --progress" -- "$SP" --progress verify --vk "$T/a/circuit.vk" --proofs "$T/one.proofs" "$T/a/partition-00.spa"
+has "^1 of 1 proof verifies" "verify: one proof"
+lacks "loading the parameters" "verify of a .vk: the noun"
+# setup's --gpu in its usage line, in every build, with what it needs
+"$SP" help setup >"$T/out" 2>&1
+sed -n '1,3p' "$T/out" | grep -q -- '--gpu\[=ORDINAL\]' || fail "help setup: --gpu is not in the usage line"
+has "a build with CUDA (configure --with-cuda)" "help setup: what --gpu needs"
+# bench gpu in a build without CUDA (but with the benchmarks) says how to get one
+if [ "${SP_BENCHMARKS:-yes}" = yes ] && ! "$SP" help | grep -q '^  bench gpu '; then
+  expect 2 "bench gpu without CUDA" -- "$SP" bench gpu
+  has "error: 'bench gpu' needs a build with CUDA: this one was configured without it (configure --with-cuda" "bench gpu without CUDA: names --with-cuda"
+fi
 
 if [ "$fails" -ne 0 ]; then
   echo "$fails check(s) failed"

@@ -111,7 +111,7 @@ EOF
 expect 0 "inspect verification_key.json" -- "$SP" inspect "$T/verification_key.json"
 has "snarkjs verifying key (verification_key.json)" "vk.json kind"
 has "curve *bn128: sealprov verifies BLS12-381" "vk.json: another curve said"
-has "IC *2 points (ONE and 1 public signals)" "vk.json IC"
+has "IC *2 points (ONE and 1 public signal)" "vk.json IC"
 printf '{"pi_a": ["1","2","1"], "pi_b": [["1","2"],["3","4"],["1","0"]], "pi_c": ["1","2","1"], "protocol": "groth16", "curve": "bls12381"}' >"$T/proof.json"
 expect 0 "inspect proof.json" -- "$SP" inspect "$T/proof.json"
 has "snarkjs Groth16 proof (proof.json)" "proof.json kind"

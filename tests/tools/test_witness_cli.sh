@@ -62,15 +62,16 @@ expect 0 "prove --r1cs random r, s" -- "$SP" prove --params "$A/circuit.params" 
 expect 0 "verify witness-only proofs" -- "$SP" verify --vk "$A/circuit.vk" --proofs "$T/rnd.bin" \
   "$A/partition-00.spa" "$A/partition-01.spa"
 
-# another circuit's witness: refused before proving, naming the file and the sizes
+# another circuit's witness: refused before the parameters load, naming the file and the
+# sizes (from the headers: the .spa's, the .wtns's nWitness)
 expect 1 "prove --r1cs wrong witness" -- "$SP" prove --params "$A/circuit.params" --r1cs "$A/circuit.r1cs" \
   --out "$T/x.bin" "$T/b/partition-00.spa"
-has "partition 0: inp_size 3 does not match the constraint system's 4" "size mismatch named"
+has "$T/b/partition-00.spa does not fit the parameters $A/circuit.params: 3 inputs with ONE (inp_size), the parameters have 4 (ic)" "size mismatch named"
 "$SP" wtns "$T/b/partition-00.spa" "$T/b/w.wtns" >/dev/null 2>&1 || fail "wtns b"
 expect 1 "prove --r1cs wrong .wtns" -- "$SP" prove --params "$A/circuit.params" --r1cs "$A/circuit.r1cs" \
   --out "$T/x.bin" "$T/b/w.wtns"
-has "$T/b/w.wtns: " "wtns file named"
-has "witness values, but the constraint system has" "wtns size message"
+has "$T/b/w.wtns does not fit the parameters" "wtns file named"
+has "witness values (nWitness), the parameters have 4 inputs with ONE (ic) + " "wtns size message"
 # the system of another circuit against these parameters
 expect 1 "prove --r1cs other system" -- "$SP" prove --params "$A/circuit.params" --r1cs "$T/b/circuit.r1cs" \
   --out "$T/x.bin" "$T/b/partition-00.spa"

@@ -48,7 +48,7 @@ if grep -q "has no CUDA engine" "$T/check.out"; then
 fi
 [ "$rc" -eq 0 ] || fail "check-config with unseen_gpus = skip: exit $rc"
 cat "$T/check.out"
-has "$T/check.out" "host.ini: OK, 1 device(s), 2 section(s) skipped"
+has "$T/check.out" "host.ini: OK, 1 device, 2 sections skipped"
 has "$T/check.out" "skipped [gpuX] device = $X: this process does not see that GPU (CUDA_VISIBLE_DEVICES=0; [provider] unseen_gpus = skip)"
 has "$T/check.out" "skipped [gpuY] device = $Y: this process does not see that GPU"
 
