@@ -135,9 +135,9 @@ int cmd_bench_witness(int argc, char **argv) {
       {"r1cs-dir", required_argument, NULL, O_R1CS_DIR},
       {NULL, 0, NULL, 0},
   };
-  sp_cli_args a = {
-      .usage = bench_witness_usage, .takes = SP_CLI_PLUGIN | SP_CLI_CONFIG | SP_CLI_JSON,
-      .opts = opts};
+  sp_cli_args a = {.usage = bench_witness_usage,
+                   .takes = SP_CLI_PLUGIN | SP_CLI_CONFIG | SP_CLI_JSON,
+                   .opts = opts};
   unsigned reps = 3, threads = g16_ncpus(), size = 0;
   const char *r1cs_root = NULL;
   int c;

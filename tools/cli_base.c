@@ -237,10 +237,11 @@ void sp_cli_meter_step(sp_cli_meter *m, double done, double total, const char *u
   if (unit != NULL && !strcmp(unit, "bytes"))
     sp_cli_bytes_of(count, sizeof count, done, total);
   else /* "1 of 1 file", "2 of 5 files": the unit is given in the plural */
-    snprintf(count, sizeof count, "%.0f of %.0f%s%.*s", done, total, unit ? " " : "",
-             unit ? (int)strlen(unit) - (total == 1 && strlen(unit) > 1 &&
-                                         unit[strlen(unit) - 1] == 's') : 0,
-             unit ? unit : "");
+    snprintf(
+        count, sizeof count, "%.0f of %.0f%s%.*s", done, total, unit ? " " : "",
+        unit ? (int)strlen(unit) - (total == 1 && strlen(unit) > 1 && unit[strlen(unit) - 1] == 's')
+             : 0,
+        unit ? unit : "");
   duration(took, sizeof took, elapsed);
   if (!end && frac > 0) {
     char left[32];

@@ -208,9 +208,10 @@ int cmd_demo(int argc, char **argv) {
     for (size_t i = 0; i < n; i++)
       printf("  %-5zu %-12s %8u %10.1f  %s\n", i, rep.device_names[i], rep.results[i].attempts,
              rep.results[i].run_ms, ok[i] ? "yes" : "NO");
-    printf("  proving: %.0f ms for %zu partition%s on %zu device%s (parameters loaded in %.0f ms)\n",
-           rep.prove_ms, n, sp_cli_plural(n), rep.devices_used, sp_cli_plural(rep.devices_used),
-           rep.load_ms);
+    printf(
+        "  proving: %.0f ms for %zu partition%s on %zu device%s (parameters loaded in %.0f ms)\n",
+        rep.prove_ms, n, sp_cli_plural(n), rep.devices_used, sp_cli_plural(rep.devices_used),
+        rep.load_ms);
     printf("  verify:  %zu of %zu proof%s verif%s (%.0f ms)\n", good, n, sp_cli_plural(n),
            good == 1 ? "ies" : "y", verify_ms);
     printf("%s\n", ret == 0 ? "demo OK" : "demo FAILED: some proofs do not verify");

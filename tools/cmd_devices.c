@@ -85,13 +85,20 @@ static const struct {
   bool right; /* numbers */
   bool narrow;
 } cols[NCOLS] = {
-    [COL_INDEX] = {"index", false, true},      [COL_SECTION] = {"section", false, true},
-    [COL_TYPE] = {"type", false, true},        [COL_NAME] = {"name", false, true},
-    [COL_UUID] = {"uuid", false, false},       [COL_PCI] = {"pci", false, true},
-    [COL_NUMA] = {"numa", true, false},        [COL_CPUS] = {"cpus", true, false},
-    [COL_PCIE] = {"pcie", false, false},       [COL_ORDINAL] = {"ordinal", true, true},
-    [COL_CONFIRMED] = {"confirmed", true, false}, [COL_WORKERS] = {"workers", true, true},
-    [COL_CC] = {"cc", false, false},           [COL_CODE] = {"code", false, false},
+    [COL_INDEX] = {"index", false, true},
+    [COL_SECTION] = {"section", false, true},
+    [COL_TYPE] = {"type", false, true},
+    [COL_NAME] = {"name", false, true},
+    [COL_UUID] = {"uuid", false, false},
+    [COL_PCI] = {"pci", false, true},
+    [COL_NUMA] = {"numa", true, false},
+    [COL_CPUS] = {"cpus", true, false},
+    [COL_PCIE] = {"pcie", false, false},
+    [COL_ORDINAL] = {"ordinal", true, true},
+    [COL_CONFIRMED] = {"confirmed", true, false},
+    [COL_WORKERS] = {"workers", true, true},
+    [COL_CC] = {"cc", false, false},
+    [COL_CODE] = {"code", false, false},
     [COL_STATE] = {"state", false, true},
 };
 #define CELL 80
@@ -396,9 +403,8 @@ static void print_json_refusal(const sp_cli_host *h, const char *ini, const char
 }
 
 int cmd_check_config(int argc, char **argv) {
-  sp_cli_args a = {.usage = check_usage,
-                   .takes = SP_CLI_PLUGIN | SP_CLI_CONFIG | SP_CLI_JSON,
-                   .opts = wide_opt};
+  sp_cli_args a = {
+      .usage = check_usage, .takes = SP_CLI_PLUGIN | SP_CLI_CONFIG | SP_CLI_JSON, .opts = wide_opt};
   bool wide = false;
   int c;
   while ((c = sp_cli_getopt(&a, argc, argv)) > 0)

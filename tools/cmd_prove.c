@@ -113,7 +113,8 @@ static void report(bool json, const char *params, const char *out, char **files,
   }
   if (written)
     printf("%zu proof%s on %zu device%s in %.0f ms (parameters loaded in %.0f ms): %s\n", n,
-           sp_cli_plural(n), rep->devices_used, sp_cli_plural(rep->devices_used), rep->prove_ms, rep->load_ms, out);
+           sp_cli_plural(n), rep->devices_used, sp_cli_plural(rep->devices_used), rep->prove_ms,
+           rep->load_ms, out);
   else
     printf("no proof file written: %s\n",
            rep->status == SEALPROV_OK ? "it could not be written" : g16_status_name(rep->status));
@@ -257,7 +258,7 @@ static void detail(g16_prove_report *rep, const char *fmt, ...) {
 }
 
 static void hdr_of(const sealprov_assignment *a, sp_cli_spa_hdr *h) {
-  *h = (sp_cli_spa_hdr){a->abc_size,       a->inp_size,      a->aux_size,
+  *h = (sp_cli_spa_hdr){a->abc_size,       a->inp_size,       a->aux_size,
                         a->a_aux_bit_len,  a->a_aux_popcount, a->b_inp_bit_len,
                         a->b_inp_popcount, a->b_aux_bit_len,  a->b_aux_popcount};
 }
@@ -291,7 +292,8 @@ static bool partitions_fit(const prove_opts *o, const sp_cli_params_path *pp, sp
         detail(rep,
                "%s does not fit the parameters %s: %" PRIu64
                " witness values (nWitness), the parameters have %" PRIu64
-               " inputs with ONE (ic) + %" PRIu64 " aux variables (l); a witness of another "
+               " inputs with ONE (ic) + %" PRIu64
+               " aux variables (l); a witness of another "
                "circuit?",
                f, pp->file, nw, ph.len[0], ph.len[2]);
         return false;
@@ -321,8 +323,9 @@ static bool devices_exist(sp_cli_host *h, const prove_opts *o) {
     snprintf(have, sizeof have, "one device, 0");
   else
     snprintf(have, sizeof have, "%zu devices, 0 to %zu", ndev, ndev - 1);
-  sp_cli_error("--device %s: there is no device %u: %s has %s (`sealprov devices -c %s` lists them)",
-               o->device_arg, bad, ini, have, ini);
+  sp_cli_error(
+      "--device %s: there is no device %u: %s has %s (`sealprov devices -c %s` lists them)",
+      o->device_arg, bad, ini, have, ini);
   return false;
 }
 
@@ -423,7 +426,8 @@ static int prove_snarkjs(const prove_opts *o, sp_cli_args *a) {
   if (clash)
     return sp_cli_usage_error(a, "%s cannot be combined with --zkey/--wtns (snarkjs proving)",
                               clash);
-  if (!o->zkey || !o->wtns) return sp_cli_usage_error(a, "missing %s", !o->zkey ? "--zkey" : "--wtns");
+  if (!o->zkey || !o->wtns)
+    return sp_cli_usage_error(a, "missing %s", !o->zkey ? "--zkey" : "--wtns");
   if (sp_cli_prove_zkey == NULL) {
     int st = sp_cli_run_kit();
     if (st >= 0) return st;

@@ -136,8 +136,7 @@ int sp_cli_prove_zkey(const char *zkey_path, const char *wtns_path, const char *
       !sp_cli_file_is("--wtns", wtns_path, SP_KIND_BIT(SP_KIND_WTNS), "a circom .wtns witness"))
     return 2;
   sp_cli_file in[3] = {{"--zkey file", zkey_path}, {"--wtns file", wtns_path}};
-  if (!sp_cli_output_check("--out-proof", out_proof, SP_KIND_SNARKJS_PROOF, force, in, 2))
-    return 2;
+  if (!sp_cli_output_check("--out-proof", out_proof, SP_KIND_SNARKJS_PROOF, force, in, 2)) return 2;
   in[2] = (sp_cli_file){"--out-proof file", out_proof};
   if (!sp_cli_output_check("--out-public", out_public, SP_KIND_SNARKJS_PUBLIC, force, in, 3))
     return 2;

@@ -321,9 +321,9 @@ bool sp_cli_spa_header(const char *path, sp_cli_spa_hdr *h) {
   bool ok = read_at(fd, 0, b, sizeof b) && memcmp(b, SP_CLI_SPA_MAGIC, 8) == 0;
   close(fd);
   if (!ok) return false;
-  uint64_t *f[9] = {&h->abc_size,      &h->inp_size,      &h->aux_size,
-                    &h->a_aux_bit_len, &h->a_aux_popcount, &h->b_inp_bit_len,
-                    &h->b_inp_popcount, &h->b_aux_bit_len, &h->b_aux_popcount};
+  uint64_t *f[9] = {&h->abc_size,       &h->inp_size,       &h->aux_size,
+                    &h->a_aux_bit_len,  &h->a_aux_popcount, &h->b_inp_bit_len,
+                    &h->b_inp_popcount, &h->b_aux_bit_len,  &h->b_aux_popcount};
   for (int i = 0; i < 9; i++) *f[i] = le64(b + 16 + 8 * i);
   return true;
 }
@@ -397,8 +397,8 @@ bool sp_cli_wtns_count(const char *path, uint64_t *n) {
   bool found = false;
   uint8_t h[12];
   if (fstat(fd, &st) == 0 && read_at(fd, 0, h, sizeof h) && !memcmp(h, "wtns", 4)) {
-    uint32_t nsec = (uint32_t)h[8] | (uint32_t)h[9] << 8 | (uint32_t)h[10] << 16 |
-                    (uint32_t)h[11] << 24;
+    uint32_t nsec =
+        (uint32_t)h[8] | (uint32_t)h[9] << 8 | (uint32_t)h[10] << 16 | (uint32_t)h[11] << 24;
     uint64_t off = 12, size = (uint64_t)st.st_size;
     /* the header section (type 1): n8, the prime (n8 = 32 bytes), then nWitness */
     for (uint32_t i = 0; i < nsec && !found && off + 12 <= size; i++) {

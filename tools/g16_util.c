@@ -227,7 +227,8 @@ bool g16_check_env_outputs(bool force, const sp_cli_file *inputs, size_t ninputs
   static const char *const env_out[] = {"SEALPROV_TIMELINE", "SEALPROV_STATS"};
   for (size_t i = 0; i < 2; i++) {
     const char *v = getenv(env_out[i]);
-    if (v != NULL && *v && !sp_cli_output_check(env_out[i], v, SP_KIND_TEXT, force, inputs, ninputs))
+    if (v != NULL && *v &&
+        !sp_cli_output_check(env_out[i], v, SP_KIND_TEXT, force, inputs, ninputs))
       return false;
   }
   const char *t = getenv(env_out[0]), *st = getenv(env_out[1]);

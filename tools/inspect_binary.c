@@ -15,7 +15,6 @@
 #include "inspect.h"
 #include "spa.h"
 
-
 static double pct(uint64_t a, uint64_t b) { return b ? 100.0 * (double)a / (double)b : 0.0; }
 
 /* ---- .spa ------------------------------------------------------------------------- */
@@ -141,7 +140,8 @@ int insp_params(insp_file *f) {
     sp_cli_json_str(insp_out, f->path);
     fprintf(insp_out, ", \"kind\": \"%s\", \"bytes\": %" PRIu64 ", \"num_public_inputs\": %" PRIu64,
             vk ? "vk" : "params", f->size, len[0] - 1);
-    for (int i = 0; i < nvec; i++) fprintf(insp_out, ", \"%s_len\": %" PRIu64, sp_cli_params_vector(i), len[i]);
+    for (int i = 0; i < nvec; i++)
+      fprintf(insp_out, ", \"%s_len\": %" PRIu64, sp_cli_params_vector(i), len[i]);
     if (!vk)
       fprintf(insp_out, ", \"domain\": %" PRIu64 ", \"log_domain\": %u, \"aux_size\": %" PRIu64,
               domain, log_domain, len[2]);
@@ -163,8 +163,8 @@ int insp_params(insp_file *f) {
   f->kind = vk ? INSP_VK : INSP_PARAMS;
   insp_line(f, "for", NULL, NULL, "%s",
             vk ? "sealprov verify --vk; a host's vk_load and verify()"
-                   : "sealprov prove --params; a host's srs_load (the verifying key is its "
-                     "first part: the .vk)");
+               : "sealprov prove --params; a host's srs_load (the verifying key is its "
+                 "first part: the .vk)");
   return 0;
 }
 

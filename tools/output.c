@@ -117,8 +117,8 @@ bool sp_cli_output_check(const char *opt, const char *path, sp_cli_kind kind, bo
   for (size_t i = 0; i < ninputs; i++) {
     if (inputs[i].path == NULL || !same_file(path, inputs[i].path)) continue;
     if (!strcmp(path, inputs[i].path))
-      sp_cli_error("%s %s: that is the %s of this command; an output never replaces an input",
-                   opt, path, inputs[i].role);
+      sp_cli_error("%s %s: that is the %s of this command; an output never replaces an input", opt,
+                   path, inputs[i].role);
     else
       sp_cli_error(
           "%s %s: that is the %s of this command (%s, the same file); an output never "

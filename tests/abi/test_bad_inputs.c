@@ -921,7 +921,8 @@ static void run_abi(const bcase *c, outcome *o) {
       inputs = tmp = scratch_copy(inputs, 32 * ninputs), memcpy(tmp, fr_r_le, 32);
       goto verify;
     case V_INPUT_LAST_GE_R_MONT: /* r as Montgomery limbs is no element either */
-      inputs = tmp = scratch_copy(inputs, 32 * ninputs), memcpy(tmp + 32 * (ninputs - 1), fr_r_le, 32);
+      inputs = tmp = scratch_copy(inputs, 32 * ninputs),
+      memcpy(tmp + 32 * (ninputs - 1), fr_r_le, 32);
       take(o, vt->verify(p, v, inputs, ninputs, SEALPROV_SCALAR_MONTGOMERY, proof, &valid));
       break;
     case V_INPUT_ALL_ONES:
@@ -1375,7 +1376,8 @@ static const bcase cases[] = {
     CLI("CLI files", "prove --params: a truncated .params file (the header, before the load)",
         "prove -c ok.ini --params g/cut.params --out x.proofs g/partition-00.spa", 1,
         "g/cut.params", "vector h", "at byte 1156"),
-    CLI("CLI files", "prove --params NAME: in neither the parameter cache nor the current directory",
+    CLI("CLI files",
+        "prove --params NAME: in neither the parameter cache nor the current directory",
         "prove -c ok.ini --params none.params --out x.proofs g/partition-00.spa", 1, "none.params",
         "pcache/none.params", "./none.params"),
     CLI("CLI files", "prove --device 5 with an INI of 2 devices (before the load)",
@@ -1455,8 +1457,8 @@ static const bcase cases[] = {
     PRF("num_inputs one short", V_NUM_INPUTS, ERR_INVALID_ARGUMENT, 0, "num_inputs 1",
         "g/circuit.vk"),
     PRF("input 0 = r", V_INPUT_GE_R, ERR_INVALID_ARGUMENT, 0, "input 0"),
-    PRF("input 1 = r as Montgomery limbs (MONTGOMERY)", V_INPUT_LAST_GE_R_MONT, ERR_INVALID_ARGUMENT,
-        0, "input 1"),
+    PRF("input 1 = r as Montgomery limbs (MONTGOMERY)", V_INPUT_LAST_GE_R_MONT,
+        ERR_INVALID_ARGUMENT, 0, "input 1"),
     PRF("input 1 = 2^256 - 1", V_INPUT_ALL_ONES, ERR_INVALID_ARGUMENT, 0, "input 1"),
     PRF("the inputs with ONE in front (3 for 2)", V_WITH_ONE, ERR_INVALID_ARGUMENT, 0,
         "num_inputs 3", "g/circuit.vk"),

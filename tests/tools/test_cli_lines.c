@@ -60,7 +60,8 @@ int main(void) {
   char line[512];
   /* what the module logs for it (its GB figures have two decimals) */
   static const char *const lines[] = {
-      "%s: 17.0%% (0.00 of 0.01 GB, vector h), 1000 points checked, 0.01 GB/s, 2000 points/s, 0.5 s",
+      "%s: 17.0%% (0.00 of 0.01 GB, vector h), 1000 points checked, 0.01 GB/s, 2000 points/s, 0.5 "
+      "s",
       "%s: 100.0%% (0.01 of 0.01 GB, vector b_g2), 9000 points checked, 0.01 GB/s, 2000 points/s, "
       "1.2 s",
       "%s: done 100.0%% (0.01 of 0.01 GB, vector b_g2), 9000 points checked, 0.01 GB/s, 2000 "
