@@ -283,6 +283,10 @@ int cmd_stress(int argc, char **argv) {
   if (pst != 0) return pst;
   if (!g16_check_env_outputs(false, NULL, 0)) return 2;
   params = pp.module;
+  for (size_t i = 0; i < n; i++)
+    if (!sp_cli_file_is("stress", argv[a.first + (int)i], SP_KIND_BIT(SP_KIND_SPA),
+                        "partition files (.spa) after its options"))
+      return 2;
   if (n > UINT32_MAX) {
     sp_cli_error("%zu partition files; a job holds at most %u", n, UINT32_MAX);
     return 2;

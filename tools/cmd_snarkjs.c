@@ -232,6 +232,15 @@ out:
 int sp_cli_verify_snarkjs(const char *vk_path, const char *proof_path, const char *public_path,
                           bool json) {
   char msg[2048] = ""; /* an escaped path (up to SP_ESC_MAX) and the reason */
+  /* another known kind is named; JSON that is none of snarkjs's files: its reader says why */
+  unsigned any_json = SP_KIND_BIT(SP_KIND_JSON);
+  if (!sp_cli_file_is("--vk", vk_path, any_json | SP_KIND_BIT(SP_KIND_SNARKJS_VK),
+                      "snarkjs's verification_key.json (or a .vk without --proof/--public)") ||
+      !sp_cli_file_is("--proof", proof_path, any_json | SP_KIND_BIT(SP_KIND_SNARKJS_PROOF),
+                      "a snarkjs proof.json") ||
+      !sp_cli_file_is("--public", public_path, any_json | SP_KIND_BIT(SP_KIND_SNARKJS_PUBLIC),
+                      "a snarkjs public.json"))
+    return 2;
   sp_vk vk;
   sp_zkey_proof pr;
   scalar_t *pub = NULL;
