@@ -37,7 +37,7 @@ fi
 ini=/tmp/sp/gpus.ini; : > "$ini"
 i=0; while [ $i -lt "$ngpu" ]; do printf '[gpu%d]\ntype = cuda\ndevice = %d\n\n' $i $i >> "$ini"; i=$((i+1)); done
 cli="$src/tools/sealprov --plugin $src/plugin/.libs/sealprov.so"
-$cli devices -c "$ini" | tee "$OUT/devices.txt"
+$cli devices --wide -c "$ini" | tee "$OUT/devices.txt"
 nvidia-smi dmon -s u -d 1 > "$OUT/dmon.txt" 2>&1 & dmon=$!
 SEALPROV_TIMELINE="$OUT/timeline.txt" SEALPROV_STATS="$OUT/stats.txt" $cli demo -c "$ini" ${DEMO_ARGS:-} 2>&1 | tee "$OUT/demo.txt"
 kill $dmon 2>/dev/null

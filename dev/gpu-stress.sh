@@ -26,7 +26,7 @@ printf '[provider]\nparams_subgroup_check = false\n\n[phys1]\ntype = cuda\ndevic
   "$uuid1" "$pci0" > /tmp/sp/sel.ini
 cat /tmp/sp/sel.ini
 echo "== devices with CUDA_VISIBLE_DEVICES=1,0"
-CUDA_VISIBLE_DEVICES=1,0 $cli devices -c /tmp/sp/sel.ini | tee "$OUT/devices-swapped.txt"
+CUDA_VISIBLE_DEVICES=1,0 $cli devices --wide -c /tmp/sp/sel.ini | tee "$OUT/devices-swapped.txt"
 echo "== setup $parts x $n"
 $cli setup --constraints "$n" --inputs 16 --partitions "$parts" --out /tmp/sp/job > "$OUT/setup.txt" 2>&1 || { tail "$OUT/setup.txt"; exit 1; }
 echo "== stress, 4 threads x 3 jobs, CUDA_VISIBLE_DEVICES=1,0"

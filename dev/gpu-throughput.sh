@@ -185,7 +185,7 @@ ini() {
 if has_step topology; then
   say "topology"
   ini "$out/all.ini" "$ngpu"
-  cli devices -c "$out/all.ini" > "$out/topology.txt" 2> "$out/topology.err"
+  cli devices --wide -c "$out/all.ini" > "$out/topology.txt" 2> "$out/topology.err"
   st=$?
   cli devices -c "$out/all.ini" --json > "$out/topology.json" 2>> "$out/topology.err"
   cat "$out/topology.txt" "$out/topology.err"
@@ -390,7 +390,7 @@ if has_step select; then
     CUDA_VISIBLE_DEVICES=$cvd cli devices -c "$out/select.ini" --json > "$out/select.json" \
       2> "$out/select.err"
     st=$?
-    CUDA_VISIBLE_DEVICES=$cvd cli devices -c "$out/select.ini" > "$out/select.txt" 2>&1
+    CUDA_VISIBLE_DEVICES=$cvd cli devices --wide -c "$out/select.ini" > "$out/select.txt" 2>&1
     cat "$out/select.txt"
     bad=$(sel_check "$out/select.json" "$out/select.expect")
     check select "$([ "$st" = 0 ] && [ -z "$bad" ] && echo 0 || echo 1)" \

@@ -73,7 +73,7 @@ run)
   cd "$w"
   P="--plugin $w/lib/sealprov/sealprov.so"
   step engine_full 60 ./t/test_cuda_engine --full
-  step devices 20 ./bin/sealprov $P devices -c "$w/gpu.ini"
+  step devices 20 ./bin/sealprov $P devices --wide -c "$w/gpu.ini"
   step demo_gpu 60 ./bin/sealprov $P demo -c "$w/gpu.ini"
   step setup_eq 30 ./bin/sealprov setup $setup_args --out "$w/eq"
   if [ "$(sha256sum "$w/eq/circuit.params" | cut -c1-64)" = "$(cat "$v/params.sha256")" ]; then

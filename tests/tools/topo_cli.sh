@@ -30,11 +30,11 @@ numa_node = 1
 type = cpu
 INI
 
-SEALPROV_SYSFS_ROOT=$tmp/sys "$sealprov" devices -c "$tmp/topo.ini" > "$tmp/t.out" 2> "$tmp/t.err" \
+SEALPROV_SYSFS_ROOT=$tmp/sys "$sealprov" devices --wide -c "$tmp/topo.ini" > "$tmp/t.out" 2> "$tmp/t.err" \
   || { cat "$tmp/t.out" "$tmp/t.err"; fail "devices"; }
 cat "$tmp/t.out" "$tmp/t.err"
 head -1 "$tmp/t.out" | grep -q ' pci  *numa  *cpus  *pcie  *ordinal ' || fail "header"
-# columns: index section type name uuid pci numa cpus pcie ...
+# columns (--wide): index section type name uuid pci numa cpus pcie ...
 row() { awk -v s="$1" '$2 == s { print $7 ":" $8 ":" $9 }' "$tmp/t.out"; }
 [ "$(row near)" = "0:$ncpu:-" ] || fail "near: $(row near), want 0:$ncpu:-"
 [ "$(row far)" = "1:-:-" ] || fail "far: $(row far), want 1:-:-"
@@ -57,7 +57,7 @@ fi
 # numa = off: the node is shown, nothing is bound, nothing to warn about
 sed 's/^log_level = warn$/log_level = warn\nnuma = off/' "$tmp/topo.ini" > "$tmp/off.ini"
 grep -q '^numa = off$' "$tmp/off.ini" || fail "off.ini"
-SEALPROV_SYSFS_ROOT=$tmp/sys "$sealprov" devices -c "$tmp/off.ini" > "$tmp/o.out" 2> "$tmp/o.err" \
+SEALPROV_SYSFS_ROOT=$tmp/sys "$sealprov" devices --wide -c "$tmp/off.ini" > "$tmp/o.out" 2> "$tmp/o.err" \
   || fail "devices numa = off"
 cat "$tmp/o.out" "$tmp/o.err"
 [ "$(awk '$2 == "near" { print $7 ":" $8 }' "$tmp/o.out")" = "0:-" ] || fail "numa = off: near bound"
@@ -65,7 +65,7 @@ cat "$tmp/o.out" "$tmp/o.err"
 
 # one node: no node, no binding, no message
 sh "$top_srcdir/tests/runtime/fake_sysfs.sh" "$tmp/one" single
-SEALPROV_SYSFS_ROOT=$tmp/one "$sealprov" devices -c "$tmp/topo.ini" > "$tmp/s.out" 2> "$tmp/s.err" \
+SEALPROV_SYSFS_ROOT=$tmp/one "$sealprov" devices --wide -c "$tmp/topo.ini" > "$tmp/s.out" 2> "$tmp/s.err" \
   || fail "devices, one node"
 [ "$(awk 'NR > 1 { printf "%s:%s ", $7, $8 }' "$tmp/s.out")" = "-:- -:- -:- " ] || fail "one node: $(cat "$tmp/s.out")"
 [ ! -s "$tmp/s.err" ] || fail "one node: unexpected messages"
