@@ -1380,6 +1380,11 @@ static const bcase cases[] = {
         "prove --params NAME: in neither the parameter cache nor the current directory",
         "prove -c ok.ini --params none.params --out x.proofs g/partition-00.spa", 1, "none.params",
         "pcache/none.params", "./none.params"),
+    CLI("CLI files", "prove --params NAME: only in the current directory (a warning; it proves)",
+        "prove -c ok.ini --params cwd.params --out cwd.proofs g/partition-00.spa", 0, "cwd.params",
+        "not in the parameter cache", "./cwd.params"),
+    CLI("CLI files", "an unknown option (a usage error: one line)", "devices -c ok.ini --bogus", 2,
+        "--bogus", "`sealprov help devices`"),
     CLI("CLI files", "prove --device 5 with an INI of 2 devices (before the load)",
         "prove -c ok.ini --device 5 --params g/circuit.params --out x.proofs g/partition-00.spa", 2,
         "--device 5", "ok.ini has 2 devices"),
@@ -1805,6 +1810,7 @@ int main(int argc, char **argv) {
   size_t cut = good_params_len < 5000 ? good_params_len : 5000;
   write_bytes("g/cut.params", good_params, cut);
   write_text("ok.ini.copy", ok_ini_text);
+  write_bytes("cwd.params", good_params, good_params_len); /* a bare name, not in pcache/ */
 
   outcome *res = calloc(NCASES, sizeof *res);
   if (!res) die("results", "out of memory");
