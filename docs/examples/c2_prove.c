@@ -66,16 +66,17 @@ int main(int argc, char **argv) {
     return 1;
   }
   fclose(f);
+  /* sizes below 2^40, so that nothing below overflows; then they must add up */
   uint64_t abc = le64(spa + 16), inp = le64(spa + 24), aux = le64(spa + 32);
   uint64_t words_inp = (inp + 63) / 64, words_aux = (aux + 63) / 64;
-  if (abc > (uint64_t)len / 32 || inp > (uint64_t)len / 32 || aux > (uint64_t)len / 32 ||
-      (uint64_t)len != SPA_HEADER + 32 * (3 * abc + inp + aux) + 8 * (2 * words_aux + words_inp) + 8) {
+  uint64_t n = 3 * abc + inp + aux; /* a, b, c, inputs and aux: 32 bytes each */
+  if ((abc | inp | aux) >> 40 != 0 ||
+      (uint64_t)len != SPA_HEADER + 32 * n + 8 * (2 * words_aux + words_inp) + 8) {
     fprintf(stderr, "%s: the sizes in the header do not add up to the file's length\n", argv[2]);
     return 1;
   }
   /* a, b, c, inputs and aux follow the header: convert them in place, one array. */
   c2_fr *scalars = (c2_fr *)(spa + SPA_HEADER);
-  uint64_t n = 3 * abc + inp + aux;
   if (failed(sealprov_c2_fr_from_canonical(scalars, scalars, n), argv[2])) return 1;
   const uint64_t *bits = (const uint64_t *)(scalars + n); /* a_aux, b_inp, b_aux */
   c2_assignment asg = {

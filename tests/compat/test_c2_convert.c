@@ -87,10 +87,9 @@ static void test_fr(void) {
   c2_fr got[4];
   memset(got, 0xA5, sizeof got);
   refused(sealprov_c2_fr_from_canonical(got, bad, 4), "r at index 2",
-          (const char *const[]){"sealprov_c2_fr_from_canonical", "scalar 2 of 4",
-                                "not below the group order r",
-                                "0x73eda753299d7d483339d80809a1d80553bda402fffe5bfeffffffff00000001",
-                                NULL});
+          (const char *const[]){
+              "sealprov_c2_fr_from_canonical", "scalar 2 of 4", "not below the group order r",
+              "0x73eda753299d7d483339d80809a1d80553bda402fffe5bfeffffffff00000001", NULL});
   CHECK(memcmp(got, out, 2 * sizeof got[0]) == 0, "values before the refused one not converted");
   for (int i = 2; i < 4; i++) {
     uint8_t pattern[32];
