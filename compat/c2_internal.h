@@ -1,8 +1,10 @@
 /* SPDX-License-Identifier: Apache-2.0 OR MIT */
-/* c2_internal.h -- what c2.c (the supraseal-c2 entry points) takes from c2_provider.c
- * (errors, the provider, the environment). Nothing here is exported: the library is
- * built with -fvisibility=hidden and exports only the names of sealprov_c2.h.
- * c2.c includes sealprov_c2.h first, as its implementation. */
+/* c2_internal.h -- what c2.c (the supraseal-c2 entry points) and c2_convert.c (the
+ * conversions) take from c2_provider.c (errors, the provider, the environment): every
+ * exported function reports failures with c2_fail, so every message has the one form
+ * "sealprov_c2: <function>: <detail>". Nothing here is exported: the library is built
+ * with -fvisibility=hidden and exports only the names of sealprov_c2.h. c2.c and
+ * c2_convert.c include sealprov_c2.h first, with its visibility set to default. */
 #ifndef SEALPROV_COMPAT_C2_INTERNAL_H
 #define SEALPROV_COMPAT_C2_INTERNAL_H
 

@@ -3,8 +3,9 @@
  *
  * libsealprov_c2 exports the functions that rust-fil-proofs (through bellperson's
  * `cuda-supraseal` prover and the `supraseal-c2` crate) and Curio's cuzk (its fork in
- * extern/supraseal-c2) call, with the same C ABI and meaning, and nothing else. It
- * dlopens the sealprov module like any host (docs/integration.md):
+ * extern/supraseal-c2) call, with the same C ABI and meaning, and two conversions of
+ * its own for C hosts (sealprov_c2_*, at the end of this header). It dlopens the
+ * sealprov module like any host (docs/integration.md):
  *   module: $SEALPROV_PLUGIN, else the installed $(pkglibdir)/sealprov.so
  *   INI:    $SEALPROV_CONFIG, else the installed $(sysconfdir)/sealprov/sealprov.ini
  * The provider is opened at the first call that needs it and stays open for the life
@@ -203,6 +204,30 @@ void destroy_pending_proof(void *handle);
  * is refused to new calls at once and freed when the last running call returns. */
 void *create_gpu_mutex(void);
 void destroy_gpu_mutex(void *mtx);
+
+/* ---- conversions (sealprov's own; supraseal-c2 has none) ---------------------------
+ * The Assignment's scalars (a, b, c, inputs, aux) and r_s / s_s are blst Fr in
+ * Montgomery form, and the proofs come back as affine points in Montgomery limbs;
+ * sealprov's files hold canonical values: a .spa file 32-byte little-endian scalars, a
+ * proof file 192 compressed bytes per proof. These two functions convert, so that a C
+ * host needs no field arithmetic of its own (docs/integration.md, section 8).
+ *
+ * sealprov_c2_fr_from_canonical: n canonical scalars (in: 32 x n bytes, each a
+ * little-endian integer) into out[0 .. n). out may be the very memory of in (each value
+ * is read whole before its slot is written), which converts an array in place; no
+ * other overlap is allowed. A value not below the group order r stops it with
+ * INVALID_ARGUMENT naming the value's index and the value: out[0 .. index) are
+ * converted, the rest is left as it was. n = 0 does nothing; out or in NULL with n > 0
+ * is INVALID_ARGUMENT.
+ *
+ * sealprov_c2_proof_compress: n proofs as the proving calls write them into out, 192 x n
+ * bytes: for each, compressed A (48 bytes) || B (96) || C (48), bellperson's
+ * Proof::write and sealprov's proof file (`sealprov verify --proofs`). A coordinate
+ * that is not a Montgomery value below p, or a point off its curve, is
+ * INVALID_ARGUMENT naming the proof and the point, and nothing is written. n = 0 does
+ * nothing; out or proofs NULL with n > 0 is INVALID_ARGUMENT. */
+c2_error sealprov_c2_fr_from_canonical(c2_fr *out, const void *in, size_t n);
+c2_error sealprov_c2_proof_compress(uint8_t *out, const c2_groth16_proof proofs[], size_t n);
 
 #ifdef __cplusplus
 }

@@ -2,16 +2,18 @@
 // with dlopen through cgo and the published header (include/sealprov.h), proves the
 // partition files it is given in one job, prints the results and verifies every proof
 // with the verifying key. Curio and Lotus are Go programs; this is how one of them
-// would drive the module. It uses only "C" and the standard library, so it builds
-// offline:
+// would drive the module. It is a Go module of its own (go.mod next to this file) that
+// uses only "C" and the standard library, so it builds offline; from the top of the
+// repository (Debian 12: apt-get install golang-go gcc):
 //
-//	CGO_LDFLAGS=-ldl go build -o sealprov-go-example ./examples/go
+//	cd examples/go && go build -o sealprov-go-example .
 //	./sealprov-go-example MODULE.so CONFIG.ini CIRCUIT.params CIRCUIT.vk PARTITION.spa...
 //
 // Parameters and partitions for a try: `sealprov setup --constraints 2^10 --inputs 4
-// --partitions 3 --out DIR`. The test suite builds and runs it when go is installed
-// (tests/examples/go_example.sh). Exit status: 0 every proof made and verified, 1 a
-// call failed or a proof does not verify, 2 bad usage.
+// --partitions 3 --out DIR`. The test suite runs these two lines as written here, with
+// the placeholders filled in, when go is installed (tests/examples/go_example.sh). Exit
+// status: 0 every proof made and verified, 1 a call failed or a proof does not verify,
+// 2 bad usage.
 package main
 
 /*

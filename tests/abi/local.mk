@@ -46,14 +46,17 @@ tests_abi_test_soak_LDADD = $(SP_KIT_LIBS) $(SP_EXTERNAL_LIBS) $(CHECK_LIBS)
 EXTRA_tests_abi_test_soak_DEPENDENCIES = plugin/sealprov.la
 
 # The catalogue of bad inputs (docs/errors.md is its --markdown output): each case runs
-# in a child process, through the dlopen'ed module or the CLI (so a crash is a failed
-# case, not a dead suite). Links the internals only to make its fixture files.
+# in a child process, through the dlopen'ed module, the CLI or the dlopen'ed
+# libsealprov_c2's conversions (so a crash is a failed case, not a dead suite). Links
+# the internals only to make its fixture files.
 check_PROGRAMS += tests/abi/test_bad_inputs
 TESTS += tests/abi/test_bad_inputs
 SAN_TESTS += tests/abi/test_bad_inputs
 tests_abi_test_bad_inputs_SOURCES = tests/abi/test_bad_inputs.c
+tests_abi_test_bad_inputs_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/compat
 tests_abi_test_bad_inputs_LDADD = $(SP_KIT_LIBS) $(SP_EXTERNAL_LIBS)
-EXTRA_tests_abi_test_bad_inputs_DEPENDENCIES = plugin/sealprov.la tools/sealprov$(EXEEXT)
+EXTRA_tests_abi_test_bad_inputs_DEPENDENCIES = plugin/sealprov.la tools/sealprov$(EXEEXT) \
+  compat/libsealprov_c2.la
 endif
 EXTRA_DIST += docs/errors.md dev/soak.sh
 

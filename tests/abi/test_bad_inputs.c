@@ -4,7 +4,8 @@
  * Every case feeds one bad input to the built module through dlopen and the vtable, as
  * a host would (INI files, .params and .vk files, ABI arguments, proofs, files that
  * change under us), or to the `sealprov` CLI where the input is a CLI argument (.spa
- * files, output paths). For each case it asserts the status (the CLI: the exit code),
+ * files, output paths), or to the conversions that libsealprov_c2 offers C hosts
+ * (through dlopen too). For each case it asserts the status (the CLI: the exit code),
  * that the message names the file, field and value at fault (substrings), and that it
  * is valid UTF-8. Each case runs in a child process of its own: a case that crashes
  * (SIGSEGV, SIGBUS) is reported as such and the others still run.
@@ -41,6 +42,7 @@
 #include "circuit.h"
 #include "sealprov.h"
 #include "spa.h"
+#include "sealprov_c2.h"
 
 #define MSG_MAX 2048
 /* Seconds a case may take before it counts as hanging (the sanitizers slow proving). */
@@ -1033,6 +1035,87 @@ static void run_abi(const bcase *c, outcome *o) {
   if (p) vt->close(p);
 }
 
+/* ---- libsealprov_c2's conversions for C hosts ------------------------------------------------
+ * Called through dlopen as a C host's loader would reach them: the built library of this
+ * tree, whose c2_error messages are what a host reads. The inputs are two scalars (1 and
+ * the bad one) and two proofs of the generators (the second one made bad), so that the
+ * message names an index that is not 0. */
+enum {
+  C2_FR_OUT_NULL = 1,
+  C2_FR_IN_NULL,
+  C2_FR_R,
+  C2_FR_MAX,
+  C2_PR_OUT_NULL,
+  C2_PR_NULL,
+  C2_PR_A_P,
+  C2_PR_B_P,
+  C2_PR_C_P,
+  C2_PR_A_OFF,
+  C2_PR_B_OFF,
+  C2_PR_C_OFF,
+};
+
+typedef c2_error (*c2_fr_fn)(c2_fr *out, const void *in, size_t n);
+typedef c2_error (*c2_proof_fn)(uint8_t *out, const c2_groth16_proof proofs[], size_t n);
+
+static void run_c2(const bcase *c, outcome *o) {
+  char path[1100];
+  snprintf(path, sizeof path, "%s/compat/.libs/libsealprov_c2.so", getenv("top_builddir"));
+  void *dl = dlopen(path, RTLD_NOW | RTLD_LOCAL);
+  union {
+    void *obj;
+    c2_fr_fn fn;
+  } fr = {.obj = dl ? dlsym(dl, "sealprov_c2_fr_from_canonical") : NULL};
+  union {
+    void *obj;
+    c2_proof_fn fn;
+  } pc = {.obj = dl ? dlsym(dl, "sealprov_c2_proof_compress") : NULL};
+  if (fr.obj == NULL || pc.obj == NULL) {
+    o->status = 1000;
+    snprintf(o->msg, sizeof o->msg, "fixture: %s: %s", path, dl ? "no conversions" : dlerror());
+    return;
+  }
+  uint8_t in[2][32] = {{1}};
+  c2_fr out[2];
+  g1_affine_t g1;
+  g2_affine_t g2;
+  g1_generator(&g1);
+  g2_generator(&g2);
+  c2_groth16_proof p[2];
+  memcpy(&p[0].a, &g1, sizeof p[0].a);
+  memcpy(&p[0].b, &g2, sizeof p[0].b);
+  memcpy(&p[0].c, &g1, sizeof p[0].c);
+  p[1] = p[0];
+  uint8_t bytes[2 * SEALPROV_PROOF_BYTES];
+  c2_error e;
+  switch (c->id) {
+    case C2_FR_OUT_NULL: e = fr.fn(NULL, in, 2); break;
+    case C2_FR_IN_NULL: e = fr.fn(out, NULL, 2); break;
+    case C2_FR_R:
+      for (int i = 0; i < 32; i++) in[1][i] = (uint8_t)(BLS_R[i / 8] >> (8 * (i % 8)));
+      e = fr.fn(out, in, 2);
+      break;
+    case C2_FR_MAX:
+      memset(in[1], 0xFF, sizeof in[1]);
+      e = fr.fn(out, in, 2);
+      break;
+    case C2_PR_OUT_NULL: e = pc.fn(NULL, p, 2); break;
+    case C2_PR_NULL: e = pc.fn(bytes, NULL, 2); break;
+    default:
+      if (c->id == C2_PR_A_P) memcpy(p[1].a.x.l, BLS_P, sizeof p[1].a.x.l);
+      if (c->id == C2_PR_B_P) memcpy(p[1].b.y.c1.l, BLS_P, sizeof p[1].b.y.c1.l);
+      if (c->id == C2_PR_C_P) memcpy(p[1].c.y.l, BLS_P, sizeof p[1].c.y.l);
+      if (c->id == C2_PR_A_OFF) p[1].a.y = p[1].a.x;
+      if (c->id == C2_PR_B_OFF) p[1].b.y = p[1].b.x;
+      if (c->id == C2_PR_C_OFF) p[1].c.y = p[1].c.x;
+      e = pc.fn(bytes, p, 2);
+  }
+  o->status = e.code;
+  snprintf(o->msg, sizeof o->msg, "%s", e.message != NULL ? e.message : "");
+  free(e.message);
+  dlclose(dl);
+}
+
 /* ---- the catalogue ---------------------------------------------------------------------------- */
 #define ST(x) SEALPROV_##x
 #define INI(what, text, st, ...) \
@@ -1066,6 +1149,11 @@ static void run_abi(const bcase *c, outcome *o) {
   {                                                                                                \
     "file changed under us", what, run_abi, NULL, id, PSPEC(0), SEALPROV_##st, alt, {__VA_ARGS__}, \
         0, -1                                                                                      \
+  }
+#define C2(what, id, ...)                                                                        \
+  {                                                                                              \
+    "libsealprov_c2 (C hosts)", what, run_c2, NULL, id, PSPEC(0), SEALPROV_ERR_INVALID_ARGUMENT, \
+        -1, {__VA_ARGS__}, 0, -1                                                                 \
   }
 
 #define HDR(off, g2, m) .where = -1, .hdr_off = off, .hdr_g2 = g2, .mut = m
@@ -1582,6 +1670,26 @@ static const bcase cases[] = {
     CHG("a .params deleted after srs_load()", C_PARAMS_UNLINKED, OK, -1, NULL),
     CHG("a .vk truncated after vk_load()", C_VK_TRUNCATED_AFTER, OK, -1, NULL),
     CHG("the INI rewritten after open()", C_INI_CHANGED, OK, -1, NULL),
+
+    /* ---- libsealprov_c2's conversions (sealprov_c2.h) ---- */
+    C2("fr_from_canonical: out NULL", C2_FR_OUT_NULL, "sealprov_c2_fr_from_canonical",
+       "out is NULL"),
+    C2("fr_from_canonical: in NULL", C2_FR_IN_NULL, "sealprov_c2_fr_from_canonical", "in is NULL"),
+    C2("fr_from_canonical: scalar 1 is r", C2_FR_R, "scalar 1 of 2",
+       "0x73eda753299d7d483339d80809a1d80553bda402fffe5bfeffffffff00000001"),
+    C2("fr_from_canonical: scalar 1 is 2^256 - 1", C2_FR_MAX, "scalar 1 of 2", "0xffffffff"),
+    C2("proof_compress: out NULL", C2_PR_OUT_NULL, "sealprov_c2_proof_compress", "out is NULL"),
+    C2("proof_compress: proofs NULL", C2_PR_NULL, "sealprov_c2_proof_compress", "proofs is NULL"),
+    C2("proof_compress: proof 1's A.x = p", C2_PR_A_P, "proof 1 of 2", "A has a coordinate >= p"),
+    C2("proof_compress: proof 1's B.y.c1 = p", C2_PR_B_P, "proof 1 of 2",
+       "B has a coordinate >= p"),
+    C2("proof_compress: proof 1's C.y = p", C2_PR_C_P, "proof 1 of 2", "C has a coordinate >= p"),
+    C2("proof_compress: proof 1's A off the curve (y = x)", C2_PR_A_OFF, "proof 1 of 2",
+       "A is not on the curve"),
+    C2("proof_compress: proof 1's B off the curve (y = x)", C2_PR_B_OFF, "proof 1 of 2",
+       "B is not on the curve"),
+    C2("proof_compress: proof 1's C off the curve (y = x)", C2_PR_C_OFF, "proof 1 of 2",
+       "C is not on the curve"),
 };
 #pragma GCC diagnostic pop
 #define NCASES (sizeof cases / sizeof cases[0])
@@ -1698,7 +1806,9 @@ static void print_markdown(FILE *f, const outcome *res) {
           "     Regenerate with: dev/soak.sh errors-doc -->\n\n"
           "Every row is a case that `tests/abi/test_bad_inputs` runs in `make check`: one\n"
           "bad input given to the module through its vtable (as a host does, after `dlopen`), or\n"
-          "to the `sealprov` CLI where the input is a command-line argument. The test asserts the\n"
+          "to the `sealprov` CLI where the input is a command-line argument, or to the\n"
+          "conversions that `libsealprov_c2` offers C hosts (`sealprov_c2_*`, docs/integration.md\n"
+          "section 8; their message is the `c2_error` the call returns). The test asserts the\n"
           "status (for the CLI, the exit code: 1 the work failed, 2 bad usage or unreadable\n"
           "input), that the message is valid UTF-8, and that it names the file, field and value\n"
           "at fault (the substrings the test looks for are in its source). Messages are the\n"

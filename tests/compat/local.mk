@@ -26,3 +26,17 @@ SAN_TESTS += tests/compat/c2.sh tests/compat/c2_rust.sh
 EXTRA_DIST += tests/compat/c2_symbols.sh tests/compat/c2.sh tests/compat/c2_rust.sh \
   tests/compat/c2_validated.sh \
   tests/compat/rust_host.rs
+# The C host of docs/integration.md, section 8 (docs/examples/c2_prove.c, the page's
+# program to the byte): proves a partition through the library and sealprov's two
+# conversions (c2_example.sh); the conversions on their own (test_c2_convert).
+check_PROGRAMS += tests/compat/c2_prove tests/compat/test_c2_convert
+tests_compat_c2_prove_SOURCES = docs/examples/c2_prove.c
+tests_compat_c2_prove_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/compat
+tests_compat_c2_prove_LDADD = compat/libsealprov_c2.la
+tests_compat_test_c2_convert_SOURCES = tests/compat/test_c2_convert.c
+tests_compat_test_c2_convert_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/compat
+tests_compat_test_c2_convert_LDADD = compat/libsealprov_c2.la plugin/bls12_381/libbls12_381.la
+TESTS += tests/compat/test_c2_convert tests/compat/c2_example.sh
+SAN_TESTS += tests/compat/test_c2_convert tests/compat/c2_example.sh
+EXTRA_DIST += tests/compat/c2_example.sh
+
