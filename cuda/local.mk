@@ -73,4 +73,4 @@ cuda/util/gpu.lo cuda/util/cuda_devices.lo cuda/ntt/ntt.lo cuda/msm/msm.lo cuda/
   cuda/subgroup/subgroup.lo cuda/points/points.lo cuda/spmv/spmv.lo kit/gpu/setup.lo \
   kit/gpu/selftest.lo: $(top_builddir)/config.h $(SP_CUDA_SHARED_DEPS)
 endif
-EXTRA_DIST += cuda/NOTES.md
+EXTRA_DIST += cuda/DESIGN.md

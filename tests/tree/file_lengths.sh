@@ -12,12 +12,9 @@ top=${1:-${top_srcdir:-.}}
 cd "$top"
 max=800
 
-# FILE: why it may be longer, for now
+# FILE: why it may be longer, for now (none today)
 exceptions='
-cuda/NOTES.md
 '
-# cuda/NOTES.md: the lab notebook of the kernels' measurements, which is leaving the
-#   tree (what still shapes the code goes to docs/PERFORMANCE.md).
 
 dirs=
 for d in plugin cuda compat tools bench kit; do [ -d "$d" ] && dirs="$dirs $d"; done
