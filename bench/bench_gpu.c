@@ -18,7 +18,7 @@
  *   CUDA devices, 2 workers each as in production), timed from the first submit to the
  *   last completion after a warm-up job that makes the parameters resident on every
  *   GPU. The scheduler's timeline gives each GPU's busy share and the idle gaps
- *   between consecutive executes (issue 6: idle under 5 %, 2 GPUs >= 1.9 x 1 GPU).
+ *   between consecutive executes.
  *   No self-check: synthetic proofs cannot verify.
  * Each MSM size is also checked once against the CPU library at 2^14 points before
  * timing, so a figure never comes from a wrong kernel.

@@ -104,7 +104,7 @@ static void bg_fill_scalars(uint8_t *p, size_t n, unsigned p01, uint64_t seed) {
 }
 
 /* c[i] = a[i] * b[i] over a range of rows (canonical little-endian scalars): the
- * engine checks a*b = c before any MSM (issue 14), so random a, b, c would fail it. */
+ * engine checks a*b = c before any MSM, so random a, b, c would fail it. */
 typedef struct bg_abc {
   uint8_t *a, *b, *c;
 } bg_abc;

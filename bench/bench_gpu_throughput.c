@@ -239,7 +239,7 @@ static int tp_run_stream(const bg_opts *o, bg_synth *x, unsigned ngpu, unsigned 
     submitted++;
   }
   /* --urgent-after K: once K partitions of the stream are done, one partition of a
-   * higher priority, as a WinningPoSt arriving during sealing (issue 25 item 2). */
+   * higher priority, as a WinningPoSt arriving during sealing. */
   tp_job *u = &jobs[njobs + 1];
   if (!st && o->urgent_after > 0) {
     for (;;) {

@@ -131,7 +131,7 @@ out:
   return st;
 }
 
-/* The urgent job's events from the timeline (issue 25 item 2): when it was queued,
+/* The urgent job's events from the timeline (--urgent-after): when it was queued,
  * taken (start), given the device (execute start) and done, and how many other tasks
  * were taken, or got their device, between. */
 void tp_urgent_timeline(sp_sched *s, tp_run *r, uint64_t id) {

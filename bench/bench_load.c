@@ -37,7 +37,7 @@ static const char *const lm_json[LM_N] = {"direct_gpu", "checked", "on_curve_onl
 /* From this file size on, the default is the direct load alone (without a GPU the
  * on-curve host path: the CPU's subgroup checks of a 2^27 file take about an hour) and
  * no cold load: at 2^27 (49 GB) every mode with cold loads read the file 13 times and
- * took more than 290 s (cuda/NOTES.md v11). */
+ * took more than 290 s. */
 #define BENCH_LOAD_BIG ((uint64_t)8000000000ull)
 
 static void bench_load_usage(FILE *f) {

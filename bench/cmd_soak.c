@@ -2,8 +2,8 @@
 /* cmd_soak.c -- `sealprov soak`: a storage provider's traffic, hours of it in minutes,
  * driven through the ABI only (dlopen and the vtable, as a daemon does), with the
  * process's host memory and the GPUs' memory sampled every few seconds and judged at
- * the end. Issue 22 item 10: users of other GPU provers report device memory growing
- * over thousands of proofs until the daemon dies; this is how we show ours does not.
+ * the end. Users of other GPU provers report device memory growing over thousands of
+ * proofs until the daemon dies; this is how we show ours does not.
  *
  * The plan (every number is an option; --help lists them):
  *  1. Parameters. A child process (fork, before the module or CUDA is touched here)

@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: Apache-2.0 OR MIT */
 /* cmd_stress.c -- `sealprov stress`: many concurrent jobs from several host threads on
- * one provider, every proof checked with the module's verify(). It is how issue 6's
- * "a stress run of many concurrent jobs from N host threads returns only valid proofs"
- * is exercised end to end: submit/wait/verify racing on one handle, priorities
+ * one provider, every proof checked with the module's verify(). It shows end to end
+ * that many concurrent jobs from N host threads return only valid proofs:
+ * submit/wait/verify racing on one handle, priorities
  * differing between threads, and both ways a host waits (right after submit, or after
  * submitting a batch). Exit 0 only if every job ended OK and every proof verifies. */
 #include <config.h>

@@ -2,7 +2,7 @@
 /* code.c -- does this module carry code a GPU can run? Asked once per device, at its
  * first worker's bind (engine_cuda.c), before any kernel: a GPU the build has no code
  * for is refused by open() with a message that names the configure option, never by a
- * kernel failing in the middle of a job (issue 25 item 1).
+ * kernel failing in the middle of a job.
  *
  * The answer comes from the CUDA runtime (sp_gpu_code_check: cudaFuncGetAttributes on a
  * kernel of the module), which applies the real rules: a binary runs on its own

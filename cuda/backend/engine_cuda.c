@@ -12,7 +12,7 @@
  * that unbinds, so every CUDA call that touches it runs on a thread bound to this
  * device.
  *
- * Data movement (issue 5 item 1, issue 6 item 4, issue 16 item 3):
+ * Data movement:
  *  - chunked staging (pinned_staging = auto / chunked, the default): prepare (no device
  *    lock) takes a device buffer for the whole partition (one per worker, kept across
  *    tasks; land_take: only with room next to the parameter set and an execute's

@@ -47,12 +47,12 @@ typedef struct sp_cuda_timings {
                             "early upload") */
   bool staged_on_device; /* chunked staging: prepare put the partition in a device
                             buffer; execute copied it device to device */
-  /* Appended (witness-only partitions, issue 17): */
+  /* Appended (witness-only partitions): */
   double spmv_ms;   /* a, b, c from the witness: the range check and the three
                             products on the device, or the host's SpMV when the system
                             did not fit there */
   bool spmv_on_gpu; /* they ran on the device (cuda/spmv/spmv.cu) */
-  /* Appended (fixed-base tables, issue 24, cuda/NOTES.md v11): */
+  /* Appended (fixed-base tables): */
   double precompute_ms;                /* the resident set's table made (first use of a set only) */
   uint64_t precompute_bytes;           /* device bytes of the resident set's tables (0: none) */
   bool tables_used;                    /* the H MSM ran over the table */
@@ -69,7 +69,7 @@ typedef struct sp_cuda_host_memory {
   uint64_t registered_bytes; /* vectors this device streams from (a vector shared by
                               * several devices is page-locked once, counted by each) */
   uint64_t bounce_bytes;
-  /* Appended (chunked staging, issue 16 item 3): */
+  /* Appended (chunked staging): */
   int stage_mode;         /* SP_STAGING_* now in force */
   uint64_t landing_bytes; /* DEVICE memory of the chunked staging's partition buffers */
   unsigned landing_buffers;
@@ -90,7 +90,7 @@ enum { SP_STAGING_OFF = 0, SP_STAGING_WHOLE = 1, SP_STAGING_CHUNKED = 2 };
  * Tests and benchmarks switch it between tasks (kit/gpu/engine_probe.h). */
 enum { SP_EARLY_OFF = 0, SP_EARLY_HANDOFF = 1, SP_EARLY_ALL = 2 };
 
-/* Fixed-base tables of resident parameter sets (cuda/NOTES.md v11): OFF = MSMs do not
+/* Fixed-base tables of resident parameter sets (cuda/DESIGN.md): OFF = MSMs do not
  * use them (tables made earlier stay, for same-set A/B runs) and none are made; AUTO
  * (the default) = a set made resident gets a table for h when msm.cu's cost model
  * predicts a gain of at least 3 % within the budget of sp_device_cfg.msm_precompute,

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: Apache-2.0 OR MIT */
 /* load_service.c -- the CUDA backend's help with a .params load (engine.h,
  * sp_backend.load): subgroup checks on the first CUDA device, or the direct load of the
- * proving vectors onto every device (issue 14), on a thread of the backend's own. */
+ * proving vectors onto every device, on a thread of the backend's own. */
 #include <config.h>
 
 #include <inttypes.h>
@@ -27,7 +27,7 @@
 
 /* A load that uses the GPUs: on a module thread bound to the first CUDA device first
  * thing (design rule 2), so the host's calling thread keeps its own CUDA device (or
- * none). Two ways (issue 14):
+ * none). Two ways:
  *  - direct: every device of the provider is a CUDA device and params_residency = auto:
  *    the proving vectors go from the file straight onto every device (cuda/points/points.cu),
  *    decoded and checked there, with no host copy; the set is device_only. When a

@@ -725,7 +725,7 @@ int cuda_prove_partition(xctx *x, const sp_task *t, const cuda_prep *src, uint8_
 
   /* H first: b and c travel while a is decoded and transformed, the rest of the
    * assignment during the H MSM. (L, A, B first, with a, b and c travelling during
-   * their MSMs, measured the same: cuda/NOTES.md v4.) */
+   * their MSMs, measured the same.) */
   SP_TRY_GOTO(part_h(x, p, err, errlen), st, out);
   SP_TRY_GOTO(part_aux(x, p, err, errlen), st, out);
 

@@ -152,7 +152,7 @@ struct __align__(16) spc_mont {
    * k+1 at index k. Each half is then one carry chain of lo/hi pairs of the SAME
    * product into adjacent words, with no separate carry-propagation row: ptxas issues
    * each pair as a wide multiply-add instead of IMAD + IMAD.HI + two carry adds
-   * (cuda/NOTES.md has the instruction counts and timings of both forms).
+   * (~330 instructions a product instead of ~1,130).
    * Value: T = E + O * 2^32. A row adds a*b_i, then m*p with m = E[0]*M0, which
    * zeroes word 0; T/2^32 = O + E/2^32, so the halves swap roles every row, and the
    * stale half is shifted down two words inside the next row's chain (rshift).
@@ -210,16 +210,13 @@ struct __align__(16) spc_mont {
     asm volatile("addc.u32 %0, %0, 0;" : "+r"(off[N - 1]));
   }
 
-  /* Fp products and squares are calls, Fr's are inlined. The bucket accumulation is
-   * latency-bound with 3 warps per scheduler, and 14 % of its stall samples were
-   * instruction fetch (ncu, cuda/NOTES.md v5): a mixed addition inlined is, by
-   * estimate, ~67 KB of straight code. As calls, one copy of each serves the whole kernel: G1 MSM 2^24 /
-   * 2^26 115.9 / 426.9 -> 113.6 / 417.3 ms on the H200. The NTT's Fr products stay
-   * inline (their loops are short and register-light). Operands go by value: through
-   * const references they went through local memory (the caller stored both, the
-   * callee loaded them: 111 local loads and stores in the accumulation kernel, a
-   * 624-byte stack); by value they travel in registers (no stack, 160 registers;
-   * cuda/NOTES.md v6). */
+  /* Fp products and squares are calls, Fr's are inlined. As calls, one copy of each
+   * serves the whole kernel: inlined, a mixed addition is ~67 KB of straight code by
+   * estimate, and instruction fetch held back the accumulation kernels that size. The
+   * NTT's Fr products stay inline (their loops are short and register-light). Operands
+   * go by value: through const references they went through local memory (the caller
+   * stored both, the callee loaded them); by value they travel in registers: G1 MSM
+   * 2^24 113.7 -> 104.9 ms on the H200. */
   __device__ __noinline__ static spc_mont mul_call(spc_mont a, spc_mont b) { return mul_inl(a, b); }
   __device__ __noinline__ static spc_mont sqr_call(spc_mont a) { return sqr_inl(a); }
   __device__ __forceinline__ static spc_mont mul(const spc_mont &a, const spc_mont &b) {
@@ -235,7 +232,7 @@ struct __align__(16) spc_mont {
    * (-p^2, p^2); when negative, adding p R leaves it in (pR - p^2, pR); when not, it is
    * below p^2 < pR. Both inside redc's t < pR. The y of an addition, R (Q - X3) -
    * Y1 PPP, has this form: one of the ten reductions of a mixed addition goes (the
-   * accumulation kernel is bound by the multiply pipe, ncu, cuda/NOTES.md v6). */
+   * accumulation kernel is bound by the multiply pipe). */
   __device__ __noinline__ static spc_mont mul_sub_mul_call(spc_mont a, spc_mont b, spc_mont c,
                                                            spc_mont d) {
     return mul_sub_mul_inl(a, b, c, d);
@@ -341,7 +338,7 @@ struct __align__(16) spc_mont {
    * If row i's ends higher, its last pair's high word is new and the carry word
    * above it too; if lower, the carry lands on row i - 1's carry word, which holds
    * at most 1. So no carry word ever exceeds 2. The host model of this exact
-   * sequence (cuda/NOTES.md v5) asserts it, and every dropped carry zero, over
+   * sequence (tests/cuda/ff_model.py) asserts it, and every dropped carry zero, over
    * random and edge operands of both fields. */
   /* w[i+j], w[i+j+1] += a[j] * bi for j = j0, j0 + 2, ... < N: one chain of lo/hi
    * pairs, its carry into the word after the last pair */
@@ -370,7 +367,7 @@ struct __align__(16) spc_mont {
   }
 
   __device__ __forceinline__ static spc_mont sqr_inl(const spc_mont &x) {
-#ifdef SPC_SQR_AS_MUL /* the product instead, for A/B measurements (cuda/NOTES.md v5) */
+#ifdef SPC_SQR_AS_MUL /* the product instead, for A/B measurements */
     return mul_inl(x, x);
 #endif
     uint32_t t[2 * N];
@@ -530,7 +527,7 @@ struct spc_fp2 {
    * a1)(b0 + b1) (the sums reduced mod p, so every factor is < p and every product <
    * p^2), then c0 = redc(t0 - t1), c1 = redc(s - t0 - t1): three wide products and two
    * reductions where three Fp products had three (the reduction is ~130 of a
-   * product's ~277 IMAD.WIDE: -17 % by count; measured: cuda/NOTES.md v14). The words are two's
+   * product's ~277 IMAD.WIDE: -17 % by count; where it pays: mul_lazy). The words are two's
    * complement over 768 bits; a value v with |v| < p 2^384 (pR) is made redc's input
    * by adding pR when negative (the sign is the top bit: |v| < 3 p^2 < 2^764). Bounds:
    * t0 - t1 in (-p^2, p^2); s - t0 - t1 in (-2 p^2, p^2), since s is the product of
@@ -627,8 +624,7 @@ struct spc_fp2 {
   }
   /* Karatsuba on ff.cuh's Fp products: three calls, three reductions. The MSM's
    * accumulation keeps this form: with the lazy one its G2 kernels went from 208 to 255
-   * registers and spilled around the calls, and G2 MSM 2^24 was 4-6 % slower (cuda/NOTES.md
-   * v14). */
+   * registers and spilled around the calls, and G2 MSM 2^24 was 4-6 % slower. */
   __device__ __forceinline__ static spc_fp2 mul(const spc_fp2 &a, const spc_fp2 &b) {
     spc_fp t0 = spc_fp::mul(a.c0, b.c0);
     spc_fp t1 = spc_fp::mul(a.c1, b.c1);

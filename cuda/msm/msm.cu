@@ -126,12 +126,10 @@ __device__ __forceinline__ void sp_emit(uint32_t k, const X &acc, bool cross_sta
 
 /* Level 0: sorted (digit, point) pairs of a window batch -> buckets and records.
  * Both groups capped for SP_ACC_MINB blocks of SP_ACC_THREADS per SM (168 registers).
- * G1 inlines the mixed addition (variant 4 of cuda/NOTES.md v2, v3 and v5, measured
- * fastest against the other caps and forms; the losers went in v13, their figures stay
- * in the notes). G2 calls it (an inlined one was slower: cuda/NOTES.md v6, v14); its
- * cap gives 168 registers and ~240 bytes of spills in the addition instead of 208
- * registers and 2 blocks: the multiplier pipe 79 -> 84 % busy, G2 MSM 2^24 -5 %
- * (cuda/NOTES.md v16). */
+ * G1 inlines the mixed addition (measured fastest against the other register caps and
+ * against the addition as a call). G2 calls it (inlined, it was slower); its cap gives
+ * 168 registers and ~240 bytes of spills in the addition instead of 208 registers and 2
+ * blocks: G2 MSM 2^24 -5 % on the H200 (cuda/DESIGN.md, "MSM"). */
 #define SP_ACC_THREADS 128
 #define SP_ACC_MINB 3
 template <class F>
@@ -401,10 +399,9 @@ static int reduce_windows(sp_gpu *g, spc_xyzz<F> *p, unsigned nwin, unsigned S, 
 
 /* Choice of window: fewer windows mean fewer point additions and less sorting, more
  * buckets mean a longer window reduction (about 2 * 2^(c-1) additions per window).
- * lg - 3 up to a cap, and from 2^big_lg points a larger window that saves a window.
- * Measured on the H200 (cuda/NOTES.md, v3), G1 c = 20 / 21 / 22: 2^24 118 / 125 /
- * 135 ms, 2^25 229 / 233 / 238, 2^26 455 / 454 / 433, 2^27 892 / 901 / 844; G2 2^22
- * c = 17 / 18: 175 / 182 ms. */
+ * lg - 3 up to a cap, and from 2^big_lg points a larger window that saves a window:
+ * on the H200 G1's c = 22 pays from 2^26 points (433 against 455 ms at c = 20); G2's
+ * cap, 17, is the fastest window at the size of a partition's B G2 MSM (~2^22). */
 static unsigned choose_window(size_t n, unsigned max_window, unsigned big_lg, unsigned big_window) {
   unsigned lg = ilog2_floor(n ? n : 1);
   if (lg >= big_lg) return big_window;

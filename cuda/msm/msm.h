@@ -20,7 +20,7 @@ extern "C" {
  * 2^(c j) P, j = 1 .. copies - 1, let one bucket set serve `copies` windows of c bits:
  * an MSM over the table reduces ceil(W / copies) bucket sets instead of W = ceil(256 /
  * c), which makes larger windows (fewer windows, fewer point additions) pay. The result
- * is exact, as every MSM here (cuda/NOTES.md v11: cost model and measurements). */
+ * is exact, as every MSM here (cuda/DESIGN.md, "MSM"). */
 typedef struct sp_msm_table {
   const void *d_points; /* copy 0: the points themselves (not owned by the table) */
   void *d_ext;          /* copies 1 .. copies - 1, npoints each, in order (owned) */
@@ -34,7 +34,7 @@ typedef struct sp_msm_table {
 /* Device bytes of a table's copies (copies - 1 of npoints points); 0 for copies < 2. */
 uint64_t sp_gpu_msm_table_bytes(bool g2, size_t npoints, unsigned copies);
 /* The window and number of copies (>= 2) for a table of npoints points within budget
- * bytes, by msm.cu's cost model (constants of the H200, cuda/NOTES.md v11), for MSMs
+ * bytes, by msm.cu's cost model (constants fitted on an H200), for MSMs
  * over all of its points; *copies = *window = 0 when no table is predicted at least 3 %
  * faster than today's path, or none fits the budget. force: the fastest table that fits,
  * whatever its gain. *gain (may be NULL): the predicted fraction of time saved. Pure

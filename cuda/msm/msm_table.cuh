@@ -13,7 +13,7 @@
  * then reduces ceil(W / k) bucket sets instead of W = ceil(256 / c), so a larger c
  * (fewer windows, fewer additions) pays; the group sums are combined by Horner with
  * c k doublings (tests/cuda/msm_table_model.py checks this arithmetic exactly;
- * cuda/NOTES.md v11 has the cost model below and its measurements). */
+ * cuda/DESIGN.md says when a table pays). */
 
 /* Copy j from copy j - 1: out[i] = 2^c in[i]. SP_TAB_CHUNK points per thread, c
  * doublings each (XYZZ), then one inversion per chunk (Montgomery's trick over ZZZ,
@@ -126,13 +126,13 @@ extern "C" void sp_gpu_msm_table_free(int ordinal, sp_msm_table *t) {
   memset(t, 0, sizeof *t);
 }
 
-/* Cost model of one MSM of n points (seconds on the H200 of cuda/NOTES.md v11): W
+/* Cost model of one MSM of n points (seconds on an H200): W
  * windows of c bits, k copies (1: today's path, W bucket sets), wb windows per sort
  * batch. Per pair (point x window): the bucket accumulation's mixed addition, plus
  * digits, sort and record levels; per bucket of every set: the reduction (two full
  * additions); per batch after the first of a table's bucket set: one full addition per
- * bucket (the runs added into the set). Fitted to the phase times of v6 (2^27 H MSM)
- * and the G1 2^24 / 2^26 and G2 2^24 medians of v6. */
+ * bucket (the runs added into the set). Fitted to the H200's phase times of the 2^27
+ * H MSM and its medians of the G1 2^24 / 2^26 and G2 2^24 MSMs. */
 static double msm_model(bool g2, size_t n, unsigned c, unsigned k, unsigned wb) {
   const double t_add = g2 ? 1.30e-9 : 0.382e-9, t_pair = 0.0346e-9;
   const double t_bucket = g2 ? 4.0e-9 : 1.3e-9, t_merge = t_bucket / 2;

@@ -591,10 +591,9 @@ static int run_passes(sp_gpu *g, spc_fr *d, unsigned logn, const sp_ntt_tab *t, 
       a.post_glo = post->glo;
     }
     /* 2 butterflies per thread, radix-4 stages in shared memory, registers capped for
-     * 4 blocks per SM (variant 24 of cuda/NOTES.md v3, measured fastest against 1, 2
-     * and 4 butterflies a thread, radix 2 capped or not; the losers went in v13). BF = 2
-     * needs at least 4 elements per block: a 2-element transform takes the 1-butterfly
-     * form. */
+     * 4 blocks per SM (measured fastest against 1, 2 and 4 butterflies a thread and radix
+     * 2, capped or not). BF = 2 needs at least 4 elements per block: a 2-element
+     * transform takes the 1-butterfly form. */
     const int bf = E >= 4 ? 2 : 1;
     unsigned blocks = (unsigned)(n / E), threads = E / 2 / (unsigned)bf;
 #define SP_NTT_LAUNCH(D)                                                \

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: Apache-2.0 OR MIT */
-/* points.cu -- the direct load of a .params file's proving vectors onto the CUDA devices
- * (issue 14): no host copy of h, l, a, b_g1, b_g2.
+/* points.cu -- the direct load of a .params file's proving vectors onto the CUDA devices:
+ * no host copy of h, l, a, b_g1, b_g2.
  *
  * The loader (plugin/srs.c, through the sp_srs_sink callbacks declared in cuda_api.h)
  * preads each chunk of the file with several threads into one of DL_SLOTS page-locked

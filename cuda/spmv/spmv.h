@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: Apache-2.0 OR MIT */
-/* spmv.h -- C boundary of the GPU sparse products of witness-only proving (issue
- * 17): a constraint system (plugin/formats/cs.h) kept resident on a device, and a = A z,
+/* spmv.h -- C boundary of the GPU sparse products of witness-only proving: a
+ * constraint system (plugin/formats/cs.h) kept resident on a device, and a = A z,
  * b = B z, c = C z computed there from the witness z.
  *
  * Same conventions as sp_cs_evaluate (plugin/groth16/cs_eval.c), and the same bytes: the products

@@ -8,9 +8,9 @@
  * with |x| = 0xd201000000010000 (six bits set: 63 doublings and 5 additions per
  * multiplication). Infinity (x = y = 0 in the host layout) passes, as on the CPU.
  * Both tests are exact (plugin/bls12_381/g1.c, g2.c say why) and no cheaper exact test
- * is known for BLS12-381 (cuda/NOTES.md v11). The kernels are in subgroup.cuh (shared
+ * is known for BLS12-381 (cuda/DESIGN.md). The kernels are in subgroup.cuh (shared
  * with points.cu, the direct load): Jacobian chains with complete additions and a
- * projective final comparison; G1's doubling with six reductions (cuda/NOTES.md v12).
+ * projective final comparison; G1's doubling with six reductions.
  *
  * Transfers (a checker's buffers, made once): chunks of the caller's (pageable) array are copied by host threads into
  * one of three pinned buffers, sent on a copy stream and checked on a compute stream,

@@ -46,8 +46,8 @@ struct sg_jac {
 };
 
 /* The chains' products: G2's with ff.cuh's lazy Fp2 reduction (two reductions a
- * product instead of three: the G2 checker 66.2 -> 60.6 ms for 2^20 points on the H200,
- * cuda/NOTES.md v14), G1's ff.cuh's Fp product. */
+ * product instead of three: the G2 checker 66.2 -> 60.6 ms for 2^20 points on the
+ * H200), G1's ff.cuh's Fp product. */
 __device__ __forceinline__ spc_fp sg_mul(const spc_fp &a, const spc_fp &b) {
   return spc_fp::mul(a, b);
 }
@@ -74,7 +74,7 @@ __device__ __forceinline__ sg_jac<F> sg_jdbl(sg_jac<F> p) {
   return r;
 }
 
-/* ---- G1's doubling with six reductions (cuda/NOTES.md v12) ---------------------------
+/* ---- G1's doubling with six reductions ------------------------------------------------
  * The same point as dbl-2009-l, coordinate for coordinate (every value is reduced
  * below p, so the Montgomery words are equal too):
  *   A = X^2, B = Y^2, D = 4 X B, E = 3 A, X3 = E^2 - 2 D,
@@ -83,7 +83,7 @@ __device__ __forceinline__ sg_jac<F> sg_jdbl(sg_jac<F> p) {
  * never reduced: its square goes unreduced into Y3's reduction, and D is one product.
  * Products: 3 squarings, 2 multiplications and one y3 (a product and a square into one
  * reduction) against 5 squarings and 2 multiplications; wide multiplies per doubling,
- * by the SASS counts of cuda/NOTES.md v3/v5 (product 277, square 208): 1594 -> ~1530. */
+ * by the SASS counts of the product (277) and the square (208): 1594 -> ~1530. */
 
 /* (e * dx - 8 b^2) / 2^384 mod p with one reduction. Bounds: e * dx < p^2 and
  * 8 b^2 < 8 p^2 < 2^765, so the shifted square fits 24 words; the difference lies in
@@ -102,9 +102,8 @@ static __device__ __noinline__ spc_fp sg_y3(spc_fp e, spc_fp dx, spc_fp b) {
   return spc_fp::redc(t);
 }
 
-/* G1's doubling: the products as ff.cuh's calls (measured against dbl-2009-l and against
- * this doubling as one call with its products inlined, at three register caps:
- * cuda/NOTES.md v12, Outcome). */
+/* G1's doubling: the products as ff.cuh's calls (measured faster than dbl-2009-l and
+ * than this doubling as one call with its products inlined, at three register caps). */
 __device__ __forceinline__ sg_jac<spc_fp> sg_jdbl6(const sg_jac<spc_fp> &p) {
   spc_fp a = spc_fp::sqr(p.x);
   spc_fp b = spc_fp::sqr(p.y);
@@ -248,9 +247,8 @@ static inline sg_consts sg_make_consts() {
  * infinity (x = y = 0, the layout of a rejected point) passes, as on the CPU */
 /* G1: blocks of 128 threads, registers capped for 4 blocks a multiprocessor (ptxas,
  * sm_90: 128 registers, ~470 B stack, ~1.4 KB of spill stores, outside the doubling
- * loop). Measured fastest on the H200 (cuda/NOTES.md v12, Outcome): 156.9 ms for 2^22 G1
- * points against 165.5 for dbl-2009-l and 157.8 to 190.8 for the doubling as one call
- * at 2, 3 or 4 blocks; those variants went in v13 (their figures stay in the notes). */
+ * loop). Measured fastest on the H200 against dbl-2009-l and against the doubling as
+ * one call at 2, 3 or 4 blocks: 156.9 ms for 2^22 G1 points. */
 static __global__ void __launch_bounds__(128, 4)
     k_subgroup_g1(const spc_g1_affine *pts, size_t n, size_t base, sg_consts k,
                   unsigned long long *bad) {
@@ -261,7 +259,7 @@ static __global__ void __launch_bounds__(128, 4)
   if (!sg_ok_g1(p, k)) atomicMin(bad, (unsigned long long)(base + i));
 }
 
-/* G2: blocks of 64, Jacobian (v9's variant 2) */
+/* G2: blocks of 64, Jacobian, the registers uncapped */
 static __global__ void k_subgroup_g2(const spc_g2_affine *pts, size_t n, size_t base, sg_consts k,
                                      unsigned long long *bad) {
   size_t i = (size_t)blockIdx.x * blockDim.x + threadIdx.x;

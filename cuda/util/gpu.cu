@@ -11,7 +11,7 @@
  * driver at the next synchronisation: all of it. A 2^27 partition allocates and frees
  * tens of GB of scratch (a, b and c alone are 12.9 GB); with 8 GiB kept, the rest was
  * unmapped after every partition and mapped again in the next (2^27 partition 2.00 ->
- * 1.87 s when kept, cuda/NOTES.md v4). What is cached stays usable by this context's
+ * 1.87 s when kept, on the H200). What is cached stays usable by this context's
  * own allocations; it is handed back where something else needs it: sp_gpu_alloc trims
  * and retries once when the pool cannot grow (on the H200, driver 580, cudaMallocAsync
  * released the cache by itself for such an allocation: test_cuda_kernels' pool test

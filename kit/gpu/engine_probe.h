@@ -45,8 +45,8 @@ void sp_engine_cuda_set_early(void *dev, int mode);
 void sp_engine_cuda_set_tables(void *dev, int mode);
 
 /* Witness-only partitions (a, b, c from the constraint system): on the device (the
- * default), or with host true by the host's SpMV in prepare, as before issue 17 (A/B
- * runs). Call between tasks. */
+ * default), or with host true by the host's SpMV in prepare, as before the GPU's SpMV
+ * (A/B runs). Call between tasks. */
 void sp_engine_cuda_set_cs_host(void *dev, bool host);
 
 /* The a*b = c pre-check of execute (pipeline.c, part_h) collects a*b in a buffer of

@@ -47,7 +47,7 @@ done:
 }
 
 /* Fp2: add, sub, mul, sqr of a, b, mul_sub_mul(a, b, c, d) = a b - c d, and the lazy
- * forms of the two products (ff.cuh, cuda/NOTES.md v14). */
+ * forms of the two products (ff.cuh). */
 __global__ void k_fp2_ops(const spc_fp2 *a, const spc_fp2 *b, const spc_fp2 *c, const spc_fp2 *d,
                           spc_fp2 *out, size_t n) {
   size_t i = (size_t)blockIdx.x * blockDim.x + threadIdx.x;

@@ -52,7 +52,7 @@ static int settle(int status) {
 /* ---- open providers ------------------------------------------------------------------
  * The module-wide list of open providers, and the handles the host holds, under one
  * mutex that is only ever held for look-ups and list changes: never across device work,
- * a wait, an engine or a host callback (issue 22 item 2).
+ * a wait, an engine or a host callback.
  *
  * A vtable call finds its provider in the list and takes a reference (calls) under the
  * lock; close unlinks the provider (no new call finds it), shuts its scheduler down
@@ -160,7 +160,7 @@ static sp_cs *cs_get(const void *h) {
  * reference is going: a later allocation at the same address must not be mistaken for
  * it). The providers are visited one at a time, newest first, each with a reference
  * taken under the lock and the eviction run outside it: an eviction waits for the
- * device's running partition, and nothing else may wait for that (issue 22 item 2). A
+ * device's running partition, and nothing else may wait for that. A
  * provider opened meanwhile cannot hold a copy of a set nobody references. */
 static void evict_everywhere(const sp_srs *srs, const sp_cs *cs) {
   uint64_t below = UINT64_MAX;
@@ -439,7 +439,7 @@ static int check_job_devices(const char *what, const sealprov_provider *p, const
   return SEALPROV_OK;
 }
 
-/* The one path of submit() and prove() into the scheduler (issue 22 item 3): handles
+/* The one path of submit() and prove() into the scheduler: handles
  * looked up and referenced, the device copies checked, then the scheduler's own checks
  * and queueing. */
 static int submit_on(const char *what, sealprov_provider *p, const sealprov_job *job,

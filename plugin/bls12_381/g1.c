@@ -61,7 +61,7 @@ static void g1_jac_mul_u64(g1_jac_t *r, const g1_jac_t *p, uint64_t k) {
  * 3 max(a^2, b^2) needs max(|a|, |b|) >= sqrt(r / 3) ~ 2^126.7, i.e. ~126 doublings
  * (the lattice form of Dai, Lin, Zhao, Zhou, DCC 2023, gives the same log2(r) / 2 for
  * BLS12; the Tate-pairing test of ePrint 2024/1790 is within a few per cent of it on
- * BLS12-381; cuda/NOTES.md v11).
+ * BLS12-381).
  * tests/bls12_381/test_curves.c compares it with [r]P == O on points with every cofactor
  * component (tests/bls12_381/cofactor.c: 3, 11^2, 10177^2, 859267^2, 52437899^2, the
  * eigenvectors of phi on E[10177] and E[859267], and their sums). */

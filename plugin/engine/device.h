@@ -56,7 +56,7 @@ typedef struct sp_device_cfg {
    * earlier default), within the budget; SP_PINNED_STAGING_OFF = off. */
   uint64_t pinned_staging;
   /* msm_precompute: device memory for fixed-base MSM tables of resident parameter sets
-   * (cuda/NOTES.md v11): 0 = auto (what the resident sets, each worker's partition
+   * (cuda/DESIGN.md): 0 = auto (what the resident sets, each worker's partition
    * buffer and an execute's working memory leave), SP_MSM_PRECOMPUTE_OFF = off, else
    * bytes. */
   uint64_t msm_precompute;

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: Apache-2.0 OR MIT */
 /* hostmem.h -- host memory the module holds for partitions: counted per device and in
  * total, under an optional cap ([provider] host_memory_limit), and a pool of fixed-size
- * chunk buffers that the staging takes from (issue 16 item 3, issue 18 item 2).
+ * chunk buffers that the staging takes from.
  *
  * One accountant per provider (design rule 3: no process-wide state): the scheduler
  * makes it at open with the provider's cap and hands it to every engine device through

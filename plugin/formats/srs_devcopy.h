@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: Apache-2.0 OR MIT */
-/* srs_devcopy.h -- what a direct load (issue 14) leaves behind: the device copies of a
+/* srs_devcopy.h -- what a direct load leaves behind: the device copies of a
  * parameter set's proving vectors, and a point the devices rejected. Plain C that C++
  * includes too (the CUDA backend's points.cu fills them); srs.h itself cannot be: its
  * C11 atomics have no C++ equivalent. */
