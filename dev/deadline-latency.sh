@@ -1,7 +1,7 @@
 #!/bin/sh
 # SPDX-License-Identifier: Apache-2.0 OR MIT
-# deadline-latency.sh [OUTDIR] -- issue 25 item 2 on one GPU (the H200 of the `device`
-# tool): how long a high-priority one-partition job (a WinningPoSt) waits when it is
+# deadline-latency.sh [OUTDIR] -- an urgent job's wait on one GPU (the H200 of the
+# `device` tool): how long a high-priority one-partition job (a WinningPoSt) waits when it is
 # submitted during a stream of 2^27 PoRep partitions. It runs `bench gpu --throughput
 # --urgent-after`: the module's scheduler and CUDA engine (plugin/runtime/ sched.c,
 # queue.c, pool.c; cuda/) on an in-memory device table of one GPU with 2 workers, the

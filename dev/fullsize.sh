@@ -1,6 +1,6 @@
 #!/bin/bash
 # SPDX-License-Identifier: Apache-2.0 OR MIT
-# dev/fullsize.sh [K] [DIR] -- the full-size run of issue 14 on a GPU machine: a 2^K
+# dev/fullsize.sh [K] [DIR] -- a full-size run on a GPU machine: a 2^K
 # sealing-shaped circuit (default K = 27: 130 M constraints, a ~47 GB .params), its
 # INSECURE setup with every point computed on the GPU and written to DIR/full.params
 # and DIR/full.vk (streamed: one block of points in host memory at a time), srs_load of

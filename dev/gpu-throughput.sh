@@ -1,6 +1,6 @@
 #!/bin/sh
 # SPDX-License-Identifier: Apache-2.0 OR MIT
-# gpu-throughput.sh [--dry-run] OUTDIR [SIZE...] -- issue 18 on a machine with 1, 2, 4 or
+# gpu-throughput.sh [--dry-run] OUTDIR [SIZE...] -- several GPUs, on a machine with 1, 2, 4 or
 # 8 GPUs (the `device` tool's nvidia-h200, -x2, -x4, -x8 kinds): what the GPUs' topology
 # is, how partition throughput scales with the GPU count, that a fault on the last GPU
 # costs no proof, and that INI selectors find their GPUs under a permuted

@@ -1,12 +1,12 @@
 #!/bin/bash
 # SPDX-License-Identifier: Apache-2.0 OR MIT
-# dev/loader_gpu.sh [BUILD] [K] -- the direct load (issue 14) on a GPU machine: its
+# dev/loader_gpu.sh [BUILD] [K] -- the direct load on a GPU machine: its
 # tests (tests/cuda/test_cuda_load: device bytes == host decode, bad files give the host
 # loader's messages, proofs equal), the subgroup kernels against the CPU
 # (test_cuda_checks), then at 2^K (default 24): a GPU setup, the direct load with every
 # check and one proof verified (fullsize), and the same file loaded again directly and
 # through the host path (A/B, same build). The module has one subgroup kernel a group
-# since cuda/NOTES.md v13 (the variants this script once compared went there).
+# (docs/PERFORMANCE.md, "Decisions", says which forms lost).
 # BUILD: a CUDA build directory (default: dev/device-build.sh's, built when not given).
 # Logs under $OUT when it is set.
 set -o pipefail

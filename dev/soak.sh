@@ -1,6 +1,6 @@
 #!/bin/sh
 # SPDX-License-Identifier: Apache-2.0 OR MIT
-# The long soak of issue 13 (item 6) and the error catalogue (item 7), beyond what
+# The long soaks and the error catalogue, beyond what
 # `make check` runs. From the repository root:
 #
 #   dev/soak.sh long [JOBS]     tests/abi/test_soak with JOBS jobs (default 10000) on
@@ -16,7 +16,7 @@
 #                               behaves); only that GPU may be charged failures.
 #                               Build: _build-soak-gpu, --with-cuda --enable-fault-injection (source
 #                               dev/device-env.sh first on the lent machines)
-#   dev/soak.sh plan [ARGS...]  `sealprov soak` (issue 22 item 10) on two CPU devices:
+#   dev/soak.sh plan [ARGS...]  `sealprov soak` on two CPU devices:
 #                               the GPU plan's shape at 2^10, 2,000 partitions, then a big
 #                               phase at 2^12 (build: _build-soak); ARGS go to the command
 #   dev/soak.sh gpu-long [main|big|all]
@@ -31,7 +31,7 @@
 #                               SOAK_DIR (default /tmp/sp-soak-params), SOAK_PARTITIONS,
 #                               SOAK_BIG_LOG, SOAK_TIME_LIMIT (s, per phase), SOAK_ARGS
 #   dev/soak.sh gpu-seeds [N]   on a GPU machine: tests/cuda/test_cuda_engine with N seeds
-#                               (default 3; issue 22 item 9), tests/cuda/seeds.sh
+#                               (default 3), tests/cuda/seeds.sh
 #   dev/soak.sh errors-doc      regenerates docs/errors.md from test_bad_inputs
 #   dev/soak.sh errors-check    fails if docs/errors.md is not what the cases say now
 #   dev/soak.sh all             long, asan, tsan, valgrind, errors-check (no GPU)

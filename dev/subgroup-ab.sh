@@ -1,13 +1,13 @@
 #!/bin/sh
 # SPDX-License-Identifier: Apache-2.0 OR MIT
-# dev/subgroup-ab.sh NEW BASE -- the GPU measurement of issue 24 items 4 and 5 (cuda/NOTES.md
-# v11) on a machine with one NVIDIA GPU, from two CUDA build directories (each made by
+# dev/subgroup-ab.sh NEW BASE -- an A/B of the subgroup kernels and the validated load
+# on a machine with one NVIDIA GPU, from two CUDA build directories (each made by
 # dev/device-build.sh from its tree's tarball, WORK set apart): NEW (this tree:
 # tests/cuda/fullsize, test_cuda_checks, test_cuda_load, `sealprov bench load`) and BASE
 # (the tree before: tests/cuda/fullsize). Steps, each with its own time limit:
 #   1. NEW test_cuda_checks --only=subgroup --sg-bench: the G1 and G2 kernels' verdicts
-#      on the cofactor cases equal the CPU's, and the checker's rate (the candidate G1
-#      kernels of v12 were compared here; the losers went in v13);
+#      on the cofactor cases equal the CPU's, and the checker's rate
+#      (the candidate G1 kernels were compared here);
 #   2. NEW test_cuda_load: the direct load byte-equal to the host load, bad files, a
 #      proof;
 #   3. a 2^24 file made once by NEW fullsize (GPU setup, --keep) in $SG_DIR;

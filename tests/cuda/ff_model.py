@@ -9,7 +9,7 @@
 # random inputs over its whole range (t < p * 2^(32N)).
 # The GPU tests compare the device results with the CPU library; this checks the
 # bounds argument of the chains, which random operands alone could miss. A dev
-# tool (python3, ~20 s): run it after changing those chains. cuda/NOTES.md v5.
+# tool (python3, ~20 s): run it after changing those chains (cuda/DESIGN.md).
 import random, sys
 M32 = (1 << 32) - 1
 class CC:

@@ -1,10 +1,10 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: Apache-2.0 OR MIT
 # msm_affine_model.py [LOG_N [C]] -- host model of batch-affine bucket accumulation for
-# the G1 MSM (issue 24 item 2, cuda/NOTES.md v11), against today's XYZZ accumulation.
-# Nothing here runs on a GPU: it counts. Wide multiplies (IMAD.WIDE, the FMA-heavy pipe
-# that bounds the accumulation kernel, ncu in NOTES v6) per accumulated point, from the
-# SASS counts of NOTES v5/v6 (product 277, squaring 208, one-reduction a*b - c*d 417,
+# the G1 MSM, against today's XYZZ accumulation (docs/PERFORMANCE.md, "Decisions": the
+# verdict). Nothing here runs on a GPU: it counts. Wide multiplies (IMAD.WIDE, the
+# FMA-heavy pipe that bounds the accumulation kernel, by ncu) per accumulated point, from
+# the SASS counts of the Fp calls (product 277, squaring 208, one-reduction a*b - c*d 417,
 # IMAD.MOV argument moves ~294 per mixed addition); a Fermat inversion's exact
 # square-and-multiply count for p - 2 (4-bit fixed window); and, by simulating the
 # sorted runs of one window (uniform scalars: bucket sizes as the digit kernel makes
@@ -13,7 +13,7 @@
 import random, sys
 
 P = 0x1a0111ea397fe69a4b1ba7b6434bacd764774b84f38512bf6730d2a0f6b0f6241eabfffeb153ffffb9feffffffffaaab
-MUL, SQR, MSM2 = 277, 208, 417          # IMAD.WIDE per call (NOTES v5, v6)
+MUL, SQR, MSM2 = 277, 208, 417          # IMAD.WIDE per call (cuobjdump -sass of msm.cu)
 MOV_PER_CALL = 294 / 9                  # IMAD.MOV per product call (9 calls per mixed addition)
 
 def fermat_cost(w=4):

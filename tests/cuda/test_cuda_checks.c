@@ -247,7 +247,7 @@ static void test_subgroup_cofactor(bool g2) {
 }
 
 /* --sg-bench: the checker's rate (host copies from pageable memory included; the kernel
- * bounds it, cuda/NOTES.md v7), median of 3, on points made on the GPU. */
+ * bounds it), median of 3, on points made on the GPU. */
 static int cmp_dbl(const void *a, const void *b) {
   double x = *(const double *)a, y = *(const double *)b;
   return x < y ? -1 : x > y;

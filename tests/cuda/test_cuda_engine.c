@@ -364,7 +364,7 @@ static void run_witness(void *dev, const sp_task *t, const sp_circuit *c, const 
   sp_cs_release(cs);
 }
 
-/* Fixed-base tables (msm_precompute, cuda/NOTES.md v11): the first proof ran with the
+/* Fixed-base tables (msm_precompute, cuda/DESIGN.md): the first proof ran with the
  * default (a table of h when msm.cu's cost model predicts a gain: from 2^16 points).
  * The same proof with the tables off, and with the set made resident again under
  * FORCE (a table whatever the model says: every size gets one), gives the same bytes;

@@ -93,7 +93,7 @@ static void test_fields(sp_gpu *g, size_t n) {
   a[3] = b[3];
   /* raw limb patterns (any value below p is an element): p - 1, p - 2, every limb
    * all ones (reduced), only the top bit of each 32-bit half, 2^380 (the squaring's
-   * carry chains are new code; cuda/NOTES.md v5) */
+   * carry chains are new code) */
   for (int k = 4; k < 9; k++) memset(&a[k], 0, sizeof a[k]);
   memcpy(&a[4], BLS_P, sizeof a[4]);
   a[4].l[0] -= 1;

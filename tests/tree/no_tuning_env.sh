@@ -2,9 +2,9 @@
 # SPDX-License-Identifier: Apache-2.0 OR MIT
 # no_tuning_env.sh -- the module is tuned by its INI file and by compile-time constants,
 # never by environment variables, and it writes nothing to stdout or stderr: it logs
-# only through the host's callback (docs/design.md rule 12). Issue 22 item 8 and issue 23
-# item 5 removed 12 SP_GPU_* variables (kernel variants, staging sizes, profiles, test
-# hooks; cuda/NOTES.md v13, docs/configuration.md "Environment").
+# only through the host's callback (docs/design.md rule 12). Earlier versions read 12
+# SP_GPU_* variables (kernel variants, staging sizes, profiles, test hooks); what each
+# became is in docs/configuration.md, "Environment".
 #
 # 1. The sources of the module (plugin/, cuda/), comments stripped by the C
 #    preprocessor: every getenv names one of the variables of the list below, for the
