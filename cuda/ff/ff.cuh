@@ -47,7 +47,7 @@ static __constant__ uint32_t SPC_FR_R2[8] = {/* 2^512 mod r */
  * negation and then issues about half of the reduction's lo/hi pairs unfused (IMAD.X +
  * IMAD.HI.U32.X): 272 instructions in a loop of products against 216 when M0 is read
  * from constant memory, where every pair becomes one IMAD.WIDE.U32.X (SASS of both
- * forms, cuda/NOTES.md v3). So Fr reads it from here; Fp's M0 stays an immediate (its
+ * forms). So Fr reads it from here; Fp's M0 stays an immediate (its
  * pairs all fuse either way). */
 static __constant__ uint32_t SPC_FR_M0[1] = {0xffffffffu};
 
