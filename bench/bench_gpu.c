@@ -124,6 +124,16 @@ static bool parse_pinned(const char *s, uint64_t *out) {
   return true;
 }
 
+/* --memory-limit: bytes with an optional K, M or G (1024-based), as --pinned-staging. */
+static bool parse_bytes(const char *s, uint64_t *out) {
+  uint64_t v = 0;
+  if (!parse_pinned(s, &v) || v == 0 || v == SP_PINNED_STAGING_OFF ||
+      v == SP_PINNED_STAGING_CHUNKED || v == SP_PINNED_STAGING_WHOLE)
+    return false;
+  *out = v;
+  return true;
+}
+
 /* A comma-separated list of those (at most 4). */
 static bool parse_pinned_list(const char *s, bg_opts *o) {
   char buf[256];
@@ -184,6 +194,7 @@ static void bg_usage(FILE *f) {
           "usage: sealprov bench gpu [--json] [--device N] [--repeat R] [--window C]\n"
           "                          [--msm-g1 20,22,24,26] [--msm-g2 22,24] [--ntt 24,26,27]\n"
           "                          [--partition 20,24,27] [--quick] [--precompute off,on]\n"
+          "                          [--memory-limit BYTES[K|M|G]] [--stream] [--threads T]\n"
           "       sealprov bench gpu --throughput 24,27 [--gpus 1,2] [--jobs 3,1]\n"
           "                          [--partitions 10] [--workers 2] [--warmup P]\n"
           "                          [--ordinals 0,1] [--urgent-after K] [--json]\n"
@@ -195,6 +206,12 @@ static void bg_usage(FILE *f) {
           "  GPU (the INI's pinned_staging; default auto = chunked), for partitions and\n"
           "  throughput; a comma list (e.g. whole,chunked) runs each throughput stream once\n"
           "  per mode on the same data, with host peak RSS and module host memory per run.\n"
+          "  --memory-limit: the partitions' device has that memory_limit (the INI's key):\n"
+          "  the engine plans each partition for it and streams the parameters when the set\n"
+          "  does not fit; --stream streams them whatever fits. --threads: host threads of a\n"
+          "  partition's task (default 8, as with 2 workers on 16 CPUs). Partitions report\n"
+          "  the plan, the device memory peak, the host memory the module held (page-locked\n"
+          "  chunks and staging) and the bytes copied to the device.\n"
           "  Sizes are log2; 'none' skips a group. --quick: small sizes for a smoke run.\n"
           "  Inputs are generated on the GPU; partitions use synthetic parameters.\n"
           "  --throughput: streams of --jobs jobs (one value, or one per size) of\n"
@@ -478,6 +495,7 @@ int sp_cmd_bench_gpu(int argc, char **argv) {
   bg_opts o;
   memset(&o, 0, sizeof o);
   o.repeat = 5;
+  o.threads = 8;
   o.partitions = 10; /* a 32 GiB PoRep C2 job */
   o.workers = 2;     /* the production default per GPU */
   parse_list("20,22,24,26", o.msm1, &o.nmsm1, 1, 28);
@@ -504,6 +522,9 @@ int sp_cmd_bench_gpu(int argc, char **argv) {
                                      {"pinned-staging", required_argument, 0, 'S'},
                                      {"precompute", required_argument, 0, 'X'},
                                      {"urgent-after", required_argument, 0, 'U'},
+                                     {"memory-limit", required_argument, 0, 'M'},
+                                     {"threads", required_argument, 0, 'T'},
+                                     {"stream", no_argument, 0, 'R'},
                                      {0, 0, 0, 0}};
   sp_cli_args args = {.usage = bg_usage, .takes = SP_CLI_JSON, .opts = lo};
   int c;
@@ -569,6 +590,12 @@ int sp_cmd_bench_gpu(int argc, char **argv) {
              o.nordinals > 0;
         break;
       case 'S': ok = parse_pinned_list(optarg, &o); break;
+      case 'M': ok = parse_bytes(optarg, &o.memory_limit); break;
+      case 'T':
+        o.threads = (unsigned)atoi(optarg);
+        ok = o.threads >= 1 && o.threads <= 256;
+        break;
+      case 'R': o.stream = true; break;
       case 'X': ok = parse_precompute(optarg, &o); break;
     }
     if (!ok) return sp_cli_usage_error(&args, "bad value for an option: %s", optarg ? optarg : "");
@@ -628,6 +655,7 @@ int sp_cmd_bench_gpu(int argc, char **argv) {
   cfg.type = SP_DEVICE_CUDA;
   cfg.ordinal = o.ordinal;
   cfg.pinned_staging = o.pinned;
+  cfg.memory_limit = o.memory_limit;
   void *dev = NULL;
   sp_gpu *g = NULL;
   int st = SEALPROV_OK;

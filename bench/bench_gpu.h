@@ -47,6 +47,9 @@ typedef struct bg_opts {
   unsigned urgent_after;              /* --urgent-after K: a 1-partition job of higher
                                               priority once K stream partitions are done */
   uint64_t pinned;                    /* sp_device_cfg.pinned_staging: 0 auto, OFF, bytes */
+  uint64_t memory_limit;              /* --memory-limit: the partitions' device (0: none) */
+  unsigned threads;                   /* --threads: host threads of a partition's task */
+  bool stream;                        /* --stream: the parameters streamed whatever fits */
   /* --pinned-staging A,B: each throughput stream runs once per mode, in this order,
    * on the same synthetic data (same-call A/B pairs) */
   uint64_t pinned_list[4];

@@ -298,7 +298,7 @@ int bg_bench_partition(const bg_opts *o, void *dev, sp_gpu *g, unsigned lg, char
   t.srs = &x->srs;
   t.asg = &x->asg;
   t.scalar_encoding = SEALPROV_SCALAR_CANONICAL_LE;
-  t.cpu_threads = 8;
+  t.cpu_threads = o->threads;
   fr_from_u64(&t.r, 12345);
   fr_from_u64(&t.s, 67890);
   /* --precompute: off and on in turn in every repeat (the warm-up with tables allowed,
@@ -333,8 +333,11 @@ int bg_bench_partition(const bg_opts *o, void *dev, sp_gpu *g, unsigned lg, char
   sp_cuda_timings first;
   memset(&first, 0, sizeof first);
   uint8_t proof[192], proof0[192];
+  sp_engine_cuda_set_streaming(dev, o->stream, 0);
   for (unsigned r = 0; !st && r <= o->repeat; r++)
     for (unsigned j = 0; !st && j < (r == 0 ? 1 : nv); j++) {
+      /* the timed runs' host memory peak, from what the warm-up left held */
+      if (r == 1 && j == 0) sp_hostmem_reset_peak(sp_engine_cuda_hostmem(dev));
       sp_engine_cuda_set_tables(dev, r == 0 ? warm_mode : modes[j]);
       void *prep = NULL;
       double t0 = sp_cli_now_ms();
@@ -401,9 +404,18 @@ int bg_bench_partition(const bg_opts *o, void *dev, sp_gpu *g, unsigned lg, char
           ", \"host_pinned_bytes\": %llu,\n     \"first_run_srs_upload_ms\": %.1f, "
           "\"synthetic_params_gen_ms\": %.1f, \"synthetic_assignment_gen_ms\": %.1f, "
           "\"memory_in_use_bytes\": %llu",
-          (unsigned long long)(hm.staging_bytes + hm.registered_bytes + hm.bounce_bytes),
-          first.srs_upload_ms, x->params_ms, x->assignment_ms,
+          (unsigned long long)hm.staging_bytes, first.srs_upload_ms, x->params_ms, x->assignment_ms,
           (unsigned long long)sp_engine_cuda.memory_in_use(dev));
+      printf(
+          ",\n     \"memory_limit_bytes\": %llu, \"threads\": %u, \"plan_tier\": %u, "
+          "\"plan_need_bytes\": %llu, \"plan_budget_bytes\": %llu, \"stream_chunk\": %llu, "
+          "\"device_peak_bytes\": %llu,\n     \"module_host_peak_bytes\": %llu, "
+          "\"pcie_bytes\": %llu, \"pcie_gb_per_s_in_execute\": %.2f",
+          (unsigned long long)o->memory_limit, o->threads, x_t->plan_tier,
+          (unsigned long long)x_t->plan_need_bytes, (unsigned long long)x_t->plan_budget_bytes,
+          (unsigned long long)x_t->stream_chunk, (unsigned long long)x_t->device_peak_bytes,
+          (unsigned long long)hm.module_peak_bytes, (unsigned long long)x_t->pcie_bytes,
+          x_t->total_ms > 0 ? (double)x_t->pcie_bytes / 1e6 / x_t->total_ms : 0.0);
       printf(
           ",\n     \"tables_used\": %s, \"table_window\": %u, \"table_copies\": %u, "
           "\"table_bytes\": %llu, \"first_run_table_build_ms\": %.1f",
@@ -419,6 +431,12 @@ int bg_bench_partition(const bg_opts *o, void *dev, sp_gpu *g, unsigned lg, char
           x_t->staged ? "staged in pinned memory" : "uploaded from pageable memory",
           x_t->streamed ? "streamed" : "resident",
           x_t->oom_retries ? " (out-of-memory retries)" : "");
+      printf(
+          "\n    plan tier %u (needs %.2f of %.2f GB), device peak %.2f GB, module host peak "
+          "%.2f GB, %.2f GB over PCIe",
+          x_t->plan_tier, (double)x_t->plan_need_bytes / 1e9, (double)x_t->plan_budget_bytes / 1e9,
+          (double)x_t->device_peak_bytes / 1e9, (double)hm.module_peak_bytes / 1e9,
+          (double)x_t->pcie_bytes / 1e9);
       if (x_t->tables_used)
         printf(
             "\n    H MSM over a fixed-base table: window %u, %u copies, %.2f GB (made in %.0f ms "

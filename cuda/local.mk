@@ -33,7 +33,10 @@ cuda_libsealprov_cuda_la_SOURCES = \
   cuda/backend/engine_cuda.c \
   cuda/backend/staging.c \
   cuda/backend/residency.c \
+  cuda/backend/plan.c \
   cuda/backend/pipeline.c \
+  cuda/backend/tail.c \
+  cuda/backend/upload.c \
   cuda/backend/load_service.c \
   cuda/backend/code.c \
   cuda/ff/ff.cuh \

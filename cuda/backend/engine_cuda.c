@@ -30,23 +30,30 @@
  *    host_memory_limit).
  *    In either mode, when staging is off or its memory cannot be had, execute reads the
  *    host's pageable memory as before: never a failure.
- *  - execute uploads on the context's copy stream, ordered against the compute stream
- *    by events: a, b and c one after another (decoding a while b and c travel), the
- *    inputs, aux and bitmaps while the H pipeline runs.
+ *  - execute runs under a plan of its device memory (plan.c), chosen first from what
+ *    the device has for it (memory_limit or the card's free memory, less what stays
+ *    resident): how many vectors of the domain at once, when the rest of the
+ *    assignment travels, how the MSMs take their points. Its uploads (upload.c) run on
+ *    a thread and a transfer stream of their own, in the order they are needed,
+ *    ordered against the compute stream by events: a, b and c one after another
+ *    (decoding a while b and c travel), the inputs, aux and bitmaps during the H
+ *    pipeline or after it.
  *  - Parameter points of each sp_srs stay resident on the device while the memory
- *    budget allows (evicted by srs_evict). Otherwise they are streamed: the vectors are
- *    page-locked once per set (cudaHostRegister; a pinned bounce buffer when that
- *    fails) and every MSM / batch addition runs over chunks of points, chunk k + 1
- *    uploading while chunk k is processed; the partial sums are added on the host (the
- *    MSM is linear in the points).
+ *    budget allows (evicted by srs_evict). Otherwise they are streamed: every MSM /
+ *    batch addition runs over chunks of points that travel through a ring of device
+ *    buffers (tail.c), the next chunks uploading while one is processed, from the
+ *    host's copy through a bounded ring of page-locked chunks (never the whole set
+ *    page-locked); the partial sums are added on the host (the MSM is linear in the
+ *    points).
  *  - An out-of-memory in execute frees what the attempt held, waits briefly and retries
- *    with parameter streaming in smaller chunks before it reports DEVICE_MEMORY.
+ *    with parameter streaming in smaller chunks and a smaller plan before it reports
+ *    DEVICE_MEMORY.
  *
- * Lifetimes: every transfer out of a staging or bounce buffer completes before execute
- * returns (both streams are synchronised on every exit), so release may hand the
- * staging buffer to the next task. Device memory is allocated and freed in the compute
- * stream's order; the copy stream waits for an event recorded after the allocations,
- * and the compute stream waits for the copy stream (sp_gpu_join_copy) before any free.
+ * Lifetimes: every transfer out of a staging buffer completes before execute returns
+ * (the uploads are drained and both streams synchronised on every exit), so release
+ * may hand the staging buffer to the next task. Device memory is allocated and freed in
+ * the compute stream's order; an upload waits for an event recorded after its buffer's
+ * allocation (or last use), and the uploads have landed before any free.
  *
  * execute() runs with the device lock held: H pipeline and MSMs on the device, the
  * final few point operations (Horner over the window sums, A/B/C assembly,
@@ -127,6 +134,7 @@ static int cuda_device_open(const struct sp_device_cfg *cfg, void **dev, char *e
   if (d->workers > SP_MAX_WORKERS) d->workers = SP_MAX_WORKERS;
   d->precompute_cfg = cfg->msm_precompute;
   d->tables_mode = SP_TABLES_AUTO;
+  d->force_tier = -1;
   pthread_mutex_init(&d->mu, NULL);
   pthread_cond_init(&d->cv, NULL);
   *dev = d;
@@ -183,6 +191,9 @@ static int cuda_worker_bind(void *dev, unsigned worker, int *confirmed_ordinal, 
       d->gpu = NULL;
     }
     if (!st) {
+      char name[8];
+      uint64_t mem = 0;
+      sp_gpu_describe(d->gpu, name, sizeof name, &d->sm_count, &mem);
       /* whole-partition staging: the configured budget, or auto (half the host's
        * memory shared among the GPUs) for `whole` and for the chunked mode's
        * sp_engine_cuda_set_staging(dev, STAGE_WHOLE) */
@@ -218,10 +229,7 @@ static void cuda_worker_unbind(void *dev, unsigned worker) {
 /* May run on any thread (the one dropping the last reference): the frees switch to
  * this device and back, so that thread's binding is unchanged. The set has no users,
  * so no transfer reads its device copy or its registered memory. */
-static void cuda_srs_evict(void *dev, const struct sp_srs *srs) {
-  cuda_drop_resident(dev, srs);
-  cuda_drop_hostreg(dev, srs);
-}
+static void cuda_srs_evict(void *dev, const struct sp_srs *srs) { cuda_drop_resident(dev, srs); }
 
 /* Drops this device's copy of cs (the system is being freed: no task uses it). Any
  * thread: the free switches devices and back. */
@@ -248,8 +256,6 @@ void cuda_host_memory(void *dev, sp_cuda_host_memory *out) {
       out->staging_buffers++;
     }
   out->staging_budget = d->pinned_budget;
-  out->registered_bytes = d->registered_bytes;
-  out->bounce_bytes = d->bounce_cap;
   out->stage_mode = d->stage_mode;
   for (unsigned i = 0; i < SP_MAX_WORKERS; i++)
     if (d->land[i].p) out->landing_buffers++;
@@ -266,7 +272,15 @@ void cuda_host_memory(void *dev, sp_cuda_host_memory *out) {
 static uint64_t cuda_host_memory_in_use(void *dev) {
   sp_cuda_host_memory h;
   cuda_host_memory(dev, &h);
-  return h.staging_bytes + h.registered_bytes + h.bounce_bytes;
+  return h.staging_bytes;
+}
+
+static uint64_t cuda_transfer_bytes(void *dev) {
+  cuda_dev *d = dev;
+  pthread_mutex_lock(&d->mu);
+  uint64_t n = d->pcie_bytes;
+  pthread_mutex_unlock(&d->mu);
+  return n;
 }
 
 static uint64_t cuda_memory_in_use(void *dev) {
@@ -322,8 +336,8 @@ static int cuda_execute(void *dev, const sp_task *t, void *prep, uint8_t proof[1
   tm.prepare_ms = src->prepare_ms;
   tm.staged = src->buf != NULL || src->land != NULL;
   tm.staged_on_device = src->land != NULL;
+  tm.pcie_bytes = src->pcie_bytes; /* prepare's staging and a's early upload */
   pthread_mutex_lock(&d->mu);
-  size_t chunk = d->stream_chunk ? d->stream_chunk : SP_STREAM_CHUNK_DEFAULT;
   /* No prepare may use the context from here on (early_from_prepare). */
   while (d->uploading) pthread_cond_wait(&d->cv, &d->mu);
   d->executing = true;
@@ -341,6 +355,7 @@ static int cuda_execute(void *dev, const sp_task *t, void *prep, uint8_t proof[1
   char msg[512] = "";
   double t0 = sp_now_ms();
   int st = SEALPROV_OK;
+  unsigned tier = 0; /* the plan of the last attempt */
   for (unsigned rung = 0;; rung++) {
     xctx x;
     memset(&x, 0, sizeof x);
@@ -349,11 +364,14 @@ static int cuda_execute(void *dev, const sp_task *t, void *prep, uint8_t proof[1
     x.cpu_threads = t->cpu_threads;
     /* a set with no host copy stays resident whatever happens (never streamed) */
     x.allow_resident = rung == 0 || t->srs->device_only;
-    x.chunk = rung == 0 || oom_ladder[rung - 1] > chunk ? chunk : oom_ladder[rung - 1];
+    /* a retry streams in the rung's chunks, under the next smaller plan */
+    x.chunk_cap = rung == 0 ? 0 : oom_ladder[rung - 1];
+    x.min_tier = rung == 0 ? 0 : tier + 1;
     x.tm = &tm;
     x.early_a = rung == 0 ? early_a : NULL; /* prove_partition frees it on every path */
     x.cs = gpu_cs;
     st = cuda_prove_partition(&x, t, src, proof, msg, sizeof msg);
+    tier = x.plan.tier;
     /* Nothing may stay in flight: the staging buffer goes back to the pool after
      * execute, and a retry reuses the device memory. */
     char e2[128];
@@ -404,12 +422,14 @@ static int cuda_execute(void *dev, const sp_task *t, void *prep, uint8_t proof[1
     double keep_prep = tm.prepare_ms, keep_srs = tm.srs_upload_ms, keep_tab = tm.precompute_ms;
     bool staged = tm.staged;
     unsigned retries = tm.oom_retries;
+    uint64_t pcie = tm.pcie_bytes;
     memset(&tm, 0, sizeof tm);
     tm.prepare_ms = keep_prep;
     tm.srs_upload_ms = keep_srs;
     tm.precompute_ms = keep_tab;
     tm.staged = staged;
     tm.oom_retries = retries;
+    tm.pcie_bytes = pcie;
   }
 #ifdef SP_FAULT_INJECTION
   sp_gpu_inject_oom(d->gpu, 0);
@@ -453,6 +473,7 @@ const sp_engine_ops sp_engine_cuda = {
     .memory_in_use = cuda_memory_in_use,
     .host_memory_in_use = cuda_host_memory_in_use,
     .cs_evict = cuda_cs_evict,
+    .transfer_bytes = cuda_transfer_bytes,
 #ifdef SP_FAULT_INJECTION
     .fault_oom = cuda_fault_oom,
 #endif

@@ -57,25 +57,34 @@ typedef struct sp_cuda_timings {
   uint64_t precompute_bytes;           /* device bytes of the resident set's tables (0: none) */
   bool tables_used;                    /* the H MSM ran over the table */
   unsigned table_window, table_copies; /* its window and copies, when used */
+  /* Appended (the memory plan, cuda/backend/plan.c): */
+  unsigned plan_tier;         /* the plan's place in plan.c's list (0: the most memory) */
+  unsigned plan_h_slots;      /* vectors of the domain at once in H (3, or 2: c crosses
+                                 PCIe twice) */
+  uint64_t plan_need_bytes;   /* device bytes the plan predicted at its peak */
+  uint64_t plan_budget_bytes; /* device bytes it was chosen for (what was left) */
+  uint64_t device_peak_bytes; /* device memory at the peak of the last attempt: the
+                                 pool's highest plus what the engine holds outside it
+                                 (resident sets, staging buffers) */
+  uint64_t pcie_bytes;        /* host -> device bytes of the partition: execute's
+                                 uploads, prepare's staging, a's early upload, a
+                                 parameter set made resident by it (all attempts) */
 } sp_cuda_timings;
 
-/* Host memory the device holds page-locked: staging buffers (pinned_staging budget),
- * parameter vectors registered for streaming, and the bounce buffer used when
- * registration failed. */
+/* Host memory the device holds page-locked: whole-partition staging buffers
+ * (pinned_staging budget); the chunks of the provider's pool that staging and uploads
+ * take while they run are in module_bytes. */
 typedef struct sp_cuda_host_memory {
   uint64_t staging_bytes;
   unsigned staging_buffers;
-  uint64_t staging_budget;   /* resolved pinned_staging (0 = off) */
-  uint64_t registered_bytes; /* vectors this device streams from (a vector shared by
-                              * several devices is page-locked once, counted by each) */
-  uint64_t bounce_bytes;
+  uint64_t staging_budget; /* resolved pinned_staging (0 = off) */
   /* Appended (chunked staging): */
   int stage_mode;         /* SP_STAGING_* now in force */
   uint64_t landing_bytes; /* DEVICE memory of the chunked staging's partition buffers */
   unsigned landing_buffers;
   uint64_t module_bytes;      /* host memory the module holds for this device's partitions
-                                now (hostmem.h: staging, bounce, chunks taken, witness-only
-                                a, b, c) */
+                                now (hostmem.h: staging, chunks taken, witness-only a, b,
+                                c) */
   uint64_t module_peak_bytes; /* the highest since sp_hostmem_reset_peak */
 } sp_cuda_host_memory;
 

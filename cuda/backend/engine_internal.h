@@ -9,9 +9,13 @@
  *                   buffer), and the early upload of a from an idle device's prepare
  *   residency.c     parameter sets on the device: resident copies, page-locked
  *                   registration for streaming, the direct load's device copies
- *   pipeline.c      one partition on the device: H, the MSMs and batch additions
- *                   (streamed in chunks when the set is not resident), witness-only
- *                   a, b, c, assembly
+ *   plan.c          how a partition uses the device's memory: chosen before it runs
+ *                   from the bytes the device has for it
+ *   pipeline.c      one partition on the device: H, witness-only a, b, c, assembly
+ *   tail.c          the MSMs and batch additions of H, L, A and B over chunks of
+ *                   points: resident, or streamed through a ring of device buffers
+ *   upload.c        every host -> device copy of an execute, on a thread of its own,
+ *                   pageable memory through a bounded ring of page-locked chunks
  *   load_service.c  the backend's help with a .params load */
 #ifndef SEALPROV_CUDA_BACKEND_ENGINE_INTERNAL_H
 #define SEALPROV_CUDA_BACKEND_ENGINE_INTERNAL_H
@@ -34,7 +38,8 @@
 
 /* Device memory a partition needs besides the parameter points, on top of its three
  * domain-sized vectors: MSM sort buffers (about 4 GiB per window batch), buckets,
- * scalars. Used to decide whether a parameter set may stay resident. */
+ * scalars. Used to decide whether a parameter set may stay resident (a partition itself
+ * runs under the plan of plan.c). */
 #define SP_SCRATCH_RESERVE (10ull << 30)
 
 /* A partition's working memory with `vectors` domain-sized vectors of vbytes: three
@@ -43,10 +48,14 @@ static inline uint64_t work_bytes(size_t vbytes, unsigned vectors) {
   return (uint64_t)vectors * vbytes + SP_SCRATCH_RESERVE;
 }
 
-/* Points per chunk when parameters are streamed: 2^24 G1 points are 1.6 GB per buffer
- * (two buffers), large enough that an MSM chunk keeps the GPU busy (~220 ms on the
- * H200) while the next one uploads (~60 ms at PCIe 5 rates). */
+/* Points per chunk when parameters are streamed: 2^24 G1 points are 1.6 GB per device
+ * buffer (the plan's ring has two or three), large enough that an H MSM chunk keeps the
+ * GPU busy (~100 ms on the H200) while the next one uploads (~40 ms). */
 #define SP_STREAM_CHUNK_DEFAULT ((size_t)1 << 24)
+/* The ring's most device buffers, and the events of the uploads (upload.c: an upload's
+ * event is reused once execute has waited for it). */
+#define SP_RING_MAX 4
+#define SP_UP_EVENTS 16
 
 /* Out-of-memory retries: each one frees what the attempt held, waits SP_OOM_WAIT_MS
  * (memory another worker or process is giving back -- the pool's stream-ordered frees,
@@ -85,16 +94,6 @@ typedef struct cuda_resident {
 /* The five parameter vectors, in one order everywhere: h, l, a, b_g1, b_g2. */
 enum { V_H, V_L, V_A, V_B1, V_B2, V_COUNT };
 
-/* Page-locked parameter vectors of a streamed set. */
-typedef struct cuda_hostreg {
-  const sp_srs *srs;
-  void *ptr[V_COUNT];
-  size_t bytes[V_COUNT];
-  bool usable[V_COUNT]; /* registered (by us or another device): async uploads */
-  bool owned[V_COUNT];  /* holds a reference in the process-wide registry (below) */
-  struct cuda_hostreg *next;
-} cuda_hostreg;
-
 typedef struct stage_buf {
   void *p;
   size_t cap;
@@ -114,19 +113,19 @@ enum {
  * staged (device.h has the defaults); a transfer has a slot for each. */
 _Static_assert(SP_STAGING_CHUNKS_MAX <= SP_XFER_SLOTS, "a staging chunk per transfer slot");
 
-/* Events of one execute (device lock held: one user at a time). */
+/* Events of one execute (device lock held: one user at a time): buffers allocated
+ * (the uploads into them wait for it), a buffer's last use before it takes another
+ * upload (b's for c, the pre-check's two chunk buffers, the ring's slots), the early
+ * upload, and the uploads' own (upload.c). */
 enum {
   EV_ALLOC,
-  EV_A,
-  EV_B,
-  EV_C,
-  EV_REST,
-  EV_LOADED0,
-  EV_LOADED1,
-  EV_FREED0,
-  EV_FREED1,
-  EV_EARLY,
-  EV_COUNT
+  EV_HSLOT,
+  EV_CK0,
+  EV_CK1,
+  EV_SLOT0,
+  EV_EARLY = EV_SLOT0 + SP_RING_MAX,
+  EV_UP0,
+  EV_COUNT = EV_UP0 + SP_UP_EVENTS
 };
 
 struct cuda_prep;
@@ -165,7 +164,6 @@ typedef struct cuda_dev {
   sp_gpu *gpu;
   unsigned bound;
   cuda_resident *res;
-  cuda_hostreg *reg;
   cuda_cs_res *cs_res; /* constraint systems on this device (under mu) */
   bool cs_host;        /* witness-only a, b, c on the host's SpMV (the kit's
                            sp_engine_cuda_set_cs_host, A/B runs) */
@@ -176,12 +174,13 @@ typedef struct cuda_dev {
   stage_buf stage[SP_MAX_WORKERS];
   /* execute-only state (device lock held) */
   sp_gpu_event *ev[EV_COUNT];
-  void *bounce; /* pinned, 2 chunks, for unregistered parameter vectors */
-  size_t bounce_cap;
-  uint64_t registered_bytes;
-  /* knobs (sp_engine_cuda_set_streaming) */
+  sp_gpu_xfer *up_x; /* the uploads' transfer stream (upload.c), made at the first */
+  int sm_count;
+  uint64_t pcie_bytes; /* host -> device bytes of every execute so far (under mu) */
+  /* knobs (sp_engine_cuda_set_streaming, sp_engine_cuda_set_plan) */
   bool force_stream;
   size_t stream_chunk;
+  int force_tier; /* -1: the plan chooses; else that tier of plan.c's list */
   /* Early upload of a (under mu). A partition staged while another executes here asks
    * for it (early_want); the executing one hands over a vector buffer it is done with
    * and sends the waiting partition's a into it on the copy stream, where it travels
@@ -220,6 +219,8 @@ typedef struct cuda_prep {
   const void *abc[3], *inp, *aux;
   const uint64_t *bm[3]; /* a_aux, b_inp, b_aux */
   double prepare_ms;
+  uint64_t pcie_bytes;    /* host -> device bytes of prepare's staging and of a's early
+                             upload (counted in execute's) */
   size_t vbytes, a_bytes; /* device size of a (2^log_domain elements), bytes of a staged */
   sp_cs_eval *cs_eval;    /* witness-only partition: a, b, c computed on the host (cs.h) */
   /* Witness-only partition whose a, b, c execute computes on the device (spmv.cu):
@@ -232,15 +233,86 @@ static inline size_t align_up(size_t x, size_t a) { return (x + a - 1) / a * a; 
 
 static inline size_t bitmap_bytes(uint64_t bits) { return (size_t)((bits + 63) / 64) * 8; }
 
+/* ---- the plan (plan.c) ---- */
+typedef struct cuda_plan_in {
+  unsigned log_domain;
+  size_t nabc, ninp, naux, h_len, l_len, a_len, b_len; /* b_len: b_g1 = b_g2 */
+  size_t bm_bytes;                                     /* the three density bitmaps */
+  bool resident;                                       /* the set's points are on the device */
+  bool gpu_cs;       /* a, b, c made on the device from the system's copy (three at once) */
+  bool no_check_buf; /* tests: the pre-check without its product buffer */
+  size_t chunk;      /* points per chunk asked for (sp_engine_cuda_set_streaming; 0: the plan's) */
+  size_t chunk_cap;  /* at most this many (an out-of-memory retry's rung; 0: none) */
+  unsigned min_tier; /* the first candidate to consider (an out-of-memory retry's) */
+  int sm_count;      /* the device's multiprocessors (0: unknown) */
+} cuda_plan_in;
+
+typedef struct cuda_plan {
+  unsigned tier;     /* its place in plan.c's list: 0 needs the most memory */
+  unsigned h_slots;  /* vectors of the domain on the device at once in H: 3 or 2 */
+  bool check_buf;    /* three slots: a*b collects in a buffer of abc_size rows */
+  int rest_at;       /* when inputs, aux and bitmaps travel: with a, b, c (0), during the
+                         H MSM (1), after it (2) */
+  bool interleave;   /* streamed: H MSM chunks interleaved with L, A, B chunks */
+  unsigned ring;     /* streamed: device buffers for points */
+  size_t chunk;      /* G1 points per ring buffer (G2: half), a multiple of 64 */
+  size_t check_rows; /* two slots: rows of c per pre-check chunk (two buffers) */
+  size_t res_chunk;  /* resident L, A, B taken in chunks of this many points (0: whole) */
+  unsigned wb;       /* windows per sort batch an MSM is planned with */
+  uint64_t need;     /* device bytes at the peak (beyond what the pool held before) */
+  uint64_t budget;   /* what it was chosen for */
+} cuda_plan;
+
+/* The sizes of a partition of srs (asg: its sizes and bitmaps only). */
+void cuda_plan_input(const sp_srs *srs, const sealprov_assignment *asg, bool resident, bool gpu_cs,
+                     int sm_count, cuda_plan_in *in);
+/* The first candidate from in->min_tier on whose need fits budget: OK; else the
+ * smallest, and DEVICE_MEMORY. */
+int cuda_plan_choose(const cuda_plan_in *in, uint64_t budget, cuda_plan *out);
+/* Device bytes plan p needs at its peak; the need of candidate `tier` (the last one,
+ * cuda_plan_tiers() - 1, is the least a partition of these sizes can run in). */
+uint64_t cuda_plan_bytes(const cuda_plan_in *in, const cuda_plan *p);
+uint64_t cuda_plan_need(const cuda_plan_in *in, unsigned tier);
+unsigned cuda_plan_tiers(void);
+void cuda_plan_describe(const cuda_plan *p, char *out, size_t len);
+
+/* ---- uploads (upload.c) ---- */
+typedef struct cuda_up cuda_up;
+/* Where an upload's source is: the host's pageable memory (through the ring of
+ * page-locked chunks), page-locked memory, or the device (a staged partition). */
+enum { UP_HOST = 0, UP_PINNED = 1, UP_DEVICE = 2 };
+/* Starts an execute's uploads: the thread, a team of threads - 1 copy threads, the
+ * chunks (two staging's worth of the provider's pool; none to be had: pageable). */
+int cuda_up_open(cuda_dev *d, unsigned threads, cuda_up **out, char *err, size_t errlen);
+/* Queues dst <- src (bytes). after: an event recorded on the compute stream after the
+ * last use of dst, or NULL (a fresh buffer: EV_ALLOC). *req names it for cuda_up_wait. */
+int cuda_up_push(cuda_up *u, void *dst, const void *src, size_t bytes, int kind,
+                 sp_gpu_event *after, uint64_t *req, char *err, size_t errlen);
+/* The compute stream waits for request req (the host only until it was sent);
+ * *waited_ms (may be NULL) gets the host's wait added. Waiting for a request implies
+ * every earlier one (one transfer stream, in order). */
+int cuda_up_wait(cuda_up *u, uint64_t req, double *waited_ms, char *err, size_t errlen);
+/* The host waits until everything queued is on the device (before buffers are freed
+ * on an error path); the first error of any upload. */
+int cuda_up_drain(cuda_up *u, char *err, size_t errlen);
+/* Drains, stops the threads, gives the chunks back and adds the bytes to the device's
+ * PCIe counter. NULL is ignored. */
+int cuda_up_close(cuda_up *u, char *err, size_t errlen);
+uint64_t cuda_up_pcie_bytes(cuda_up *u);
+
 /* One execute's state (engine_cuda.c sets it up, pipeline.c runs the partition). */
 typedef struct xctx {
   cuda_dev *d;
   sp_gpu *g;
   unsigned cpu_threads;
   bool allow_resident;
-  size_t chunk;       /* points per chunk when streaming (multiple of 64) */
+  size_t chunk_cap;   /* an out-of-memory retry's chunk size (0: the plan's) */
+  unsigned min_tier;  /* an out-of-memory retry's first plan candidate */
   cuda_resident *res; /* NULL: stream */
-  cuda_hostreg *reg;  /* when streaming */
+  cuda_plan plan;
+  uint64_t pool_cap; /* pool bytes this execute may reach (MSM scratch sizes to it) */
+  uint64_t held;     /* device bytes held outside the pool (resident sets, staging) */
+  cuda_up *up;
   sp_cuda_timings *tm;
   void *early_a;   /* a, already on the device (early upload), or NULL */
   const sp_cs *cs; /* witness-only partition: a, b, c made here from the witness */
@@ -257,7 +329,6 @@ void cuda_prep_sources_pageable(cuda_prep *p, const sealprov_assignment *asg);
 int cuda_prepare(void *dev, const sp_task *t, void **prep, char *err, size_t errlen);
 void cuda_release(void *dev, void *prep);
 bool cuda_early_room(cuda_dev *d, size_t vbytes);
-bool cuda_check_room(cuda_dev *d, size_t vbytes);
 typedef struct copy_seg {
   void *dst;
   const void *src;
@@ -272,12 +343,9 @@ void cuda_srs_vectors(const sp_srs *s, const void *p[V_COUNT], size_t bytes[V_CO
 cuda_resident *cuda_find_resident(const cuda_dev *d, const sp_srs *srs);
 uint64_t cuda_resident_bytes(const cuda_dev *d);
 bool cuda_room_for_copy(cuda_dev *d, uint64_t in_use, uint64_t need, uint64_t work);
-int cuda_get_resident(cuda_dev *d, const sp_srs *srs, cuda_resident **out, double *ms, char *err,
-                      size_t errlen);
+int cuda_get_resident(cuda_dev *d, const sp_srs *srs, cuda_resident **out, double *ms,
+                      uint64_t *pcie, char *err, size_t errlen);
 void cuda_drop_resident(cuda_dev *d, const sp_srs *srs);
-int cuda_get_hostreg(cuda_dev *d, const sp_srs *srs, cuda_hostreg **out, double *ms, char *err,
-                     size_t errlen);
-void cuda_drop_hostreg(cuda_dev *d, const sp_srs *srs);
 /* The fixed-base table of a resident set's h (msm_precompute), made once when the mode
  * and the cost model allow it; device lock held. Only a device fault is an error. */
 int cuda_make_tables(cuda_dev *d, cuda_resident *r, const sp_srs *srs, sp_cuda_timings *tm,
@@ -298,9 +366,40 @@ void cuda_code_built(char *out, size_t len);
 void cuda_device_code(void *dev, char *out, size_t len);
 
 /* ---- pipeline.c ---- */
+/* One partition's device buffers, results and sizes (prove_partition frees the buffers
+ * on every path). */
+typedef struct part_t {
+  const sp_task *t;
+  const cuda_prep *src;
+  int src_kind; /* UP_*: where the assignment is (staged on the device, pinned, pageable) */
+  size_t m, nabc, ninp, naux, vbytes, bmb[3];
+  void *abc[3], *inp, *aux; /* abc[0] ends as H's coefficients */
+  uint64_t *bm[3];
+  uint32_t *idx_a, *idx_b; /* A's aux indices; B's input indices, then its aux indices */
+  size_t n_bi;             /* B's inputs */
+  bool rest_queued;        /* inp, aux and bitmaps queued for upload (request rest_req) */
+  uint64_t rest_req;
+  sp_cs_eval *host_ev; /* witness-only fallback: a, b, c made on the host */
+  g1_jac_t h_acc, l_acc, a_acc, b1_acc;
+  g2_jac_t b2_acc;
+} part_t;
+
 void cuda_early_drop(cuda_dev *d);
 void *cuda_early_take(cuda_dev *d, const cuda_prep *prep);
 int cuda_prove_partition(xctx *x, const sp_task *t, const cuda_prep *src, uint8_t proof[192],
                          char *err, size_t errlen);
+/* inp, aux and the bitmaps: their buffers, and their uploads queued (once). */
+int cuda_queue_rest(xctx *x, part_t *p, char *err, size_t errlen);
+
+/* ---- tail.c ---- */
+/* After H (and cuda_queue_rest): inp and aux decoded (canonical) and range-checked, the
+ * indices of A's and B's scalars from the density bitmaps, which are then freed. */
+int cuda_tail_prep(xctx *x, part_t *p, char *err, size_t errlen);
+/* The MSMs and batch additions over chunks of points (resident, or streamed through the
+ * plan's ring): H's (with_h) into p->h_acc, L's, A's, B's (with_tail) into their sums;
+ * both together in the plan's interleaved order, when it has one. */
+int cuda_msm_run(xctx *x, part_t *p, bool with_h, bool with_tail, char *err, size_t errlen);
+/* Device bytes an MSM may allocate now: what the execute's pool_cap leaves (0: no cap). */
+uint64_t cuda_msm_cap(const xctx *x);
 
 #endif

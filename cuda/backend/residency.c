@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: Apache-2.0 OR MIT */
 /* residency.c -- parameter sets on a CUDA device (engine_internal.h): resident copies
- * kept while the memory budget allows, page-locked registration of the host vectors a
- * streamed set is read from (one process-wide registry: a registration serves every
- * device), and the device copies a direct load left (adopted, not copied). */
+ * kept while the memory budget allows, and the device copies a direct load left
+ * (adopted, not copied). A set that is not resident is streamed from its host copy
+ * (tail.c, upload.c). */
 #include <config.h>
 
 #include <pthread.h>
@@ -27,79 +27,8 @@ static void free_resident(cuda_dev *d, cuda_resident *r) {
   free(r);
 }
 
-/* Process-wide registry of the parameter vectors we page-locked. A portable
- * registration serves every device, so one device must not unregister a vector that
- * another device still streams from (at provider close, one device's last worker can
- * unbind while another device finishes its last task): each device holds a
- * reference, and the last one unregisters. */
-typedef struct reg_entry {
-  void *ptr;
-  size_t bytes;
-  unsigned refs;
-  struct reg_entry *next;
-} reg_entry;
-static pthread_mutex_t reg_mu = PTHREAD_MUTEX_INITIALIZER;
-static reg_entry *reg_list;
-
-/* Page-locks [p, p + bytes) for streaming, or takes a reference on our earlier
- * registration of it. *ref: a reference was taken (release it with reg_release).
- * Returns true if the range is usable for async copies. */
-static bool reg_acquire(int ordinal, void *p, size_t bytes, bool *ref) {
-  *ref = false;
-  pthread_mutex_lock(&reg_mu);
-  for (reg_entry *e = reg_list; e; e = e->next)
-    if (e->ptr == p && e->bytes == bytes) {
-      e->refs++;
-      *ref = true;
-      pthread_mutex_unlock(&reg_mu);
-      return true;
-    }
-  bool owned = false;
-  char err[256];
-  bool ok = sp_gpu_host_register(ordinal, p, bytes, &owned, err, sizeof err) == SEALPROV_OK;
-  if (ok && owned) {
-    reg_entry *e = calloc(1, sizeof *e);
-    if (e) {
-      e->ptr = p;
-      e->bytes = bytes;
-      e->refs = 1;
-      e->next = reg_list;
-      reg_list = e;
-      *ref = true;
-    } else {
-      sp_gpu_host_unregister(ordinal, p); /* cannot track it: do not keep it */
-      ok = false;
-    }
-  }
-  pthread_mutex_unlock(&reg_mu);
-  return ok;
-}
-
-static void reg_release(int ordinal, void *p) {
-  pthread_mutex_lock(&reg_mu);
-  for (reg_entry **pp = &reg_list; *pp; pp = &(*pp)->next)
-    if ((*pp)->ptr == p) {
-      reg_entry *e = *pp;
-      if (--e->refs == 0) {
-        *pp = e->next;
-        sp_gpu_host_unregister(ordinal, p);
-        free(e);
-      }
-      break;
-    }
-  pthread_mutex_unlock(&reg_mu);
-}
-
-/* Drops this device's references. Called with no transfer of this device in flight
- * (srs_evict: the set has no users; teardown: no task of this device runs). */
-static void free_hostreg(cuda_dev *d, cuda_hostreg *r) {
-  for (int v = 0; v < V_COUNT; v++)
-    if (r->owned[v]) reg_release(d->ordinal, r->ptr[v]);
-  free(r);
-}
-
-/* Frees every resident set, registration, staging and bounce buffer and the events;
- * the calling thread must be bound to d's device, and no task may be running. */
+/* Frees every resident set, staging buffer, the uploads' transfer stream and the
+ * events; the calling thread must be bound to d's device, and no task may be running. */
 void cuda_drop_all(cuda_dev *d) {
   if (d->early_buf) sp_gpu_free(d->gpu, d->early_buf, d->early_bytes);
   d->early_buf = NULL;
@@ -109,18 +38,12 @@ void cuda_drop_all(cuda_dev *d) {
     d->res = r->next;
     free_resident(d, r);
   }
-  while (d->reg) {
-    cuda_hostreg *r = d->reg;
-    d->reg = r->next;
-    free_hostreg(d, r);
-  }
   while (d->cs_res) {
     cuda_cs_res *c = d->cs_res;
     d->cs_res = c->next;
     sp_gpu_cs_free(c->g);
     free(c);
   }
-  d->registered_bytes = 0;
   for (unsigned i = 0; i < SP_MAX_WORKERS; i++) {
     if (d->stage[i].p) {
       sp_gpu_host_free(d->ordinal, d->stage[i].p);
@@ -133,12 +56,8 @@ void cuda_drop_all(cuda_dev *d) {
   }
   d->pinned_bytes = 0;
   d->land_bytes = 0;
-  if (d->bounce) {
-    sp_gpu_host_free(d->ordinal, d->bounce);
-    sp_hostmem_release(d->hm, d->index, d->bounce_cap);
-  }
-  d->bounce = NULL;
-  d->bounce_cap = 0;
+  sp_gpu_xfer_destroy(d->up_x);
+  d->up_x = NULL;
   for (int i = 0; i < EV_COUNT; i++) {
     sp_gpu_event_destroy(d->gpu, d->ev[i]);
     d->ev[i] = NULL;
@@ -271,10 +190,11 @@ bool cuda_room_for_copy(cuda_dev *d, uint64_t in_use, uint64_t need, uint64_t wo
   return sp_gpu_mem_info(d->gpu, &free_b, &total_b) == SEALPROV_OK && need + work <= free_b;
 }
 
-/* The resident copy of srs, made now if the budget allows; NULL (and OK) when the set
- * is to be streamed instead. Called with the device lock held. */
-int cuda_get_resident(cuda_dev *d, const sp_srs *srs, cuda_resident **out, double *ms, char *err,
-                      size_t errlen) {
+/* The resident copy of srs, made now if the budget allows (its bytes added to *pcie);
+ * NULL (and OK) when the set is to be streamed instead. Called with the device lock
+ * held. */
+int cuda_get_resident(cuda_dev *d, const sp_srs *srs, cuda_resident **out, double *ms,
+                      uint64_t *pcie, char *err, size_t errlen) {
   *out = NULL;
   if (srs->device_only) return adopt_devcopy(d, srs, out, err, errlen);
   pthread_mutex_lock(&d->mu);
@@ -313,8 +233,10 @@ int cuda_get_resident(cuda_dev *d, const sp_srs *srs, cuda_resident **out, doubl
   pthread_mutex_lock(&d->mu);
   r->next = d->res;
   d->res = r;
+  d->pcie_bytes += need;
   pthread_mutex_unlock(&d->mu);
   *ms = sp_now_ms() - t0;
+  *pcie += need;
   *out = r;
   return SEALPROV_OK;
 }
@@ -416,62 +338,4 @@ void cuda_drop_resident(cuda_dev *d, const sp_srs *srs) {
   if (r) *pp = r->next;
   pthread_mutex_unlock(&d->mu);
   if (r) free_resident(d, r);
-}
-
-/* The page-locked vectors of srs for streaming, registered on first use. A vector that
- * cannot be registered is streamed through the bounce buffer. Device lock held. */
-int cuda_get_hostreg(cuda_dev *d, const sp_srs *srs, cuda_hostreg **out, double *ms, char *err,
-                     size_t errlen) {
-  *out = NULL;
-  pthread_mutex_lock(&d->mu);
-  for (cuda_hostreg *r = d->reg; r; r = r->next)
-    if (r->srs == srs) {
-      *out = r;
-      pthread_mutex_unlock(&d->mu);
-      return SEALPROV_OK;
-    }
-  pthread_mutex_unlock(&d->mu);
-  double t0 = sp_now_ms();
-  cuda_hostreg *r = calloc(1, sizeof *r);
-  if (!r) {
-    snprintf(err, errlen, "out of host memory");
-    return SEALPROV_ERR_NO_MEMORY;
-  }
-  r->srs = srs;
-  const void *p[V_COUNT];
-  cuda_srs_vectors(srs, p, r->bytes);
-  uint64_t owned_bytes = 0;
-  for (int v = 0; v < V_COUNT; v++) {
-    r->ptr[v] = (void *)p[v]; /* registered read-only where supported; never written */
-    if (!p[v] || !r->bytes[v]) continue;
-    bool ref = false;
-    if (reg_acquire(d->ordinal, r->ptr[v], r->bytes[v], &ref)) {
-      r->usable[v] = true;
-      r->owned[v] = ref;
-      if (ref) owned_bytes += r->bytes[v];
-    }
-  }
-  pthread_mutex_lock(&d->mu);
-  r->next = d->reg;
-  d->reg = r;
-  d->registered_bytes += owned_bytes;
-  pthread_mutex_unlock(&d->mu);
-  *ms += sp_now_ms() - t0;
-  *out = r;
-  return SEALPROV_OK;
-}
-
-/* Drops this device's registration references for srs. */
-void cuda_drop_hostreg(cuda_dev *d, const sp_srs *srs) {
-  pthread_mutex_lock(&d->mu);
-  cuda_hostreg **qq = &d->reg;
-  while (*qq && (*qq)->srs != srs) qq = &(*qq)->next;
-  cuda_hostreg *h = *qq;
-  if (h) {
-    *qq = h->next;
-    for (int v = 0; v < V_COUNT; v++)
-      if (h->owned[v]) d->registered_bytes -= h->bytes[v];
-  }
-  pthread_mutex_unlock(&d->mu);
-  if (h) free_hostreg(d, h);
 }

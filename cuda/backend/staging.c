@@ -299,19 +299,6 @@ bool cuda_early_room(cuda_dev *d, size_t vbytes) {
   return cuda_resident_bytes(d) + work_bytes(vbytes, 4) <= cap;
 }
 
-/* Room for the a*b = c pre-check's product buffer (execute, device lock held) next to
- * the three vectors and an early-uploaded a that may be held: with resident or
- * streamed parameters alike, the device must keep work_bytes for one vector more. */
-bool cuda_check_room(cuda_dev *d, size_t vbytes) {
-  uint64_t cap = d->memory_limit, free_b = 0;
-  if (!cap && sp_gpu_mem_info(d->gpu, &free_b, &cap) != SEALPROV_OK) return false;
-  pthread_mutex_lock(&d->mu);
-  bool ok = !d->no_check_buffer &&
-            cuda_resident_bytes(d) + work_bytes(vbytes, d->early_buf ? 5 : 4) <= cap;
-  pthread_mutex_unlock(&d->mu);
-  return ok;
-}
-
 /* prepare's early upload (cuda_dev.executing): on an idle device, with the set
  * resident, a's device buffer is taken and its copy queued now. True if queued. Any
  * failure only means execute uploads a itself. */
@@ -340,6 +327,10 @@ static bool early_from_prepare(cuda_dev *d, cuda_prep *p, const sp_srs *srs) {
     d->early_buf = buf;
     d->early_bytes = p->vbytes;
     d->early_owner = p;
+    if (!p->land) { /* from page-locked staging; a landing buffer's copy stays on the device */
+      p->pcie_bytes += p->a_bytes;
+      d->pcie_bytes += p->a_bytes;
+    }
   }
   d->uploading = false;
   pthread_cond_broadcast(&d->cv);
@@ -423,6 +414,10 @@ int cuda_prepare(void *dev, const sp_task *t, void **prep, char *err, size_t err
         return st;
       }
       p->land = l;
+      for (int i = 0; i < 8; i++) p->pcie_bytes += seg[i].n;
+      pthread_mutex_lock(&d->mu);
+      d->pcie_bytes += p->pcie_bytes;
+      pthread_mutex_unlock(&d->mu);
       p->abc[0] = seg[0].dst;
       p->abc[1] = seg[1].dst;
       p->abc[2] = seg[2].dst;

@@ -411,6 +411,89 @@ static unsigned choose_window(size_t n, unsigned max_window, unsigned big_lg, un
   return c;
 }
 
+/* One MSM's device buffers for n scalars, window c and wb windows per sort batch: the
+ * pairs (keys and values, twice: 16 bytes per pair of a batch of T = wb n), CUB's sort
+ * temporaries (temp), the batch's buckets, the accumulation's records (two levels of
+ * two per chunk of L pairs) and the window reduction's partial sums (S per window).
+ * msm_dev allocates exactly these; sp_gpu_msm_scratch_bytes reports them to the
+ * engine's memory plan. */
+#define MSM_L1 16u
+struct msm_layout {
+  unsigned wb, L, S;
+  size_t T, recA, recB;
+  uint64_t bytes;
+};
+
+static void msm_layout_for(msm_layout *ly, size_t n, unsigned c, unsigned wb, size_t xsize,
+                           size_t temp_bytes, int sm_count) {
+  const unsigned nb = 1u << (c - 1);
+  ly->wb = wb;
+  ly->T = (size_t)wb * n;
+  /* Chunk length: enough threads to fill the card, not more records than needed (no
+   * SM count known: the shortest chunk, the most records). */
+  size_t target = sm_count > 0 ? (size_t)sm_count * 1024 : 0;
+  unsigned L = target ? (unsigned)pow2_floor(ly->T / target) : 8;
+  if (L < 8) L = 8;
+  if (L > 256) L = 256;
+  ly->L = L;
+  const size_t nch0 = (ly->T + L - 1) / L;
+  ly->recA = 2 * nch0;
+  ly->recB = 2 * ((ly->recA + MSM_L1 - 1) / MSM_L1);
+  unsigned S = pow2_floor(65536 / wb);
+  if (S > nb) S = nb;
+  ly->S = S;
+  ly->bytes = 16 * (uint64_t)ly->T + temp_bytes + (uint64_t)wb * nb * xsize +
+              (uint64_t)(ly->recA + ly->recB) * (4 + xsize) + (uint64_t)wb * S * xsize;
+}
+
+/* Windows per batch: the sort buffers (16 bytes per pair) near 4 GiB; under a scratch
+ * cap (the engine's plan for a device with little memory) fewer, down to one. Fewer
+ * windows per batch cost little: every window is sorted and accumulated alone anyway,
+ * only the digit pass and the launches repeat per batch. */
+static void msm_plan_batches(msm_layout *ly, size_t n, unsigned c, size_t xsize, size_t temp_bytes,
+                             int sm_count, uint64_t cap) {
+  const unsigned nwin = (256 + c - 1) / c;
+  unsigned wb = (unsigned)((4ull << 30) / (16 * (uint64_t)n));
+  if (wb < 1) wb = 1;
+  if (wb > nwin) wb = nwin;
+  msm_layout_for(ly, n, c, wb, xsize, temp_bytes, sm_count);
+  while (cap && ly->bytes > cap && wb > 1)
+    msm_layout_for(ly, n, c, --wb, xsize, temp_bytes, sm_count);
+}
+
+/* CUB's radix sort of n pairs (not in place): the other keys and values (8 bytes a
+ * pair) and its pass histograms and look-back tiles (under n / 4 bytes at every size
+ * measured), rounded up; the MSM asks CUB itself, this is for plans made without a
+ * device call. */
+static uint64_t sort_temp_estimate(size_t n) { return 8 * (uint64_t)n + n / 2 + (2u << 20); }
+
+extern "C" uint64_t sp_gpu_msm_scratch_bytes(bool g2, size_t n, unsigned wb, int sm_count,
+                                             uint64_t cap) {
+  if (n == 0) return 0;
+  const size_t xsize = g2 ? sizeof(spc_xyzz<spc_fp2>) : sizeof(spc_xyzz<spc_fp>);
+  const unsigned c =
+      g2 ? choose_window(n, sp_host_g2::max_window, sp_host_g2::big_lg, sp_host_g2::big_window)
+         : choose_window(n, sp_host_g1::max_window, sp_host_g1::big_lg, sp_host_g1::big_window);
+  const unsigned nwin = (256 + c - 1) / c;
+  msm_layout ly;
+  if (wb) {
+    msm_layout_for(&ly, n, c, wb < nwin ? wb : nwin, xsize, sort_temp_estimate(n), sm_count);
+  } else {
+    msm_plan_batches(&ly, n, c, xsize, sort_temp_estimate(n), sm_count, cap);
+  }
+  /* and the host-side window sums' copy target: nothing on the device */
+  return ly.bytes;
+}
+
+extern "C" uint64_t sp_gpu_batch_add_scratch_bytes(bool g2, size_t n) {
+  if (n == 0) return 0;
+  const size_t xsize = g2 ? sizeof(spc_xyzz<spc_fp2>) : sizeof(spc_xyzz<spc_fp>);
+  size_t nt = (n + 63) / 64;
+  size_t S = pow2_floor(nt);
+  if (S < nt) S *= 2;
+  return (uint64_t)S * xsize;
+}
+
 template <class H>
 static int msm_tab(sp_gpu *g, typename H::jac *out, const sp_msm_args *a, char *err, size_t errlen);
 
@@ -438,33 +521,22 @@ static int msm_dev(sp_gpu *g, typename H::jac *out, const sp_msm_args *a, char *
     return SEALPROV_ERR_INVALID_ARGUMENT;
   }
   const unsigned nwin = (256 + c - 1) / c, nb = 1u << (c - 1);
-  /* Windows per batch: keep the sort buffers (16 bytes per pair) near 4 GiB. */
-  size_t per_win = 16 * n;
-  unsigned wb = (unsigned)((4ull << 30) / per_win);
-  if (wb < 1) wb = 1;
-  if (wb > nwin) wb = nwin;
-  const size_t T = (size_t)wb * n;
-  /* Chunk length: enough threads to fill the card, not more records than needed. */
-  size_t target = (size_t)g->sm_count * 1024;
-  unsigned L = (unsigned)pow2_floor(T / (target ? target : 1));
-  if (L < 8) L = 8;
-  if (L > 256) L = 256;
-  const unsigned L1 = 16;
-  const size_t nch0 = (T + L - 1) / L;
-  const size_t recA = 2 * nch0, recB = 2 * ((recA + L1 - 1) / L1);
-  unsigned S = pow2_floor(65536 / wb);
-  if (S > nb) S = nb;
+  size_t temp_bytes = 0;
+  SP_CUDA_CHECK(cub::DeviceRadixSort::SortPairs(NULL, temp_bytes, (uint32_t *)NULL,
+                                                (uint32_t *)NULL, (uint32_t *)NULL,
+                                                (uint32_t *)NULL, (int)n, 0, (int)c, g->stream));
+  msm_layout ly;
+  msm_plan_batches(&ly, n, c, sizeof(X), temp_bytes, g->sm_count, a->scratch_cap);
+  const unsigned wb = ly.wb, L = ly.L, L1 = MSM_L1, S = ly.S;
+  const size_t T = ly.T, recA = ly.recA, recB = ly.recB;
 
   uint32_t *keys = NULL, *vals = NULL, *keys2 = NULL, *vals2 = NULL, *rkA = NULL, *rkB = NULL;
   X *buckets = NULL, *rpA = NULL, *rpB = NULL, *part = NULL;
   void *temp = NULL;
-  size_t temp_bytes = 0;
   typename H::xyzz *wsum = NULL;
   int st = SEALPROV_OK;
   sp_prof prof;
   memset(&prof, 0, sizeof prof);
-  SP_CUDA_CHECK(cub::DeviceRadixSort::SortPairs(NULL, temp_bytes, keys, keys2, vals, vals2, (int)n,
-                                                0, (int)c, g->stream));
   wsum = (typename H::xyzz *)malloc(nwin * sizeof *wsum);
   if (!wsum) {
     snprintf(err, errlen, "MSM: out of host memory");

@@ -76,9 +76,19 @@ typedef struct sp_msm_args {
   unsigned table_batch;      /* tests: windows per sort batch over a table (0 = by
                                  memory), so that small MSMs take the large ones' path
                                  where a bucket set spans several batches */
+  uint64_t scratch_cap;      /* device bytes the MSM may allocate (0: no cap): fewer
+                                 windows per sort batch until its buffers fit, down to
+                                 one (not for a table) */
 } sp_msm_args;
 int sp_gpu_msm_g1_dev(sp_gpu *g, g1_jac_t *out, const sp_msm_args *a, char *err, size_t errlen);
 int sp_gpu_msm_g2_dev(sp_gpu *g, g2_jac_t *out, const sp_msm_args *a, char *err, size_t errlen);
+/* Device bytes an MSM of n scalars (automatic window, no table) allocates: with wb
+ * windows per sort batch (wb 0: as many as sp_msm_args.scratch_cap = cap allows, 0
+ * for none), on a device of sm_count multiprocessors (0: unknown, the most). Pure host
+ * code, for memory plans; CUB's sort temporaries estimated from above. */
+uint64_t sp_gpu_msm_scratch_bytes(bool g2, size_t n, unsigned wb, int sm_count, uint64_t cap);
+/* Device bytes a batch addition of n points allocates (pure host code). */
+uint64_t sp_gpu_batch_add_scratch_bytes(bool g2, size_t n);
 
 /* out = sum of the points whose bit is set in bitmap (bit i in word i/64), as
  * batch_add_g1 / batch_add_g2, on device points and bitmap. */

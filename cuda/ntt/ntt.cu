@@ -723,8 +723,10 @@ extern "C" int sp_gpu_h_finish(sp_gpu *g, void *d_a, const void *d_b, const void
   if (st) return st;
   size_t n = (size_t)1 << log_n;
   spc_fr *a = (spc_fr *)d_a;
-  k_h_mul<<<sp_blocks(n, 256), 256, 0, g->stream>>>(a, (const spc_fr *)d_b, n);
-  SP_CUDA_LAUNCH_CHECK();
+  if (d_b) { /* NULL: a holds the products already (two vectors at a time) */
+    k_h_mul<<<sp_blocks(n, 256), 256, 0, g->stream>>>(a, (const spc_fr *)d_b, n);
+    SP_CUDA_LAUNCH_CHECK();
+  }
   sp_scale_spec sc;
   memset(&sc, 0, sizeof sc);
   sc.mode = SP_SCALE_C_GPOW_REV;

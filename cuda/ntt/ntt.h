@@ -35,8 +35,10 @@ int sp_gpu_ntt_dev(sp_gpu *g, void *d_a, unsigned log_n, sp_ntt_kind kind, char 
  * H is linear in c, ntt.cu says why that suffices); sp_gpu_h_finish then forms the
  * 2^log_n coefficients of (a*b - c)/Z into d_a in BIT-REVERSED order (coefficient k at
  * position bitrev(k)): the MSM takes them with SP_MSM_BITREV_POINTS so no permutation
- * pass is needed. (The four steps in one call, for tests: the developer kit's
- * sp_gpu_h_poly.) */
+ * pass is needed. d_b may be NULL when d_a already holds the products a*b of the
+ * coset evaluations (sp_gpu_fr_mul_vec: b's buffer can then take c, so that two
+ * vectors of the domain are on the device at a time). (The four steps in one call, for
+ * tests: the developer kit's sp_gpu_h_poly.) */
 int sp_gpu_h_coset(sp_gpu *g, void *d_v, unsigned log_n, char *err, size_t errlen);
 int sp_gpu_h_coeffs(sp_gpu *g, void *d_c, unsigned log_n, char *err, size_t errlen);
 int sp_gpu_h_finish(sp_gpu *g, void *d_a, const void *d_b, const void *d_c, unsigned log_n,

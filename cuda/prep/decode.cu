@@ -142,6 +142,30 @@ done:
   return st;
 }
 
+/* out[j] = src[idx[j]] (32-byte elements). */
+__global__ void k_gather(spc_fr *out, const spc_fr *src, const uint32_t *idx, size_t n) {
+  size_t j = (size_t)blockIdx.x * blockDim.x + threadIdx.x;
+  if (j < n) out[j] = src[idx[j]];
+}
+
+extern "C" int sp_gpu_gather(sp_gpu *g, void *d_out, const void *d_src, const uint32_t *d_idx,
+                             size_t n, char *err, size_t errlen) {
+  if (n == 0) return SEALPROV_OK;
+  k_gather<<<sp_blocks(n, 256), 256, 0, g->stream>>>((spc_fr *)d_out, (const spc_fr *)d_src, d_idx,
+                                                     n);
+  SP_CUDA_LAUNCH_CHECK();
+  return SEALPROV_OK;
+}
+
+extern "C" uint64_t sp_gpu_split01_scratch_bytes(size_t n) {
+  if (n == 0) return 0;
+  /* the rest bitmap, then sp_gpu_compact's counts and prefix sums, and CUB's scan
+   * temporaries (a tile state per ~2000 words: bounded here from above without asking
+   * CUB, which would need a device) */
+  const uint64_t words = (n + 63) / 64;
+  return words * 8 + words * 8 + words / 64 + (1u << 20);
+}
+
 /* ---- the a*b = c pre-check ------------------------------------------------------------ */
 
 /* Montgomery a, b, c (decoded): the lowest i with a[i]*b[i] != c[i] goes to *bad. With b

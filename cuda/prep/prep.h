@@ -32,6 +32,14 @@ int sp_gpu_split01(sp_gpu *g, const void *d_scalars, size_t n, uint64_t *d_ones,
                    void *d_rest_scalars, uint32_t *d_rest_idx, size_t *n_rest, char *err,
                    size_t errlen);
 
+/* Device bytes sp_gpu_split01 of n scalars allocates besides its outputs (sizing
+ * only: no device work). */
+uint64_t sp_gpu_split01_scratch_bytes(size_t n);
+/* d_out[j] = d_src[d_idx[j]], j < n, 32-byte elements (a vector's scalars from the
+ * indices a density filtering gave, sp_gpu_compact). */
+int sp_gpu_gather(sp_gpu *g, void *d_out, const void *d_src, const uint32_t *d_idx, size_t n,
+                  char *err, size_t errlen);
+
 /* The a*b = c pre-check on decoded (Montgomery) device vectors of n rows: *first_bad
  * gets the lowest row i with a[i]*b[i] != c[i], UINT64_MAX if none. d_b NULL: d_a
  * holds the products a[i]*b[i] already (see sp_gpu_fr_mul_vec). */

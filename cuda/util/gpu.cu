@@ -158,10 +158,12 @@ extern "C" int sp_gpu_alloc(sp_gpu *g, void **d, size_t bytes, char *err, size_t
              g->ordinal, bytes);
     return SEALPROV_ERR_DEVICE_MEMORY;
   }
-  if (g->memory_limit && g->in_use + bytes > g->memory_limit) {
+  if (g->memory_limit && g->held + g->in_use + bytes > g->memory_limit) {
     snprintf(err, errlen,
-             "device %d: allocating %zu bytes would pass memory_limit %llu (in use %llu)",
-             g->ordinal, bytes, (unsigned long long)g->memory_limit, (unsigned long long)g->in_use);
+             "device %d: allocating %zu bytes would pass memory_limit %llu (in use %llu, of "
+             "which %llu resident parameters and staging buffers)",
+             g->ordinal, bytes, (unsigned long long)g->memory_limit,
+             (unsigned long long)(g->held + g->in_use), (unsigned long long)g->held);
     return SEALPROV_ERR_DEVICE_MEMORY;
   }
   cudaError_t e = cudaMallocAsync(d, bytes, g->pool, g->stream);
@@ -181,7 +183,16 @@ extern "C" int sp_gpu_alloc(sp_gpu *g, void **d, size_t bytes, char *err, size_t
     return sp_cuda_status(e);
   }
   g->in_use += bytes;
+  if (g->in_use > g->peak) g->peak = g->in_use;
   return SEALPROV_OK;
+}
+
+extern "C" void sp_gpu_set_held(sp_gpu *g, uint64_t bytes) {
+  if (g) g->held = bytes;
+}
+extern "C" uint64_t sp_gpu_memory_peak(const sp_gpu *g) { return g ? g->peak : 0; }
+extern "C" void sp_gpu_reset_peak(sp_gpu *g) {
+  if (g) g->peak = g->in_use;
 }
 
 extern "C" void sp_gpu_free(sp_gpu *g, void *d, size_t bytes) {
@@ -381,48 +392,6 @@ extern "C" void sp_gpu_host_free(int ordinal, void *p) {
   scope_leave(&sc);
 }
 
-extern "C" int sp_gpu_host_register(int ordinal, void *p, size_t bytes, bool *owned, char *err,
-                                    size_t errlen) {
-  *owned = false;
-  if (!p || bytes == 0) return SEALPROV_OK;
-  sp_dev_scope sc;
-  scope_enter(&sc, ordinal);
-  int ro = 0;
-  unsigned flags = cudaHostRegisterPortable;
-  /* Read-only registration (the device only reads parameter points) where supported:
-   * it also allows registering memory the process mapped read-only. */
-  if (cudaDeviceGetAttribute(&ro, cudaDevAttrHostRegisterReadOnlySupported, ordinal) ==
-          cudaSuccess &&
-      ro)
-    flags |= cudaHostRegisterReadOnly;
-  (void)cudaGetLastError();
-  cudaError_t e = cudaHostRegister(p, bytes, flags);
-  if (e != cudaSuccess && e != cudaErrorHostMemoryAlreadyRegistered &&
-      (flags & cudaHostRegisterReadOnly)) {
-    (void)cudaGetLastError(); /* read-only refused for this range: plain registration */
-    e = cudaHostRegister(p, bytes, cudaHostRegisterPortable);
-  }
-  if (e == cudaSuccess) {
-    *owned = true;
-  } else if (e == cudaErrorHostMemoryAlreadyRegistered) {
-    /* Another device's registration of the same vector (portable) serves this one too.
-     * But the overlap may be only a shared page of a neighbouring small allocation:
-     * usable only if both ends of the range are page-locked. */
-    (void)cudaGetLastError();
-    cudaPointerAttributes a0, a1;
-    e = cudaPointerGetAttributes(&a0, p);
-    if (e == cudaSuccess) e = cudaPointerGetAttributes(&a1, (const char *)p + bytes - 1);
-    if (e == cudaSuccess && (a0.type != cudaMemoryTypeHost || a1.type != cudaMemoryTypeHost))
-      e = cudaErrorHostMemoryAlreadyRegistered;
-  }
-  if (e != cudaSuccess)
-    snprintf(err, errlen, "%s:%d: device %d: cudaHostRegister(%zu bytes): %s", __FILE__, __LINE__,
-             ordinal, bytes, cudaGetErrorString(e));
-  (void)cudaGetLastError();
-  scope_leave(&sc);
-  return e == cudaSuccess ? SEALPROV_OK : SEALPROV_ERR_NO_MEMORY;
-}
-
 /* ---- chunked staging: device buffers and a transfer stream of their own ---------- */
 
 extern "C" int sp_gpu_dev_alloc(int ordinal, void **d, size_t bytes, char *err, size_t errlen) {
@@ -515,46 +484,14 @@ extern "C" int sp_gpu_xfer_finish(sp_gpu_xfer *x, char *err, size_t errlen) {
   return SEALPROV_OK;
 }
 
-extern "C" void sp_gpu_host_unregister(int ordinal, void *p) {
-  if (!p) return;
-  sp_dev_scope sc;
-  scope_enter(&sc, ordinal);
-  cudaHostUnregister(p);
-  (void)cudaGetLastError();
-  scope_leave(&sc);
+extern "C" int sp_gpu_xfer_record(sp_gpu_xfer *x, sp_gpu_event *ev, char *err, size_t errlen) {
+  SP_CUDA_CHECK(cudaEventRecord((cudaEvent_t)ev, x->stream));
+  return SEALPROV_OK;
 }
 
-__global__ void k_lower_bounds(const uint32_t *a, size_t n, uint64_t step, uint64_t limit,
-                               size_t count, unsigned long long *out) {
-  size_t k = (size_t)blockIdx.x * blockDim.x + threadIdx.x;
-  if (k >= count) return;
-  uint64_t key = (uint64_t)k * step;
-  if (key > limit) key = limit;
-  size_t lo = 0, hi = n; /* first position with a[pos] >= key */
-  while (lo < hi) {
-    size_t mid = lo + (hi - lo) / 2;
-    if ((uint64_t)a[mid] < key)
-      lo = mid + 1;
-    else
-      hi = mid;
-  }
-  out[k] = lo;
-}
-
-extern "C" int sp_gpu_lower_bounds(sp_gpu *g, const uint32_t *d_sorted, size_t n, uint64_t step,
-                                   uint64_t limit, size_t count, size_t *out, char *err,
-                                   size_t errlen) {
-  if (count == 0) return SEALPROV_OK;
-  unsigned long long *d = NULL;
-  int st = sp_gpu_alloc(g, (void **)&d, count * sizeof *d, err, errlen);
-  if (st) return st;
-  k_lower_bounds<<<sp_blocks(count, 128), 128, 0, g->stream>>>(d_sorted, n, step, limit, count, d);
-  SP_CUDA_LAUNCH_CHECK_GOTO(st, done);
-  static_assert(sizeof(size_t) == sizeof(unsigned long long), "size_t is 64-bit");
-  SP_TRY_GOTO(sp_gpu_download(g, out, d, count * sizeof *d, err, errlen), st, done);
-done:
-  sp_gpu_free(g, d, count * sizeof *d);
-  return st;
+extern "C" int sp_gpu_xfer_wait_event(sp_gpu_xfer *x, sp_gpu_event *ev, char *err, size_t errlen) {
+  SP_CUDA_CHECK(cudaStreamWaitEvent(x->stream, (cudaEvent_t)ev, 0));
+  return SEALPROV_OK;
 }
 
 extern "C" void sp_gpu_trim(sp_gpu *g) {

@@ -96,6 +96,8 @@ struct sp_gpu {
   cudaMemPool_t pool;
   uint64_t memory_limit;
   uint64_t in_use;
+  uint64_t held; /* the engine's device memory outside the pool (sp_gpu_set_held) */
+  uint64_t peak; /* highest in_use since sp_gpu_reset_peak */
   int sm_count;
   /* Phase timings on stderr (SP_GPU_PROFILE above): set at creation in a profile build
    * only; always false in sealprov.so. */

@@ -60,6 +60,13 @@ int sp_gpu_code_check(int *binary_version, int *ptx_version, char *err, size_t e
 int sp_gpu_create(int ordinal, uint64_t memory_limit, sp_gpu **out, char *err, size_t errlen);
 void sp_gpu_destroy(sp_gpu *g);
 uint64_t sp_gpu_memory_in_use(const sp_gpu *g);
+/* The highest sp_gpu_memory_in_use since the last reset (which starts it again from
+ * what is in use). */
+uint64_t sp_gpu_memory_peak(const sp_gpu *g);
+void sp_gpu_reset_peak(sp_gpu *g);
+/* Device memory the context's user holds outside its pool (resident parameter points,
+ * staging buffers): counted with the pool's allocations against memory_limit. */
+void sp_gpu_set_held(sp_gpu *g, uint64_t bytes);
 int sp_gpu_ordinal(const sp_gpu *g);
 
 /* Device memory through the context's stream-ordered pool, counted against
@@ -125,13 +132,6 @@ int sp_gpu_sync_all(sp_gpu *g, char *err, size_t errlen);
  * is SEALPROV_ERR_NO_MEMORY (callers fall back to pageable memory). */
 int sp_gpu_host_alloc(int ordinal, void **p, size_t bytes, char *err, size_t errlen);
 void sp_gpu_host_free(int ordinal, void *p);
-/* Page-locks existing host memory (cudaHostRegister, portable; read-only where the
- * device supports it) so that uploads from it are asynchronous DMA. *owned is true
- * when this call registered it (the caller unregisters it later), false when the range
- * was already registered by someone else (usable, not to be unregistered). */
-int sp_gpu_host_register(int ordinal, void *p, size_t bytes, bool *owned, char *err, size_t errlen);
-void sp_gpu_host_unregister(int ordinal, void *p);
-
 /* ---- chunked staging (engine_cuda.c, pinned_staging = chunked) ---------------------
  * A partition's vectors go to a device buffer of their own (sp_gpu_dev_alloc: cudaMalloc
  * outside any context's pool, freed with sp_gpu_free_persistent) through a few pinned
@@ -153,12 +153,11 @@ int sp_gpu_xfer_send(sp_gpu_xfer *x, unsigned slot, void *d, const void *h, size
 int sp_gpu_xfer_wait(sp_gpu_xfer *x, unsigned slot, char *err, size_t errlen);
 /* The host waits for every send; reports an asynchronous error. */
 int sp_gpu_xfer_finish(sp_gpu_xfer *x, char *err, size_t errlen);
-
-/* For each k < count: out[k] = the number of elements of d_sorted (n uint32, ascending)
- * that are < min(k * step, limit), i.e. lower_bound positions of the chunk boundaries
- * (one thread per boundary on the device; count small). */
-int sp_gpu_lower_bounds(sp_gpu *g, const uint32_t *d_sorted, size_t n, uint64_t step,
-                        uint64_t limit, size_t count, size_t *out, char *err, size_t errlen);
+/* Records ev (an event of sp_gpu_event_create) at the current end of the transfer's
+ * stream, and makes the transfer's stream wait for ev (its last record, e.g. on a
+ * context's compute stream: a device buffer being reused). Same device only. */
+int sp_gpu_xfer_record(sp_gpu_xfer *x, sp_gpu_event *ev, char *err, size_t errlen);
+int sp_gpu_xfer_wait_event(sp_gpu_xfer *x, sp_gpu_event *ev, char *err, size_t errlen);
 
 /* Waits for the compute stream (where frees are ordered), then gives the memory the
  * context's pool keeps cached back to the driver: before an allocation is retried

@@ -74,3 +74,25 @@ void sp_engine_cuda_set_streaming(void *dev, bool force_stream, size_t chunk_poi
   d->stream_chunk = chunk_points; /* 0: SP_STREAM_CHUNK_DEFAULT */
   pthread_mutex_unlock(&d->mu);
 }
+
+void sp_engine_cuda_set_plan(void *dev, int tier) {
+  cuda_dev *d = dev;
+  pthread_mutex_lock(&d->mu);
+  d->force_tier = tier >= 0 && (unsigned)tier < cuda_plan_tiers() ? tier : -1;
+  pthread_mutex_unlock(&d->mu);
+}
+
+unsigned sp_engine_cuda_plan_tiers(void) { return cuda_plan_tiers(); }
+
+uint64_t sp_engine_cuda_plan_need(void *dev, const sp_task *t, bool resident, unsigned tier) {
+  cuda_dev *d = dev;
+  cuda_plan_in in;
+  cuda_plan_input(t->srs, t->asg, resident, false, d->sm_count, &in);
+  pthread_mutex_lock(&d->mu);
+  in.no_check_buf = d->no_check_buffer;
+  in.chunk = d->stream_chunk;
+  pthread_mutex_unlock(&d->mu);
+  return cuda_plan_need(&in, tier);
+}
+
+uint64_t sp_engine_cuda_transfer_bytes(void *dev) { return sp_engine_cuda.transfer_bytes(dev); }

@@ -54,6 +54,16 @@ void sp_engine_cuda_set_cs_host(void *dev, bool host);
  * allow false makes it take the path without that buffer (tests). */
 void sp_engine_cuda_set_check_buffer(void *dev, bool allow);
 
+/* The memory plan (cuda/backend/plan.c): its number of candidates ("tiers", 0 needs
+ * the most memory); the device bytes tier `tier` needs for task t's sizes on this
+ * (bound) device, with the set resident or streamed; and a tier the next tasks must
+ * take whatever the budget (-1: the plan chooses, the default). */
+unsigned sp_engine_cuda_plan_tiers(void);
+uint64_t sp_engine_cuda_plan_need(void *dev, const sp_task *t, bool resident, unsigned tier);
+void sp_engine_cuda_set_plan(void *dev, int tier);
+/* Bytes copied from the host to this device so far (sp_engine_ops.transfer_bytes). */
+uint64_t sp_engine_cuda_transfer_bytes(void *dev);
+
 #ifdef __cplusplus
 }
 #endif

@@ -91,6 +91,10 @@ typedef struct sp_engine_ops {
    * that opens the provider once every worker has bound; reads what worker_bind found
    * and makes no device call. NULL (or "" written): nothing to say (CPU). */
   void (*device_code)(void *dev, char *out, size_t len);
+  /* Bytes the engine has copied from the host to this device so far (partitions'
+   * assignments, streamed and resident parameter points): a counter for stats() (may be
+   * NULL). Any thread. */
+  uint64_t (*transfer_bytes)(void *dev);
 } sp_engine_ops;
 
 extern const sp_engine_ops sp_engine_cpu;

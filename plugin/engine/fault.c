@@ -124,6 +124,11 @@ static void fault_cs_evict(void *dev, const struct sp_cs *cs) {
   f->inner->cs_evict(f->dev, cs);
 }
 
+static uint64_t fault_transfer_bytes(void *dev) {
+  fault_dev *f = dev;
+  return f->inner->transfer_bytes(f->dev);
+}
+
 static void fault_device_code(void *dev, char *out, size_t len) {
   fault_dev *f = dev;
   f->inner->device_code(f->dev, out, len);
@@ -161,6 +166,7 @@ int sp_fault_open(const sp_engine_ops *inner, const sp_device_cfg *cfg, const sp
       .host_memory_in_use = inner->host_memory_in_use != NULL ? fault_host_memory_in_use : NULL,
       .cs_evict = inner->cs_evict != NULL ? fault_cs_evict : NULL,
       .device_code = inner->device_code != NULL ? fault_device_code : NULL,
+      .transfer_bytes = inner->transfer_bytes != NULL ? fault_transfer_bytes : NULL,
   };
   *ops = &f->ops;
   *dev = f;

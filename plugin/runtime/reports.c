@@ -202,6 +202,7 @@ typedef struct dev_snapshot {
   int state;
   unsigned workers;
   uint64_t host_pinned;
+  uint64_t transfer;
 } dev_snapshot;
 
 /* The provider's .params loads: how each was validated, its validation records, and
@@ -244,8 +245,8 @@ int sp_sched_stats(sp_sched *s, char *buf, size_t cap, size_t *len) {
   pthread_mutex_lock(&s->mu);
   for (unsigned i = 0; i < s->ndev; i++) {
     const sp_device_rt *d = &s->devs[i];
-    snap[i] = (dev_snapshot){d->tasks_done,  d->failures,        0,           d->busy_s,
-                             d->lock_wait_s, device_state(s, d), d->nworkers, 0};
+    snap[i] = (dev_snapshot){d->tasks_done,      d->failures, 0, d->busy_s, d->lock_wait_s,
+                             device_state(s, d), d->nworkers, 0, 0};
   }
   size_t queued = s->queued, active = s->active_jobs;
   uint64_t submitted = s->jobs_submitted, ok = s->jobs_ok, failed = s->jobs_failed,
@@ -257,6 +258,7 @@ int sp_sched_stats(sp_sched *s, char *buf, size_t cap, size_t *len) {
     const sp_device_rt *d = &s->devs[i];
     snap[i].memory = d->eng->memory_in_use ? d->eng->memory_in_use(d->handle) : 0;
     snap[i].host_pinned = d->eng->host_memory_in_use ? d->eng->host_memory_in_use(d->handle) : 0;
+    snap[i].transfer = d->eng->transfer_bytes ? d->eng->transfer_bytes(d->handle) : 0;
   }
 
   static const struct {
@@ -272,11 +274,14 @@ int sp_sched_stats(sp_sched *s, char *buf, size_t cap, size_t *len) {
       {"sealprov_device_quarantined", "gauge", "1 if the device is quarantined."},
       {"sealprov_device_memory_bytes", "gauge", "Device memory in use by the engine."},
       {"sealprov_device_host_pinned_bytes", "gauge",
-       "Host memory the engine holds page-locked for the device (staging, registered "
-       "parameters)."},
+       "Host memory the engine holds page-locked for the device (whole-partition staging "
+       "buffers; chunks of the shared pool are in sealprov_device_module_host_bytes)."},
       {"sealprov_device_workers", "gauge", "Worker threads bound to the device."},
       {"sealprov_device_state", "gauge",
        "Device state: 0 ready, 1 busy, 2 quarantined, 3 stopped."},
+      {"sealprov_device_pcie_bytes_total", "counter",
+       "Bytes copied from the host to the device (assignments, streamed and resident "
+       "parameter points)."},
   };
   sbuf b = {0};
   for (size_t k = 0; k < sizeof m / sizeof m[0]; k++) {
@@ -295,7 +300,8 @@ int sp_sched_stats(sp_sched *s, char *buf, size_t cap, size_t *len) {
         case 5: sb_printf(&b, "%" PRIu64 "\n", snap[i].memory); break;
         case 6: sb_printf(&b, "%" PRIu64 "\n", snap[i].host_pinned); break;
         case 7: sb_printf(&b, "%u\n", snap[i].workers); break;
-        default: sb_printf(&b, "%d\n", snap[i].state); break;
+        case 8: sb_printf(&b, "%d\n", snap[i].state); break;
+        default: sb_printf(&b, "%" PRIu64 "\n", snap[i].transfer); break;
       }
     }
   }
@@ -354,7 +360,8 @@ int sp_sched_stats(sp_sched *s, char *buf, size_t cap, size_t *len) {
   sp_hostmem_get(s->hostmem, &hm);
   sb_printf(&b,
             "# HELP sealprov_device_module_host_bytes Host memory the module holds for the "
-            "device's partitions (staging, chunks taken, bounce buffers, witness-only a, b, c).\n"
+            "device's partitions (staging, chunks taken by staging and uploads, witness-only a, "
+            "b, c).\n"
             "# TYPE sealprov_device_module_host_bytes gauge\n");
   for (unsigned i = 0; i < s->ndev; i++) {
     sb_printf(&b, "sealprov_device_module_host_bytes{device=\"%u\",section=\"", i);

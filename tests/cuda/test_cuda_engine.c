@@ -120,13 +120,12 @@ static void run_staging(void *dev, const sp_task *t, const uint8_t cpu_proof[192
   CHECK(first->staged_on_device == (hm.landing_buffers > 0),
         "2^%u chunked: staged on the device %d with %u device buffer(s)", logm,
         (int)first->staged_on_device, hm.landing_buffers);
-  /* what stays held is what earlier sizes' whole-mode and streaming runs keep: their
-   * staging and bounce buffers; the chunks went back to the pool */
-  CHECK(hm.module_bytes == hm.staging_bytes + hm.bounce_bytes,
+  /* what stays held is what earlier sizes' whole-mode runs keep: their staging
+   * buffers; the chunks of staging and of the uploads went back to the pool */
+  CHECK(hm.module_bytes == hm.staging_bytes,
         "2^%u chunked: the module holds %llu host bytes for the device after release "
-        "(staging %llu, bounce %llu)",
-        logm, (unsigned long long)hm.module_bytes, (unsigned long long)hm.staging_bytes,
-        (unsigned long long)hm.bounce_bytes);
+        "(staging %llu)",
+        logm, (unsigned long long)hm.module_bytes, (unsigned long long)hm.staging_bytes);
   printf(
       "  2^%u chunked staging: on the device %s (%u buffer(s), %llu B), prepare %.1f ms, "
       "module host peak %llu B\n",
@@ -142,10 +141,9 @@ static void run_staging(void *dev, const sp_task *t, const uint8_t cpu_proof[192
   CHECK(st || (tm.staged == (hm.staging_buffers > 0) && !tm.staged_on_device),
         "2^%u whole: staged %d on the device %d with %u buffer(s)", logm, (int)tm.staged,
         (int)tm.staged_on_device, hm.staging_buffers);
-  CHECK(hm.module_bytes == hm.staging_bytes + hm.bounce_bytes,
-        "2^%u whole: module holds %llu host bytes, staging %llu + bounce %llu", logm,
-        (unsigned long long)hm.module_bytes, (unsigned long long)hm.staging_bytes,
-        (unsigned long long)hm.bounce_bytes);
+  CHECK(hm.module_bytes == hm.staging_bytes,
+        "2^%u whole: module holds %llu host bytes, staging %llu", logm,
+        (unsigned long long)hm.module_bytes, (unsigned long long)hm.staging_bytes);
   printf("  2^%u whole staging: prepare %.1f ms, module host %llu B\n", logm, tm.prepare_ms,
          (unsigned long long)hm.module_bytes);
 
@@ -199,10 +197,10 @@ static void run_streaming(void *dev, const sp_task *t, const uint8_t cpu_proof[1
       CHECK(st || !tm.staged, "2^%u: staged without prepare", logm);
     printf(
         "  2^%u streamed, %s: upload wait %.1f ms, prepare %.1f ms, total %.1f ms; "
-        "pinned staging %llu B in %u buffer(s), registered %llu B, bounce %llu B\n",
+        "pinned staging %llu B in %u buffer(s), module host peak %llu B, %llu B to the device\n",
         logm, staged ? "staged" : "pageable", tm.upload_ms, tm.prepare_ms, tm.total_ms,
         (unsigned long long)hm.staging_bytes, hm.staging_buffers,
-        (unsigned long long)hm.registered_bytes, (unsigned long long)hm.bounce_bytes);
+        (unsigned long long)hm.module_peak_bytes, (unsigned long long)tm.pcie_bytes);
   }
   /* out of memory while streaming: retried at the same (already small) chunks. The
    * allocations fail through the engine's fault hook (sp_engine_ops.fault_oom), which
@@ -397,6 +395,88 @@ static void run_tables(void *dev, const sp_task *t, const uint8_t cpu_proof[192]
   sp_engine_cuda_set_tables(dev, SP_TABLES_AUTO);
 }
 
+/* Bytes a streamed partition sends to the device: every parameter point once, its
+ * assignment once, and c a second time when H has two vectors at a time. */
+static uint64_t streamed_bytes(const sp_task *t, unsigned h_slots) {
+  const sp_srs *s = t->srs;
+  const sealprov_assignment *a = t->asg;
+  uint64_t n = (s->h_len + s->l_len + s->a_len + s->b_g1_len) * sizeof(g1_affine_t) +
+               s->b_g2_len * sizeof(g2_affine_t);
+  n += (uint64_t)a->abc_size * 32 * (h_slots == 2 ? 4 : 3) + (a->inp_size + a->aux_size) * 32;
+  n += (a->a_aux_bit_len + 63) / 64 * 8 + (a->b_inp_bit_len + 63) / 64 * 8 +
+       (a->b_aux_bit_len + 63) / 64 * 8;
+  return n;
+}
+
+/* The memory plan (cuda/backend/plan.c): the partition on a device opened with a
+ * memory_limit of exactly what each tier of the plan's list needs (the set streamed: it
+ * cannot stay resident under such limits). The plan takes that tier (or an earlier one
+ * that needs no more), no allocation passes the limit (no out-of-memory retry: the
+ * plan counted every buffer), the device's peak stays within it, the bytes sent to the
+ * device are the set's and the assignment's (c twice with two vectors at a time), the
+ * module's host memory stays within 4 GiB, and the proof bytes equal the CPU's. */
+static void run_budgets(void *dev, const sp_task *t, const uint8_t cpu_proof[192]) {
+  char err[512] = "";
+  const unsigned logm = t->srs->log_domain, ntiers = sp_engine_cuda_plan_tiers();
+  uint64_t need[64];
+  for (unsigned k = 0; k < ntiers && k < 64; k++)
+    need[k] = sp_engine_cuda_plan_need(dev, t, false, k);
+  for (unsigned k = 0; k < ntiers && k < 64; k++) {
+    unsigned want = 0;
+    while (need[want] > need[k]) want++;
+    if (want != k) continue; /* an earlier tier needs no more: it was run */
+    sp_device_cfg cfg = dev_cfg;
+    snprintf(cfg.section, sizeof cfg.section, "budget%u", k);
+    cfg.memory_limit = need[k];
+    void *bd = NULL;
+    int confirmed = -1;
+    int st = sp_engine_cuda.device_open(&cfg, &bd, err, sizeof err);
+    if (!st) st = sp_engine_cuda.worker_bind(bd, 0, &confirmed, err, sizeof err);
+    CHECK(st == SEALPROV_OK, "2^%u tier %u: device with memory_limit %llu: %s", logm, k,
+          (unsigned long long)need[k], err);
+    if (st) {
+      if (bd) sp_engine_cuda.device_close(bd);
+      continue;
+    }
+    uint8_t p[192];
+    sp_cuda_timings tm;
+    sp_cuda_host_memory hm;
+    st = gpu_prove(bd, t, true, p, &tm, err, sizeof err);
+    sp_engine_cuda_host_memory(bd, &hm);
+    CHECK(st == SEALPROV_OK && memcmp(p, cpu_proof, 192) == 0,
+          "2^%u under memory_limit %llu (tier %u): %s", logm, (unsigned long long)need[k], k,
+          st ? err : "proof differs from the CPU's");
+    if (!st) {
+      CHECK(tm.plan_tier == k && tm.oom_retries == 0 && tm.streamed,
+            "2^%u memory_limit %llu: tier %u (want %u), %u out-of-memory retries, streamed %d",
+            logm, (unsigned long long)need[k], tm.plan_tier, k, tm.oom_retries, (int)tm.streamed);
+      CHECK(tm.device_peak_bytes <= need[k] && tm.device_peak_bytes <= tm.plan_need_bytes,
+            "2^%u tier %u: device peak %llu over the limit %llu or the plan's %llu", logm, k,
+            (unsigned long long)tm.device_peak_bytes, (unsigned long long)need[k],
+            (unsigned long long)tm.plan_need_bytes);
+      uint64_t want_bytes = streamed_bytes(t, tm.plan_h_slots);
+      CHECK(tm.pcie_bytes == want_bytes,
+            "2^%u tier %u (%u vectors at a time): %llu bytes sent, want %llu", logm, k,
+            tm.plan_h_slots, (unsigned long long)tm.pcie_bytes, (unsigned long long)want_bytes);
+      CHECK(sp_engine_cuda_transfer_bytes(bd) == tm.pcie_bytes,
+            "2^%u tier %u: the device's counter %llu, the partition's %llu", logm, k,
+            (unsigned long long)sp_engine_cuda_transfer_bytes(bd),
+            (unsigned long long)tm.pcie_bytes);
+      CHECK(hm.module_peak_bytes <= ((uint64_t)4 << 30) && hm.module_bytes == 0,
+            "2^%u tier %u: module host memory peak %llu, %llu held after release", logm, k,
+            (unsigned long long)hm.module_peak_bytes, (unsigned long long)hm.module_bytes);
+      printf(
+          "  2^%u budget %.2f MB: tier %u, %u vectors at a time, chunks of %llu, peak %.2f MB, "
+          "%.2f MB to the device, module host peak %.1f MB\n",
+          logm, (double)need[k] / 1e6, tm.plan_tier, tm.plan_h_slots,
+          (unsigned long long)tm.stream_chunk, (double)tm.device_peak_bytes / 1e6,
+          (double)tm.pcie_bytes / 1e6, (double)hm.module_peak_bytes / 1e6);
+    }
+    sp_engine_cuda.worker_unbind(bd, 0);
+    sp_engine_cuda.device_close(bd);
+  }
+}
+
 static void run_size(void *dev, uint64_t constraints, uint64_t seed, const char *dir) {
   char err[512] = "", path[600];
   double t0 = sp_now_ms();
@@ -463,6 +543,7 @@ static void run_size(void *dev, uint64_t constraints, uint64_t seed, const char 
   if (st == SEALPROV_OK) run_tables(dev, &t, cpu_proof);
   if (st == SEALPROV_OK) run_staging(dev, &t, cpu_proof, &tm);
   if (st == SEALPROV_OK) run_streaming(dev, &t, cpu_proof);
+  if (st == SEALPROV_OK) run_budgets(dev, &t, cpu_proof);
   if (st == SEALPROV_OK) run_early(dev, &t, cpu_proof);
   if (st == SEALPROV_OK) run_witness(dev, &t, c, w, cpu_proof, dir);
 

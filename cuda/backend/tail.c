@@ -1,0 +1,357 @@
+/* SPDX-License-Identifier: Apache-2.0 OR MIT */
+/* tail.c -- the MSMs and batch additions of a partition (engine_internal.h), with the
+ * device lock held: H's, then (or interleaved with it) those of L, A, B G1 and B G2,
+ * each over chunks of its points. A resident set's points are read where they are (H in
+ * one piece, with its fixed-base table); a streamed set's points come through the
+ * plan's ring of device buffers (slots), the next chunks uploading (upload.c) while the
+ * current one is summed, so the upload and the MSM overlap and the device holds a few
+ * chunks of points, never a vector. L, A and B split their scalars chunk by chunk
+ * (0 dropped, 1 to the batch addition, the rest to the bucket MSM), from the decoded
+ * aux and the indices the density bitmaps give, so no vector of A's or B's scalars is
+ * ever made whole. */
+#include <config.h>
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "backend/engine_internal.h" /* first: sp_gpu.h before <math.h> */
+#include "base/util.h"               /* SP_TRY_GOTO */
+#include "msm/msm.h"
+#include "prep/prep.h"
+
+static int bad_scalar(const char *what, uint64_t idx, uint32_t enc, char *err, size_t errlen) {
+  snprintf(err, errlen, "%s[%llu] is not a valid %s scalar (value >= r)", what,
+           (unsigned long long)idx,
+           enc == SEALPROV_SCALAR_MONTGOMERY ? "Montgomery" : "canonical little-endian");
+  return SEALPROV_ERR_ASSIGNMENT;
+}
+
+uint64_t cuda_msm_cap(const xctx *x) {
+  if (!x->pool_cap) return 0;
+  uint64_t in_use = sp_gpu_memory_in_use(x->g), slack = 1u << 20;
+  /* 1: as little as the MSM can (one window a batch); the plan made room for that */
+  return x->pool_cap > in_use + slack ? x->pool_cap - in_use - slack : 1;
+}
+
+int cuda_tail_prep(xctx *x, part_t *p, char *err, size_t errlen) {
+  sp_gpu *g = x->g;
+  const sp_srs *srs = p->t->srs;
+  const uint32_t enc = p->t->scalar_encoding;
+  SP_TRY(cuda_up_wait(x->up, p->rest_req, &x->tm->upload_ms, err, errlen));
+  double ts = sp_now_ms();
+  uint64_t bad = UINT64_MAX;
+  SP_TRY(sp_gpu_decode_scalars(g, p->inp, p->ninp, enc, false, &bad, err, errlen));
+  if (bad != UINT64_MAX) return bad_scalar("inp_assignment", bad, enc, err, errlen);
+  SP_TRY(sp_gpu_decode_scalars(g, p->aux, p->naux, enc, false, &bad, err, errlen));
+  if (bad != UINT64_MAX) return bad_scalar("aux_assignment", bad, enc, err, errlen);
+  /* A: every input, then the aux variables in A; B: inputs in B, then aux in B */
+  const size_t na = srs->a_len > p->ninp ? srs->a_len - p->ninp : 0;
+  size_t n_a = 0, n_ba = 0;
+  SP_TRY(sp_gpu_alloc(g, (void **)&p->idx_a, na * 4, err, errlen));
+  SP_TRY(sp_gpu_alloc(g, (void **)&p->idx_b, srs->b_g1_len * 4, err, errlen));
+  SP_TRY(sp_gpu_compact(g, p->aux, p->bm[0], p->naux, NULL, p->idx_a, &n_a, err, errlen));
+  SP_TRY(sp_gpu_compact(g, p->inp, p->bm[1], p->ninp, NULL, p->idx_b, &p->n_bi, err, errlen));
+  if (p->n_bi <= srs->b_g1_len)
+    SP_TRY(
+        sp_gpu_compact(g, p->aux, p->bm[2], p->naux, NULL, p->idx_b + p->n_bi, &n_ba, err, errlen));
+  if (p->ninp + n_a != srs->a_len || p->n_bi + n_ba != srs->b_g1_len) {
+    snprintf(err, errlen, "internal: density filtering gave %zu A / %zu B scalars, want %zu / %zu",
+             p->ninp + n_a, p->n_bi + n_ba, srs->a_len, srs->b_g1_len);
+    return SEALPROV_ERR_INTERNAL;
+  }
+  for (int k = 0; k < 3; k++) {
+    sp_gpu_free(g, p->bm[k], p->bmb[k]);
+    p->bm[k] = NULL;
+  }
+  x->tm->decode_ms += sp_now_ms() - ts;
+  return SEALPROV_OK;
+}
+
+/* ---- one chunk ---------------------------------------------------------------------- */
+
+typedef struct ring_item {
+  int vec;
+  size_t p0, p1;
+} ring_item;
+
+static int h_chunk(xctx *x, part_t *p, const void *d_points, size_t p0, size_t p1, char *err,
+                   size_t errlen) {
+  sp_msm_args a;
+  memset(&a, 0, sizeof a);
+  a.d_points = d_points;
+  a.n = p1 - p0;
+  /* H's coefficients are bit-reversed for the resident points in one piece, in natural
+   * order for chunks (pipeline.c, part_h) */
+  if (x->res && p0 == 0 && p1 == p->t->srs->h_len) {
+    pthread_mutex_lock(&x->d->mu);
+    bool use = x->d->tables_mode != SP_TABLES_OFF;
+    pthread_mutex_unlock(&x->d->mu);
+    a.d_scalars = p->abc[0];
+    a.flags = SP_MSM_BITREV_POINTS;
+    a.log_bitrev = p->t->srs->log_domain;
+    a.table = use && x->res->tab_h.copies ? &x->res->tab_h : NULL;
+    x->tm->tables_used = a.table != NULL;
+    if (a.table) {
+      x->tm->table_window = a.table->window;
+      x->tm->table_copies = a.table->copies;
+    }
+  } else {
+    a.d_scalars = (const uint8_t *)p->abc[0] + p0 * 32;
+  }
+  a.scratch_cap = cuda_msm_cap(x);
+  double t0 = sp_now_ms();
+  g1_jac_t part;
+  int st = sp_gpu_msm_g1_dev(x->g, &part, &a, err, errlen);
+  if (!st) g1_jac_add(&p->h_acc, &p->h_acc, &part);
+  x->tm->h_msm_ms += sp_now_ms() - t0;
+  return st;
+}
+
+/* The scalars of L's, A's or B's points [p0, p1) into sc, or a view of aux (L). */
+static int tail_scalars(xctx *x, part_t *p, int vec, size_t p0, size_t p1, void *sc,
+                        const void **out, char *err, size_t errlen) {
+  sp_gpu *g = x->g;
+  if (vec == V_L) {
+    *out = (const uint8_t *)p->aux + p0 * 32;
+    return SEALPROV_OK;
+  }
+  *out = sc;
+  /* A: inputs [0, ninp) as they are, then aux at idx_a; B: inputs at idx_b[0, n_bi),
+   * then aux at idx_b[n_bi, ...) */
+  const size_t split = vec == V_A ? p->ninp : p->n_bi;
+  size_t mid = p1 < split ? p1 : split > p0 ? split : p0;
+  uint8_t *o = sc;
+  if (mid > p0) {
+    if (vec == V_A)
+      SP_TRY(sp_gpu_copy(g, o, (const uint8_t *)p->inp + p0 * 32, (mid - p0) * 32, err, errlen));
+    else
+      SP_TRY(sp_gpu_gather(g, o, p->inp, p->idx_b + p0, mid - p0, err, errlen));
+  }
+  if (p1 > mid) {
+    const uint32_t *idx = vec == V_A ? p->idx_a + (mid - p->ninp) : p->idx_b + mid;
+    SP_TRY(sp_gpu_gather(g, o + (mid - p0) * 32, p->aux, idx, p1 - mid, err, errlen));
+  }
+  return SEALPROV_OK;
+}
+
+/* L, A or B on points [p0, p1) at d_points: batch addition of the scalars equal to 1,
+ * Pippenger over the others (their indices relative to p0). */
+static int tail_chunk(xctx *x, part_t *p, int vec, const void *d_points, size_t p0, size_t p1,
+                      char *err, size_t errlen) {
+  sp_gpu *g = x->g;
+  sp_cuda_timings *tm = x->tm;
+  const bool g2 = vec == V_B2;
+  const size_t q = p1 - p0, words = (q + 63) / 64;
+  void *sc = NULL, *rest = NULL;
+  uint64_t *ones = NULL;
+  uint32_t *ridx = NULL;
+  size_t nr = 0;
+  const void *scalars = NULL;
+  int st = SEALPROV_OK;
+  double t0 = sp_now_ms();
+  if (vec != V_L) SP_TRY_GOTO(sp_gpu_alloc(g, &sc, q * 32, err, errlen), st, out);
+  SP_TRY_GOTO(sp_gpu_alloc(g, (void **)&ones, words * 8, err, errlen), st, out);
+  SP_TRY_GOTO(sp_gpu_alloc(g, &rest, q * 32, err, errlen), st, out);
+  SP_TRY_GOTO(sp_gpu_alloc(g, (void **)&ridx, q * 4, err, errlen), st, out);
+  SP_TRY_GOTO(tail_scalars(x, p, vec, p0, p1, sc, &scalars, err, errlen), st, out);
+  SP_TRY_GOTO(sp_gpu_split01(g, scalars, q, ones, rest, ridx, &nr, err, errlen), st, out);
+  sp_gpu_free(g, sc, q * 32); /* the split has what it needs */
+  sc = NULL;
+  double t1 = sp_now_ms();
+  tm->decode_ms += t1 - t0;
+  if (g2) {
+    g2_jac_t part;
+    SP_TRY_GOTO(sp_gpu_batch_add_g2_dev(g, &part, d_points, ones, q, err, errlen), st, out);
+    g2_jac_add(&p->b2_acc, &p->b2_acc, &part);
+  } else {
+    g1_jac_t part, *acc = vec == V_L ? &p->l_acc : vec == V_A ? &p->a_acc : &p->b1_acc;
+    SP_TRY_GOTO(sp_gpu_batch_add_g1_dev(g, &part, d_points, ones, q, err, errlen), st, out);
+    g1_jac_add(acc, acc, &part);
+  }
+  double t2 = sp_now_ms();
+  if (nr) {
+    sp_msm_args a;
+    memset(&a, 0, sizeof a);
+    a.d_points = d_points;
+    a.d_scalars = rest;
+    a.d_index = ridx;
+    a.n = nr;
+    a.scratch_cap = cuda_msm_cap(x);
+    if (g2) {
+      g2_jac_t part;
+      SP_TRY_GOTO(sp_gpu_msm_g2_dev(g, &part, &a, err, errlen), st, out);
+      g2_jac_add(&p->b2_acc, &p->b2_acc, &part);
+    } else {
+      g1_jac_t part, *acc = vec == V_L ? &p->l_acc : vec == V_A ? &p->a_acc : &p->b1_acc;
+      SP_TRY_GOTO(sp_gpu_msm_g1_dev(g, &part, &a, err, errlen), st, out);
+      g1_jac_add(acc, acc, &part);
+    }
+  }
+  if (g2) {
+    tm->g2_ms += sp_now_ms() - t1;
+  } else {
+    tm->batch_add_ms += t2 - t1;
+    tm->tail_msm_ms += sp_now_ms() - t2;
+  }
+out:
+  sp_gpu_free(g, sc, q * 32);
+  sp_gpu_free(g, ones, words * 8);
+  sp_gpu_free(g, rest, q * 32);
+  sp_gpu_free(g, ridx, q * 4);
+  return st;
+}
+
+/* ---- the items and the ring ----------------------------------------------------------- */
+
+static size_t vec_len(const sp_srs *s, int vec) {
+  return vec == V_H ? s->h_len : vec == V_L ? s->l_len : vec == V_A ? s->a_len : s->b_g1_len;
+}
+
+static size_t vec_psize(int vec) { return vec == V_B2 ? sizeof(g2_affine_t) : sizeof(g1_affine_t); }
+
+/* Points per item of vec: the plan's chunk (G2: as many bytes); resident points in one
+ * piece (L, A, B: the plan's res_chunk when it has one). */
+static size_t item_points(const xctx *x, int vec) {
+  size_t c = x->res == NULL ? x->plan.chunk : vec == V_H ? 0 : x->plan.res_chunk;
+  if (c && vec == V_B2) {
+    c = c * sizeof(g1_affine_t) / sizeof(g2_affine_t);
+    c = c < 64 ? 64 : c - c % 64; /* chunks are whole bitmap words */
+  }
+  return c;
+}
+
+/* The interleaved order: an H chunk's MSM (compute-bound) covers the upload of about
+ * two L, A or B chunks (their MSMs wait for their points), so the next item is H's
+ * when the ones so far leave the copy engine ahead of the GPU, else the others'. Cost
+ * per point in ns on the H200 (docs/PERFORMANCE.md's 2^27 stages): H 5.3 compute, the
+ * others 1.0 (G1) and 4.4 (G2); a G1 point's upload 2.6, G2's 5.2 (~37 GB/s through
+ * the host's copy). Only the order depends on them. */
+static void interleave(const ring_item *h, size_t nh, const ring_item *t, size_t nt,
+                       ring_item *out) {
+  double bal = 0;
+  size_t i = 0, j = 0, k = 0;
+  while (i < nh || j < nt) {
+    bool take_h = i < nh && (bal <= 0 || j == nt);
+    const ring_item *it = take_h ? &h[i++] : &t[j++];
+    double n = (double)(it->p1 - it->p0);
+    double comp = it->vec == V_H ? 5.3 : it->vec == V_B2 ? 4.4 : 1.0;
+    double up = it->vec == V_B2 ? 5.2 : 2.6;
+    bal += n * (comp - up);
+    out[k++] = *it;
+  }
+}
+
+static int run_item(xctx *x, part_t *p, const ring_item *it, const void *d_points, char *err,
+                    size_t errlen) {
+  return it->vec == V_H ? h_chunk(x, p, d_points, it->p0, it->p1, err, errlen)
+                        : tail_chunk(x, p, it->vec, d_points, it->p0, it->p1, err, errlen);
+}
+
+static const void *host_points(const sp_srs *s, int vec) {
+  const void *p[V_COUNT];
+  size_t bytes[V_COUNT];
+  cuda_srs_vectors(s, p, bytes);
+  return p[vec];
+}
+static const void *dev_points(const cuda_resident *r, int vec) {
+  return vec == V_H ? r->h : vec == V_L ? r->l : vec == V_A ? r->a : vec == V_B1 ? r->b1 : r->b2;
+}
+
+/* Streamed items through the ring: R device buffers; item i uploads into slot i mod R
+ * once the item R before it is summed (its slot's event), up to R items ahead. */
+static int ring_run(xctx *x, part_t *p, const ring_item *it, size_t n, char *err, size_t errlen) {
+  sp_gpu *g = x->g;
+  sp_gpu_event **ev = x->d->ev;
+  const unsigned R = x->plan.ring < 1 ? 1 : x->plan.ring > SP_RING_MAX ? SP_RING_MAX : x->plan.ring;
+  const size_t sbytes = x->plan.chunk * sizeof(g1_affine_t);
+  void *slot[SP_RING_MAX] = {NULL};
+  uint64_t *req = calloc(n ? n : 1, sizeof *req);
+  if (!req) {
+    snprintf(err, errlen, "out of host memory");
+    return SEALPROV_ERR_NO_MEMORY;
+  }
+  int st = SEALPROV_OK;
+  unsigned nslots = n < R ? (unsigned)n : R;
+  for (unsigned s = 0; s < nslots; s++) {
+    SP_TRY_GOTO(sp_gpu_alloc(g, &slot[s], sbytes, err, errlen), st, out);
+    /* the slot exists once the compute stream got here: its first upload waits */
+    SP_TRY_GOTO(sp_gpu_event_record(g, ev[EV_SLOT0 + s], SP_STREAM_COMPUTE, err, errlen), st, out);
+  }
+  size_t pushed = 0;
+  for (size_t i = 0; i < n; i++) {
+    for (; pushed < n && pushed < i + nslots; pushed++) {
+      const ring_item *q = &it[pushed];
+      const size_t ps = vec_psize(q->vec);
+      const unsigned s = (unsigned)(pushed % nslots);
+      SP_TRY_GOTO(
+          cuda_up_push(x->up, slot[s], (const uint8_t *)host_points(p->t->srs, q->vec) + q->p0 * ps,
+                       (q->p1 - q->p0) * ps, UP_HOST, ev[EV_SLOT0 + s], &req[pushed], err, errlen),
+          st, out);
+    }
+    const unsigned s = (unsigned)(i % nslots);
+    SP_TRY_GOTO(cuda_up_wait(x->up, req[i], &x->tm->upload_ms, err, errlen), st, out);
+    SP_TRY_GOTO(run_item(x, p, &it[i], slot[s], err, errlen), st, out);
+    SP_TRY_GOTO(sp_gpu_event_record(g, ev[EV_SLOT0 + s], SP_STREAM_COMPUTE, err, errlen), st, out);
+  }
+out:
+  if (st) {
+    /* uploads still queued into the slots land before the slots are freed */
+    char e2[128];
+    (void)cuda_up_drain(x->up, e2, sizeof e2);
+  }
+  for (unsigned s = 0; s < nslots; s++) sp_gpu_free(g, slot[s], sbytes);
+  free(req);
+  return st;
+}
+
+int cuda_msm_run(xctx *x, part_t *p, bool with_h, bool with_tail, char *err, size_t errlen) {
+  const sp_srs *srs = p->t->srs;
+  size_t cnt[V_COUNT] = {0}, total = 0;
+  for (int v = 0; v < V_COUNT; v++) {
+    if ((v == V_H && !with_h) || (v != V_H && !with_tail)) continue;
+    size_t n = vec_len(srs, v), per = item_points(x, v);
+    cnt[v] = n == 0 ? 0 : per ? (n + per - 1) / per : 1;
+    total += cnt[v];
+  }
+  ring_item *h = calloc(total + 1, sizeof *h), *t = calloc(total + 1, sizeof *t),
+            *all = calloc(total + 1, sizeof *all);
+  int st = SEALPROV_OK;
+  if (!h || !t || !all) {
+    snprintf(err, errlen, "out of host memory");
+    st = SEALPROV_ERR_NO_MEMORY;
+    goto out;
+  }
+  size_t nh = 0, nt = 0;
+  for (int v = 0; v < V_COUNT; v++) {
+    size_t n = vec_len(srs, v), per = item_points(x, v);
+    for (size_t k = 0; k < cnt[v]; k++) {
+      size_t p0 = per ? k * per : 0, p1 = per && p0 + per < n ? p0 + per : n;
+      ring_item item = {v, p0, p1};
+      if (v == V_H)
+        h[nh++] = item;
+      else
+        t[nt++] = item;
+    }
+  }
+  if (x->res == NULL && x->plan.interleave) {
+    interleave(h, nh, t, nt, all);
+  } else {
+    memcpy(all, h, nh * sizeof *h);
+    memcpy(all + nh, t, nt * sizeof *t);
+  }
+  if (x->res == NULL) {
+    st = ring_run(x, p, all, nh + nt, err, errlen);
+  } else {
+    for (size_t i = 0; !st && i < nh + nt; i++)
+      st = run_item(
+          x, p, &all[i],
+          (const uint8_t *)dev_points(x->res, all[i].vec) + all[i].p0 * vec_psize(all[i].vec), err,
+          errlen);
+  }
+out:
+  free(h);
+  free(t);
+  free(all);
+  return st;
+}
