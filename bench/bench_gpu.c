@@ -195,6 +195,7 @@ static void bg_usage(FILE *f) {
           "                          [--msm-g1 20,22,24,26] [--msm-g2 22,24] [--ntt 24,26,27]\n"
           "                          [--partition 20,24,27] [--quick] [--precompute off,on]\n"
           "                          [--memory-limit BYTES[K|M|G]] [--stream] [--threads T]\n"
+          "                          [--plan TIER]\n"
           "       sealprov bench gpu --throughput 24,27 [--gpus 1,2] [--jobs 3,1]\n"
           "                          [--partitions 10] [--workers 2] [--warmup P]\n"
           "                          [--ordinals 0,1] [--urgent-after K] [--json]\n"
@@ -209,7 +210,9 @@ static void bg_usage(FILE *f) {
           "  --memory-limit: the partitions' device has that memory_limit (the INI's key):\n"
           "  the engine plans each partition for it and streams the parameters when the set\n"
           "  does not fit; --stream streams them whatever fits. --threads: host threads of a\n"
-          "  partition's task (default 8, as with 2 workers on 16 CPUs). Partitions report\n"
+          "  partition's task (default 8, as with 2 workers on 16 CPUs). --plan: the memory\n"
+          "  plan's tier TIER (0 needs the most memory; what the budget leaves over keeps\n"
+          "  parameter points on the device) instead of the engine's choice. Partitions report\n"
           "  the plan, the device memory peak, the host memory the module held (page-locked\n"
           "  chunks and staging) and the bytes copied to the device.\n"
           "  Sizes are log2; 'none' skips a group. --quick: small sizes for a smoke run.\n"
@@ -496,6 +499,7 @@ int sp_cmd_bench_gpu(int argc, char **argv) {
   memset(&o, 0, sizeof o);
   o.repeat = 5;
   o.threads = 8;
+  o.plan = -1;
   o.partitions = 10; /* a 32 GiB PoRep C2 job */
   o.workers = 2;     /* the production default per GPU */
   parse_list("20,22,24,26", o.msm1, &o.nmsm1, 1, 28);
@@ -525,6 +529,7 @@ int sp_cmd_bench_gpu(int argc, char **argv) {
                                      {"memory-limit", required_argument, 0, 'M'},
                                      {"threads", required_argument, 0, 'T'},
                                      {"stream", no_argument, 0, 'R'},
+                                     {"plan", required_argument, 0, 'L'},
                                      {0, 0, 0, 0}};
   sp_cli_args args = {.usage = bg_usage, .takes = SP_CLI_JSON, .opts = lo};
   int c;
@@ -596,6 +601,11 @@ int sp_cmd_bench_gpu(int argc, char **argv) {
         ok = o.threads >= 1 && o.threads <= 256;
         break;
       case 'R': o.stream = true; break;
+      case 'L':
+        o.plan = atoi(optarg);
+        ok = o.plan >= 0 && (unsigned)o.plan < sp_engine_cuda_plan_tiers() &&
+             strspn(optarg, "0123456789") == strlen(optarg);
+        break;
       case 'X': ok = parse_precompute(optarg, &o); break;
     }
     if (!ok) return sp_cli_usage_error(&args, "bad value for an option: %s", optarg ? optarg : "");

@@ -50,6 +50,7 @@ typedef struct bg_opts {
   uint64_t memory_limit;              /* --memory-limit: the partitions' device (0: none) */
   unsigned threads;                   /* --threads: host threads of a partition's task */
   bool stream;                        /* --stream: the parameters streamed whatever fits */
+  int plan;                           /* --plan: the engine's plan tier (-1: its choice) */
   /* --pinned-staging A,B: each throughput stream runs once per mode, in this order,
    * on the same synthetic data (same-call A/B pairs) */
   uint64_t pinned_list[4];

@@ -334,6 +334,7 @@ int bg_bench_partition(const bg_opts *o, void *dev, sp_gpu *g, unsigned lg, char
   memset(&first, 0, sizeof first);
   uint8_t proof[192], proof0[192];
   sp_engine_cuda_set_streaming(dev, o->stream, 0);
+  sp_engine_cuda_set_plan(dev, o->plan);
   for (unsigned r = 0; !st && r <= o->repeat; r++)
     for (unsigned j = 0; !st && j < (r == 0 ? 1 : nv); j++) {
       /* the timed runs' host memory peak, from what the warm-up left held */
@@ -410,11 +411,13 @@ int bg_bench_partition(const bg_opts *o, void *dev, sp_gpu *g, unsigned lg, char
           ",\n     \"memory_limit_bytes\": %llu, \"threads\": %u, \"plan_tier\": %u, "
           "\"plan_need_bytes\": %llu, \"plan_budget_bytes\": %llu, \"stream_chunk\": %llu, "
           "\"device_peak_bytes\": %llu,\n     \"module_host_peak_bytes\": %llu, "
-          "\"pcie_bytes\": %llu, \"pcie_gb_per_s_in_execute\": %.2f",
+          "\"resident_prefix_bytes\": %llu, \"pcie_bytes\": %llu, "
+          "\"pcie_gb_per_s_in_execute\": %.2f",
           (unsigned long long)o->memory_limit, o->threads, x_t->plan_tier,
           (unsigned long long)x_t->plan_need_bytes, (unsigned long long)x_t->plan_budget_bytes,
           (unsigned long long)x_t->stream_chunk, (unsigned long long)x_t->device_peak_bytes,
-          (unsigned long long)hm.module_peak_bytes, (unsigned long long)x_t->pcie_bytes,
+          (unsigned long long)hm.module_peak_bytes, (unsigned long long)x_t->resident_prefix_bytes,
+          (unsigned long long)x_t->pcie_bytes,
           x_t->total_ms > 0 ? (double)x_t->pcie_bytes / 1e6 / x_t->total_ms : 0.0);
       printf(
           ",\n     \"tables_used\": %s, \"table_window\": %u, \"table_copies\": %u, "

@@ -58,15 +58,17 @@ typedef struct sp_cuda_timings {
   bool tables_used;                    /* the H MSM ran over the table */
   unsigned table_window, table_copies; /* its window and copies, when used */
   /* Appended (the memory plan, cuda/backend/plan.c): */
-  unsigned plan_tier;         /* the plan's place in plan.c's list (0: the most memory) */
-  unsigned plan_h_slots;      /* vectors of the domain at once in H (3, or 2: c crosses
+  unsigned plan_tier;             /* the plan's place in plan.c's list (0: the most memory) */
+  unsigned plan_h_slots;          /* vectors of the domain at once in H (3, or 2: c crosses
                                  PCIe twice) */
-  uint64_t plan_need_bytes;   /* device bytes the plan predicted at its peak */
-  uint64_t plan_budget_bytes; /* device bytes it was chosen for (what was left) */
-  uint64_t device_peak_bytes; /* device memory at the peak of the last attempt: the
+  uint64_t plan_need_bytes;       /* device bytes the plan predicted at its peak */
+  uint64_t plan_budget_bytes;     /* device bytes it was chosen for (what was left) */
+  uint64_t device_peak_bytes;     /* device memory at the peak of the last attempt: the
                                  pool's highest plus what the engine holds outside it
                                  (resident sets, staging buffers) */
-  uint64_t pcie_bytes;        /* host -> device bytes of the partition: execute's
+  uint64_t resident_prefix_bytes; /* streamed: the set's first points kept on the device
+                                     (what the plan left; made by the first partition) */
+  uint64_t pcie_bytes;            /* host -> device bytes of the partition: execute's
                                  uploads, prepare's staging, a's early upload, a
                                  parameter set made resident by it (all attempts) */
 } sp_cuda_timings;

@@ -94,6 +94,17 @@ typedef struct cuda_resident {
 /* The five parameter vectors, in one order everywhere: h, l, a, b_g1, b_g2. */
 enum { V_H, V_L, V_A, V_B1, V_B2, V_COUNT };
 
+/* The first points of a streamed set's vectors kept on the device between partitions
+ * (residency.c, cuda_make_prefix): what the plan leaves of the device's memory, so that
+ * those points cross PCIe once instead of in every partition. */
+typedef struct cuda_prefix {
+  const sp_srs *srs;
+  void *pts[V_COUNT]; /* device copies of the first n[v] points (cudaMalloc, ours) */
+  size_t n[V_COUNT];
+  uint64_t bytes;
+  struct cuda_prefix *next;
+} cuda_prefix;
+
 typedef struct stage_buf {
   void *p;
   size_t cap;
@@ -164,6 +175,7 @@ typedef struct cuda_dev {
   sp_gpu *gpu;
   unsigned bound;
   cuda_resident *res;
+  cuda_prefix *pre;    /* resident prefixes of streamed sets (under mu) */
   cuda_cs_res *cs_res; /* constraint systems on this device (under mu) */
   bool cs_host;        /* witness-only a, b, c on the host's SpMV (the kit's
                            sp_engine_cuda_set_cs_host, A/B runs) */
@@ -274,6 +286,8 @@ int cuda_plan_choose(const cuda_plan_in *in, uint64_t budget, cuda_plan *out);
 uint64_t cuda_plan_bytes(const cuda_plan_in *in, const cuda_plan *p);
 uint64_t cuda_plan_need(const cuda_plan_in *in, unsigned tier);
 unsigned cuda_plan_tiers(void);
+/* The bytes every plan keeps for NTT tables and small words (part of its need). */
+uint64_t cuda_plan_margin(unsigned log_domain);
 void cuda_plan_describe(const cuda_plan *p, char *out, size_t len);
 
 /* ---- uploads (upload.c) ---- */
@@ -309,6 +323,7 @@ typedef struct xctx {
   size_t chunk_cap;   /* an out-of-memory retry's chunk size (0: the plan's) */
   unsigned min_tier;  /* an out-of-memory retry's first plan candidate */
   cuda_resident *res; /* NULL: stream */
+  cuda_prefix *pre;   /* streamed: the points kept on the device, or NULL */
   cuda_plan plan;
   uint64_t pool_cap; /* pool bytes this execute may reach (MSM scratch sizes to it) */
   uint64_t held;     /* device bytes held outside the pool (resident sets, staging) */
@@ -346,6 +361,14 @@ bool cuda_room_for_copy(cuda_dev *d, uint64_t in_use, uint64_t need, uint64_t wo
 int cuda_get_resident(cuda_dev *d, const sp_srs *srs, cuda_resident **out, double *ms,
                       uint64_t *pcie, char *err, size_t errlen);
 void cuda_drop_resident(cuda_dev *d, const sp_srs *srs);
+/* Streamed sets: the prefix of srs kept on d, or NULL (under d->mu); one made now in up
+ * to `bytes` of device memory (L's first points, then A's, B's and H's, each a multiple
+ * of `align` points), uploaded once (bytes added to *pcie, time to *ms). No room is no
+ * prefix (OK); only a device fault is an error. Device lock held. cuda_drop_resident
+ * drops it too. */
+cuda_prefix *cuda_find_prefix(const cuda_dev *d, const sp_srs *srs);
+int cuda_make_prefix(cuda_dev *d, const sp_srs *srs, uint64_t bytes, size_t align,
+                     cuda_prefix **out, uint64_t *pcie, double *ms, char *err, size_t errlen);
 /* The fixed-base table of a resident set's h (msm_precompute), made once when the mode
  * and the cost model allow it; device lock held. Only a device fault is an error. */
 int cuda_make_tables(cuda_dev *d, cuda_resident *r, const sp_srs *srs, sp_cuda_timings *tm,

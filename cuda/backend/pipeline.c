@@ -476,6 +476,37 @@ static void choose_plan(xctx *x, const part_t *p, bool gpu_cs) {
   x->tm->plan_budget_bytes = budget;
 }
 
+/* A streamed set's points kept on the device between partitions (x->pre): the prefix
+ * made by an earlier partition, or one made now in what the plan leaves of the budget
+ * when that is at least a ring slot (not on an out-of-memory retry, not when streaming
+ * is forced). From then on the device holds it, so the same plan fits the next
+ * partitions with nothing left over. */
+static int keep_prefix(xctx *x, const part_t *p, char *err, size_t errlen) {
+  cuda_dev *d = x->d;
+  pthread_mutex_lock(&d->mu);
+  const bool force = d->force_stream;
+  x->pre = x->res ? NULL : cuda_find_prefix(d, p->t->srs);
+  pthread_mutex_unlock(&d->mu);
+  /* what is left, less the plan's margin once more: the tables it counts are already
+   * in the pool from the second partition on, and the budget must still fit the plan */
+  const uint64_t slot = (uint64_t)x->plan.chunk * sizeof(g1_affine_t);
+  const uint64_t margin = cuda_plan_margin(p->t->srs->log_domain);
+  uint64_t left = x->plan.budget > x->plan.need ? x->plan.budget - x->plan.need : 0;
+  left = left > margin ? left - margin : 0;
+  if (x->res || x->pre || !x->allow_resident || force || left < slot) {
+    if (x->pre) x->tm->resident_prefix_bytes = x->pre->bytes;
+    return SEALPROV_OK;
+  }
+  SP_TRY(cuda_make_prefix(d, p->t->srs, left, 64, &x->pre, &x->tm->pcie_bytes,
+                          &x->tm->srs_upload_ms, err, errlen));
+  if (!x->pre) return SEALPROV_OK;
+  x->tm->resident_prefix_bytes = x->pre->bytes;
+  x->held += x->pre->bytes;
+  x->pool_cap = x->pool_cap > x->pre->bytes ? x->pool_cap - x->pre->bytes : 0;
+  sp_gpu_set_held(x->g, x->held);
+  return SEALPROV_OK;
+}
+
 int cuda_prove_partition(xctx *x, const sp_task *t, const cuda_prep *src, uint8_t proof[192],
                          char *err, size_t errlen) {
   cuda_dev *d = x->d;
@@ -523,6 +554,7 @@ int cuda_prove_partition(xctx *x, const sp_task *t, const cuda_prep *src, uint8_
   sp_gpu_cs *dc = NULL;
   if (x->cs) SP_TRY_GOTO(cs_prepare(x, p, &dc, err, errlen), st, out);
   choose_plan(x, p, dc != NULL);
+  SP_TRY_GOTO(keep_prefix(x, p, err, errlen), st, out);
   tm->stream_chunk = x->res ? 0 : x->plan.chunk;
   sp_gpu_reset_peak(g);
   SP_TRY_GOTO(cuda_up_open(d, x->cpu_threads, &x->up, err, errlen), st, out);

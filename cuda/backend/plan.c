@@ -99,9 +99,13 @@ uint64_t cuda_plan_bytes(const cuda_plan_in *in, const cuda_plan *p) {
     need = max64(max64(p1, p2), prep);
     need = max64(need, INP + AUX + IDX + RING + tail);
   }
-  /* NTT and coset tables (made at a size's first transform: under 20 MiB at 2^27),
-   * the single words of decode and checks, the pool's rounding */
-  return need + (8u << 20) + m / 4;
+  return need + cuda_plan_margin(in->log_domain);
+}
+
+/* NTT and coset tables (made at a size's first transform: under 20 MiB at 2^27), the
+ * single words of decode and checks. */
+uint64_t cuda_plan_margin(unsigned log_domain) {
+  return (8u << 20) + ((uint64_t)1 << log_domain) / 4;
 }
 
 static void plan_of(const cuda_plan_in *in, unsigned k, cuda_plan *p) {

@@ -27,6 +27,12 @@ static void free_resident(cuda_dev *d, cuda_resident *r) {
   free(r);
 }
 
+static void free_prefix(cuda_dev *d, cuda_prefix *q) {
+  for (int v = 0; v < V_COUNT; v++)
+    if (q->pts[v]) sp_gpu_free_persistent(d->ordinal, q->pts[v]);
+  free(q);
+}
+
 /* Frees every resident set, staging buffer, the uploads' transfer stream and the
  * events; the calling thread must be bound to d's device, and no task may be running. */
 void cuda_drop_all(cuda_dev *d) {
@@ -37,6 +43,11 @@ void cuda_drop_all(cuda_dev *d) {
     cuda_resident *r = d->res;
     d->res = r->next;
     free_resident(d, r);
+  }
+  while (d->pre) {
+    cuda_prefix *q = d->pre;
+    d->pre = q->next;
+    free_prefix(d, q);
   }
   while (d->cs_res) {
     cuda_cs_res *c = d->cs_res;
@@ -73,6 +84,7 @@ cuda_resident *cuda_find_resident(const cuda_dev *d, const sp_srs *srs) {
 uint64_t cuda_resident_bytes(const cuda_dev *d) {
   uint64_t n = 0;
   for (const cuda_resident *r = d->res; r; r = r->next) n += r->bytes + r->tab_bytes;
+  for (const cuda_prefix *q = d->pre; q; q = q->next) n += q->bytes;
   for (const cuda_cs_res *c = d->cs_res; c; c = c->next) n += c->bytes;
   return n;
 }
@@ -328,14 +340,78 @@ bool cuda_drop_table(cuda_dev *d, const sp_srs *srs) {
   return had;
 }
 
-/* Drops this device's resident copy of srs (out-of-memory retry: the points go, the
- * retry streams them; srs_evict). Any thread: the free switches devices and back. */
+/* Drops this device's resident copy of srs, and its prefix (out-of-memory retry: the
+ * points go, the retry streams them; srs_evict). Any thread: the free switches devices
+ * and back. */
 void cuda_drop_resident(cuda_dev *d, const sp_srs *srs) {
   pthread_mutex_lock(&d->mu);
   cuda_resident **pp = &d->res;
   while (*pp && (*pp)->srs != srs) pp = &(*pp)->next;
   cuda_resident *r = *pp;
   if (r) *pp = r->next;
+  cuda_prefix **qq = &d->pre;
+  while (*qq && (*qq)->srs != srs) qq = &(*qq)->next;
+  cuda_prefix *q = *qq;
+  if (q) *qq = q->next;
   pthread_mutex_unlock(&d->mu);
   if (r) free_resident(d, r);
+  if (q) free_prefix(d, q);
+}
+
+/* ---- resident prefixes of streamed sets ------------------------------------------------ */
+
+cuda_prefix *cuda_find_prefix(const cuda_dev *d, const sp_srs *srs) {
+  cuda_prefix *q = d->pre;
+  while (q && q->srs != srs) q = q->next;
+  return q;
+}
+
+/* L and A first: in a streamed partition their MSMs wait for their points (little
+ * work a point), so each of their points kept saves its upload's time; H's MSM is busy
+ * enough to hide its upload, so its points come last. */
+int cuda_make_prefix(cuda_dev *d, const sp_srs *srs, uint64_t bytes, size_t align,
+                     cuda_prefix **out, uint64_t *pcie, double *ms, char *err, size_t errlen) {
+  static const int order[V_COUNT] = {V_L, V_A, V_B1, V_B2, V_H};
+  *out = NULL;
+  if (align < 64) align = 64;
+  cuda_prefix *q = calloc(1, sizeof *q);
+  if (!q) {
+    snprintf(err, errlen, "out of host memory");
+    return SEALPROV_ERR_NO_MEMORY;
+  }
+  q->srs = srs;
+  const void *host[V_COUNT];
+  size_t vbytes[V_COUNT];
+  cuda_srs_vectors(srs, host, vbytes);
+  double t0 = sp_now_ms();
+  int st = SEALPROV_OK;
+  for (int i = 0; i < V_COUNT && !st; i++) {
+    const int v = order[i];
+    const size_t ps = v == V_B2 ? sizeof(g2_affine_t) : sizeof(g1_affine_t), len = vbytes[v] / ps;
+    size_t n = bytes / ps < len ? (size_t)(bytes / ps) : len;
+    if (n < len) n -= n % align;
+    if (n == 0 || !host[v]) continue;
+    st = sp_gpu_alloc_upload_persistent(d->gpu, &q->pts[v], host[v], n * ps, err, errlen);
+    if (st == SEALPROV_ERR_DEVICE_MEMORY) { /* no room after all: what was made stays */
+      st = SEALPROV_OK;
+      break;
+    }
+    if (st) break;
+    q->n[v] = n;
+    q->bytes += (uint64_t)n * ps;
+    bytes -= (uint64_t)n * ps;
+  }
+  if (st || q->bytes == 0) {
+    free_prefix(d, q);
+    return st;
+  }
+  pthread_mutex_lock(&d->mu);
+  q->next = d->pre;
+  d->pre = q;
+  d->pcie_bytes += q->bytes;
+  pthread_mutex_unlock(&d->mu);
+  *pcie += q->bytes;
+  *ms += sp_now_ms() - t0;
+  *out = q;
+  return SEALPROV_OK;
 }

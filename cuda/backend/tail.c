@@ -70,9 +70,12 @@ int cuda_tail_prep(xctx *x, part_t *p, char *err, size_t errlen) {
 
 /* ---- one chunk ---------------------------------------------------------------------- */
 
+/* An item: points [p0, p1) of vector vec, on the device at dev (resident, or the
+ * set's prefix kept there), or streamed through the ring (dev NULL). */
 typedef struct ring_item {
   int vec;
   size_t p0, p1;
+  const void *dev;
 } ring_item;
 
 static int h_chunk(xctx *x, part_t *p, const void *d_points, size_t p0, size_t p1, char *err,
@@ -226,7 +229,8 @@ static size_t item_points(const xctx *x, int vec) {
  * when the ones so far leave the copy engine ahead of the GPU, else the others'. Cost
  * per point in ns on the H200 (docs/PERFORMANCE.md's 2^27 stages): H 5.3 compute, the
  * others 1.0 (G1) and 4.4 (G2); a G1 point's upload 2.6, G2's 5.2 (~37 GB/s through
- * the host's copy). Only the order depends on them. */
+ * the host's copy), none for points kept on the device. Only the order depends on
+ * them. */
 static void interleave(const ring_item *h, size_t nh, const ring_item *t, size_t nt,
                        ring_item *out) {
   double bal = 0;
@@ -236,7 +240,7 @@ static void interleave(const ring_item *h, size_t nh, const ring_item *t, size_t
     const ring_item *it = take_h ? &h[i++] : &t[j++];
     double n = (double)(it->p1 - it->p0);
     double comp = it->vec == V_H ? 5.3 : it->vec == V_B2 ? 4.4 : 1.0;
-    double up = it->vec == V_B2 ? 5.2 : 2.6;
+    double up = it->dev ? 0 : it->vec == V_B2 ? 5.2 : 2.6;
     bal += n * (comp - up);
     out[k++] = *it;
   }
@@ -258,8 +262,10 @@ static const void *dev_points(const cuda_resident *r, int vec) {
   return vec == V_H ? r->h : vec == V_L ? r->l : vec == V_A ? r->a : vec == V_B1 ? r->b1 : r->b2;
 }
 
-/* Streamed items through the ring: R device buffers; item i uploads into slot i mod R
- * once the item R before it is summed (its slot's event), up to R items ahead. */
+/* The items through the ring: R device buffers for the streamed ones; streamed item q
+ * (counting streamed items only) uploads into slot q mod R once streamed item q - R was
+ * summed there (the slot's event), up to R streamed items ahead. Items on the device
+ * run where they are, in their turn. */
 static int ring_run(xctx *x, part_t *p, const ring_item *it, size_t n, char *err, size_t errlen) {
   sp_gpu *g = x->g;
   sp_gpu_event **ev = x->d->ev;
@@ -271,28 +277,36 @@ static int ring_run(xctx *x, part_t *p, const ring_item *it, size_t n, char *err
     snprintf(err, errlen, "out of host memory");
     return SEALPROV_ERR_NO_MEMORY;
   }
+  size_t nstr = 0;
+  for (size_t i = 0; i < n; i++) nstr += it[i].dev == NULL;
   int st = SEALPROV_OK;
-  unsigned nslots = n < R ? (unsigned)n : R;
+  const unsigned nslots = nstr < R ? (unsigned)nstr : R;
   for (unsigned s = 0; s < nslots; s++) {
     SP_TRY_GOTO(sp_gpu_alloc(g, &slot[s], sbytes, err, errlen), st, out);
     /* the slot exists once the compute stream got here: its first upload waits */
     SP_TRY_GOTO(sp_gpu_event_record(g, ev[EV_SLOT0 + s], SP_STREAM_COMPUTE, err, errlen), st, out);
   }
-  size_t pushed = 0;
+  size_t next = 0, pushed = 0, done = 0; /* items scanned; streamed ones queued, summed */
   for (size_t i = 0; i < n; i++) {
-    for (; pushed < n && pushed < i + nslots; pushed++) {
-      const ring_item *q = &it[pushed];
+    for (; next < n && pushed < done + nslots; next++) {
+      const ring_item *q = &it[next];
+      if (q->dev) continue;
       const size_t ps = vec_psize(q->vec);
-      const unsigned s = (unsigned)(pushed % nslots);
+      const unsigned s = (unsigned)(pushed++ % nslots);
       SP_TRY_GOTO(
           cuda_up_push(x->up, slot[s], (const uint8_t *)host_points(p->t->srs, q->vec) + q->p0 * ps,
-                       (q->p1 - q->p0) * ps, UP_HOST, ev[EV_SLOT0 + s], &req[pushed], err, errlen),
+                       (q->p1 - q->p0) * ps, UP_HOST, ev[EV_SLOT0 + s], &req[next], err, errlen),
           st, out);
     }
-    const unsigned s = (unsigned)(i % nslots);
+    if (it[i].dev) {
+      SP_TRY_GOTO(run_item(x, p, &it[i], it[i].dev, err, errlen), st, out);
+      continue;
+    }
+    const unsigned s = (unsigned)(done % nslots);
     SP_TRY_GOTO(cuda_up_wait(x->up, req[i], &x->tm->upload_ms, err, errlen), st, out);
     SP_TRY_GOTO(run_item(x, p, &it[i], slot[s], err, errlen), st, out);
     SP_TRY_GOTO(sp_gpu_event_record(g, ev[EV_SLOT0 + s], SP_STREAM_COMPUTE, err, errlen), st, out);
+    done++;
   }
 out:
   if (st) {
@@ -305,15 +319,28 @@ out:
   return st;
 }
 
+/* Vector v's items into out (NULL: only counted): its points on the device first (all
+ * of a resident set's; a streamed set's kept prefix), then the streamed rest, in
+ * pieces of item_points (0: one piece). */
+static size_t vec_items(const xctx *x, const sp_srs *srs, int v, ring_item *out) {
+  const size_t n = vec_len(srs, v), per = item_points(x, v), ps = vec_psize(v);
+  const size_t on = x->res ? n : x->pre ? x->pre->n[v] : 0;
+  const uint8_t *base = x->res ? dev_points(x->res, v) : x->pre ? x->pre->pts[v] : NULL;
+  size_t k = 0;
+  for (size_t p0 = 0; p0 < n;) {
+    size_t end = p0 < on ? on : n, p1 = per && p0 + per < end ? p0 + per : end;
+    if (out) out[k] = (ring_item){v, p0, p1, p0 < on ? base + p0 * ps : NULL};
+    k++;
+    p0 = p1;
+  }
+  return k;
+}
+
 int cuda_msm_run(xctx *x, part_t *p, bool with_h, bool with_tail, char *err, size_t errlen) {
   const sp_srs *srs = p->t->srs;
-  size_t cnt[V_COUNT] = {0}, total = 0;
-  for (int v = 0; v < V_COUNT; v++) {
-    if ((v == V_H && !with_h) || (v != V_H && !with_tail)) continue;
-    size_t n = vec_len(srs, v), per = item_points(x, v);
-    cnt[v] = n == 0 ? 0 : per ? (n + per - 1) / per : 1;
-    total += cnt[v];
-  }
+  size_t total = 0;
+  for (int v = 0; v < V_COUNT; v++)
+    if (v == V_H ? with_h : with_tail) total += vec_items(x, srs, v, NULL);
   ring_item *h = calloc(total + 1, sizeof *h), *t = calloc(total + 1, sizeof *t),
             *all = calloc(total + 1, sizeof *all);
   int st = SEALPROV_OK;
@@ -322,33 +349,15 @@ int cuda_msm_run(xctx *x, part_t *p, bool with_h, bool with_tail, char *err, siz
     st = SEALPROV_ERR_NO_MEMORY;
     goto out;
   }
-  size_t nh = 0, nt = 0;
-  for (int v = 0; v < V_COUNT; v++) {
-    size_t n = vec_len(srs, v), per = item_points(x, v);
-    for (size_t k = 0; k < cnt[v]; k++) {
-      size_t p0 = per ? k * per : 0, p1 = per && p0 + per < n ? p0 + per : n;
-      ring_item item = {v, p0, p1};
-      if (v == V_H)
-        h[nh++] = item;
-      else
-        t[nt++] = item;
-    }
-  }
+  size_t nh = with_h ? vec_items(x, srs, V_H, h) : 0, nt = 0;
+  for (int v = V_L; with_tail && v < V_COUNT; v++) nt += vec_items(x, srs, v, t + nt);
   if (x->res == NULL && x->plan.interleave) {
     interleave(h, nh, t, nt, all);
   } else {
     memcpy(all, h, nh * sizeof *h);
     memcpy(all + nh, t, nt * sizeof *t);
   }
-  if (x->res == NULL) {
-    st = ring_run(x, p, all, nh + nt, err, errlen);
-  } else {
-    for (size_t i = 0; !st && i < nh + nt; i++)
-      st = run_item(
-          x, p, &all[i],
-          (const uint8_t *)dev_points(x->res, all[i].vec) + all[i].p0 * vec_psize(all[i].vec), err,
-          errlen);
-  }
+  st = ring_run(x, p, all, nh + nt, err, errlen);
 out:
   free(h);
   free(t);

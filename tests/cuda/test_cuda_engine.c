@@ -447,7 +447,7 @@ static void run_budgets(void *dev, const sp_task *t, const uint8_t cpu_proof[192
           "2^%u under memory_limit %llu (tier %u): %s", logm, (unsigned long long)need[k], k,
           st ? err : "proof differs from the CPU's");
     if (!st) {
-      CHECK(tm.plan_tier == k && tm.oom_retries == 0 && tm.streamed,
+      CHECK(tm.plan_tier == k && tm.oom_retries == 0 && tm.streamed && !tm.resident_prefix_bytes,
             "2^%u memory_limit %llu: tier %u (want %u), %u out-of-memory retries, streamed %d",
             logm, (unsigned long long)need[k], tm.plan_tier, k, tm.oom_retries, (int)tm.streamed);
       CHECK(tm.device_peak_bytes <= need[k] && tm.device_peak_bytes <= tm.plan_need_bytes,
@@ -475,6 +475,54 @@ static void run_budgets(void *dev, const sp_task *t, const uint8_t cpu_proof[192
     sp_engine_cuda.worker_unbind(bd, 0);
     sp_engine_cuda.device_close(bd);
   }
+}
+
+/* What the plan leaves of the budget keeps the set's first points on the device: a
+ * device with room for the first tier, 16 MiB (more than the plan's margin) and half a
+ * domain of G1 points more makes a
+ * prefix in the first partition (which then sends every point once, as without), and
+ * the next partition sends the prefix's bytes less; both proofs equal the CPU's. */
+static void run_prefix(void *dev, const sp_task *t, const uint8_t cpu_proof[192]) {
+  char err[512] = "";
+  const unsigned logm = t->srs->log_domain;
+  sp_device_cfg cfg = dev_cfg;
+  snprintf(cfg.section, sizeof cfg.section, "prefix");
+  cfg.memory_limit = sp_engine_cuda_plan_need(dev, t, false, 0) + ((uint64_t)16 << 20) +
+                     ((uint64_t)1 << logm) / 2 * sizeof(g1_affine_t);
+  void *bd = NULL;
+  int confirmed = -1;
+  int st = sp_engine_cuda.device_open(&cfg, &bd, err, sizeof err);
+  if (!st) st = sp_engine_cuda.worker_bind(bd, 0, &confirmed, err, sizeof err);
+  CHECK(st == SEALPROV_OK, "2^%u prefix: device: %s", logm, err);
+  if (st) {
+    if (bd) sp_engine_cuda.device_close(bd);
+    return;
+  }
+  uint64_t sent[2] = {0, 0}, kept = 0;
+  for (int run = 0; run < 2; run++) {
+    uint8_t p[192];
+    sp_cuda_timings tm;
+    st = gpu_prove(bd, t, true, p, &tm, err, sizeof err);
+    CHECK(st == SEALPROV_OK && memcmp(p, cpu_proof, 192) == 0, "2^%u prefix, run %d: %s", logm, run,
+          st ? err : "proof differs from the CPU's");
+    if (st) break;
+    CHECK(tm.plan_tier == 0 && tm.oom_retries == 0 && tm.resident_prefix_bytes > 0,
+          "2^%u prefix, run %d: tier %u, %u retries, %llu bytes kept", logm, run, tm.plan_tier,
+          tm.oom_retries, (unsigned long long)tm.resident_prefix_bytes);
+    sent[run] = tm.pcie_bytes;
+    kept = tm.resident_prefix_bytes;
+  }
+  if (!st) {
+    uint64_t all = streamed_bytes(t, 3);
+    CHECK(sent[0] == all && sent[1] + kept == all,
+          "2^%u prefix: %llu then %llu bytes sent with %llu kept, want %llu then %llu", logm,
+          (unsigned long long)sent[0], (unsigned long long)sent[1], (unsigned long long)kept,
+          (unsigned long long)all, (unsigned long long)(all - kept));
+    printf("  2^%u prefix: %llu bytes kept on the device, %llu then %llu bytes sent\n", logm,
+           (unsigned long long)kept, (unsigned long long)sent[0], (unsigned long long)sent[1]);
+  }
+  sp_engine_cuda.worker_unbind(bd, 0);
+  sp_engine_cuda.device_close(bd);
 }
 
 static void run_size(void *dev, uint64_t constraints, uint64_t seed, const char *dir) {
@@ -544,6 +592,7 @@ static void run_size(void *dev, uint64_t constraints, uint64_t seed, const char 
   if (st == SEALPROV_OK) run_staging(dev, &t, cpu_proof, &tm);
   if (st == SEALPROV_OK) run_streaming(dev, &t, cpu_proof);
   if (st == SEALPROV_OK) run_budgets(dev, &t, cpu_proof);
+  if (st == SEALPROV_OK) run_prefix(dev, &t, cpu_proof);
   if (st == SEALPROV_OK) run_early(dev, &t, cpu_proof);
   if (st == SEALPROV_OK) run_witness(dev, &t, c, w, cpu_proof, dir);
 
