@@ -124,14 +124,23 @@ static bool parse_pinned(const char *s, uint64_t *out) {
   return true;
 }
 
-/* --memory-limit: bytes with an optional K, M or G (1024-based), as --pinned-staging. */
-static bool parse_bytes(const char *s, uint64_t *out) {
-  uint64_t v = 0;
-  if (!parse_pinned(s, &v) || v == 0 || v == SP_PINNED_STAGING_OFF ||
-      v == SP_PINNED_STAGING_CHUNKED || v == SP_PINNED_STAGING_WHOLE)
-    return false;
-  *out = v;
-  return true;
+/* --memory-limit: a comma-separated list of bytes with an optional K, M or G
+ * (1024-based, as --pinned-staging), or none (no limit). */
+static bool parse_limits(const char *s, bg_opts *o) {
+  char buf[256];
+  if (strlen(s) >= sizeof buf) return false;
+  snprintf(buf, sizeof buf, "%s", s);
+  o->nlimits = 0;
+  char *save = NULL;
+  for (char *t = strtok_r(buf, ",", &save); t; t = strtok_r(NULL, ",", &save)) {
+    uint64_t v = 0;
+    if (o->nlimits == BG_MAX_SIZES) return false;
+    if (strcmp(t, "none") && (!parse_pinned(t, &v) || v == 0 || v == SP_PINNED_STAGING_OFF ||
+                              v == SP_PINNED_STAGING_CHUNKED || v == SP_PINNED_STAGING_WHOLE))
+      return false;
+    o->limits[o->nlimits++] = v;
+  }
+  return o->nlimits > 0;
 }
 
 /* A comma-separated list of those (at most 4). */
@@ -194,7 +203,7 @@ static void bg_usage(FILE *f) {
           "usage: sealprov bench gpu [--json] [--device N] [--repeat R] [--window C]\n"
           "                          [--msm-g1 20,22,24,26] [--msm-g2 22,24] [--ntt 24,26,27]\n"
           "                          [--partition 20,24,27] [--quick] [--precompute off,on]\n"
-          "                          [--memory-limit BYTES[K|M|G]] [--stream] [--threads T]\n"
+          "                          [--memory-limit none,24G,16G] [--stream] [--threads T]\n"
           "                          [--plan TIER]\n"
           "       sealprov bench gpu --throughput 24,27 [--gpus 1,2] [--jobs 3,1]\n"
           "                          [--partitions 10] [--workers 2] [--warmup P]\n"
@@ -207,9 +216,10 @@ static void bg_usage(FILE *f) {
           "  GPU (the INI's pinned_staging; default auto = chunked), for partitions and\n"
           "  throughput; a comma list (e.g. whole,chunked) runs each throughput stream once\n"
           "  per mode on the same data, with host peak RSS and module host memory per run.\n"
-          "  --memory-limit: the partitions' device has that memory_limit (the INI's key):\n"
-          "  the engine plans each partition for it and streams the parameters when the set\n"
-          "  does not fit; --stream streams them whatever fits. --threads: host threads of a\n"
+          "  --memory-limit BYTES[K|M|G] or none, comma-separated: each partition size runs\n"
+          "  once per value, on the same data, on a device with that memory_limit (the INI's\n"
+          "  key): the engine plans each partition for it and streams the parameters when the\n"
+          "  set does not fit; --stream streams them whatever fits. --threads: host threads of a\n"
           "  partition's task (default 8, as with 2 workers on 16 CPUs). --plan: the memory\n"
           "  plan's tier TIER (0 needs the most memory; what the budget leaves over keeps\n"
           "  parameter points on the device) instead of the engine's choice. Partitions report\n"
@@ -500,6 +510,7 @@ int sp_cmd_bench_gpu(int argc, char **argv) {
   o.repeat = 5;
   o.threads = 8;
   o.plan = -1;
+  o.nlimits = 1;     /* no limit */
   o.partitions = 10; /* a 32 GiB PoRep C2 job */
   o.workers = 2;     /* the production default per GPU */
   parse_list("20,22,24,26", o.msm1, &o.nmsm1, 1, 28);
@@ -595,7 +606,7 @@ int sp_cmd_bench_gpu(int argc, char **argv) {
              o.nordinals > 0;
         break;
       case 'S': ok = parse_pinned_list(optarg, &o); break;
-      case 'M': ok = parse_bytes(optarg, &o.memory_limit); break;
+      case 'M': ok = parse_limits(optarg, &o); break;
       case 'T':
         o.threads = (unsigned)atoi(optarg);
         ok = o.threads >= 1 && o.threads <= 256;
@@ -665,7 +676,6 @@ int sp_cmd_bench_gpu(int argc, char **argv) {
   cfg.type = SP_DEVICE_CUDA;
   cfg.ordinal = o.ordinal;
   cfg.pinned_staging = o.pinned;
-  cfg.memory_limit = o.memory_limit;
   void *dev = NULL;
   sp_gpu *g = NULL;
   int st = SEALPROV_OK;
@@ -735,7 +745,7 @@ int sp_cmd_bench_gpu(int argc, char **argv) {
       sp_gpu *gg = NULL;
       st = sp_gpu_create(o.ordinal, 0, &gg, err, sizeof err);
       if (!st) {
-        st = bg_bench_partition(&o, dev, gg, o.part[i], err, sizeof err);
+        st = bg_bench_partition(&o, &cfg, gg, o.part[i], err, sizeof err);
         sp_gpu_destroy(gg);
       }
       fflush(stdout);

@@ -47,10 +47,11 @@ typedef struct bg_opts {
   unsigned urgent_after;              /* --urgent-after K: a 1-partition job of higher
                                               priority once K stream partitions are done */
   uint64_t pinned;                    /* sp_device_cfg.pinned_staging: 0 auto, OFF, bytes */
-  uint64_t memory_limit;              /* --memory-limit: the partitions' device (0: none) */
-  unsigned threads;                   /* --threads: host threads of a partition's task */
-  bool stream;                        /* --stream: the parameters streamed whatever fits */
-  int plan;                           /* --plan: the engine's plan tier (-1: its choice) */
+  uint64_t limits[BG_MAX_SIZES];      /* --memory-limit: the partitions' devices (0: none) */
+  unsigned nlimits;
+  unsigned threads; /* --threads: host threads of a partition's task */
+  bool stream;      /* --stream: the parameters streamed whatever fits */
+  int plan;         /* --plan: the engine's plan tier (-1: its choice) */
   /* --pinned-staging A,B: each throughput stream runs once per mode, in this order,
    * on the same synthetic data (same-call A/B pairs) */
   uint64_t pinned_list[4];
@@ -101,9 +102,11 @@ size_t bg_params_bytes(const sp_srs *s);
 /* Points are made on g's device and downloaded; on failure what was made is freed. */
 int bg_synth_make(bg_synth *x, sp_gpu *g, unsigned lg, char *err, size_t errlen);
 void bg_synth_free(bg_synth *x);
-/* The partition group at 2^lg on engine device dev (GPU g). */
-int bg_bench_partition(const bg_opts *o, void *dev, sp_gpu *g, unsigned lg, char *err,
-                       size_t errlen);
+/* The partition group at 2^lg: one synthetic set made on GPU g, proved on an engine
+ * device of cfg's GPU per --memory-limit value. */
+struct sp_device_cfg;
+int bg_bench_partition(const bg_opts *o, const struct sp_device_cfg *cfg, sp_gpu *g, unsigned lg,
+                       char *err, size_t errlen);
 
 /* ---- bench_gpu_throughput.c ----------------------------------------------------------- */
 int bg_bench_throughput(const bg_opts *o, const sp_gpu_info *infos, int ninfos, char *err,

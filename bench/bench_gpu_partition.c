@@ -281,18 +281,9 @@ int bg_synth_make(bg_synth *x, sp_gpu *g, unsigned lg, char *err, size_t errlen)
 
 /* One engine device on this (bound) thread, through the engine contract the scheduler
  * follows: prepare (host work, no lock), execute (device work), release. */
-int bg_bench_partition(const bg_opts *o, void *dev, sp_gpu *g, unsigned lg, char *err,
-                       size_t errlen) {
-  bg_synth *x = calloc(1, sizeof *x);
-  if (!x) {
-    snprintf(err, errlen, "out of host memory");
-    return SEALPROV_ERR_NO_MEMORY;
-  }
-  int st = bg_synth_make(x, g, lg, err, errlen);
-  if (st) {
-    free(x);
-    return st;
-  }
+static int partition_runs(const bg_opts *o, void *dev, bg_synth *x, unsigned lg, uint64_t limit,
+                          char *err, size_t errlen) {
+  int st = SEALPROV_OK;
   sp_task t;
   memset(&t, 0, sizeof t);
   t.srs = &x->srs;
@@ -321,8 +312,6 @@ int bg_bench_partition(const bg_opts *o, void *dev, sp_gpu *g, unsigned lg, char
   } bg_part_var;
   bg_part_var *pv = calloc(nv, sizeof *pv);
   if (!pv) {
-    bg_synth_free(x);
-    free(x);
     snprintf(err, errlen, "out of host memory");
     return SEALPROV_ERR_NO_MEMORY;
   }
@@ -413,7 +402,7 @@ int bg_bench_partition(const bg_opts *o, void *dev, sp_gpu *g, unsigned lg, char
           "\"device_peak_bytes\": %llu,\n     \"module_host_peak_bytes\": %llu, "
           "\"resident_prefix_bytes\": %llu, \"pcie_bytes\": %llu, "
           "\"pcie_gb_per_s_in_execute\": %.2f",
-          (unsigned long long)o->memory_limit, o->threads, x_t->plan_tier,
+          (unsigned long long)limit, o->threads, x_t->plan_tier,
           (unsigned long long)x_t->plan_need_bytes, (unsigned long long)x_t->plan_budget_bytes,
           (unsigned long long)x_t->stream_chunk, (unsigned long long)x_t->device_peak_bytes,
           (unsigned long long)hm.module_peak_bytes, (unsigned long long)x_t->resident_prefix_bytes,
@@ -451,6 +440,35 @@ int bg_bench_partition(const bg_opts *o, void *dev, sp_gpu *g, unsigned lg, char
   }
   free(pv);
   sp_engine_cuda.srs_evict(dev, &x->srs);
+  return st;
+}
+
+int bg_bench_partition(const bg_opts *o, const sp_device_cfg *cfg, sp_gpu *g, unsigned lg,
+                       char *err, size_t errlen) {
+  bg_synth *x = calloc(1, sizeof *x);
+  if (!x) {
+    snprintf(err, errlen, "out of host memory");
+    return SEALPROV_ERR_NO_MEMORY;
+  }
+  int st = bg_synth_make(x, g, lg, err, errlen);
+  if (st) { /* what was made is freed */
+    free(x);
+    return st;
+  }
+  for (unsigned i = 0; !st && i < o->nlimits; i++) {
+    sp_device_cfg c = *cfg;
+    c.memory_limit = o->limits[i];
+    void *dev = NULL;
+    int confirmed = -1;
+    st = sp_engine_cuda.device_open(&c, &dev, err, errlen);
+    if (!st) st = sp_engine_cuda.worker_bind(dev, 0, &confirmed, err, errlen);
+    if (!st) {
+      st = partition_runs(o, dev, x, lg, o->limits[i], err, errlen);
+      sp_engine_cuda.worker_unbind(dev, 0);
+    }
+    if (dev) sp_engine_cuda.device_close(dev);
+    if (i + 1 < o->nlimits) fflush(stdout);
+  }
   bg_synth_free(x);
   free(x);
   return st;

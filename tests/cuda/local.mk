@@ -5,6 +5,8 @@
 # machine builds them from the release tarball (dev/device-build.sh).
 EXTRA_DIST += tests/cuda/ff_model.py tests/cuda/msm_table_model.py tests/cuda/msm_affine_model.py \
   tests/cuda/gpu_session.sh tests/cuda/seeds.sh tests/cuda/fatbin_archs.sh tests/cuda/fatbin_archs.c tests/cuda/child_gpu.sh
+# the engine's memory plan and streaming on a GPU, run by hand there (its figures)
+EXTRA_DIST += dev/gpu-budget.sh
 GPU_SEED_SUITES =
 if HAVE_CUDA
 check_PROGRAMS += tests/cuda/test_cuda_kernels tests/cuda/test_cuda_engine tests/cuda/test_cuda_checks \

@@ -19,6 +19,7 @@
 #include "util/sp_gpu.h"
 #include "ntt/ntt.h"
 #include "msm/msm.h"
+#include "prep/prep.h"
 #include "gpu/gpu_kit.h"
 #include "gpu_check.h"
 
@@ -458,6 +459,21 @@ static void test_h_poly(sp_gpu *g, unsigned lg) {
   if (!st) st = sp_gpu_h_poly(g, da, db, dc, lg, err, sizeof err);
   if (!st) st = sp_gpu_download(g, h, da, bytes, err, sizeof err);
   CHECK(st == SEALPROV_OK, "GPU H 2^%u: %s", lg, err);
+  /* the engine's two-vector form (cuda/backend/pipeline.c, part_h2): a*b formed first,
+   * c then in b's buffer, the products passed to sp_gpu_h_finish with no b */
+  fr_t *h2 = malloc(bytes);
+  if (!st && h2) st = sp_gpu_upload(g, da, a, bytes, err, sizeof err);
+  if (!st && h2) st = sp_gpu_upload(g, db, b, bytes, err, sizeof err);
+  if (!st && h2) st = sp_gpu_h_coset(g, da, lg, err, sizeof err);
+  if (!st && h2) st = sp_gpu_h_coset(g, db, lg, err, sizeof err);
+  if (!st && h2) st = sp_gpu_fr_mul_vec(g, da, da, db, n, err, sizeof err);
+  if (!st && h2) st = sp_gpu_upload(g, db, c, bytes, err, sizeof err);
+  if (!st && h2) st = sp_gpu_h_coeffs(g, db, lg, err, sizeof err);
+  if (!st && h2) st = sp_gpu_h_finish(g, da, NULL, db, lg, err, sizeof err);
+  if (!st && h2) st = sp_gpu_download(g, h2, da, bytes, err, sizeof err);
+  CHECK(h2 && st == SEALPROV_OK && memcmp(h, h2, bytes) == 0,
+        "H 2^%u with two vectors at a time: %s", lg, st ? err : "differs from three");
+  free(h2);
   sp_gpu_free(g, da, bytes);
   sp_gpu_free(g, db, bytes);
   sp_gpu_free(g, dc, bytes);
@@ -640,6 +656,31 @@ static void test_msm_g1(sp_gpu *g, const size_t *sizes, size_t nsizes) {
         st = sp_gpu_msm_g1_dev(g, &got, &a, err, sizeof err);
         CHECK(st == SEALPROV_OK && g1_jac_eq(&got, &ref), "msm_g1 n=%zu window %u differs (%s)", n,
               wins[k], st ? err : "wrong point");
+      }
+      /* under a scratch cap (the engine's memory plan): one window a sort batch, the
+       * same sum, and no more device memory than the plan's estimate of it; without a
+       * cap, within its estimate too */
+      for (int capped = 1; capped >= 0 && !st; capped--) {
+        sp_msm_args a;
+        memset(&a, 0, sizeof a);
+        a.d_points = dp;
+        a.d_scalars = ds;
+        a.n = n;
+        a.scratch_cap = capped ? 1 : 0;
+        int sms = 0;
+        uint64_t mem = 0;
+        char name[64];
+        sp_gpu_describe(g, name, sizeof name, &sms, &mem);
+        uint64_t before = sp_gpu_memory_in_use(g);
+        sp_gpu_reset_peak(g);
+        g1_jac_t got;
+        st = sp_gpu_msm_g1_dev(g, &got, &a, err, sizeof err);
+        uint64_t used = sp_gpu_memory_peak(g) - before;
+        uint64_t est = sp_gpu_msm_scratch_bytes(false, n, capped ? 1 : 0, sms, 0);
+        CHECK(st == SEALPROV_OK && g1_jac_eq(&got, &ref), "msm_g1 n=%zu scratch cap %d (%s)", n,
+              capped, st ? err : "wrong point");
+        CHECK(used <= est, "msm_g1 n=%zu (cap %d): allocated %llu bytes, the estimate %llu", n,
+              capped, (unsigned long long)used, (unsigned long long)est);
       }
       sp_gpu_free(g, dp, n * sizeof *pts);
       sp_gpu_free(g, ds, n * sizeof *sc);
