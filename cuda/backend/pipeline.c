@@ -507,23 +507,15 @@ static int keep_prefix(xctx *x, const part_t *p, char *err, size_t errlen) {
   return SEALPROV_OK;
 }
 
-int cuda_prove_partition(xctx *x, const sp_task *t, const cuda_prep *src, uint8_t proof[192],
-                         char *err, size_t errlen) {
-  cuda_dev *d = x->d;
-  sp_gpu *g = x->g;
-  sp_cuda_timings *tm = x->tm;
-  const sp_srs *srs = t->srs;
-  const sealprov_assignment *asg = t->asg;
-  int st = SEALPROV_OK;
+/* A partition's state: its sizes, where its assignment is, its sums at infinity. */
+static part_t *part_new(const sp_task *t, const cuda_prep *src) {
   part_t *p = calloc(1, sizeof *p);
-  if (!p) {
-    snprintf(err, errlen, "out of host memory");
-    return SEALPROV_ERR_NO_MEMORY;
-  }
+  if (!p) return NULL;
+  const sealprov_assignment *asg = t->asg;
   p->t = t;
   p->src = src;
   p->src_kind = src->land ? UP_DEVICE : src->buf ? UP_PINNED : UP_HOST;
-  p->m = (size_t)1 << srs->log_domain;
+  p->m = (size_t)1 << t->srs->log_domain;
   p->nabc = (size_t)asg->abc_size;
   p->ninp = (size_t)asg->inp_size;
   p->naux = (size_t)asg->aux_size;
@@ -536,6 +528,38 @@ int cuda_prove_partition(xctx *x, const sp_task *t, const cuda_prep *src, uint8_
   g1_jac_set_inf(&p->a_acc);
   g1_jac_set_inf(&p->b1_acc);
   g2_jac_set_inf(&p->b2_acc);
+  return p;
+}
+
+/* Frees what a partition holds (its uploads have landed: closed first). */
+static void part_free(xctx *x, part_t *p) {
+  sp_gpu *g = x->g;
+  const sp_srs *srs = p->t->srs;
+  for (int k = 0; k < 3; k++) sp_gpu_free(g, p->abc[k], p->vbytes);
+  sp_gpu_free(g, p->inp, p->ninp * 32);
+  sp_gpu_free(g, p->aux, p->naux * 32);
+  for (int k = 0; k < 3; k++) sp_gpu_free(g, p->bm[k], p->bmb[k]);
+  sp_gpu_free(g, p->idx_a, (srs->a_len > p->ninp ? srs->a_len - p->ninp : 0) * 4);
+  sp_gpu_free(g, p->idx_b, srs->b_g1_len * 4);
+  if (p->host_ev) {
+    sp_hostmem_release(x->d->hm, x->d->index, (uint64_t)p->host_ev->asg.abc_size * 32 * 3);
+    sp_cs_eval_free(p->host_ev);
+  }
+  free(p);
+}
+
+int cuda_prove_partition(xctx *x, const sp_task *t, const cuda_prep *src, uint8_t proof[192],
+                         char *err, size_t errlen) {
+  cuda_dev *d = x->d;
+  sp_gpu *g = x->g;
+  sp_cuda_timings *tm = x->tm;
+  const sp_srs *srs = t->srs;
+  int st = SEALPROV_OK;
+  part_t *p = part_new(t, src);
+  if (!p) {
+    snprintf(err, errlen, "out of host memory");
+    return SEALPROV_ERR_NO_MEMORY;
+  }
   double ts;
   if (x->early_a) { /* a is on the device already (early upload): this partition's now */
     p->abc[0] = x->early_a;
@@ -604,16 +628,6 @@ out : {
   (void)sp_gpu_join_copy(g, e2, sizeof e2);
 }
   tm->device_peak_bytes = sp_gpu_memory_peak(g) + x->held;
-  for (int k = 0; k < 3; k++) sp_gpu_free(g, p->abc[k], p->vbytes);
-  sp_gpu_free(g, p->inp, p->ninp * 32);
-  sp_gpu_free(g, p->aux, p->naux * 32);
-  for (int k = 0; k < 3; k++) sp_gpu_free(g, p->bm[k], p->bmb[k]);
-  sp_gpu_free(g, p->idx_a, (srs->a_len > p->ninp ? srs->a_len - p->ninp : 0) * 4);
-  sp_gpu_free(g, p->idx_b, srs->b_g1_len * 4);
-  if (p->host_ev) { /* its copies are complete: the uploads were closed above */
-    sp_hostmem_release(d->hm, d->index, (uint64_t)p->host_ev->asg.abc_size * 32 * 3);
-    sp_cs_eval_free(p->host_ev);
-  }
-  free(p);
+  part_free(x, p);
   return st;
 }
