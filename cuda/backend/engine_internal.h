@@ -217,6 +217,9 @@ typedef struct cuda_dev {
   void *early_buf;
   size_t early_bytes;
   struct cuda_prep *early_owner;
+  /* tests: the early upload's copy held back this long on the copy stream (the kit's
+   * sp_engine_cuda_set_early_delay), so that execute meets it still travelling */
+  unsigned early_delay_us;
 #ifdef SP_FAULT_INJECTION
   unsigned fault_oom; /* sp_engine_ops.fault_oom: allocations the next execute
                                     fails as out of memory (the device lock's holder) */

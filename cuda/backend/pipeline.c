@@ -108,6 +108,7 @@ static int early_handoff(xctx *x, part_t *p, void **pbuf, char *err, size_t errl
   const void *src = NULL;
   size_t nbytes = 0;
   pthread_mutex_lock(&d->mu);
+  const unsigned delay_us = d->early_delay_us;
   cuda_prep *w = d->early_want;
   if (x->res && w && w->vbytes == p->vbytes && !d->early_buf && cuda_early_room(d, p->vbytes)) {
     d->early_want = NULL;
@@ -132,6 +133,7 @@ static int early_handoff(xctx *x, part_t *p, void **pbuf, char *err, size_t errl
    * completes it. */
   int st = sp_gpu_event_record(g, d->ev[EV_EARLY], SP_STREAM_COMPUTE, err, errlen);
   if (!st) st = sp_gpu_stream_wait(g, SP_STREAM_COPY, d->ev[EV_EARLY], err, errlen);
+  if (!st) st = sp_gpu_stream_delay(g, SP_STREAM_COPY, delay_us, err, errlen);
   if (!st) st = sp_gpu_upload_async(g, buf, src, nbytes, err, errlen);
   if (st) cuda_early_drop(d); /* not sent: w uploads its a itself */
   return st;
@@ -565,6 +567,10 @@ int cuda_prove_partition(xctx *x, const sp_task *t, const cuda_prep *src, uint8_
     p->abc[0] = x->early_a;
     x->early_a = NULL;
     tm->a_early = true;
+    /* Its copy ran on the context's copy stream, which none of this execute's uploads
+     * (their own transfer stream, upload.c) is ordered after: a prepare on an idle
+     * device may have queued it a moment ago, and it can still be travelling. */
+    SP_TRY_GOTO(sp_gpu_join_copy(g, err, errlen), st, out);
   }
 
   x->res = NULL;

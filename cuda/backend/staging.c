@@ -308,6 +308,7 @@ static bool early_from_prepare(cuda_dev *d, cuda_prep *p, const sp_srs *srs) {
             d->gpu && p->a_bytes && !d->executing && !d->uploading && !d->early_buf &&
             !d->early_want && cuda_early_room(d, p->vbytes);
   if (go) d->uploading = true;
+  const unsigned delay_us = d->early_delay_us;
   pthread_mutex_unlock(&d->mu);
   if (!go) return false;
   sp_gpu *g = d->gpu;
@@ -317,6 +318,7 @@ static bool early_from_prepare(cuda_dev *d, cuda_prep *p, const sp_srs *srs) {
   /* the copy stream waits for the allocation, which is ordered on the compute stream */
   if (!st) st = sp_gpu_event_record(g, d->ev[EV_EARLY], SP_STREAM_COMPUTE, e, sizeof e);
   if (!st) st = sp_gpu_stream_wait(g, SP_STREAM_COPY, d->ev[EV_EARLY], e, sizeof e);
+  if (!st) st = sp_gpu_stream_delay(g, SP_STREAM_COPY, delay_us, e, sizeof e);
   if (!st) st = sp_gpu_upload_async(g, buf, p->abc[0], p->a_bytes, e, sizeof e);
   if (st && buf) { /* nothing to keep: the next execute synchronises before reusing it */
     sp_gpu_free(g, buf, p->vbytes);

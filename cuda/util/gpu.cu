@@ -342,6 +342,23 @@ extern "C" int sp_gpu_join_copy(sp_gpu *g, char *err, size_t errlen) {
   return SEALPROV_OK;
 }
 
+__global__ void k_delay(unsigned long long ns) {
+  unsigned long long t0, t;
+  asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t0));
+  do {
+    __nanosleep(1000);
+    asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t));
+  } while (t - t0 < ns);
+}
+
+extern "C" int sp_gpu_stream_delay(sp_gpu *g, sp_gpu_stream s, unsigned us, char *err,
+                                   size_t errlen) {
+  if (us == 0) return SEALPROV_OK;
+  k_delay<<<1, 1, 0, stream_of(g, s)>>>((unsigned long long)us * 1000);
+  SP_CUDA_LAUNCH_CHECK();
+  return SEALPROV_OK;
+}
+
 extern "C" int sp_gpu_sync_all(sp_gpu *g, char *err, size_t errlen) {
   SP_CUDA_CHECK(cudaStreamSynchronize(g->copy_stream));
   SP_CUDA_CHECK(cudaStreamSynchronize(g->stream));

@@ -123,6 +123,9 @@ int sp_gpu_upload_async(sp_gpu *g, void *d, const void *h, size_t bytes, char *e
 /* The compute stream waits (device side) for everything enqueued on the copy stream so
  * far: after this, frees on the compute stream cannot overtake a pending copy. */
 int sp_gpu_join_copy(sp_gpu *g, char *err, size_t errlen);
+/* Stream s does nothing for us microseconds (a kernel of one thread waiting on the
+ * device's clock): tests hold a copy back to prove its consumer waits for it. */
+int sp_gpu_stream_delay(sp_gpu *g, sp_gpu_stream s, unsigned us, char *err, size_t errlen);
 /* The host waits for both streams; reports an asynchronous error. */
 int sp_gpu_sync_all(sp_gpu *g, char *err, size_t errlen);
 

@@ -43,6 +43,13 @@ void sp_engine_cuda_set_early(void *dev, int mode) {
   pthread_mutex_unlock(&d->mu);
 }
 
+void sp_engine_cuda_set_early_delay(void *dev, unsigned us) {
+  cuda_dev *d = dev;
+  pthread_mutex_lock(&d->mu);
+  d->early_delay_us = us;
+  pthread_mutex_unlock(&d->mu);
+}
+
 void sp_engine_cuda_set_tables(void *dev, int mode) {
   cuda_dev *d = dev;
   pthread_mutex_lock(&d->mu);

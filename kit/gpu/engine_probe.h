@@ -41,6 +41,11 @@ void sp_engine_cuda_set_streaming(void *dev, bool force_stream, size_t chunk_poi
 /* The early-upload mode (SP_EARLY_*) of the next tasks. */
 void sp_engine_cuda_set_early(void *dev, int mode);
 
+/* Tests: the early upload of a (by a prepare, or by the execute before) starts on the
+ * device only us microseconds after it is queued, so that the execute that uses it
+ * meets it still travelling (0: at once, the default). */
+void sp_engine_cuda_set_early_delay(void *dev, unsigned us);
+
 /* The fixed-base table mode (SP_TABLES_*) of the next tasks. */
 void sp_engine_cuda_set_tables(void *dev, int mode);
 

@@ -233,7 +233,8 @@ static void run_streaming(void *dev, const sp_task *t, const uint8_t cpu_proof[1
         tm.oom_retries, (int)tm.streamed);
 }
 
-/* Early upload of a (engine_cuda.c). Handoff: a partition staged while another
+/* Early upload of a (engine_cuda.c). First a sent by its own prepare whose copy is held
+ * back until execute has started: execute waits for it. Handoff: a partition staged while another
  * executes gets its a sent during that execute. Single-threaded here, as the
  * scheduler's two workers would interleave: P1 prepared (it asks), P2 prepared and
  * executed (it sends P1's a), P1 executed: both proofs equal the CPU's and P1's
@@ -251,6 +252,20 @@ static void run_early(void *dev, const sp_task *t, const uint8_t cpu_proof[192])
   CHECK(st == SEALPROV_OK && !tm.streamed && !tm.a_early, "2^%u early: setup run: %s", logm,
         st ? err : "streamed or early");
   if (st) return;
+  /* a sent by its own prepare and still travelling when execute starts (held back on
+   * the copy stream): execute's first use of a must wait for it. Here, after a run
+   * without early uploads, a's buffer holds no earlier copy of a. */
+  sp_engine_cuda_set_early(dev, SP_EARLY_ALL);
+  sp_engine_cuda_set_early_delay(dev, 200000);
+  st = gpu_prove(dev, t, true, p1, &tm, err, sizeof err);
+  sp_engine_cuda_set_early_delay(dev, 0);
+  CHECK(st == SEALPROV_OK && memcmp(p1, cpu_proof, 192) == 0,
+        "2^%u early upload still travelling when execute starts: %s", logm,
+        st ? err : "proof differs from the CPU's");
+  CHECK(st || tm.a_early || !tm.staged, "2^%u: a not sent early by its prepare", logm);
+  printf("  2^%u early upload held back 200 ms on the copy stream: a early %s, proof %s\n", logm,
+         tm.a_early ? "yes" : "no",
+         st == SEALPROV_OK && !memcmp(p1, cpu_proof, 192) ? "equal" : "DIFFERS");
   const uint64_t base = sp_engine_cuda.memory_in_use(dev);
   for (int k = 0; k < 4; k++) {
     const int orphan = k & 1, mode = k < 2 ? SP_EARLY_HANDOFF : SP_EARLY_ALL;
