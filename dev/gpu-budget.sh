@@ -16,17 +16,15 @@
 #           and one line per result on stdout.
 #   stream  the same partition with no limit and the set streamed (--stream): the cost of
 #           streaming alone, for the bytes-per-second figure of the copy.
-# The programs: BENCH / TESTS (a folder), else .gpu/ (tests/cuda/standalone.sh), else
-# BUILD/tools/sealprov bench gpu and BUILD/tests/cuda/ (a --with-cuda build; BUILD
-# default _build). Build them on the development machine and carry .gpu:
-#   here:    CUDA_ARCH=90 sh tests/cuda/standalone.sh .gpu
-#   device:  sh dev/gpu-budget.sh check "$OUT"; sh dev/gpu-budget.sh bench "$OUT"
-# Time on an H200: check a few minutes; bench about 35 s to make the parameters, then
-# some 2 s a run (4 runs a variant, 2 variants, 4 limits). Settable: SIZE, LIMITS,
-# REPEAT (3), THREADS (8, as with 2 workers on 16 CPUs), ORDINAL (0), PLAN (a tier of the
-# plan instead of the engine's choice: bench gpu --plan; e.g. LIMITS=24G PLAN=3 keeps
-# more of the set on the device for fewer vectors at once), TAG (file name, default the
-# mode).
+# The programs: BUILD (a build tree, as dev/device-build.sh prints: on the GPU machine,
+# carry .dist and .deb and run  B=$(sh dev/device-build.sh) && BUILD=$B sh dev/gpu-budget.sh
+# check "$OUT"), else this tree's _build (a --with-cuda build): BUILD/tools/sealprov
+# bench gpu and BUILD/tests/cuda/. Time on an H200: check a few minutes; bench about
+# 35 s to make the parameters, then some 2 s a run (4 runs a variant, 2 variants, 4
+# limits). Settable: SIZE, LIMITS, REPEAT (3), THREADS (8, as with 2 workers on 16 CPUs),
+# ORDINAL (0), PLAN (a tier of the plan instead of the engine's choice: bench gpu --plan;
+# e.g. LIMITS=24G PLAN=3 keeps more of the set on the device for fewer vectors at once),
+# TAG (file name, default the mode).
 set -u
 mode=${1:-bench}
 out=${2:-${OUT:-/tmp/sp-budget}}
@@ -37,19 +35,13 @@ limits=${LIMITS:-24G,16G,12G}
 repeat=${REPEAT:-3}
 threads=${THREADS:-8}
 ordinal=${ORDINAL:-0}
-tests=${TESTS:-}
-if [ -n "${BENCH:-}" ]; then
-  set -- $BENCH
-elif [ -x "$top/.gpu/bench_gpu" ]; then
-  set -- "$top/.gpu/bench_gpu"
-  tests=${tests:-$top/.gpu}
-elif [ -x "${BUILD:-$top/_build}/tools/sealprov" ]; then
-  set -- "${BUILD:-$top/_build}/tools/sealprov" bench gpu
-  tests=${tests:-${BUILD:-$top/_build}/tests/cuda}
-else
-  echo "gpu-budget.sh: no benchmark: build .gpu (CUDA_ARCH=90 sh tests/cuda/standalone.sh .gpu) or set BENCH or BUILD" >&2
+build=${BUILD:-$top/_build}
+if [ ! -x "$build/tools/sealprov" ]; then
+  echo "gpu-budget.sh: no $build/tools/sealprov: set BUILD (B=\$(sh dev/device-build.sh)) or build _build --with-cuda" >&2
   exit 2
 fi
+set -- "$build/tools/sealprov" bench gpu
+tests=$build/tests/cuda
 command -v nvidia-smi >/dev/null 2>&1 &&
   nvidia-smi --query-gpu=index,name,memory.total,pcie.link.gen.current,pcie.link.width.current \
     --format=csv,noheader > "$out/gpus.txt" 2>&1
