@@ -115,13 +115,13 @@ static void free_sched(sp_sched *s) {
 }
 
 static void stop_notifier(sp_sched *s) {
-  if (!s->notifier_started) return;
+  if (!atomic_load(&s->notifier_started)) return;
   pthread_mutex_lock(&s->mu);
   s->notify_stop = true;
   pthread_cond_broadcast(&s->notify_cv);
   pthread_mutex_unlock(&s->mu);
   pthread_join(s->notifier, NULL);
-  s->notifier_started = false;
+  atomic_store(&s->notifier_started, false);
 }
 
 void sp_sched_stop_workers(sp_sched *s) {
@@ -139,7 +139,7 @@ unsigned sp_sched_wait_calls(sp_sched *s) {
 }
 
 bool sp_sched_on_callback_thread(const sp_sched *s) {
-  return s != NULL && s->notifier_started && pthread_equal(pthread_self(), s->notifier);
+  return s != NULL && atomic_load(&s->notifier_started) && pthread_equal(pthread_self(), s->notifier);
 }
 
 sp_proof_verify_fn sp_sched_verifier(const sp_sched *s) {
@@ -252,7 +252,7 @@ int sp_sched_create(const sp_config *cfg, const sp_engine_ops *const *engines,
     return sched_fail(err, errlen, SEALPROV_ERR_INTERNAL, "cannot start the notifier thread: %s",
                       strerror(rc));
   }
-  s->notifier_started = true;
+  atomic_store(&s->notifier_started, true);
 
   int st = sp_pool_start(&s->pool, s, s->devs, s->ndev, err, errlen);
   if (st != SEALPROV_OK) {

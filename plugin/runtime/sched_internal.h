@@ -12,6 +12,7 @@
 #define SEALPROV_RUNTIME_SCHED_INTERNAL_H
 
 #include <pthread.h>
+#include <stdatomic.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -76,7 +77,9 @@ struct sp_sched {
   unsigned wait_calls; /* threads inside sp_sched_wait */
   sp_notice *nhead, *ntail;
   pthread_t notifier;
-  bool notifier_started;
+  /* Atomic: a host thread inside wait() asks whether it is the notifier while close
+   * stops the notifier (tests/abi/test_providers's close-races-calls). */
+  atomic_bool notifier_started;
   uint64_t jobs_submitted, jobs_ok, jobs_failed, requeues;
 
   pthread_mutex_t tl_mu;
