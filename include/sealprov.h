@@ -34,7 +34,7 @@ extern "C" {
 #endif
 
 #define SEALPROV_ABI_MAJOR 1
-#define SEALPROV_ABI_MINOR 3
+#define SEALPROV_ABI_MINOR 4
 #define SEALPROV_ENTRY_SYMBOL "sealprov_provider_init"
 
 #define SEALPROV_PROOF_BYTES 192u /* compressed A (48) || B (96) || C (48) */
@@ -60,7 +60,8 @@ typedef enum sealprov_status {
   SEALPROV_ERR_NOT_FOUND = 15,       /* unknown job id (or already waited on) */
   SEALPROV_ERR_INTERNAL = 16,        /* a bug in the module; the detail says where */
   SEALPROV_ERR_UNSUPPORTED = 17,     /* a feature this build does not have (e.g. CUDA) */
-  SEALPROV_ERR_DEVICE_MEMORY = 18,   /* a device ran out of memory */
+  SEALPROV_ERR_DEVICE_MEMORY = 18,   /* a device ran out of memory, or (srs_load, submit)
+                                        no device has the memory for the partitions */
   SEALPROV_STATUS_COUNT_ = 19        /* not a status; grows with each append */
 } sealprov_status;
 
@@ -220,6 +221,18 @@ typedef struct sealprov_device_info {
                                 compiled); "" for CPU devices. A GPU the module has no
                                 code for is refused by open() (UNSUPPORTED), so it is
                                 never listed. */
+  /* ---- ABI 1.4: capacity (docs/abi.md §7). The largest k such that a sealing-shaped
+   * partition of domain 2^k (a PoRep C2 partition's proportions; 27 is a 32 GiB sector's)
+   * proves on the device: with its parameters resident, resident with a fixed-base
+   * table, or streamed from host memory (the least memory). 0: not even 2^1; -1: no
+   * bound (a CPU device without memory_limit). A module older than 1.4 writes entries
+   * that end before these fields. ---- */
+  int32_t max_log_resident;
+  int32_t max_log_tables;
+  int32_t max_log_streamed;
+  uint32_t reserved;      /* 0 */
+  uint64_t device_memory; /* bytes it proves in: memory_limit, else the GPU's memory less
+                             what its driver keeps; 0: no bound */
 } sealprov_device_info;
 
 /* What cs_info() reports about a loaded constraint system (ABI 1.1). */

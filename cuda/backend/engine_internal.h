@@ -161,6 +161,10 @@ typedef struct cuda_dev {
   int cc_major, cc_minor;
   char code[28]; /* what the first bind found it runs (code.c): "sm_90" */
   uint64_t memory_limit;
+  uint64_t total_memory; /* the GPU's memory (enumeration), 0 unknown */
+  /* its multiprocessors (enumeration; else the first bind's), which the plan and the
+   * capacity model both size MSM scratch by: 0 unknown */
+  int sm_count;
   uint64_t pinned_cfg; /* sp_device_cfg.pinned_staging as configured */
   int stage_mode;      /* STAGE_*, from pinned_cfg (sp_engine_cuda_set_staging changes it) */
   /* chunked staging: one device buffer per worker for a partition's vectors (the
@@ -187,7 +191,6 @@ typedef struct cuda_dev {
   /* execute-only state (device lock held) */
   sp_gpu_event *ev[EV_COUNT];
   sp_gpu_xfer *up_x; /* the uploads' transfer stream (upload.c), made at the first */
-  int sm_count;
   uint64_t pcie_bytes; /* host -> device bytes of every execute so far (under mu) */
   /* knobs (sp_engine_cuda_set_streaming, sp_engine_cuda_set_plan) */
   bool force_stream;
@@ -379,6 +382,14 @@ int cuda_make_tables(cuda_dev *d, cuda_resident *r, const sp_srs *srs, sp_cuda_t
 /* Drops srs's table on d, keeping its points; none is made again for it. True if one
  * was dropped. */
 bool cuda_drop_table(cuda_dev *d, const sp_srs *srs);
+
+/* ---- capacity.c ---- */
+/* The engine's model of what a partition of shape sh needs on a device (sp_capacity
+ * without `available`, which the caller fills): with `workers` workers, `sm_count`
+ * multiprocessors (the MSM's run records scale with it; 0: an H200's 132) and
+ * msm_precompute as configured (sp_device_cfg.msm_precompute). Pure arithmetic. */
+void cuda_capacity_model(const sp_partition_shape *sh, unsigned workers, unsigned sm_count,
+                         uint64_t precompute_cfg, sp_capacity *out);
 
 /* ---- code.c ---- */
 /* At a worker's bind (the thread bound to d's device): does this module carry code the

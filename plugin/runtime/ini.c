@@ -443,13 +443,15 @@ static void handle_testing(cfg_parse *p, int k, const char *key, const char *val
           bits |= SP_INJECT_CORRUPT_PROOF;
         else if (m == 3 && strncasecmp(s, "oom", 3) == 0)
           bits |= SP_INJECT_OOM;
+        else if (m == 4 && strncasecmp(s, "slow", 4) == 0)
+          bits |= SP_INJECT_SLOW;
         else {
           char raw[48], shown[64];
           snprintf(raw, sizeof raw, "%.*s", (int)(m > 40 ? 40 : m), s);
           cfg_printable(shown, sizeof shown, raw);
           cfg_fail_kv(p, p->lineno, p->section, key, value,
-                      "unknown fault \"%s\"; use fail_kernel, corrupt_proof, oom or several "
-                      "(comma-separated)",
+                      "unknown fault \"%s\"; use fail_kernel, corrupt_proof, oom, slow or "
+                      "several (comma-separated)",
                       shown);
           return;
         }
@@ -592,7 +594,7 @@ static void check_testing(cfg_parse *p) {
     snprintf(count, sizeof count, "%" PRIu32, p->inject_count);
     cfg_fail_kv(p, dev_line ? dev_line : cnt_line, "testing",
                 dev_line ? "inject_device" : "inject_count", dev_line ? p->inject_device : count,
-                "set without inject (fail_kernel, corrupt_proof or oom)");
+                "set without inject (fail_kernel, corrupt_proof, oom or slow)");
     return;
   }
   if (!dev_line) {

@@ -178,6 +178,15 @@ int sp_sched_devices(sp_sched *s, sealprov_device_info *out, size_t cap, size_t 
                                ? d->cfg.cc_major * 10 + d->cfg.cc_minor
                                : -1;
     copy_str(e.code, sizeof e.code, d->cfg.code);
+    /* ABI 1.4: what the engine's capacity model says the device holds */
+    e.max_log_resident = sp_capacity_largest(d->eng, d->handle, SP_CAPACITY_RESIDENT);
+    e.max_log_tables = sp_capacity_largest(d->eng, d->handle, SP_CAPACITY_TABLES);
+    e.max_log_streamed = sp_capacity_largest(d->eng, d->handle, SP_CAPACITY_STREAMED);
+    sp_partition_shape sh;
+    sp_capacity c;
+    sp_shape_sealing(1, &sh);
+    (void)sp_capacity_fits(d->eng, d->handle, &sh, &c);
+    e.device_memory = c.available == SP_CAPACITY_UNBOUNDED ? 0 : c.available;
     memcpy((char *)out + i * stride, &e, stride);
   }
   pthread_mutex_unlock(&s->mu);
