@@ -283,7 +283,8 @@ typedef struct sealprov_vtable {
    * params_residency = auto the proving vectors go straight onto every GPU, decoded and
    * checked there, with no host copy (docs/abi.md). The handle is
    * reference counted; jobs hold a reference. Statuses: OK, INVALID_ARGUMENT, IO,
-   * PARAMS, NO_MEMORY, SHUTDOWN. */
+   * PARAMS, NO_MEMORY, SHUTDOWN, DEVICE_MEMORY (no device of the provider has the memory
+   * for its partitions, even streamed: said before the file is read). */
   int (*srs_load)(sealprov_provider *p, const char *path, sealprov_srs **out);
   /* Loads a verifying key file (.vk: the first part of a .params file) usable only
    * with verify(). Same statuses as srs_load. */
@@ -296,7 +297,8 @@ typedef struct sealprov_vtable {
    * description (not the assignment memory: the host keeps that alive until
    * on_inputs_released or completion) and queues one task per partition.
    * Statuses: OK, INVALID_ARGUMENT, ASSIGNMENT, QUEUE_FULL, SHUTDOWN, NO_DEVICE,
-   * NO_MEMORY. */
+   * NO_MEMORY, DEVICE_MEMORY (no device the job allows has the memory for its
+   * partitions; the others get none of them). */
   int (*submit)(sealprov_provider *p, const sealprov_job *job, sealprov_job_id *id);
   /* Waits for the job to end. timeout_ms < 0 waits forever. On return other than
    * TIMEOUT the job is released (a second wait gives NOT_FOUND) and its status is

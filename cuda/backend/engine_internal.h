@@ -16,7 +16,8 @@
  *                   points: resident, or streamed through a ring of device buffers
  *   upload.c        every host -> device copy of an execute, on a thread of its own,
  *                   pageable memory through a bounded ring of page-locked chunks
- *   load_service.c  the backend's help with a .params load */
+ *   load_service.c  the backend's help with a .params load
+ *   capacity.c      the largest partition the device proves, from plan.c's tiers */
 #ifndef SEALPROV_CUDA_BACKEND_ENGINE_INTERNAL_H
 #define SEALPROV_CUDA_BACKEND_ENGINE_INTERNAL_H
 

@@ -168,12 +168,15 @@ static double free_at(const sp_device_rt *d, double now) {
 }
 
 sp_task_rec *sched_pick(sp_sched *s, const sp_device_rt *d, bool *deferred) {
+  *deferred = false;
+  /* Nothing queued (always so while open() still starts the other devices' workers,
+   * whose records are being filled in): nothing to weigh. */
+  if (s->qhead == NULL) return NULL;
   const double now = sp_now();
   double at[SP_MAX_DEVICES]; /* when each other device is free, as the walk hands it tasks */
   for (unsigned i = 0; i < s->ndev; i++)
     at[i] = &s->devs[i] == d || s->devs[i].quarantined ? 0 : free_at(&s->devs[i], now);
   const double mine = free_at(d, now);
-  *deferred = false;
   for (sp_task_rec *t = s->qhead; t != NULL; t = t->next) {
     const unsigned k = task_log(t);
     /* the other device that would finish t first, of those that know their speed */

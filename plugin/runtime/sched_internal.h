@@ -7,6 +7,8 @@
  *              attempt ends (retry, charge, quarantine, ASSIGNMENT, NO_DEVICE)
  *   jobs.c     the host's calls on jobs: submit, wait, cancel
  *   reports.c  the timeline, devices() and stats()
+ *   placement.c  which devices may take a job's partitions (their memory) and which one
+ *              should take the next (their speed)
  * Locking is sp_sched.h's and sched.c's comment's. */
 #ifndef SEALPROV_RUNTIME_SCHED_INTERNAL_H
 #define SEALPROV_RUNTIME_SCHED_INTERNAL_H

@@ -255,6 +255,15 @@ START_TEST(test_slow_device_left_out) {
     ck_assert_uint_eq(per[dev], 1);
     free(m);
   }
+  /* the speeds it places by, as stats() shows them */
+  char text[8192];
+  size_t len = 0;
+  ck_assert_int_eq(sp_sched_stats(s, text, sizeof text, &len), SEALPROV_OK);
+  ck_assert_msg(strstr(text,
+                       "sealprov_device_partition_seconds{device=\"0\",section=\"dev0\","
+                       "log_domain=\"4\"} ") != NULL &&
+                    strstr(text, "sealprov_device_partition_seconds{device=\"1\"") != NULL,
+                "%s", text);
   tjob *j = mkjob(4, 0);
   run_job(s, j, per);
   ck_assert_uint_eq(per[0], 4);
