@@ -147,10 +147,11 @@ static unsigned task_log(const sp_task_rec *t) {
 
 /* When d is free for another partition: its running tasks run one after another (one
  * device lock) from when each was taken, each for d's time at its size. */
+#define MAX_DEVICE_WORKERS 64 /* ini.c's range of workers */
 static double free_at(const sp_device_rt *d, double now) {
-  double starts[SP_MAX_DEVICES], secs[SP_MAX_DEVICES];
+  double starts[MAX_DEVICE_WORKERS], secs[MAX_DEVICE_WORKERS];
   unsigned n = 0;
-  for (unsigned j = 0; j < d->nworkers && n < SP_MAX_DEVICES; j++) {
+  for (unsigned j = 0; j < d->nworkers && n < MAX_DEVICE_WORKERS; j++) {
     const sp_task_rec *t = d->workers[j].current;
     if (t == NULL) continue;
     unsigned at = n++;
