@@ -24,7 +24,7 @@
  *    buffer) are taken only with room, so they are left out.
  * Measured against it on the H200 (a 2^24 sealing-shaped job, 17.6 M aux): proved
  * streamed with memory_limit = 3GiB and failed every attempt at 2GiB (the first
- * allocations, step 1, pass 2 GiB); the model asks 2.77 GiB. */
+ * allocations, step 1, pass 2 GiB); the model asks about 2.8 GiB. */
 #include <config.h>
 
 #include <stdbool.h>
