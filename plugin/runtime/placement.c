@@ -13,8 +13,9 @@
  * worker looking for a task walks the queue in order and plays out what the other
  * devices will do with it: each task it leaves goes to the device that would finish it
  * first (after what that device runs now and what it was given before in the walk).
- * The worker takes the first task it may run that no other device would finish sooner
- * than itself. So a device twice as slow takes about a third of a job's partitions,
+ * The worker takes the first task it may run that no other device, a quarter faster or
+ * more, would finish sooner than itself; it takes no task of a lower priority than one
+ * it left. So a device twice as slow takes about a third of a job's partitions,
  * and a slow device does not start a job's last partition when a fast one would end it
  * earlier: a job ends no later than on its fastest device alone. A device never
  * measured at a size takes what comes (that measures it); sizes it has not measured are
@@ -121,6 +122,9 @@ int sp_sched_check_capacity(sp_sched *s, const sp_partition_shape *shape, const 
 /* Weight of a new measurement: a few partitions follow a change (a GPU that throttles),
  * one odd partition does not swing the estimate. */
 #define SPEED_WEIGHT 0.3
+/* Devices within a quarter of each other's speed are taken as equal: what measurements
+ * of equal cards differ by never moves a task from an idle worker. */
+#define SPEED_MARGIN 1.25
 
 void sched_speed_sample(sp_device_rt *d, unsigned k, double seconds) {
   if (k > SP_CAPACITY_MAX_LOG || !(seconds > 0)) return;
@@ -178,8 +182,12 @@ sp_task_rec *sched_pick(sp_sched *s, const sp_device_rt *d, bool *deferred) {
   for (unsigned i = 0; i < s->ndev; i++)
     at[i] = &s->devs[i] == d || s->devs[i].quarantined ? 0 : free_at(&s->devs[i], now);
   const double mine = free_at(d, now);
+  int32_t left_prio = 0; /* the priority of the first task left to another device */
   for (sp_task_rec *t = s->qhead; t != NULL; t = t->next) {
     const unsigned k = task_log(t);
+    /* never a lower priority than a task left to a faster device: the queue's order
+     * (priority first) holds on every device */
+    if (*deferred && t->job->desc.priority < left_prio) break;
     /* the other device that would finish t first, of those that know their speed */
     int best = -1;
     double best_end = 0;
@@ -190,8 +198,12 @@ sp_task_rec *sched_pick(sp_sched *s, const sp_device_rt *d, bool *deferred) {
       if (sec > 0 && (best < 0 || at[i] + sec < best_end)) best = (int)i, best_end = at[i] + sec;
     }
     if (sched_eligible(s, t, d)) {
-      double sec = speed_of(d, k);
-      if (sec == 0 || best < 0 || !(best_end < mine + sec)) return t;
+      const double sec = speed_of(d, k);
+      /* left only to a device clearly faster, that would also finish it sooner */
+      if (sec == 0 || best < 0 || !(best_end < mine + sec) ||
+          !(speed_of(&s->devs[best], k) * SPEED_MARGIN <= sec))
+        return t;
+      if (!*deferred) left_prio = t->job->desc.priority;
       *deferred = true;
     }
     if (best >= 0) at[best] = best_end;

@@ -241,20 +241,27 @@ END_TEST
 
 /* ---- speed --------------------------------------------------------------------------- */
 
-/* Measures both devices first (a job pinned to each). A device a hundred times slower
- * then takes none of a 4-partition job: the fast one finishes all four before the slow
- * one could finish one. */
-START_TEST(test_slow_device_left_out) {
+/* Two devices, device 1 slower (each execute fast_us, device 1's slow_us more), each
+ * measured by a one-partition job pinned to it. */
+static sp_sched *measured_pair(unsigned fast_us, unsigned slow_us) {
   sp_sched *s = mksched(2);
-  atomic_store(&te.execute_us, 5000);
-  atomic_store(&te.device_us[1], 495000);
-  unsigned per[SP_MAX_DEVICES];
+  atomic_store(&te.execute_us, fast_us);
+  atomic_store(&te.device_us[1], slow_us);
   for (unsigned dev = 0; dev < 2; dev++) {
+    unsigned per[SP_MAX_DEVICES];
     tjob *m = mkjob(1, SEALPROV_DEVICE_BIT(dev));
     run_job(s, m, per);
     ck_assert_uint_eq(per[dev], 1);
     free(m);
   }
+  return s;
+}
+
+/* Both devices measured, a device a hundred times slower takes none of a 4-partition
+ * job: the fast one finishes all four before the slow one could finish one. */
+START_TEST(test_slow_device_left_out) {
+  sp_sched *s = measured_pair(5000, 495000);
+  unsigned per[SP_MAX_DEVICES];
   /* the speeds it places by, as stats() shows them */
   char text[8192];
   size_t len = 0;
@@ -277,15 +284,8 @@ END_TEST
 /* A device three times slower takes part of an 8-partition job, and fewer partitions
  * than the fast one. */
 START_TEST(test_slower_device_takes_fewer) {
-  sp_sched *s = mksched(2);
-  atomic_store(&te.execute_us, 20000);
-  atomic_store(&te.device_us[1], 40000);
+  sp_sched *s = measured_pair(20000, 40000);
   unsigned per[SP_MAX_DEVICES];
-  for (unsigned dev = 0; dev < 2; dev++) {
-    tjob *m = mkjob(1, SEALPROV_DEVICE_BIT(dev));
-    run_job(s, m, per);
-    free(m);
-  }
   tjob *j = mkjob(8, 0);
   run_job(s, j, per);
   ck_assert_uint_eq(per[0] + per[1], 8);
@@ -293,6 +293,43 @@ START_TEST(test_slower_device_takes_fewer) {
   ck_assert_uint_gt(per[0], per[1]);
   assert_no_charge(s, 2);
   free(j);
+  sp_sched_destroy(s);
+}
+END_TEST
+
+/* A slower device leaves an urgent job to the fast one and then takes no partition of
+ * the lower-priority stream queued behind it before the urgent job has started: in the
+ * timeline, the urgent job's start comes before every start of the stream. */
+START_TEST(test_priority_kept_when_leaving) {
+  sp_sched *s = measured_pair(20000, 40000);
+  /* device 0 busy (held at the gate) while the urgent job, then the stream, are queued */
+  te_gate_close();
+  tjob *hold = mkjob(1, SEALPROV_DEVICE_BIT(0));
+  char err[512] = "";
+  ck_assert_int_eq(sp_sched_submit(s, &hold->job, &hold->id, err, sizeof err), SEALPROV_OK);
+  ck_assert(te_gate_wait_blocked(1));
+  tjob *stream = mkjob(8, 0), *urgent = mkjob(1, 0);
+  urgent->job.priority = 100;
+  ck_assert_int_eq(sp_sched_submit(s, &urgent->job, &urgent->id, err, sizeof err), SEALPROV_OK);
+  ck_assert_int_eq(sp_sched_submit(s, &stream->job, &stream->id, err, sizeof err), SEALPROV_OK);
+  te_gate_open();
+  ck_assert_int_eq(sp_sched_wait(s, hold->id, -1, err, sizeof err), SEALPROV_OK);
+  ck_assert_int_eq(sp_sched_wait(s, urgent->id, -1, err, sizeof err), SEALPROV_OK);
+  ck_assert_int_eq(sp_sched_wait(s, stream->id, -1, err, sizeof err), SEALPROV_OK);
+  char *tl = malloc(1 << 16);
+  ck_assert_ptr_nonnull(tl);
+  size_t len = 0;
+  ck_assert_int_eq(sp_sched_timeline(s, tl, 1 << 16, &len), SEALPROV_OK);
+  ck_assert_uint_lt(len, 1 << 16);
+  char want[64], stream_start[64];
+  snprintf(want, sizeof want, "event=start job=%" PRIu64 " ", urgent->id);
+  snprintf(stream_start, sizeof stream_start, "event=start job=%" PRIu64 " ", stream->id);
+  const char *u = strstr(tl, want), *st = strstr(tl, stream_start);
+  ck_assert_msg(u != NULL && st != NULL && u < st, "a stream partition started first:\n%.3000s",
+                st != NULL ? st : tl);
+  free(tl);
+  assert_no_charge(s, 2);
+  free(hold), free(stream), free(urgent);
   sp_sched_destroy(s);
 }
 END_TEST
@@ -311,6 +348,7 @@ static Suite *placement_suite(void) {
   tcase_set_timeout(tc, 60);
   tcase_add_test(tc, test_slow_device_left_out);
   tcase_add_test(tc, test_slower_device_takes_fewer);
+  tcase_add_test(tc, test_priority_kept_when_leaving);
   suite_add_tcase(su, tc);
   return su;
 }
