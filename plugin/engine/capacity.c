@@ -9,16 +9,17 @@
 #include "engine/engine.h"
 #include "formats/srs.h"
 
+/* A loaded set's shape is its lengths' (below), less the streaming a set loaded onto
+ * the devices only cannot do. */
 void sp_shape_of_srs(const sp_srs *srs, sp_partition_shape *out) {
-  memset(out, 0, sizeof *out);
-  out->log_domain = srs->log_domain;
-  out->h_len = srs->h_len;
-  out->l_len = srs->l_len;
-  out->a_len = srs->a_len;
-  out->b_g1_len = srs->b_g1_len;
-  out->b_g2_len = srs->b_g2_len;
-  out->inp_size = srs->vk.ic_len;
-  out->aux_size = srs->l_len;
+  const sp_srs_lengths lens = {.ic_len = srs->vk.ic_len,
+                               .h_len = srs->h_len,
+                               .l_len = srs->l_len,
+                               .a_len = srs->a_len,
+                               .b_g1_len = srs->b_g1_len,
+                               .b_g2_len = srs->b_g2_len,
+                               .log_domain = srs->log_domain};
+  sp_shape_of_lengths(&lens, out);
   out->stream_ok = !srs->device_only;
 }
 
@@ -31,8 +32,8 @@ void sp_shape_of_lengths(const sp_srs_lengths *lens, sp_partition_shape *out) {
   out->b_g1_len = lens->b_g1_len;
   out->b_g2_len = lens->b_g2_len;
   out->inp_size = lens->ic_len;
-  out->aux_size = lens->l_len;
-  out->stream_ok = true; /* a direct load onto the GPUs happens only where it fits */
+  out->aux_size = lens->l_len; /* one L point per aux variable */
+  out->stream_ok = true;       /* a direct load onto the GPUs happens only where it fits */
 }
 
 /* A 32 GiB PoRep C2 partition (docs/design.md): domain 2^27, 328 inputs (ONE

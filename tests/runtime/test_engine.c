@@ -7,6 +7,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "base/log.h"
 #include "test_engine.h"
 
 te_control te = {
@@ -304,3 +305,37 @@ const sp_engine_ops te_engine = {
     .memory_in_use = te_memory_in_use,
     .capacity = te_capacity,
 };
+
+static pthread_mutex_t log_mu = PTHREAD_MUTEX_INITIALIZER;
+static char log_text[1 << 16];
+
+void te_log_append(void *user, int level, const char *msg) {
+  (void)user;
+  (void)level;
+  pthread_mutex_lock(&log_mu);
+  size_t n = strlen(log_text);
+  if (n + strlen(msg) + 2 < sizeof log_text) {
+    strcat(log_text, msg);
+    strcat(log_text, "\n");
+  }
+  pthread_mutex_unlock(&log_mu);
+}
+
+void te_log_clear(void) {
+  pthread_mutex_lock(&log_mu);
+  log_text[0] = '\0';
+  pthread_mutex_unlock(&log_mu);
+}
+
+void te_log_capture(void) {
+  te_log_clear();
+  sealprov_host h = {sizeof h, SEALPROV_LOG_DEBUG, te_log_append, NULL};
+  sp_log_set_host(&h);
+}
+
+bool te_log_has(const char *needle) {
+  pthread_mutex_lock(&log_mu);
+  bool r = strstr(log_text, needle) != NULL;
+  pthread_mutex_unlock(&log_mu);
+  return r;
+}

@@ -92,5 +92,13 @@ void te_clear_bad_witnesses(void);
 int te_violations(void);
 /* Copies the records of one job, in execution order; returns how many. */
 unsigned te_records_of(uint64_t job, te_record *out, unsigned cap);
+/* The module's log as the tests read it: te_log_capture() empties it and makes
+ * te_log_append the host's logger at every level (sp_log_set_host(NULL) ends that; a
+ * test with a logger of its own empties it with te_log_clear and appends each message);
+ * te_log_has() looks for a piece of it, under the lock the workers' messages take. */
+void te_log_capture(void);
+void te_log_clear(void);
+void te_log_append(void *user, int level, const char *msg);
+bool te_log_has(const char *needle);
 
 #endif

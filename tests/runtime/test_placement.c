@@ -29,27 +29,11 @@ static sp_srs test_srs; /* only path and log_domain are read */
 
 static const sp_sched_hooks hooks = {.verify_proof = te_verify};
 
-static pthread_mutex_t log_mu = PTHREAD_MUTEX_INITIALIZER;
-static char log_text[1 << 14];
-static void capture_log(void *user, int level, const char *msg) {
-  (void)user;
-  (void)level;
-  pthread_mutex_lock(&log_mu);
-  size_t n = strlen(log_text);
-  if (n + strlen(msg) + 2 < sizeof log_text) {
-    strcat(log_text, msg);
-    strcat(log_text, "\n");
-  }
-  pthread_mutex_unlock(&log_mu);
-}
-
 static void setup(void) {
   te_reset();
   test_srs.path = "placement.params";
   test_srs.log_domain = 4; /* needs TE_BYTES_PER_POINT << 4 = 16000 bytes */
-  log_text[0] = '\0';
-  sealprov_host h = {sizeof h, SEALPROV_LOG_DEBUG, capture_log, NULL};
-  sp_log_set_host(&h);
+  te_log_capture();
 }
 
 static void teardown(void) { sp_log_set_host(NULL); }
@@ -152,12 +136,9 @@ START_TEST(test_small_device_skipped) {
   char err[1024] = "";
   ck_assert_int_eq(sp_sched_check_capacity(s, &sh, "srs_load", test_srs.path, err, sizeof err),
                    SEALPROV_OK);
-  pthread_mutex_lock(&log_mu);
-  ck_assert_msg(strstr(log_text, "device 1 (dev1) needs 16000 bytes") != NULL &&
-                    strstr(log_text, "may use 15999 bytes") != NULL &&
-                    strstr(log_text, "device 2 (dev2)") == NULL,
-                "warning: %s", log_text);
-  pthread_mutex_unlock(&log_mu);
+  ck_assert(te_log_has("device 1 (dev1) needs 16000 bytes"));
+  ck_assert(te_log_has("may use 15999 bytes"));
+  ck_assert(!te_log_has("device 2 (dev2)"));
   for (int round = 0; round < 2; round++) {
     tjob *j = mkjob(12, 0);
     unsigned per[SP_MAX_DEVICES];
