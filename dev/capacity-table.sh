@@ -19,10 +19,10 @@
 # are measured at MAXK. Results: OUTDIR/table.md (markdown rows), OUTDIR/GIB-*.json and
 # logs; exit status 0 when every run passed. One row takes a few minutes at 2^27: run a
 # few sizes per call (e.g. `bash dev/capacity-table.sh "$OUT" 16 24`).
-# Where the module comes from: BUILD=DIR, a build tree; else this tree's _build when it
-# has tools/sealprov; else, on the GPU machine, the release tarball in .dist/ (as
-# dev/gpu-check.sh: `make -C _build dist && mkdir -p .dist && cp _build/sealprov-*.tar.gz
-# .dist/`, carried with .deb/), built once in /tmp/sp-cap for this machine's GPUs.
+# The module and CLI: BUILD, a --with-cuda build (default this tree's _build). On the
+# GPU machine, from the release tarball in .dist/ and the packages in .deb/
+# (dev/device-build.sh says how; its build takes minutes):
+#   BUILD=$(sh dev/device-build.sh) bash dev/capacity-table.sh "$OUT" 16 24
 # REPEAT: runs per measurement (default 3).
 set -u
 out=${1:?usage: bash dev/capacity-table.sh OUTDIR [GIB...]}
@@ -30,19 +30,8 @@ shift
 top=$(cd "$(dirname "$0")/.." && pwd)
 mkdir -p "$out"
 build=${BUILD:-$top/_build}
-if [ -z "${BUILD:-}" ] && [ ! -x "$build/tools/sealprov" ] && ls "$top"/.dist/sealprov-*.tar.gz > /dev/null 2>&1; then
-  [ -d "$top/.deb" ] && . "$top/dev/device-env.sh"
-  build=$(ls -d /tmp/sp-cap/sealprov-* 2>/dev/null | head -1)
-  if [ ! -x "$build/tools/sealprov" ]; then
-    rm -rf /tmp/sp-cap && mkdir -p /tmp/sp-cap && tar xzf "$top"/.dist/sealprov-*.tar.gz -C /tmp/sp-cap
-    build=$(ls -d /tmp/sp-cap/sealprov-* | head -1)
-    archs=$(sh "$top/dev/gpu-archs.sh")
-    (cd "$build" && ./configure --with-cuda ${archs:+--with-cuda-arch=$archs} --enable-werror &&
-      make -j"$(nproc)") > "$out/build.log" 2>&1 || { tail -30 "$out/build.log"; exit 2; }
-  fi
-fi
 sealprov=$build/tools/sealprov
-[ -x "$sealprov" ] || { echo "no $sealprov: build first (or set BUILD)" >&2; exit 2; }
+[ -x "$sealprov" ] || { echo "capacity-table.sh: no $sealprov: set BUILD to a --with-cuda build (dev/device-build.sh)" >&2; exit 2; }
 sizes=${*:-16 24 32 40 48 80 141}
 maxk=${MAXK:-27}
 repeat=${REPEAT:-3}
