@@ -470,7 +470,7 @@ static void cuda_fault_oom(void *dev, unsigned n) { ((cuda_dev *)dev)->fault_oom
  * allocations never get it): what a device without memory_limit proves in is the rest. */
 #define SP_CUDA_DRIVER_RESERVE ((uint64_t)1 << 30)
 
-/* sp_engine_ops.capacity: capacity.c's model, within memory_limit or the GPU's memory
+/* sp_engine_ops.capacity: capacity.c's answer, within memory_limit or the GPU's memory
  * (the smaller of the two: a limit above the card does not make it larger). */
 static void cuda_capacity(void *dev, const sp_partition_shape *shape, sp_capacity *out) {
   const cuda_dev *d = dev;

@@ -292,6 +292,10 @@ int cuda_plan_choose(const cuda_plan_in *in, uint64_t budget, cuda_plan *out);
  * cuda_plan_tiers() - 1, is the least a partition of these sizes can run in). */
 uint64_t cuda_plan_bytes(const cuda_plan_in *in, const cuda_plan *p);
 uint64_t cuda_plan_need(const cuda_plan_in *in, unsigned tier);
+/* The plan's inputs for a partition of shape sh (capacity.c: no assignment at hand;
+ * the domain's size stands for its constraint count, which it bounds). */
+void cuda_plan_input_shape(const sp_partition_shape *sh, bool resident, int sm_count,
+                           cuda_plan_in *in);
 unsigned cuda_plan_tiers(void);
 /* The bytes every plan keeps for NTT tables and small words (part of its need). */
 uint64_t cuda_plan_margin(unsigned log_domain);
@@ -385,10 +389,11 @@ int cuda_make_tables(cuda_dev *d, cuda_resident *r, const sp_srs *srs, sp_cuda_t
 bool cuda_drop_table(cuda_dev *d, const sp_srs *srs);
 
 /* ---- capacity.c ---- */
-/* The engine's model of what a partition of shape sh needs on a device (sp_capacity
- * without `available`, which the caller fills): with `workers` workers, `sm_count`
- * multiprocessors (the MSM's run records scale with it; 0: an H200's 132) and
- * msm_precompute as configured (sp_device_cfg.msm_precompute). Pure arithmetic. */
+/* What a partition of shape sh needs on a device (sp_capacity without `available`,
+ * which the caller fills), from the plan's candidates: with `workers` workers,
+ * `sm_count` multiprocessors (the MSM's run records scale with it; 0: unknown, the
+ * most records) and msm_precompute as configured (sp_device_cfg.msm_precompute). Pure
+ * arithmetic. */
 void cuda_capacity_model(const sp_partition_shape *sh, unsigned workers, unsigned sm_count,
                          uint64_t precompute_cfg, sp_capacity *out);
 
