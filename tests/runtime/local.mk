@@ -79,6 +79,3 @@ EXTRA_DIST += tests/runtime/fake_sysfs.sh
 # test_deadlines' GPU counterpart (bench gpu --urgent-after on 2^27 partitions), run by
 # hand on a GPU
 EXTRA_DIST += dev/deadline-latency.sh
-# test_placement's GPU counterpart (the capacity model's largest partition per card
-# size, and bench gpu --memory-limit's times there), run by hand on a GPU
-EXTRA_DIST += dev/capacity-table.sh
