@@ -191,7 +191,7 @@ typedef struct cuda_dev {
   stage_buf stage[SP_MAX_WORKERS];
   /* execute-only state (device lock held) */
   sp_gpu_event *ev[EV_COUNT];
-  sp_gpu_xfer *up_x; /* the uploads' transfer stream (upload.c), made at the first */
+  sp_gpu_xfer *up_x;   /* the uploads' transfer stream (upload.c), made at the first */
   uint64_t pcie_bytes; /* host -> device bytes of every execute so far (under mu) */
   /* knobs (sp_engine_cuda_set_streaming, sp_engine_cuda_set_plan) */
   bool force_stream;

@@ -78,9 +78,8 @@ static void limit_vs_plan(uint64_t limit, int sm) {
     bool plan_fits = sp_engine_cuda_plan_shape(&sh, false, sm, limit, &tier) == SEALPROV_OK;
     CHECK(fits == plan_fits && c.available == limit,
           "2^%u under %llu: the capacity says %s (needs %llu of %llu), the plan %s (tier %u)", k,
-          (unsigned long long)limit, fits ? "fits" : "does not fit",
-          (unsigned long long)c.streamed, (unsigned long long)c.available,
-          plan_fits ? "fits" : "does not", tier);
+          (unsigned long long)limit, fits ? "fits" : "does not fit", (unsigned long long)c.streamed,
+          (unsigned long long)c.available, plan_fits ? "fits" : "does not", tier);
     uint64_t least = sp_engine_cuda_plan_shape_need(&sh, false, sm, last);
     for (unsigned t = 0; t < last; t++)
       CHECK(sp_engine_cuda_plan_shape_need(&sh, false, sm, t) >= least,
@@ -185,8 +184,8 @@ static void prove_at_capacity(uint64_t constraints, const char *dir) {
   fr_from_u64(&t.r, 5);
   fr_from_u64(&t.s, 9);
   uint8_t cpu[192];
-  if (!st) st = sp_groth16_prove(srs, t.asg, t.scalar_encoding, &t.r, &t.s, threads, cpu, err,
-                                 sizeof err);
+  if (!st)
+    st = sp_groth16_prove(srs, t.asg, t.scalar_encoding, &t.r, &t.s, threads, cpu, err, sizeof err);
   CHECK(st == SEALPROV_OK, "CPU prove: %s", err);
   sp_gpu_info info;
   int n = 0;
@@ -203,7 +202,8 @@ static void prove_at_capacity(uint64_t constraints, const char *dir) {
       dev = open_dev(c.streamed, info.total_memory, info.sm_count);
     }
     int confirmed = -1;
-    st = dev ? sp_engine_cuda.worker_bind(dev, 0, &confirmed, err, sizeof err) : SEALPROV_ERR_DEVICE;
+    st =
+        dev ? sp_engine_cuda.worker_bind(dev, 0, &confirmed, err, sizeof err) : SEALPROV_ERR_DEVICE;
     CHECK(st == SEALPROV_OK, "device under the streamed need: %s", err);
     for (int run = 0; !st && run < 2; run++) {
       uint8_t p[192];
@@ -219,13 +219,18 @@ static void prove_at_capacity(uint64_t constraints, const char *dir) {
             "2^%u run %d under memory_limit %llu (the capacity's streamed need): %s, %u "
             "out-of-memory retries, peak %llu",
             srs->log_domain, run, (unsigned long long)c.streamed,
-            st ? err : memcmp(p, cpu, 192) ? "proof differs" : "ok", tm.oom_retries,
-            (unsigned long long)tm.device_peak_bytes);
-      printf("  2^%u run %d: memory_limit %llu (capacity's streamed need), tier %u, peak %llu, "
-             "%u retries, proof %s\n",
-             srs->log_domain, run, (unsigned long long)c.streamed, tm.plan_tier,
-             (unsigned long long)tm.device_peak_bytes, tm.oom_retries,
-             st ? "failed" : memcmp(p, cpu, 192) ? "DIFFERS" : "equal");
+            st                    ? err
+            : memcmp(p, cpu, 192) ? "proof differs"
+                                  : "ok",
+            tm.oom_retries, (unsigned long long)tm.device_peak_bytes);
+      printf(
+          "  2^%u run %d: memory_limit %llu (capacity's streamed need), tier %u, peak %llu, "
+          "%u retries, proof %s\n",
+          srs->log_domain, run, (unsigned long long)c.streamed, tm.plan_tier,
+          (unsigned long long)tm.device_peak_bytes, tm.oom_retries,
+          st                    ? "failed"
+          : memcmp(p, cpu, 192) ? "DIFFERS"
+                                : "equal");
     }
     if (dev) sp_engine_cuda.worker_unbind(dev, 0);
   }
