@@ -139,7 +139,8 @@ unsigned sp_sched_wait_calls(sp_sched *s) {
 }
 
 bool sp_sched_on_callback_thread(const sp_sched *s) {
-  return s != NULL && atomic_load(&s->notifier_started) && pthread_equal(pthread_self(), s->notifier);
+  return s != NULL && atomic_load(&s->notifier_started) &&
+         pthread_equal(pthread_self(), s->notifier);
 }
 
 sp_proof_verify_fn sp_sched_verifier(const sp_sched *s) {
