@@ -224,7 +224,8 @@ static void bg_usage(FILE *f) {
           "  plan's tier TIER (0 needs the most memory; what the budget leaves over keeps\n"
           "  parameter points on the device) instead of the engine's choice. Partitions report\n"
           "  the plan, the device memory peak, the host memory the module held (page-locked\n"
-          "  chunks and staging) and the bytes copied to the device.\n"
+          "  chunks and staging) and the bytes copied to the device. --throughput takes one\n"
+          "  value: every GPU of its streams gets that memory_limit.\n"
           "  Sizes are log2; 'none' skips a group. --quick: small sizes for a smoke run.\n"
           "  Inputs are generated on the GPU; partitions use synthetic parameters.\n"
           "  --throughput: streams of --jobs jobs (one value, or one per size) of\n"
@@ -631,6 +632,10 @@ int sp_cmd_bench_gpu(int argc, char **argv) {
     if (o.njobs != 1 && o.njobs != o.ntp) {
       sp_cli_error("--jobs has %u values for %u --throughput sizes (give one, or one per size)",
                    o.njobs, o.ntp);
+      return 2;
+    }
+    if (o.nlimits != 1) { /* the devices of one stream share the INI's one memory_limit */
+      sp_cli_error("--throughput runs under one --memory-limit, not %u", o.nlimits);
       return 2;
     }
     for (unsigned k = 0; k < o.ngpus; k++) need = o.gpus[k] > need ? o.gpus[k] : need;

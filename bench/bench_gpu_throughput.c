@@ -122,11 +122,14 @@ static int tp_run_stream(const bg_opts *o, bg_synth *x, unsigned ngpu, unsigned 
     d->selector_ordinal = (int)ord;
     d->workers = o->workers;
     d->pinned_staging = o->pinned;
+    d->memory_limit = o->limits[0];
     d->ordinal = (int)ord;
     if (gi) {
       snprintf(d->name, sizeof d->name, "%s", gi->name);
       snprintf(d->uuid, sizeof d->uuid, "%s", gi->uuid);
       snprintf(d->pci_bus_id, sizeof d->pci_bus_id, "%s", gi->pci_bus_id);
+      d->total_memory = gi->total_memory; /* the capacity's, as resolve.c sets it */
+      d->sm_count = gi->sm_count;
     }
     engines[i] = &sp_engine_cuda;
     r->dev[i].ordinal = ord;

@@ -39,6 +39,7 @@ cuda_libsealprov_cuda_la_SOURCES = \
   cuda/backend/upload.c \
   cuda/backend/load_service.c \
   cuda/backend/code.c \
+  cuda/backend/capacity.c \
   cuda/ff/ff.cuh \
   cuda/ec/ec.cuh \
   cuda/util/gpu_internal.cuh \

@@ -34,7 +34,7 @@ extern "C" {
 #endif
 
 #define SEALPROV_ABI_MAJOR 1
-#define SEALPROV_ABI_MINOR 3
+#define SEALPROV_ABI_MINOR 4
 #define SEALPROV_ENTRY_SYMBOL "sealprov_provider_init"
 
 #define SEALPROV_PROOF_BYTES 192u /* compressed A (48) || B (96) || C (48) */
@@ -60,7 +60,8 @@ typedef enum sealprov_status {
   SEALPROV_ERR_NOT_FOUND = 15,       /* unknown job id (or already waited on) */
   SEALPROV_ERR_INTERNAL = 16,        /* a bug in the module; the detail says where */
   SEALPROV_ERR_UNSUPPORTED = 17,     /* a feature this build does not have (e.g. CUDA) */
-  SEALPROV_ERR_DEVICE_MEMORY = 18,   /* a device ran out of memory */
+  SEALPROV_ERR_DEVICE_MEMORY = 18,   /* a device ran out of memory, or (srs_load, submit)
+                                        no device has the memory for the partitions */
   SEALPROV_STATUS_COUNT_ = 19        /* not a status; grows with each append */
 } sealprov_status;
 
@@ -220,6 +221,18 @@ typedef struct sealprov_device_info {
                                 compiled); "" for CPU devices. A GPU the module has no
                                 code for is refused by open() (UNSUPPORTED), so it is
                                 never listed. */
+  /* ---- ABI 1.4: capacity (docs/abi.md §7). The largest k such that a sealing-shaped
+   * partition of domain 2^k (a PoRep C2 partition's proportions; 27 is a 32 GiB sector's)
+   * proves on the device: with its parameters resident, resident with a fixed-base
+   * table, or streamed from host memory (the least memory). 0: not even 2^1; -1: no
+   * bound (a CPU device without memory_limit). A module older than 1.4 writes entries
+   * that end before these fields. ---- */
+  int32_t max_log_resident;
+  int32_t max_log_tables;
+  int32_t max_log_streamed;
+  uint32_t reserved;      /* 0 */
+  uint64_t device_memory; /* bytes it proves in: memory_limit, else the GPU's memory less
+                             what its driver keeps; 0: no bound */
 } sealprov_device_info;
 
 /* What cs_info() reports about a loaded constraint system (ABI 1.1). */
@@ -270,7 +283,8 @@ typedef struct sealprov_vtable {
    * params_residency = auto the proving vectors go straight onto every GPU, decoded and
    * checked there, with no host copy (docs/abi.md). The handle is
    * reference counted; jobs hold a reference. Statuses: OK, INVALID_ARGUMENT, IO,
-   * PARAMS, NO_MEMORY, SHUTDOWN. */
+   * PARAMS, NO_MEMORY, SHUTDOWN, DEVICE_MEMORY (no device of the provider has the memory
+   * for its partitions, even streamed: said before the file is read). */
   int (*srs_load)(sealprov_provider *p, const char *path, sealprov_srs **out);
   /* Loads a verifying key file (.vk: the first part of a .params file) usable only
    * with verify(). Same statuses as srs_load. */
@@ -283,7 +297,8 @@ typedef struct sealprov_vtable {
    * description (not the assignment memory: the host keeps that alive until
    * on_inputs_released or completion) and queues one task per partition.
    * Statuses: OK, INVALID_ARGUMENT, ASSIGNMENT, QUEUE_FULL, SHUTDOWN, NO_DEVICE,
-   * NO_MEMORY. */
+   * NO_MEMORY, DEVICE_MEMORY (no device the job allows has the memory for its
+   * partitions; the others get none of them). */
   int (*submit)(sealprov_provider *p, const sealprov_job *job, sealprov_job_id *id);
   /* Waits for the job to end. timeout_ms < 0 waits forever. On return other than
    * TIMEOUT the job is released (a second wait gives NOT_FOUND) and its status is

@@ -25,6 +25,7 @@ plugin_libsealprov_runtime_la_SOURCES = \
   plugin/runtime/sched.c \
   plugin/runtime/queue.c \
   plugin/runtime/jobs.c \
+  plugin/runtime/placement.c \
   plugin/runtime/reports.c \
   plugin/runtime/pool.c \
   plugin/runtime/topo.h \
@@ -52,6 +53,7 @@ plugin_libsealprov_engine_la_SOURCES = \
   plugin/engine/engine.h \
   plugin/engine/device.h \
   plugin/engine/engine_cpu.c \
+  plugin/engine/capacity.c \
   plugin/engine/hostmem.h \
   plugin/engine/hostmem.c
 

@@ -59,6 +59,28 @@ static void format_cc(char *buf, size_t cap, int32_t cc) {
     snprintf(buf, cap, "-");
 }
 
+/* A module older than ABI 1.4 says nothing of capacity: its entries read as this. */
+#define CAP_UNKNOWN INT32_MIN
+
+/* "26/27": the largest sealing-shaped partition (log2 of its domain) a device proves
+ * with its parameters resident / streamed; "any" with no bound, "-" for none, "?" from
+ * a module older than ABI 1.4. */
+static void format_fit(char *buf, size_t cap, const sealprov_device_info *d) {
+  char r[8], s[8];
+  int32_t v[2] = {d->max_log_resident, d->max_log_streamed};
+  char *o[2] = {r, s};
+  if (v[1] == CAP_UNKNOWN) {
+    snprintf(buf, cap, "?");
+    return;
+  }
+  if (v[1] < 0) {
+    snprintf(buf, cap, "any");
+    return;
+  }
+  for (int i = 0; i < 2; i++) snprintf(o[i], sizeof r, v[i] > 0 ? "%d" : "-", v[i]);
+  snprintf(buf, cap, "%s/%s", r, s);
+}
+
 /* The table's columns: the default form fits 80 columns (what tells the devices apart and
  * how they are bound); --wide has every column. Each column is as wide as its widest
  * cell. */
@@ -77,6 +99,7 @@ enum {
   COL_WORKERS,
   COL_CC,
   COL_CODE,
+  COL_FIT,
   COL_STATE,
   NCOLS
 };
@@ -99,6 +122,7 @@ static const struct {
     [COL_WORKERS] = {"workers", true, true},
     [COL_CC] = {"cc", false, false},
     [COL_CODE] = {"code", false, false},
+    [COL_FIT] = {"2^k r/s", false, false},
     [COL_STATE] = {"state", false, true},
 };
 #define CELL 80
@@ -130,6 +154,7 @@ static void cells_of(const sealprov_device_info *d, char c[NCOLS][CELL]) {
   snprintf(c[COL_WORKERS], CELL, "%u", d->workers);
   format_cc(c[COL_CC], CELL, d->compute_capability);
   snprintf(c[COL_CODE], CELL, "%s", or_dash(d->code));
+  format_fit(c[COL_FIT], CELL, d);
   snprintf(c[COL_STATE], CELL, "%s", state_name(d->state));
 }
 
@@ -263,6 +288,12 @@ static void print_json(const sp_cli_host *h, const char *ini, const sealprov_dev
         (unsigned long long)d[i].memory_limit, d[i].numa_node, d[i].bound_cpus, d[i].pcie_gen,
         d[i].pcie_width, d[i].pcie_max_gen, d[i].pcie_max_width, d[i].compute_capability);
     sp_cli_json_str(stdout, d[i].code);
+    if (d[i].max_log_streamed != CAP_UNKNOWN)
+      printf(
+          ", \"device_memory\": %llu, \"largest_partition\": {\"resident\": %d, \"tables\": "
+          "%d, \"streamed\": %d}",
+          (unsigned long long)d[i].device_memory, d[i].max_log_resident, d[i].max_log_tables,
+          d[i].max_log_streamed);
     printf("}");
   }
   printf("], \"skipped\": [");
@@ -300,6 +331,8 @@ static int list_devices(sp_cli_host *h, sealprov_device_info **out, size_t *n) {
       memset((char *)&d[i] + got, 0, sizeof *d - got);
       if (got <= offsetof(sealprov_device_info, numa_node)) d[i].numa_node = -1;
       if (got <= offsetof(sealprov_device_info, compute_capability)) d[i].compute_capability = -1;
+      if (got <= offsetof(sealprov_device_info, max_log_resident))
+        d[i].max_log_resident = d[i].max_log_tables = d[i].max_log_streamed = CAP_UNKNOWN;
     }
   } else if (got < sizeof *d) {
     sp_cli_error("devices(): the module wrote entries of %zu bytes, too few to read", got);
@@ -333,15 +366,18 @@ static void devices_usage(FILE *f) {
           "  --wide adds every other column: the UUID, the NUMA node, the CPUs its workers\n"
           "  are bound to, its PCIe link (generation x lanes, and what it could do when it\n"
           "  runs slower; from sysfs), the ordinal its workers confirmed with cudaGetDevice,\n"
-          "  the compute capability (cc) and the device code the module runs there (code:\n"
+          "  the compute capability (cc), the device code the module runs there (code:\n"
           "  sm_90 for a binary built for it, compute_121 (JIT) for PTX the driver compiled;\n"
-          "  a GPU the module has no code for is refused by open, naming --with-cuda-arch).\n"
+          "  a GPU the module has no code for is refused by open, naming --with-cuda-arch)\n"
+          "  and the largest sealing-shaped partition it proves (2^k r/s: k with the\n"
+          "  parameters resident / streamed; any: no bound; -: none).\n"
           "  --json has every field: numa_node (-1: unknown or one node), bound_cpus (0: not\n"
           "  bound), pcie {gen, width, max_gen, max_width} (0: unknown),\n"
-          "  compute_capability (major x 10 + minor, -1: CPU) and code. Sections left out\n"
-          "  because this process does not see their GPU ([provider] unseen_gpus = skip)\n"
-          "  follow the table as \"skipped\" lines (--json: \"skipped\", each with its\n"
-          "  section and selector).\n");
+          "  compute_capability (major x 10 + minor, -1: CPU), code, device_memory (bytes\n"
+          "  it proves in; 0: no bound) and largest_partition {resident, tables, streamed}\n"
+          "  (k; 0: none; -1: no bound). Sections left out because this process does not\n"
+          "  see their GPU ([provider] unseen_gpus = skip) follow the table as \"skipped\"\n"
+          "  lines (--json: \"skipped\", each with its section and selector).\n");
 }
 
 int cmd_devices(int argc, char **argv) {

@@ -118,6 +118,8 @@ static int cuda_device_open(const struct sp_device_cfg *cfg, void **dev, char *e
   d->cc_major = cfg->cc_major;
   d->cc_minor = cfg->cc_minor;
   d->memory_limit = cfg->memory_limit;
+  d->total_memory = cfg->total_memory;
+  d->sm_count = cfg->sm_count;
   d->pinned_cfg = cfg->pinned_staging;
   d->stage_mode = stage_mode_of(cfg->pinned_staging);
   /* chunked staging: [provider] staging_chunk_size and the section's staging_chunks,
@@ -193,7 +195,11 @@ static int cuda_worker_bind(void *dev, unsigned worker, int *confirmed_ordinal, 
     if (!st) {
       char name[8];
       uint64_t mem = 0;
-      sp_gpu_describe(d->gpu, name, sizeof name, &d->sm_count, &mem);
+      int sm = 0;
+      sp_gpu_describe(d->gpu, name, sizeof name, &sm, &mem);
+      /* written only where enumeration did not say (tests, benchmarks): capacity reads
+       * it without the lock */
+      if (d->sm_count <= 0) d->sm_count = sm;
       /* whole-partition staging: the configured budget, or auto (half the host's
        * memory shared among the GPUs) for `whole` and for the chunked mode's
        * sp_engine_cuda_set_staging(dev, STAGE_WHOLE) */
@@ -460,6 +466,31 @@ static int cuda_execute(void *dev, const sp_task *t, void *prep, uint8_t proof[1
 static void cuda_fault_oom(void *dev, unsigned n) { ((cuda_dev *)dev)->fault_oom = n; }
 #endif
 
+/* Device memory the driver and the CUDA context keep of a GPU's total (the module's
+ * allocations never get it): what a device without memory_limit proves in is the rest. */
+#define SP_CUDA_DRIVER_RESERVE ((uint64_t)1 << 30)
+
+/* sp_engine_ops.capacity: capacity.c's answer, within memory_limit or the GPU's memory
+ * (the smaller of the two: a limit above the card does not make it larger). */
+static void cuda_capacity(void *dev, const sp_partition_shape *shape, sp_capacity *out) {
+  const cuda_dev *d = dev;
+  memset(out, 0, sizeof *out);
+  cuda_capacity_model(shape, d->workers, d->sm_count > 0 ? (unsigned)d->sm_count : 0,
+                      d->precompute_cfg, out);
+  uint64_t card = d->total_memory > SP_CUDA_DRIVER_RESERVE
+                      ? d->total_memory - SP_CUDA_DRIVER_RESERVE
+                      : SP_CAPACITY_UNBOUNDED;
+  out->by_limit = d->memory_limit && d->memory_limit < card;
+  out->available = out->by_limit ? d->memory_limit : card;
+}
+
+/* sp_engine_ops.setup_seconds: the last execute's upload of a parameter set and its
+ * fixed-base table (device lock held: d->last is the execute's that just returned). */
+static double cuda_setup_seconds(void *dev) {
+  const cuda_dev *d = dev;
+  return (d->last.srs_upload_ms + d->last.precompute_ms) / 1e3;
+}
+
 const sp_engine_ops sp_engine_cuda = {
     .name = "cuda",
     .device_open = cuda_device_open,
@@ -478,6 +509,8 @@ const sp_engine_ops sp_engine_cuda = {
     .fault_oom = cuda_fault_oom,
 #endif
     .device_code = cuda_device_code,
+    .capacity = cuda_capacity,
+    .setup_seconds = cuda_setup_seconds,
 };
 
 const sp_backend sp_backend_cuda = {

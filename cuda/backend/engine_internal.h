@@ -16,7 +16,8 @@
  *                   points: resident, or streamed through a ring of device buffers
  *   upload.c        every host -> device copy of an execute, on a thread of its own,
  *                   pageable memory through a bounded ring of page-locked chunks
- *   load_service.c  the backend's help with a .params load */
+ *   load_service.c  the backend's help with a .params load
+ *   capacity.c      the largest partition the device proves, from plan.c's tiers */
 #ifndef SEALPROV_CUDA_BACKEND_ENGINE_INTERNAL_H
 #define SEALPROV_CUDA_BACKEND_ENGINE_INTERNAL_H
 
@@ -161,6 +162,10 @@ typedef struct cuda_dev {
   int cc_major, cc_minor;
   char code[28]; /* what the first bind found it runs (code.c): "sm_90" */
   uint64_t memory_limit;
+  uint64_t total_memory; /* the GPU's memory (enumeration), 0 unknown */
+  /* its multiprocessors (enumeration; else the first bind's), which the plan and the
+   * capacity model both size MSM scratch by: 0 unknown */
+  int sm_count;
   uint64_t pinned_cfg; /* sp_device_cfg.pinned_staging as configured */
   int stage_mode;      /* STAGE_*, from pinned_cfg (sp_engine_cuda_set_staging changes it) */
   /* chunked staging: one device buffer per worker for a partition's vectors (the
@@ -186,8 +191,7 @@ typedef struct cuda_dev {
   stage_buf stage[SP_MAX_WORKERS];
   /* execute-only state (device lock held) */
   sp_gpu_event *ev[EV_COUNT];
-  sp_gpu_xfer *up_x; /* the uploads' transfer stream (upload.c), made at the first */
-  int sm_count;
+  sp_gpu_xfer *up_x;   /* the uploads' transfer stream (upload.c), made at the first */
   uint64_t pcie_bytes; /* host -> device bytes of every execute so far (under mu) */
   /* knobs (sp_engine_cuda_set_streaming, sp_engine_cuda_set_plan) */
   bool force_stream;
@@ -288,6 +292,10 @@ int cuda_plan_choose(const cuda_plan_in *in, uint64_t budget, cuda_plan *out);
  * cuda_plan_tiers() - 1, is the least a partition of these sizes can run in). */
 uint64_t cuda_plan_bytes(const cuda_plan_in *in, const cuda_plan *p);
 uint64_t cuda_plan_need(const cuda_plan_in *in, unsigned tier);
+/* The plan's inputs for a partition of shape sh (capacity.c: no assignment at hand;
+ * the domain's size stands for its constraint count, which it bounds). */
+void cuda_plan_input_shape(const sp_partition_shape *sh, bool resident, int sm_count,
+                           cuda_plan_in *in);
 unsigned cuda_plan_tiers(void);
 /* The bytes every plan keeps for NTT tables and small words (part of its need). */
 uint64_t cuda_plan_margin(unsigned log_domain);
@@ -379,6 +387,15 @@ int cuda_make_tables(cuda_dev *d, cuda_resident *r, const sp_srs *srs, sp_cuda_t
 /* Drops srs's table on d, keeping its points; none is made again for it. True if one
  * was dropped. */
 bool cuda_drop_table(cuda_dev *d, const sp_srs *srs);
+
+/* ---- capacity.c ---- */
+/* What a partition of shape sh needs on a device (sp_capacity without `available`,
+ * which the caller fills), from the plan's candidates: with `workers` workers,
+ * `sm_count` multiprocessors (the MSM's run records scale with it; 0: unknown, the
+ * most records) and msm_precompute as configured (sp_device_cfg.msm_precompute). Pure
+ * arithmetic. */
+void cuda_capacity_model(const sp_partition_shape *sh, unsigned workers, unsigned sm_count,
+                         uint64_t precompute_cfg, sp_capacity *out);
 
 /* ---- code.c ---- */
 /* At a worker's bind (the thread bound to d's device): does this module carry code the

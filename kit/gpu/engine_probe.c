@@ -102,4 +102,21 @@ uint64_t sp_engine_cuda_plan_need(void *dev, const sp_task *t, bool resident, un
   return cuda_plan_need(&in, tier);
 }
 
+int sp_engine_cuda_plan_shape(const sp_partition_shape *sh, bool resident, int sm_count,
+                              uint64_t budget, unsigned *tier) {
+  cuda_plan_in in;
+  cuda_plan p;
+  cuda_plan_input_shape(sh, resident, sm_count, &in);
+  int st = cuda_plan_choose(&in, budget, &p);
+  *tier = p.tier;
+  return st;
+}
+
+uint64_t sp_engine_cuda_plan_shape_need(const sp_partition_shape *sh, bool resident, int sm_count,
+                                        unsigned tier) {
+  cuda_plan_in in;
+  cuda_plan_input_shape(sh, resident, sm_count, &in);
+  return cuda_plan_need(&in, tier);
+}
+
 uint64_t sp_engine_cuda_transfer_bytes(void *dev) { return sp_engine_cuda.transfer_bytes(dev); }

@@ -66,6 +66,13 @@ void sp_engine_cuda_set_check_buffer(void *dev, bool allow);
 unsigned sp_engine_cuda_plan_tiers(void);
 uint64_t sp_engine_cuda_plan_need(void *dev, const sp_task *t, bool resident, unsigned tier);
 void sp_engine_cuda_set_plan(void *dev, int tier);
+/* The plan for a partition of shape sh (engine.h; as the capacity sees it, no
+ * device needed) with `budget` bytes: OK and the tier it takes, else DEVICE_MEMORY (no
+ * tier fits). And the need of one tier. */
+int sp_engine_cuda_plan_shape(const sp_partition_shape *sh, bool resident, int sm_count,
+                              uint64_t budget, unsigned *tier);
+uint64_t sp_engine_cuda_plan_shape_need(const sp_partition_shape *sh, bool resident, int sm_count,
+                                        unsigned tier);
 /* Bytes copied from the host to this device so far (sp_engine_ops.transfer_bytes). */
 uint64_t sp_engine_cuda_transfer_bytes(void *dev);
 

@@ -366,9 +366,26 @@ static int load_on(sealprov_provider *p, const char *path, bool vk_only, sealpro
     return sp_err(SEALPROV_ERR_INVALID_ARGUMENT, "%s: NULL %s", what,
                   path == NULL ? "path" : "out");
   sp_srs *srs = NULL;
+  sp_srs_lengths lens;
+  sp_partition_shape shape;
+  /* A set no device can prove with is refused before its file is read (the lengths
+   * alone tell); a file whose lengths do not add up is left to the load to describe. */
+  if (!vk_only && sp_srs_peek_lengths(path, &lens) == SEALPROV_OK) {
+    sp_shape_of_lengths(&lens, &shape);
+    int st = sp_sched_check_capacity(p->sched, &shape, what, path, tls_err, sizeof tls_err);
+    if (st != SEALPROV_OK) return st;
+  }
   int st = sp_params_load(p->cfg, path, vk_only, sp_sched_params_stats(p->sched), &srs, tls_err,
                           sizeof tls_err);
   if (st != SEALPROV_OK) return st;
+  if (!vk_only && srs->device_only) { /* straight onto the GPUs: it can only be resident */
+    sp_shape_of_srs(srs, &shape);
+    st = sp_sched_check_capacity(p->sched, &shape, what, path, tls_err, sizeof tls_err);
+    if (st != SEALPROV_OK) {
+      sp_srs_release(srs);
+      return st;
+    }
+  }
   /* on_free before the handle is registered: from then on another thread may release it */
   srs->on_free = srs_on_free;
   srs->on_free_user = NULL;

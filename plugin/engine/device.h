@@ -79,6 +79,8 @@ typedef struct sp_device_cfg {
   char uuid[48];          /* "GPU-...", "" for cpu */
   char pci_bus_id[24];    /* "0000:65:00.0", "" for cpu */
   int cc_major, cc_minor; /* compute capability; -1 for cpu */
+  uint64_t total_memory;  /* the GPU's memory in bytes (enumeration); 0 for cpu */
+  int sm_count;           /* its multiprocessors; 0 for cpu */
   /* [testing] fault injection aimed at this device (0 = none), SP_INJECT_* bits of
    * fault.h; only a build with --enable-fault-injection reads [testing] and honours
    * them (sp_engine_open). */

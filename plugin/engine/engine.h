@@ -38,6 +38,7 @@ extern "C" {
 #endif
 
 struct sp_srs;
+struct sp_srs_lengths;
 struct sp_cs;
 struct sp_srs_load_opts;
 
@@ -56,6 +57,46 @@ typedef struct sp_task {
    * and takes the densities from it. NULL: asg is a full assignment. */
   const struct sp_cs *cs;
 } sp_task;
+
+/* ---- capacity: the device memory a partition needs --------------------------------
+ * The scheduler places a job's partitions only on devices with the memory for them and
+ * refuses, at srs_load and submit, a job no device can hold; it never learns that by
+ * running out of memory (which would charge and quarantine the device). Each engine
+ * answers from its own model of what one partition holds at its peak. */
+
+/* The sizes that decide a partition's memory: its parameter set's (sp_srs lengths) and
+ * its scalars (inp_size = the set's ic_len, aux_size = l_len). */
+typedef struct sp_partition_shape {
+  unsigned log_domain; /* the H vectors hold 2^log_domain scalars */
+  uint64_t h_len, l_len, a_len, b_g1_len, b_g2_len;
+  uint64_t inp_size, aux_size;
+  /* false: the set has no host copy (loaded straight onto the GPUs, sp_srs.device_only),
+   * so it cannot be streamed: only `resident` counts */
+  bool stream_ok;
+} sp_partition_shape;
+
+#define SP_CAPACITY_UNBOUNDED UINT64_MAX
+/* The largest domain the capacity search looks at (2^31 - 1 points: an MSM's bound). */
+#define SP_CAPACITY_MAX_LOG 31u
+
+/* A device's answer for one shape, in bytes of device memory. */
+typedef struct sp_capacity {
+  /* what the device proves in: memory_limit, else what the device has (a GPU's memory
+   * less what its driver keeps); SP_CAPACITY_UNBOUNDED when nothing bounds it (a CPU
+   * device without memory_limit) */
+  uint64_t available;
+  /* available is the device's memory_limit (a larger one would give it more), not what
+   * the device has */
+  bool by_limit;
+  /* the partition with its parameter points kept on the device (the fastest way) */
+  uint64_t resident;
+  /* resident plus the smallest fixed-base table the engine would make for it; 0 when it
+   * makes none (msm_precompute = off, no gain at this size, or an engine without) */
+  uint64_t tables;
+  /* the least it proves in at all: the points streamed in the engine's smallest chunks
+   * (= resident for an engine that never keeps points on the device) */
+  uint64_t streamed;
+} sp_capacity;
 
 typedef struct sp_engine_ops {
   const char *name; /* "cpu", "cuda", ... */
@@ -95,6 +136,15 @@ typedef struct sp_engine_ops {
    * assignments, streamed and resident parameter points): a counter for stats() (may be
    * NULL). Any thread. */
   uint64_t (*transfer_bytes)(void *dev);
+  /* What a partition of this shape needs on the device, and what the device has (above).
+   * Pure arithmetic on what device_open was given: any thread, no device call, no lock.
+   * NULL: the device takes any partition (nothing bounds it). */
+  void (*capacity)(void *dev, const sp_partition_shape *shape, sp_capacity *out);
+  /* Seconds of the last execute on this device that were one-time work for its
+   * parameter set rather than the partition's (an upload of the points, a fixed-base
+   * table): the scheduler leaves them out of the device's speed. Called by the worker
+   * that ran that execute, with the device lock still held. NULL: none. */
+  double (*setup_seconds)(void *dev);
 } sp_engine_ops;
 
 extern const sp_engine_ops sp_engine_cpu;
@@ -106,6 +156,31 @@ extern const sp_engine_ops sp_engine_cpu;
  * eng's name and lives until its device_close). Statuses as device_open. */
 int sp_engine_open(const sp_engine_ops *eng, const sp_device_cfg *cfg, const sp_engine_ops **ops,
                    void **dev, char *err, size_t errlen);
+
+/* ---- capacity helpers (capacity.c) ---------------------------------------------------- */
+
+/* The shape of srs's partitions; of a .params file's before it is loaded (its lengths,
+ * formats/srs.h: sp_srs_peek_lengths). */
+void sp_shape_of_srs(const struct sp_srs *srs, sp_partition_shape *out);
+void sp_shape_of_lengths(const struct sp_srs_lengths *lens, sp_partition_shape *out);
+/* A PoRep C2 partition scaled to 2^log_domain (at 2^27: 130,169,893 aux, 328 inputs,
+ * a-density 99.7 %, b-density 25.4 %): the shape `devices()` reports capacity in. */
+void sp_shape_sealing(unsigned log_domain, sp_partition_shape *out);
+/* The bytes a device needs for shape: streamed when the set can stream, else resident. */
+uint64_t sp_capacity_need(const sp_capacity *c, const sp_partition_shape *shape);
+/* Does the device of ops/dev hold a partition of shape? *c (may be NULL) gets its
+ * answer; a device without a capacity op holds anything. */
+bool sp_capacity_fits(const sp_engine_ops *ops, void *dev, const sp_partition_shape *shape,
+                      sp_capacity *c);
+/* The largest k (1..SP_CAPACITY_MAX_LOG) such that a sealing-shaped partition of 2^k
+ * fits the device in the given way; 0 when none does, -1 when the device has no bound.
+ * An engine that makes no tables has none at any size (0). */
+typedef enum sp_capacity_way {
+  SP_CAPACITY_RESIDENT,
+  SP_CAPACITY_TABLES,
+  SP_CAPACITY_STREAMED
+} sp_capacity_way;
+int sp_capacity_largest(const sp_engine_ops *ops, void *dev, sp_capacity_way way);
 
 /* ---- device kinds ------------------------------------------------------------------- */
 

@@ -16,6 +16,7 @@
 typedef struct cpu_device {
   unsigned index;
   char section[64];
+  uint64_t memory_limit; /* the section's memory_limit: the memory it may prove in */
 } cpu_device;
 
 static int cpu_device_open(const struct sp_device_cfg *cfg, void **dev, char *err, size_t errlen) {
@@ -27,6 +28,7 @@ static int cpu_device_open(const struct sp_device_cfg *cfg, void **dev, char *er
   if (cfg) {
     d->index = cfg->index;
     snprintf(d->section, sizeof d->section, "%s", cfg->section);
+    d->memory_limit = cfg->memory_limit;
   }
   *dev = d;
   return SEALPROV_OK;
@@ -88,6 +90,25 @@ static int cpu_execute(void *dev, const sp_task *t, void *prep, uint8_t proof[19
                           errlen);
 }
 
+/* The memory sp_groth16_prove holds at its two peaks (groth16/prove.c): the H step's
+ * a, b and c (32 bytes a scalar each, domain-sized) with the NTT's twiddles (half a
+ * domain), then the L, A and B step's inputs, aux and the A and B scalars with the
+ * split's bitmaps. Not counted: the MSMs' buckets (a few MiB per thread). The points
+ * are the parameter set's host copy, shared by every device, so resident and streamed
+ * are the same. A CPU device proves in host memory: it is bounded only by the
+ * section's memory_limit, which lets tests and CI stand CPU devices in for small GPUs. */
+static void cpu_capacity(void *dev, const sp_partition_shape *sh, sp_capacity *out) {
+  const cpu_device *d = dev;
+  const uint64_t m = UINT64_C(1) << sh->log_domain;
+  const uint64_t h_step = 3 * 32 * m + 16 * m;
+  const uint64_t scalars = sh->inp_size + sh->aux_size + sh->a_len + sh->b_g1_len;
+  const uint64_t lab_step = 32 * scalars + (sh->aux_size + sh->a_len + sh->b_g1_len) / 8;
+  memset(out, 0, sizeof *out);
+  out->available = d->memory_limit ? d->memory_limit : SP_CAPACITY_UNBOUNDED;
+  out->by_limit = d->memory_limit != 0;
+  out->resident = out->streamed = h_step > lab_step ? h_step : lab_step;
+}
+
 const sp_engine_ops sp_engine_cpu = {
     .name = "cpu",
     .device_open = cpu_device_open,
@@ -99,6 +120,7 @@ const sp_engine_ops sp_engine_cpu = {
     .release = cpu_release,
     .srs_evict = NULL,
     .memory_in_use = NULL,
+    .capacity = cpu_capacity,
 };
 
 const sp_backend sp_backend_cpu = {

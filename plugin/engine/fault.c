@@ -7,7 +7,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
+#include "base/util.h" /* sp_now_ms */
 #include "engine/fault.h"
 
 /* One wrapped device. Its engine table is its own: the wrapped engine's name and
@@ -90,7 +92,15 @@ static int fault_execute(void *dev, const sp_task *t, void *prep, uint8_t proof[
     return SEALPROV_ERR_DEVICE;
   }
   if ((faults & SP_INJECT_OOM) && f->inner->fault_oom != NULL) f->inner->fault_oom(f->dev, 1);
+  double t0 = sp_now_ms();
   int st = f->inner->execute(f->dev, t, p != NULL ? p->prep : NULL, proof, err, errlen);
+  if (faults & SP_INJECT_SLOW) {
+    /* the rest of a slower card's time, the device lock held as a kernel would hold it */
+    long long ns = (long long)((sp_now_ms() - t0) * (SP_INJECT_SLOW_FACTOR - 1) * 1e6);
+    struct timespec ts = {(time_t)(ns / 1000000000), (long)(ns % 1000000000)};
+    while (nanosleep(&ts, &ts) != 0) {
+    }
+  }
   if (st == SEALPROV_OK && (faults & SP_INJECT_CORRUPT_PROOF))
     proof[191] ^= 0x01; /* C's last byte: the self-check must catch it */
   return st;
@@ -134,6 +144,16 @@ static void fault_device_code(void *dev, char *out, size_t len) {
   f->inner->device_code(f->dev, out, len);
 }
 
+static void fault_capacity(void *dev, const sp_partition_shape *shape, sp_capacity *out) {
+  fault_dev *f = dev;
+  f->inner->capacity(f->dev, shape, out);
+}
+
+static double fault_setup_seconds(void *dev) {
+  fault_dev *f = dev;
+  return f->inner->setup_seconds(f->dev);
+}
+
 int sp_fault_open(const sp_engine_ops *inner, const sp_device_cfg *cfg, const sp_engine_ops **ops,
                   void **dev, char *err, size_t errlen) {
   fault_dev *f = calloc(1, sizeof *f);
@@ -167,6 +187,8 @@ int sp_fault_open(const sp_engine_ops *inner, const sp_device_cfg *cfg, const sp
       .cs_evict = inner->cs_evict != NULL ? fault_cs_evict : NULL,
       .device_code = inner->device_code != NULL ? fault_device_code : NULL,
       .transfer_bytes = inner->transfer_bytes != NULL ? fault_transfer_bytes : NULL,
+      .capacity = inner->capacity != NULL ? fault_capacity : NULL,
+      .setup_seconds = inner->setup_seconds != NULL ? fault_setup_seconds : NULL,
   };
   *ops = &f->ops;
   *dev = f;

@@ -10,7 +10,10 @@
  * device (SP_INJECT_FAIL_KERNEL), flips a byte of the proof so that the self-check
  * catches it (SP_INJECT_CORRUPT_PROOF), or has the engine's first device allocation of
  * the partition fail as out of memory (SP_INJECT_OOM: engines that offer
- * sp_engine_ops.fault_oom; others ignore it). */
+ * sp_engine_ops.fault_oom; others ignore it), or makes the device slower: execute
+ * sleeps, with the device lock held, SP_INJECT_SLOW_FACTOR - 1 times what the wrapped
+ * execute took (SP_INJECT_SLOW: a slower card beside a fast one, for the scheduler's
+ * placement by speed). */
 #ifndef SEALPROV_ENGINE_FAULT_H
 #define SEALPROV_ENGINE_FAULT_H
 
@@ -26,6 +29,8 @@ extern "C" {
 #define SP_INJECT_FAIL_KERNEL 0x1u   /* execute returns SEALPROV_ERR_DEVICE */
 #define SP_INJECT_CORRUPT_PROOF 0x2u /* execute flips a byte of the proof */
 #define SP_INJECT_OOM 0x4u           /* the task's first device allocation fails as out of memory */
+#define SP_INJECT_SLOW 0x8u          /* execute takes SP_INJECT_SLOW_FACTOR times as long */
+#define SP_INJECT_SLOW_FACTOR 10u
 
 /* Opens cfg's device on inner behind the fault engine (cfg->inject, cfg->inject_count).
  * *ops gets the table to call for the device: inner's calls with the faults added, its

@@ -727,6 +727,36 @@ fail:
   return rc;
 }
 
+int sp_srs_peek_lengths(const char *path, sp_srs_lengths *out) {
+  memset(out, 0, sizeof *out);
+  char full[4096], err[64];
+  if (!path || !*path || !sp_srs_resolve_path(path, full, sizeof full))
+    return SEALPROV_ERR_INVALID_ARGUMENT;
+  sp_file f;
+  int rc = sp_file_open(&f, full, err, sizeof err);
+  if (rc != SEALPROV_OK) return rc;
+  /* ic, then the five proving vectors, each a u32 big-endian count and its points */
+  uint64_t *const lens[6] = {&out->ic_len, &out->h_len,    &out->l_len,
+                             &out->a_len,  &out->b_g1_len, &out->b_g2_len};
+  uint64_t off = VK_FIXED_BYTES;
+  for (int i = 0; i < 6 && rc == SEALPROV_OK; i++) {
+    uint8_t b[4];
+    if (off + 4 > f.size) {
+      rc = SEALPROV_ERR_PARAMS;
+      break;
+    }
+    rc = sp_file_read(&f, b, 4, off, "length", err, sizeof err);
+    *lens[i] = (uint64_t)b[0] << 24 | (uint64_t)b[1] << 16 | (uint64_t)b[2] << 8 | b[3];
+    off += 4 + *lens[i] * (i == 5 ? G2_BYTES : G1_BYTES);
+  }
+  if (rc == SEALPROV_OK && off != f.size) rc = SEALPROV_ERR_PARAMS;
+  uint64_t m = out->h_len + 1;
+  if (rc == SEALPROV_OK && (out->h_len == 0 || (m & (m - 1)) != 0)) rc = SEALPROV_ERR_PARAMS;
+  if (rc == SEALPROV_OK) out->log_domain = (unsigned)__builtin_ctzll(m);
+  sp_file_close(&f);
+  return rc;
+}
+
 void sp_srs_retain(sp_srs *srs) {
   if (srs) atomic_fetch_add(&srs->refs, 1);
 }

@@ -180,6 +180,17 @@ int sp_srs_load(const char *path, bool vk_only, bool subgroup_check, unsigned nt
 /* The path a load of `path` reads: path itself when it has a '/', else the name under
  * the parameter cache. Returns false when buf is too small. */
 bool sp_srs_resolve_path(const char *path, char *buf, size_t buflen);
+/* The vector lengths of a .params file, read from its length fields alone (six small
+ * preads, no point decoded): what a load will hold, known before the load. */
+typedef struct sp_srs_lengths {
+  uint64_t ic_len, h_len, l_len, a_len, b_g1_len, b_g2_len;
+  unsigned log_domain;
+} sp_srs_lengths;
+/* OK with *out filled; IO when the file cannot be read, PARAMS when its lengths do not
+ * make a .params file of exactly its size (the load itself then says what is wrong),
+ * INVALID_ARGUMENT for an empty or too long path. Names are looked up as
+ * sp_srs_load_ex looks them up. */
+int sp_srs_peek_lengths(const char *path, sp_srs_lengths *out);
 void sp_srs_retain(sp_srs *srs);
 void sp_srs_release(sp_srs *srs);
 

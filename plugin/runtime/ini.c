@@ -38,7 +38,6 @@
 
 #include "runtime/ini_internal.h"
 #include "base/util.h"
-#include "engine/fault.h" /* SP_INJECT_* */
 #include "sealprov.h"
 
 /* ---- key tables ---------------------------------------------------------------- */
@@ -428,38 +427,10 @@ static void handle_testing(cfg_parse *p, int k, const char *key, const char *val
       }
       snprintf(p->inject_device, sizeof p->inject_device, "%s", value);
       break;
-    case TK_INJECT: {
-      /* a comma-separated list of fault kinds (the SP_INJECT_* bits) */
-      uint32_t bits = 0;
-      const char *s = value;
-      for (;;) {
-        while (*s == ' ' || *s == '\t') s++;
-        size_t n = strcspn(s, ",");
-        size_t m = n;
-        while (m && (s[m - 1] == ' ' || s[m - 1] == '\t')) m--;
-        if (m == 11 && strncasecmp(s, "fail_kernel", 11) == 0)
-          bits |= SP_INJECT_FAIL_KERNEL;
-        else if (m == 13 && strncasecmp(s, "corrupt_proof", 13) == 0)
-          bits |= SP_INJECT_CORRUPT_PROOF;
-        else if (m == 3 && strncasecmp(s, "oom", 3) == 0)
-          bits |= SP_INJECT_OOM;
-        else {
-          char raw[48], shown[64];
-          snprintf(raw, sizeof raw, "%.*s", (int)(m > 40 ? 40 : m), s);
-          cfg_printable(shown, sizeof shown, raw);
-          cfg_fail_kv(p, p->lineno, p->section, key, value,
-                      "unknown fault \"%s\"; use fail_kernel, corrupt_proof, oom or several "
-                      "(comma-separated)",
-                      shown);
-          return;
-        }
-        if (!s[n]) break;
-        s += n + 1;
-      }
-      p->inject = bits;
+    case TK_INJECT:
+      if (!cfg_want_faults(p, key, value, &p->inject)) return;
       snprintf(p->inject_value, sizeof p->inject_value, "%s", value);
       break;
-    }
     case TK_INJECT_COUNT:
       if (!cfg_want_number(p, key, value, inject_count_range, &v)) return;
       p->inject_count = (uint32_t)v;
@@ -592,7 +563,7 @@ static void check_testing(cfg_parse *p) {
     snprintf(count, sizeof count, "%" PRIu32, p->inject_count);
     cfg_fail_kv(p, dev_line ? dev_line : cnt_line, "testing",
                 dev_line ? "inject_device" : "inject_count", dev_line ? p->inject_device : count,
-                "set without inject (fail_kernel, corrupt_proof or oom)");
+                "set without inject (fail_kernel, corrupt_proof, oom or slow)");
     return;
   }
   if (!dev_line) {

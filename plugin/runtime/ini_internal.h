@@ -120,6 +120,11 @@ bool cfg_want_selector(cfg_parse *p, const char *value, sp_device_cfg *d);
  * "use w0 or w1" (w0, w1 or w2, ...) and returns false. */
 bool cfg_want_word(cfg_parse *p, const char *key, const char *value, const char *const *words,
                    int n, int *out);
+#ifdef SP_FAULT_INJECTION
+/* [testing] inject: a comma-separated list of fault kinds into fault.h's SP_INJECT_*
+ * bits. Else records the unknown kind and the known ones and returns false. */
+bool cfg_want_faults(cfg_parse *p, const char *key, const char *value, uint32_t *out);
+#endif
 /* [provider] params_validation_cache: auto, off or an absolute folder, into
  * p->cfg->params_validation_cache ("" for auto). */
 void cfg_want_validation_cache(cfg_parse *p, const char *key, const char *value);

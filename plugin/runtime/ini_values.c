@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: Apache-2.0 OR MIT */
 /* ini_values.c -- the INI's values (ini_internal.h): numbers, booleans, byte
- * sizes and device selectors read with an error that names file, line, section, key
- * and value; and file text shown in messages as valid UTF-8. */
+ * sizes, device selectors and [testing]'s fault kinds read with an error that names
+ * file, line, section, key and value; and file text shown in messages as valid UTF-8. */
 #include <config.h>
 
 #include <ctype.h>
@@ -12,6 +12,7 @@
 #include <string.h>
 #include <strings.h>
 
+#include "engine/fault.h" /* SP_INJECT_* */
 #include "runtime/ini_internal.h"
 #include "sealprov.h"
 
@@ -250,6 +251,44 @@ bool cfg_want_word(cfg_parse *p, const char *key, const char *value, const char 
   cfg_fail_kv(p, p->lineno, p->section, key, value, "use %s", list);
   return false;
 }
+
+#ifdef SP_FAULT_INJECTION
+bool cfg_want_faults(cfg_parse *p, const char *key, const char *value, uint32_t *out) {
+  static const struct {
+    const char *name;
+    uint32_t bit;
+  } kinds[] = {{"fail_kernel", SP_INJECT_FAIL_KERNEL},
+               {"corrupt_proof", SP_INJECT_CORRUPT_PROOF},
+               {"oom", SP_INJECT_OOM},
+               {"slow", SP_INJECT_SLOW}};
+  uint32_t bits = 0;
+  const char *s = value;
+  for (;;) {
+    while (*s == ' ' || *s == '\t') s++;
+    size_t n = strcspn(s, ",");
+    size_t m = n;
+    while (m && (s[m - 1] == ' ' || s[m - 1] == '\t')) m--;
+    uint32_t bit = 0;
+    for (size_t i = 0; i < sizeof kinds / sizeof kinds[0]; i++)
+      if (strlen(kinds[i].name) == m && strncasecmp(s, kinds[i].name, m) == 0) bit = kinds[i].bit;
+    if (bit == 0) {
+      char raw[48], shown[64];
+      snprintf(raw, sizeof raw, "%.*s", (int)(m > 40 ? 40 : m), s);
+      cfg_printable(shown, sizeof shown, raw);
+      cfg_fail_kv(p, p->lineno, p->section, key, value,
+                  "unknown fault \"%s\"; use fail_kernel, corrupt_proof, oom, slow or several "
+                  "(comma-separated)",
+                  shown);
+      return false;
+    }
+    bits |= bit;
+    if (!s[n]) break;
+    s += n + 1;
+  }
+  *out = bits;
+  return true;
+}
+#endif
 
 void cfg_want_validation_cache(cfg_parse *p, const char *key, const char *value) {
   char *dst = p->cfg->params_validation_cache;

@@ -141,6 +141,13 @@ int sp_sched_submit(sp_sched *s, const sealprov_job *job, sealprov_job_id *id, c
                       "device%s (indexes 0 to %u, as devices() lists them)",
                       d.device_mask, bad, s->ndev, s->ndev == 1 ? "" : "s", s->ndev - 1);
   }
+  /* Only devices with the memory for its partitions take them; none is a refusal now,
+   * not a device failure later (placement.c). */
+  sp_partition_shape shape;
+  sp_shape_of_srs(srs, &shape);
+  const uint64_t wanted = d.device_mask != 0 ? d.device_mask : all;
+  const uint64_t fit = wanted & sched_fit_mask(s, &shape);
+  if (fit == 0) return sched_capacity_refusal(s, &shape, wanted, "submit", srs->path, err, errlen);
   struct sp_cs *cs = (struct sp_cs *)d.cs;
   if (cs != NULL && s->hooks.check_cs == NULL)
     return sched_fail(err, errlen, SEALPROV_ERR_UNSUPPORTED,
@@ -171,7 +178,7 @@ int sp_sched_submit(sp_sched *s, const sealprov_job *job, sealprov_job_id *id, c
   j->desc = d;
   j->srs = srs;
   j->cs = cs;
-  j->allowed = d.device_mask != 0 ? d.device_mask : all;
+  j->allowed = fit;
   j->tasks = tasks;
   int st = draw_rs(&d, tasks, err, errlen);
   if (st != SEALPROV_OK) {
@@ -196,7 +203,7 @@ int sp_sched_submit(sp_sched *s, const sealprov_job *job, sealprov_job_id *id, c
     st = sched_fail(err, errlen, SEALPROV_ERR_NO_DEVICE, "submit: %s", why);
   } else if (sched_healthy_in(s, j->allowed) == 0) {
     char why[900];
-    sched_stranded_detail(s, j->allowed, true, why, sizeof why);
+    sched_stranded_detail(s, j, true, why, sizeof why);
     st = sched_fail(err, errlen, SEALPROV_ERR_NO_DEVICE, "submit: %s", why);
   } else if (s->cfg.max_jobs > 0 && s->active_jobs >= s->cfg.max_jobs) {
     st = sched_fail(err, errlen, SEALPROV_ERR_QUEUE_FULL,
@@ -230,7 +237,7 @@ int sp_sched_submit(sp_sched *s, const sealprov_job *job, sealprov_job_id *id, c
   }
   *id = j->id;
   char where[600] = "";
-  if (d.device_mask != 0) sched_device_list(s, j->allowed, where, sizeof where);
+  if (fit != all) sched_device_list(s, j->allowed, where, sizeof where);
   sealprov_job_id new_id = j->id;
   pthread_cond_broadcast(&s->work_cv);
   pthread_mutex_unlock(&s->mu);

@@ -91,7 +91,7 @@ void sched_device_list(const sp_sched *s, uint64_t mask, char *out, size_t len) 
 /* May device d run t? Not if the job does not allow d (device_mask), nor if d already
  * failed t while some other allowed healthy device has not: a retry must land on
  * ANOTHER allowed device whenever one exists. */
-static bool eligible(const sp_sched *s, const sp_task_rec *t, const sp_device_rt *d) {
+bool sched_eligible(const sp_sched *s, const sp_task_rec *t, const sp_device_rt *d) {
   const uint64_t allowed = t->job->allowed;
   if (!(allowed & (UINT64_C(1) << d->index))) return false;
   if (!(t->failed_devices & (UINT64_C(1) << d->index))) return true;
@@ -243,15 +243,20 @@ sp_task_rec *sp_sched_take(sp_sched *s, sp_worker *w, sp_task *out) {
       pthread_mutex_unlock(&s->mu);
       return NULL;
     }
-    /* A quarantined device's workers stay parked until close. */
+    /* A quarantined device's workers stay parked until close. A worker that left a
+     * task to a faster device looks again whenever a task is taken or ends. */
+    bool deferred = false;
     if (!d->quarantined) {
-      for (t = s->qhead; t != NULL; t = t->next)
-        if (eligible(s, t, d)) break;
+      t = sched_pick(s, d, &deferred);
       if (t != NULL) break;
     }
+    s->deferring += deferred;
     pthread_cond_wait(&s->work_cv, &s->mu);
+    s->deferring -= deferred;
   }
   sched_queue_remove(s, t);
+  w->current = t;
+  if (s->deferring > 0) pthread_cond_broadcast(&s->work_cv);
   sp_job *j = t->job;
   t->running = true;
   t->attempts++;
@@ -311,12 +316,19 @@ static bool untried_device_left(const sp_sched *s, const sp_task_rec *t) {
   return false;
 }
 
-/* Why a job restricted to mask cannot run: which of its devices were quarantined, with
+/* Why a job restricted to some devices cannot run: which of them were quarantined, with
  * each one's last error when with_last (cut to keep a task's message whole). */
-void sched_stranded_detail(const sp_sched *s, uint64_t mask, bool with_last, char *out,
+void sched_stranded_detail(const sp_sched *s, const sp_job *j, bool with_last, char *out,
                            size_t len) {
-  size_t off = (size_t)snprintf(
-      out, len, "the job's device_mask 0x%" PRIx64 " allows no healthy device:", mask);
+  const uint64_t mask = j->allowed;
+  size_t off =
+      j->desc.device_mask == mask
+          ? (size_t)snprintf(out, len,
+                             "the job's device_mask 0x%" PRIx64 " allows no healthy device:", mask)
+          : (size_t)snprintf(out, len,
+                             "the devices with the memory for the job's partitions (0x%" PRIx64
+                             "%s) are none of them healthy:",
+                             mask, j->desc.device_mask ? ", of its device_mask" : "");
   for (unsigned i = 0; i < s->ndev && off < len; i++) {
     const sp_device_rt *d = &s->devs[i];
     if (!(mask & (UINT64_C(1) << i))) continue;
@@ -339,7 +351,7 @@ static void fail_stranded(sp_sched *s) {
     next = t->next;
     if (sched_healthy_in(s, t->job->allowed) > 0) continue;
     char why[900];
-    sched_stranded_detail(s, t->job->allowed, true, why, sizeof why);
+    sched_stranded_detail(s, t->job, true, why, sizeof why);
     sched_queue_remove(s, t);
     sched_end_task(s, t, SEALPROV_ERR_NO_DEVICE, "partition %" PRIu32 " of job %" PRIu64 ": %s",
                    t->partition, t->job->id, why);
@@ -373,8 +385,11 @@ void sp_sched_finish(sp_sched *s, sp_worker *w, sp_task_rec *t, const sp_attempt
   const unsigned healthy_before = sched_healthy_devices(s);
   d->busy_s += a->execute_s;
   d->lock_wait_s += a->lock_wait_s;
+  w->current = NULL;
+  if (s->deferring > 0) pthread_cond_broadcast(&s->work_cv);
   double now = sp_now();
   if (a->status == SEALPROV_OK) {
+    if (j->srs != NULL) sched_speed_sample(d, j->srs->log_domain, a->execute_s - a->setup_s);
     memcpy(j->desc.proofs_out + (size_t)t->partition * SEALPROV_PROOF_BYTES, a->proof,
            SEALPROV_PROOF_BYTES);
     d->tasks_done++;
@@ -399,7 +414,7 @@ void sp_sched_finish(sp_sched *s, sp_worker *w, sp_task_rec *t, const sp_attempt
       t->suspect_devices |= bit;
       /* The second failed self-check is always the input's fault: on another device, or
        * again here, which a retry only reaches once no untried healthy device is left
-       * (eligible()). */
+       * (sched_eligible()). */
       input_fault = __builtin_popcountll(t->suspect_devices) >= 2 ||
                     (again_here && !untried_device_left(s, t));
     } else {
@@ -440,7 +455,7 @@ void sp_sched_finish(sp_sched *s, sp_worker *w, sp_task_rec *t, const sp_attempt
       /* A job restricted to quarantined devices: the partition ends with the error of
        * its last attempt (the job's other queued partitions: fail_stranded below). */
       char why[900];
-      sched_stranded_detail(s, j->allowed, false, why, sizeof why);
+      sched_stranded_detail(s, j, false, why, sizeof why);
       sched_end_task(s, t, status,
                      "partition %" PRIu32 " of job %" PRIu64 ": attempt %" PRIu32
                      " failed on device "

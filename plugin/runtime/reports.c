@@ -178,6 +178,15 @@ int sp_sched_devices(sp_sched *s, sealprov_device_info *out, size_t cap, size_t 
                                ? d->cfg.cc_major * 10 + d->cfg.cc_minor
                                : -1;
     copy_str(e.code, sizeof e.code, d->cfg.code);
+    /* ABI 1.4: what the engine's capacity model says the device holds */
+    e.max_log_resident = sp_capacity_largest(d->eng, d->handle, SP_CAPACITY_RESIDENT);
+    e.max_log_tables = sp_capacity_largest(d->eng, d->handle, SP_CAPACITY_TABLES);
+    e.max_log_streamed = sp_capacity_largest(d->eng, d->handle, SP_CAPACITY_STREAMED);
+    sp_partition_shape sh;
+    sp_capacity c;
+    sp_shape_sealing(1, &sh);
+    (void)sp_capacity_fits(d->eng, d->handle, &sh, &c);
+    e.device_memory = c.available == SP_CAPACITY_UNBOUNDED ? 0 : c.available;
     memcpy((char *)out + i * stride, &e, stride);
   }
   pthread_mutex_unlock(&s->mu);
@@ -248,6 +257,8 @@ int sp_sched_stats(sp_sched *s, char *buf, size_t cap, size_t *len) {
     snap[i] = (dev_snapshot){d->tasks_done,      d->failures, 0, d->busy_s, d->lock_wait_s,
                              device_state(s, d), d->nworkers, 0, 0};
   }
+  double speed[SP_MAX_DEVICES][SP_CAPACITY_MAX_LOG + 1];
+  for (unsigned i = 0; i < s->ndev; i++) memcpy(speed[i], s->devs[i].speed_s, sizeof speed[i]);
   size_t queued = s->queued, active = s->active_jobs;
   uint64_t submitted = s->jobs_submitted, ok = s->jobs_ok, failed = s->jobs_failed,
            requeues = s->requeues;
@@ -336,6 +347,18 @@ int sp_sched_stats(sp_sched *s, char *buf, size_t cap, size_t *len) {
     sb_label(&b, s->cfg.skipped[i].selector);
     sb_printf(&b, "\"} 1\n");
   }
+  /* The speed the placement works with (placement.c): measured sizes only. */
+  sb_printf(&b,
+            "# HELP sealprov_device_partition_seconds The device's execute time for a partition "
+            "of 2^log_domain, averaged over its recent partitions (one-time setup left out).\n"
+            "# TYPE sealprov_device_partition_seconds gauge\n");
+  for (unsigned i = 0; i < s->ndev; i++)
+    for (unsigned k = 0; k <= SP_CAPACITY_MAX_LOG; k++) {
+      if (!(speed[i][k] > 0)) continue;
+      sb_printf(&b, "sealprov_device_partition_seconds{device=\"%u\",section=\"", i);
+      sb_label(&b, s->devs[i].cfg.section);
+      sb_printf(&b, "\",log_domain=\"%u\"} %.6f\n", k, speed[i][k]);
+    }
   sb_printf(&b,
             "# HELP sealprov_queue_depth Partitions waiting for a worker.\n"
             "# TYPE sealprov_queue_depth gauge\nsealprov_queue_depth %zu\n"

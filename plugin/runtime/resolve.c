@@ -164,6 +164,8 @@ int sp_config_resolve_with_gpus(sp_config *cfg, const sp_gpu_info *gpus, int ngp
     snprintf(d->pci_bus_id, sizeof d->pci_bus_id, "%s", gpus[hit].pci_bus_id);
     d->cc_major = gpus[hit].cc_major;
     d->cc_minor = gpus[hit].cc_minor;
+    d->total_memory = gpus[hit].total_memory;
+    d->sm_count = gpus[hit].sm_count;
   }
   if (cfg->nskipped == first) return SEALPROV_OK;
   if (cfg->nskipped - first == cfg->ndevices)

@@ -7,6 +7,8 @@
  *              attempt ends (retry, charge, quarantine, ASSIGNMENT, NO_DEVICE)
  *   jobs.c     the host's calls on jobs: submit, wait, cancel
  *   reports.c  the timeline, devices() and stats()
+ *   placement.c  which devices may take a job's partitions (their memory) and which one
+ *              should take the next (their speed)
  * Locking is sp_sched.h's and sched.c's comment's. */
 #ifndef SEALPROV_RUNTIME_SCHED_INTERNAL_H
 #define SEALPROV_RUNTIME_SCHED_INTERNAL_H
@@ -81,6 +83,7 @@ struct sp_sched {
    * stops the notifier (tests/abi/test_providers's close-races-calls). */
   atomic_bool notifier_started;
   uint64_t jobs_submitted, jobs_ok, jobs_failed, requeues;
+  unsigned deferring; /* workers waiting after leaving a task to a faster device */
 
   pthread_mutex_t tl_mu;
   tl_entry *tl;
@@ -106,7 +109,23 @@ int sched_fail(char *err, size_t errlen, int status, const char *fmt, ...)
 /* The device's name in messages: its INI section. */
 const char *sched_dev_name(const sp_device_rt *d);
 
+/* ---- placement.c ---- */
+/* The devices that have the memory for partitions of shape (no lock needed: engines
+ * answer from what they were opened with). */
+uint64_t sched_fit_mask(const sp_sched *s, const sp_partition_shape *shape);
+/* DEVICE_MEMORY, with "what: no device ... " naming each device of mask, its need and
+ * what it may use, and the smallest memory_limit that works. */
+int sched_capacity_refusal(const sp_sched *s, const sp_partition_shape *shape, uint64_t mask,
+                           const char *what, const char *file, char *err, size_t errlen);
+/* Under s->mu: the first queued task d should take now, or NULL; *deferred when d left
+ * a task it may run to a device that would finish it sooner. */
+sp_task_rec *sched_pick(sp_sched *s, const sp_device_rt *d, bool *deferred);
+/* Under s->mu: d took `seconds` for an execute of a partition of 2^k. */
+void sched_speed_sample(sp_device_rt *d, unsigned k, double seconds);
+
 /* ---- queue.c (everything under s->mu) ---- */
+/* May device d run t (the job allows it, and a retry goes elsewhere first)? */
+bool sched_eligible(const sp_sched *s, const sp_task_rec *t, const sp_device_rt *d);
 void sched_queue_insert(sp_sched *s, sp_task_rec *t);
 void sched_queue_remove(sp_sched *s, sp_task_rec *t);
 unsigned sched_healthy_devices(const sp_sched *s);
@@ -116,8 +135,10 @@ unsigned sched_healthy_in(const sp_sched *s, uint64_t mask);
 uint64_t sched_all_devices(const sp_sched *s);
 /* "device 1 (cpu1), device 2 (cpu2)" for the devices of mask. */
 void sched_device_list(const sp_sched *s, uint64_t mask, char *out, size_t len);
-/* Why a job restricted to mask cannot run (with each device's last error: with_last). */
-void sched_stranded_detail(const sp_sched *s, uint64_t mask, bool with_last, char *out, size_t len);
+/* Why a job restricted to some devices (j->allowed) cannot run (with each device's last
+ * error: with_last). */
+void sched_stranded_detail(const sp_sched *s, const sp_job *j, bool with_last, char *out,
+                           size_t len);
 /* Message for NO_DEVICE: which devices there were and why each was quarantined. */
 void sched_no_device_detail(const sp_sched *s, char *out, size_t len);
 void sched_notice_push(sp_sched *s, sp_notice *n);

@@ -142,6 +142,14 @@ struct sp_hostmem *sp_sched_hostmem(sp_sched *s);
 struct sp_params_stats;
 struct sp_params_stats *sp_sched_params_stats(sp_sched *s);
 
+/* Can this provider prove partitions of this shape (of `file`)? OK when some device
+ * has the memory for them (the others are named in a WARN line: the scheduler never
+ * gives them such a partition); DEVICE_MEMORY when none does, with a message (after
+ * "what: ") that gives each device's need and what it may use, and the smallest
+ * memory_limit that works. Thread-safe. */
+int sp_sched_check_capacity(sp_sched *s, const sp_partition_shape *shape, const char *what,
+                            const char *file, char *err, size_t errlen);
+
 /* Tells every device's engine to drop its copy of srs (engine srs_evict, under the
  * device lock so no kernel of that device is running). Thread-safe. */
 void sp_sched_srs_evict(sp_sched *s, const sp_srs *srs);
@@ -192,8 +200,9 @@ typedef struct sp_worker {
   sp_sched *sched;
   struct sp_pool *pool;
   sp_device_rt *dev;
-  unsigned index; /* across the provider, in device order */
-  unsigned local; /* within its device */
+  unsigned index;       /* across the provider, in device order */
+  unsigned local;       /* within its device */
+  sp_task_rec *current; /* the task it runs now, NULL between tasks (under sched->mu) */
   pthread_t thread;
   bool started;    /* pthread_create succeeded: must be joined */
   int bind_status; /* -1 while binding, then a sealprov_status */
@@ -220,6 +229,10 @@ struct sp_device_rt {
   double busy_s, lock_wait_s;
   int confirmed_ordinal;
   char last_error[256];
+  /* Its speed: seconds an execute of a partition of 2^k takes on it (the device's own
+   * one-time setup left out), an exponentially weighted average of what it measured;
+   * 0 = never measured at that size (placement.c). */
+  double speed_s[SP_CAPACITY_MAX_LOG + 1];
 };
 
 /* Monotonic seconds. */
@@ -253,6 +266,7 @@ typedef struct sp_attempt {
   int status;             /* engine status of prepare/execute, or the verifier's */
   bool self_check_failed; /* status/err describe the failed self-check */
   double prepare_s, lock_wait_s, execute_s, verify_s;
+  double setup_s; /* of execute_s, the engine's one-time setup (sp_engine_ops.setup_seconds) */
   uint8_t proof[192];
   char err[256];
 } sp_attempt;

@@ -533,6 +533,8 @@ enum abi_id {
   A_JOB_PROOFS_NULL,
   A_JOB_ENCODING,
   A_JOB_DEVICE_MASK,
+  A_SRS_NO_ROOM,
+  A_JOB_MASK_NO_ROOM,
   A_JOB_FIXED_NO_R,
   A_JOB_R_NO_FLAG,
   A_JOB_R_GE_R,
@@ -758,6 +760,28 @@ static void run_abi(const bcase *c, outcome *o) {
     case A_JOB_DEVICE_MASK:
       j.device_mask = SEALPROV_DEVICE_BIT(5), take(o, vt->submit(p, &j, &id));
       break;
+    case A_SRS_NO_ROOM:        /* every device too small for the parameters' partitions */
+    case A_JOB_MASK_NO_ROOM: { /* the job allows only the device that is too small */
+      sealprov_provider *q = NULL;
+      sealprov_srs *t = NULL;
+      write_text("room.ini", c->id == A_SRS_NO_ROOM
+                                 ? "[small]\ntype = cpu\nmemory_limit = 8KiB\n"
+                                 : "[big]\ntype = cpu\n[small]\ntype = cpu\nmemory_limit = 8KiB\n");
+      if (vt->open("room.ini", &q) != SEALPROV_OK) {
+        o->status = 1000;
+        snprintf(o->msg, sizeof o->msg, "fixture: open room.ini: %s", vt->last_error());
+        break;
+      }
+      if (c->id == A_SRS_NO_ROOM) {
+        take(o, vt->srs_load(q, "g/circuit.params", &t));
+      } else if (vt->srs_load(q, "g/circuit.params", &t) == SEALPROV_OK) {
+        j.srs = t, j.device_mask = SEALPROV_DEVICE_BIT(1);
+        take(o, vt->submit(q, &j, &id));
+      }
+      vt->srs_release(t);
+      vt->close(q);
+      break;
+    }
     case A_JOB_FIXED_NO_R: j.flags = SEALPROV_JOB_FIXED_RS, take(o, vt->submit(p, &j, &id)); break;
     case A_JOB_R_NO_FLAG: {
       uint8_t r[32] = {1}, s2[32] = {2};
@@ -1617,6 +1641,11 @@ static const bcase cases[] = {
     ABI("job->scalar_encoding 7", A_JOB_ENCODING, ERR_INVALID_ARGUMENT, "scalar_encoding 7"),
     ABI("job->device_mask naming device 5 of 2", A_JOB_DEVICE_MASK, ERR_INVALID_ARGUMENT,
         "device_mask", "device 5"),
+    ABI("srs_load() when every device's memory_limit is too small", A_SRS_NO_ROOM,
+        ERR_DEVICE_MEMORY, "srs_load: no device of this provider has the memory",
+        "g/circuit.params", "may use 8192 bytes", "memory_limit = "),
+    ABI("job->device_mask naming only a device too small", A_JOB_MASK_NO_ROOM, ERR_DEVICE_MEMORY,
+        "submit: no device the job allows has the memory", "(small) needs", "memory_limit = "),
     ABI("FIXED_RS without r", A_JOB_FIXED_NO_R, ERR_INVALID_ARGUMENT, "FIXED_RS", "r"),
     ABI("r and s without FIXED_RS", A_JOB_R_NO_FLAG, ERR_INVALID_ARGUMENT, "FIXED_RS"),
     ABI("fixed r = the group order", A_JOB_R_GE_R, ERR_INVALID_ARGUMENT, "r"),

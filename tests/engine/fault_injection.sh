@@ -7,15 +7,8 @@
 # says so. Uses the CLI's setup/prove/verify. A build without fault injection checks
 # that the module refuses [testing] instead.
 set -eu
-: "${SEALPROV_PLUGIN:?SEALPROV_PLUGIN is not set (make check sets it)}"
-sealprov=${top_builddir:?}/tools/sealprov
-if ! "$sealprov" setup --help >/dev/null 2>&1 || ! "$sealprov" prove --help >/dev/null 2>&1; then
-  echo "no setup/prove commands in this build: skipping"
-  exit 77
-fi
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
-fail() { echo "FAIL: $*"; exit 1; }
+# shellcheck source=tests/tools/cli_prove_env.sh
+. "${top_srcdir:?run through make check}/tests/tools/cli_prove_env.sh"
 
 # A module built without --enable-fault-injection (the production build) refuses a
 # [testing] section, on its line, and says how to get one that takes it.

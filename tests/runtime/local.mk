@@ -1,8 +1,8 @@
 # SPDX-License-Identifier: Apache-2.0 OR MIT
 # tests/runtime -- plugin/runtime/: the INI device table and device resolution, the
 # scheduler and pool on virtual devices (the recording test engine of test_engine.c),
-# per-job device choice, NUMA placement against fake sysfs trees, proof types with
-# deadlines.
+# placement by memory and speed, per-job device choice, NUMA placement against fake
+# sysfs trees, proof types with deadlines.
 if HAVE_CHECK
 RUNTIME_TEST_CFLAGS = $(AM_CFLAGS) $(CHECK_CFLAGS)
 RUNTIME_TEST_LDADD = $(SP_KIT_LIBS) $(SP_EXTERNAL_LIBS) $(CHECK_LIBS)
@@ -34,6 +34,15 @@ tests_runtime_test_child_SOURCES = tests/runtime/test_child.c tests/runtime/test
   tests/runtime/test_engine.h
 tests_runtime_test_child_CFLAGS = $(RUNTIME_TEST_CFLAGS)
 tests_runtime_test_child_LDADD = $(RUNTIME_TEST_LDADD)
+
+# Placement by memory and speed (plugin/runtime/placement.c) on virtual devices.
+check_PROGRAMS += tests/runtime/test_placement
+TESTS += tests/runtime/test_placement
+SAN_TESTS += tests/runtime/test_placement
+tests_runtime_test_placement_SOURCES = tests/runtime/test_placement.c tests/runtime/test_engine.c \
+  tests/runtime/test_engine.h
+tests_runtime_test_placement_CFLAGS = $(RUNTIME_TEST_CFLAGS)
+tests_runtime_test_placement_LDADD = $(RUNTIME_TEST_LDADD)
 
 # Per-job device choice (sealprov_job.device_mask, ABI 1.2) on virtual devices (through
 # the CLI: tests/tools/prove_device.sh).

@@ -29,32 +29,10 @@ static sp_srs test_srs;
 
 static const sp_sched_hooks hooks = {.verify_proof = te_verify};
 
-static pthread_mutex_t log_mu = PTHREAD_MUTEX_INITIALIZER;
-static char log_text[1 << 15];
-static void capture_log(void *user, int level, const char *msg) {
-  (void)user;
-  (void)level;
-  pthread_mutex_lock(&log_mu);
-  size_t n = strlen(log_text);
-  if (n + strlen(msg) + 2 < sizeof log_text) {
-    strcat(log_text, msg);
-    strcat(log_text, "\n");
-  }
-  pthread_mutex_unlock(&log_mu);
-}
-static bool log_has(const char *needle) {
-  pthread_mutex_lock(&log_mu);
-  bool r = strstr(log_text, needle) != NULL;
-  pthread_mutex_unlock(&log_mu);
-  return r;
-}
-
 static void setup(void) {
   te_reset();
   test_srs.path = "test.params";
-  log_text[0] = '\0';
-  sealprov_host h = {sizeof h, SEALPROV_LOG_DEBUG, capture_log, NULL};
-  sp_log_set_host(&h);
+  te_log_capture();
 }
 
 static void teardown(void) { sp_log_set_host(NULL); }
@@ -179,8 +157,8 @@ START_TEST(test_pinned_runs_only_there) {
   }
   ck_assert_uint_eq(devices_used(pinned), SEALPROV_DEVICE_BIT(1));
   ck_assert_uint_eq(devices_used(pair) & SEALPROV_DEVICE_BIT(1), 0);
-  ck_assert(log_has("12 partition(s) restricted to device 1 (cpu1)"));
-  ck_assert(log_has("restricted to device 0 (cpu0), device 2 (cpu2)"));
+  ck_assert(te_log_has("12 partition(s) restricted to device 1 (cpu1)"));
+  ck_assert(te_log_has("restricted to device 0 (cpu0), device 2 (cpu2)"));
   ck_assert_int_eq(te_violations(), 0);
   sp_sched_destroy(s);
   free(pinned);

@@ -1011,6 +1011,8 @@ START_TEST(test_testing_section) {
   ck_assert_uint_eq(cfg->devices[0].inject, SP_INJECT_OOM);
   expect_ok("[testing]\ninject_device = cpu0\ninject = oom, fail_kernel\n[cpu0]\ntype = cpu\n");
   ck_assert_uint_eq(cfg->devices[0].inject, SP_INJECT_OOM | SP_INJECT_FAIL_KERNEL);
+  expect_ok("[testing]\ninject_device = cpu0\ninject = Slow\n[cpu0]\ntype = cpu\n");
+  ck_assert_uint_eq(cfg->devices[0].inject, SP_INJECT_SLOW);
   /* an empty [testing] section injects nothing */
   expect_ok("[testing]\n[cpu0]\ntype = cpu\n");
   ck_assert_uint_eq(cfg->devices[0].inject, 0);

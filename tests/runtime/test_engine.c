@@ -7,6 +7,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "base/log.h"
 #include "test_engine.h"
 
 te_control te = {
@@ -43,6 +44,8 @@ void te_reset(void) {
     atomic_store(&te.fail_left[i], -1);
     atomic_store(&te.in_execute[i], 0);
     atomic_store(&te.max_in_execute[i], 0);
+    atomic_store(&te.device_us[i], 0);
+    atomic_store(&te.memory[i], 0);
   }
   atomic_store(&te.execute_us, 0);
   atomic_store(&te.prepare_us, 0);
@@ -236,7 +239,7 @@ static int te_execute(void *dev, const sp_task *t, void *prep, uint8_t proof[192
     te.gate_waiting--;
   }
   pthread_mutex_unlock(&te.gate_mu);
-  sleep_us(atomic_load(&te.execute_us));
+  sleep_us(atomic_load(&te.execute_us) + atomic_load(&te.device_us[d->index]));
 
   int st = SEALPROV_OK;
   te_expected_proof(t->asg, proof);
@@ -280,6 +283,15 @@ static void te_srs_evict(void *dev, const struct sp_srs *srs) {
   atomic_fetch_add(&te.srs_evicts, 1);
 }
 
+static void te_capacity(void *dev, const sp_partition_shape *shape, sp_capacity *out) {
+  const te_dev *d = dev;
+  uint64_t mem = atomic_load(&te.memory[d->index]);
+  memset(out, 0, sizeof *out);
+  out->available = mem ? mem : SP_CAPACITY_UNBOUNDED;
+  out->by_limit = mem != 0; /* as a memory_limit */
+  out->resident = out->streamed = (uint64_t)TE_BYTES_PER_POINT << shape->log_domain;
+}
+
 const sp_engine_ops te_engine = {
     .name = "test",
     .device_open = te_device_open,
@@ -291,4 +303,39 @@ const sp_engine_ops te_engine = {
     .release = te_release,
     .srs_evict = te_srs_evict,
     .memory_in_use = te_memory_in_use,
+    .capacity = te_capacity,
 };
+
+static pthread_mutex_t log_mu = PTHREAD_MUTEX_INITIALIZER;
+static char log_text[1 << 16];
+
+void te_log_append(void *user, int level, const char *msg) {
+  (void)user;
+  (void)level;
+  pthread_mutex_lock(&log_mu);
+  size_t n = strlen(log_text);
+  if (n + strlen(msg) + 2 < sizeof log_text) {
+    strcat(log_text, msg);
+    strcat(log_text, "\n");
+  }
+  pthread_mutex_unlock(&log_mu);
+}
+
+void te_log_clear(void) {
+  pthread_mutex_lock(&log_mu);
+  log_text[0] = '\0';
+  pthread_mutex_unlock(&log_mu);
+}
+
+void te_log_capture(void) {
+  te_log_clear();
+  sealprov_host h = {sizeof h, SEALPROV_LOG_DEBUG, te_log_append, NULL};
+  sp_log_set_host(&h);
+}
+
+bool te_log_has(const char *needle) {
+  pthread_mutex_lock(&log_mu);
+  bool r = strstr(log_text, needle) != NULL;
+  pthread_mutex_unlock(&log_mu);
+  return r;
+}

@@ -26,6 +26,7 @@ enum te_mode {
 };
 
 #define TE_MAX_RECORDS 4096
+#define TE_BYTES_PER_POINT 1000u
 #define TE_MAX_BAD 64
 
 typedef struct te_record {
@@ -40,9 +41,13 @@ typedef struct te_record {
 
 typedef struct te_control {
   atomic_int mode[SP_MAX_DEVICES];
-  atomic_int fail_left[SP_MAX_DEVICES]; /* < 0: fail every time */
-  atomic_uint execute_us;               /* sleep inside execute (lock held) */
-  atomic_uint prepare_us;               /* sleep inside prepare (no lock) */
+  atomic_int fail_left[SP_MAX_DEVICES];  /* < 0: fail every time */
+  atomic_uint execute_us;                /* sleep inside execute (lock held) */
+  atomic_uint device_us[SP_MAX_DEVICES]; /* more of it on that device (a slower card) */
+  /* Capacity (engine.h): device i may use memory[i] bytes (0: no bound); a partition of
+   * 2^k needs TE_BYTES_PER_POINT << k, resident or streamed. */
+  _Atomic uint64_t memory[SP_MAX_DEVICES];
+  atomic_uint prepare_us; /* sleep inside prepare (no lock) */
   /* Gate: while closed, execute blocks (lock held) until te_gate_open(). */
   pthread_mutex_t gate_mu;
   pthread_cond_t gate_cv;
@@ -87,5 +92,13 @@ void te_clear_bad_witnesses(void);
 int te_violations(void);
 /* Copies the records of one job, in execution order; returns how many. */
 unsigned te_records_of(uint64_t job, te_record *out, unsigned cap);
+/* The module's log as the tests read it: te_log_capture() empties it and makes
+ * te_log_append the host's logger at every level (sp_log_set_host(NULL) ends that; a
+ * test with a logger of its own empties it with te_log_clear and appends each message);
+ * te_log_has() looks for a piece of it, under the lock the workers' messages take. */
+void te_log_capture(void);
+void te_log_clear(void);
+void te_log_append(void *user, int level, const char *msg);
+bool te_log_has(const char *needle);
 
 #endif

@@ -56,15 +56,11 @@ static const sp_sched_hooks hooks = {
     .srs_release = t_release,
 };
 
-static pthread_mutex_t log_mu = PTHREAD_MUTEX_INITIALIZER;
-static char log_text[1 << 16];
 /* When set, every log message also calls back into this scheduler, as a host's
  * logger may: the module must never log while holding its locks. */
 static sp_sched *_Atomic log_reenter;
 static atomic_int log_reentered;
 static void capture_log(void *user, int level, const char *msg) {
-  (void)user;
-  (void)level;
   sp_sched *re = atomic_load(&log_reenter);
   if (re != NULL) {
     char buf[64];
@@ -72,24 +68,12 @@ static void capture_log(void *user, int level, const char *msg) {
     if (sp_sched_stats(re, buf, sizeof buf, &len) == SEALPROV_OK)
       atomic_fetch_add(&log_reentered, 1);
   }
-  pthread_mutex_lock(&log_mu);
-  size_t n = strlen(log_text);
-  if (n + strlen(msg) + 2 < sizeof log_text) {
-    strcat(log_text, msg);
-    strcat(log_text, "\n");
-  }
-  pthread_mutex_unlock(&log_mu);
-}
-static bool log_has(const char *needle) {
-  pthread_mutex_lock(&log_mu);
-  bool r = strstr(log_text, needle) != NULL;
-  pthread_mutex_unlock(&log_mu);
-  return r;
+  te_log_append(user, level, msg);
 }
 /* A worker logs right after it releases the scheduler lock: give it a moment. */
 static bool log_soon(const char *needle) {
   for (int i = 0; i < 5000; i++) {
-    if (log_has(needle)) return true;
+    if (te_log_has(needle)) return true;
     struct timespec ts = {0, 1000000};
     nanosleep(&ts, NULL);
   }
@@ -104,7 +88,7 @@ static void setup(void) {
   test_srs.path = "test.params";
   test_vk_only.path = "test.vk";
   test_vk_only.vk_only = true;
-  log_text[0] = '\0';
+  te_log_clear();
   sealprov_host h = {sizeof h, SEALPROV_LOG_DEBUG, capture_log, NULL};
   sp_log_set_host(&h);
 }
@@ -1135,9 +1119,9 @@ START_TEST(test_wrong_ordinal) {
                                "uuid=\"GPU-test-1\",pci_bus_id=\"0000:01:00.0\",ordinal=\"1\","
                                "confirmed_ordinal=\"1\"} 1\n"));
   ck_assert(
-      log_has("device 1 [cpu1] cuda: device = uuid=GPU-test-1 -> ordinal 1 "
-              "'virtual cpu 1' uuid GPU-test-1 pci 0000:01:00.0; 2 worker(s) bound, "
-              "confirmed ordinal 1"));
+      te_log_has("device 1 [cpu1] cuda: device = uuid=GPU-test-1 -> ordinal 1 "
+                 "'virtual cpu 1' uuid GPU-test-1 pci 0000:01:00.0; 2 worker(s) bound, "
+                 "confirmed ordinal 1"));
   sp_sched_destroy(s);
   free(c);
 }

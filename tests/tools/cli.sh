@@ -31,9 +31,9 @@ echo "$out" | head -1 | grep -q '^index  *section  *type  *name  *pci  *ordinal 
 echo "$out" | grep -q '^1  *c1  *cpu  *CPU  *-  *-  *2 ready$' || fail "workers/state of c1"
 [ "$(echo "$out" | awk 'length > 80' | wc -l)" -eq 0 ] || fail "devices: a line is wider than 80 columns"
 "$sealprov" devices -c "$tmp/three.ini" --wide > "$tmp/wide.out" || fail "devices --wide"
-head -1 "$tmp/wide.out" | grep -q '^index  *section  *type  *name  *uuid  *pci  *numa  *cpus  *pcie  *ordinal  *confirmed  *workers  *cc  *code  *state$' \
+head -1 "$tmp/wide.out" | grep -q '^index  *section  *type  *name  *uuid  *pci  *numa  *cpus  *pcie  *ordinal  *confirmed  *workers  *cc  *code  *2^k r/s  *state$' \
   || { cat "$tmp/wide.out"; fail "devices --wide: header"; }
-grep -q '^1  *c1  *cpu .* 2  *-  *-  *ready$' "$tmp/wide.out" || fail "devices --wide: workers/state of c1"
+grep -q '^1  *c1  *cpu .* 2  *-  *-  *any  *ready$' "$tmp/wide.out" || fail "devices --wide: workers/state of c1"
 
 # $SEALPROV_PLUGIN is the default module; --plugin after the command works too.
 "$sealprov" devices -c "$tmp/three.ini" > "$tmp/env.out" || fail "env default"

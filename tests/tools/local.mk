@@ -22,6 +22,9 @@ tests_tools_test_cli_lines_LDADD = tools/libsealprov_host.la $(SP_KIT_LIBS) $(SP
 TESTS += tests/tools/cli.sh
 # `sealprov prove --device` on three CPU devices
 TESTS += tests/tools/prove_device.sh
+# devices of different memory and speed (memory_limit, [testing] inject = slow) on CPU
+# devices: placement, the refusal at srs_load, the devices and check-config capacity
+TESTS += tests/tools/capacity.sh
 # `sealprov devices` against fake sysfs trees (tests/runtime/fake_sysfs.sh) and an older
 # module (tests/abi/old_module.la)
 TESTS += tests/tools/topo_cli.sh
@@ -33,4 +36,5 @@ TESTS += tests/tools/unseen_cli.sh
 TESTS += tests/tools/host_symbols.sh
 EXTRA_DIST += tests/tools/test_cli.sh tests/tools/test_inspect.sh tests/tools/test_witness_cli.sh \
   tests/tools/test_cli_files.sh tests/tools/cli.sh tests/tools/prove_device.sh \
-  tests/tools/topo_cli.sh tests/tools/host_symbols.sh tests/tools/unseen_cli.sh
+  tests/tools/topo_cli.sh tests/tools/host_symbols.sh tests/tools/unseen_cli.sh \
+  tests/tools/capacity.sh tests/tools/cli_prove_env.sh

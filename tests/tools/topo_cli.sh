@@ -46,7 +46,7 @@ grep -q "device 1 \[far\]: NUMA node 1's CPUs (1000-1023) are none of the CPUs t
 SEALPROV_SYSFS_ROOT=$tmp/sys "$sealprov" devices -c "$tmp/topo.ini" --json > "$tmp/j.out" 2> /dev/null \
   || fail "devices --json"
 cat "$tmp/j.out"
-grep -q "\"section\": \"near\".*\"numa_node\": 0, \"bound_cpus\": $ncpu, \"pcie\": {\"gen\": 0, \"width\": 0, \"max_gen\": 0, \"max_width\": 0}, \"compute_capability\": -1, \"code\": \"\"}, {\"index\": 1" \
+grep -q "\"section\": \"near\".*\"numa_node\": 0, \"bound_cpus\": $ncpu, \"pcie\": {\"gen\": 0, \"width\": 0, \"max_gen\": 0, \"max_width\": 0}, \"compute_capability\": -1, \"code\": \"\", \"device_memory\": 0, \"largest_partition\": {\"resident\": -1, \"tables\": -1, \"streamed\": -1}}, {\"index\": 1" \
   "$tmp/j.out" || fail "json near"
 grep -q '"section": "far".*"numa_node": 1, "bound_cpus": 0,' "$tmp/j.out" || fail "json far"
 grep -q '"section": "any".*"numa_node": -1, "bound_cpus": 0,' "$tmp/j.out" || fail "json any"
