@@ -51,6 +51,7 @@ for s in $(echo "$shapes" | tr ',' ' '); do
   [ $r -eq 0 ] || { rc=1; tail -3 "$out/$s.log"; }
 done
 # the table's rows, one per measured type, in the order of the names
+# shellcheck disable=SC2046 # the names are words
 python3 - "$out" $(echo "$all" | tr ',' ' ') > "$out/table.md" <<'PY'
 import json, os, sys
 out, names = sys.argv[1], sys.argv[2:]
