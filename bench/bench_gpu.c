@@ -53,6 +53,7 @@
 #include "runtime/sp_sched.h"
 #include "formats/srs.h"
 #include "bench_gpu.h"
+#include "shapes.h"
 
 static int bg_cmp(const void *a, const void *b) {
   double x = *(const double *)a, y = *(const double *)b;
@@ -239,7 +240,15 @@ static void bg_usage(FILE *f) {
           "  --urgent-after K: once K partitions of each stream are done, a 1-partition job\n"
           "  of priority 100 (the stream's is 0), as a WinningPoSt during sealing: reports\n"
           "  its wait from submit to start (a worker takes it), to execute (it has the GPU)\n"
-          "  and to done, against the stream's median execute (dev/deadline-latency.sh).\n");
+          "  and to done, against the stream's median execute (dev/deadline-latency.sh).\n"
+          "       sealprov bench gpu --shape NAME[,NAME...]|all [--shape-partitions N]\n"
+          "                          [--device N] [--workers 2] [--json]\n"
+          "  --shape: per proof type (%s): synthetic parameters of its\n"
+          "  partition circuit and one job of its partitions through the scheduler on GPU\n"
+          "  --device: execute median, whole job, device peak, module host peak, computed\n"
+          "  parameter file size. --shape-partitions N: at most N partitions a job (the\n"
+          "  whole job's time is then scaled, and marked so).\n",
+          sp_proof_shape_names());
 }
 
 void bg_print_runs(const double *runs, unsigned n) {
@@ -542,6 +551,8 @@ int sp_cmd_bench_gpu(int argc, char **argv) {
                                      {"threads", required_argument, 0, 'T'},
                                      {"stream", no_argument, 0, 'R'},
                                      {"plan", required_argument, 0, 'L'},
+                                     {"shape", required_argument, 0, 'K'},
+                                     {"shape-partitions", required_argument, 0, 'k'},
                                      {0, 0, 0, 0}};
   sp_cli_args args = {.usage = bg_usage, .takes = SP_CLI_JSON, .opts = lo};
   int c;
@@ -619,6 +630,16 @@ int sp_cmd_bench_gpu(int argc, char **argv) {
              strspn(optarg, "0123456789") == strlen(optarg);
         break;
       case 'X': ok = parse_precompute(optarg, &o); break;
+      case 'K': {
+        char msg[1024];
+        if (!sp_proof_shapes_parse(optarg, o.shapes, BG_MAX_SHAPES, &o.nshapes, msg, sizeof msg))
+          return sp_cli_usage_error(&args, "%s", msg);
+        break;
+      }
+      case 'k':
+        o.shape_partitions = (unsigned)atoi(optarg);
+        ok = o.shape_partitions >= 1 && o.shape_partitions <= BG_MAX_PARTITIONS;
+        break;
     }
     if (!ok) return sp_cli_usage_error(&args, "bad value for an option: %s", optarg ? optarg : "");
   }
@@ -626,7 +647,7 @@ int sp_cmd_bench_gpu(int argc, char **argv) {
   if (!sp_cli_operands(&args, argc, argv, 0, 0, "")) return args.status;
   o.json = args.json;
   /* --throughput alone measures throughput only; named kernel groups run as well. */
-  if (o.ntp > 0 && !o.groups_named) o.nmsm1 = o.nmsm2 = o.nntt = o.npart = 0;
+  if ((o.ntp > 0 || o.nshapes > 0) && !o.groups_named) o.nmsm1 = o.nmsm2 = o.nntt = o.npart = 0;
   unsigned need = 0; /* GPUs the throughput runs use */
   if (o.ntp > 0) {
     if (o.njobs != 1 && o.njobs != o.ntp) {
@@ -657,7 +678,7 @@ int sp_cmd_bench_gpu(int argc, char **argv) {
   }
   bool kernels = o.nmsm1 || o.nmsm2 || o.nntt || o.npart;
   int visible = sp_gpu_device_count();
-  if (kernels && visible <= o.ordinal) {
+  if ((kernels || o.nshapes) && visible <= o.ordinal) {
     sp_cli_error("no CUDA device %d (%d visible)", o.ordinal, visible);
     return 1;
   }
@@ -732,7 +753,7 @@ int sp_cmd_bench_gpu(int argc, char **argv) {
   }
   fflush(stdout);
   bg_done = 0;
-  bg_total = (double)o.nmsm1 + o.nmsm2 + o.nntt + o.npart + (double)o.ntp * o.ngpus;
+  bg_total = (double)o.nmsm1 + o.nmsm2 + o.nntt + o.npart + (double)o.ntp * o.ngpus + o.nshapes;
   sp_cli_meter_start(&bg_meter, "bench gpu");
   if (kernels) {
     st = bench_msm(g, &o, false, o.msm1, o.nmsm1, err, sizeof err);
@@ -761,6 +782,7 @@ int sp_cmd_bench_gpu(int argc, char **argv) {
     sp_engine_cuda.device_close(dev);
   }
   if (!st && o.ntp) st = bg_bench_throughput(&o, infos, ninfos, err, sizeof err);
+  if (!st && o.nshapes) st = bg_bench_shapes(&o, infos, ninfos, err, sizeof err);
   if (o.json) printf("\n  ],\n  \"status\": \"%s\"\n}\n", st ? "failed" : "ok");
   if (st) sp_cli_error("%s: %s", sp_status_name(st), err);
   return st ? 1 : 0;

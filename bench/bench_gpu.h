@@ -5,7 +5,8 @@
  *   bench_gpu.c             options, output, the MSM and NTT groups, the command
  *   bench_gpu_partition.c   synthetic parameters and assignment, the partition group
  *   bench_gpu_throughput.c  streams of jobs through the module's scheduler
- *   bench_gpu_timeline.c    what a stream's timeline, stats and /proc say about it */
+ *   bench_gpu_timeline.c    what a stream's timeline, stats and /proc say about it
+ *   bench_gpu_shapes.c      the proof types of shapes.h, a job of each */
 #ifndef SEALPROV_BENCH_BENCH_GPU_H
 #define SEALPROV_BENCH_BENCH_GPU_H
 
@@ -25,6 +26,7 @@
 #define BG_MAX_JOBS 1000
 #define BG_MAX_PARTITIONS 1000
 #define BG_MAX_PRE 6 /* --precompute variants */
+#define BG_MAX_SHAPES 16
 
 typedef struct bg_opts {
   int ordinal;
@@ -63,6 +65,12 @@ typedef struct bg_opts {
     unsigned window, copies;
   } pre[BG_MAX_PRE];
   unsigned npre;
+  /* --shape: proof types (shapes.h), each a synthetic set and one job of its partitions
+   * through the scheduler; --shape-partitions: at most that many a job (0: all) */
+  const struct sp_proof_shape *shapes[BG_MAX_SHAPES];
+  size_t nshapes;
+  unsigned shape_partitions;
+  const struct sp_engine_ops *engine; /* the streams' engine; NULL: sp_engine_cuda */
 } bg_opts;
 
 #define BG_PRE_OFF 0u
@@ -102,6 +110,14 @@ size_t bg_params_bytes(const sp_srs *s);
 /* Points are made on g's device and downloaded; on failure what was made is freed. */
 int bg_synth_make(bg_synth *x, sp_gpu *g, unsigned lg, char *err, size_t errlen);
 void bg_synth_free(bg_synth *x);
+/* The same at any size: abc rows (<= 2^lg), ninp inputs, naux aux variables, the aux
+ * variables in A and B (per mille) and the aux values that are 0 or 1 (percent). */
+typedef struct bg_synth_spec {
+  unsigned lg;
+  size_t abc, ninp, naux;
+  unsigned a_permille, b_permille, bits_percent;
+} bg_synth_spec;
+int bg_synth_make_spec(bg_synth *x, sp_gpu *g, const bg_synth_spec *spec, char *err, size_t errlen);
 /* The partition group at 2^lg: one synthetic set made on GPU g, proved on an engine
  * device of cfg's GPU per --memory-limit value. */
 struct sp_device_cfg;
@@ -111,6 +127,9 @@ int bg_bench_partition(const bg_opts *o, const struct sp_device_cfg *cfg, sp_gpu
 /* ---- bench_gpu_throughput.c ----------------------------------------------------------- */
 int bg_bench_throughput(const bg_opts *o, const sp_gpu_info *infos, int ninfos, char *err,
                         size_t errlen);
+/* ---- bench_gpu_shapes.c ---------------------------------------------------------------- */
+int bg_bench_shapes(const bg_opts *o, const sp_gpu_info *infos, int ninfos, char *err,
+                    size_t errlen);
 
 /* ---- bench_gpu_timeline.c ------------------------------------------------------------- */
 typedef struct tp_dev {
@@ -152,6 +171,11 @@ typedef struct tp_run {
     unsigned locks_between;  /* stream executes that began after its queued, before its own */
   } urgent;
 } tp_run;
+/* Starts a scheduler on the first ngpu of o->ordinals (o->engine's devices), runs the
+ * warm-up job(s), then njobs jobs of o->partitions partitions of x submitted at once,
+ * and fills r (bench_gpu_throughput.c). */
+int tp_run_stream(const bg_opts *o, bg_synth *x, unsigned ngpu, unsigned njobs,
+                  const sp_gpu_info *infos, int ninfos, tp_run *r, char *err, size_t errlen);
 /* Per device: execute intervals, busy share and gaps of the stream's jobs first..last
  * (the scheduler's timeline). */
 int tp_timeline(sp_sched *s, tp_run *r, uint64_t first, uint64_t last, char *err, size_t errlen);

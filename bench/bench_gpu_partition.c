@@ -165,9 +165,15 @@ void bg_synth_free(bg_synth *x) {
 
 /* Points are made on g's device and downloaded; on failure what was made is freed. */
 int bg_synth_make(bg_synth *x, sp_gpu *g, unsigned lg, char *err, size_t errlen) {
+  const size_t m = (size_t)1 << lg, abc = m - m / 32, ninp = 328 < m / 4 ? 328 : 4;
+  const bg_synth_spec sealing = {lg, abc, ninp, abc - ninp, 997, 254, 85};
+  return bg_synth_make_spec(x, g, &sealing, err, errlen);
+}
+
+int bg_synth_make_spec(bg_synth *x, sp_gpu *g, const bg_synth_spec *sp, char *err, size_t errlen) {
   memset(x, 0, sizeof *x);
-  const size_t m = (size_t)1 << lg;
-  const size_t abc = m - m / 32, ninp = 328 < m / 4 ? 328 : 4, naux = abc - ninp;
+  const unsigned lg = sp->lg;
+  const size_t m = (size_t)1 << lg, abc = sp->abc, ninp = sp->ninp, naux = sp->naux;
   x->lg = lg;
   x->abc = abc;
   x->ninp = ninp;
@@ -189,8 +195,8 @@ int bg_synth_make(bg_synth *x, sp_gpu *g, unsigned lg, char *err, size_t errlen)
   }
   size_t pa = 0, pb = 0;
   for (size_t j = 0; j < naux; j++) {
-    if (bg_rand(&rng) % 1000 < 997) x->da[j / 64] |= 1ull << (j % 64), pa++;
-    if (bg_rand(&rng) % 1000 < 254) x->dba[j / 64] |= 1ull << (j % 64), pb++;
+    if (bg_rand(&rng) % 1000 < sp->a_permille) x->da[j / 64] |= 1ull << (j % 64), pa++;
+    if (bg_rand(&rng) % 1000 < sp->b_permille) x->dba[j / 64] |= 1ull << (j % 64), pb++;
   }
   for (size_t i = 0; i < ninp; i++) x->dbi[i / 64] |= 1ull << (i % 64);
   srs->h_len = m - 1;
@@ -227,7 +233,7 @@ int bg_synth_make(bg_synth *x, sp_gpu *g, unsigned lg, char *err, size_t errlen)
   bg_fill_scalars(inp, ninp, 0, rng + 1);
   memset(inp, 0, 32);
   inp[0] = 1; /* ONE */
-  bg_fill_scalars(aux, naux, 85, rng + 2);
+  bg_fill_scalars(aux, naux, sp->bits_percent, rng + 2);
   x->assignment_ms = sp_cli_now_ms() - t0;
   sealprov_assignment *asg = &x->asg;
   asg->a = x->sc;

@@ -79,9 +79,8 @@ static int tp_wait(sp_sched *s, sealprov_job_id id, const char *label, double t0
 
 /* Starts a scheduler on the first ngpu of o->ordinals, runs the warm-up job(s), then
  * njobs jobs of o->partitions partitions submitted at once, and fills r. */
-static int tp_run_stream(const bg_opts *o, bg_synth *x, unsigned ngpu, unsigned njobs,
-                         const sp_gpu_info *infos, int ninfos, tp_run *r, char *err,
-                         size_t errlen) {
+int tp_run_stream(const bg_opts *o, bg_synth *x, unsigned ngpu, unsigned njobs,
+                  const sp_gpu_info *infos, int ninfos, tp_run *r, char *err, size_t errlen) {
   memset(r, 0, sizeof *r);
   r->ngpu = ngpu;
   r->jobs = njobs;
@@ -131,7 +130,7 @@ static int tp_run_stream(const bg_opts *o, bg_synth *x, unsigned ngpu, unsigned 
       d->total_memory = gi->total_memory; /* the capacity's, as resolve.c sets it */
       d->sm_count = gi->sm_count;
     }
-    engines[i] = &sp_engine_cuda;
+    engines[i] = o->engine ? o->engine : &sp_engine_cuda;
     r->dev[i].ordinal = ord;
     r->dev[i].info = gi;
   }

@@ -21,10 +21,10 @@ bench_libsealprov_bench_host_la_CPPFLAGS = $(SP_HOST_CPPFLAGS)
 # dlopen, to compare witness-only jobs through the table with full assignments.
 pkglibexec_PROGRAMS += bench/sealprov-bench
 bench_sealprov_bench_SOURCES = bench/bench.h bench/bench_cpu.c bench/cmd_bench.c \
-  bench/bench_load.c bench/bench_witness.c
+  bench/bench_load.c bench/bench_witness.c bench/shapes.h bench/shapes.c
 if HAVE_CUDA
 bench_sealprov_bench_SOURCES += bench/bench_gpu.h bench/bench_gpu.c bench/bench_gpu_partition.c \
-  bench/bench_gpu_throughput.c bench/bench_gpu_timeline.c
+  bench/bench_gpu_throughput.c bench/bench_gpu_timeline.c bench/bench_gpu_shapes.c
 endif
 bench_sealprov_bench_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/tools -I$(top_srcdir)/bench
 # main.c (tools/) names every command through a weak reference, and a weak reference

@@ -15,10 +15,15 @@ TESTS += tests/bench/soak_plan.sh
 SAN_TESTS += tests/bench/soak_plan.sh
 # dev/gpu-throughput.sh --dry-run on CPU devices (stress and bench gpu)
 TESTS += tests/bench/gpu_throughput_dry.sh
+# The proof types' shapes (bench/shapes.c): every figure consistent, --shape's values
+check_PROGRAMS += tests/bench/test_shapes
+TESTS += tests/bench/test_shapes tests/bench/bench_gpu_shape.sh
+tests_bench_test_shapes_SOURCES = tests/bench/test_shapes.c bench/shapes.c bench/shapes.h
+tests_bench_test_shapes_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/bench
 endif
 EXTRA_DIST += tests/bench/bench_smoke.sh tests/bench/test_bench_load.sh tests/bench/test_stress.sh \
-  tests/bench/soak_plan.sh tests/bench/gpu_throughput_dry.sh
+  tests/bench/soak_plan.sh tests/bench/gpu_throughput_dry.sh tests/bench/bench_gpu_shape.sh
 # dev/gpu-throughput.sh (the multi-GPU machines' script, issue 18) runs from the release
 # tarball, so it is distributed with what it uses.
 EXTRA_DIST += dev/gpu-throughput.sh dev/timeline-summary.awk dev/device-env.sh \
-  dev/device-build.sh dev/gpu-archs.sh
+  dev/device-build.sh dev/gpu-archs.sh dev/proof-types.sh
