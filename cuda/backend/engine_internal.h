@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: Apache-2.0 OR MIT */
 /* engine_internal.h -- what the CUDA backend's files share; nothing outside cuda/backend/
- * (and the developer kit's probes of the engine, kit/gpu/engine_probe.c) includes it.
+ * (and the developer kit's probes of the engine, kit/gpu/engine_probe.c, and the plan's
+ * arithmetic test, tests/cuda/test_cuda_plan.c) includes it.
  *   engine_cuda.c   the engine's operations and their orchestration: device open and
  *                   close, worker bind, execute with its out-of-memory retries,
  *                   evictions, memory counters; the backend table
@@ -297,6 +298,14 @@ uint64_t cuda_plan_need(const cuda_plan_in *in, unsigned tier);
 void cuda_plan_input_shape(const sp_partition_shape *sh, bool resident, int sm_count,
                            cuda_plan_in *in);
 unsigned cuda_plan_tiers(void);
+/* Candidate `tier` (at most the last) for in's sizes, whatever it needs. */
+void cuda_plan_tier(const cuda_plan_in *in, unsigned tier, cuda_plan *out);
+/* Points of vector vec (V_*) that tail.c takes at a time: the plan's chunk when
+ * streamed (G2: as many bytes, rounded to whole bitmap words), res_chunk for a resident
+ * set's L, A and B; 0: the whole vector in one piece. */
+size_t cuda_plan_item_points(const cuda_plan *p, bool resident, int vec);
+/* Bytes of each of the ring's device buffers (slots): room for any streamed piece. */
+uint64_t cuda_plan_slot_bytes(const cuda_plan *p);
 /* The bytes every plan keeps for NTT tables and small words (part of its need). */
 uint64_t cuda_plan_margin(unsigned log_domain);
 void cuda_plan_describe(const cuda_plan *p, char *out, size_t len);

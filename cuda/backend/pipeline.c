@@ -491,7 +491,7 @@ static int keep_prefix(xctx *x, const part_t *p, char *err, size_t errlen) {
   pthread_mutex_unlock(&d->mu);
   /* what is left, less the plan's margin once more: the tables it counts are already
    * in the pool from the second partition on, and the budget must still fit the plan */
-  const uint64_t slot = (uint64_t)x->plan.chunk * sizeof(g1_affine_t);
+  const uint64_t slot = cuda_plan_slot_bytes(&x->plan);
   const uint64_t margin = cuda_plan_margin(p->t->srs->log_domain);
   uint64_t left = x->plan.budget > x->plan.need ? x->plan.budget - x->plan.need : 0;
   left = left > margin ? left - margin : 0;

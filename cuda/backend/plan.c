@@ -51,6 +51,17 @@ static uint64_t max64(uint64_t a, uint64_t b) { return a > b ? a : b; }
 static size_t minsz(size_t a, size_t b) { return a < b ? a : b; }
 static size_t round64(size_t n) { return n < 64 ? 64 : n - n % 64; }
 
+/* G2 points of a piece that takes as many bytes as g1 G1 points (whole bitmap words:
+ * at least 64, so below 128 G1 points it is the larger) */
+static size_t g2_points(size_t g1) { return round64(g1 * sizeof(g1_affine_t) / sizeof(g2_affine_t)); }
+
+size_t cuda_plan_item_points(const cuda_plan *p, bool resident, int vec) {
+  size_t c = !resident ? p->chunk : vec == V_H ? 0 : p->res_chunk;
+  return c && vec == V_B2 ? g2_points(c) : c;
+}
+
+uint64_t cuda_plan_slot_bytes(const cuda_plan *p) { return (uint64_t)p->chunk * sizeof(g1_affine_t); }
+
 /* The tail's per-chunk buffers for q points (pipeline.c, tail_chunk): the vector's
  * scalars of the chunk (gathered), the 0/1/rest split (ones bitmap, rest scalars,
  * their indices) with its temporaries, the batch addition's partial sums. */
@@ -69,7 +80,7 @@ uint64_t cuda_plan_bytes(const cuda_plan_in *in, const cuda_plan *p) {
   const uint64_t IDX =
       (uint64_t)(in->a_len > in->ninp ? in->a_len - in->ninp : 0) * 4 + (uint64_t)in->b_len * 4;
   const bool str = !in->resident;
-  const uint64_t RING = str ? (uint64_t)p->ring * p->chunk * sizeof(g1_affine_t) : 0;
+  const uint64_t RING = str ? p->ring * cuda_plan_slot_bytes(p) : 0;
   const int sm = in->sm_count;
   /* H: the vectors, then the MSM (over chunks when streamed) */
   uint64_t p1 = p->h_slots == 3 ? 3 * V + (p->check_buf ? (uint64_t)in->nabc * 32 : 0)
@@ -81,9 +92,8 @@ uint64_t cuda_plan_bytes(const cuda_plan_in *in, const cuda_plan *p) {
   const size_t longest = in->l_len > in->a_len ? in->l_len : in->a_len;
   size_t q1 = longest > in->b_len ? longest : in->b_len, q2 = in->b_len;
   if (str || p->res_chunk) {
-    size_t c = str ? p->chunk : p->res_chunk;
-    q1 = minsz(c, q1);
-    q2 = minsz(round64(c * sizeof(g1_affine_t) / sizeof(g2_affine_t)), q2);
+    q1 = minsz(cuda_plan_item_points(p, !str, V_L), q1);
+    q2 = minsz(cuda_plan_item_points(p, !str, V_B2), q2);
   }
   const uint64_t tail =
       max64(tail_chunk_bytes(false, q1) + sp_gpu_msm_scratch_bytes(false, q1, p->wb, sm, 0),
@@ -108,7 +118,7 @@ uint64_t cuda_plan_margin(unsigned log_domain) {
   return (8u << 20) + ((uint64_t)1 << log_domain) / 4;
 }
 
-static void plan_of(const cuda_plan_in *in, unsigned k, cuda_plan *p) {
+void cuda_plan_tier(const cuda_plan_in *in, unsigned k, cuda_plan *p) {
   const struct cand *c = &cands[k];
   memset(p, 0, sizeof *p);
   p->tier = k;
@@ -133,7 +143,7 @@ static void plan_of(const cuda_plan_in *in, unsigned k, cuda_plan *p) {
 int cuda_plan_choose(const cuda_plan_in *in, uint64_t budget, cuda_plan *out) {
   unsigned k = in->min_tier < NCANDS ? in->min_tier : (unsigned)NCANDS - 1;
   for (; k < NCANDS; k++) {
-    plan_of(in, k, out);
+    cuda_plan_tier(in, k, out);
     out->budget = budget;
     if (out->need <= budget) return SEALPROV_OK;
   }
@@ -143,7 +153,7 @@ int cuda_plan_choose(const cuda_plan_in *in, uint64_t budget, cuda_plan *out) {
 
 uint64_t cuda_plan_need(const cuda_plan_in *in, unsigned tier) {
   cuda_plan p;
-  plan_of(in, tier < NCANDS ? tier : (unsigned)NCANDS - 1, &p);
+  cuda_plan_tier(in, tier < NCANDS ? tier : (unsigned)NCANDS - 1, &p);
   return p.need;
 }
 

@@ -213,15 +213,9 @@ static size_t vec_len(const sp_srs *s, int vec) {
 
 static size_t vec_psize(int vec) { return vec == V_B2 ? sizeof(g2_affine_t) : sizeof(g1_affine_t); }
 
-/* Points per item of vec: the plan's chunk (G2: as many bytes); resident points in one
- * piece (L, A, B: the plan's res_chunk when it has one). */
+/* Points per item of vec (plan.c; 0: one piece). */
 static size_t item_points(const xctx *x, int vec) {
-  size_t c = x->res == NULL ? x->plan.chunk : vec == V_H ? 0 : x->plan.res_chunk;
-  if (c && vec == V_B2) {
-    c = c * sizeof(g1_affine_t) / sizeof(g2_affine_t);
-    c = c < 64 ? 64 : c - c % 64; /* chunks are whole bitmap words */
-  }
-  return c;
+  return cuda_plan_item_points(&x->plan, x->res != NULL, vec);
 }
 
 /* The interleaved order: an H chunk's MSM (compute-bound) covers the upload of about
@@ -270,7 +264,7 @@ static int ring_run(xctx *x, part_t *p, const ring_item *it, size_t n, char *err
   sp_gpu *g = x->g;
   sp_gpu_event **ev = x->d->ev;
   const unsigned R = x->plan.ring < 1 ? 1 : x->plan.ring > SP_RING_MAX ? SP_RING_MAX : x->plan.ring;
-  const size_t sbytes = x->plan.chunk * sizeof(g1_affine_t);
+  const size_t sbytes = (size_t)cuda_plan_slot_bytes(&x->plan);
   void *slot[SP_RING_MAX] = {NULL};
   uint64_t *req = calloc(n ? n : 1, sizeof *req);
   if (!req) {
