@@ -53,14 +53,22 @@ static size_t round64(size_t n) { return n < 64 ? 64 : n - n % 64; }
 
 /* G2 points of a piece that takes as many bytes as g1 G1 points (whole bitmap words:
  * at least 64, so below 128 G1 points it is the larger) */
-static size_t g2_points(size_t g1) { return round64(g1 * sizeof(g1_affine_t) / sizeof(g2_affine_t)); }
+static size_t g2_points(size_t g1) {
+  return round64(g1 * sizeof(g1_affine_t) / sizeof(g2_affine_t));
+}
 
 size_t cuda_plan_item_points(const cuda_plan *p, bool resident, int vec) {
   size_t c = !resident ? p->chunk : vec == V_H ? 0 : p->res_chunk;
   return c && vec == V_B2 ? g2_points(c) : c;
 }
 
-uint64_t cuda_plan_slot_bytes(const cuda_plan *p) { return (uint64_t)p->chunk * sizeof(g1_affine_t); }
+/* A slot takes a chunk of G1 points or a piece of G2 points: below 128 G1 points a
+ * chunk the G2 piece, a whole bitmap word, is the larger (64 G1 points: 6 KiB, 64 G2
+ * points: 12 KiB), and a slot sized for G1 alone would be overrun by it. */
+uint64_t cuda_plan_slot_bytes(const cuda_plan *p) {
+  return max64((uint64_t)p->chunk * sizeof(g1_affine_t),
+               (uint64_t)g2_points(p->chunk) * sizeof(g2_affine_t));
+}
 
 /* The tail's per-chunk buffers for q points (pipeline.c, tail_chunk): the vector's
  * scalars of the chunk (gathered), the 0/1/rest split (ones bitmap, rest scalars,

@@ -10,9 +10,11 @@ EXTRA_DIST += dev/gpu-budget.sh
 GPU_SEED_SUITES =
 if HAVE_CUDA
 check_PROGRAMS += tests/cuda/test_cuda_kernels tests/cuda/test_cuda_engine tests/cuda/test_cuda_checks \
-  tests/cuda/test_cuda_spmv tests/cuda/test_cuda_load tests/cuda/test_cuda_capacity
+  tests/cuda/test_cuda_spmv tests/cuda/test_cuda_load tests/cuda/test_cuda_capacity \
+  tests/cuda/test_cuda_plan
 TESTS += tests/cuda/test_cuda_kernels tests/cuda/test_cuda_engine tests/cuda/test_cuda_checks \
-  tests/cuda/test_cuda_spmv tests/cuda/test_cuda_load tests/cuda/test_cuda_capacity
+  tests/cuda/test_cuda_spmv tests/cuda/test_cuda_load tests/cuda/test_cuda_capacity \
+  tests/cuda/test_cuda_plan
 tests_cuda_test_cuda_kernels_SOURCES = tests/cuda/test_cuda_kernels.c tests/cuda/gpu_check.h
 tests_cuda_test_cuda_kernels_LDADD = $(SP_KIT_LIBS) $(SP_EXTERNAL_LIBS)
 tests_cuda_test_cuda_engine_SOURCES = tests/cuda/test_cuda_engine.c tests/cuda/gpu_check.h
@@ -26,6 +28,9 @@ tests_cuda_test_cuda_load_SOURCES = tests/cuda/test_cuda_load.c tests/cuda/gpu_c
 tests_cuda_test_cuda_load_LDADD = $(SP_KIT_LIBS) $(SP_EXTERNAL_LIBS)
 tests_cuda_test_cuda_capacity_SOURCES = tests/cuda/test_cuda_capacity.c tests/cuda/gpu_check.h
 tests_cuda_test_cuda_capacity_LDADD = $(SP_KIT_LIBS) $(SP_EXTERNAL_LIBS)
+# the plan's ring arithmetic (no GPU needed: it runs wherever the backend builds)
+tests_cuda_test_cuda_plan_SOURCES = tests/cuda/test_cuda_plan.c tests/cuda/gpu_check.h
+tests_cuda_test_cuda_plan_LDADD = $(SP_KIT_LIBS) $(SP_EXTERNAL_LIBS)
 # The full-size run (dev/fullsize.sh): GPU setup, the checked load, proofs verified, at
 # sizes no test runs; built with the tests, run by hand.
 check_PROGRAMS += tests/cuda/fullsize
