@@ -9,8 +9,9 @@
 #           need of each plan tier, and with a prefix of the set kept on the device,
 #           against the CPU engine's proof bytes), test_cuda_kernels (the MSM under a
 #           scratch cap, the two-vector H) and test_cuda_capacity (the capacity against
-#           the plan; partitions proved under exactly the capacity's streamed bytes).
-#           Each prints "N checks, 0 failures".
+#           the plan; partitions proved under exactly the capacity's streamed bytes),
+#           and test_cuda_plan (the plan's ring arithmetic, every tier and size; no GPU
+#           needed). Each prints "N checks, 0 failures".
 #   bench   `bench gpu` of a sealing-shaped 2^SIZE partition (default 27) on synthetic
 #           parameters made on the GPU (no 47 GB file, no .spa), tables off and on, with
 #           no limit and under each of LIMITS (default 24G,16G,12G), on the same data:
@@ -22,7 +23,9 @@
 #   refuse  a job too big for the card is refused up front, and proves under the
 #           memory_limit the refusal names: `sealprov setup` of a sealing-shaped job of
 #           2^SIZE constraints (default 24; 2 partitions, on the GPU), then `sealprov
-#           prove` with [gpu0] memory_limit = SMALL (default 512MiB): exit 1 at srs_load
+#           prove` with [gpu0] memory_limit = SMALL (default: half the bytes the job's
+#           partitions need, which a first prove under 1MiB reads off its refusal, so
+#           the check holds at any SIZE): exit 1 at srs_load
 #           with DEVICE_MEMORY, the bytes needed and available and "memory_limit = X or
 #           more fits", no partition attempted, no quarantine; then with memory_limit = X:
 #           every proof made on the first attempt, no out-of-memory retry, and verified.
@@ -86,24 +89,38 @@ summary() {
         get("device_peak_bytes"), get("module_host_peak_bytes"), get("resident_prefix_bytes"),
         get("pcie_bytes") }'
 }
-# refuse K SMALL: the job of 2^K constraints refused under SMALL, proved under what the
-# refusal names
+# refuse K [SMALL]: the job of 2^K constraints refused under SMALL (none: half of what
+# the job needs), proved under what the refusal names
 refuse() {
   fail() { echo "refuse: FAIL: $*"; return 1; }
   j=$out/refuse
   "$sealprov" setup --constraints "2^$1" --inputs 4 --partitions 2 --seed 34 --gpu="$ordinal" \
     --force --out "$j" > "$out/refuse-setup.log" 2>&1 || { tail -3 "$out/refuse-setup.log"; fail "setup"; return 1; }
   parts=$(ls "$j"/partition-*.spa)
-  printf '[gpu0]\ntype = cuda\ndevice = %s\nmemory_limit = %s\n' "$ordinal" "$2" > "$out/small.ini"
+  small=${2:-}
+  if [ -z "$small" ]; then
+    # what the job needs, as its refusal under a limit nothing fits in says ("device 0
+    # (gpu0) needs N bytes"): a fixed SMALL fits the job once SIZE is small enough
+    printf '[gpu0]\ntype = cuda\ndevice = %s\nmemory_limit = 1MiB\n' "$ordinal" > "$out/probe.ini"
+    # shellcheck disable=SC2086
+    "$sealprov" prove -c "$out/probe.ini" --params "$j/circuit.params" --out "$out/probe.proofs" \
+      --json $parts > "$out/probe.out" 2>&1
+    need=$(sed -n 's/.* needs \([0-9][0-9]*\) bytes.*/\1/p' "$out/probe.out" | head -1)
+    [ -n "$need" ] || fail "no bytes needed in the refusal under memory_limit = 1MiB (see $out/probe.out)" || return 1
+    small=$((need / 2))
+    echo "refuse: the job needs $need bytes; SMALL = half of it, $small"
+  fi
+  printf '[gpu0]\ntype = cuda\ndevice = %s\nmemory_limit = %s\n' "$ordinal" "$small" > "$out/small.ini"
   # shellcheck disable=SC2086
   "$sealprov" prove -c "$out/small.ini" --params "$j/circuit.params" --out "$out/small.proofs" \
     --json $parts > "$out/small.out" 2>&1
   r=$?
-  echo "refuse: memory_limit = $2: exit $r: $(grep -m1 'device memory' "$out/small.out")"
-  [ $r -eq 1 ] || fail "exit $r under memory_limit = $2, expected 1" || return 1
+  echo "refuse: memory_limit = $small: exit $r: $(grep -m1 'device memory' "$out/small.out")"
+  [ $r -eq 1 ] || fail "exit $r under memory_limit = $small, expected 1" || return 1
   grep -q 'srs_load: no device of this provider has the memory for a partition' "$out/small.out" ||
     fail "no up-front refusal at srs_load" || return 1
-  grep -qi 'quarantin\|"attempts"' "$out/small.out" && { fail "a partition was attempted or a device quarantined"; return 1; }
+  # every partition "not run", "attempts": 0 (the JSON lists them all)
+  grep -qi 'quarantin\|"attempts": [1-9]' "$out/small.out" && { fail "a partition was attempted or a device quarantined"; return 1; }
   fits=$(sed -n 's/.*memory_limit = \([0-9]*[KMG]iB\) or more fits.*/\1/p' "$out/small.out" | head -1)
   [ -n "$fits" ] || fail "the refusal names no memory_limit that fits" || return 1
   printf '[gpu0]\ntype = cuda\ndevice = %s\nmemory_limit = %s\n' "$ordinal" "$fits" > "$out/fits.ini"
@@ -176,6 +193,8 @@ case "$mode" in
     grep -E '^FAIL' "$out/test_cuda_kernels.log" | head -20
     "$tests/test_cuda_capacity" > "$out/test_cuda_capacity.log" 2>&1 || rc=1
     grep -E '^FAIL|run [01]:|checks' "$out/test_cuda_capacity.log" | head -30
+    "$tests/test_cuda_plan" > "$out/test_cuda_plan.log" 2>&1 || rc=1
+    grep -E '^FAIL|checks' "$out/test_cuda_plan.log" | head -20
     exit $rc
     ;;
   bench | stream)
@@ -196,7 +215,7 @@ case "$mode" in
     exit $rc
     ;;
   refuse)
-    refuse "$size" "${SMALL:-512MiB}"
+    refuse "$size" "${SMALL:-}"
     exit $?
     ;;
   capacity)
