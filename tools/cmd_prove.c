@@ -168,7 +168,7 @@ static bool parse_devices(const char *arg, uint64_t *mask) {
   }
 }
 
-/* The job itself is built by the proving helpers (g16_prove.c, witness.c), which know
+/* The job itself is built by the proving helpers (g16_prove.c, prove_witness.c), which know
  * nothing of --device: a copy of the module's vtable whose submit adds the mask stands
  * in for it, as a host could interpose. */
 static sealprov_vtable devices_vt;
