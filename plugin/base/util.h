@@ -68,8 +68,10 @@ int sp_file_read(sp_file *f, void *buf, size_t len, uint64_t off, const char *wh
  * was opened, or the path now names another file (replaced during the load). */
 int sp_file_check_unchanged(sp_file *f, char *err, size_t errlen);
 void sp_file_close(sp_file *f);
-/* Monotonic clock in milliseconds. */
+/* The module's one clock: CLOCK_MONOTONIC in milliseconds (differences only). */
 double sp_now_ms(void);
+/* The same clock in seconds (the scheduler's timeline and timings). */
+static inline double sp_now(void) { return sp_now_ms() * 1e-3; }
 /* len bytes from the kernel's random source (getrandom); 0, or the errno of the failure. */
 int sp_random_bytes(void *buf, size_t len);
 /* Number of set bits among the first bit_len bits of bitmap; *stray gets whether any

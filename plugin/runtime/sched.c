@@ -31,12 +31,6 @@
 #include "base/thread.h"
 #include "runtime/sched_internal.h"
 
-double sp_now(void) {
-  struct timespec ts;
-  clock_gettime(CLOCK_MONOTONIC, &ts);
-  return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
-}
-
 int sched_fail(char *err, size_t errlen, int status, const char *fmt, ...) {
   if (err != NULL && errlen > 0) {
     va_list ap;
