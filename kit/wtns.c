@@ -21,10 +21,6 @@
 #include "wtns.h"
 #include "base/util.h"
 
-static uint32_t le32(const uint8_t *p) {
-  return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
-}
-
 static void put32(uint8_t *p, uint32_t v) {
   for (int i = 0; i < 4; i++) p[i] = (uint8_t)(v >> (8 * i));
 }
@@ -82,7 +78,7 @@ int sp_wtns_load(const char *path, sp_wtns **out, char *err, size_t errlen) {
   }
   uint8_t nb[4];
   SP_TRY_GOTO(sp_file_read(&f, nb, 4, sec[1].off + 36, "nWitness", err, errlen), st, fail);
-  uint64_t n = le32(nb);
+  uint64_t n = sp_le32(nb);
   if (sec[2].size != 32 * n) {
     st = bad;
     sp_set_err(err, errlen,

@@ -68,6 +68,13 @@ int sp_file_read(sp_file *f, void *buf, size_t len, uint64_t off, const char *wh
  * was opened, or the path now names another file (replaced during the load). */
 int sp_file_check_unchanged(sp_file *f, char *err, size_t errlen);
 void sp_file_close(sp_file *f);
+/* Little-endian integers at p: the byte order of every file format the module reads. */
+static inline uint32_t sp_le32(const uint8_t *p) {
+  return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
+}
+static inline uint64_t sp_le64(const uint8_t *p) {
+  return (uint64_t)sp_le32(p) | (uint64_t)sp_le32(p + 4) << 32;
+}
 /* The module's one clock: CLOCK_MONOTONIC in milliseconds (differences only). */
 double sp_now_ms(void);
 /* The same clock in seconds (the scheduler's timeline and timings). */

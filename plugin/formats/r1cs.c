@@ -27,12 +27,6 @@
 #include "formats/iden3.h"
 #include "base/util.h"
 
-static uint32_t le32(const uint8_t *p) {
-  return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
-}
-
-static uint64_t le64(const uint8_t *p) { return (uint64_t)le32(p) | (uint64_t)le32(p + 4) << 32; }
-
 static uint64_t words_of(uint64_t bits) {
   return bits / 64 + 1; /* one spare word so empty vectors still have storage */
 }
@@ -212,7 +206,7 @@ static int parse_constraints(sp_file *f, const sp_iden3_section *sc, sp_cs *cs, 
       uint64_t at = r.pos;
       const uint8_t *p = reader_take(&r, 4, &st, err, errlen);
       if (!p) goto short_read;
-      uint32_t nt = le32(p);
+      uint32_t nt = sp_le32(p);
       if ((uint64_t)nt > total - k) {
         st = SEALPROV_ERR_PARAMS;
         sp_set_err(err, errlen,
@@ -226,7 +220,7 @@ static int parse_constraints(sp_file *f, const sp_iden3_section *sc, sp_cs *cs, 
         at = r.pos;
         p = reader_take(&r, 36, &st, err, errlen);
         if (!p) goto short_read;
-        uint32_t w = le32(p);
+        uint32_t w = sp_le32(p);
         if (w >= nwires) {
           st = SEALPROV_ERR_PARAMS;
           sp_set_err(err, errlen,
@@ -244,7 +238,7 @@ static int parse_constraints(sp_file *f, const sp_iden3_section *sc, sp_cs *cs, 
           goto out;
         }
         uint64_t key[4];
-        for (int l = 0; l < 4; l++) key[l] = le64(p + 4 + 8 * l);
+        for (int l = 0; l < 4; l++) key[l] = sp_le64(p + 4 + 8 * l);
         uint32_t ci = coef_index(&ct, key);
         if (ci == UINT32_MAX) {
           st = SEALPROV_ERR_NO_MEMORY;
@@ -358,12 +352,12 @@ int sp_cs_load(const char *path, sp_cs **out, char *err, size_t errlen) {
   }
   uint8_t h[28];
   SP_TRY_GOTO(sp_file_read(&f, h, 28, sec[1].off + 36, "header", err, errlen), st, fail);
-  uint64_t nwires = le32(h);
-  cs->n_pub_out = le32(h + 4);
-  cs->n_pub_in = le32(h + 8);
-  cs->n_prv_in = le32(h + 12);
-  uint64_t nlabels = le64(h + 16);
-  cs->n_rows = le32(h + 24);
+  uint64_t nwires = sp_le32(h);
+  cs->n_pub_out = sp_le32(h + 4);
+  cs->n_pub_in = sp_le32(h + 8);
+  cs->n_prv_in = sp_le32(h + 12);
+  uint64_t nlabels = sp_le64(h + 16);
+  cs->n_rows = sp_le32(h + 24);
   uint64_t inp = 1 + (uint64_t)cs->n_pub_out + cs->n_pub_in;
   if (nwires < inp + cs->n_prv_in) {
     st = SEALPROV_ERR_PARAMS;

@@ -19,12 +19,6 @@ void sp_groth16_last_timings(sp_prove_timings *out) { *out = last_timings; }
 
 /* ---- scalars ------------------------------------------------------------------ */
 
-static uint64_t load_le64(const uint8_t *p) {
-  uint64_t v = 0;
-  for (int i = 7; i >= 0; i--) v = (v << 8) | p[i];
-  return v;
-}
-
 /* true if the canonical limbs are < r. */
 static bool limbs_below_r(const uint64_t l[4]) {
   for (int i = 3; i >= 0; i--) {
@@ -37,7 +31,7 @@ static bool limbs_below_r(const uint64_t l[4]) {
 bool sp_scalar_decode(fr_t *out, const void *in32, uint32_t scalar_encoding) {
   const uint8_t *p = in32;
   uint64_t l[4];
-  for (int i = 0; i < 4; i++) l[i] = load_le64(p + 8 * i);
+  for (int i = 0; i < 4; i++) l[i] = sp_le64(p + 8 * i);
   switch (scalar_encoding) {
     case SEALPROV_SCALAR_CANONICAL_LE: return fr_from_canonical(out, l);
     case SEALPROV_SCALAR_MONTGOMERY: return fr_from_blst_mont(out, l);
@@ -49,7 +43,7 @@ bool sp_scalar_decode(fr_t *out, const void *in32, uint32_t scalar_encoding) {
  * range-checked copy; Montgomery input goes through one Montgomery reduction. */
 static bool scalar_decode_plain(scalar_t *out, const uint8_t *p, uint32_t enc) {
   if (enc == SEALPROV_SCALAR_CANONICAL_LE) {
-    for (int i = 0; i < 4; i++) out->l[i] = load_le64(p + 8 * i);
+    for (int i = 0; i < 4; i++) out->l[i] = sp_le64(p + 8 * i);
     return limbs_below_r(out->l);
   }
   fr_t f;
