@@ -36,6 +36,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "base/handle_set.h"
 #include "bls12_381/bls12_381.h"
 #include "c2_map.h"
 #include "sealprov.h"
@@ -65,55 +66,14 @@ _Static_assert(offsetof(fp2_t, c1) == offsetof(c2_fp2, c1), "Fp2: c0 then c1");
  * An SRS, a GPU mutex or a pending proof that the host passes is checked by looking its
  * VALUE up among the live ones under g_live_mu, never by reading through it: a dropped
  * SRS, a destroyed mutex or a finalized handle is freed memory, and a stray pointer may
- * point anywhere (design rule 7; plugin/module.c checks the module's handles the same
- * way). Whoever goes on to use the object takes a reference inside that same lock (SRS,
- * mutex), or takes it out of its set (a pending proof: the one finalize or destroy that
- * removes it owns it). An address freed and then reused by a new object of the same
+ * point anywhere (design rule 7; plugin/abi/module.c checks the module's handles with
+ * the same set, base/handle_set.h). Whoever goes on to use the object takes a reference
+ * inside that same lock (SRS, mutex), or takes it out of its set (a pending proof: the
+ * one finalize or destroy that removes it owns it). An address freed and then reused by a new object of the same
  * kind names that new object: the look-up finds a live object, never freed memory. */
 
-typedef struct ptr_set {
-  const void **v;
-  size_t len, cap;
-} ptr_set;
-
 static pthread_mutex_t g_live_mu = PTHREAD_MUTEX_INITIALIZER;
-static ptr_set g_live_srs, g_live_mtx, g_live_pending;
-
-static bool set_has_locked(const ptr_set *set, const void *h) {
-  for (size_t i = 0; i < set->len; i++)
-    if (set->v[i] == h) return true;
-  return false;
-}
-
-/* Returns whether h was there. The array goes with the last value, so a host that
- * unloads the library leaks nothing of it. */
-static bool set_remove_locked(ptr_set *set, const void *h) {
-  bool found = false;
-  for (size_t i = 0; i < set->len; i++)
-    if (set->v[i] == h) {
-      set->v[i] = set->v[--set->len];
-      found = true;
-      break;
-    }
-  if (set->len == 0) {
-    free(set->v);
-    set->v = NULL;
-    set->cap = 0;
-  }
-  return found;
-}
-
-static bool set_add_locked(ptr_set *set, const void *h) {
-  if (set->len == set->cap) {
-    size_t cap = set->cap ? 2 * set->cap : 16;
-    const void **n = realloc(set->v, cap * sizeof *n);
-    if (n == NULL) return false;
-    set->v = n;
-    set->cap = cap;
-  }
-  set->v[set->len++] = h;
-  return true;
-}
+static sp_handle_set g_live_srs, g_live_mtx, g_live_pending; /* base/handle_set.h */
 
 /* ---- SRS ------------------------------------------------------------------------ */
 
@@ -130,7 +90,7 @@ static c2_srs_inner *g_cache[C2_CACHE_SLOTS];                  /* most recently 
 static bool srs_ref(c2_srs_inner *s) {
   if (s == NULL) return false;
   pthread_mutex_lock(&g_live_mu);
-  bool ok = set_has_locked(&g_live_srs, s);
+  bool ok = sp_handle_set_has_locked(&g_live_srs, s);
   if (ok) s->refs++;
   pthread_mutex_unlock(&g_live_mu);
   return ok;
@@ -142,9 +102,9 @@ static bool srs_ref(c2_srs_inner *s) {
 static bool srs_unref(c2_srs_inner *s) {
   if (s == NULL) return false;
   pthread_mutex_lock(&g_live_mu);
-  bool ok = set_has_locked(&g_live_srs, s);
+  bool ok = sp_handle_set_has_locked(&g_live_srs, s);
   bool last = ok && --s->refs == 0;
-  if (last) set_remove_locked(&g_live_srs, s);
+  if (last) sp_handle_set_remove_locked(&g_live_srs, s);
   pthread_mutex_unlock(&g_live_mu);
   if (last) {
     /* Jobs hold their own module reference: releasing ours is safe while they run. */
@@ -203,7 +163,7 @@ c2_error create_SRS(c2_SRS *ret, const char *srs_path, bool cache) {
   s->path = path;
   s->refs = cache ? 2 : 1; /* the caller's, and the cache's */
   pthread_mutex_lock(&g_live_mu);
-  bool registered = set_add_locked(&g_live_srs, s);
+  bool registered = sp_handle_set_add_locked(&g_live_srs, s);
   pthread_mutex_unlock(&g_live_mu);
   if (!registered) {
     if (cache) pthread_mutex_unlock(&g_cache_mu);
@@ -289,7 +249,7 @@ static void token_free(c2_gpu_token *t) {
 /* A call's use of the mutex mtx, when it is live; false otherwise (mtx is not read). */
 static c2_gpu_token *token_get(void *mtx) {
   pthread_mutex_lock(&g_live_mu);
-  c2_gpu_token *t = set_has_locked(&g_live_mtx, mtx) ? mtx : NULL;
+  c2_gpu_token *t = sp_handle_set_has_locked(&g_live_mtx, mtx) ? mtx : NULL;
   if (t != NULL) t->users++;
   pthread_mutex_unlock(&g_live_mu);
   return t;
@@ -311,7 +271,7 @@ void *create_gpu_mutex(void) {
     return NULL;
   }
   pthread_mutex_lock(&g_live_mu);
-  bool ok = set_add_locked(&g_live_mtx, t);
+  bool ok = sp_handle_set_add_locked(&g_live_mtx, t);
   pthread_mutex_unlock(&g_live_mu);
   if (!ok) {
     token_free(t);
@@ -325,7 +285,7 @@ void destroy_gpu_mutex(void *mtx) {
   c2_gpu_token *t = mtx;
   bool free_it = false;
   pthread_mutex_lock(&g_live_mu);
-  bool found = set_remove_locked(&g_live_mtx, mtx);
+  bool found = sp_handle_set_remove_locked(&g_live_mtx, mtx);
   if (found) {
     t->destroyed = true;
     free_it = t->users == 0;
@@ -666,7 +626,7 @@ c2_error generate_groth16_proofs_start_c(const c2_assignment provers[], size_t n
   c2_error err = start(fn, provers, num_circuits, r_s, s_s, srs, &pin, &p);
   if (err.code != 0) return err;
   pthread_mutex_lock(&g_live_mu);
-  bool ok = set_add_locked(&g_live_pending, p);
+  bool ok = sp_handle_set_add_locked(&g_live_pending, p);
   pthread_mutex_unlock(&g_live_mu);
   if (!ok) {
     g_vt->cancel(g_p, p->id);
@@ -683,7 +643,7 @@ c2_error generate_groth16_proofs_start_c(const c2_assignment provers[], size_t n
 static c2_pending *pending_take(void *handle) {
   if (handle == NULL) return NULL;
   pthread_mutex_lock(&g_live_mu);
-  bool found = set_remove_locked(&g_live_pending, handle);
+  bool found = sp_handle_set_remove_locked(&g_live_pending, handle);
   pthread_mutex_unlock(&g_live_mu);
   return found ? handle : NULL;
 }

@@ -22,6 +22,7 @@
 #include "groth16/cs_eval.h"
 #include "groth16/groth16.h"
 #include "abi/module.h"
+#include "base/handle_set.h"
 #include "base/log.h"
 #include "formats/srs.h"
 #include "base/util.h"
@@ -90,51 +91,11 @@ static void provider_put(sealprov_provider *p) {
  * under the lock keeps it alive after the lock is dropped, and two releases of one
  * handle cannot both pass the look-up. Jobs hold their own references: a set released
  * by the host lives on until its last job ends. */
-typedef struct handle_set {
-  const void **v;
-  size_t len, cap;
-} handle_set;
-static handle_set live_srs, live_cs;
+static sp_handle_set live_srs, live_cs; /* under providers_mu (base/handle_set.h) */
 
-static bool set_has_locked(const handle_set *s, const void *h) {
-  for (size_t i = 0; i < s->len; i++)
-    if (s->v[i] == h) return true;
-  return false;
-}
-
-/* Takes h out of the set; false when it was not there. The array is freed when the last
- * handle goes, so a host that unloads the module leaks nothing. */
-static bool set_remove_locked(handle_set *s, const void *h) {
-  bool found = false;
-  for (size_t i = 0; i < s->len; i++) {
-    if (s->v[i] == h) {
-      s->v[i] = s->v[--s->len];
-      found = true;
-      break;
-    }
-  }
-  if (s->len == 0) {
-    free(s->v);
-    s->v = NULL;
-    s->cap = 0;
-  }
-  return found;
-}
-
-static bool handle_register(handle_set *s, const void *h) {
+static bool handle_register(sp_handle_set *s, const void *h) {
   pthread_mutex_lock(&providers_mu);
-  bool ok = true;
-  if (s->len == s->cap) {
-    size_t cap = s->cap ? 2 * s->cap : 16;
-    const void **n = realloc(s->v, cap * sizeof *n);
-    if (n == NULL)
-      ok = false;
-    else {
-      s->v = n;
-      s->cap = cap;
-    }
-  }
-  if (ok) s->v[s->len++] = h;
+  bool ok = sp_handle_set_add_locked(s, h);
   pthread_mutex_unlock(&providers_mu);
   return ok;
 }
@@ -142,7 +103,7 @@ static bool handle_register(handle_set *s, const void *h) {
 /* A reference on the parameter set h if the host holds it (NULL: it does not). */
 static sp_srs *srs_get(const void *h) {
   pthread_mutex_lock(&providers_mu);
-  sp_srs *srs = h != NULL && set_has_locked(&live_srs, h) ? (sp_srs *)h : NULL;
+  sp_srs *srs = h != NULL && sp_handle_set_has_locked(&live_srs, h) ? (sp_srs *)h : NULL;
   if (srs != NULL) sp_srs_retain(srs);
   pthread_mutex_unlock(&providers_mu);
   return srs;
@@ -150,7 +111,7 @@ static sp_srs *srs_get(const void *h) {
 
 static sp_cs *cs_get(const void *h) {
   pthread_mutex_lock(&providers_mu);
-  sp_cs *cs = h != NULL && set_has_locked(&live_cs, h) ? (sp_cs *)h : NULL;
+  sp_cs *cs = h != NULL && sp_handle_set_has_locked(&live_cs, h) ? (sp_cs *)h : NULL;
   if (cs != NULL) sp_cs_retain(cs);
   pthread_mutex_unlock(&providers_mu);
   return cs;
@@ -423,7 +384,7 @@ static void vt_srs_release(sealprov_srs *srs) {
    * second release of the same handle finds nothing. The release itself (which may free
    * the set and evict its device copies) runs with no lock held. */
   pthread_mutex_lock(&providers_mu);
-  bool ok = set_remove_locked(&live_srs, srs);
+  bool ok = sp_handle_set_remove_locked(&live_srs, srs);
   pthread_mutex_unlock(&providers_mu);
   if (!ok) {
     sp_err(SEALPROV_ERR_INVALID_ARGUMENT,
@@ -645,7 +606,7 @@ static void vt_cs_release(sealprov_cs *handle) {
   if (handle == NULL) return;
   /* As srs_release: out of the set under the lock, released outside it. */
   pthread_mutex_lock(&providers_mu);
-  bool ok = set_remove_locked(&live_cs, handle);
+  bool ok = sp_handle_set_remove_locked(&live_cs, handle);
   pthread_mutex_unlock(&providers_mu);
   if (!ok) {
     sp_err(SEALPROV_ERR_INVALID_ARGUMENT,
@@ -671,7 +632,7 @@ static int vt_cs_info(const sealprov_cs *handle, sealprov_cs_info *out) {
   sealprov_cs_info info;
   memset(&info, 0, sizeof info);
   pthread_mutex_lock(&providers_mu);
-  bool ok = set_has_locked(&live_cs, handle);
+  bool ok = sp_handle_set_has_locked(&live_cs, handle);
   if (ok) {
     const sp_cs *cs = (const sp_cs *)handle;
     info.constraints = cs->n_rows;
