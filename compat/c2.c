@@ -48,12 +48,34 @@
 
 #include "c2_internal.h" /* errors, the provider (c2_provider.c) */
 
-/* Our layouts are the ones the module and the BLS code use. */
+/* Our layouts are the ones the module and the BLS code use. An Assignment is a
+ * sealprov_assignment byte for byte: the same 17 eight-byte fields in the same order,
+ * asserted field by field here, so a job's partitions are the caller's array copied
+ * whole (start()). */
 _Static_assert(sizeof(c2_assignment) == sizeof(sealprov_assignment),
                "Assignment and sealprov_assignment have the same 17 fields");
-_Static_assert(offsetof(c2_assignment, aux_assignment_size) ==
-                   offsetof(sealprov_assignment, aux_size),
-               "Assignment and sealprov_assignment end alike");
+#define C2_SAME_FIELD(c2, sp)                                                                  \
+  _Static_assert(offsetof(c2_assignment, c2) == offsetof(sealprov_assignment, sp) &&          \
+                     sizeof(((c2_assignment *)0)->c2) == sizeof(((sealprov_assignment *)0)->sp), \
+                 "Assignment." #c2 " is sealprov_assignment." #sp)
+C2_SAME_FIELD(a_aux_density, a_aux_density);
+C2_SAME_FIELD(a_aux_bit_len, a_aux_bit_len);
+C2_SAME_FIELD(a_aux_popcount, a_aux_popcount);
+C2_SAME_FIELD(b_inp_density, b_inp_density);
+C2_SAME_FIELD(b_inp_bit_len, b_inp_bit_len);
+C2_SAME_FIELD(b_inp_popcount, b_inp_popcount);
+C2_SAME_FIELD(b_aux_density, b_aux_density);
+C2_SAME_FIELD(b_aux_bit_len, b_aux_bit_len);
+C2_SAME_FIELD(b_aux_popcount, b_aux_popcount);
+C2_SAME_FIELD(a, a);
+C2_SAME_FIELD(b, b);
+C2_SAME_FIELD(c, c);
+C2_SAME_FIELD(abc_size, abc_size);
+C2_SAME_FIELD(inp_assignment_data, inp_assignment);
+C2_SAME_FIELD(inp_assignment_size, inp_size);
+C2_SAME_FIELD(aux_assignment_data, aux_assignment);
+C2_SAME_FIELD(aux_assignment_size, aux_size);
+#undef C2_SAME_FIELD
 _Static_assert(sizeof(c2_fr) == SEALPROV_SCALAR_BYTES, "one blst Fr per job scalar");
 _Static_assert(sizeof(g1_affine_t) == sizeof(c2_g1_affine), "G1 affine: blst layout");
 _Static_assert(sizeof(g2_affine_t) == sizeof(c2_g2_affine), "G2 affine: blst layout");
@@ -438,28 +460,7 @@ static c2_error start(const char *fn, const c2_assignment provers[], size_t num_
     err = c2_fail(SEALPROV_ERR_NO_MEMORY, fn, "no memory for a job of %zu circuits", num_circuits);
     goto done;
   }
-  for (size_t i = 0; i < num_circuits; i++) {
-    const c2_assignment *a = &provers[i];
-    asg[i] = (sealprov_assignment){
-        .a_aux_density = a->a_aux_density,
-        .a_aux_bit_len = a->a_aux_bit_len,
-        .a_aux_popcount = a->a_aux_popcount,
-        .b_inp_density = a->b_inp_density,
-        .b_inp_bit_len = a->b_inp_bit_len,
-        .b_inp_popcount = a->b_inp_popcount,
-        .b_aux_density = a->b_aux_density,
-        .b_aux_bit_len = a->b_aux_bit_len,
-        .b_aux_popcount = a->b_aux_popcount,
-        .a = a->a,
-        .b = a->b,
-        .c = a->c,
-        .abc_size = a->abc_size,
-        .inp_assignment = a->inp_assignment_data,
-        .inp_size = a->inp_assignment_size,
-        .aux_assignment = a->aux_assignment_data,
-        .aux_size = a->aux_assignment_size,
-    };
-  }
+  memcpy(asg, provers, num_circuits * sizeof *asg); /* the same layout (asserted above) */
   p->n = num_circuits;
   p->asg = asg;
   p->out = proofs;
