@@ -54,8 +54,8 @@
  * whole (start()). */
 _Static_assert(sizeof(c2_assignment) == sizeof(sealprov_assignment),
                "Assignment and sealprov_assignment have the same 17 fields");
-#define C2_SAME_FIELD(c2, sp)                                                                  \
-  _Static_assert(offsetof(c2_assignment, c2) == offsetof(sealprov_assignment, sp) &&          \
+#define C2_SAME_FIELD(c2, sp)                                                                    \
+  _Static_assert(offsetof(c2_assignment, c2) == offsetof(sealprov_assignment, sp) &&             \
                      sizeof(((c2_assignment *)0)->c2) == sizeof(((sealprov_assignment *)0)->sp), \
                  "Assignment." #c2 " is sealprov_assignment." #sp)
 C2_SAME_FIELD(a_aux_density, a_aux_density);

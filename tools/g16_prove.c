@@ -59,8 +59,8 @@ void g16_report_begin(g16_prove_report *rep, size_t n) {
 
 /* Waits for job id of n partitions; with meter, a progress line whenever partitions have
  * come through (released counts them) and one at the end. */
-static int wait_job(sp_cli_host *h, sealprov_job_id id, size_t n, bool meter,
-                    atomic_uint *released, double t0) {
+static int wait_job(sp_cli_host *h, sealprov_job_id id, size_t n, bool meter, atomic_uint *released,
+                    double t0) {
   const sealprov_vtable *vt = h->vt;
   if (!meter) return vt->wait(h->p, id, -1);
   int rc;

@@ -114,8 +114,8 @@ typedef struct g16_job_in {
   sealprov_cs *cs; /* NULL: full assignments */
   const sealprov_assignment *parts;
   size_t n;
-  bool zero_rs;    /* r = s = 0: no zero-knowledge, tests only */
-  uint8_t *proofs; /* 192 * n bytes */
+  bool zero_rs;     /* r = s = 0: no zero-knowledge, tests only */
+  uint8_t *proofs;  /* 192 * n bytes */
   const char *noun; /* the progress line's: "proving 3 <noun>s" */
 } g16_job_in;
 /* The job both ways of proving share (g16_prove_partitions, g16_prove_witness):
