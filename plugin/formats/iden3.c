@@ -133,6 +133,25 @@ int sp_iden3_check_prime(sp_file *f, const sp_iden3_section *hdr, uint32_t *n8_o
   return SEALPROV_OK;
 }
 
+int sp_iden3_check_circom(sp_file *f, const sp_iden3_section *sec, const char *body,
+                          uint64_t hdr_size, char *err, size_t errlen, int bad) {
+  if (!sec[1].present || !sec[2].present) {
+    sp_set_err(err, errlen, "%s: no %s section (type %d)", f->esc, sec[1].present ? body : "header",
+               sec[1].present ? 2 : 1);
+    return bad;
+  }
+  uint32_t n8 = 0;
+  SP_TRY(sp_iden3_check_prime(f, &sec[1], &n8, err, errlen, bad));
+  if (sec[1].size != hdr_size) {
+    sp_set_err(err, errlen,
+               "%s: header section is %" PRIu64 " bytes (byte offset %" PRIu64
+               "); with 32-byte field elements it must be %" PRIu64,
+               f->esc, sec[1].size, sec[1].off, hdr_size);
+    return bad;
+  }
+  return SEALPROV_OK;
+}
+
 bool sp_iden3_below_r(const uint8_t v[32]) {
   for (int i = 31; i >= 0; i--) {
     if (v[i] != sp_cs_bls12_381_r_le[i]) return v[i] < sp_cs_bls12_381_r_le[i];

@@ -333,23 +333,10 @@ int sp_cs_load(const char *path, sp_cs **out, char *err, size_t errlen) {
       goto fail;
     }
   }
-  if (!sec[1].present || !sec[2].present) {
-    st = SEALPROV_ERR_PARAMS;
-    sp_set_err(err, errlen, "%s: no %s section (type %d)", f.esc,
-               sec[1].present ? "constraints" : "header", sec[1].present ? 2 : 1);
-    goto fail;
-  }
-  uint32_t n8 = 0;
-  SP_TRY_GOTO(sp_iden3_check_prime(&f, &sec[1], &n8, err, errlen, SEALPROV_ERR_PARAMS), st, fail);
-  if (sec[1].size != 32 + 32) {
-    st = SEALPROV_ERR_PARAMS;
-    sp_set_err(err, errlen,
-               "%s: header section is %" PRIu64 " bytes (byte offset %" PRIu64
-               "); with 32-byte "
-               "field elements it must be 64",
-               f.esc, sec[1].size, sec[1].off);
-    goto fail;
-  }
+  /* header: n8, the prime, then 28 bytes of counts */
+  SP_TRY_GOTO(
+      sp_iden3_check_circom(&f, sec, "constraints", 32 + 32, err, errlen, SEALPROV_ERR_PARAMS), st,
+      fail);
   uint8_t h[28];
   SP_TRY_GOTO(sp_file_read(&f, h, 28, sec[1].off + 36, "header", err, errlen), st, fail);
   uint64_t nwires = sp_le32(h);
