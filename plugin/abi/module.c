@@ -100,6 +100,22 @@ static bool handle_register(sp_handle_set *s, const void *h) {
   return ok;
 }
 
+/* A host's release of h: out of the set under the lock, so that the host's reference is
+ * now the caller's to drop (outside the lock: it may free the set and evict its device
+ * copies) and a second release of the same handle finds nothing. False, with the error
+ * set and logged, when h is not in the set. */
+static bool handle_unregister(sp_handle_set *s, const void *h, const char *fn, const char *what) {
+  pthread_mutex_lock(&providers_mu);
+  bool ok = sp_handle_set_remove_locked(s, h);
+  pthread_mutex_unlock(&providers_mu);
+  if (!ok) {
+    sp_err(SEALPROV_ERR_INVALID_ARGUMENT,
+           "%s: %p is not a loaded %s (released twice, or never loaded)", fn, h, what);
+    sp_log(SEALPROV_LOG_WARN, "%s", tls_err);
+  }
+  return ok;
+}
+
 /* A reference on the parameter set h if the host holds it (NULL: it does not). */
 static sp_srs *srs_get(const void *h) {
   pthread_mutex_lock(&providers_mu);
@@ -380,20 +396,8 @@ static int vt_vk_load(sealprov_provider *p, const char *path, sealprov_srs **out
 static void vt_srs_release(sealprov_srs *srs) {
   sp_err_clear();
   if (srs == NULL) return;
-  /* Out of the set under the lock: the host's reference is now ours to drop, and a
-   * second release of the same handle finds nothing. The release itself (which may free
-   * the set and evict its device copies) runs with no lock held. */
-  pthread_mutex_lock(&providers_mu);
-  bool ok = sp_handle_set_remove_locked(&live_srs, srs);
-  pthread_mutex_unlock(&providers_mu);
-  if (!ok) {
-    sp_err(SEALPROV_ERR_INVALID_ARGUMENT,
-           "srs_release: %p is not a loaded parameter set (released twice, or never loaded)",
-           (void *)srs);
-    sp_log(SEALPROV_LOG_WARN, "%s", tls_err);
-    return;
-  }
-  sp_srs_release((sp_srs *)srs);
+  if (handle_unregister(&live_srs, srs, "srs_release", "parameter set"))
+    sp_srs_release((sp_srs *)srs);
 }
 
 /* A set loaded straight onto the GPUs (device_only) has no host copy: every device of
@@ -604,18 +608,8 @@ static int vt_cs_load(sealprov_provider *h, const char *path, sealprov_cs **out)
 static void vt_cs_release(sealprov_cs *handle) {
   sp_err_clear();
   if (handle == NULL) return;
-  /* As srs_release: out of the set under the lock, released outside it. */
-  pthread_mutex_lock(&providers_mu);
-  bool ok = sp_handle_set_remove_locked(&live_cs, handle);
-  pthread_mutex_unlock(&providers_mu);
-  if (!ok) {
-    sp_err(SEALPROV_ERR_INVALID_ARGUMENT,
-           "cs_release: %p is not a loaded constraint system (released twice, or never loaded)",
-           (void *)handle);
-    sp_log(SEALPROV_LOG_WARN, "%s", tls_err);
-    return;
-  }
-  sp_cs_release((sp_cs *)handle);
+  if (handle_unregister(&live_cs, handle, "cs_release", "constraint system"))
+    sp_cs_release((sp_cs *)handle);
 }
 
 static int vt_cs_info(const sealprov_cs *handle, sealprov_cs_info *out) {
