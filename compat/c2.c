@@ -409,10 +409,10 @@ typedef struct c2_pin {
   int gpu_index;
 } c2_pin;
 
-static c2_error start(const char *fn, const c2_assignment provers[], size_t num_circuits,
-                      const c2_fr r_s[], const c2_fr s_s[], const c2_SRS *srs, const c2_pin *pin,
-                      c2_pending **out) {
-  *out = NULL;
+/* The arguments of a call, before anything is taken: NULL arrays, no circuits, more
+ * than a job holds, an empty SRS. */
+static c2_error check_start_args(const char *fn, const c2_assignment provers[], size_t num_circuits,
+                                 const c2_fr r_s[], const c2_fr s_s[], const c2_SRS *srs) {
   if (provers == NULL) return c2_fail(SEALPROV_ERR_INVALID_ARGUMENT, fn, "provers is NULL");
   if (num_circuits == 0) return c2_fail(SEALPROV_ERR_INVALID_ARGUMENT, fn, "num_circuits is 0");
   if (num_circuits > UINT32_MAX)
@@ -425,7 +425,78 @@ static c2_error start(const char *fn, const c2_assignment provers[], size_t num_
   if (srs->ptr == NULL)
     return c2_fail(SEALPROV_ERR_INVALID_ARGUMENT, fn,
                    "the SRS is empty: create_SRS failed or was never called");
-  c2_error err = c2_ok();
+  return c2_ok();
+}
+
+/* A pending job of n circuits with its own copy of the caller's Assignment array (the
+ * same layout, asserted above) and room for its proofs and results. */
+static c2_error pending_new(const char *fn, const c2_assignment provers[], size_t n,
+                            const c2_pin *pin, const char *where, c2_pending **out) {
+  c2_pending *p = calloc(1, sizeof *p);
+  sealprov_assignment *asg = p != NULL ? calloc(n, sizeof *asg) : NULL;
+  uint8_t *proofs = asg != NULL ? calloc(n, SEALPROV_PROOF_BYTES) : NULL;
+  sealprov_partition_result *res = proofs != NULL ? calloc(n, sizeof *res) : NULL;
+  if (res == NULL) {
+    free(proofs);
+    free(asg);
+    free(p);
+    return c2_fail(SEALPROV_ERR_NO_MEMORY, fn, "no memory for a job of %zu circuits", n);
+  }
+  memcpy(asg, provers, n * sizeof *asg);
+  p->n = n;
+  p->asg = asg;
+  p->out = proofs;
+  p->res = res;
+  p->gpu_index = pin->gpu_index;
+  snprintf(p->where, sizeof p->where, "%s", where);
+  pthread_mutex_init(&p->mu, NULL);
+  pthread_cond_init(&p->cv, NULL);
+  *out = p;
+  return c2_ok();
+}
+
+/* p's job for the module: the caller's r and s (Montgomery, as supraseal uses them),
+ * on the devices of mask (0: any). */
+static void pending_job(c2_pending *p, sealprov_srs *h, const c2_fr r_s[], const c2_fr s_s[],
+                        uint64_t mask, sealprov_job *job) {
+  memset(job, 0, sizeof *job);
+  job->struct_size = sizeof *job;
+  job->flags = SEALPROV_JOB_FIXED_RS;
+  job->srs = h;
+  job->partitions = p->asg;
+  job->num_partitions = (uint32_t)p->n;
+  job->scalar_encoding = SEALPROV_SCALAR_MONTGOMERY;
+  job->r = (const uint8_t *)r_s; /* decoded at submit */
+  job->s = (const uint8_t *)s_s;
+  job->proofs_out = p->out;
+  job->results = p->res;
+  job->device_mask = mask;
+  job->on_complete = on_complete;
+  job->on_inputs_released = on_released;
+  job->user = p;
+}
+
+/* supraseal's callers block while the GPUs are busy and treat any error as fatal (the
+ * Rust wrappers panic): a full queue (max_jobs, max_partitions of the INI) is waited out
+ * here, not returned. A job larger than max_partitions is refused by submit with
+ * INVALID_ARGUMENT, so this cannot wait forever for room. */
+static int submit_waiting(const sealprov_vtable *vt, const sealprov_job *job, sealprov_job_id *id) {
+  int st;
+  long delay_ms = 5;
+  while ((st = vt->submit(g_p, job, id)) == SEALPROV_ERR_QUEUE_FULL) {
+    struct timespec ts = {delay_ms / 1000, (delay_ms % 1000) * 1000000L};
+    nanosleep(&ts, NULL);
+    if (delay_ms < 200) delay_ms *= 2;
+  }
+  return st;
+}
+
+static c2_error start(const char *fn, const c2_assignment provers[], size_t num_circuits,
+                      const c2_fr r_s[], const c2_fr s_s[], const c2_SRS *srs, const c2_pin *pin,
+                      c2_pending **out) {
+  *out = NULL;
+  c2_error err = check_start_args(fn, provers, num_circuits, r_s, s_s, srs);
+  if (err.code != 0) return err;
   const sealprov_vtable *vt = provider(fn, &err);
   if (vt == NULL) return err;
 
@@ -446,61 +517,15 @@ static c2_error start(const char *fn, const c2_assignment provers[], size_t num_
   char where[160];
   c2_pending *p = NULL;
   err = device_for(vt, fn, pin->gpu_index, &mask, where, sizeof where);
+  if (err.code == 0) err = pending_new(fn, provers, num_circuits, pin, where, &p);
   if (err.code != 0) goto done;
-
-  p = calloc(1, sizeof *p);
-  sealprov_assignment *asg = p != NULL ? calloc(num_circuits, sizeof *asg) : NULL;
-  uint8_t *proofs = asg != NULL ? calloc(num_circuits, SEALPROV_PROOF_BYTES) : NULL;
-  sealprov_partition_result *res = proofs != NULL ? calloc(num_circuits, sizeof *res) : NULL;
-  if (res == NULL) {
-    free(proofs);
-    free(asg);
-    free(p);
-    p = NULL;
-    err = c2_fail(SEALPROV_ERR_NO_MEMORY, fn, "no memory for a job of %zu circuits", num_circuits);
-    goto done;
-  }
-  memcpy(asg, provers, num_circuits * sizeof *asg); /* the same layout (asserted above) */
-  p->n = num_circuits;
-  p->asg = asg;
-  p->out = proofs;
-  p->res = res;
-  p->gpu_index = pin->gpu_index;
-  snprintf(p->where, sizeof p->where, "%s", where);
-  pthread_mutex_init(&p->mu, NULL);
-  pthread_cond_init(&p->cv, NULL);
-
   sealprov_job job;
-  memset(&job, 0, sizeof job);
-  job.struct_size = sizeof job;
-  job.flags = SEALPROV_JOB_FIXED_RS; /* the caller's r and s, as supraseal uses them */
-  job.srs = s->h;
-  job.partitions = asg;
-  job.num_partitions = (uint32_t)num_circuits;
-  job.scalar_encoding = SEALPROV_SCALAR_MONTGOMERY;
-  job.r = (const uint8_t *)r_s; /* decoded at submit */
-  job.s = (const uint8_t *)s_s;
-  job.proofs_out = proofs;
-  job.results = res;
-  job.device_mask = mask; /* 0 (any) unless gpu_index named a device */
-  job.on_complete = on_complete;
-  job.on_inputs_released = on_released;
-  job.user = p;
-  /* supraseal's callers block while the GPUs are busy and treat any error as fatal
-   * (the Rust wrappers panic): a full queue (max_jobs, max_partitions of the INI) is
-   * waited out here, not returned. A job larger than max_partitions is refused by
-   * submit with INVALID_ARGUMENT, so this cannot wait forever for room. */
-  int st;
-  long delay_ms = 5;
+  pending_job(p, s->h, r_s, s_s, mask, &job);
   /* The caller's GPU mutex is held from here until the job's inputs are no longer read
    * (its proofs are ready): calls that share one take turns, as the fork's do around
    * their kernels. */
   if (tok != NULL) pthread_mutex_lock(&tok->mu);
-  while ((st = vt->submit(g_p, &job, &p->id)) == SEALPROV_ERR_QUEUE_FULL) {
-    struct timespec ts = {delay_ms / 1000, (delay_ms % 1000) * 1000000L};
-    nanosleep(&ts, NULL);
-    if (delay_ms < 200) delay_ms *= 2;
-  }
+  int st = submit_waiting(vt, &job, &p->id);
   if (st != SEALPROV_OK) {
     if (tok != NULL) pthread_mutex_unlock(&tok->mu);
     char what[1200];
@@ -510,7 +535,6 @@ static c2_error start(const char *fn, const c2_assignment provers[], size_t num_
       snprintf(what, sizeof what, "%s", s->path);
     err = vt_fail(vt, st, fn, what);
     pending_free(p);
-    p = NULL;
     goto done;
   }
   /* The caller may free a, b, c (Curio does) once we return: wait until the module
