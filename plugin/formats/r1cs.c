@@ -327,6 +327,78 @@ static int parse_constraints(sp_file *f, const sp_iden3_section *sc, sp_cs *cs, 
   return st;
 }
 
+/* What sp_iden3_read leaves to the .r1cs reader: version 1, no PLONK custom gates, and
+ * circom's header and constraints sections (sp_iden3_check_circom). */
+static int check_sections(sp_file *f, uint32_t version, const sp_iden3_section sec[6], char *err,
+                          size_t errlen) {
+  if (version != 1) {
+    sp_set_err(err, errlen, "%s: .r1cs version %" PRIu32 " (this reader knows version 1)", f->esc,
+               version);
+    return SEALPROV_ERR_PARAMS;
+  }
+  for (unsigned t = 4; t <= 5; t++) {
+    if (sec[t].present) {
+      sp_set_err(err, errlen,
+                 "%s: has a PLONK custom-gates section (type %u at byte offset %" PRIu64
+                 "): Groth16 cannot prove custom gates",
+                 f->esc, t, sec[t].off - 12);
+      return SEALPROV_ERR_UNSUPPORTED;
+    }
+  }
+  /* header: n8, the prime, then 28 bytes of counts */
+  return sp_iden3_check_circom(f, sec, "constraints", 32 + 32, err, errlen, SEALPROV_ERR_PARAMS);
+}
+
+/* The header's counts into cs (the wire counts, the sizes a job's assignment has) and
+ * *nwires, each checked against the others and against the wire-to-label section. */
+static int read_header(sp_file *f, const sp_iden3_section sec[6], sp_cs *cs, uint64_t *nwires_out,
+                       char *err, size_t errlen) {
+  uint8_t h[28];
+  SP_TRY(sp_file_read(f, h, 28, sec[1].off + 36, "header", err, errlen));
+  uint64_t nwires = sp_le32(h);
+  cs->n_pub_out = sp_le32(h + 4);
+  cs->n_pub_in = sp_le32(h + 8);
+  cs->n_prv_in = sp_le32(h + 12);
+  uint64_t nlabels = sp_le64(h + 16);
+  cs->n_rows = sp_le32(h + 24);
+  uint64_t inp = 1 + (uint64_t)cs->n_pub_out + cs->n_pub_in;
+  if (nwires < inp + cs->n_prv_in) {
+    sp_set_err(err, errlen,
+               "%s: header: nWires %" PRIu64 " is smaller than ONE + nPubOut %" PRIu32
+               " + nPubIn %" PRIu32 " + nPrvIn %" PRIu32,
+               f->esc, nwires, cs->n_pub_out, cs->n_pub_in, cs->n_prv_in);
+    return SEALPROV_ERR_PARAMS;
+  }
+  if (nlabels < nwires) {
+    sp_set_err(err, errlen, "%s: header: nLabels %" PRIu64 " is smaller than nWires %" PRIu64,
+               f->esc, nlabels, nwires);
+    return SEALPROV_ERR_PARAMS;
+  }
+  /* nWires sizes the density bitmaps (and the witness a job must give): the
+   * wire-to-label section (8 bytes a wire, always written by circom) is what backs it in
+   * the file. Without it, a 12-byte change to a small file claimed 2^32 wires and made
+   * the load allocate and clear 1 GiB (fuzz_r1cs, tests/fuzz/corpus/r1cs). */
+  if (!sec[3].present) {
+    sp_set_err(err, errlen,
+               "%s: no wire-to-label section (type 3), which circom always writes: nothing in "
+               "the file backs nWires %" PRIu64,
+               f->esc, nwires);
+    return SEALPROV_ERR_PARAMS;
+  }
+  if (sec[3].size != 8 * nwires) {
+    sp_set_err(err, errlen,
+               "%s: wire-to-label section is %" PRIu64 " bytes (byte offset %" PRIu64
+               "); nWires %" PRIu64 " needs %" PRIu64,
+               f->esc, sec[3].size, sec[3].off, nwires, 8 * nwires);
+    return SEALPROV_ERR_PARAMS;
+  }
+  cs->inp_size = inp;
+  cs->aux_size = nwires - inp;
+  cs->abc_size = cs->n_rows + inp;
+  *nwires_out = nwires;
+  return SEALPROV_OK;
+}
+
 int sp_cs_load(const char *path, sp_cs **out, char *err, size_t errlen) {
   if (out) *out = NULL;
   if (!path || !out) {
@@ -348,72 +420,9 @@ int sp_cs_load(const char *path, sp_cs **out, char *err, size_t errlen) {
   SP_TRY_GOTO(sp_iden3_read(&f, "r1cs", "circom .r1cs", SEALPROV_ERR_PARAMS, &version, sec, 5, NULL,
                             err, errlen),
               st, fail);
-  if (version != 1) {
-    st = SEALPROV_ERR_PARAMS;
-    sp_set_err(err, errlen, "%s: .r1cs version %" PRIu32 " (this reader knows version 1)", f.esc,
-               version);
-    goto fail;
-  }
-  for (unsigned t = 4; t <= 5; t++) {
-    if (sec[t].present) {
-      st = SEALPROV_ERR_UNSUPPORTED;
-      sp_set_err(err, errlen,
-                 "%s: has a PLONK custom-gates section (type %u at byte offset %" PRIu64
-                 "): Groth16 cannot prove custom gates",
-                 f.esc, t, sec[t].off - 12);
-      goto fail;
-    }
-  }
-  /* header: n8, the prime, then 28 bytes of counts */
-  SP_TRY_GOTO(
-      sp_iden3_check_circom(&f, sec, "constraints", 32 + 32, err, errlen, SEALPROV_ERR_PARAMS), st,
-      fail);
-  uint8_t h[28];
-  SP_TRY_GOTO(sp_file_read(&f, h, 28, sec[1].off + 36, "header", err, errlen), st, fail);
-  uint64_t nwires = sp_le32(h);
-  cs->n_pub_out = sp_le32(h + 4);
-  cs->n_pub_in = sp_le32(h + 8);
-  cs->n_prv_in = sp_le32(h + 12);
-  uint64_t nlabels = sp_le64(h + 16);
-  cs->n_rows = sp_le32(h + 24);
-  uint64_t inp = 1 + (uint64_t)cs->n_pub_out + cs->n_pub_in;
-  if (nwires < inp + cs->n_prv_in) {
-    st = SEALPROV_ERR_PARAMS;
-    sp_set_err(err, errlen,
-               "%s: header: nWires %" PRIu64 " is smaller than ONE + nPubOut %" PRIu32
-               " + nPubIn %" PRIu32 " + nPrvIn %" PRIu32,
-               f.esc, nwires, cs->n_pub_out, cs->n_pub_in, cs->n_prv_in);
-    goto fail;
-  }
-  if (nlabels < nwires) {
-    st = SEALPROV_ERR_PARAMS;
-    sp_set_err(err, errlen, "%s: header: nLabels %" PRIu64 " is smaller than nWires %" PRIu64,
-               f.esc, nlabels, nwires);
-    goto fail;
-  }
-  /* nWires sizes the density bitmaps (and the witness a job must give): the
-   * wire-to-label section (8 bytes a wire, always written by circom) is what backs it in
-   * the file. Without it, a 12-byte change to a small file claimed 2^32 wires and made
-   * the load allocate and clear 1 GiB (fuzz_r1cs, tests/fuzz/corpus/r1cs). */
-  if (!sec[3].present) {
-    st = SEALPROV_ERR_PARAMS;
-    sp_set_err(err, errlen,
-               "%s: no wire-to-label section (type 3), which circom always writes: nothing in "
-               "the file backs nWires %" PRIu64,
-               f.esc, nwires);
-    goto fail;
-  }
-  if (sec[3].size != 8 * nwires) {
-    st = SEALPROV_ERR_PARAMS;
-    sp_set_err(err, errlen,
-               "%s: wire-to-label section is %" PRIu64 " bytes (byte offset %" PRIu64
-               "); nWires %" PRIu64 " needs %" PRIu64,
-               f.esc, sec[3].size, sec[3].off, nwires, 8 * nwires);
-    goto fail;
-  }
-  cs->inp_size = inp;
-  cs->aux_size = nwires - inp;
-  cs->abc_size = cs->n_rows + inp;
+  uint64_t nwires = 0;
+  SP_TRY_GOTO(check_sections(&f, version, sec, err, errlen), st, fail);
+  SP_TRY_GOTO(read_header(&f, sec, cs, &nwires, err, errlen), st, fail);
   uint64_t wa = words_of(cs->aux_size), wi = words_of(cs->inp_size);
   cs->bitmaps = calloc(2 * wa + wi, sizeof *cs->bitmaps);
   if (!cs->bitmaps) {
