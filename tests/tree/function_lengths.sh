@@ -47,7 +47,6 @@ cuda/backend/engine_cuda.c:cuda_execute   to split: each witness path apart from
 cuda/backend/pipeline.c:cuda_prove_partition to split: the stages of one partition
 cuda/backend/staging.c:cuda_prepare       to split: each kind of staging apart
 cuda/points/points.cu:sp_cuda_dload_begin to split: the checks apart from the first upload
-plugin/formats/r1cs.c:sp_cs_load          to split: the sections table apart from the header
 plugin/formats/srs.c:parse                to split: one vector after another, each with its checks
 plugin/formats/srs.c:read_points          to split: the CPU check apart from the chunked decode
 plugin/formats/srs.c:sp_srs_load_ex       to split: open and map apart from parse and residency
@@ -58,9 +57,7 @@ plugin/runtime/jobs.c:sp_sched_submit     to split: validation apart from enqueu
 plugin/runtime/pool.c:sp_pool_start       to split: the workers apart from the pool
 plugin/runtime/queue.c:sp_sched_finish    to split: a job ending apart from a partition ending
 plugin/runtime/reports.c:sp_sched_stats   the stats JSON, one field after another, from one snapshot
-plugin/runtime/sched.c:sp_sched_create    to split: the devices apart from the scheduler
 tools/cmd_demo.c:cmd_demo                 to split: each step of the demo apart
-tools/cmd_prove.c:cmd_prove               its options, then the prove: to split
 tools/cmd_verify.c:cmd_verify             to split: options, the inputs read, the verdict
 '
 
