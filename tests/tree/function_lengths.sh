@@ -29,7 +29,7 @@ exceptions='
 bench/bench_cpu.c:sp_cmd_bench_cpu        its options, then the run: to split
 bench/bench_gpu.c:bench_msm               to split: set-up of the points apart from the timed runs
 bench/bench_gpu.c:sp_cmd_bench_gpu        one case per option of bench gpu, then the dispatch: to split
-bench/bench_gpu_partition.c:bg_synth_make to split: the host-memory check apart from making the set
+bench/bench_gpu_partition.c:bg_synth_make_spec to split: the host-memory check apart from making the set
 bench/bench_gpu_partition.c:partition_runs to split: each engine call (prepare, execute, release) apart
 bench/bench_gpu_throughput.c:tp_print     the report, one figure after another
 bench/bench_gpu_throughput.c:bg_bench_throughput its options, then the runs: to split
