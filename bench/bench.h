@@ -17,7 +17,7 @@ int sp_cmd_bench_cpu(int argc, char **argv);
 /* `sealprov bench load ...` (bench_load.c), which cmd_bench hands `load ...`. */
 int sp_bench_load(int argc, char **argv);
 
-/* ---- the machine and the process (cmd_bench.c, bench_load.c) ---------------------- */
+/* ---- the machine and the process (cmd_bench.c, bench_load.c, proc.c) --------------- */
 /* The CPU model and the memory in KiB (/proc): the machine a figure was measured on. */
 void sp_bench_machine(char *cpu, size_t cpulen, unsigned long long *mem_kib);
 /* The 1-minute load average, -1 when unknown. */
@@ -25,9 +25,13 @@ double sp_bench_load_average(void);
 /* A CUDA build that sees at least one GPU (bench_load.c): where bench load and bench
  * witness --size make their parameters' fixed-base products on GPU 0. */
 bool sp_bench_gpu_visible(void);
-/* KiB of a /proc/self/status line ("VmRSS", "VmHWM"; 0 if absent). */
-unsigned long long sp_bench_status_kib(const char *key);
-/* Resets VmHWM to the current RSS (Linux >= 4.0); false when not possible. */
+/* The value of the line "key: N kB" of a /proc file into *kib (0 when absent):
+ * SP_PROC_STATUS's VmRSS and VmHWM, SP_PROC_MEMINFO's MemTotal and MemAvailable. False
+ * when the file or the line is not there (proc.c, in the bench host library). */
+#define SP_PROC_STATUS "/proc/self/status"
+#define SP_PROC_MEMINFO "/proc/meminfo"
+bool sp_bench_proc_kib(const char *path, const char *key, unsigned long long *kib);
+/* Resets VmHWM to the current RSS (Linux >= 4.0); false when not possible (proc.c). */
 bool sp_bench_reset_peak_rss(void);
 
 /* ---- options and figures (cmd_bench.c) -------------------------------------------- */

@@ -16,6 +16,7 @@
 
 #include "util/sp_gpu.h"   /* first: hides <math.h>'s FP_ZERO from bls12_381.h */
 #include "engine/device.h" /* sp_gpu_info */
+#include "bench.h"         /* the machine and the process: sp_bench_proc_kib */
 #include "formats/srs.h"
 #include "runtime/sp_sched.h"
 #include "sealprov.h"
@@ -185,11 +186,9 @@ void tp_urgent_timeline(sp_sched *s, tp_run *r, uint64_t id);
 void tp_memory(sp_sched *s, tp_run *r);
 /* The GPU of ordinal in the enumeration, or NULL. */
 const sp_gpu_info *tp_info(const sp_gpu_info *infos, int ninfos, unsigned ordinal);
-/* The process's host memory: maximum RSS, VmHWM (and its reset), what an assignment
- * passes in. */
+/* The process's host memory: maximum RSS (VmHWM and its reset: bench.h), what an
+ * assignment passes in. */
 uint64_t bg_max_rss_bytes(void);
-uint64_t bg_vmhwm_bytes(void);
-bool bg_reset_vmhwm(void);
 uint64_t bg_assignment_bytes(const sealprov_assignment *a);
 
 #endif

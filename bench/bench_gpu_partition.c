@@ -135,18 +135,6 @@ size_t bg_params_bytes(const sp_srs *s) {
          s->b_g2_len * sizeof(g2_affine_t);
 }
 
-/* MemAvailable of /proc/meminfo in bytes; 0 when unknown. */
-static uint64_t bg_mem_available(void) {
-  FILE *f = fopen("/proc/meminfo", "r");
-  if (!f) return 0;
-  char line[256];
-  unsigned long long kb = 0;
-  while (fgets(line, sizeof line, f))
-    if (sscanf(line, "MemAvailable: %llu kB", &kb) == 1) break;
-  fclose(f);
-  return (uint64_t)kb * 1024;
-}
-
 void bg_synth_free(bg_synth *x) {
   free(x->h);
   free(x->l);
@@ -209,7 +197,9 @@ int bg_synth_make_spec(bg_synth *x, sp_gpu *g, const bg_synth_spec *sp, char *er
   size_t sc_bytes = (3 * abc + ninp + naux) * 32;
   size_t pt_bytes =
       bg_params_bytes(srs) + (ninp + 3) * sizeof(g1_affine_t) + 3 * sizeof(g2_affine_t);
-  uint64_t avail = bg_mem_available();
+  unsigned long long avail_kib;
+  sp_bench_proc_kib(SP_PROC_MEMINFO, "MemAvailable", &avail_kib); /* 0: unknown */
+  uint64_t avail = (uint64_t)avail_kib * 1024;
   if (avail && sc_bytes + pt_bytes > avail) {
     snprintf(err, errlen,
              "the synthetic 2^%u set needs %.1f GiB of host memory (parameters %.1f GiB, "

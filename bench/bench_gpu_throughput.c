@@ -138,7 +138,7 @@ int tp_run_stream(const bg_opts *o, bg_synth *x, unsigned ngpu, unsigned njobs,
   sp_sched *s = NULL;
   /* host memory from here: the synthetic data exist already, so the peak RSS is what
    * the host passed in plus what the module holds at its highest */
-  r->rss_reset = bg_reset_vmhwm();
+  r->rss_reset = sp_bench_reset_peak_rss();
   r->passed_bytes = bg_params_bytes(&x->srs) + bg_assignment_bytes(&x->asg);
   int st = sp_sched_create(cfg, engines, &hooks, &s, err, errlen);
   free(cfg);
@@ -334,7 +334,9 @@ int tp_run_stream(const bg_opts *o, bg_synth *x, unsigned ngpu, unsigned njobs,
     r->module_peak = hs.peak;
     for (unsigned i = 0; i < ngpu && i < SP_HOSTMEM_DEVICES; i++)
       r->dev[i].module_host_peak = hs.dev_peak[i];
-    r->rss_peak = r->rss_reset ? bg_vmhwm_bytes() : bg_max_rss_bytes();
+    unsigned long long hwm_kib;
+    sp_bench_proc_kib(SP_PROC_STATUS, "VmHWM", &hwm_kib);
+    r->rss_peak = r->rss_reset ? (uint64_t)hwm_kib * 1024 : bg_max_rss_bytes();
   }
 out:
   sp_sched_destroy(s); /* joins the workers; the engine frees the resident parameters */

@@ -212,26 +212,6 @@ uint64_t bg_max_rss_bytes(void) {
   return getrusage(RUSAGE_SELF, &ru) == 0 ? (uint64_t)ru.ru_maxrss * 1024 : 0;
 }
 
-/* The process's peak RSS (VmHWM of /proc/self/status) in bytes, 0 if unreadable. */
-uint64_t bg_vmhwm_bytes(void) {
-  FILE *f = fopen("/proc/self/status", "r");
-  if (!f) return 0;
-  char line[256];
-  unsigned long long kb = 0;
-  while (fgets(line, sizeof line, f))
-    if (sscanf(line, "VmHWM: %llu kB", &kb) == 1) break;
-  fclose(f);
-  return (uint64_t)kb * 1024;
-}
-
-/* Starts VmHWM again from the current RSS (Linux >= 4.0: "5" to clear_refs). */
-bool bg_reset_vmhwm(void) {
-  FILE *f = fopen("/proc/self/clear_refs", "w");
-  if (!f) return false;
-  bool ok = fputs("5", f) >= 0;
-  return fclose(f) == 0 && ok;
-}
-
 /* Bytes of the host's assignment arrays (what a sealing host passes per partition). */
 uint64_t bg_assignment_bytes(const sealprov_assignment *a) {
   return ((uint64_t)a->abc_size * 3 + a->inp_size + a->aux_size) * 32 +

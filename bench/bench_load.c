@@ -71,28 +71,6 @@ static void bench_load_usage(FILE *f) {
           "  shows its percentage, rate and ETA on stderr.\n");
 }
 
-unsigned long long sp_bench_status_kib(const char *key) {
-  FILE *f = fopen("/proc/self/status", "r");
-  char line[256];
-  unsigned long long v = 0;
-  size_t kl = strlen(key);
-  if (!f) return 0;
-  while (fgets(line, sizeof line, f))
-    if (!strncmp(line, key, kl) && line[kl] == ':') {
-      v = strtoull(line + kl + 1, NULL, 10);
-      break;
-    }
-  fclose(f);
-  return v;
-}
-
-bool sp_bench_reset_peak_rss(void) {
-  FILE *f = fopen("/proc/self/clear_refs", "w");
-  if (!f) return false;
-  bool ok = fputs("5", f) >= 0;
-  return fclose(f) == 0 && ok;
-}
-
 /* Drops the page cache for the whole machine (root), else evicts the file's own clean
  * pages (posix_fadvise DONTNEED, any user). Returns the method, or NULL with why. */
 static const char *drop_cache(const char *path, char *why, size_t whylen) {
@@ -298,12 +276,13 @@ static int load_once(const char *path, int mode, unsigned threads, load_progress
     o.sink_taken = &taken;
   }
 #endif
-  run->rss_before_kib = sp_bench_status_kib("VmRSS");
+  sp_bench_proc_kib(SP_PROC_STATUS, "VmRSS", &run->rss_before_kib);
   bool reset = sp_bench_reset_peak_rss();
   double t0 = sp_cli_now_ms();
   int st = sp_srs_load_ex(path, &o, &srs, err, errlen);
   run->ms = sp_cli_now_ms() - t0;
-  run->hwm_kib = reset ? sp_bench_status_kib("VmHWM") : 0;
+  run->hwm_kib = 0;
+  if (reset) sp_bench_proc_kib(SP_PROC_STATUS, "VmHWM", &run->hwm_kib);
   run->points = lp->points;
 #ifdef HAVE_CUDA
   if (st == SEALPROV_OK && mode == LM_DIRECT) {

@@ -116,7 +116,7 @@ static bool bw_make(unsigned log, const char *r1cs_root, unsigned nt, bw_made *m
   ok = true;
 out:
   sp_circuit_free(c);
-  m->peak_kib = sp_bench_status_kib("VmHWM");
+  sp_bench_proc_kib(SP_PROC_STATUS, "VmHWM", &m->peak_kib);
   return ok;
 }
 
@@ -307,6 +307,8 @@ int cmd_bench_witness(int argc, char **argv) {
   vt->cs_info(mcs, &info);
   unsigned log = 0;
   while ((UINT64_C(1) << log) < abc) log++;
+  unsigned long long peak_kib;
+  sp_bench_proc_kib(SP_PROC_STATUS, "VmHWM", &peak_kib);
   printf("{\"dir\": ");
   if (dir)
     sp_cli_json_str(stdout, dir);
@@ -334,8 +336,8 @@ int cmd_bench_witness(int argc, char **argv) {
          threads, cs_load_ms, info.host_bytes, sp_cli_median(t_dec, reps),
          sp_cli_median(t_spmv, reps), sp_cli_median(c_eval, reps), sp_cli_median(t_full, reps),
          sp_cli_median(t_wit, reps), sp_cli_median(r_full, reps), sp_cli_median(r_wit, reps),
-         host_full, host_wit, (double)host_full / (double)host_wit, 3 * 32 * abc,
-         sp_bench_status_kib("VmHWM") * 1024, peak_reset ? "setup" : "start");
+         host_full, host_wit, (double)host_full / (double)host_wit, 3 * 32 * abc, peak_kib * 1024,
+         peak_reset ? "setup" : "start");
   ret = 0;
 out:
   if (mcs) h.vt->cs_release(mcs);

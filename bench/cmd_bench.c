@@ -67,12 +67,7 @@ void sp_bench_machine(char *cpu, size_t cpulen, unsigned long long *mem_kib) {
       }
     fclose(f);
   }
-  f = fopen("/proc/meminfo", "r");
-  if (f) {
-    while (fgets(line, sizeof line, f))
-      if (sscanf(line, "MemTotal: %llu kB", mem_kib) == 1) break;
-    fclose(f);
-  }
+  sp_bench_proc_kib(SP_PROC_MEMINFO, "MemTotal", mem_kib);
 }
 
 typedef struct bench_row {

@@ -12,7 +12,7 @@ if BENCHMARKS
 # plugin/ or cuda/ header) and tests/tools/host_symbols.sh reads their objects too.
 noinst_LTLIBRARIES += bench/libsealprov_bench_host.la
 bench_libsealprov_bench_host_la_SOURCES = bench/cmd_stress.c bench/soak.h bench/cmd_soak.c \
-  bench/soak_jobs.c bench/soak_phases.c bench/soak_report.c
+  bench/soak_jobs.c bench/soak_phases.c bench/soak_report.c bench/bench.h bench/proc.c
 bench_libsealprov_bench_host_la_CPPFLAGS = $(SP_HOST_CPPFLAGS)
 
 # The benchmarks proper time the module's internals in process (bench times prove.c

@@ -26,19 +26,15 @@
 #include "cli.h"
 #include "g16_util.h"
 
+#include "bench.h" /* sp_bench_proc_kib */
 #include "soak.h"
 
 /* ---- sampling -------------------------------------------------------------------------- */
 
 /* VmRSS of this process in MiB (NAN if unreadable). */
 double soak_rss_mib(void) {
-  FILE *f = fopen("/proc/self/status", "r");
-  char line[256];
-  double v = NAN;
-  while (f && fgets(line, sizeof line, f))
-    if (!strncmp(line, "VmRSS:", 6)) v = (double)strtoull(line + 6, NULL, 10) / 1024.0;
-  if (f) fclose(f);
-  return v;
+  unsigned long long kib;
+  return sp_bench_proc_kib(SP_PROC_STATUS, "VmRSS", &kib) ? (double)kib / 1024.0 : NAN;
 }
 
 /* The sum over every line of metric `name` (with or without labels) in a Prometheus

@@ -36,6 +36,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "base/handle_set.h"
 #include "bls12_381/bls12_381.h"
 #include "c2_map.h"
 #include "sealprov.h"
@@ -47,12 +48,34 @@
 
 #include "c2_internal.h" /* errors, the provider (c2_provider.c) */
 
-/* Our layouts are the ones the module and the BLS code use. */
+/* Our layouts are the ones the module and the BLS code use. An Assignment is a
+ * sealprov_assignment byte for byte: the same 17 eight-byte fields in the same order,
+ * asserted field by field here, so a job's partitions are the caller's array copied
+ * whole (start()). */
 _Static_assert(sizeof(c2_assignment) == sizeof(sealprov_assignment),
                "Assignment and sealprov_assignment have the same 17 fields");
-_Static_assert(offsetof(c2_assignment, aux_assignment_size) ==
-                   offsetof(sealprov_assignment, aux_size),
-               "Assignment and sealprov_assignment end alike");
+#define C2_SAME_FIELD(c2, sp)                                                                    \
+  _Static_assert(offsetof(c2_assignment, c2) == offsetof(sealprov_assignment, sp) &&             \
+                     sizeof(((c2_assignment *)0)->c2) == sizeof(((sealprov_assignment *)0)->sp), \
+                 "Assignment." #c2 " is sealprov_assignment." #sp)
+C2_SAME_FIELD(a_aux_density, a_aux_density);
+C2_SAME_FIELD(a_aux_bit_len, a_aux_bit_len);
+C2_SAME_FIELD(a_aux_popcount, a_aux_popcount);
+C2_SAME_FIELD(b_inp_density, b_inp_density);
+C2_SAME_FIELD(b_inp_bit_len, b_inp_bit_len);
+C2_SAME_FIELD(b_inp_popcount, b_inp_popcount);
+C2_SAME_FIELD(b_aux_density, b_aux_density);
+C2_SAME_FIELD(b_aux_bit_len, b_aux_bit_len);
+C2_SAME_FIELD(b_aux_popcount, b_aux_popcount);
+C2_SAME_FIELD(a, a);
+C2_SAME_FIELD(b, b);
+C2_SAME_FIELD(c, c);
+C2_SAME_FIELD(abc_size, abc_size);
+C2_SAME_FIELD(inp_assignment_data, inp_assignment);
+C2_SAME_FIELD(inp_assignment_size, inp_size);
+C2_SAME_FIELD(aux_assignment_data, aux_assignment);
+C2_SAME_FIELD(aux_assignment_size, aux_size);
+#undef C2_SAME_FIELD
 _Static_assert(sizeof(c2_fr) == SEALPROV_SCALAR_BYTES, "one blst Fr per job scalar");
 _Static_assert(sizeof(g1_affine_t) == sizeof(c2_g1_affine), "G1 affine: blst layout");
 _Static_assert(sizeof(g2_affine_t) == sizeof(c2_g2_affine), "G2 affine: blst layout");
@@ -65,55 +88,14 @@ _Static_assert(offsetof(fp2_t, c1) == offsetof(c2_fp2, c1), "Fp2: c0 then c1");
  * An SRS, a GPU mutex or a pending proof that the host passes is checked by looking its
  * VALUE up among the live ones under g_live_mu, never by reading through it: a dropped
  * SRS, a destroyed mutex or a finalized handle is freed memory, and a stray pointer may
- * point anywhere (design rule 7; plugin/module.c checks the module's handles the same
- * way). Whoever goes on to use the object takes a reference inside that same lock (SRS,
- * mutex), or takes it out of its set (a pending proof: the one finalize or destroy that
- * removes it owns it). An address freed and then reused by a new object of the same
+ * point anywhere (design rule 7; plugin/abi/module.c checks the module's handles with
+ * the same set, base/handle_set.h). Whoever goes on to use the object takes a reference
+ * inside that same lock (SRS, mutex), or takes it out of its set (a pending proof: the
+ * one finalize or destroy that removes it owns it). An address freed and then reused by a new object of the same
  * kind names that new object: the look-up finds a live object, never freed memory. */
 
-typedef struct ptr_set {
-  const void **v;
-  size_t len, cap;
-} ptr_set;
-
 static pthread_mutex_t g_live_mu = PTHREAD_MUTEX_INITIALIZER;
-static ptr_set g_live_srs, g_live_mtx, g_live_pending;
-
-static bool set_has_locked(const ptr_set *set, const void *h) {
-  for (size_t i = 0; i < set->len; i++)
-    if (set->v[i] == h) return true;
-  return false;
-}
-
-/* Returns whether h was there. The array goes with the last value, so a host that
- * unloads the library leaks nothing of it. */
-static bool set_remove_locked(ptr_set *set, const void *h) {
-  bool found = false;
-  for (size_t i = 0; i < set->len; i++)
-    if (set->v[i] == h) {
-      set->v[i] = set->v[--set->len];
-      found = true;
-      break;
-    }
-  if (set->len == 0) {
-    free(set->v);
-    set->v = NULL;
-    set->cap = 0;
-  }
-  return found;
-}
-
-static bool set_add_locked(ptr_set *set, const void *h) {
-  if (set->len == set->cap) {
-    size_t cap = set->cap ? 2 * set->cap : 16;
-    const void **n = realloc(set->v, cap * sizeof *n);
-    if (n == NULL) return false;
-    set->v = n;
-    set->cap = cap;
-  }
-  set->v[set->len++] = h;
-  return true;
-}
+static sp_handle_set g_live_srs, g_live_mtx, g_live_pending; /* base/handle_set.h */
 
 /* ---- SRS ------------------------------------------------------------------------ */
 
@@ -130,7 +112,7 @@ static c2_srs_inner *g_cache[C2_CACHE_SLOTS];                  /* most recently 
 static bool srs_ref(c2_srs_inner *s) {
   if (s == NULL) return false;
   pthread_mutex_lock(&g_live_mu);
-  bool ok = set_has_locked(&g_live_srs, s);
+  bool ok = sp_handle_set_has_locked(&g_live_srs, s);
   if (ok) s->refs++;
   pthread_mutex_unlock(&g_live_mu);
   return ok;
@@ -142,9 +124,9 @@ static bool srs_ref(c2_srs_inner *s) {
 static bool srs_unref(c2_srs_inner *s) {
   if (s == NULL) return false;
   pthread_mutex_lock(&g_live_mu);
-  bool ok = set_has_locked(&g_live_srs, s);
+  bool ok = sp_handle_set_has_locked(&g_live_srs, s);
   bool last = ok && --s->refs == 0;
-  if (last) set_remove_locked(&g_live_srs, s);
+  if (last) sp_handle_set_remove_locked(&g_live_srs, s);
   pthread_mutex_unlock(&g_live_mu);
   if (last) {
     /* Jobs hold their own module reference: releasing ours is safe while they run. */
@@ -203,7 +185,7 @@ c2_error create_SRS(c2_SRS *ret, const char *srs_path, bool cache) {
   s->path = path;
   s->refs = cache ? 2 : 1; /* the caller's, and the cache's */
   pthread_mutex_lock(&g_live_mu);
-  bool registered = set_add_locked(&g_live_srs, s);
+  bool registered = sp_handle_set_add_locked(&g_live_srs, s);
   pthread_mutex_unlock(&g_live_mu);
   if (!registered) {
     if (cache) pthread_mutex_unlock(&g_cache_mu);
@@ -289,7 +271,7 @@ static void token_free(c2_gpu_token *t) {
 /* A call's use of the mutex mtx, when it is live; false otherwise (mtx is not read). */
 static c2_gpu_token *token_get(void *mtx) {
   pthread_mutex_lock(&g_live_mu);
-  c2_gpu_token *t = set_has_locked(&g_live_mtx, mtx) ? mtx : NULL;
+  c2_gpu_token *t = sp_handle_set_has_locked(&g_live_mtx, mtx) ? mtx : NULL;
   if (t != NULL) t->users++;
   pthread_mutex_unlock(&g_live_mu);
   return t;
@@ -311,7 +293,7 @@ void *create_gpu_mutex(void) {
     return NULL;
   }
   pthread_mutex_lock(&g_live_mu);
-  bool ok = set_add_locked(&g_live_mtx, t);
+  bool ok = sp_handle_set_add_locked(&g_live_mtx, t);
   pthread_mutex_unlock(&g_live_mu);
   if (!ok) {
     token_free(t);
@@ -325,7 +307,7 @@ void destroy_gpu_mutex(void *mtx) {
   c2_gpu_token *t = mtx;
   bool free_it = false;
   pthread_mutex_lock(&g_live_mu);
-  bool found = set_remove_locked(&g_live_mtx, mtx);
+  bool found = sp_handle_set_remove_locked(&g_live_mtx, mtx);
   if (found) {
     t->destroyed = true;
     free_it = t->users == 0;
@@ -427,10 +409,10 @@ typedef struct c2_pin {
   int gpu_index;
 } c2_pin;
 
-static c2_error start(const char *fn, const c2_assignment provers[], size_t num_circuits,
-                      const c2_fr r_s[], const c2_fr s_s[], const c2_SRS *srs, const c2_pin *pin,
-                      c2_pending **out) {
-  *out = NULL;
+/* The arguments of a call, before anything is taken: NULL arrays, no circuits, more
+ * than a job holds, an empty SRS. */
+static c2_error check_start_args(const char *fn, const c2_assignment provers[], size_t num_circuits,
+                                 const c2_fr r_s[], const c2_fr s_s[], const c2_SRS *srs) {
   if (provers == NULL) return c2_fail(SEALPROV_ERR_INVALID_ARGUMENT, fn, "provers is NULL");
   if (num_circuits == 0) return c2_fail(SEALPROV_ERR_INVALID_ARGUMENT, fn, "num_circuits is 0");
   if (num_circuits > UINT32_MAX)
@@ -443,7 +425,78 @@ static c2_error start(const char *fn, const c2_assignment provers[], size_t num_
   if (srs->ptr == NULL)
     return c2_fail(SEALPROV_ERR_INVALID_ARGUMENT, fn,
                    "the SRS is empty: create_SRS failed or was never called");
-  c2_error err = c2_ok();
+  return c2_ok();
+}
+
+/* A pending job of n circuits with its own copy of the caller's Assignment array (the
+ * same layout, asserted above) and room for its proofs and results. */
+static c2_error pending_new(const char *fn, const c2_assignment provers[], size_t n,
+                            const c2_pin *pin, const char *where, c2_pending **out) {
+  c2_pending *p = calloc(1, sizeof *p);
+  sealprov_assignment *asg = p != NULL ? calloc(n, sizeof *asg) : NULL;
+  uint8_t *proofs = asg != NULL ? calloc(n, SEALPROV_PROOF_BYTES) : NULL;
+  sealprov_partition_result *res = proofs != NULL ? calloc(n, sizeof *res) : NULL;
+  if (res == NULL) {
+    free(proofs);
+    free(asg);
+    free(p);
+    return c2_fail(SEALPROV_ERR_NO_MEMORY, fn, "no memory for a job of %zu circuits", n);
+  }
+  memcpy(asg, provers, n * sizeof *asg);
+  p->n = n;
+  p->asg = asg;
+  p->out = proofs;
+  p->res = res;
+  p->gpu_index = pin->gpu_index;
+  snprintf(p->where, sizeof p->where, "%s", where);
+  pthread_mutex_init(&p->mu, NULL);
+  pthread_cond_init(&p->cv, NULL);
+  *out = p;
+  return c2_ok();
+}
+
+/* p's job for the module: the caller's r and s (Montgomery, as supraseal uses them),
+ * on the devices of mask (0: any). */
+static void pending_job(c2_pending *p, sealprov_srs *h, const c2_fr r_s[], const c2_fr s_s[],
+                        uint64_t mask, sealprov_job *job) {
+  memset(job, 0, sizeof *job);
+  job->struct_size = sizeof *job;
+  job->flags = SEALPROV_JOB_FIXED_RS;
+  job->srs = h;
+  job->partitions = p->asg;
+  job->num_partitions = (uint32_t)p->n;
+  job->scalar_encoding = SEALPROV_SCALAR_MONTGOMERY;
+  job->r = (const uint8_t *)r_s; /* decoded at submit */
+  job->s = (const uint8_t *)s_s;
+  job->proofs_out = p->out;
+  job->results = p->res;
+  job->device_mask = mask;
+  job->on_complete = on_complete;
+  job->on_inputs_released = on_released;
+  job->user = p;
+}
+
+/* supraseal's callers block while the GPUs are busy and treat any error as fatal (the
+ * Rust wrappers panic): a full queue (max_jobs, max_partitions of the INI) is waited out
+ * here, not returned. A job larger than max_partitions is refused by submit with
+ * INVALID_ARGUMENT, so this cannot wait forever for room. */
+static int submit_waiting(const sealprov_vtable *vt, const sealprov_job *job, sealprov_job_id *id) {
+  int st;
+  long delay_ms = 5;
+  while ((st = vt->submit(g_p, job, id)) == SEALPROV_ERR_QUEUE_FULL) {
+    struct timespec ts = {delay_ms / 1000, (delay_ms % 1000) * 1000000L};
+    nanosleep(&ts, NULL);
+    if (delay_ms < 200) delay_ms *= 2;
+  }
+  return st;
+}
+
+static c2_error start(const char *fn, const c2_assignment provers[], size_t num_circuits,
+                      const c2_fr r_s[], const c2_fr s_s[], const c2_SRS *srs, const c2_pin *pin,
+                      c2_pending **out) {
+  *out = NULL;
+  c2_error err = check_start_args(fn, provers, num_circuits, r_s, s_s, srs);
+  if (err.code != 0) return err;
   const sealprov_vtable *vt = provider(fn, &err);
   if (vt == NULL) return err;
 
@@ -464,82 +517,15 @@ static c2_error start(const char *fn, const c2_assignment provers[], size_t num_
   char where[160];
   c2_pending *p = NULL;
   err = device_for(vt, fn, pin->gpu_index, &mask, where, sizeof where);
+  if (err.code == 0) err = pending_new(fn, provers, num_circuits, pin, where, &p);
   if (err.code != 0) goto done;
-
-  p = calloc(1, sizeof *p);
-  sealprov_assignment *asg = p != NULL ? calloc(num_circuits, sizeof *asg) : NULL;
-  uint8_t *proofs = asg != NULL ? calloc(num_circuits, SEALPROV_PROOF_BYTES) : NULL;
-  sealprov_partition_result *res = proofs != NULL ? calloc(num_circuits, sizeof *res) : NULL;
-  if (res == NULL) {
-    free(proofs);
-    free(asg);
-    free(p);
-    p = NULL;
-    err = c2_fail(SEALPROV_ERR_NO_MEMORY, fn, "no memory for a job of %zu circuits", num_circuits);
-    goto done;
-  }
-  for (size_t i = 0; i < num_circuits; i++) {
-    const c2_assignment *a = &provers[i];
-    asg[i] = (sealprov_assignment){
-        .a_aux_density = a->a_aux_density,
-        .a_aux_bit_len = a->a_aux_bit_len,
-        .a_aux_popcount = a->a_aux_popcount,
-        .b_inp_density = a->b_inp_density,
-        .b_inp_bit_len = a->b_inp_bit_len,
-        .b_inp_popcount = a->b_inp_popcount,
-        .b_aux_density = a->b_aux_density,
-        .b_aux_bit_len = a->b_aux_bit_len,
-        .b_aux_popcount = a->b_aux_popcount,
-        .a = a->a,
-        .b = a->b,
-        .c = a->c,
-        .abc_size = a->abc_size,
-        .inp_assignment = a->inp_assignment_data,
-        .inp_size = a->inp_assignment_size,
-        .aux_assignment = a->aux_assignment_data,
-        .aux_size = a->aux_assignment_size,
-    };
-  }
-  p->n = num_circuits;
-  p->asg = asg;
-  p->out = proofs;
-  p->res = res;
-  p->gpu_index = pin->gpu_index;
-  snprintf(p->where, sizeof p->where, "%s", where);
-  pthread_mutex_init(&p->mu, NULL);
-  pthread_cond_init(&p->cv, NULL);
-
   sealprov_job job;
-  memset(&job, 0, sizeof job);
-  job.struct_size = sizeof job;
-  job.flags = SEALPROV_JOB_FIXED_RS; /* the caller's r and s, as supraseal uses them */
-  job.srs = s->h;
-  job.partitions = asg;
-  job.num_partitions = (uint32_t)num_circuits;
-  job.scalar_encoding = SEALPROV_SCALAR_MONTGOMERY;
-  job.r = (const uint8_t *)r_s; /* decoded at submit */
-  job.s = (const uint8_t *)s_s;
-  job.proofs_out = proofs;
-  job.results = res;
-  job.device_mask = mask; /* 0 (any) unless gpu_index named a device */
-  job.on_complete = on_complete;
-  job.on_inputs_released = on_released;
-  job.user = p;
-  /* supraseal's callers block while the GPUs are busy and treat any error as fatal
-   * (the Rust wrappers panic): a full queue (max_jobs, max_partitions of the INI) is
-   * waited out here, not returned. A job larger than max_partitions is refused by
-   * submit with INVALID_ARGUMENT, so this cannot wait forever for room. */
-  int st;
-  long delay_ms = 5;
+  pending_job(p, s->h, r_s, s_s, mask, &job);
   /* The caller's GPU mutex is held from here until the job's inputs are no longer read
    * (its proofs are ready): calls that share one take turns, as the fork's do around
    * their kernels. */
   if (tok != NULL) pthread_mutex_lock(&tok->mu);
-  while ((st = vt->submit(g_p, &job, &p->id)) == SEALPROV_ERR_QUEUE_FULL) {
-    struct timespec ts = {delay_ms / 1000, (delay_ms % 1000) * 1000000L};
-    nanosleep(&ts, NULL);
-    if (delay_ms < 200) delay_ms *= 2;
-  }
+  int st = submit_waiting(vt, &job, &p->id);
   if (st != SEALPROV_OK) {
     if (tok != NULL) pthread_mutex_unlock(&tok->mu);
     char what[1200];
@@ -549,7 +535,6 @@ static c2_error start(const char *fn, const c2_assignment provers[], size_t num_
       snprintf(what, sizeof what, "%s", s->path);
     err = vt_fail(vt, st, fn, what);
     pending_free(p);
-    p = NULL;
     goto done;
   }
   /* The caller may free a, b, c (Curio does) once we return: wait until the module
@@ -666,7 +651,7 @@ c2_error generate_groth16_proofs_start_c(const c2_assignment provers[], size_t n
   c2_error err = start(fn, provers, num_circuits, r_s, s_s, srs, &pin, &p);
   if (err.code != 0) return err;
   pthread_mutex_lock(&g_live_mu);
-  bool ok = set_add_locked(&g_live_pending, p);
+  bool ok = sp_handle_set_add_locked(&g_live_pending, p);
   pthread_mutex_unlock(&g_live_mu);
   if (!ok) {
     g_vt->cancel(g_p, p->id);
@@ -683,7 +668,7 @@ c2_error generate_groth16_proofs_start_c(const c2_assignment provers[], size_t n
 static c2_pending *pending_take(void *handle) {
   if (handle == NULL) return NULL;
   pthread_mutex_lock(&g_live_mu);
-  bool found = set_remove_locked(&g_live_pending, handle);
+  bool found = sp_handle_set_remove_locked(&g_live_pending, handle);
   pthread_mutex_unlock(&g_live_mu);
   return found ? handle : NULL;
 }

@@ -28,7 +28,7 @@ pack)
   for t in test_cuda_engine test_cuda_kernels test_cuda_checks test_cuda_spmv test_cuda_load; do
     cp "$b/tests/cuda/$t" "$s/t/"
   done
-  cp "$b/tools/sealprov" "$b/tools/sealprov-kit" "$s/bin/" # setup: sealprov-kit
+  cp "$b/tools/sealprov" "$b/kit/cli/sealprov-kit" "$s/bin/" # setup: sealprov-kit
   [ -x "$b/bench/sealprov-bench" ] && cp "$b/bench/sealprov-bench" "$s/bin/" # bench, stress
   cp "$b/plugin/.libs/sealprov.so" "$s/lib/sealprov/"
   cp -L "$(ldconfig -p | awk '/libinih.so.1 / { print $NF; exit }')" "$s/lib/"

@@ -160,6 +160,14 @@ static void push_output(gen *g, u32vec *q, uint32_t var) {
   if (!vec_push(q, var)) g->oom = true;
 }
 
+/* Ends the row with C = coeff * var, var a new output queued in q (push_output). */
+static void row_end_output(gen *g, uint32_t var, uint32_t coeff, u32vec *q) {
+  g->cur.out_var = var;
+  g->cur.out_coeff = coeff;
+  row_end(g);
+  push_output(g, q, var);
+}
+
 /* ---- sealing shape: the gadgets of SHA-256 / Poseidon style circuits ------------ */
 
 static void g_newbit(gen *g) {
@@ -184,11 +192,8 @@ static void g_square(gen *g) {
   g->cur.free_kind = FREE_FIELD;
   g->cur.free_var = w;
   uint32_t w2 = new_aux(g, false);
-  g->cur.out_var = w2;
-  g->cur.out_coeff = g->c_one;
-  row_end(g);
+  row_end_output(g, w2, g->c_one, &g->pend_fields);
   if (!vec_push(&g->b_fields, w)) g->oom = true;
-  push_output(g, &g->pend_fields, w2);
 }
 
 static void g_bitop(gen *g, bool is_xor) {
@@ -206,17 +211,13 @@ static void g_bitop(gen *g, bool is_xor) {
     row_b(g, y, g->c_one);
     row_c(g, x, g->c_one);
     row_c(g, y, g->c_one);
-    g->cur.out_var = z;
-    g->cur.out_coeff = g->c_neg_one;
+    row_end_output(g, z, g->c_neg_one, &g->pend_bits);
   } else {
     /* x * y = z */
     row_a(g, x, g->c_one);
     row_b(g, y, g->c_one);
-    g->cur.out_var = z;
-    g->cur.out_coeff = g->c_one;
+    row_end_output(g, z, g->c_one, &g->pend_bits);
   }
-  row_end(g);
-  push_output(g, &g->pend_bits, z);
 }
 
 static void g_pack(gen *g) {
@@ -227,10 +228,7 @@ static void g_pack(gen *g) {
   row_begin(g);
   for (size_t i = 0; i < k; i++) row_a(g, g->pend_bits.v[g->pend_bits.head++], g->pow2[i]);
   row_b(g, 0, g->c_one);
-  g->cur.out_var = num;
-  g->cur.out_coeff = g->c_one;
-  row_end(g);
-  push_output(g, &g->pend_fields, num);
+  row_end_output(g, num, g->c_one, &g->pend_fields);
 }
 
 static void g_mul(gen *g) {
@@ -244,10 +242,7 @@ static void g_mul(gen *g) {
   row_begin(g);
   row_a(g, x, g->c_one);
   row_b(g, y, g->c_one);
-  g->cur.out_var = z;
-  g->cur.out_coeff = g->c_one;
-  row_end(g);
-  push_output(g, &g->pend_fields, z);
+  row_end_output(g, z, g->c_one, &g->pend_fields);
 }
 
 static void g_linear(gen *g) {
@@ -258,10 +253,7 @@ static void g_linear(gen *g) {
   row_begin(g);
   for (size_t i = 0; i < k; i++) row_a(g, g->pend_fields.v[g->pend_fields.head++], g->c_one);
   row_b(g, 0, g->c_one);
-  g->cur.out_var = z;
-  g->cur.out_coeff = g->c_one;
-  row_end(g);
-  push_output(g, &g->pend_fields, z);
+  row_end_output(g, z, g->c_one, &g->pend_fields);
 }
 
 static void gen_sealing_step(gen *g) {
@@ -343,10 +335,7 @@ static void gen_random_step(gen *g) {
     g->cur.free_kind = FREE_FIELD;
     g->cur.free_var = f;
   }
-  g->cur.out_var = z;
-  g->cur.out_coeff = random_coeff(g);
-  row_end(g);
-  if (!vec_push(&g->pend_fields, z)) g->oom = true;
+  row_end_output(g, z, random_coeff(g), &g->pend_fields); /* the random shape queues all */
 }
 
 /* ---- generation ------------------------------------------------------------------- */

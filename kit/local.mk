@@ -30,3 +30,17 @@ kit_libsealprov_kit_la_SOURCES += \
   kit/gpu/engine_probe.h \
   kit/gpu/engine_probe.c
 endif
+
+# kit/cli -- the developer commands (docs/design.md, "The CLI"): setup, inspect, wtns and
+# the snarkjs modes of prove and verify, in their own program, sealprov-kit (installed in
+# $(pkglibexecdir); in a build tree, here), which `sealprov` hands these command lines
+# to. They make what a module does not and call its internals directly (inspect --check
+# runs the module's readers), so they link the kit and the module's libraries; they use
+# the CLI's parser, messages and host (tools/), which the kit itself does not.
+pkglibexec_PROGRAMS += kit/cli/sealprov-kit
+kit_cli_sealprov_kit_SOURCES = \
+  kit/cli/cmd_setup.c kit/cli/inspect.h kit/cli/cmd_inspect.c kit/cli/inspect_binary.c \
+  kit/cli/inspect_text.c kit/cli/cmd_wtns.c kit/cli/cmd_snarkjs.c kit/cli/snarkjs_json.h \
+  kit/cli/snarkjs_json.c
+kit_cli_sealprov_kit_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/tools
+kit_cli_sealprov_kit_LDADD = tools/libsealprov_host.la $(SP_KIT_LIBS) $(SP_EXTERNAL_LIBS)

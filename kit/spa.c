@@ -25,16 +25,6 @@
 
 static uint64_t rotl64(uint64_t x, int r) { return (x << r) | (x >> (64 - r)); }
 
-static uint64_t rd64(const uint8_t *p) {
-  uint64_t v = 0;
-  for (int i = 7; i >= 0; i--) v = (v << 8) | p[i];
-  return v;
-}
-
-static uint32_t rd32(const uint8_t *p) {
-  return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
-}
-
 static uint64_t xxh_round(uint64_t acc, uint64_t lane) {
   acc += lane * P64_2;
   acc = rotl64(acc, 31);
@@ -55,7 +45,7 @@ void sp_xxh64_init(sp_xxh64_state *h) {
 }
 
 static void xxh_stripe(sp_xxh64_state *h, const uint8_t *p) {
-  for (int i = 0; i < 4; i++) h->v[i] = xxh_round(h->v[i], rd64(p + 8 * i));
+  for (int i = 0; i < 4; i++) h->v[i] = xxh_round(h->v[i], sp_le64(p + 8 * i));
 }
 
 void sp_xxh64_update(sp_xxh64_state *h, const void *data, size_t len) {
@@ -93,13 +83,13 @@ uint64_t sp_xxh64_final(const sp_xxh64_state *h) {
   const uint8_t *p = h->buf;
   size_t len = h->buffered;
   while (len >= 8) {
-    acc ^= xxh_round(0, rd64(p));
+    acc ^= xxh_round(0, sp_le64(p));
     acc = rotl64(acc, 27) * P64_1 + P64_4;
     p += 8;
     len -= 8;
   }
   if (len >= 4) {
-    acc ^= (uint64_t)rd32(p) * P64_1;
+    acc ^= (uint64_t)sp_le32(p) * P64_1;
     acc = rotl64(acc, 23) * P64_2 + P64_3;
     p += 4;
     len -= 4;
@@ -263,7 +253,7 @@ void sp_spa_free(sp_spa *spa) {
 
 static bool scalar_canonical(const uint8_t *p) {
   for (int i = 3; i >= 0; i--) {
-    uint64_t v = rd64(p + 8 * i);
+    uint64_t v = sp_le64(p + 8 * i);
     if (v < BLS_R[i]) return true;
     if (v > BLS_R[i]) return false;
   }
@@ -322,7 +312,7 @@ int sp_spa_read(const char *path, sp_spa **out, char *err, size_t errlen) {
                path);
     goto fail;
   }
-  uint32_t version = rd32(data + 8), enc = rd32(data + 12);
+  uint32_t version = sp_le32(data + 8), enc = sp_le32(data + 12);
   if (version != SP_SPA_VERSION) {
     sp_set_err(err, errlen, "%s: version %u at byte offset 8 is not supported (expected %u)", path,
                version, SP_SPA_VERSION);
@@ -334,16 +324,16 @@ int sp_spa_read(const char *path, sp_spa **out, char *err, size_t errlen) {
     goto fail;
   }
   sealprov_assignment *a = &s->asg;
-  a->abc_size = rd64(data + 16);
-  a->inp_size = rd64(data + 24);
-  a->aux_size = rd64(data + 32);
-  a->a_aux_bit_len = rd64(data + 40);
-  a->a_aux_popcount = rd64(data + 48);
-  a->b_inp_bit_len = rd64(data + 56);
-  a->b_inp_popcount = rd64(data + 64);
-  a->b_aux_bit_len = rd64(data + 72);
-  a->b_aux_popcount = rd64(data + 80);
-  if (rd64(data + 88) != 0) {
+  a->abc_size = sp_le64(data + 16);
+  a->inp_size = sp_le64(data + 24);
+  a->aux_size = sp_le64(data + 32);
+  a->a_aux_bit_len = sp_le64(data + 40);
+  a->a_aux_popcount = sp_le64(data + 48);
+  a->b_inp_bit_len = sp_le64(data + 56);
+  a->b_inp_popcount = sp_le64(data + 64);
+  a->b_aux_bit_len = sp_le64(data + 72);
+  a->b_aux_popcount = sp_le64(data + 80);
+  if (sp_le64(data + 88) != 0) {
     sp_set_err(err, errlen, "%s: reserved field at byte offset 88 is not zero", path);
     goto fail;
   }
@@ -364,7 +354,7 @@ int sp_spa_read(const char *path, sp_spa **out, char *err, size_t errlen) {
                size);
     goto fail;
   }
-  uint64_t want = rd64(data + lay.off_sum), got = sp_xxh64(data, (size_t)lay.off_sum);
+  uint64_t want = sp_le64(data + lay.off_sum), got = sp_xxh64(data, (size_t)lay.off_sum);
   if (want != got) {
     sp_set_err(err, errlen,
                "%s: checksum mismatch: stored %016llx at byte offset %llu, computed %016llx (file "

@@ -21,10 +21,6 @@
 #include "wtns.h"
 #include "base/util.h"
 
-static uint32_t le32(const uint8_t *p) {
-  return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
-}
-
 static void put32(uint8_t *p, uint32_t v) {
   for (int i = 0; i < 4; i++) p[i] = (uint8_t)(v >> (8 * i));
 }
@@ -63,26 +59,11 @@ int sp_wtns_load(const char *path, sp_wtns **out, char *err, size_t errlen) {
                f.esc, version);
     goto fail;
   }
-  if (!sec[1].present || !sec[2].present) {
-    st = bad;
-    sp_set_err(err, errlen, "%s: no %s section (type %d)", f.esc,
-               sec[1].present ? "witness values" : "header", sec[1].present ? 2 : 1);
-    goto fail;
-  }
-  uint32_t n8 = 0;
-  SP_TRY_GOTO(sp_iden3_check_prime(&f, &sec[1], &n8, err, errlen, bad), st, fail);
-  if (sec[1].size != 40) {
-    st = bad;
-    sp_set_err(err, errlen,
-               "%s: header section is %" PRIu64 " bytes (byte offset %" PRIu64
-               "); with 32-byte "
-               "field elements it must be 40",
-               f.esc, sec[1].size, sec[1].off);
-    goto fail;
-  }
+  /* header: n8, the prime, nWitness */
+  SP_TRY_GOTO(sp_iden3_check_circom(&f, sec, "witness values", 40, err, errlen, bad), st, fail);
   uint8_t nb[4];
   SP_TRY_GOTO(sp_file_read(&f, nb, 4, sec[1].off + 36, "nWitness", err, errlen), st, fail);
-  uint64_t n = le32(nb);
+  uint64_t n = sp_le32(nb);
   if (sec[2].size != 32 * n) {
     st = bad;
     sp_set_err(err, errlen,

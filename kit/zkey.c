@@ -47,12 +47,6 @@ static const uint8_t bn128_q_le[32] = {
     0x47, 0xfd, 0x7c, 0xd8, 0x16, 0x8c, 0x20, 0x3c, 0x8d, 0xca, 0x71, 0x68, 0x91, 0x6a, 0x81, 0x97,
     0x5d, 0x58, 0x81, 0x81, 0xb6, 0x45, 0x50, 0xb8, 0x29, 0xa0, 0x31, 0xe1, 0x72, 0x4e, 0x64, 0x30};
 
-static uint32_t le32(const uint8_t *p) {
-  return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
-}
-
-static uint64_t le64(const uint8_t *p) { return (uint64_t)le32(p) | (uint64_t)le32(p + 4) << 32; }
-
 /* The section table (cs.h: sp_iden3_read): sec[1..NSEC] get their section; version 1
  * and sections 1..9 must be there. */
 static int read_sections(sp_file *f, sp_iden3_section *sec, char *err, size_t errlen) {
@@ -93,7 +87,7 @@ static void hex_be(char *out, const uint8_t *le, size_t n) {
 
 static bool fp_from_le_mont(fp_t *r, const uint8_t *p) {
   uint64_t l[6];
-  for (int i = 0; i < 6; i++) l[i] = le64(p + 8 * i);
+  for (int i = 0; i < 6; i++) l[i] = sp_le64(p + 8 * i);
   return fp_from_blst_mont(r, l);
 }
 
@@ -207,7 +201,7 @@ static int read_header(sp_file *f, const sp_iden3_section *sec, sp_zkey *zk, boo
     return SEALPROV_ERR_PARAMS;
   }
   SP_TRY(sp_file_read(f, b, 4, sec[1].off, "protocol", err, errlen));
-  uint32_t proto = le32(b);
+  uint32_t proto = sp_le32(b);
   if (proto != 1) {
     sp_set_err(err, errlen,
                "%s: the key's protocol is %" PRIu32 " (%s): sealprov proves Groth16 (1)", f->esc,
@@ -225,7 +219,7 @@ static int read_header(sp_file *f, const sp_iden3_section *sec, sp_zkey *zk, boo
     return SEALPROV_ERR_PARAMS;
   }
   SP_TRY(sp_file_read(f, hb, 4, g->off, "n8q", err, errlen));
-  uint32_t n8q = le32(hb);
+  uint32_t n8q = sp_le32(hb);
   if (n8q == 0 || n8q > 64 || g->size < 4 + (uint64_t)n8q) {
     sp_set_err(err, errlen,
                "%s: section 2 (Groth16 header): base field elements of %" PRIu32
@@ -267,7 +261,7 @@ static int read_header(sp_file *f, const sp_iden3_section *sec, sp_zkey *zk, boo
     return rc;
   }
   const uint8_t *p = h + 52;
-  uint32_t n8r = le32(p);
+  uint32_t n8r = sp_le32(p);
   uint8_t r_le[32];
   for (int i = 0; i < 32; i++) r_le[i] = (uint8_t)(BLS_R[i / 8] >> (8 * (i % 8)));
   if (n8r != 32 || memcmp(p + 4, r_le, 32) != 0) {
@@ -283,9 +277,9 @@ static int read_header(sp_file *f, const sp_iden3_section *sec, sp_zkey *zk, boo
     return SEALPROV_ERR_PARAMS;
   }
   p += 36;
-  zk->n_vars = le32(p);
-  zk->n_public = le32(p + 4);
-  zk->domain_size = le32(p + 8);
+  zk->n_vars = sp_le32(p);
+  zk->n_public = sp_le32(p + 4);
+  zk->domain_size = sp_le32(p + 8);
   p += 12;
   uint32_t d = zk->domain_size;
   if ((uint64_t)zk->n_public + 1 > zk->n_vars) {
@@ -343,7 +337,7 @@ static int read_coefs(sp_file *f, const sp_iden3_section *sec, sp_zkey *zk, char
     return SEALPROV_ERR_PARAMS;
   }
   SP_TRY(sp_file_read(f, b, 4, s->off, "coefficient count", err, errlen));
-  uint64_t n = le32(b);
+  uint64_t n = sp_le32(b);
   SP_TRY(
       expect_size(f, sec, 4, 4 + n * 44, "its count of coefficients (4 + 44 each)", err, errlen));
   zk->n_coefs = n;
@@ -363,11 +357,11 @@ static int read_coefs(sp_file *f, const sp_iden3_section *sec, sp_zkey *zk, char
     for (uint64_t j = 0; j < k && !rc; j++) {
       const uint8_t *e = buf + j * 44;
       sp_zkey_coef *c = &zk->coefs[i + j];
-      c->matrix = le32(e);
-      c->constraint = le32(e + 4);
-      c->signal = le32(e + 8);
+      c->matrix = sp_le32(e);
+      c->constraint = sp_le32(e + 4);
+      c->signal = sp_le32(e + 8);
       uint64_t l[4];
-      for (int t = 0; t < 4; t++) l[t] = le64(e + 12 + 8 * t);
+      for (int t = 0; t < 4; t++) l[t] = sp_le64(e + 12 + 8 * t);
       const char *why = NULL;
       if (c->matrix > 1)
         why = "matrix is not 0 (A) or 1 (B)";

@@ -96,6 +96,7 @@ plugin_libsealprov_base_la_SOURCES = \
   plugin/base/log.c \
   plugin/base/util.h \
   plugin/base/util.c \
+  plugin/base/handle_set.h \
   plugin/base/thread.h \
   plugin/base/thread.c
 

@@ -5,9 +5,9 @@
  * (e.g. "devices", or "cpu" for `bench cpu`); it parses its options with sp_cli_getopt
  * and returns the process exit status: 0 success, 1 failure, 2 usage error. Adding one:
  * its prototype here, one line in main.c's table, its source in tools/local.mk (a host
- * command in the host library, a developer command in sealprov-kit) or bench/local.mk
- * (a benchmark command, in sealprov-bench); docs/design.md, "The CLI", says which is
- * which.
+ * command, in the host library), kit/local.mk (a developer command, in kit/cli/ and the
+ * program sealprov-kit) or bench/local.mk (a benchmark command, in sealprov-bench);
+ * docs/design.md, "The CLI", says which is which.
  *
  * The parts, by file:
  *   cli_base.c  messages, the one UTF-8 validator, JSON strings out, the clocks,
@@ -37,9 +37,9 @@ int cmd_verify(int argc, char **argv);       /* cmd_verify.c */
 int cmd_demo(int argc, char **argv);         /* cmd_demo.c */
 /* Developer commands (linked into sealprov-kit with the kit; main.c holds weak references
  * to them, so a program of the host library alone lists them as not built). */
-int cmd_setup(int argc, char **argv);   /* cmd_setup.c */
-int cmd_inspect(int argc, char **argv); /* cmd_inspect.c: what any file of the project is */
-int cmd_wtns(int argc, char **argv);    /* witness.c: `wtns IN.spa OUT.wtns` */
+int cmd_setup(int argc, char **argv);   /* kit/cli/cmd_setup.c */
+int cmd_inspect(int argc, char **argv); /* kit/cli/cmd_inspect.c: what a file of the project is */
+int cmd_wtns(int argc, char **argv);    /* kit/cli/cmd_wtns.c: `wtns IN.spa OUT.wtns` */
 /* Benchmark commands (bench/, linked into sealprov-bench; weak references in main.c too).
  * stress and soak reach the module only through its table, as the host commands do. */
 int cmd_stress(int argc, char **argv);        /* cmd_stress.c: concurrent jobs, all verified */
@@ -48,7 +48,7 @@ int cmd_bench(int argc, char **argv);         /* cmd_bench.c: `bench`, `bench lo
 int cmd_bench_witness(int argc, char **argv); /* bench_witness.c: `bench witness DIR` */
 int sp_cmd_bench_cpu(int argc, char **argv);  /* bench_cpu.c: `bench cpu` (curve library) */
 int sp_cmd_bench_gpu(int argc, char **argv);  /* bench_gpu.c: `bench gpu` (CUDA engine) */
-/* The developer modes of two host commands (cmd_snarkjs.c): snarkjs's files are proved
+/* The developer modes of two host commands (kit/cli/cmd_snarkjs.c): snarkjs's files are proved
  * and verified by the kit on this host's CPUs, not by the module. */
 int sp_cli_prove_zkey(const char *zkey, const char *wtns, const char *out_proof,
                       const char *out_public, bool zero_rs, bool force, bool json);

@@ -17,7 +17,14 @@
 
 #include "cli.h"
 
-/* ---- UTF-8 ------------------------------------------------------------------------- */
+/* ---- UTF-8 -------------------------------------------------------------------------
+ * The host's one copy, apart from the module's escaper (sp_utf8_escape, plugin/base/
+ * util.c) on purpose: this library links no code of the module and reaches it only
+ * through its table (docs/design.md rule 15, tests/tools/host_symbols.sh), and a helper
+ * in include/ would become part of the published ABI. It also escapes less: the
+ * messages it writes carry the module's, already escaped (control characters as \xNN, a
+ * backslash doubled), which a second pass of the module's rules would double again;
+ * here only bytes that are not UTF-8 are escaped. */
 
 size_t sp_cli_utf8_len(const char *str) {
   const unsigned char *s = (const unsigned char *)str;
@@ -97,7 +104,8 @@ void sp_cli_json_str(FILE *f, const char *s) {
   fputc('"', f);
 }
 
-/* ---- clocks ------------------------------------------------------------------------ */
+/* ---- clocks ------------------------------------------------------------------------
+ * The host's own, for the reason above: the module's (sp_now_ms) is not linked here. */
 
 double sp_cli_now_ms(void) {
   struct timespec ts;

@@ -168,7 +168,7 @@ static bool parse_devices(const char *arg, uint64_t *mask) {
   }
 }
 
-/* The job itself is built by the proving helpers (g16_prove.c, witness.c), which know
+/* The job itself is built by the proving helpers (g16_prove.c, prove_witness.c), which know
  * nothing of --device: a copy of the module's vtable whose submit adds the mask stands
  * in for it, as a host could interpose. */
 static sealprov_vtable devices_vt;
@@ -439,6 +439,21 @@ static int prove_snarkjs(const prove_opts *o, sp_cli_args *a) {
                            o->json);
 }
 
+/* The n partition files (.spa) into spa[] and their assignments into asg[]; false, with
+ * the message said, at the first that cannot be read. */
+static bool read_partitions(char **files, size_t n, sp_spa **spa, sealprov_assignment *asg) {
+  sp_cli_note("reading %zu partition file%s", n, n == 1 ? "" : "s");
+  for (size_t i = 0; i < n; i++) {
+    char err[1024];
+    if (sp_spa_read(files[i], &spa[i], err, sizeof err) != SEALPROV_OK) {
+      sp_cli_error("%s", err);
+      return false;
+    }
+    asg[i] = spa[i]->asg;
+  }
+  return true;
+}
+
 int cmd_prove(int argc, char **argv) {
   prove_opts o = {0};
   sp_cli_args a;
@@ -474,15 +489,7 @@ int cmd_prove(int argc, char **argv) {
     rep.results[i] = (sealprov_partition_result){.status = -1, .device = -1};
     snprintf(rep.device_names[i], 64, "-");
   }
-  if (o.r1cs == NULL) sp_cli_note("reading %zu partition file%s", n, n == 1 ? "" : "s");
-  for (size_t i = 0; o.r1cs == NULL && i < n; i++) {
-    char err[1024];
-    if (sp_spa_read(files[i], &spa[i], err, sizeof err) != SEALPROV_OK) {
-      sp_cli_error("%s", err);
-      goto out;
-    }
-    asg[i] = spa[i]->asg;
-  }
+  if (o.r1cs == NULL && !read_partitions(files, n, spa, asg)) goto out;
   if (!partitions_fit(&o, &pp, o.r1cs ? NULL : spa, &rep)) {
     ret = 1;
     checked = true; /* the report below says what did not fit */

@@ -3,7 +3,7 @@
  * the public inputs of the partition files through the module, as a host does: vk_load
  * and verify() on a provider of one CPU device (no device configuration needed; -c names
  * one). Exit 0 only if every proof verifies. snarkjs's JSON files are the kit's
- * (cmd_snarkjs.c). */
+ * (kit/cli/cmd_snarkjs.c). */
 #include <config.h>
 
 #include <stdio.h>
@@ -72,7 +72,7 @@ int cmd_verify(int argc, char **argv) {
   size_t n = (size_t)(argc - a.first);
   char **files = argv + a.first;
   if (proof_json || public_json || (vk_path && looks_like_json(vk_path))) {
-    /* snarkjs's verification_key.json, proof.json and public.json: the kit's (cmd_snarkjs.c) */
+    /* snarkjs's verification_key.json, proof.json and public.json: the kit's (kit/cli/cmd_snarkjs.c) */
     const char *clash = proofs_path ? "--proofs" : n ? files[0] : a.config ? "-c" : NULL;
     if (clash)
       return sp_cli_usage_error(&a,

@@ -77,10 +77,6 @@ typedef struct g16_prove_report {
   size_t devices_used;                /* distinct devices among the results */
 } g16_prove_report;
 
-/* On a module opened with sp_cli_host_open (tools/cli.h): srs_load(params), one job
- * with every partition (zero r and s if zero_rs: no zero-knowledge, for tests),
- * progress on stderr when it is a terminal, wait. proofs gets 192 * n bytes. Returns 0
- * when the job succeeded, 1 otherwise (the report says why). */
 /* Writes the provider's task timeline and Prometheus stats to the files named by
  * SEALPROV_TIMELINE and SEALPROV_STATS (each skipped when unset; checked with
  * sp_cli_output_check before the work): how a run shows which device ran what, and when. */
@@ -100,8 +96,35 @@ int g16_verify_partition(sp_cli_host *h, const sealprov_srs *vk, const sealprov_
                          const char *path, const uint8_t *proof, int *valid, char *err,
                          size_t errlen);
 
+/* On a module opened with sp_cli_host_open (tools/cli.h): srs_load(params), one job
+ * with every partition (zero r and s if zero_rs: no zero-knowledge, for tests),
+ * progress on stderr when it is a terminal, wait. proofs gets 192 * n bytes. Returns 0
+ * when the job succeeded, 1 otherwise (the report says why). */
 int g16_prove_partitions(sp_cli_host *h, const char *params, const sealprov_assignment *asg,
                          size_t n, bool zero_rs, bool progress, uint8_t *proofs,
                          g16_prove_report *rep);
+
+/* The report before anything ran: stage PARAMS, every partition "not run". */
+void g16_report_begin(g16_prove_report *rep, size_t n);
+
+/* What one job proves, once its parameters (and for witness-only partitions its
+ * constraint system) are loaded. */
+typedef struct g16_job_in {
+  sealprov_srs *srs;
+  sealprov_cs *cs; /* NULL: full assignments */
+  const sealprov_assignment *parts;
+  size_t n;
+  bool zero_rs;     /* r = s = 0: no zero-knowledge, tests only */
+  uint8_t *proofs;  /* 192 * n bytes */
+  const char *noun; /* the progress line's: "proving 3 <noun>s" */
+} g16_job_in;
+/* The job both ways of proving share (g16_prove_partitions, g16_prove_witness):
+ * submitted, waited for; with progress a line as it starts and, with meter, one each
+ * time partitions come through and one at its end. rep gets the stages from SUBMIT on,
+ * the job, prove_ms, status and detail, and the devices' names; the provider's text goes
+ * where SEALPROV_TIMELINE and SEALPROV_STATS say. Returns 0 when the job succeeded, 1
+ * otherwise. */
+int g16_run_job(sp_cli_host *h, const g16_job_in *in, bool progress, bool meter,
+                g16_prove_report *rep);
 
 #endif

@@ -4,8 +4,8 @@
  * them), numbers (kept as their text), literals. Bounded: at most SP_JSON_MAX_VALUES
  * values and 33 levels of nesting; sp_json_load reads at most max_bytes. Every message
  * names the file (escaped as valid UTF-8, sp_cli_escape) and the byte offset. Used by
- * snarkjs's files (snarkjs_json.c) and `sealprov inspect`; needs neither the module nor
- * the kit. */
+ * snarkjs's files (kit/cli/snarkjs_json.c) and `sealprov inspect`; needs neither the
+ * module nor the kit. */
 #ifndef SEALPROV_TOOLS_JSON_READ_H
 #define SEALPROV_TOOLS_JSON_READ_H
 

@@ -35,7 +35,7 @@ static const struct program {
   const char *what; /* "this is a ... of NAME" when it is not installed */
   const char *dir;  /* its folder in a build tree */
 } programs[] = {
-    [IN_KIT] = {"sealprov-kit", "developer command", "tools"},
+    [IN_KIT] = {"sealprov-kit", "developer command", "kit/cli"},
     [IN_BENCH] = {"sealprov-bench", "benchmark command", "bench"},
 };
 

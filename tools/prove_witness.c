@@ -69,15 +69,7 @@ static void free_witness(void *owned, bool is_spa) {
 int g16_prove_witness(sp_cli_host *h, const char *params, const char *r1cs, char **files, size_t n,
                       bool zero_rs, bool progress, uint8_t *proofs, g16_prove_report *rep) {
   const sealprov_vtable *vt = h->vt;
-  rep->detail[0] = 0;
-  rep->job = 0;
-  rep->devices_used = 0;
-  rep->stage = G16_STAGE_PARAMS;
-  rep->load_ms = rep->prove_ms = 0;
-  for (size_t i = 0; i < n; i++) {
-    rep->results[i] = (sealprov_partition_result){.status = -1, .device = -1};
-    snprintf(rep->device_names[i], 64, "-");
-  }
+  g16_report_begin(rep, n);
   if (!SEALPROV_VTABLE_HAS(vt, cs_info)) {
     rep->status = SEALPROV_ERR_UNSUPPORTED;
     snprintf(rep->detail, sizeof rep->detail,
@@ -92,9 +84,8 @@ int g16_prove_witness(sp_cli_host *h, const char *params, const char *r1cs, char
   sealprov_assignment *wit = calloc(n ? n : 1, sizeof *wit);
   void **owned = calloc(n ? n : 1, sizeof *owned);
   bool *is_spa = calloc(n ? n : 1, sizeof *is_spa);
-  uint8_t *zeros = zero_rs ? calloc(n, 32) : NULL;
   int ret = 1;
-  if (!wit || !owned || !is_spa || (zero_rs && !zeros)) {
+  if (!wit || !owned || !is_spa) {
     rep->status = SEALPROV_ERR_NO_MEMORY;
     snprintf(rep->detail, sizeof rep->detail, "out of memory");
     goto out;
@@ -107,13 +98,8 @@ int g16_prove_witness(sp_cli_host *h, const char *params, const char *r1cs, char
     rc = vt->cs_load(h->p, r1cs, &cs);
   }
   rep->load_ms = sp_cli_now_ms() - t0;
-  if (rc != SEALPROV_OK) {
-    rep->status = rc;
-    snprintf(rep->detail, sizeof rep->detail, "%s", vt->last_error());
-    goto out;
-  }
   sealprov_cs_info info = {.struct_size = sizeof info};
-  rc = vt->cs_info(cs, &info);
+  if (rc == SEALPROV_OK) rc = vt->cs_info(cs, &info);
   if (rc != SEALPROV_OK) {
     rep->status = rc;
     snprintf(rep->detail, sizeof rep->detail, "%s", vt->last_error());
@@ -128,43 +114,20 @@ int g16_prove_witness(sp_cli_host *h, const char *params, const char *r1cs, char
       goto out;
     }
   }
-  sealprov_job job;
-  memset(&job, 0, sizeof job);
-  job.struct_size = sizeof job;
-  job.flags = zero_rs ? SEALPROV_JOB_FIXED_RS : 0;
-  job.srs = srs;
-  job.cs = cs;
-  job.partitions = wit;
-  job.num_partitions = (uint32_t)n;
-  job.scalar_encoding = SEALPROV_SCALAR_CANONICAL_LE;
-  job.r = zeros;
-  job.s = zeros;
-  job.proofs_out = proofs;
-  job.results = rep->results;
-  if (progress) sp_cli_note("proving %zu witness-only partition%s", n, n == 1 ? "" : "s");
-  t0 = sp_cli_now_ms();
-  sealprov_job_id id = 0;
-  rc = vt->submit(h->p, &job, &id);
-  if (rc == SEALPROV_OK) {
-    rep->stage = G16_STAGE_DONE;
-    rep->job = id;
-    sp_cli_job_watch(id); /* its failure is said once, by the command (cli.h) */
-    rc = vt->wait(h->p, id, -1);
-  }
-  rep->prove_ms = sp_cli_now_ms() - t0;
-  rep->status = rc;
-  if (rc != SEALPROV_OK) snprintf(rep->detail, sizeof rep->detail, "%s", vt->last_error());
-  if (id != 0) sp_cli_job_reported(id, rc == SEALPROV_OK ? "" : rep->detail);
-  g16_dump_provider_text(h);
-  g16_name_devices(h, n, rep);
-  ret = rc == SEALPROV_OK ? 0 : 1;
+  g16_job_in in = {.srs = srs,
+                   .cs = cs,
+                   .parts = wit,
+                   .n = n,
+                   .zero_rs = zero_rs,
+                   .proofs = proofs,
+                   .noun = "witness-only partition"};
+  ret = g16_run_job(h, &in, progress, false, rep);
 out:
   for (size_t i = 0; owned && i < n; i++)
     if (owned[i]) free_witness(owned[i], is_spa[i]);
   free(owned);
   free(is_spa);
   free(wit);
-  free(zeros);
   if (cs) vt->cs_release(cs);
   if (srs) vt->srs_release(srs);
   return ret;

@@ -22,6 +22,7 @@
 #include "groth16/cs_eval.h"
 #include "groth16/groth16.h"
 #include "abi/module.h"
+#include "base/handle_set.h"
 #include "base/log.h"
 #include "formats/srs.h"
 #include "base/util.h"
@@ -90,59 +91,35 @@ static void provider_put(sealprov_provider *p) {
  * under the lock keeps it alive after the lock is dropped, and two releases of one
  * handle cannot both pass the look-up. Jobs hold their own references: a set released
  * by the host lives on until its last job ends. */
-typedef struct handle_set {
-  const void **v;
-  size_t len, cap;
-} handle_set;
-static handle_set live_srs, live_cs;
+static sp_handle_set live_srs, live_cs; /* under providers_mu (base/handle_set.h) */
 
-static bool set_has_locked(const handle_set *s, const void *h) {
-  for (size_t i = 0; i < s->len; i++)
-    if (s->v[i] == h) return true;
-  return false;
-}
-
-/* Takes h out of the set; false when it was not there. The array is freed when the last
- * handle goes, so a host that unloads the module leaks nothing. */
-static bool set_remove_locked(handle_set *s, const void *h) {
-  bool found = false;
-  for (size_t i = 0; i < s->len; i++) {
-    if (s->v[i] == h) {
-      s->v[i] = s->v[--s->len];
-      found = true;
-      break;
-    }
-  }
-  if (s->len == 0) {
-    free(s->v);
-    s->v = NULL;
-    s->cap = 0;
-  }
-  return found;
-}
-
-static bool handle_register(handle_set *s, const void *h) {
+static bool handle_register(sp_handle_set *s, const void *h) {
   pthread_mutex_lock(&providers_mu);
-  bool ok = true;
-  if (s->len == s->cap) {
-    size_t cap = s->cap ? 2 * s->cap : 16;
-    const void **n = realloc(s->v, cap * sizeof *n);
-    if (n == NULL)
-      ok = false;
-    else {
-      s->v = n;
-      s->cap = cap;
-    }
-  }
-  if (ok) s->v[s->len++] = h;
+  bool ok = sp_handle_set_add_locked(s, h);
   pthread_mutex_unlock(&providers_mu);
+  return ok;
+}
+
+/* A host's release of h: out of the set under the lock, so that the host's reference is
+ * now the caller's to drop (outside the lock: it may free the set and evict its device
+ * copies) and a second release of the same handle finds nothing. False, with the error
+ * set and logged, when h is not in the set. */
+static bool handle_unregister(sp_handle_set *s, const void *h, const char *fn, const char *what) {
+  pthread_mutex_lock(&providers_mu);
+  bool ok = sp_handle_set_remove_locked(s, h);
+  pthread_mutex_unlock(&providers_mu);
+  if (!ok) {
+    sp_err(SEALPROV_ERR_INVALID_ARGUMENT,
+           "%s: %p is not a loaded %s (released twice, or never loaded)", fn, h, what);
+    sp_log(SEALPROV_LOG_WARN, "%s", tls_err);
+  }
   return ok;
 }
 
 /* A reference on the parameter set h if the host holds it (NULL: it does not). */
 static sp_srs *srs_get(const void *h) {
   pthread_mutex_lock(&providers_mu);
-  sp_srs *srs = h != NULL && set_has_locked(&live_srs, h) ? (sp_srs *)h : NULL;
+  sp_srs *srs = h != NULL && sp_handle_set_has_locked(&live_srs, h) ? (sp_srs *)h : NULL;
   if (srs != NULL) sp_srs_retain(srs);
   pthread_mutex_unlock(&providers_mu);
   return srs;
@@ -150,7 +127,7 @@ static sp_srs *srs_get(const void *h) {
 
 static sp_cs *cs_get(const void *h) {
   pthread_mutex_lock(&providers_mu);
-  sp_cs *cs = h != NULL && set_has_locked(&live_cs, h) ? (sp_cs *)h : NULL;
+  sp_cs *cs = h != NULL && sp_handle_set_has_locked(&live_cs, h) ? (sp_cs *)h : NULL;
   if (cs != NULL) sp_cs_retain(cs);
   pthread_mutex_unlock(&providers_mu);
   return cs;
@@ -419,20 +396,8 @@ static int vt_vk_load(sealprov_provider *p, const char *path, sealprov_srs **out
 static void vt_srs_release(sealprov_srs *srs) {
   sp_err_clear();
   if (srs == NULL) return;
-  /* Out of the set under the lock: the host's reference is now ours to drop, and a
-   * second release of the same handle finds nothing. The release itself (which may free
-   * the set and evict its device copies) runs with no lock held. */
-  pthread_mutex_lock(&providers_mu);
-  bool ok = set_remove_locked(&live_srs, srs);
-  pthread_mutex_unlock(&providers_mu);
-  if (!ok) {
-    sp_err(SEALPROV_ERR_INVALID_ARGUMENT,
-           "srs_release: %p is not a loaded parameter set (released twice, or never loaded)",
-           (void *)srs);
-    sp_log(SEALPROV_LOG_WARN, "%s", tls_err);
-    return;
-  }
-  sp_srs_release((sp_srs *)srs);
+  if (handle_unregister(&live_srs, srs, "srs_release", "parameter set"))
+    sp_srs_release((sp_srs *)srs);
 }
 
 /* A set loaded straight onto the GPUs (device_only) has no host copy: every device of
@@ -643,18 +608,8 @@ static int vt_cs_load(sealprov_provider *h, const char *path, sealprov_cs **out)
 static void vt_cs_release(sealprov_cs *handle) {
   sp_err_clear();
   if (handle == NULL) return;
-  /* As srs_release: out of the set under the lock, released outside it. */
-  pthread_mutex_lock(&providers_mu);
-  bool ok = set_remove_locked(&live_cs, handle);
-  pthread_mutex_unlock(&providers_mu);
-  if (!ok) {
-    sp_err(SEALPROV_ERR_INVALID_ARGUMENT,
-           "cs_release: %p is not a loaded constraint system (released twice, or never loaded)",
-           (void *)handle);
-    sp_log(SEALPROV_LOG_WARN, "%s", tls_err);
-    return;
-  }
-  sp_cs_release((sp_cs *)handle);
+  if (handle_unregister(&live_cs, handle, "cs_release", "constraint system"))
+    sp_cs_release((sp_cs *)handle);
 }
 
 static int vt_cs_info(const sealprov_cs *handle, sealprov_cs_info *out) {
@@ -671,7 +626,7 @@ static int vt_cs_info(const sealprov_cs *handle, sealprov_cs_info *out) {
   sealprov_cs_info info;
   memset(&info, 0, sizeof info);
   pthread_mutex_lock(&providers_mu);
-  bool ok = set_has_locked(&live_cs, handle);
+  bool ok = sp_handle_set_has_locked(&live_cs, handle);
   if (ok) {
     const sp_cs *cs = (const sp_cs *)handle;
     info.constraints = cs->n_rows;

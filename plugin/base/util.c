@@ -42,49 +42,77 @@ int sp_random_bytes(void *buf, size_t len) {
   return 0;
 }
 
-const char *sp_utf8_escape(const char *s, char *out, size_t outlen) {
+/* How the unit of text at p is shown: writes it to unit (at most 6 bytes, not
+ * terminated), sets *src to the bytes of p it covers and returns its length. A
+ * well-formed UTF-8 sequence stays as it is, except the C1 controls; any other byte is
+ * one unit of its own. */
+static size_t escape_unit(const unsigned char *p, char unit[7], size_t *src) {
+  unsigned c = *p;
+  size_t n = 0; /* length of a well-formed sequence starting at p, 0 if none */
+  if (c >= 0x20 && c < 0x7f) {
+    n = 1;
+  } else if (c >= 0xc2 && c <= 0xdf) {
+    n = (p[1] & 0xc0) == 0x80 ? 2 : 0;
+  } else if (c >= 0xe0 && c <= 0xef) {
+    unsigned lo = c == 0xe0 ? 0xa0 : 0x80, hi = c == 0xed ? 0x9f : 0xbf;
+    n = p[1] >= lo && p[1] <= hi && (p[2] & 0xc0) == 0x80 ? 3 : 0;
+  } else if (c >= 0xf0 && c <= 0xf4) {
+    unsigned lo = c == 0xf0 ? 0x90 : 0x80, hi = c == 0xf4 ? 0x8f : 0xbf;
+    n = p[1] >= lo && p[1] <= hi && (p[2] & 0xc0) == 0x80 && (p[3] & 0xc0) == 0x80 ? 4 : 0;
+  }
+  if (n == 1 && c == '\\') { /* a literal backslash is doubled: an escape is never ambiguous */
+    *src = 1;
+    memcpy(unit, "\\\\", 2);
+    return 2;
+  }
+  if (n == 2 && c == 0xc2 && p[1] < 0xa0) { /* C1 control U+0080..U+009F */
+    *src = 2;
+    snprintf(unit, 7, "\\u%04x", (unsigned)p[1]);
+    return 6;
+  }
+  if (n) {
+    *src = n;
+    memcpy(unit, p, n);
+    return n;
+  }
+  *src = 1;
+  snprintf(unit, 7, "\\x%02x", c);
+  return 4;
+}
+
+/* sp_utf8_escape and its marked form: units while they fit; with mark, a text that does
+ * not fit whole ends in "..." (room for it kept), so that a reader sees it was cut. */
+static const char *escape(const char *s, char *out, size_t outlen, bool mark) {
   if (!out || outlen == 0) return "";
-  if (!s) s = "(null)";
-  const unsigned char *p = (const unsigned char *)s;
-  size_t o = 0;
-  while (*p) {
-    unsigned c = *p;
-    size_t n = 0; /* length of a well-formed sequence starting at p, 0 if none */
-    if (c >= 0x20 && c < 0x7f) {
-      n = 1;
-    } else if (c >= 0xc2 && c <= 0xdf) {
-      n = (p[1] & 0xc0) == 0x80 ? 2 : 0;
-    } else if (c >= 0xe0 && c <= 0xef) {
-      unsigned lo = c == 0xe0 ? 0xa0 : 0x80, hi = c == 0xed ? 0x9f : 0xbf;
-      n = p[1] >= lo && p[1] <= hi && (p[2] & 0xc0) == 0x80 ? 3 : 0;
-    } else if (c >= 0xf0 && c <= 0xf4) {
-      unsigned lo = c == 0xf0 ? 0x90 : 0x80, hi = c == 0xf4 ? 0x8f : 0xbf;
-      n = p[1] >= lo && p[1] <= hi && (p[2] & 0xc0) == 0x80 && (p[3] & 0xc0) == 0x80 ? 4 : 0;
-    }
-    if (n == 1 && c == '\\') { /* a literal backslash is doubled: an escape is never ambiguous */
-      if (o + 2 >= outlen) break;
-      memcpy(out + o, "\\\\", 2);
-      o += 2;
-      p++;
-    } else if (n == 2 && c == 0xc2 && p[1] < 0xa0) { /* C1 control U+0080..U+009F */
-      if (o + 6 >= outlen) break;
-      snprintf(out + o, 7, "\\u%04x", (unsigned)p[1]);
-      o += 6;
-      p += 2;
-    } else if (n) {
-      if (o + n >= outlen) break;
-      memcpy(out + o, p, n);
-      o += n;
-      p += n;
-    } else {
-      if (o + 4 >= outlen) break;
-      snprintf(out + o, 5, "\\x%02x", c);
-      o += 4;
-      p++;
-    }
+  const unsigned char *p = (const unsigned char *)(s ? s : "(null)");
+  char unit[7];
+  size_t src, room = outlen - 1, o = 0;
+  if (mark) {
+    size_t total = 0;
+    for (size_t i = 0; p[i]; i += src) total += escape_unit(p + i, unit, &src);
+    mark = total > room;
+    if (mark) room = outlen > 4 ? outlen - 4 : 0;
+  }
+  for (; *p; p += src) {
+    size_t n = escape_unit(p, unit, &src);
+    if (o + n > room) break;
+    memcpy(out + o, unit, n);
+    o += n;
+  }
+  if (mark && outlen > 4) {
+    memcpy(out + o, "...", 3);
+    o += 3;
   }
   out[o] = '\0';
   return out;
+}
+
+const char *sp_utf8_escape(const char *s, char *out, size_t outlen) {
+  return escape(s, out, outlen, false);
+}
+
+const char *sp_utf8_escape_marked(const char *s, char *out, size_t outlen) {
+  return escape(s, out, outlen, true);
 }
 
 int sp_file_open(sp_file *f, const char *path, char *err, size_t errlen) {

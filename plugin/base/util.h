@@ -33,10 +33,16 @@ void sp_set_err(char *err, size_t errlen, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
 /* Copies s into out (always NUL-terminated when outlen > 0) as valid UTF-8: well-formed
  * UTF-8 sequences as they are, every other byte, and C0 controls and DEL, as \xNN; C1
- * controls as \u0080..\u009f and a backslash as \\ (as runtime/ini_values.c shows INI text), so
- * neither a terminal nor a reader can take a file name for an escape or a command.
- * Cut at a whole unit when out is full. Returns out, so it can be a printf argument. */
+ * controls as \u0080..\u009f and a backslash as \\, so neither a terminal nor a reader
+ * can take a file name or a value of the INI for an escape or a command. NULL is shown
+ * as "(null)". Cut at a whole unit when out is full. Returns out, so it can be a printf
+ * argument. This is the module's one escaper (the CLI, which links no module code, has
+ * its own: tools/cli_base.c). */
 const char *sp_utf8_escape(const char *s, char *out, size_t outlen);
+/* The same, but a text that does not fit whole ends in "..." after the units that fit
+ * with it (empty when outlen is below 5): for quoted values, where a reader must see
+ * that the quote was cut. */
+const char *sp_utf8_escape_marked(const char *s, char *out, size_t outlen);
 #define SP_ESC_MAX 1024 /* a buffer size that fits an escaped path in messages */
 
 /* A regular file read with pread() (never mapped: a file that shrinks under a mapping
@@ -62,8 +68,17 @@ int sp_file_read(sp_file *f, void *buf, size_t len, uint64_t off, const char *wh
  * was opened, or the path now names another file (replaced during the load). */
 int sp_file_check_unchanged(sp_file *f, char *err, size_t errlen);
 void sp_file_close(sp_file *f);
-/* Monotonic clock in milliseconds. */
+/* Little-endian integers at p: the byte order of every file format the module reads. */
+static inline uint32_t sp_le32(const uint8_t *p) {
+  return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
+}
+static inline uint64_t sp_le64(const uint8_t *p) {
+  return (uint64_t)sp_le32(p) | (uint64_t)sp_le32(p + 4) << 32;
+}
+/* The module's one clock: CLOCK_MONOTONIC in milliseconds (differences only). */
 double sp_now_ms(void);
+/* The same clock in seconds (the scheduler's timeline and timings). */
+static inline double sp_now(void) { return sp_now_ms() * 1e-3; }
 /* len bytes from the kernel's random source (getrandom); 0, or the errno of the failure. */
 int sp_random_bytes(void *buf, size_t len);
 /* Number of set bits among the first bit_len bits of bitmap; *stray gets whether any

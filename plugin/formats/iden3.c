@@ -25,12 +25,6 @@ static const uint8_t bn254_r_le[32] = {
     0x01, 0x00, 0x00, 0xf0, 0x93, 0xf5, 0xe1, 0x43, 0x91, 0x70, 0xb9, 0x79, 0x48, 0xe8, 0x33, 0x28,
     0x5d, 0x58, 0x81, 0x81, 0xb6, 0x45, 0x50, 0xb8, 0x29, 0xa0, 0x31, 0xe1, 0x72, 0x4e, 0x64, 0x30};
 
-static uint32_t le32(const uint8_t *p) {
-  return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
-}
-
-static uint64_t le64(const uint8_t *p) { return (uint64_t)le32(p) | (uint64_t)le32(p + 4) << 32; }
-
 /* ---- the iden3 container ----------------------------------------------------------- */
 
 int sp_iden3_read(sp_file *f, const char magic[4], const char *kind, int bad, uint32_t *version,
@@ -48,8 +42,8 @@ int sp_iden3_read(sp_file *f, const char magic[4], const char *kind, int bad, ui
                f->esc, kind, h[0], h[1], h[2], h[3], magic);
     return bad;
   }
-  *version = le32(h + 4);
-  uint32_t n = le32(h + 8);
+  *version = sp_le32(h + 4);
+  uint32_t n = sp_le32(h + 8);
   uint64_t off = 12;
   for (uint32_t i = 0; i < n; i++) {
     uint8_t s[12];
@@ -62,8 +56,8 @@ int sp_iden3_read(sp_file *f, const char magic[4], const char *kind, int bad, ui
       return bad;
     }
     SP_TRY(sp_file_read(f, s, 12, off, "section header", err, errlen));
-    uint32_t type = le32(s);
-    uint64_t size = le64(s + 4);
+    uint32_t type = sp_le32(s);
+    uint64_t size = sp_le64(s + 4);
     off += 12;
     bool known = type >= 1 && type <= nsec_known;
     const char *name = names && known ? names[type] : names ? "unknown" : NULL;
@@ -108,7 +102,7 @@ int sp_iden3_check_prime(sp_file *f, const sp_iden3_section *hdr, uint32_t *n8_o
     return bad;
   }
   SP_TRY(sp_file_read(f, b, 4, hdr->off, "field size", err, errlen));
-  uint32_t n8 = le32(b);
+  uint32_t n8 = sp_le32(b);
   *n8_out = n8;
   if (n8 != 32) {
     sp_set_err(err, errlen,
@@ -135,6 +129,25 @@ int sp_iden3_check_prime(sp_file *f, const sp_iden3_section *hdr, uint32_t *n8_o
                "circuit with circom --prime bls12381",
                f->esc, hex, bn ? " (BN254 / alt_bn128, circom's default)" : "");
     return SEALPROV_ERR_UNSUPPORTED;
+  }
+  return SEALPROV_OK;
+}
+
+int sp_iden3_check_circom(sp_file *f, const sp_iden3_section *sec, const char *body,
+                          uint64_t hdr_size, char *err, size_t errlen, int bad) {
+  if (!sec[1].present || !sec[2].present) {
+    sp_set_err(err, errlen, "%s: no %s section (type %d)", f->esc, sec[1].present ? body : "header",
+               sec[1].present ? 2 : 1);
+    return bad;
+  }
+  uint32_t n8 = 0;
+  SP_TRY(sp_iden3_check_prime(f, &sec[1], &n8, err, errlen, bad));
+  if (sec[1].size != hdr_size) {
+    sp_set_err(err, errlen,
+               "%s: header section is %" PRIu64 " bytes (byte offset %" PRIu64
+               "); with 32-byte field elements it must be %" PRIu64,
+               f->esc, sec[1].size, sec[1].off, hdr_size);
+    return bad;
   }
   return SEALPROV_OK;
 }

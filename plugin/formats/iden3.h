@@ -33,6 +33,11 @@ int sp_iden3_read(struct sp_file *f, const char magic[4], const char *kind, int 
  * message names its prime, and the curve when known), IO. */
 int sp_iden3_check_prime(struct sp_file *f, const sp_iden3_section *hdr, uint32_t *n8_out,
                          char *err, size_t errlen, int bad);
+/* What circom's two files (.r1cs, .wtns) share after sp_iden3_read: a header (section 1)
+ * and section 2 (body names it in the refusal), a field that sp_iden3_check_prime takes,
+ * and a header of hdr_size bytes. Statuses as sp_iden3_check_prime's. */
+int sp_iden3_check_circom(struct sp_file *f, const sp_iden3_section *sec, const char *body,
+                          uint64_t hdr_size, char *err, size_t errlen, int bad);
 /* Whether the canonical little-endian value v is below BLS12-381's r. */
 bool sp_iden3_below_r(const uint8_t v[32]);
 

@@ -27,12 +27,6 @@
 #include "formats/iden3.h"
 #include "base/util.h"
 
-static uint32_t le32(const uint8_t *p) {
-  return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
-}
-
-static uint64_t le64(const uint8_t *p) { return (uint64_t)le32(p) | (uint64_t)le32(p + 4) << 32; }
-
 static uint64_t words_of(uint64_t bits) {
   return bits / 64 + 1; /* one spare word so empty vectors still have storage */
 }
@@ -158,11 +152,10 @@ void sp_cs_release(sp_cs *cs) {
 
 static const char *const lc_name[3] = {"A", "B", "C"};
 
-static int parse_constraints(sp_file *f, const sp_iden3_section *sc, sp_cs *cs, uint64_t nwires,
-                             char *err, size_t errlen) {
-  uint64_t m = cs->n_rows;
-  /* Every constraint has three 4-byte term counts and every term 36 bytes, so the
-   * section's size fixes the number of terms. */
+/* The number of terms in *total: every constraint has three 4-byte term counts and every
+ * term 36 bytes, so the section's size fixes it. */
+static int section_terms(sp_file *f, const sp_iden3_section *sc, uint64_t m, uint64_t *total,
+                         char *err, size_t errlen) {
   if (sc->size < 12 * m || (sc->size - 12 * m) % 36 != 0) {
     sp_set_err(err, errlen,
                "%s: constraints section of %" PRIu64 " bytes (byte offset %" PRIu64
@@ -172,134 +165,238 @@ static int parse_constraints(sp_file *f, const sp_iden3_section *sc, sp_cs *cs, 
                f->esc, sc->size, sc->off, m);
     return SEALPROV_ERR_PARAMS;
   }
-  uint64_t total = (sc->size - 12 * m) / 36;
-  if (total >= UINT64_C(1) << 40) {
+  *total = (sc->size - 12 * m) / 36;
+  if (*total >= UINT64_C(1) << 40) {
     sp_set_err(err, errlen, "%s: %" PRIu64 " terms exceed what this loader supports (2^40)", f->esc,
-               total);
+               *total);
     return SEALPROV_ERR_PARAMS;
   }
+  return SEALPROV_OK;
+}
+
+/* What parse_constraints reads with: the section, the coefficients seen so far, and k,
+ * the terms stored. */
+typedef struct cs_parse {
+  sp_file *f;
+  sp_cs *cs;
+  reader r;
+  coef_table ct;
+  uint64_t nwires, total, k;
+  uint64_t *a_aux, *b_inp, *b_aux; /* the density bitmaps, in cs->bitmaps */
+} cs_parse;
+
+/* A reader_take that failed: -1 (the data ran past the section) gets its message here;
+ * a read error has its own already. */
+static int short_read(const cs_parse *p, int st, char *err, size_t errlen) {
+  if (st != -1) return st;
+  sp_set_err(
+      err, errlen,
+      "%s: constraint data runs past the end of the constraints section (byte offset %" PRIu64
+      ", section ends at %" PRIu64 ")",
+      p->f->esc, p->r.pos, p->r.end);
+  return SEALPROV_ERR_PARAMS;
+}
+
+/* Wire w has a nonzero coefficient in A (q 0) or B (q 1): into the density bitmaps of
+ * A's auxiliary wires and of B's input and auxiliary wires (cs.h). */
+static void mark_dense(cs_parse *p, int q, uint32_t w) {
+  uint64_t inp = p->cs->inp_size;
+  if (q == 0 && w >= inp) {
+    uint64_t v = w - inp;
+    p->a_aux[v / 64] |= UINT64_C(1) << (v % 64);
+  } else if (q == 1) {
+    if (w < inp)
+      p->b_inp[w / 64] |= UINT64_C(1) << (w % 64);
+    else {
+      uint64_t v = w - inp;
+      p->b_aux[v / 64] |= UINT64_C(1) << (v % 64);
+    }
+  }
+}
+
+/* Term j of constraint i's linear combination q: its wire below nWires, its coefficient
+ * below r and into the table, both stored at k. */
+static int read_term(cs_parse *p, uint64_t i, int q, uint32_t j, char *err, size_t errlen) {
+  uint64_t at = p->r.pos;
+  int st = SEALPROV_OK;
+  const uint8_t *b = reader_take(&p->r, 36, &st, err, errlen);
+  if (!b) return short_read(p, st, err, errlen);
+  uint32_t w = sp_le32(b);
+  if (w >= p->nwires) {
+    sp_set_err(err, errlen,
+               "%s: constraint %" PRIu64 " %s term %" PRIu32 " (byte offset %" PRIu64
+               "): wire %" PRIu32 " is not below nWires %" PRIu64,
+               p->f->esc, i, lc_name[q], j, at, w, p->nwires);
+    return SEALPROV_ERR_PARAMS;
+  }
+  if (!sp_iden3_below_r(b + 4)) {
+    sp_set_err(err, errlen,
+               "%s: constraint %" PRIu64 " %s term %" PRIu32 " (byte offset %" PRIu64
+               "): coefficient is not below BLS12-381's r",
+               p->f->esc, i, lc_name[q], j, at + 4);
+    return SEALPROV_ERR_PARAMS;
+  }
+  uint64_t key[4];
+  for (int l = 0; l < 4; l++) key[l] = sp_le64(b + 4 + 8 * l);
+  uint32_t ci = coef_index(&p->ct, key);
+  if (ci == UINT32_MAX) {
+    sp_set_err(err, errlen, "%s: out of memory for the coefficient table (%" PRIu32 " values)",
+               p->f->esc, p->ct.n);
+    return SEALPROV_ERR_NO_MEMORY;
+  }
+  p->cs->var[p->k] = w;
+  p->cs->cix[p->k] = ci;
+  p->k++;
+  p->cs->nnz[q]++;
+  if ((key[0] | key[1] | key[2] | key[3]) != 0) mark_dense(p, q, w);
+  return SEALPROV_OK;
+}
+
+/* Constraint i's linear combination q: its term count, within what the section holds,
+ * then its terms. */
+static int read_lc(cs_parse *p, uint64_t i, int q, char *err, size_t errlen) {
+  p->cs->off[3 * i + q] = p->k;
+  uint64_t at = p->r.pos;
+  int st = SEALPROV_OK;
+  const uint8_t *b = reader_take(&p->r, 4, &st, err, errlen);
+  if (!b) return short_read(p, st, err, errlen);
+  uint32_t nt = sp_le32(b);
+  if ((uint64_t)nt > p->total - p->k) {
+    sp_set_err(err, errlen,
+               "%s: constraint %" PRIu64 " %s: %" PRIu32 " terms (count at byte offset %" PRIu64
+               ") run past the end of the constraints section (%" PRIu64 " terms in all, %" PRIu64
+               " already read)",
+               p->f->esc, i, lc_name[q], nt, at, p->total, p->k);
+    return SEALPROV_ERR_PARAMS;
+  }
+  for (uint32_t j = 0; j < nt; j++) SP_TRY(read_term(p, i, q, j, err, errlen));
+  return SEALPROV_OK;
+}
+
+static int parse_constraints(sp_file *f, const sp_iden3_section *sc, sp_cs *cs, uint64_t nwires,
+                             char *err, size_t errlen) {
+  uint64_t m = cs->n_rows;
+  cs_parse p = {.f = f, .cs = cs, .nwires = nwires};
+  SP_TRY(section_terms(f, sc, m, &p.total, err, errlen));
+  uint64_t wa = words_of(cs->aux_size), wi = words_of(cs->inp_size);
+  p.a_aux = cs->bitmaps;
+  p.b_inp = cs->bitmaps + wa;
+  p.b_aux = cs->bitmaps + wa + wi;
+  uint64_t total = p.total;
   cs->off = malloc((3 * m + 1) * sizeof *cs->off);
   cs->var = malloc((total ? total : 1) * sizeof *cs->var);
   cs->cix = malloc((total ? total : 1) * sizeof *cs->cix);
   /* The buffer need not exceed the section (+1: never malloc(0)): a 4 MiB buffer for a
    * small file was most of fuzz_r1cs's time under ASan (perf: memset and page faults). */
-  reader r = {.f = f,
-              .pos = sc->off,
-              .end = sc->off + sc->size,
-              .cap = sc->size < READER_CHUNK ? (size_t)sc->size + 1 : READER_CHUNK,
-              .buf_off = sc->off};
-  r.buf = malloc(r.cap);
-  coef_table ct = {0};
+  p.r = (reader){.f = f,
+                 .pos = sc->off,
+                 .end = sc->off + sc->size,
+                 .cap = sc->size < READER_CHUNK ? (size_t)sc->size + 1 : READER_CHUNK,
+                 .buf_off = sc->off};
+  p.r.buf = malloc(p.r.cap);
   int st = SEALPROV_OK;
-  if (!cs->off || !cs->var || !cs->cix || !r.buf) {
+  static const uint64_t one_k[4] = {1, 0, 0, 0};
+  if (!cs->off || !cs->var || !cs->cix || !p.r.buf) {
     st = SEALPROV_ERR_NO_MEMORY;
     sp_set_err(err, errlen, "%s: out of memory for %" PRIu64 " constraints with %" PRIu64 " terms",
                f->esc, m, total);
-    goto out;
-  }
-  static const uint64_t one_k[4] = {1, 0, 0, 0};
-  if (coef_index(&ct, one_k) != 0) {
+  } else if (coef_index(&p.ct, one_k) != 0) {
     st = SEALPROV_ERR_NO_MEMORY;
     sp_set_err(err, errlen, "%s: out of memory for the coefficient table", f->esc);
-    goto out;
   }
-  uint64_t wa = words_of(cs->aux_size), wi = words_of(cs->inp_size);
-  uint64_t *a_aux = cs->bitmaps, *b_inp = cs->bitmaps + wa, *b_aux = cs->bitmaps + wa + wi;
-  uint64_t k = 0;
-  for (uint64_t i = 0; i < m; i++) {
-    for (int q = 0; q < 3; q++) {
-      cs->off[3 * i + q] = k;
-      uint64_t at = r.pos;
-      const uint8_t *p = reader_take(&r, 4, &st, err, errlen);
-      if (!p) goto short_read;
-      uint32_t nt = le32(p);
-      if ((uint64_t)nt > total - k) {
-        st = SEALPROV_ERR_PARAMS;
-        sp_set_err(err, errlen,
-                   "%s: constraint %" PRIu64 " %s: %" PRIu32 " terms (count at byte offset %" PRIu64
-                   ") run past the end of the constraints section (%" PRIu64
-                   " terms in all, %" PRIu64 " already read)",
-                   f->esc, i, lc_name[q], nt, at, total, k);
-        goto out;
-      }
-      for (uint32_t j = 0; j < nt; j++) {
-        at = r.pos;
-        p = reader_take(&r, 36, &st, err, errlen);
-        if (!p) goto short_read;
-        uint32_t w = le32(p);
-        if (w >= nwires) {
-          st = SEALPROV_ERR_PARAMS;
-          sp_set_err(err, errlen,
-                     "%s: constraint %" PRIu64 " %s term %" PRIu32 " (byte offset %" PRIu64
-                     "): wire %" PRIu32 " is not below nWires %" PRIu64,
-                     f->esc, i, lc_name[q], j, at, w, nwires);
-          goto out;
-        }
-        if (!sp_iden3_below_r(p + 4)) {
-          st = SEALPROV_ERR_PARAMS;
-          sp_set_err(err, errlen,
-                     "%s: constraint %" PRIu64 " %s term %" PRIu32 " (byte offset %" PRIu64
-                     "): coefficient is not below BLS12-381's r",
-                     f->esc, i, lc_name[q], j, at + 4);
-          goto out;
-        }
-        uint64_t key[4];
-        for (int l = 0; l < 4; l++) key[l] = le64(p + 4 + 8 * l);
-        uint32_t ci = coef_index(&ct, key);
-        if (ci == UINT32_MAX) {
-          st = SEALPROV_ERR_NO_MEMORY;
-          sp_set_err(err, errlen,
-                     "%s: out of memory for the coefficient table (%" PRIu32 " values)", f->esc,
-                     ct.n);
-          goto out;
-        }
-        cs->var[k] = w;
-        cs->cix[k] = ci;
-        k++;
-        cs->nnz[q]++;
-        bool nonzero = (key[0] | key[1] | key[2] | key[3]) != 0;
-        if (nonzero && q == 0 && w >= cs->inp_size) {
-          uint64_t v = w - cs->inp_size;
-          a_aux[v / 64] |= UINT64_C(1) << (v % 64);
-        } else if (nonzero && q == 1) {
-          if (w < cs->inp_size)
-            b_inp[w / 64] |= UINT64_C(1) << (w % 64);
-          else {
-            uint64_t v = w - cs->inp_size;
-            b_aux[v / 64] |= UINT64_C(1) << (v % 64);
-          }
-        }
-      }
+  for (uint64_t i = 0; i < m && st == SEALPROV_OK; i++)
+    for (int q = 0; q < 3 && st == SEALPROV_OK; q++) st = read_lc(&p, i, q, err, errlen);
+  if (st == SEALPROV_OK) {
+    cs->off[3 * m] = p.k;
+    if (p.k != total || p.r.pos != p.r.end) { /* cannot happen: the size fixed both */
+      st = SEALPROV_ERR_PARAMS;
+      sp_set_err(err, errlen,
+                 "%s: constraints section: %" PRIu64 " terms read, %" PRIu64
+                 " expected from its size",
+                 f->esc, p.k, total);
+    } else {
+      cs->coeffs = p.ct.vals;
+      cs->ncoeffs = p.ct.n;
+      p.ct.vals = NULL;
     }
   }
-  cs->off[3 * m] = k;
-  if (k != total || r.pos != r.end) { /* cannot happen: the size fixed both */
-    st = SEALPROV_ERR_PARAMS;
-    sp_set_err(err, errlen,
-               "%s: constraints section: %" PRIu64 " terms read, %" PRIu64
-               " expected from its size",
-               f->esc, k, total);
-    goto out;
-  }
-  cs->coeffs = ct.vals;
-  cs->ncoeffs = ct.n;
-  ct.vals = NULL;
-  goto out;
-short_read:
-  if (st == -1) {
-    st = SEALPROV_ERR_PARAMS;
-    sp_set_err(
-        err, errlen,
-        "%s: constraint data runs past the end of the constraints section (byte offset %" PRIu64
-        ", section ends at %" PRIu64 ")",
-        f->esc, r.pos, r.end);
-  }
-out:
-  free(r.buf);
-  free(ct.slot);
-  free(ct.keys);
-  free(ct.vals);
+  free(p.r.buf);
+  free(p.ct.slot);
+  free(p.ct.keys);
+  free(p.ct.vals);
   return st;
+}
+
+/* What sp_iden3_read leaves to the .r1cs reader: version 1, no PLONK custom gates, and
+ * circom's header and constraints sections (sp_iden3_check_circom). */
+static int check_sections(sp_file *f, uint32_t version, const sp_iden3_section sec[6], char *err,
+                          size_t errlen) {
+  if (version != 1) {
+    sp_set_err(err, errlen, "%s: .r1cs version %" PRIu32 " (this reader knows version 1)", f->esc,
+               version);
+    return SEALPROV_ERR_PARAMS;
+  }
+  for (unsigned t = 4; t <= 5; t++) {
+    if (sec[t].present) {
+      sp_set_err(err, errlen,
+                 "%s: has a PLONK custom-gates section (type %u at byte offset %" PRIu64
+                 "): Groth16 cannot prove custom gates",
+                 f->esc, t, sec[t].off - 12);
+      return SEALPROV_ERR_UNSUPPORTED;
+    }
+  }
+  /* header: n8, the prime, then 28 bytes of counts */
+  return sp_iden3_check_circom(f, sec, "constraints", 32 + 32, err, errlen, SEALPROV_ERR_PARAMS);
+}
+
+/* The header's counts into cs (the wire counts, the sizes a job's assignment has) and
+ * *nwires, each checked against the others and against the wire-to-label section. */
+static int read_header(sp_file *f, const sp_iden3_section sec[6], sp_cs *cs, uint64_t *nwires_out,
+                       char *err, size_t errlen) {
+  uint8_t h[28];
+  SP_TRY(sp_file_read(f, h, 28, sec[1].off + 36, "header", err, errlen));
+  uint64_t nwires = sp_le32(h);
+  cs->n_pub_out = sp_le32(h + 4);
+  cs->n_pub_in = sp_le32(h + 8);
+  cs->n_prv_in = sp_le32(h + 12);
+  uint64_t nlabels = sp_le64(h + 16);
+  cs->n_rows = sp_le32(h + 24);
+  uint64_t inp = 1 + (uint64_t)cs->n_pub_out + cs->n_pub_in;
+  if (nwires < inp + cs->n_prv_in) {
+    sp_set_err(err, errlen,
+               "%s: header: nWires %" PRIu64 " is smaller than ONE + nPubOut %" PRIu32
+               " + nPubIn %" PRIu32 " + nPrvIn %" PRIu32,
+               f->esc, nwires, cs->n_pub_out, cs->n_pub_in, cs->n_prv_in);
+    return SEALPROV_ERR_PARAMS;
+  }
+  if (nlabels < nwires) {
+    sp_set_err(err, errlen, "%s: header: nLabels %" PRIu64 " is smaller than nWires %" PRIu64,
+               f->esc, nlabels, nwires);
+    return SEALPROV_ERR_PARAMS;
+  }
+  /* nWires sizes the density bitmaps (and the witness a job must give): the
+   * wire-to-label section (8 bytes a wire, always written by circom) is what backs it in
+   * the file. Without it, a 12-byte change to a small file claimed 2^32 wires and made
+   * the load allocate and clear 1 GiB (fuzz_r1cs, tests/fuzz/corpus/r1cs). */
+  if (!sec[3].present) {
+    sp_set_err(err, errlen,
+               "%s: no wire-to-label section (type 3), which circom always writes: nothing in "
+               "the file backs nWires %" PRIu64,
+               f->esc, nwires);
+    return SEALPROV_ERR_PARAMS;
+  }
+  if (sec[3].size != 8 * nwires) {
+    sp_set_err(err, errlen,
+               "%s: wire-to-label section is %" PRIu64 " bytes (byte offset %" PRIu64
+               "); nWires %" PRIu64 " needs %" PRIu64,
+               f->esc, sec[3].size, sec[3].off, nwires, 8 * nwires);
+    return SEALPROV_ERR_PARAMS;
+  }
+  cs->inp_size = inp;
+  cs->aux_size = nwires - inp;
+  cs->abc_size = cs->n_rows + inp;
+  *nwires_out = nwires;
+  return SEALPROV_OK;
 }
 
 int sp_cs_load(const char *path, sp_cs **out, char *err, size_t errlen) {
@@ -323,85 +420,9 @@ int sp_cs_load(const char *path, sp_cs **out, char *err, size_t errlen) {
   SP_TRY_GOTO(sp_iden3_read(&f, "r1cs", "circom .r1cs", SEALPROV_ERR_PARAMS, &version, sec, 5, NULL,
                             err, errlen),
               st, fail);
-  if (version != 1) {
-    st = SEALPROV_ERR_PARAMS;
-    sp_set_err(err, errlen, "%s: .r1cs version %" PRIu32 " (this reader knows version 1)", f.esc,
-               version);
-    goto fail;
-  }
-  for (unsigned t = 4; t <= 5; t++) {
-    if (sec[t].present) {
-      st = SEALPROV_ERR_UNSUPPORTED;
-      sp_set_err(err, errlen,
-                 "%s: has a PLONK custom-gates section (type %u at byte offset %" PRIu64
-                 "): Groth16 cannot prove custom gates",
-                 f.esc, t, sec[t].off - 12);
-      goto fail;
-    }
-  }
-  if (!sec[1].present || !sec[2].present) {
-    st = SEALPROV_ERR_PARAMS;
-    sp_set_err(err, errlen, "%s: no %s section (type %d)", f.esc,
-               sec[1].present ? "constraints" : "header", sec[1].present ? 2 : 1);
-    goto fail;
-  }
-  uint32_t n8 = 0;
-  SP_TRY_GOTO(sp_iden3_check_prime(&f, &sec[1], &n8, err, errlen, SEALPROV_ERR_PARAMS), st, fail);
-  if (sec[1].size != 32 + 32) {
-    st = SEALPROV_ERR_PARAMS;
-    sp_set_err(err, errlen,
-               "%s: header section is %" PRIu64 " bytes (byte offset %" PRIu64
-               "); with 32-byte "
-               "field elements it must be 64",
-               f.esc, sec[1].size, sec[1].off);
-    goto fail;
-  }
-  uint8_t h[28];
-  SP_TRY_GOTO(sp_file_read(&f, h, 28, sec[1].off + 36, "header", err, errlen), st, fail);
-  uint64_t nwires = le32(h);
-  cs->n_pub_out = le32(h + 4);
-  cs->n_pub_in = le32(h + 8);
-  cs->n_prv_in = le32(h + 12);
-  uint64_t nlabels = le64(h + 16);
-  cs->n_rows = le32(h + 24);
-  uint64_t inp = 1 + (uint64_t)cs->n_pub_out + cs->n_pub_in;
-  if (nwires < inp + cs->n_prv_in) {
-    st = SEALPROV_ERR_PARAMS;
-    sp_set_err(err, errlen,
-               "%s: header: nWires %" PRIu64 " is smaller than ONE + nPubOut %" PRIu32
-               " + nPubIn %" PRIu32 " + nPrvIn %" PRIu32,
-               f.esc, nwires, cs->n_pub_out, cs->n_pub_in, cs->n_prv_in);
-    goto fail;
-  }
-  if (nlabels < nwires) {
-    st = SEALPROV_ERR_PARAMS;
-    sp_set_err(err, errlen, "%s: header: nLabels %" PRIu64 " is smaller than nWires %" PRIu64,
-               f.esc, nlabels, nwires);
-    goto fail;
-  }
-  /* nWires sizes the density bitmaps (and the witness a job must give): the
-   * wire-to-label section (8 bytes a wire, always written by circom) is what backs it in
-   * the file. Without it, a 12-byte change to a small file claimed 2^32 wires and made
-   * the load allocate and clear 1 GiB (fuzz_r1cs, tests/fuzz/corpus/r1cs). */
-  if (!sec[3].present) {
-    st = SEALPROV_ERR_PARAMS;
-    sp_set_err(err, errlen,
-               "%s: no wire-to-label section (type 3), which circom always writes: nothing in "
-               "the file backs nWires %" PRIu64,
-               f.esc, nwires);
-    goto fail;
-  }
-  if (sec[3].size != 8 * nwires) {
-    st = SEALPROV_ERR_PARAMS;
-    sp_set_err(err, errlen,
-               "%s: wire-to-label section is %" PRIu64 " bytes (byte offset %" PRIu64
-               "); nWires %" PRIu64 " needs %" PRIu64,
-               f.esc, sec[3].size, sec[3].off, nwires, 8 * nwires);
-    goto fail;
-  }
-  cs->inp_size = inp;
-  cs->aux_size = nwires - inp;
-  cs->abc_size = cs->n_rows + inp;
+  uint64_t nwires = 0;
+  SP_TRY_GOTO(check_sections(&f, version, sec, err, errlen), st, fail);
+  SP_TRY_GOTO(read_header(&f, sec, cs, &nwires, err, errlen), st, fail);
   uint64_t wa = words_of(cs->aux_size), wi = words_of(cs->inp_size);
   cs->bitmaps = calloc(2 * wa + wi, sizeof *cs->bitmaps);
   if (!cs->bitmaps) {

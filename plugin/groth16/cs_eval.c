@@ -15,12 +15,6 @@
 #include "formats/srs.h"
 #include "base/util.h"
 
-static uint32_t le32(const uint8_t *p) {
-  return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
-}
-
-static uint64_t le64(const uint8_t *p) { return (uint64_t)le32(p) | (uint64_t)le32(p + 4) << 32; }
-
 static void put64(uint8_t *p, uint64_t v) {
   for (int i = 0; i < 8; i++) p[i] = (uint8_t)(v >> (8 * i));
 }
@@ -119,7 +113,7 @@ static void decode_range(void *vctx, size_t begin, size_t end, unsigned chunk) {
         ;
       return;
     }
-    for (int i = 0; i < 4; i++) x->z[v].l[i] = le64(p + 8 * i);
+    for (int i = 0; i < 4; i++) x->z[v].l[i] = sp_le64(p + 8 * i);
   }
 }
 

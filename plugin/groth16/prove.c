@@ -19,12 +19,6 @@ void sp_groth16_last_timings(sp_prove_timings *out) { *out = last_timings; }
 
 /* ---- scalars ------------------------------------------------------------------ */
 
-static uint64_t load_le64(const uint8_t *p) {
-  uint64_t v = 0;
-  for (int i = 7; i >= 0; i--) v = (v << 8) | p[i];
-  return v;
-}
-
 /* true if the canonical limbs are < r. */
 static bool limbs_below_r(const uint64_t l[4]) {
   for (int i = 3; i >= 0; i--) {
@@ -37,7 +31,7 @@ static bool limbs_below_r(const uint64_t l[4]) {
 bool sp_scalar_decode(fr_t *out, const void *in32, uint32_t scalar_encoding) {
   const uint8_t *p = in32;
   uint64_t l[4];
-  for (int i = 0; i < 4; i++) l[i] = load_le64(p + 8 * i);
+  for (int i = 0; i < 4; i++) l[i] = sp_le64(p + 8 * i);
   switch (scalar_encoding) {
     case SEALPROV_SCALAR_CANONICAL_LE: return fr_from_canonical(out, l);
     case SEALPROV_SCALAR_MONTGOMERY: return fr_from_blst_mont(out, l);
@@ -49,7 +43,7 @@ bool sp_scalar_decode(fr_t *out, const void *in32, uint32_t scalar_encoding) {
  * range-checked copy; Montgomery input goes through one Montgomery reduction. */
 static bool scalar_decode_plain(scalar_t *out, const uint8_t *p, uint32_t enc) {
   if (enc == SEALPROV_SCALAR_CANONICAL_LE) {
-    for (int i = 0; i < 4; i++) out->l[i] = load_le64(p + 8 * i);
+    for (int i = 0; i < 4; i++) out->l[i] = sp_le64(p + 8 * i);
     return limbs_below_r(out->l);
   }
   fr_t f;
@@ -295,9 +289,11 @@ void sp_groth16_assemble(const sp_srs *srs, const fr_t *r, const fr_t *s, const 
   g1_compress(proof + 144, &pc);
 }
 
-int sp_groth16_prove(const sp_srs *srs, const sealprov_assignment *asg, uint32_t enc, const fr_t *r,
-                     const fr_t *s, unsigned nthreads, uint8_t proof[192], char *err,
-                     size_t errlen) {
+/* What sp_groth16_prove refuses before any work: NULL buffers, an unknown scalar
+ * encoding, a set with no host copy, an assignment that does not fit the set. */
+static int check_prove_args(const sp_srs *srs, const sealprov_assignment *asg, uint32_t enc,
+                            const fr_t *r, const fr_t *s, const uint8_t *proof, char *err,
+                            size_t errlen) {
   if (!proof || !r || !s) {
     sp_set_err(err, errlen, "NULL %s", !proof ? "proof buffer" : "r or s");
     return SEALPROV_ERR_INVALID_ARGUMENT;
@@ -316,15 +312,102 @@ int sp_groth16_prove(const sp_srs *srs, const sealprov_assignment *asg, uint32_t
                srs->path ? srs->path : "(unnamed)");
     return SEALPROV_ERR_PARAMS;
   }
-  int rc = sp_groth16_check_assignment(srs, asg, err, errlen);
+  return sp_groth16_check_assignment(srs, asg, err, errlen);
+}
+
+static int prove_oom(const sp_srs *srs, size_t naux, char *err, size_t errlen) {
+  sp_set_err(err, errlen, "out of memory while proving (domain 2^%u, %zu aux)", srs->log_domain,
+             naux);
+  return SEALPROV_ERR_NO_MEMORY;
+}
+
+/* The scalars of the MSMs after H: the inputs and aux as plain scalars, then A's and
+ * B's in density order (one per point of the set's A and B vectors). */
+typedef struct prove_scalars {
+  scalar_t *inp, *aux, *as, *bs;
+  size_t ninp, naux, na, nb;
+} prove_scalars;
+
+static void prove_scalars_free(prove_scalars *v) {
+  free(v->inp);
+  free(v->aux);
+  free(v->as);
+  free(v->bs);
+}
+
+static int prove_scalars_make(prove_scalars *v, const sp_srs *srs, const sealprov_assignment *asg,
+                              uint32_t enc, unsigned nthreads, char *err, size_t errlen) {
+  size_t ninp = v->ninp = (size_t)asg->inp_size, naux = v->naux = (size_t)asg->aux_size;
+  v->inp = malloc(ninp * sizeof(scalar_t) + 1);
+  v->aux = malloc(naux * sizeof(scalar_t) + 1);
+  v->as = malloc(srs->a_len * sizeof(scalar_t) + 1);
+  v->bs = malloc(srs->b_g1_len * sizeof(scalar_t) + 1);
+  if (!v->inp || !v->aux || !v->as || !v->bs) return prove_oom(srs, naux, err, errlen);
+  SP_TRY(convert_scalars(v->inp, asg->inp_assignment, ninp, false, enc, nthreads, "inp_assignment",
+                         err, errlen));
+  SP_TRY(convert_scalars(v->aux, asg->aux_assignment, naux, false, enc, nthreads, "aux_assignment",
+                         err, errlen));
+  size_t na = 0, nb = 0;
+  /* bellperson never tracks input density for A: every input has a point in A. */
+  memcpy(v->as, v->inp, ninp * sizeof(scalar_t));
+  na = ninp;
+  for (size_t j = 0; j < naux; j++)
+    if (bit_is_set(asg->a_aux_density, j)) v->as[na++] = v->aux[j];
+  for (size_t i = 0; i < ninp; i++)
+    if (bit_is_set(asg->b_inp_density, i)) v->bs[nb++] = v->inp[i];
+  for (size_t j = 0; j < naux; j++)
+    if (bit_is_set(asg->b_aux_density, j)) v->bs[nb++] = v->aux[j];
+  v->na = na;
+  v->nb = nb;
+  /* check_assignment matched the popcounts to the bitmaps and the vector lengths */
+  if (na != srs->a_len || nb != srs->b_g1_len) {
+    sp_set_err(err, errlen,
+               "internal: density filtering gave %zu A / %zu B scalars, want %zu / %zu", na, nb,
+               srs->a_len, srs->b_g1_len);
+    return SEALPROV_ERR_INTERNAL;
+  }
+  return SEALPROV_OK;
+}
+
+/* B in both groups: one split of its scalars into ones (added) and the rest (Pippenger)
+ * serves G1 and G2. False when out of memory. */
+static bool msm_b(const sp_srs *srs, scalar_t *bs, size_t nb, unsigned nthreads, g1_jac_t *b1_acc,
+                  g2_jac_t *b2_acc, sp_prove_timings *tm) {
+  double t0 = sp_now_ms();
+  uint64_t *b_ones = split_ones(bs, nb);
+  if (!b_ones) return false;
+  bool ok = false;
+  g1_jac_t t1;
+  g2_jac_t t2;
+  if (!batch_add_g1(&t1, srs->b_g1, b_ones, nb, nthreads) ||
+      !msm_g1(b1_acc, srs->b_g1, bs, nb, nthreads))
+    goto out;
+  g1_jac_add(b1_acc, b1_acc, &t1);
+  tm->b_g1_msm_ms = sp_now_ms() - t0;
+  t0 = sp_now_ms();
+  if (!batch_add_g2(&t2, srs->b_g2, b_ones, nb, nthreads) ||
+      !msm_g2(b2_acc, srs->b_g2, bs, nb, nthreads))
+    goto out;
+  g2_jac_add(b2_acc, b2_acc, &t2);
+  tm->b_g2_msm_ms = sp_now_ms() - t0;
+  ok = true;
+out:
+  free(b_ones);
+  return ok;
+}
+
+int sp_groth16_prove(const sp_srs *srs, const sealprov_assignment *asg, uint32_t enc, const fr_t *r,
+                     const fr_t *s, unsigned nthreads, uint8_t proof[192], char *err,
+                     size_t errlen) {
+  int rc = check_prove_args(srs, asg, enc, r, s, proof, err, errlen);
   if (rc) return rc;
   if (nthreads == 0) nthreads = 1;
 
   sp_prove_timings tm = {0};
   double t_start = sp_now_ms(), t0;
-  scalar_t *hs = NULL, *inp = NULL, *aux = NULL, *as = NULL, *bs = NULL;
-  uint64_t *b_ones = NULL;
-  size_t ninp = (size_t)asg->inp_size, naux = (size_t)asg->aux_size;
+  scalar_t *hs = NULL;
+  prove_scalars v = {0};
+  size_t naux = (size_t)asg->aux_size;
 
   /* H first: its three m-sized vectors are freed before the other scalars exist. */
   t0 = sp_now_ms();
@@ -342,65 +425,19 @@ int sp_groth16_prove(const sp_srs *srs, const sealprov_assignment *asg, uint32_t
   hs = NULL;
   tm.h_msm_ms = sp_now_ms() - t0;
 
-  /* Inputs and aux as plain scalars, then A's and B's scalars in density order. */
   t0 = sp_now_ms();
-  inp = malloc(ninp * sizeof(scalar_t) + 1);
-  aux = malloc(naux * sizeof(scalar_t) + 1);
-  as = malloc(srs->a_len * sizeof(scalar_t) + 1);
-  bs = malloc(srs->b_g1_len * sizeof(scalar_t) + 1);
-  if (!inp || !aux || !as || !bs) goto oom;
-  rc = convert_scalars(inp, asg->inp_assignment, ninp, false, enc, nthreads, "inp_assignment", err,
-                       errlen);
+  rc = prove_scalars_make(&v, srs, asg, enc, nthreads, err, errlen);
   if (rc) goto out;
-  rc = convert_scalars(aux, asg->aux_assignment, naux, false, enc, nthreads, "aux_assignment", err,
-                       errlen);
-  if (rc) goto out;
-  size_t na = 0, nb = 0;
-  /* bellperson never tracks input density for A: every input has a point in A. */
-  memcpy(as, inp, ninp * sizeof(scalar_t));
-  na = ninp;
-  for (size_t j = 0; j < naux; j++)
-    if (bit_is_set(asg->a_aux_density, j)) as[na++] = aux[j];
-  for (size_t i = 0; i < ninp; i++)
-    if (bit_is_set(asg->b_inp_density, i)) bs[nb++] = inp[i];
-  for (size_t j = 0; j < naux; j++)
-    if (bit_is_set(asg->b_aux_density, j)) bs[nb++] = aux[j];
-  /* check_assignment matched the popcounts to the bitmaps and the vector lengths */
-  if (na != srs->a_len || nb != srs->b_g1_len) {
-    sp_set_err(err, errlen,
-               "internal: density filtering gave %zu A / %zu B scalars, want %zu / %zu", na, nb,
-               srs->a_len, srs->b_g1_len);
-    rc = SEALPROV_ERR_INTERNAL;
-    goto out;
-  }
   tm.convert_ms += sp_now_ms() - t0;
 
   t0 = sp_now_ms();
-  if (!msm_g1_split(&l_acc, srs->l, aux, naux, nthreads)) goto oom;
+  if (!msm_g1_split(&l_acc, srs->l, v.aux, v.naux, nthreads)) goto oom;
   tm.l_msm_ms = sp_now_ms() - t0;
   t0 = sp_now_ms();
-  if (!msm_g1_split(&a_acc, srs->a, as, na, nthreads)) goto oom;
+  if (!msm_g1_split(&a_acc, srs->a, v.as, v.na, nthreads)) goto oom;
   tm.a_msm_ms = sp_now_ms() - t0;
+  if (!msm_b(srs, v.bs, v.nb, nthreads, &b1_acc, &b2_acc, &tm)) goto oom;
 
-  /* B: one split serves both groups. */
-  t0 = sp_now_ms();
-  b_ones = split_ones(bs, nb);
-  if (!b_ones) goto oom;
-  g1_jac_t t1;
-  if (!batch_add_g1(&t1, srs->b_g1, b_ones, nb, nthreads) ||
-      !msm_g1(&b1_acc, srs->b_g1, bs, nb, nthreads))
-    goto oom;
-  g1_jac_add(&b1_acc, &b1_acc, &t1);
-  tm.b_g1_msm_ms = sp_now_ms() - t0;
-  t0 = sp_now_ms();
-  g2_jac_t t2;
-  if (!batch_add_g2(&t2, srs->b_g2, b_ones, nb, nthreads) ||
-      !msm_g2(&b2_acc, srs->b_g2, bs, nb, nthreads))
-    goto oom;
-  g2_jac_add(&b2_acc, &b2_acc, &t2);
-  tm.b_g2_msm_ms = sp_now_ms() - t0;
-
-  /* Assembly */
   t0 = sp_now_ms();
   sp_groth16_assemble(srs, r, s, &h_acc, &l_acc, &a_acc, &b1_acc, &b2_acc, proof);
   tm.assemble_ms = sp_now_ms() - t0;
@@ -410,15 +447,9 @@ int sp_groth16_prove(const sp_srs *srs, const sealprov_assignment *asg, uint32_t
   goto out;
 
 oom:
-  sp_set_err(err, errlen, "out of memory while proving (domain 2^%u, %zu aux)", srs->log_domain,
-             naux);
-  rc = SEALPROV_ERR_NO_MEMORY;
+  rc = prove_oom(srs, naux, err, errlen);
 out:
   free(hs);
-  free(inp);
-  free(aux);
-  free(as);
-  free(bs);
-  free(b_ones);
+  prove_scalars_free(&v);
   return rc;
 }

@@ -117,7 +117,7 @@ static void enter_section(cfg_parse *p, const char *name, size_t n) {
   p->section[0] = '\0';
   if (!valid_section_name(name, n)) {
     char safe[sizeof shown];
-    cfg_printable(safe, sizeof safe, shown);
+    sp_utf8_escape_marked(shown, safe, sizeof safe);
     cfg_fail_at(p, SEALPROV_ERR_CONFIG, p->lineno,
                 "[%s]: bad section name; use 1 to %d characters of A-Z a-z 0-9 _ - .", safe,
                 CFG_MAX_SECTION_NAME);
@@ -208,7 +208,7 @@ static char *cfg_reader(char *str, int num, void *stream) {
       char shown[96];
       snprintf(shown, sizeof shown, "%.*s", (int)(n < 80 ? n : 80), line);
       char safe[sizeof shown];
-      cfg_printable(safe, sizeof safe, shown);
+      sp_utf8_escape_marked(shown, safe, sizeof safe);
       cfg_fail_at(
           p, SEALPROV_ERR_CONFIG, p->lineno, "\"%s\": %s", safe,
           close ? "text after the closing ] of a section header" : "section header without ]");
@@ -450,7 +450,7 @@ static int cfg_handler(void *user, const char *section, const char *name, const 
   }
   if (!*name) {
     char v[160];
-    cfg_printable(v, sizeof v, value);
+    sp_utf8_escape_marked(value, v, sizeof v);
     cfg_fail_at(p, SEALPROV_ERR_CONFIG, p->lineno, "[%s] = \"%s\": missing key name", p->section,
                 v);
     return 1;
@@ -475,8 +475,8 @@ static int cfg_handler(void *user, const char *section, const char *name, const 
       break;
     default: {
       char k[64], v[160];
-      cfg_printable(k, sizeof k, name);
-      cfg_printable(v, sizeof v, value);
+      sp_utf8_escape_marked(name, k, sizeof k);
+      sp_utf8_escape_marked(value, v, sizeof v);
       cfg_fail_at(p, SEALPROV_ERR_CONFIG, p->lineno,
                   "%s = \"%s\": key outside of any section; put it under [provider] or a device "
                   "section",
@@ -605,7 +605,7 @@ static void set_defaults(sp_config *c) {
 }
 
 /* Reads the whole file: a config is small, and holding it lets errors quote lines. */
-/* shown: path as messages show it (cfg_printable()). */
+/* shown: path as messages show it (sp_utf8_escape_marked()). */
 static int read_file(const char *path, const char *shown, char **out, size_t *outlen, char *err,
                      size_t errlen) {
   /* O_NONBLOCK so that a FIFO without a writer cannot block open(); only a regular
@@ -698,7 +698,7 @@ static void quote_line(const char *buf, size_t len, int line, char *dst, size_t 
   if (n && s[n - 1] == '\r') n--;
   char tmp[128];
   snprintf(tmp, sizeof tmp, "%.*s", (int)(n < 100 ? n : 100), s);
-  cfg_printable(dst, cap, tmp);
+  sp_utf8_escape_marked(tmp, dst, cap);
 }
 
 int sp_config_load(const char *path, sp_config *out, char *err, size_t errlen) {
@@ -717,7 +717,7 @@ int sp_config_load(const char *path, sp_config *out, char *err, size_t errlen) {
 
   /* The path as messages show it: a file name may hold any byte but NUL and '/'. */
   char shown[512];
-  cfg_printable(shown, sizeof shown, path);
+  sp_utf8_escape_marked(path, shown, sizeof shown);
 
   char *buf = NULL;
   size_t len = 0;

@@ -96,12 +96,9 @@ typedef struct cfg_parse {
 
 /* ---- ini_values.c ---- */
 
-/* Copies s (NUL-terminated) for an error message: well-formed UTF-8 kept, control
- * characters and stray bytes as \xNN (C1 as \u0080..\u009f), a backslash as \\; cut
- * between two characters, ending in "...", when it does not fit in cap bytes. */
-void cfg_printable(char *dst, size_t cap, const char *s);
-/* Cuts a trailing incomplete UTF-8 sequence that snprintf's truncation left at the end
- * of s (everything before it is valid: it came through cfg_printable()). */
+/* Text of the file goes into a message through sp_utf8_escape_marked (base/util.h).
+ * Cuts a trailing incomplete UTF-8 sequence that snprintf's truncation left at the end
+ * of s (everything before it is valid: it came through sp_utf8_escape_marked()). */
 void cfg_utf8_trim(char *s);
 /* Records an error at line unless an earlier one is already recorded. fmt continues
  * after "file:line: ". */

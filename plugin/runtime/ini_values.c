@@ -12,108 +12,17 @@
 #include <string.h>
 #include <strings.h>
 
+#include "base/util.h"
 #include "engine/fault.h" /* SP_INJECT_* */
 #include "runtime/ini_internal.h"
 #include "sealprov.h"
 
 /* ---- text from the file in messages: always valid UTF-8 ----------------------- */
-
-/* Length of the well-formed UTF-8 sequence at s (1..4), or 0 when the bytes there are
- * not one: a stray continuation byte, a truncated sequence, an overlong form, a
- * surrogate or a code point past U+10FFFF. */
-static size_t utf8_seq_len(const unsigned char *s) {
-  unsigned c = s[0];
-  if (c < 0x80) return 1;
-  size_t n;
-  unsigned min, cp;
-  if (c >= 0xc2 && c <= 0xdf) {
-    n = 1;
-    min = 0x80;
-    cp = c & 0x1f;
-  } else if (c >= 0xe0 && c <= 0xef) {
-    n = 2;
-    min = 0x800;
-    cp = c & 0x0f;
-  } else if (c >= 0xf0 && c <= 0xf4) {
-    n = 3;
-    min = 0x10000;
-    cp = c & 0x07;
-  } else
-    return 0;
-  for (size_t k = 1; k <= n; k++) { /* stops at the NUL: (0 & 0xc0) != 0x80 */
-    if ((s[k] & 0xc0) != 0x80) return 0;
-    cp = (cp << 6) | (s[k] & 0x3f);
-  }
-  if (cp < min || cp > 0x10ffff || (cp >= 0xd800 && cp <= 0xdfff)) return 0;
-  return n + 1;
-}
-
-/* How the text at s is shown: *src bytes of input become *out bytes of output,
- * written to dst when dst is not NULL. Well-formed UTF-8 is kept; control characters
- * (C0, DEL and C1), and every byte that is not part of a well-formed sequence, become
- * \xNN (C1 as \u0080..\u009f); a backslash becomes \\ so an escape is never
- * ambiguous. */
-static void show_unit(const unsigned char *s, size_t *src, size_t *out, char *dst) {
-  size_t n = utf8_seq_len(s);
-  char tmp[12];
-  if (n == 1 && s[0] >= 0x20 && s[0] != 0x7f && s[0] != '\\') {
-    *src = 1;
-    *out = 1;
-    if (dst) dst[0] = (char)s[0];
-    return;
-  }
-  if (n == 1 && s[0] == '\\') {
-    *src = 1;
-    *out = 2;
-    if (dst) memcpy(dst, "\\\\", 2);
-    return;
-  }
-  if (n == 2 && s[0] == 0xc2 && s[1] < 0xa0) { /* C1 control U+0080..U+009F */
-    snprintf(tmp, sizeof tmp, "\\u%04x", (unsigned)s[1]);
-    *src = 2;
-    *out = 6;
-    if (dst) memcpy(dst, tmp, 6);
-    return;
-  }
-  if (n > 1) {
-    *src = n;
-    *out = n;
-    if (dst) memcpy(dst, s, n);
-    return;
-  }
-  snprintf(tmp, sizeof tmp, "\\x%02x", (unsigned)s[0]); /* as sp_utf8_escape (util.c) */
-  *src = 1;
-  *out = 4;
-  if (dst) memcpy(dst, tmp, 4);
-}
-
-/* Copies s (NUL-terminated) for an error message as show_unit says. When it does not
- * fit in cap bytes it is cut between two characters and ends in "...". */
-void cfg_printable(char *dst, size_t cap, const char *s) {
-  if (!cap) return;
-  const unsigned char *u = (const unsigned char *)(s ? s : "");
-  size_t total = 0, src, out;
-  for (size_t i = 0; u[i]; i += src) {
-    show_unit(u + i, &src, &out, NULL);
-    total += out;
-  }
-  bool cut = total + 1 > cap;
-  size_t room = cut ? (cap > 4 ? cap - 4 : 0) : cap - 1, used = 0;
-  for (size_t i = 0; u[i]; i += src) {
-    show_unit(u + i, &src, &out, NULL);
-    if (used + out > room) break;
-    show_unit(u + i, &src, &out, dst + used);
-    used += out;
-  }
-  if (cut && cap > 4) {
-    memcpy(dst + used, "...", 3);
-    used += 3;
-  }
-  dst[used] = '\0';
-}
+/* Values and keys are quoted through sp_utf8_escape_marked (base/util.h), which cuts a
+ * long one with "..."; what snprintf then cuts is trimmed back to whole characters. */
 
 /* Cuts a trailing incomplete UTF-8 sequence that snprintf's truncation left at the end
- * of s (everything before it is valid: it came through cfg_printable()). */
+ * of s (everything before it is valid: it came through sp_utf8_escape_marked()). */
 void cfg_utf8_trim(char *s) {
   size_t len = strlen(s), i = len, back = 0;
   while (i > 0 && back < 3 && ((unsigned char)s[i - 1] & 0xc0) == 0x80) {
@@ -158,8 +67,8 @@ void cfg_fail_kv(cfg_parse *p, int line, const char *section, const char *key, c
   vsnprintf(why, sizeof why, fmt, ap);
   va_end(ap);
   cfg_utf8_trim(why);
-  cfg_printable(v, sizeof v, value);
-  cfg_printable(k, sizeof k, key);
+  sp_utf8_escape_marked(value, v, sizeof v);
+  sp_utf8_escape_marked(key, k, sizeof k);
   cfg_fail_at(p, SEALPROV_ERR_CONFIG, line, "[%s] %s = \"%s\": %s", section, k, v, why);
 }
 
@@ -274,7 +183,7 @@ bool cfg_want_faults(cfg_parse *p, const char *key, const char *value, uint32_t 
     if (bit == 0) {
       char raw[48], shown[64];
       snprintf(raw, sizeof raw, "%.*s", (int)(m > 40 ? 40 : m), s);
-      cfg_printable(shown, sizeof shown, raw);
+      sp_utf8_escape_marked(raw, shown, sizeof shown);
       cfg_fail_kv(p, p->lineno, p->section, key, value,
                   "unknown fault \"%s\"; use fail_kernel, corrupt_proof, oom, slow or several "
                   "(comma-separated)",
@@ -349,7 +258,7 @@ bool cfg_want_bytes(cfg_parse *p, const char *key, const char *value, uint64_t *
     return true;
   }
   char unit[64];
-  cfg_printable(unit, sizeof unit, s);
+  sp_utf8_escape_marked(s, unit, sizeof unit);
   cfg_fail_kv(p, p->lineno, p->section, key, value,
               "bad unit \"%s\"; use B, KiB, MiB, GiB, TiB (1024-based) or KB, MB, GB, TB "
               "(1000-based)",

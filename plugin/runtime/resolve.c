@@ -38,7 +38,7 @@ static void describe_gpus(const sp_gpu_info *gpus, int n, char *dst, size_t cap)
   const char *cvd = getenv("CUDA_VISIBLE_DEVICES");
   if (cvd && used < cap) {
     char shown[128];
-    cfg_printable(shown, sizeof shown, cvd);
+    sp_utf8_escape_marked(cvd, shown, sizeof shown);
     snprintf(dst + used, cap - used, " (CUDA_VISIBLE_DEVICES=%s limits what it sees)", shown);
   }
 }
@@ -85,7 +85,7 @@ static void skip_section(sp_config *cfg, const sp_device_cfg *d, const char *sho
   if (cfg->log_level < SEALPROV_LOG_INFO) return;
   const char *cvd = getenv("CUDA_VISIBLE_DEVICES"); /* read, never written (rule 1) */
   char cvd_shown[128] = "";
-  if (cvd) cfg_printable(cvd_shown, sizeof cvd_shown, cvd);
+  if (cvd) sp_utf8_escape_marked(cvd, cvd_shown, sizeof cvd_shown);
   sp_log(SEALPROV_LOG_INFO,
          "skipped [%s] (%s:%d) device = \"%s\": this process does not see that GPU "
          "(CUDA_VISIBLE_DEVICES%s%s; [provider] unseen_gpus = skip)",
@@ -122,7 +122,7 @@ int sp_config_resolve_with_gpus(sp_config *cfg, const sp_gpu_info *gpus, int ngp
     return SEALPROV_ERR_INVALID_ARGUMENT;
   }
   char shown[512];
-  cfg_printable(shown, sizeof shown, cfg->path);
+  sp_utf8_escape_marked(cfg->path, shown, sizeof shown);
   const size_t first = cfg->nskipped; /* sections an earlier call left out stay listed */
   for (size_t i = 0; i < cfg->ndevices; i++) {
     sp_device_cfg *d = &cfg->devices[i];
@@ -208,7 +208,7 @@ int sp_config_resolve_devices(sp_config *cfg, char *err, size_t errlen) {
   }
   if (!first_cuda) return SEALPROV_OK;
   char shown[512];
-  cfg_printable(shown, sizeof shown, cfg->path);
+  sp_utf8_escape_marked(cfg->path, shown, sizeof shown);
   const sp_backend *cuda = sp_backend_for(SP_DEVICE_CUDA);
   if (cuda == NULL || cuda->enumerate == NULL) {
     sp_set_err(err, errlen,

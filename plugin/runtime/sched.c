@@ -31,12 +31,6 @@
 #include "base/thread.h"
 #include "runtime/sched_internal.h"
 
-double sp_now(void) {
-  struct timespec ts;
-  clock_gettime(CLOCK_MONOTONIC, &ts);
-  return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
-}
-
 int sched_fail(char *err, size_t errlen, int status, const char *fmt, ...) {
   if (err != NULL && errlen > 0) {
     va_list ap;
@@ -147,9 +141,10 @@ sp_proof_verify_fn sp_sched_verifier(const sp_sched *s) {
   return s->cfg.verify_proofs ? s->hooks.verify_proof : NULL;
 }
 
-int sp_sched_create(const sp_config *cfg, const sp_engine_ops *const *engines,
-                    const sp_sched_hooks *hooks, sp_sched **out, char *err, size_t errlen) {
-  if (out != NULL) *out = NULL;
+/* What sp_sched_create refuses before it allocates: NULL arguments, no devices or too
+ * many, a device without an engine or without workers. */
+static int check_create_args(const sp_config *cfg, const sp_engine_ops *const *engines,
+                             sp_sched **out, char *err, size_t errlen) {
   if (cfg == NULL || engines == NULL || out == NULL)
     return sched_fail(err, errlen, SEALPROV_ERR_INVALID_ARGUMENT, "scheduler: NULL %s",
                       cfg == NULL       ? "config"
@@ -174,7 +169,13 @@ int sp_sched_create(const sp_config *cfg, const sp_engine_ops *const *engines,
                         "device %zu (%s): 0 workers: a device needs at least one", i,
                         cfg->devices[i].section);
   }
+  return SEALPROV_OK;
+}
 
+/* The scheduler's memory, locks and device records, no device opened yet; on failure
+ * nothing is left. */
+static int sched_new(const sp_config *cfg, const sp_engine_ops *const *engines,
+                     const sp_sched_hooks *hooks, sp_sched **out, char *err, size_t errlen) {
   sp_sched *s = calloc(1, sizeof *s);
   if (s == NULL) return sched_fail(err, errlen, SEALPROV_ERR_NO_MEMORY, "scheduler: out of memory");
   s->cfg = *cfg;
@@ -228,8 +229,13 @@ int sp_sched_create(const sp_config *cfg, const sp_engine_ops *const *engines,
                                     : (unsigned)(ncpu / total_workers ? ncpu / total_workers : 1);
     pthread_mutex_init(&d->lock, NULL);
   }
+  *out = s;
+  return SEALPROV_OK;
+}
 
-  /* device_open runs on this thread; engines must not change its current device. */
+/* device_open of every device, on this thread (engines must not change its current
+ * device); on failure the ones opened are closed again. */
+static int open_devices(sp_sched *s, char *err, size_t errlen) {
   for (unsigned i = 0; i < s->ndev; i++) {
     sp_device_rt *d = &s->devs[i];
     char msg[256] = "";
@@ -240,29 +246,15 @@ int sp_sched_create(const sp_config *cfg, const sp_engine_ops *const *engines,
       sched_fail(err, errlen, st, "device %u (%s, %s engine): cannot open: %s", i, d->cfg.section,
                  d->eng->name ? d->eng->name : "?", msg);
       close_devices(s);
-      free_sched(s);
       return st;
     }
     d->opened = true;
   }
+  return SEALPROV_OK;
+}
 
-  int rc = sp_thread_start(&s->notifier, notifier_main, s, "sp-notify");
-  if (rc != 0) {
-    close_devices(s);
-    free_sched(s);
-    return sched_fail(err, errlen, SEALPROV_ERR_INTERNAL, "cannot start the notifier thread: %s",
-                      strerror(rc));
-  }
-  atomic_store(&s->notifier_started, true);
-
-  int st = sp_pool_start(&s->pool, s, s->devs, s->ndev, err, errlen);
-  if (st != SEALPROV_OK) {
-    stop_notifier(s);
-    close_devices(s);
-    free_sched(s);
-    return st;
-  }
-  /* Rule 1 of docs/design.md: the selector -> device mapping is logged at open. */
+/* Rule 1 of docs/design.md: the selector -> device mapping is logged at open. */
+static void log_devices(sp_sched *s) {
   for (unsigned i = 0; i < s->ndev; i++) {
     const sp_device_rt *d = &s->devs[i];
     if (d->cfg.type == SP_DEVICE_CUDA)
@@ -281,6 +273,38 @@ int sp_sched_create(const sp_config *cfg, const sp_engine_ops *const *engines,
            d->cfg.section, d->eng->name ? d->eng->name : "cpu", d->cfg.name, d->nworkers,
            d->cpu_threads);
   }
+}
+
+int sp_sched_create(const sp_config *cfg, const sp_engine_ops *const *engines,
+                    const sp_sched_hooks *hooks, sp_sched **out, char *err, size_t errlen) {
+  if (out != NULL) *out = NULL;
+  int st = check_create_args(cfg, engines, out, err, errlen);
+  if (st != SEALPROV_OK) return st;
+  sp_sched *s = NULL;
+  st = sched_new(cfg, engines, hooks, &s, err, errlen);
+  if (st != SEALPROV_OK) return st;
+  st = open_devices(s, err, errlen);
+  if (st != SEALPROV_OK) {
+    free_sched(s);
+    return st;
+  }
+  int rc = sp_thread_start(&s->notifier, notifier_main, s, "sp-notify");
+  if (rc != 0) {
+    close_devices(s);
+    free_sched(s);
+    return sched_fail(err, errlen, SEALPROV_ERR_INTERNAL, "cannot start the notifier thread: %s",
+                      strerror(rc));
+  }
+  atomic_store(&s->notifier_started, true);
+
+  st = sp_pool_start(&s->pool, s, s->devs, s->ndev, err, errlen);
+  if (st != SEALPROV_OK) {
+    stop_notifier(s);
+    close_devices(s);
+    free_sched(s);
+    return st;
+  }
+  log_devices(s);
   *out = s;
   return SEALPROV_OK;
 }

@@ -39,6 +39,7 @@
 #include <stdint.h>
 
 #include "sealprov.h"
+#include "base/util.h" /* sp_now: the timeline's clock */
 #include "runtime/device_table.h"
 #include "engine/engine.h"
 #include "formats/srs.h"
@@ -234,9 +235,6 @@ struct sp_device_rt {
    * 0 = never measured at that size (placement.c). */
   double speed_s[SP_CAPACITY_MAX_LOG + 1];
 };
-
-/* Monotonic seconds. */
-double sp_now(void);
 
 /* The worker threads of one scheduler (pool.c). */
 typedef struct sp_pool {

@@ -992,6 +992,15 @@ START_TEST(test_messages_utf8) {
   ck_assert_str_eq(sp_utf8_escape("ab\xc2\x9b", out, 8), "ab");
   ck_assert_str_eq(sp_utf8_escape("ab\\", out, 4), "ab");
   ck_assert_str_eq(sp_utf8_escape("\x1b[31m\x7f", out, sizeof out), "\\x1b[31m\\x7f");
+  /* the marked form (the INI's quoted values) says where it cut, after whole units */
+  ck_assert_str_eq(sp_utf8_escape_marked("abcdefgh", out, 9), "abcdefgh");
+  ck_assert_str_eq(sp_utf8_escape_marked("abcdefgh", out, 8), "abcd...");
+  ck_assert_str_eq(sp_utf8_escape_marked("ab\xc2\x9b"
+                                         "cd",
+                                         out, 10),
+                   "ab...");
+  ck_assert_str_eq(sp_utf8_escape_marked("a\x01", out, 6), "a\\x01");
+  ck_assert_str_eq(sp_utf8_escape_marked("abcdefgh", out, 4), "");
   free(b);
 }
 END_TEST

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: Apache-2.0 OR MIT */
 /* fuzz_snarkjs.c -- libFuzzer harness for the readers of snarkjs's JSON files
- * (tools/snarkjs_json.c, `sealprov verify --vk verification_key.json --proof proof.json
+ * (kit/cli/snarkjs_json.c, `sealprov verify --vk verification_key.json --proof proof.json
  * --public public.json`).
  *
  * Input: one byte that picks the reader (value % 3: 0 verification_key.json,
@@ -18,7 +18,7 @@
  *  - accepted public inputs: every value below r. */
 #include "fuzz_common.h"
 
-#include "../../tools/snarkjs_json.h"
+#include "../../kit/cli/snarkjs_json.h"
 #include "sealprov.h"
 
 static char msg[2048];

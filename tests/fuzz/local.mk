@@ -90,13 +90,16 @@ tests_fuzz_test_config_utf8_LDADD = $(SP_KIT_LIBS) $(SP_EXTERNAL_LIBS) $(CHECK_L
 endif
 
 # The JSON readers: snarkjs's verification_key.json / proof.json / public.json
-# (tools/snarkjs_json.c, linked into the harness) and parameters.json (plugin/formats/srs.c,
+# (kit/cli/snarkjs_json.c, linked into the harness) and parameters.json (plugin/formats/srs.c,
 # reached through sp_srs_load_ex with a manifest; the .vk it checks is FUZZ_VK_PATH).
-FUZZ_SNARKJS_SOURCES = tests/fuzz/fuzz_snarkjs.c tools/snarkjs_json.c tools/snarkjs_json.h \
+FUZZ_SNARKJS_SOURCES = tests/fuzz/fuzz_snarkjs.c kit/cli/snarkjs_json.c kit/cli/snarkjs_json.h \
   tools/json_read.c tools/json_read.h tools/cli_base.c \
   $(FUZZ_COMMON_SOURCES)
+# the CLI's messages and JSON reader (tools/), which snarkjs_json.c uses
+FUZZ_SNARKJS_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/tools
 check_PROGRAMS += tests/fuzz/replay_snarkjs tests/fuzz/replay_manifest
 tests_fuzz_replay_snarkjs_SOURCES = tests/fuzz/replay.c $(FUZZ_SNARKJS_SOURCES)
+tests_fuzz_replay_snarkjs_CPPFLAGS = $(FUZZ_SNARKJS_CPPFLAGS)
 tests_fuzz_replay_snarkjs_LDADD = $(FUZZ_LIBS)
 tests_fuzz_replay_manifest_SOURCES = tests/fuzz/replay.c tests/fuzz/fuzz_manifest.c \
   $(FUZZ_COMMON_SOURCES)
@@ -105,6 +108,7 @@ tests_fuzz_replay_manifest_LDADD = $(FUZZ_LIBS)
 if FUZZING
 noinst_PROGRAMS += tests/fuzz/fuzz_snarkjs tests/fuzz/fuzz_manifest
 tests_fuzz_fuzz_snarkjs_SOURCES = $(FUZZ_SNARKJS_SOURCES)
+tests_fuzz_fuzz_snarkjs_CPPFLAGS = $(FUZZ_SNARKJS_CPPFLAGS)
 tests_fuzz_fuzz_snarkjs_LDFLAGS = $(AM_LDFLAGS) $(FUZZ_LDFLAGS)
 tests_fuzz_fuzz_snarkjs_LDADD = $(FUZZ_LIBS)
 tests_fuzz_fuzz_manifest_SOURCES = tests/fuzz/fuzz_manifest.c $(FUZZ_COMMON_SOURCES)

@@ -207,7 +207,7 @@ expect 1 "verify: a proof point off the curve" -- "$SP" verify --vk "$M/vk.json"
   --public "$M/sj_public.json"
 has "not on the curve" "off-curve proof: says why"
 # a public.json of more values than any snarkjs file has: refused while parsing, not
-# after gigabytes of parse tree (tools/snarkjs_json.c JV_MAX_VALUES = 2^21)
+# after gigabytes of parse tree (kit/cli/snarkjs_json.c JV_MAX_VALUES = 2^21)
 awk 'BEGIN { printf "["; for (i = 0; i < 2097153; i++) printf "%s\"1\"", i ? "," : ""; print "]" }' \
   >"$T/huge_public.json"
 expect 2 "verify: a public.json of 2^21 + 1 values" -- "$SP" verify --vk "$M/vk.json" \

@@ -7,12 +7,13 @@
 # table) may refer to no symbol that the module's libraries define -- what they do with
 # the module goes through dlopen and sealprov_vtable, the way a daemon does -- and to the
 # kit only for the functions listed below: the input files and synthetic data of the
-# host commands. The developer commands (setup, inspect, wtns, the snarkjs modes) and
-# the benchmarks proper (bench: they time the module's internals in process) are the
-# objects of the programs sealprov-kit and sealprov-bench and link the kit.
+# host commands. The developer commands (setup, inspect, wtns, the snarkjs modes: kit/cli/)
+# and the benchmarks proper (bench: they time the module's internals in process) are the
+# objects of the programs sealprov-kit and sealprov-bench and link the kit; `sealprov`
+# holds none of them (the last check below).
 #
-# HOST_ARCHIVE (one or more), KIT_ARCHIVE, MODULE_ARCHIVES and HOST_PROGRAM override what
-# is compared.
+# HOST_ARCHIVE (one or more), KIT_ARCHIVE, MODULE_ARCHIVES, HOST_PROGRAM and
+# KIT_CLI_OBJECTS override what is compared.
 set -eu
 b=${top_builddir:?top_builddir is not set (make check sets it)}
 if [ -z "${HOST_ARCHIVE:-}" ]; then
@@ -139,3 +140,18 @@ if [ -s "$tmp/bad_prog" ]; then
   exit 1
 fi
 echo "host_symbols: $prog defines none of the $(wc -l < "$tmp/state") symbols of the module's runtime and engines"
+
+# Nor the developer commands: their code (kit/cli/, sealprov-kit's objects) stays out of
+# `sealprov`, whose weak references to them stay empty (main.c runs sealprov-kit).
+cli_objs=${KIT_CLI_OBJECTS:-$(ls "$b"/kit/cli/sealprov_kit-*.o 2>/dev/null | tr '\n' ' ')}
+[ -n "$cli_objs" ] || { echo "host_symbols: no objects of kit/cli/ (sealprov-kit) in $b/kit/cli"; exit 1; }
+# shellcheck disable=SC2086
+global $cli_objs > "$tmp/kit_cli"
+grep -qx cmd_setup "$tmp/kit_cli" || { echo "host_symbols: kit/cli/'s objects do not define cmd_setup"; exit 1; }
+comm -12 "$tmp/prog" "$tmp/kit_cli" > "$tmp/bad_cli"
+if [ -s "$tmp/bad_cli" ]; then
+  echo "host_symbols: $prog carries $(wc -l < "$tmp/bad_cli") symbols of the developer commands (kit/cli/), e.g.:"
+  head -10 "$tmp/bad_cli" | sed 's/^/  /'
+  exit 1
+fi
+echo "host_symbols: $prog defines none of the $(wc -l < "$tmp/kit_cli") symbols of the developer commands (kit/cli/)"

@@ -2,18 +2,20 @@
 # SPDX-License-Identifier: Apache-2.0 OR MIT
 # kit_symbols.sh -- the shipped module carries none of the developer kit nor of the
 # measuring apparatus (docs/design.md, "Layers"): no symbol that an object of
-# kit/libsealprov_kit.la or of bench/ (sealprov-bench's objects) defines may be in
-# sealprov.so -- every symbol of its table, local ones included, not only the one it
-# exports. The kit (synthetic circuits and their insecure setup, .spa, .wtns, snarkjs
-# .zkey proving, GPU self-test and benchmark kernels, the CUDA engine's test knobs) is
-# linked by tools/, bench/ and tests/ only; bench/ by its own program only.
+# kit/libsealprov_kit.la, of the developer commands (kit/cli/, sealprov-kit's objects) or
+# of bench/ (sealprov-bench's objects) defines may be in sealprov.so -- every symbol of
+# its table, local ones included, not only the one it exports. The kit (synthetic
+# circuits and their insecure setup, .spa, .wtns, snarkjs .zkey proving, GPU self-test
+# and benchmark kernels, the CUDA engine's test knobs) is linked by tools/, kit/cli/,
+# bench/ and tests/ only; kit/cli/ and bench/ by their own programs only.
 #
 # A local (static) name of a kit object may also be defined by an object of the
 # module's own libraries (two files with a helper called le32): such a name tells
 # nothing and is left out. A kit object linked into the module would still show,
 # through its global names, which no module library defines.
 #
-# KIT_ARCHIVE, BENCH_OBJECTS, MODULE_SO and MODULE_ARCHIVES override what is compared
+# KIT_ARCHIVE, KIT_CLI_OBJECTS, BENCH_OBJECTS, MODULE_SO and MODULE_ARCHIVES override what
+# is compared
 # (to run it on another build: a module of an older tree against this tree's kit).
 set -eu
 b=${top_builddir:?top_builddir is not set (make check sets it)}
@@ -25,7 +27,10 @@ NM=${NM:-nm}
 if [ -z "${BENCH_OBJECTS:-}" ] && [ "${SP_BENCHMARKS:-yes}" != no ]; then
   BENCH_OBJECTS="$b/bench/.libs/libsealprov_bench_host.a $(ls "$b"/bench/sealprov_bench-*.o 2>/dev/null | tr '\n' ' ')"
 fi
-for f in "$kit" "$so" ${BENCH_OBJECTS:-}; do
+# kit/cli/: the developer commands, sealprov-kit's own objects
+KIT_CLI_OBJECTS=${KIT_CLI_OBJECTS:-$(ls "$b"/kit/cli/sealprov_kit-*.o 2>/dev/null | tr '\n' ' ')}
+[ -n "$KIT_CLI_OBJECTS" ] || { echo "kit_symbols: no objects of kit/cli/ (sealprov-kit) in $b/kit/cli"; exit 1; }
+for f in "$kit" "$so" $KIT_CLI_OBJECTS ${BENCH_OBJECTS:-}; do
   [ -f "$f" ] || { echo "kit_symbols: $f not built"; exit 1; }
 done
 if [ -z "${MODULE_ARCHIVES:-}" ]; then
@@ -64,6 +69,15 @@ if [ -n "${BENCH_OBJECTS:-}" ]; then
   fi
   echo "kit_symbols: none of the $nbench symbols of bench/ in $so"
 fi
+defined $KIT_CLI_OBJECTS > "$tmp/kit_cli"
+grep -qx cmd_inspect "$tmp/kit_cli" || { echo "kit_symbols: kit/cli/'s objects do not define cmd_inspect"; exit 1; }
+comm -12 "$tmp/kit_cli" "$tmp/so" | comm -23 - "$tmp/mod_objs" > "$tmp/bad_cli"
+if [ -s "$tmp/bad_cli" ]; then
+  echo "kit_symbols: $so carries $(wc -l < "$tmp/bad_cli") symbol(s) of the developer commands (kit/cli/):"
+  sed 's/^/  /' "$tmp/bad_cli" | head -50
+  exit 1
+fi
+echo "kit_symbols: none of the $(wc -l < "$tmp/kit_cli") symbols of kit/cli/ in $so"
 nkit=$(wc -l < "$tmp/kit")
 nso=$(wc -l < "$tmp/so")
 

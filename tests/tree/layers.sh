@@ -24,8 +24,9 @@ roots="include plugin cuda kit plugin/base cuda/util cuda/ff cuda/ec cuda/subgro
 # another's). cuda/ is the CUDA backend: it sits on the engine interface (engine.h),
 # and nothing in plugin/ may include it: the runtime reaches it only through the
 # backend table (engine.h, sp_backend_for), so its rank is checked with `private`.
-# Above the kit, the CLI (tools/) and the measuring apparatus (bench/), whose commands
-# use the CLI's option parser, messages and host: each may include any layer below it.
+# Above the kit, the CLI's host (tools/), then the developer commands (kit/cli/) and the
+# measuring apparatus (bench/), whose commands use the CLI's option parser, messages and
+# host: each may include any layer below it.
 rank() {
   case $1 in
     include) echo 0 ;;
@@ -41,6 +42,7 @@ rank() {
     cuda/backend*) echo 55 ;;
     plugin/runtime*) echo 60 ;;
     plugin/abi*) echo 70 ;;
+    kit/cli*) echo 87 ;;
     kit*) echo 80 ;;
     tools*) echo 85 ;;
     bench*) echo 90 ;;
@@ -52,6 +54,7 @@ layer() {
   case $1 in
     plugin/*) echo "$1" | cut -d/ -f1-2 ;;
     cuda/*) echo "$1" | cut -d/ -f1-2 ;;
+    kit/cli*) echo kit/cli ;;
     kit*) echo kit ;;
     tools*) echo tools ;;
     bench*) echo bench ;;

@@ -48,8 +48,7 @@ void insp_fail(const char *fmt, ...)
     ;
 /* len bytes at off; false (and a message naming field) when the file is shorter. */
 bool insp_read_at(const insp_file *f, uint64_t off, void *buf, size_t len, const char *field);
-uint64_t insp_le64(const uint8_t *p);
-uint32_t insp_le32(const uint8_t *p);
+/* (little-endian integers: base/util.h, sp_le32 and sp_le64) */
 uint32_t insp_be32(const uint8_t *p);
 /* a * b + c without overflow; false when it does not fit. */
 bool insp_mul_add(uint64_t a, uint64_t b, uint64_t c, uint64_t *res);

@@ -14,6 +14,7 @@
 #include "cli.h"
 #include "inspect.h"
 #include "spa.h"
+#include "base/util.h" /* sp_le32, sp_le64 */
 
 static double pct(uint64_t a, uint64_t b) { return b ? 100.0 * (double)a / (double)b : 0.0; }
 
@@ -28,8 +29,8 @@ int insp_spa(insp_file *f, bool inputs_hex) {
                                       "a_aux_bit_len",  "a_aux_popcount", "b_inp_bit_len",
                                       "b_inp_popcount", "b_aux_bit_len",  "b_aux_popcount"};
   uint64_t v[9];
-  for (int i = 0; i < 9; i++) v[i] = insp_le64(h + 16 + 8 * i);
-  uint32_t version = insp_le32(h + 8), encoding = insp_le32(h + 12);
+  for (int i = 0; i < 9; i++) v[i] = sp_le64(h + 16 + 8 * i);
+  uint32_t version = sp_le32(h + 8), encoding = sp_le32(h + 12);
   if (version != SP_SPA_VERSION) {
     insp_fail("%s: version %" PRIu32 " at byte 8; this sealprov reads version %u", f->path, version,
               SP_SPA_VERSION);
@@ -242,8 +243,8 @@ static int iden3_table(const insp_file *f, const char *what, uint32_t *version,
                        iden3_sec sec[IDEN3_TYPES], uint32_t *nsec) {
   uint8_t h[12];
   if (!insp_read_at(f, 0, h, sizeof h, "header")) return 1;
-  *version = insp_le32(h + 4);
-  *nsec = insp_le32(h + 8);
+  *version = sp_le32(h + 4);
+  *nsec = sp_le32(h + 8);
   memset(sec, 0, sizeof(iden3_sec) * IDEN3_TYPES);
   uint64_t off = 12;
   for (uint32_t i = 0; i < *nsec; i++) {
@@ -251,8 +252,8 @@ static int iden3_table(const insp_file *f, const char *what, uint32_t *version,
     char field[48];
     snprintf(field, sizeof field, "section %u header", i + 1);
     if (!insp_read_at(f, off, s, sizeof s, field)) return 1;
-    uint32_t type = insp_le32(s);
-    uint64_t size = insp_le64(s + 4);
+    uint32_t type = sp_le32(s);
+    uint64_t size = sp_le64(s + 4);
     if (size > f->size - off - 12) {
       insp_fail("%s: %s: section %u (type %u at byte %" PRIu64 ") claims %" PRIu64
                 " bytes, but %" PRIu64 " follow",
@@ -271,27 +272,36 @@ static int iden3_table(const insp_file *f, const char *what, uint32_t *version,
   return 0;
 }
 
-/* The field of a header section: n8 (4 bytes) then the prime. */
+/* A field an iden3 header names (n8, 4 bytes, then the prime): its element size, prime
+ * and what that prime is. */
+typedef struct insp_field {
+  uint32_t n8;
+  uint8_t prime[64];
+  const char *name; /* NULL: a prime this tool does not know */
+  bool bls_r;       /* BLS12-381's r */
+} insp_field;
+
 static int iden3_field(const insp_file *f, const char *what, const iden3_sec *h, uint64_t at,
-                       uint32_t *n8, uint8_t prime[64], const char **name, bool *bls_r) {
+                       insp_field *fl) {
   uint8_t b[4];
   if (!insp_read_at(f, h->off + at, b, 4, "n8")) return 1;
-  *n8 = insp_le32(b);
-  if (*n8 == 0 || *n8 > 64 || h->size < at + 4 + *n8) {
+  fl->n8 = sp_le32(b);
+  if (fl->n8 == 0 || fl->n8 > 64 || h->size < at + 4 + fl->n8) {
     insp_fail("%s: %s: field size n8 = %u at byte %" PRIu64 " (expected 32 for BLS12-381's r)",
-              f->path, what, *n8, h->off + at);
+              f->path, what, fl->n8, h->off + at);
     return 1;
   }
-  if (!insp_read_at(f, h->off + at + 4, prime, *n8, "prime")) return 1;
-  *name = prime_name(prime, *n8, bls_r);
+  if (!insp_read_at(f, h->off + at + 4, fl->prime, fl->n8, "prime")) return 1;
+  fl->name = prime_name(fl->prime, fl->n8, &fl->bls_r);
   return 0;
 }
 
 /* "field  BLS12-381's scalar field r", or , "field": "0x73ed...", "field_name": "..." */
-static void field_line(const insp_file *f, const char *label, const char *key, const uint8_t *prime,
-                       uint32_t n8, const char *name, bool wanted) {
+static void field_line(const insp_file *f, const char *label, const char *key, const insp_field *fl,
+                       bool wanted) {
   char hex[140], js[400];
-  le_hex(prime, n8, hex);
+  const char *name = fl->name;
+  le_hex(fl->prime, fl->n8, hex);
   snprintf(js, sizeof js, "\"%s\", \"%s_name\": \"%s\"", hex, key, name ? name : "unknown");
   insp_line(f, label, key, js, "%s%s", name ? name : hex,
             wanted ? "" : ": sealprov proves over BLS12-381 only");
@@ -303,11 +313,9 @@ static int describe_r1cs(insp_file *f, uint32_t version, const iden3_sec *sec) {
     insp_fail("%s: %s: no header section (type 1)", f->path, what);
     return 1;
   }
-  uint32_t n8;
-  uint8_t prime[64];
-  const char *name;
-  bool bls_r;
-  if (iden3_field(f, what, &sec[1], 0, &n8, prime, &name, &bls_r)) return 1;
+  insp_field fl;
+  if (iden3_field(f, what, &sec[1], 0, &fl)) return 1;
+  uint32_t n8 = fl.n8;
   uint8_t h[28];
   if (sec[1].size < 4 + (uint64_t)n8 + sizeof h) {
     insp_fail("%s: %s: header section of %" PRIu64 " bytes (byte %" PRIu64
@@ -317,16 +325,16 @@ static int describe_r1cs(insp_file *f, uint32_t version, const iden3_sec *sec) {
     return 1;
   }
   if (!insp_read_at(f, sec[1].off + 4 + n8, h, sizeof h, "header counts")) return 1;
-  uint32_t wires = insp_le32(h), out = insp_le32(h + 4), in = insp_le32(h + 8),
-           prv = insp_le32(h + 12), rows = insp_le32(h + 24);
-  uint64_t labels = insp_le64(h + 16);
+  uint32_t wires = sp_le32(h), out = sp_le32(h + 4), in = sp_le32(h + 8), prv = sp_le32(h + 12),
+           rows = sp_le32(h + 24);
+  uint64_t labels = sp_le64(h + 16);
   f->kind = INSP_R1CS;
   char what_v[64], v[32];
   snprintf(what_v, sizeof what_v, "circom constraint system (.r1cs version %u)", version);
   insp_head(f, "r1cs", what_v);
   snprintf(v, sizeof v, "%u", version);
   insp_line(f, NULL, "version", v, "-");
-  field_line(f, "field", "field", prime, n8, name, bls_r);
+  field_line(f, "field", "field", &fl, fl.bls_r);
   char js[160];
   snprintf(js, sizeof js,
            "%u, \"public_outputs\": %u, \"public_inputs\": %u, \"private_inputs\": %u", wires, out,
@@ -354,11 +362,9 @@ static int describe_wtns(insp_file *f, uint32_t version, const iden3_sec *sec) {
               !sec[1].present ? "header" : "values", !sec[1].present ? 1 : 2);
     return 1;
   }
-  uint32_t n8;
-  uint8_t prime[64];
-  const char *name;
-  bool bls_r;
-  if (iden3_field(f, what, &sec[1], 0, &n8, prime, &name, &bls_r)) return 1;
+  insp_field fl;
+  if (iden3_field(f, what, &sec[1], 0, &fl)) return 1;
+  uint32_t n8 = fl.n8;
   uint8_t b[4];
   if (sec[1].size < 8 + (uint64_t)n8 || !insp_read_at(f, sec[1].off + 4 + n8, b, 4, "nWitness")) {
     if (sec[1].size < 8 + (uint64_t)n8)
@@ -366,7 +372,7 @@ static int describe_wtns(insp_file *f, uint32_t version, const iden3_sec *sec) {
                 sec[1].size);
     return 1;
   }
-  uint32_t n = insp_le32(b);
+  uint32_t n = sp_le32(b);
   if (sec[2].size != (uint64_t)n * n8) {
     insp_fail("%s: %s: values section of %" PRIu64 " bytes (byte %" PRIu64
               ") for %u values of %u "
@@ -380,7 +386,7 @@ static int describe_wtns(insp_file *f, uint32_t version, const iden3_sec *sec) {
   insp_head(f, "wtns", what_v);
   snprintf(js, sizeof js, "%u", version);
   insp_line(f, NULL, "version", js, "-");
-  field_line(f, "field", "field", prime, n8, name, bls_r);
+  field_line(f, "field", "field", &fl, fl.bls_r);
   snprintf(js, sizeof js, "%u", n);
   insp_line(f, "values", "values", js,
             "%u (wire order: ONE, public outputs, public inputs, then "
@@ -398,7 +404,7 @@ static int describe_zkey(insp_file *f, uint32_t version, const iden3_sec *sec) {
   }
   uint8_t b[4];
   if (sec[1].size < 4 || !insp_read_at(f, sec[1].off, b, 4, "protocol")) return 1;
-  uint32_t proto = insp_le32(b);
+  uint32_t proto = sp_le32(b);
   const char *pname = proto == 1 ? "groth16" : proto == 2 ? "plonk" : proto == 10 ? "fflonk" : NULL;
   char what_v[96], js[64];
   snprintf(what_v, sizeof what_v, "snarkjs proving key (.zkey version %u, %s)", version,
@@ -415,13 +421,10 @@ static int describe_zkey(insp_file *f, uint32_t version, const iden3_sec *sec) {
     insp_fail("%s: %s: no Groth16 header section (type 2)", f->path, what);
     return 1;
   }
-  uint32_t n8q, n8r;
-  uint8_t q[64], r[64];
-  const char *qname, *rname;
-  bool q_bls, r_bls;
-  if (iden3_field(f, what, &sec[2], 0, &n8q, q, &qname, &q_bls) ||
-      iden3_field(f, what, &sec[2], 4 + (uint64_t)n8q, &n8r, r, &rname, &r_bls))
+  insp_field q, r;
+  if (iden3_field(f, what, &sec[2], 0, &q) || iden3_field(f, what, &sec[2], 4 + (uint64_t)q.n8, &r))
     return 1;
+  uint32_t n8q = q.n8, n8r = r.n8;
   uint8_t h[12];
   uint64_t at = sec[2].off + 8 + (uint64_t)n8q + n8r;
   if (sec[2].size < 8 + (uint64_t)n8q + n8r + 12 || !insp_read_at(f, at, h, sizeof h, "counts")) {
@@ -430,12 +433,12 @@ static int describe_zkey(insp_file *f, uint32_t version, const iden3_sec *sec) {
                 sec[2].size);
     return 1;
   }
-  uint32_t nvars = insp_le32(h), npub = insp_le32(h + 4), domain = insp_le32(h + 8);
+  uint32_t nvars = sp_le32(h), npub = sp_le32(h + 4), domain = sp_le32(h + 8);
   f->kind = INSP_ZKEY;
   insp_head(f, "zkey", what_v);
   insp_line(f, NULL, "protocol", "\"groth16\"", "-");
-  field_line(f, "curve (q)", "curve_q", q, n8q, qname, qname && strstr(qname, "BLS12-381"));
-  field_line(f, "field (r)", "field_r", r, n8r, rname, r_bls);
+  field_line(f, "curve (q)", "curve_q", &q, q.name && strstr(q.name, "BLS12-381"));
+  field_line(f, "field (r)", "field_r", &r, r.bls_r);
   snprintf(js, sizeof js, "%u", nvars);
   insp_line(f, "signals", "n_vars", js, "%u (ONE included)", nvars);
   snprintf(js, sizeof js, "%u", npub);

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: Apache-2.0 OR MIT */
-/* witness.c -- `sealprov wtns IN.spa OUT.wtns`, the developer command of witness-only
+/* cmd_wtns.c -- `sealprov wtns IN.spa OUT.wtns`, the developer command of witness-only
  * proving: a partition's witness as circom writes it (for tests and for hosts that want
- * to try .wtns). `prove --r1cs` itself is prove_witness.c; `bench witness` is
+ * to try .wtns). `prove --r1cs` itself is tools/prove_witness.c; `bench witness` is
  * bench/bench_witness.c. */
 #include <config.h>
 
