@@ -23,6 +23,7 @@
 #include "gpu/engine_probe.h"
 #include "util/cuda_api.h"
 #include "groth16/groth16.h" /* sp_groth16_check_assignment: the module's submit-time check */
+#include "shapes.h"          /* SP_SYNTH_BITS_PERCENT */
 #include "base/log.h"
 #include "runtime/sp_sched.h"
 #include "formats/srs.h"
@@ -153,8 +154,15 @@ void bg_synth_free(bg_synth *x) {
 
 /* Points are made on g's device and downloaded; on failure what was made is freed. */
 int bg_synth_make(bg_synth *x, sp_gpu *g, unsigned lg, char *err, size_t errlen) {
-  const size_t m = (size_t)1 << lg, abc = m - m / 32, ninp = 328 < m / 4 ? 328 : 4;
-  const bg_synth_spec sealing = {lg, abc, ninp, abc - ninp, 997, 254, 85};
+  const size_t m = (size_t)1 << lg, abc = m - m / 32,
+               ninp = SP_SEALING_INPUTS < m / 4 ? SP_SEALING_INPUTS : 4;
+  const bg_synth_spec sealing = {.lg = lg,
+                                 .abc = abc,
+                                 .ninp = ninp,
+                                 .naux = abc - ninp,
+                                 .a_permille = SP_SEALING_A_PERMILLE,
+                                 .b_permille = SP_SEALING_B_PERMILLE,
+                                 .bits_percent = SP_SYNTH_BITS_PERCENT};
   return bg_synth_make_spec(x, g, &sealing, err, errlen);
 }
 

@@ -12,9 +12,10 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "engine/engine.h" /* SP_SEALING_*: the proportions devices() sizes capacity by */
 #include "shapes.h"
 
-#define SEALING 997, 254, 85
+#define SEALING SP_SEALING_A_PERMILLE, SP_SEALING_B_PERMILLE, SP_SYNTH_BITS_PERCENT
 
 const sp_proof_shape sp_proof_shapes[] = {
     /* constants.rs POREP_PARTITIONS; the circuit's header in cuzk-pce (disk.rs): 328

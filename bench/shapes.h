@@ -11,6 +11,10 @@
 #include <stddef.h>
 #include <stdint.h>
 
+/* The synthetic sets' aux values that are 0 or 1, in percent (a sealing-shaped
+ * witness's share, measured on PoRep). */
+#define SP_SYNTH_BITS_PERCENT 85u
+
 typedef struct sp_proof_shape {
   const char *name;  /* the --shape value: "porep-32g" */
   const char *proof; /* what Curio calls it: "PoRep C2" */

@@ -36,25 +36,22 @@ void sp_shape_of_lengths(const sp_srs_lengths *lens, sp_partition_shape *out) {
   out->stream_ok = true;       /* a direct load onto the GPUs happens only where it fits */
 }
 
-/* A 32 GiB PoRep C2 partition (docs/design.md): domain 2^27, 328 inputs (ONE
- * included), 130,169,893 aux variables, a-density 99.7 %, b-density 25.4 %. Smaller or
- * larger domains keep the proportions; the inputs stay as they are. */
-#define SEALING_LOG 27u
-#define SEALING_AUX UINT64_C(130169893)
-#define SEALING_INPUTS UINT64_C(328)
-
+/* Smaller or larger domains keep the proportions of engine.h's SP_SEALING_*; the inputs
+ * stay as they are. */
 void sp_shape_sealing(unsigned log_domain, sp_partition_shape *out) {
   memset(out, 0, sizeof *out);
-  uint64_t aux = log_domain >= SEALING_LOG ? SEALING_AUX << (log_domain - SEALING_LOG)
-                                           : SEALING_AUX >> (SEALING_LOG - log_domain);
+  uint64_t aux = log_domain >= SP_SEALING_LOG ? SP_SEALING_AUX << (log_domain - SP_SEALING_LOG)
+                                              : SP_SEALING_AUX >> (SP_SEALING_LOG - log_domain);
   if (aux == 0) aux = 1;
   out->log_domain = log_domain;
   out->h_len = (UINT64_C(1) << log_domain) - 1;
-  out->inp_size = SEALING_INPUTS;
+  out->inp_size = SP_SEALING_INPUTS;
   out->aux_size = out->l_len = aux;
-  out->a_len = SEALING_INPUTS + aux / 1000 * 997 + aux % 1000 * 997 / 1000;
+  out->a_len = SP_SEALING_INPUTS + aux / 1000 * SP_SEALING_A_PERMILLE +
+               aux % 1000 * SP_SEALING_A_PERMILLE / 1000;
   /* ONE is the one input in B */
-  out->b_g1_len = out->b_g2_len = 1 + aux / 1000 * 254 + aux % 1000 * 254 / 1000;
+  out->b_g1_len = out->b_g2_len =
+      1 + aux / 1000 * SP_SEALING_B_PERMILLE + aux % 1000 * SP_SEALING_B_PERMILLE / 1000;
   out->stream_ok = true;
 }
 

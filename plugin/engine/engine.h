@@ -163,8 +163,16 @@ int sp_engine_open(const sp_engine_ops *eng, const sp_device_cfg *cfg, const sp_
  * formats/srs.h: sp_srs_peek_lengths). */
 void sp_shape_of_srs(const struct sp_srs *srs, sp_partition_shape *out);
 void sp_shape_of_lengths(const struct sp_srs_lengths *lens, sp_partition_shape *out);
-/* A PoRep C2 partition scaled to 2^log_domain (at 2^27: 130,169,893 aux, 328 inputs,
- * a-density 99.7 %, b-density 25.4 %): the shape `devices()` reports capacity in. */
+/* A 32 GiB PoRep C2 partition (docs/design.md): domain 2^27, 328 inputs (ONE included),
+ * 130,169,893 aux variables, of which 99.7 % in A and 25.4 % in B. The capacity below
+ * and the benchmarks' synthetic sets are shaped by these. */
+#define SP_SEALING_LOG 27u
+#define SP_SEALING_AUX UINT64_C(130169893)
+#define SP_SEALING_INPUTS 328u
+#define SP_SEALING_A_PERMILLE 997u
+#define SP_SEALING_B_PERMILLE 254u
+/* That partition scaled to 2^log_domain (the inputs stay as they are): the shape
+ * `devices()` reports capacity in. */
 void sp_shape_sealing(unsigned log_domain, sp_partition_shape *out);
 /* The bytes a device needs for shape: streamed when the set can stream, else resident. */
 uint64_t sp_capacity_need(const sp_capacity *c, const sp_partition_shape *shape);
