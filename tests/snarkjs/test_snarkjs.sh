@@ -37,18 +37,7 @@ CIRCOM="$D/node_modules/.bin/circom2"
 T=$(mktemp -d "${TMPDIR:-/tmp}/sp_snarkjs_XXXXXX") || exit 1
 trap 'rm -rf "$T"' EXIT INT TERM
 fails=0
-fail() { echo "FAIL: $*"; fails=$((fails + 1)); }
-# expect STATUS WHAT -- CMD...: runs CMD, output in $T/out, checks the exit status
-expect() {
-  want=$1; what=$2; shift 3
-  "$@" >"$T/out" 2>&1
-  got=$?
-  if [ "$got" -ne "$want" ]; then
-    fail "$what: exit $got, expected $want"
-    sed 's/^/    /' "$T/out"
-  fi
-}
-has() { grep -q -- "$1" "$T/out" || { fail "$2: output lacks '$1'"; sed 's/^/    /' "$T/out"; }; }
+. "$top_srcdir/tests/tools/cli_lib.sh" # fail, expect, has, lacks
 # setup step: a failure here is the test bed's, not sealprov's: stop
 run() {
   what=$1; shift

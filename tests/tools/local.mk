@@ -34,7 +34,7 @@ TESTS += tests/tools/unseen_cli.sh
 # The host objects (tools/'s and bench/'s soak and stress) against the module and the kit
 # (docs/design.md, rule 15).
 TESTS += tests/tools/host_symbols.sh
-EXTRA_DIST += tests/tools/test_cli.sh tests/tools/test_inspect.sh tests/tools/test_witness_cli.sh \
+EXTRA_DIST += tests/tools/cli_lib.sh tests/tools/test_cli.sh tests/tools/test_inspect.sh tests/tools/test_witness_cli.sh \
   tests/tools/test_cli_files.sh tests/tools/cli.sh tests/tools/prove_device.sh \
   tests/tools/topo_cli.sh tests/tools/host_symbols.sh tests/tools/unseen_cli.sh \
   tests/tools/capacity.sh tests/tools/cli_prove_env.sh

@@ -20,18 +20,7 @@ test -x "$SP" || { echo "SKIP: $SP not built"; exit 77; }
 T=$(mktemp -d "${TMPDIR:-/tmp}/sp_files_XXXXXX") || exit 1
 trap 'rm -rf "$T"' EXIT INT TERM
 fails=0
-fail() { echo "FAIL: $*"; fails=$((fails + 1)); }
-expect() {
-  want=$1; what=$2; shift 3
-  "$@" >"$T/out" 2>&1
-  got=$?
-  if [ "$got" -ne "$want" ]; then
-    fail "$what: exit $got, expected $want"
-    sed 's/^/    /' "$T/out"
-  fi
-}
-has() { grep -q -- "$1" "$T/out" || { fail "$2: output lacks '$1'"; sed 's/^/    /' "$T/out"; }; }
-lacks() { grep -q -- "$1" "$T/out" && { fail "$2: output has '$1'"; sed 's/^/    /' "$T/out"; }; return 0; }
+. "$top_srcdir/tests/tools/cli_lib.sh" # fail, expect, has, lacks
 # same FILE COPY WHAT: the file still has the bytes of its copy
 same() { cmp -s "$1" "$2" || fail "$3: $1 changed"; }
 # the inputs as they were, so one failure does not hide the checks after it
