@@ -16,9 +16,9 @@
  * cuda/DESIGN.md says when a table pays). */
 
 /* Copy j from copy j - 1: out[i] = 2^c in[i]. SP_TAB_CHUNK points per thread, c
- * doublings each (XYZZ), then one inversion per chunk (Montgomery's trick over ZZZ,
- * as k_gen_points). Infinity stays infinity; no other point doubles to it (odd
- * cofactors: no point of order 2 on either curve). */
+ * doublings each (XYZZ), then one inversion per chunk (sp_chunk_to_affine). Infinity
+ * stays infinity; no other point doubles to it (odd cofactors: no point of order 2 on
+ * either curve). */
 #define SP_TAB_CHUNK 32
 template <class F>
 __global__ void k_msm_table_step(const spc_affine<F> *in, spc_affine<F> *out, size_t n,
@@ -27,33 +27,20 @@ __global__ void k_msm_table_step(const spc_affine<F> *in, spc_affine<F> *out, si
   size_t first = ((size_t)blockIdx.x * blockDim.x + threadIdx.x) * SP_TAB_CHUNK;
   if (first >= n) return;
   unsigned cnt = n - first < SP_TAB_CHUNK ? (unsigned)(n - first) : SP_TAB_CHUNK;
-  X pts[SP_TAB_CHUNK];
-  F pref[SP_TAB_CHUNK];
-  F run = F::one();
-  for (unsigned i = 0; i < cnt; i++) {
-    spc_affine<F> p = in[first + i];
-    X a = p.is_inf() ? X::inf() : X::dbl_affine(p);
-    for (unsigned b = 1; b < c; b++) a = X::dbl(a);
-    pts[i] = a;
-    if (!a.is_inf()) run = F::mul(run, a.zzz);
-    pref[i] = run; /* product of the non-infinity ZZZ up to i */
-  }
-  F inv = sp_inv(run);
-  for (unsigned i = cnt; i-- > 0;) {
-    spc_affine<F> r;
-    if (pts[i].is_inf()) {
-      r.x = F::zero();
-      r.y = F::zero();
-    } else {
-      F izzz = i ? F::mul(inv, pref[i - 1]) : inv;
-      inv = F::mul(inv, pts[i].zzz);
-      F iz = F::mul(pts[i].zz, izzz); /* ZZ/ZZZ = 1/z */
-      F izz = F::sqr(iz);
-      r.x = F::mul(pts[i].x, izz);
-      r.y = F::mul(pts[i].y, izzz);
-    }
-    out[first + i] = r;
-  }
+  sp_chunk_to_affine<F, SP_TAB_CHUNK>(
+      cnt,
+      [&](unsigned i) {
+        spc_affine<F> p = in[first + i];
+        X a = p.is_inf() ? X::inf() : X::dbl_affine(p);
+        for (unsigned b = 1; b < c; b++) a = X::dbl(a);
+        return a;
+      },
+      [&](unsigned i, bool, const F &x, const F &y) {
+        spc_affine<F> r;
+        r.x = x;
+        r.y = y;
+        out[first + i] = r;
+      });
 }
 
 static unsigned table_shift(size_t npoints) {
