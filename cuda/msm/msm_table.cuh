@@ -27,7 +27,7 @@ __global__ void k_msm_table_step(const spc_affine<F> *in, spc_affine<F> *out, si
   size_t first = ((size_t)blockIdx.x * blockDim.x + threadIdx.x) * SP_TAB_CHUNK;
   if (first >= n) return;
   unsigned cnt = n - first < SP_TAB_CHUNK ? (unsigned)(n - first) : SP_TAB_CHUNK;
-  sp_chunk_to_affine<F, SP_TAB_CHUNK>(
+  sp_chunk_to_affine_at<F, SP_TAB_CHUNK>(
       cnt,
       [&](unsigned i) {
         spc_affine<F> p = in[first + i];
@@ -35,12 +35,7 @@ __global__ void k_msm_table_step(const spc_affine<F> *in, spc_affine<F> *out, si
         for (unsigned b = 1; b < c; b++) a = X::dbl(a);
         return a;
       },
-      [&](unsigned i, bool, const F &x, const F &y) {
-        spc_affine<F> r;
-        r.x = x;
-        r.y = y;
-        out[first + i] = r;
-      });
+      out + first);
 }
 
 static unsigned table_shift(size_t npoints) {

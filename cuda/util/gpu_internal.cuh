@@ -178,4 +178,15 @@ __device__ __forceinline__ void sp_chunk_to_affine(unsigned cnt, Make make, Put 
   }
 }
 
+/* sp_chunk_to_affine with point i stored at out[i] (infinity as (0, 0)). */
+template <class F, unsigned CH, class Make>
+__device__ __forceinline__ void sp_chunk_to_affine_at(unsigned cnt, Make make, spc_affine<F> *out) {
+  sp_chunk_to_affine<F, CH>(cnt, make, [&](unsigned i, bool, const F &x, const F &y) {
+    spc_affine<F> r;
+    r.x = x;
+    r.y = y;
+    out[i] = r;
+  });
+}
+
 #endif

@@ -178,19 +178,14 @@ __global__ void k_gen_points(spc_affine<F> *out, size_t n, uint64_t seed, spc_af
     acc = X::dbl(acc);
     if ((k >> bit) & 1u) acc = X::add_affine(acc, gen);
   }
-  sp_chunk_to_affine<F, SP_GEN_CHUNK>(
+  sp_chunk_to_affine_at<F, SP_GEN_CHUNK>(
       cnt,
       [&](unsigned) {
         X p = acc;
         acc = X::add_affine(acc, gen);
         return p;
       },
-      [&](unsigned i, bool, const F &x, const F &y) {
-        spc_affine<F> a;
-        a.x = x;
-        a.y = y;
-        out[first + i] = a;
-      });
+      out + first);
 }
 
 extern "C" int sp_gpu_gen_points_g1(sp_gpu *g, void *d_points, size_t n, uint64_t seed, char *err,
