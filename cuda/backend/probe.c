@@ -1,15 +1,15 @@
 /* SPDX-License-Identifier: Apache-2.0 OR MIT */
-/* engine_probe.c -- the developer kit's probes and knobs of the CUDA engine
- * (engine_probe.h): per-stage timings, the host-memory footprint, and the switches the
- * GPU tests and `sealprov bench gpu` turn between tasks. They read and set the engine's
- * own device state (cuda/backend/engine_internal.h); none of them is in sealprov.so. */
+/* probe.c -- what benchmarks and tests read of a CUDA engine device, and the test
+ * build's knobs (probe.h): per-stage timings, the host-memory footprint, the plan's
+ * arithmetic, and the switches of cuda_knobs. A library of its own, never linked into
+ * sealprov.so. */
 #include <config.h>
 
 #include <pthread.h>
 #include <string.h>
 
 #include "backend/engine_internal.h" /* first: sp_gpu.h before <math.h> */
-#include "gpu/engine_probe.h"
+#include "backend/probe.h"
 
 void sp_engine_cuda_last_timings(void *dev, sp_cuda_timings *out) {
   cuda_dev *d = dev;
@@ -29,66 +29,6 @@ uint64_t sp_engine_cuda_trim_chunks(void *dev) {
   return pool ? sp_chunk_pool_trim(pool, &ordinal) : 0;
 }
 
-void sp_engine_cuda_set_staging(void *dev, int mode) {
-  cuda_dev *d = dev;
-  pthread_mutex_lock(&d->mu);
-  if (mode >= SP_STAGING_OFF && mode <= SP_STAGING_CHUNKED) d->stage_mode = mode;
-  pthread_mutex_unlock(&d->mu);
-}
-
-void sp_engine_cuda_set_early(void *dev, int mode) {
-  cuda_dev *d = dev;
-  pthread_mutex_lock(&d->mu);
-  d->early_mode = mode >= SP_EARLY_OFF && mode <= SP_EARLY_ALL ? mode : SP_EARLY_ALL;
-  pthread_mutex_unlock(&d->mu);
-}
-
-void sp_engine_cuda_set_early_delay(void *dev, unsigned us) {
-  cuda_dev *d = dev;
-  pthread_mutex_lock(&d->mu);
-  d->early_delay_us = us;
-  pthread_mutex_unlock(&d->mu);
-}
-
-void sp_engine_cuda_set_tables(void *dev, int mode) {
-  cuda_dev *d = dev;
-  pthread_mutex_lock(&d->mu);
-  d->tables_mode = mode == SP_TABLES_OFF || mode == SP_TABLES_FORCE ? mode : SP_TABLES_AUTO;
-  pthread_mutex_unlock(&d->mu);
-}
-
-void sp_engine_cuda_set_cs_host(void *dev, bool host) {
-  cuda_dev *d = dev;
-  pthread_mutex_lock(&d->mu);
-  d->cs_host = host;
-  pthread_mutex_unlock(&d->mu);
-}
-
-void sp_engine_cuda_set_check_buffer(void *dev, bool allow) {
-  cuda_dev *d = dev;
-  pthread_mutex_lock(&d->mu);
-  d->no_check_buffer = !allow;
-  pthread_mutex_unlock(&d->mu);
-}
-
-void sp_engine_cuda_set_streaming(void *dev, bool force_stream, size_t chunk_points) {
-  cuda_dev *d = dev;
-  /* chunks are whole bitmap words: batch additions index the ones bitmap from p0 / 64 */
-  if (chunk_points && chunk_points < 64) chunk_points = 64;
-  chunk_points -= chunk_points % 64;
-  pthread_mutex_lock(&d->mu);
-  d->force_stream = force_stream;
-  d->stream_chunk = chunk_points; /* 0: SP_STREAM_CHUNK_DEFAULT */
-  pthread_mutex_unlock(&d->mu);
-}
-
-void sp_engine_cuda_set_plan(void *dev, int tier) {
-  cuda_dev *d = dev;
-  pthread_mutex_lock(&d->mu);
-  d->force_tier = tier >= 0 && (unsigned)tier < cuda_plan_tiers() ? tier : -1;
-  pthread_mutex_unlock(&d->mu);
-}
-
 unsigned sp_engine_cuda_plan_tiers(void) { return cuda_plan_tiers(); }
 
 uint64_t sp_engine_cuda_plan_need(void *dev, const sp_task *t, bool resident, unsigned tier) {
@@ -96,9 +36,10 @@ uint64_t sp_engine_cuda_plan_need(void *dev, const sp_task *t, bool resident, un
   cuda_plan_in in;
   cuda_plan_input(t->srs, t->asg, resident, false, d->sm_count, &in);
   pthread_mutex_lock(&d->mu);
-  in.no_check_buf = d->no_check_buffer;
-  in.chunk = d->stream_chunk;
+  const cuda_knobs k = cuda_knobs_of(d);
   pthread_mutex_unlock(&d->mu);
+  in.no_check_buf = k.no_check_buffer;
+  in.chunk = k.stream_chunk;
   return cuda_plan_need(&in, tier);
 }
 
@@ -120,3 +61,58 @@ uint64_t sp_engine_cuda_plan_shape_need(const sp_partition_shape *sh, bool resid
 }
 
 uint64_t sp_engine_cuda_transfer_bytes(void *dev) { return sp_engine_cuda.transfer_bytes(dev); }
+
+#ifdef SP_FAULT_INJECTION
+void sp_engine_cuda_set_staging(void *dev, int mode) {
+  cuda_dev *d = dev;
+  pthread_mutex_lock(&d->mu);
+  if (mode >= SP_STAGING_OFF && mode <= SP_STAGING_CHUNKED) d->stage_mode = mode;
+  pthread_mutex_unlock(&d->mu);
+}
+
+void sp_engine_cuda_set_early(void *dev, int mode) {
+  cuda_dev *d = dev;
+  pthread_mutex_lock(&d->mu);
+  d->knobs.early_mode = mode >= SP_EARLY_OFF && mode <= SP_EARLY_ALL ? mode : SP_EARLY_ALL;
+  pthread_mutex_unlock(&d->mu);
+}
+
+void sp_engine_cuda_set_early_delay(void *dev, unsigned us) {
+  cuda_dev *d = dev;
+  pthread_mutex_lock(&d->mu);
+  d->knobs.early_delay_us = us;
+  pthread_mutex_unlock(&d->mu);
+}
+
+void sp_engine_cuda_set_tables(void *dev, int mode) {
+  cuda_dev *d = dev;
+  pthread_mutex_lock(&d->mu);
+  d->knobs.tables_mode = mode == SP_TABLES_OFF || mode == SP_TABLES_FORCE ? mode : SP_TABLES_AUTO;
+  pthread_mutex_unlock(&d->mu);
+}
+
+void sp_engine_cuda_set_check_buffer(void *dev, bool allow) {
+  cuda_dev *d = dev;
+  pthread_mutex_lock(&d->mu);
+  d->knobs.no_check_buffer = !allow;
+  pthread_mutex_unlock(&d->mu);
+}
+
+void sp_engine_cuda_set_streaming(void *dev, bool force_stream, size_t chunk_points) {
+  cuda_dev *d = dev;
+  /* chunks are whole bitmap words: batch additions index the ones bitmap from p0 / 64 */
+  if (chunk_points && chunk_points < 64) chunk_points = 64;
+  chunk_points -= chunk_points % 64;
+  pthread_mutex_lock(&d->mu);
+  d->knobs.force_stream = force_stream;
+  d->knobs.stream_chunk = chunk_points; /* 0: SP_STREAM_CHUNK_DEFAULT */
+  pthread_mutex_unlock(&d->mu);
+}
+
+void sp_engine_cuda_set_plan(void *dev, int tier) {
+  cuda_dev *d = dev;
+  pthread_mutex_lock(&d->mu);
+  d->knobs.force_tier = tier >= 0 && (unsigned)tier < cuda_plan_tiers() ? tier : -1;
+  pthread_mutex_unlock(&d->mu);
+}
+#endif
