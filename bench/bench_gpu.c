@@ -647,16 +647,12 @@ int sp_cmd_bench_gpu(int argc, char **argv) {
   }
   if (c < 0) return args.status;
   if (!sp_cli_operands(&args, argc, argv, 0, 0, "")) return args.status;
-#ifndef SP_FAULT_INJECTION
-  /* the engine's forced paths are a test build's knobs (cuda/backend/probe.h): a
-   * production module streams and picks its plan by the device's memory alone */
-  if (o.stream || o.plan >= 0) {
-    sp_cli_error(
-        "%s needs a build configured with --enable-fault-injection (the CUDA engine's test "
-        "knobs); here --memory-limit makes the engine stream and choose a smaller plan",
-        o.stream ? "--stream" : "--plan");
-    return 2;
-  }
+#ifndef SP_FAULT_INJECTION /* the engine's forced paths are a test build's (probe.h) */
+  if (o.stream || o.plan >= 0)
+    return sp_cli_usage_error(&args,
+                              "%s needs a build with --enable-fault-injection (here "
+                              "--memory-limit makes the engine stream and take a smaller plan)",
+                              o.stream ? "--stream" : "--plan");
 #endif
   o.json = args.json;
   /* --throughput alone measures throughput only; named kernel groups run as well. */
