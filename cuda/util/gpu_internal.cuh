@@ -4,6 +4,10 @@
 #ifndef SEALPROV_CUDA_GPU_INTERNAL_CUH
 #define SEALPROV_CUDA_GPU_INTERNAL_CUH
 
+/* configure's: SP_FAULT_INJECTION decides the context's layout, so every .cu file
+ * sees it */
+#include <config.h>
+
 #include <cuda_runtime.h>
 #include <stdio.h>
 #include <stdint.h>
@@ -110,8 +114,11 @@ struct sp_gpu {
    * event sp_gpu_join_copy records on it. */
   cudaStream_t copy_stream;
   cudaEvent_t join_ev;
-  /* Tests: this many more sp_gpu_alloc calls fail as out of memory. */
+#ifdef SP_FAULT_INJECTION
+  /* A test build's fault engine: this many more sp_gpu_alloc calls fail as out of
+   * memory (sp_gpu_inject_oom). */
   unsigned inject_oom;
+#endif
   unsigned alloc_retries; /* allocations that succeeded only after a trim */
 };
 
