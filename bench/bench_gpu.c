@@ -44,7 +44,7 @@
 #include "engine/engine.h"
 #include "engine/hostmem.h"
 #include "backend/engine_cuda.h"
-#include "gpu/engine_probe.h"
+#include "backend/probe.h"
 #include "util/cuda_api.h"
 #include "ntt/ntt.h"
 #include "msm/msm.h"
@@ -212,7 +212,8 @@ static void bg_usage(FILE *f) {
           "  --precompute off,on,C:K: every MSM once per variant in each repeat (same-call\n"
           "  A/B): off = today's path, on = a fixed-base table as msm.cu's cost model plans\n"
           "  it, C:K = a table of window C with K copies; partitions take off and on (the\n"
-          "  engine's table of the resident h). Table size and build time are reported.\n"
+          "  engine's table of the resident h) in a build with --enable-fault-injection, and\n"
+          "  the engine's own choice in others. Table size and build time are reported.\n"
           "  --pinned-staging auto|chunked|whole|off|BYTES[K|M|G]: the engine's staging per\n"
           "  GPU (the INI's pinned_staging; default auto = chunked), for partitions and\n"
           "  throughput; a comma list (e.g. whole,chunked) runs each throughput stream once\n"
@@ -223,7 +224,8 @@ static void bg_usage(FILE *f) {
           "  set does not fit; --stream streams them whatever fits. --threads: host threads of a\n"
           "  partition's task (default 8, as with 2 workers on 16 CPUs). --plan: the memory\n"
           "  plan's tier TIER (0 needs the most memory; what the budget leaves over keeps\n"
-          "  parameter points on the device) instead of the engine's choice. Partitions report\n"
+          "  parameter points on the device) instead of the engine's choice. --stream and\n"
+          "  --plan need a build with --enable-fault-injection. Partitions report\n"
           "  the plan, the device memory peak, the host memory the module held (page-locked\n"
           "  chunks and staging) and the bytes copied to the device. --throughput takes one\n"
           "  value: every GPU of its streams gets that memory_limit.\n"
@@ -645,6 +647,13 @@ int sp_cmd_bench_gpu(int argc, char **argv) {
   }
   if (c < 0) return args.status;
   if (!sp_cli_operands(&args, argc, argv, 0, 0, "")) return args.status;
+#ifndef SP_FAULT_INJECTION /* the engine's forced paths are a test build's (probe.h) */
+  if (o.stream || o.plan >= 0)
+    return sp_cli_usage_error(&args,
+                              "%s needs a build with --enable-fault-injection (here "
+                              "--memory-limit makes the engine stream and take a smaller plan)",
+                              o.stream ? "--stream" : "--plan");
+#endif
   o.json = args.json;
   /* --throughput alone measures throughput only; named kernel groups run as well. */
   if ((o.ntp > 0 || o.nshapes > 0) && !o.groups_named) o.nmsm1 = o.nmsm2 = o.nntt = o.npart = 0;

@@ -20,7 +20,7 @@
 #include "engine/engine.h"
 #include "engine/hostmem.h"
 #include "backend/engine_cuda.h"
-#include "gpu/engine_probe.h"
+#include "backend/probe.h"
 #include "util/cuda_api.h"
 #include "groth16/groth16.h" /* sp_groth16_check_assignment: the module's submit-time check */
 #include "shapes.h"          /* SP_SYNTH_BITS_PERCENT */
@@ -297,15 +297,23 @@ static int partition_runs(const bg_opts *o, void *dev, bg_synth *x, unsigned lg,
   fr_from_u64(&t.r, 12345);
   fr_from_u64(&t.s, 67890);
   /* --precompute: off and on in turn in every repeat (the warm-up with tables allowed,
-   * so the set's table is made with it); without the flag, the engine's default */
+   * so the set's table is made with it), in a test build, whose engine has the tables
+   * knob (probe.h); without the flag, or in another build, the engine's default */
   int modes[BG_MAX_PRE];
   const char *labels[BG_MAX_PRE];
   unsigned nv = 0;
+#ifndef SP_FAULT_INJECTION
+  if (o->npre)
+    fprintf(stderr,
+            "bench gpu: partitions run with the engine's own tables (off and on per run need "
+            "a build with --enable-fault-injection)\n");
+#else
   for (unsigned i = 0; i < o->npre && i < BG_MAX_PRE; i++)
     if (o->pre[i].window == BG_PRE_OFF || o->pre[i].window == BG_PRE_ON) {
       modes[nv] = o->pre[i].window == BG_PRE_ON ? SP_TABLES_AUTO : SP_TABLES_OFF;
       labels[nv++] = o->pre[i].window == BG_PRE_ON ? "on" : "off";
     }
+#endif
   if (nv == 0) {
     modes[nv] = SP_TABLES_AUTO;
     labels[nv++] = NULL;
@@ -322,17 +330,25 @@ static int partition_runs(const bg_opts *o, void *dev, bg_synth *x, unsigned lg,
   int warm_mode = SP_TABLES_OFF; /* tables made in the warm-up only if a variant uses them */
   for (unsigned j = 0; j < nv; j++)
     if (modes[j] != SP_TABLES_OFF) warm_mode = modes[j];
+#ifndef SP_FAULT_INJECTION
+  (void)warm_mode; /* one mode: the engine's own */
+#endif
   double first_prep = 0;
   sp_cuda_timings first;
   memset(&first, 0, sizeof first);
   uint8_t proof[192], proof0[192];
+#ifdef SP_FAULT_INJECTION /* a test build's knobs (probe.h); sp_cmd_bench_gpu refuses them
+                             elsewhere */
   sp_engine_cuda_set_streaming(dev, o->stream, 0);
   sp_engine_cuda_set_plan(dev, o->plan);
+#endif
   for (unsigned r = 0; !st && r <= o->repeat; r++)
     for (unsigned j = 0; !st && j < (r == 0 ? 1 : nv); j++) {
       /* the timed runs' host memory peak, from what the warm-up left held */
       if (r == 1 && j == 0) sp_hostmem_reset_peak(sp_engine_cuda_hostmem(dev));
+#ifdef SP_FAULT_INJECTION
       sp_engine_cuda_set_tables(dev, r == 0 ? warm_mode : modes[j]);
+#endif
       void *prep = NULL;
       double t0 = sp_cli_now_ms();
       if (sp_engine_cuda.prepare) st = sp_engine_cuda.prepare(dev, &t, &prep, err, errlen);
@@ -360,7 +376,9 @@ static int partition_runs(const bg_opts *o, void *dev, bg_synth *x, unsigned lg,
         }
       }
     }
+#ifdef SP_FAULT_INJECTION
   sp_engine_cuda_set_tables(dev, SP_TABLES_AUTO);
+#endif
   for (unsigned j = 0; !st && j < nv; j++) {
     const double *runs = pv[j].runs, *prep_runs = pv[j].prep_runs;
     unsigned mi = 0;

@@ -20,7 +20,7 @@
 #include "cli.h"
 #include "engine/engine.h"
 #include "backend/engine_cuda.h"
-#include "gpu/engine_probe.h"
+#include "backend/probe.h"
 #include "util/cuda_api.h"
 #include "base/log.h"
 #include "bench_gpu.h"

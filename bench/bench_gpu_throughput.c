@@ -20,7 +20,7 @@
 #include "engine/engine.h"
 #include "engine/hostmem.h"
 #include "backend/engine_cuda.h"
-#include "gpu/engine_probe.h"
+#include "backend/probe.h"
 #include "util/cuda_api.h"
 #include "groth16/groth16.h" /* sp_groth16_check_assignment: the module's submit-time check */
 #include "base/log.h"

@@ -61,6 +61,12 @@ cuda_libsealprov_cuda_la_SOURCES = \
   cuda/points/points.cu \
   cuda/spmv/spmv.h \
   cuda/spmv/spmv.cu
+# What benchmarks and tests read of a device, and the test build's knobs (probe.h): a
+# library of its own, in SP_KIT_LIBS (Makefile.am), never in sealprov.so.
+noinst_LTLIBRARIES += cuda/libsealprov_cuda_probe.la
+cuda_libsealprov_cuda_probe_la_CPPFLAGS = $(cuda_libsealprov_cuda_la_CPPFLAGS)
+cuda_libsealprov_cuda_probe_la_CFLAGS = $(SP_PLUGIN_CFLAGS)
+cuda_libsealprov_cuda_probe_la_SOURCES = cuda/backend/probe.h cuda/backend/probe.c
 # The .cu objects come from the suffix rule above, which tracks no dependencies: after a
 # reconfigure with another --with-cuda-arch they would keep the old list's device code
 # (tests/cuda/fatbin_archs.sh caught that; config.h holds the list, SP_CUDA_ARCHS), and

@@ -26,9 +26,7 @@ kit_libsealprov_kit_la_SOURCES += \
   kit/gpu/setup.cu \
   kit/gpu/gpu_kit.h \
   kit/gpu/gpu_host.c \
-  kit/gpu/selftest.cu \
-  kit/gpu/engine_probe.h \
-  kit/gpu/engine_probe.c
+  kit/gpu/selftest.cu
 endif
 
 # kit/cli -- the developer commands (docs/design.md, "The CLI"): setup, inspect, wtns and

@@ -132,11 +132,11 @@ static int cuda_device_open(const struct sp_device_cfg *cfg, void **dev, char *e
                        ? (size_t)cfg->staging_chunk_bytes
                        : (size_t)SP_STAGING_CHUNK_BYTES_DEFAULT;
   d->workers = cfg->workers ? cfg->workers : 2;
-  d->early_mode = SP_EARLY_ALL; /* the kit's sp_engine_cuda_set_early changes it (A/B runs) */
   if (d->workers > SP_MAX_WORKERS) d->workers = SP_MAX_WORKERS;
   d->precompute_cfg = cfg->msm_precompute;
-  d->tables_mode = SP_TABLES_AUTO;
-  d->force_tier = -1;
+#ifdef SP_FAULT_INJECTION
+  d->knobs = (cuda_knobs)CUDA_KNOBS_DEFAULT;
+#endif
   pthread_mutex_init(&d->mu, NULL);
   pthread_cond_init(&d->cv, NULL);
   *dev = d;
@@ -201,8 +201,8 @@ static int cuda_worker_bind(void *dev, unsigned worker, int *confirmed_ordinal, 
        * it without the lock */
       if (d->sm_count <= 0) d->sm_count = sm;
       /* whole-partition staging: the configured budget, or auto (half the host's
-       * memory shared among the GPUs) for `whole` and for the chunked mode's
-       * sp_engine_cuda_set_staging(dev, STAGE_WHOLE) */
+       * memory shared among the GPUs) for `whole` and for a test build's switch of a
+       * chunked device to whole (probe.h) */
       d->pinned_budget = d->pinned_cfg == SP_PINNED_STAGING_OFF ? 0
                          : d->pinned_cfg && d->pinned_cfg < SP_PINNED_STAGING_CHUNKED
                              ? d->pinned_cfg
@@ -311,23 +311,19 @@ static int cuda_execute(void *dev, const sp_task *t, void *prep, uint8_t proof[1
    * host's memory directly */
   cuda_prep pageable;
   const cuda_prep *src = prep;
-  sp_task tw;                 /* a witness-only partition proves the assignment prepare computed */
-  const sp_cs *gpu_cs = NULL; /* ... or has it computed on the device */
-  if (t->cs != NULL && src && src->gpu_cs) {
-    gpu_cs = t->cs;
-    tw = *t;
-    tw.asg = &src->wasg;
-    t = &tw;
-  } else if (t->cs != NULL) {
-    if (!src || !src->cs_eval) {
+  sp_task tw;                 /* a witness-only partition: the witness prepare staged... */
+  const sp_cs *gpu_cs = NULL; /* ... and a, b, c computed on the device */
+  if (t->cs != NULL) {
+    if (!src || !src->gpu_cs) {
       snprintf(err, errlen,
                "cuda device %u [%s]: witness-only partition %u of job %llu reached "
-               "execute without prepare's a, b, c",
+               "execute without prepare's staging",
                d->index, d->section, t->partition, (unsigned long long)t->job_id);
       return SEALPROV_ERR_INTERNAL;
     }
+    gpu_cs = t->cs;
     tw = *t;
-    tw.asg = &src->cs_eval->asg;
+    tw.asg = &src->wasg;
     t = &tw;
   }
   if (!src) {

@@ -1,9 +1,9 @@
 /* SPDX-License-Identifier: Apache-2.0 OR MIT */
 /* engine_cuda.h -- the CUDA backend (engine.h: sp_backend_cuda, its engine
- * sp_engine_cuda), and the types of what the developer kit's probes read of it
- * (kit/gpu/engine_probe.h): per-stage timings of the last partition a device proved
- * (for `sealprov bench gpu`; never asserted on in tests), its host-memory footprint,
- * and the staging and early-upload modes the knobs switch between. */
+ * sp_engine_cuda), and the types of what its probes read of it (probe.h): per-stage
+ * timings of the last partition a device proved (for `sealprov bench gpu`; never
+ * asserted on in tests), its host-memory footprint, and the modes a test build's
+ * knobs switch between. */
 #ifndef SEALPROV_CUDA_ENGINE_CUDA_H
 #define SEALPROV_CUDA_ENGINE_CUDA_H
 
@@ -97,17 +97,19 @@ typedef struct sp_cuda_host_memory {
 enum { SP_STAGING_OFF = 0, SP_STAGING_WHOLE = 1, SP_STAGING_CHUNKED = 2 };
 
 /* Early upload of a (engine_cuda.c): off; only a running execute sends the next
- * partition's a (handoff); or also a prepare that finds the device idle (the default).
- * Tests and benchmarks switch it between tasks (kit/gpu/engine_probe.h). */
+ * partition's a (handoff); or also a prepare that finds the device idle (the default,
+ * and a production module's only mode). A test build switches it between tasks
+ * (probe.h): its tests reach the handoff and a copy still travelling on purpose. */
 enum { SP_EARLY_OFF = 0, SP_EARLY_HANDOFF = 1, SP_EARLY_ALL = 2 };
 
-/* Fixed-base tables of resident parameter sets (cuda/DESIGN.md): OFF = MSMs do not
- * use them (tables made earlier stay, for same-set A/B runs) and none are made; AUTO
- * (the default) = a set made resident gets a table for h when msm.cu's cost model
- * predicts a gain of at least 3 % within the budget of sp_device_cfg.msm_precompute,
- * and MSMs use it; FORCE (tests) = as AUTO with any predicted gain (a set already
- * resident is planned again). msm_precompute = off makes none whatever the mode. Tests
- * and benchmarks switch it between tasks (kit/gpu/engine_probe.h). */
+/* Fixed-base tables of resident parameter sets (cuda/DESIGN.md): AUTO (the default,
+ * and a production module's only mode) = a set made resident gets a table for h when
+ * msm.cu's cost model predicts a gain of at least 3 % within the budget of
+ * sp_device_cfg.msm_precompute, and MSMs use it; msm_precompute = off makes none. A
+ * test build's knob (probe.h) adds OFF = MSMs do not use them (tables made earlier
+ * stay: a same-set comparison) and none are made, and FORCE = as AUTO with any
+ * predicted gain (a set already resident is planned again: a table on a test's small
+ * set). */
 enum { SP_TABLES_OFF = 0, SP_TABLES_AUTO = 1, SP_TABLES_FORCE = 2 };
 
 #ifdef __cplusplus

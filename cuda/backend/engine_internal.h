@@ -1,7 +1,6 @@
 /* SPDX-License-Identifier: Apache-2.0 OR MIT */
 /* engine_internal.h -- what the CUDA backend's files share; nothing outside cuda/backend/
- * (and the developer kit's probes of the engine, kit/gpu/engine_probe.c, and the plan's
- * arithmetic test, tests/cuda/test_cuda_plan.c) includes it.
+ * (and the plan's arithmetic test, tests/cuda/test_cuda_plan.c) includes it.
  *   engine_cuda.c   the engine's operations and their orchestration: device open and
  *                   close, worker bind, execute with its out-of-memory retries,
  *                   evictions, memory counters; the backend table
@@ -18,7 +17,9 @@
  *   upload.c        every host -> device copy of an execute, on a thread of its own,
  *                   pageable memory through a bounded ring of page-locked chunks
  *   load_service.c  the backend's help with a .params load
- *   capacity.c      the largest partition the device proves, from plan.c's tiers */
+ *   capacity.c      the largest partition the device proves, from plan.c's tiers
+ *   probe.c         what benchmarks and tests read of a device, and the test build's
+ *                   knobs (probe.h; a library of its own, never in sealprov.so) */
 #ifndef SEALPROV_CUDA_BACKEND_ENGINE_INTERNAL_H
 #define SEALPROV_CUDA_BACKEND_ENGINE_INTERNAL_H
 
@@ -114,7 +115,7 @@ typedef struct stage_buf {
   sp_gpu_xfer *x; /* chunked staging: the transfer stream of this device buffer */
 } stage_buf;
 
-/* Staging modes (sp_device_cfg.pinned_staging, sp_engine_cuda_set_staging). */
+/* Staging modes (sp_device_cfg.pinned_staging; the test build's sp_engine_cuda_set_staging). */
 enum {
   STAGE_OFF = SP_STAGING_OFF,
   STAGE_WHOLE = SP_STAGING_WHOLE,
@@ -152,6 +153,23 @@ typedef struct cuda_cs_res {
   struct cuda_cs_res *next;
 } cuda_cs_res;
 
+/* Paths only a test build takes (configure --enable-fault-injection; probe.h sets them
+ * between tasks): a test reaches the streamed, handoff, two-slot or table paths on a
+ * small set and a GPU where the default would not take them, and a benchmark of that
+ * build compares them on the same data. A production module has the defaults only. */
+typedef struct cuda_knobs {
+  bool force_stream;       /* stream the parameter points even when the set would fit */
+  size_t stream_chunk;     /* points per streamed chunk (0: the plan's) */
+  int force_tier;          /* -1: the plan chooses; else that tier of plan.c's list */
+  int early_mode;          /* SP_EARLY_* */
+  int tables_mode;         /* SP_TABLES_* */
+  bool no_check_buffer;    /* the a*b = c pre-check without its product buffer */
+  unsigned early_delay_us; /* the early upload's copy held back this long on the copy
+                              stream, so that execute meets it still travelling */
+} cuda_knobs;
+#define CUDA_KNOBS_DEFAULT \
+  { false, 0, -1, SP_EARLY_ALL, SP_TABLES_AUTO, false, 0 }
+
 typedef struct cuda_dev {
   unsigned index;
   sp_hostmem *hm;     /* the provider's accountant (sp_device_cfg.hostmem), or own_hm */
@@ -168,7 +186,7 @@ typedef struct cuda_dev {
    * capacity model both size MSM scratch by: 0 unknown */
   int sm_count;
   uint64_t pinned_cfg; /* sp_device_cfg.pinned_staging as configured */
-  int stage_mode;      /* STAGE_*, from pinned_cfg (sp_engine_cuda_set_staging changes it) */
+  int stage_mode;      /* STAGE_*, from pinned_cfg (the test build's knob changes it) */
   /* chunked staging: one device buffer per worker for a partition's vectors (the
    * "landing"), filled through chunks of the shared pool; device bytes they hold */
   stage_buf land[SP_MAX_WORKERS];
@@ -183,8 +201,6 @@ typedef struct cuda_dev {
   cuda_resident *res;
   cuda_prefix *pre;    /* resident prefixes of streamed sets (under mu) */
   cuda_cs_res *cs_res; /* constraint systems on this device (under mu) */
-  bool cs_host;        /* witness-only a, b, c on the host's SpMV (the kit's
-                           sp_engine_cuda_set_cs_host, A/B runs) */
   sp_cuda_timings last;
   /* pinned staging pool */
   uint64_t pinned_budget; /* resolved at first bind; 0 = off */
@@ -194,10 +210,6 @@ typedef struct cuda_dev {
   sp_gpu_event *ev[EV_COUNT];
   sp_gpu_xfer *up_x;   /* the uploads' transfer stream (upload.c), made at the first */
   uint64_t pcie_bytes; /* host -> device bytes of every execute so far (under mu) */
-  /* knobs (sp_engine_cuda_set_streaming, sp_engine_cuda_set_plan) */
-  bool force_stream;
-  size_t stream_chunk;
-  int force_tier; /* -1: the plan chooses; else that tier of plan.c's list */
   /* Early upload of a (under mu). A partition staged while another executes here asks
    * for it (early_want); the executing one hands over a vector buffer it is done with
    * and sends the waiting partition's a into it on the copy stream, where it travels
@@ -205,13 +217,10 @@ typedef struct cuda_dev {
    * early_owner starts with a on the device instead of waiting ~80 ms for it at 2^27.
    * early_owner NULL with early_buf set: orphaned (its partition was released without
    * executing); the next execute frees it. */
-  int early_mode; /* SP_EARLY_* (the kit's sp_engine_cuda_set_early) */
   /* Fixed-base tables (sp_device_cfg.msm_precompute: 0 auto, SP_MSM_PRECOMPUTE_OFF, or
-   * bytes) and their use (SP_TABLES_*, sp_engine_cuda_set_tables; under mu). */
+   * bytes; under mu). */
   uint64_t precompute_cfg;
-  int tables_mode;
-  bool tables_oom;      /* an out-of-memory retry met a table: none are made any more */
-  bool no_check_buffer; /* tests: the a*b = c pre-check without its product buffer */
+  bool tables_oom; /* an out-of-memory retry met a table: none are made any more */
   /* A prepare that finds the device idle (no execute between the two flags below)
    * allocates a's buffer and queues its copy itself, while it stages the rest: the
    * copy then overlaps the host's staging. `executing` and `uploading` exclude each
@@ -222,27 +231,34 @@ typedef struct cuda_dev {
   void *early_buf;
   size_t early_bytes;
   struct cuda_prep *early_owner;
-  /* tests: the early upload's copy held back this long on the copy stream (the kit's
-   * sp_engine_cuda_set_early_delay), so that execute meets it still travelling */
-  unsigned early_delay_us;
 #ifdef SP_FAULT_INJECTION
   unsigned fault_oom; /* sp_engine_ops.fault_oom: allocations the next execute
                                     fails as out of memory (the device lock's holder) */
+  cuda_knobs knobs;   /* probe.h's setters (under mu) */
 #endif
 } cuda_dev;
 
+/* The knobs of this device now (under d->mu): a test build's setting, else the
+ * defaults, constant, so that the production engine has none of the other paths. */
+static inline cuda_knobs cuda_knobs_of(const cuda_dev *d) {
+#ifdef SP_FAULT_INJECTION
+  return d->knobs;
+#else
+  (void)d;
+  return (cuda_knobs)CUDA_KNOBS_DEFAULT;
+#endif
+}
+
 /* Where execute reads the assignment from: the staging buffer or the host's memory. */
 typedef struct cuda_prep {
-  stage_buf *buf;    /* NULL: pageable (the host's own arrays) */
-  stage_buf *land;   /* chunked staging: the sources are this device buffer */
-  uint64_t cs_bytes; /* host bytes of cs_eval's a, b, c (counted in hostmem) */
+  stage_buf *buf;  /* NULL: pageable (the host's own arrays) */
+  stage_buf *land; /* chunked staging: the sources are this device buffer */
   const void *abc[3], *inp, *aux;
   const uint64_t *bm[3]; /* a_aux, b_inp, b_aux */
   double prepare_ms;
   uint64_t pcie_bytes;    /* host -> device bytes of prepare's staging and of a's early
                              upload (counted in execute's) */
   size_t vbytes, a_bytes; /* device size of a (2^log_domain elements), bytes of a staged */
-  sp_cs_eval *cs_eval;    /* witness-only partition: a, b, c computed on the host (cs.h) */
   /* Witness-only partition whose a, b, c execute computes on the device (spmv.cu):
    * wasg is the task's assignment with a, b, c NULL and the system's densities. */
   bool gpu_cs;
@@ -261,7 +277,7 @@ typedef struct cuda_plan_in {
   bool resident;                                       /* the set's points are on the device */
   bool gpu_cs;       /* a, b, c made on the device from the system's copy (three at once) */
   bool no_check_buf; /* tests: the pre-check without its product buffer */
-  size_t chunk;      /* points per chunk asked for (sp_engine_cuda_set_streaming; 0: the plan's) */
+  size_t chunk;      /* points per chunk asked for (a test build's knob; 0: the plan's) */
   size_t chunk_cap;  /* at most this many (an out-of-memory retry's rung; 0: none) */
   unsigned min_tier; /* the first candidate to consider (an out-of-memory retry's) */
   int sm_count;      /* the device's multiprocessors (0: unknown) */

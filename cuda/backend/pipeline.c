@@ -108,7 +108,7 @@ static int early_handoff(xctx *x, part_t *p, void **pbuf, char *err, size_t errl
   const void *src = NULL;
   size_t nbytes = 0;
   pthread_mutex_lock(&d->mu);
-  const unsigned delay_us = d->early_delay_us;
+  const unsigned delay_us = cuda_knobs_of(d).early_delay_us;
   cuda_prep *w = d->early_want;
   if (x->res && w && w->vbytes == p->vbytes && !d->early_buf && cuda_early_room(d, p->vbytes)) {
     d->early_want = NULL;
@@ -452,17 +452,17 @@ static uint64_t pool_cap(cuda_dev *d, uint64_t *held_out) {
 }
 
 /* The plan for this partition (x->plan): from what the pool may still take, counting
- * an early-uploaded a as this partition's own. The kit's sp_engine_cuda_set_plan may
- * force a tier (tests). */
+ * an early-uploaded a as this partition's own. A test build's knob may force a tier. */
 static void choose_plan(xctx *x, const part_t *p, bool gpu_cs) {
   cuda_dev *d = x->d;
   cuda_plan_in in;
   cuda_plan_input(p->t->srs, p->t->asg, x->res != NULL, gpu_cs, d->sm_count, &in);
   pthread_mutex_lock(&d->mu);
-  in.no_check_buf = d->no_check_buffer;
-  in.chunk = d->stream_chunk;
-  const int forced = d->force_tier;
+  const cuda_knobs k = cuda_knobs_of(d);
   pthread_mutex_unlock(&d->mu);
+  in.no_check_buf = k.no_check_buffer;
+  in.chunk = k.stream_chunk;
+  const int forced = k.force_tier;
   in.chunk_cap = x->chunk_cap;
   in.min_tier = x->min_tier;
   if (forced >= 0 && (unsigned)forced > in.min_tier) in.min_tier = (unsigned)forced;
@@ -486,7 +486,7 @@ static void choose_plan(xctx *x, const part_t *p, bool gpu_cs) {
 static int keep_prefix(xctx *x, const part_t *p, char *err, size_t errlen) {
   cuda_dev *d = x->d;
   pthread_mutex_lock(&d->mu);
-  const bool force = d->force_stream;
+  const bool force = cuda_knobs_of(d).force_stream;
   x->pre = x->res ? NULL : cuda_find_prefix(d, p->t->srs);
   pthread_mutex_unlock(&d->mu);
   /* what is left, less the plan's margin once more: the tables it counts are already

@@ -210,8 +210,8 @@ int cuda_get_resident(cuda_dev *d, const sp_srs *srs, cuda_resident **out, doubl
   *out = NULL;
   if (srs->device_only) return adopt_devcopy(d, srs, out, err, errlen);
   pthread_mutex_lock(&d->mu);
-  /* forced streaming (tests, benchmarks) also bypasses a copy made earlier */
-  bool force = d->force_stream;
+  /* forced streaming (a test build's knob) also bypasses a copy made earlier */
+  bool force = cuda_knobs_of(d).force_stream;
   cuda_resident *found = force ? NULL : cuda_find_resident(d, srs);
   uint64_t in_use = sp_gpu_memory_in_use(d->gpu) + cuda_resident_bytes(d);
   pthread_mutex_unlock(&d->mu);
@@ -286,7 +286,7 @@ static uint64_t table_budget(cuda_dev *d, size_t vbytes) {
 int cuda_make_tables(cuda_dev *d, cuda_resident *r, const sp_srs *srs, sp_cuda_timings *tm,
                      char *err, size_t errlen) {
   pthread_mutex_lock(&d->mu);
-  const int mode = d->tables_mode;
+  const int mode = cuda_knobs_of(d).tables_mode;
   bool skip = mode == SP_TABLES_OFF || d->tables_oom || r->tab_h.copies || r->no_table ||
               mode <= r->tab_mode || !r->h || srs->h_len == 0 ||
               d->precompute_cfg == SP_MSM_PRECOMPUTE_OFF;

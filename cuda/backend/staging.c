@@ -304,11 +304,12 @@ bool cuda_early_room(cuda_dev *d, size_t vbytes) {
  * failure only means execute uploads a itself. */
 static bool early_from_prepare(cuda_dev *d, cuda_prep *p, const sp_srs *srs) {
   pthread_mutex_lock(&d->mu);
-  bool go = cuda_find_resident(d, srs) && !d->force_stream && d->early_mode == SP_EARLY_ALL &&
+  const cuda_knobs k = cuda_knobs_of(d);
+  bool go = cuda_find_resident(d, srs) && !k.force_stream && k.early_mode == SP_EARLY_ALL &&
             d->gpu && p->a_bytes && !d->executing && !d->uploading && !d->early_buf &&
             !d->early_want && cuda_early_room(d, p->vbytes);
   if (go) d->uploading = true;
-  const unsigned delay_us = d->early_delay_us;
+  const unsigned delay_us = k.early_delay_us;
   pthread_mutex_unlock(&d->mu);
   if (!go) return false;
   sp_gpu *g = d->gpu;
@@ -344,24 +345,17 @@ int cuda_prepare(void *dev, const sp_task *t, void **prep, char *err, size_t err
   cuda_dev *d = dev;
   *prep = NULL;
   double t0 = sp_now_ms();
-  /* A witness-only partition: on the device, only the witness is staged and execute
-   * computes a, b, c there (the system's sizes and densities were checked against the
-   * parameters at submit, sp_cs_check_partition); with cs_host (the kit's A/B switch)
-   * the host's SpMV runs here and the task is then the full assignment that ev owns. */
-  sp_cs_eval *ev = NULL;
+  /* A witness-only partition: only the witness is staged and execute computes a, b, c
+   * on the device (the system's sizes and densities were checked against the
+   * parameters at submit, sp_cs_check_partition; a system the device has no room for
+   * is evaluated by the host's SpMV there, pipeline.c). */
   sp_task tw;
   sealprov_assignment wasg;
-  bool gpu_cs = t->cs != NULL && !d->cs_host;
+  bool gpu_cs = t->cs != NULL;
   if (gpu_cs) {
     sp_cs_assignment_of(t->cs, t->asg, &wasg);
     tw = *t;
     tw.asg = &wasg;
-    t = &tw;
-  } else if (t->cs != NULL) {
-    int est = sp_cs_evaluate(t->cs, t->asg, t->scalar_encoding, t->cpu_threads, &ev, err, errlen);
-    if (est) return est;
-    tw = *t;
-    tw.asg = &ev->asg;
     t = &tw;
   }
   /* Host-only work, outside the device lock: the size and density checks... */
@@ -373,18 +367,12 @@ int cuda_prepare(void *dev, const sp_task *t, void **prep, char *err, size_t err
   if (!st) st = sp_groth16_check_inputs(t->asg, t->scalar_encoding, err, errlen);
   cuda_prep *p = st ? NULL : calloc(1, sizeof *p);
   if (!p) {
-    sp_cs_eval_free(ev);
     if (st) return st;
     snprintf(err, errlen, "cuda device [%s]: out of host memory", d->section);
     return SEALPROV_ERR_NO_MEMORY;
   }
-  p->cs_eval = ev;
   p->gpu_cs = gpu_cs;
   if (gpu_cs) p->wasg = wasg;
-  if (ev) { /* the witness-only partition's a, b, c: the module's host memory */
-    p->cs_bytes = (uint64_t)ev->asg.abc_size * 32 * 3;
-    sp_hostmem_add(d->hm, d->index, p->cs_bytes);
-  }
   /* ...and the copy into staging, so that execute's uploads are DMA at full rate (or
    * device-to-device copies) and overlap with compute. */
   copy_seg seg[8];
@@ -410,8 +398,6 @@ int cuda_prepare(void *dev, const sp_task *t, void **prep, char *err, size_t err
         snprintf(err, errlen, "cuda device %u [%s]: chunked staging of job %llu partition %u: %s",
                  d->index, d->section, (unsigned long long)t->job_id, t->partition, tmp);
         stage_give_back(d, l);
-        sp_hostmem_release(d->hm, d->index, p->cs_bytes);
-        sp_cs_eval_free(ev);
         free(p);
         return st;
       }
@@ -457,7 +443,8 @@ int cuda_prepare(void *dev, const sp_task *t, void **prep, char *err, size_t err
    * running. Last in prepare: once asked, p lives until its execute. */
   if ((b || p->land) && p->a_bytes && !sent) {
     pthread_mutex_lock(&d->mu);
-    if (d->early_mode != SP_EARLY_OFF && !d->early_want && !d->early_owner) d->early_want = p;
+    if (cuda_knobs_of(d).early_mode != SP_EARLY_OFF && !d->early_want && !d->early_owner)
+      d->early_want = p;
     pthread_mutex_unlock(&d->mu);
   }
   p->prepare_ms = sp_now_ms() - t0;
@@ -476,7 +463,5 @@ void cuda_release(void *dev, void *prep) {
   /* execute synchronised both streams before returning: no DMA reads the buffer. */
   stage_give_back(dev, p->buf);
   stage_give_back(dev, p->land);
-  if (p->cs_bytes) sp_hostmem_release(d->hm, d->index, p->cs_bytes);
-  sp_cs_eval_free(p->cs_eval);
   free(p);
 }

@@ -88,7 +88,7 @@ static int h_chunk(xctx *x, part_t *p, const void *d_points, size_t p0, size_t p
    * order for chunks (pipeline.c, part_h) */
   if (x->res && p0 == 0 && p1 == p->t->srs->h_len) {
     pthread_mutex_lock(&x->d->mu);
-    bool use = x->d->tables_mode != SP_TABLES_OFF;
+    bool use = cuda_knobs_of(x->d).tables_mode != SP_TABLES_OFF;
     pthread_mutex_unlock(&x->d->mu);
     a.d_scalars = p->abc[0];
     a.flags = SP_MSM_BITREV_POINTS;

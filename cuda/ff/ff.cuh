@@ -102,21 +102,13 @@ struct __align__(16) spc_mont {
 
   /* r = a + b mod p. Inputs < p; a + b < 2^(32N) since p has spare top bits. */
   __device__ __forceinline__ static spc_mont add(const spc_mont &a, const spc_mont &b) {
-    uint32_t s[N], d[N], brw;
+    uint32_t s[N];
     asm volatile("add.cc.u32 %0, %1, %2;" : "=r"(s[0]) : "r"(a.v[0]), "r"(b.v[0]));
 #pragma unroll
     for (int i = 1; i < N - 1; i++)
       asm volatile("addc.cc.u32 %0, %1, %2;" : "=r"(s[i]) : "r"(a.v[i]), "r"(b.v[i]));
     asm volatile("addc.u32 %0, %1, %2;" : "=r"(s[N - 1]) : "r"(a.v[N - 1]), "r"(b.v[N - 1]));
-    asm volatile("sub.cc.u32 %0, %1, %2;" : "=r"(d[0]) : "r"(s[0]), "r"(C::mod(0)));
-#pragma unroll
-    for (int i = 1; i < N; i++)
-      asm volatile("subc.cc.u32 %0, %1, %2;" : "=r"(d[i]) : "r"(s[i]), "r"(C::mod(i)));
-    asm volatile("subc.u32 %0, 0, 0;" : "=r"(brw));
-    spc_mont r;
-#pragma unroll
-    for (int i = 0; i < N; i++) r.v[i] = brw ? s[i] : d[i];
-    return r;
+    return sub_p_once(s); /* a + b < 2p */
   }
 
   /* r = a - b mod p. */

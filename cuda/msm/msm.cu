@@ -494,6 +494,132 @@ extern "C" uint64_t sp_gpu_batch_add_scratch_bytes(bool g2, size_t n) {
   return (uint64_t)S * xsize;
 }
 
+/* The buffers both MSMs (msm_dev, msm_tab) sort and accumulate with: T pairs (keys and
+ * values, twice), CUB's temporaries, the accumulation's two levels of records (recA,
+ * recB) and the partial sums of the window reduction (nparts). The buckets, which the
+ * two lay out differently, are the caller's, allocated between the sort's buffers and
+ * the records (msm_sort_alloc, then msm_rec_alloc). */
+template <class X>
+struct msm_scratch {
+  uint32_t *keys, *vals, *keys2, *vals2, *rkA, *rkB;
+  X *rpA, *rpB, *part;
+  void *temp;
+  size_t T, temp_bytes, recA, recB, nparts;
+};
+
+template <class X>
+static int msm_sort_alloc(sp_gpu *g, msm_scratch<X> *s, char *err, size_t errlen) {
+  SP_TRY(sp_gpu_alloc(g, (void **)&s->keys, s->T * 4, err, errlen));
+  SP_TRY(sp_gpu_alloc(g, (void **)&s->vals, s->T * 4, err, errlen));
+  SP_TRY(sp_gpu_alloc(g, (void **)&s->keys2, s->T * 4, err, errlen));
+  SP_TRY(sp_gpu_alloc(g, (void **)&s->vals2, s->T * 4, err, errlen));
+  return sp_gpu_alloc(g, &s->temp, s->temp_bytes, err, errlen);
+}
+
+template <class X>
+static int msm_rec_alloc(sp_gpu *g, msm_scratch<X> *s, char *err, size_t errlen) {
+  SP_TRY(sp_gpu_alloc(g, (void **)&s->rkA, s->recA * 4, err, errlen));
+  SP_TRY(sp_gpu_alloc(g, (void **)&s->rpA, s->recA * sizeof(X), err, errlen));
+  SP_TRY(sp_gpu_alloc(g, (void **)&s->rkB, s->recB * 4, err, errlen));
+  SP_TRY(sp_gpu_alloc(g, (void **)&s->rpB, s->recB * sizeof(X), err, errlen));
+  return sp_gpu_alloc(g, (void **)&s->part, s->nparts * sizeof(X), err, errlen);
+}
+
+template <class X>
+static void msm_scratch_free(sp_gpu *g, msm_scratch<X> *s) {
+  sp_gpu_free(g, s->keys, s->T * 4);
+  sp_gpu_free(g, s->vals, s->T * 4);
+  sp_gpu_free(g, s->keys2, s->T * 4);
+  sp_gpu_free(g, s->vals2, s->T * 4);
+  sp_gpu_free(g, s->temp, s->temp_bytes);
+  sp_gpu_free(g, s->rkA, s->recA * 4);
+  sp_gpu_free(g, s->rpA, s->recA * sizeof(X));
+  sp_gpu_free(g, s->rkB, s->recB * 4);
+  sp_gpu_free(g, s->rpB, s->recB * sizeof(X));
+  sp_gpu_free(g, s->part, s->nparts * sizeof(X));
+}
+
+/* After the first accumulation pass (nch chunks, two records each): the records, MSM_L1
+ * at a time, level by level into buckets, until no record is left (k_msm_accumN). */
+template <class F>
+static int accum_levels(sp_gpu *g, msm_scratch<spc_xyzz<F>> *s, size_t nch, spc_xyzz<F> *buckets,
+                        char *err, size_t errlen) {
+  uint32_t *ik = s->rkA, *ok = s->rkB;
+  spc_xyzz<F> *ip = s->rpA, *op = s->rpB;
+  while (nch > 1) {
+    size_t Tr = 2 * nch;
+    nch = (Tr + MSM_L1 - 1) / MSM_L1;
+    k_msm_accumN<F>
+        <<<sp_blocks(nch, 128), 128, 0, g->stream>>>(ik, ip, Tr, buckets, MSM_L1, ok, op);
+    SP_CUDA_LAUNCH_CHECK();
+    uint32_t *tk = ik;
+    ik = ok;
+    ok = tk;
+    spc_xyzz<F> *tp = ip;
+    ip = op;
+    op = tp;
+  }
+  return SEALPROV_OK;
+}
+
+/* The sum of 2^(bits i) sums[i] over i < count, into total (Horner, from the last). */
+template <class H>
+static void horner(typename H::xyzz *total, const typename H::xyzz *sums, unsigned count,
+                   unsigned bits) {
+  for (unsigned i = count; i-- > 0;) {
+    for (unsigned d = 0; d < bits; d++) H::dbl(total, total);
+    H::add(total, total, &sums[i]);
+  }
+}
+
+/* What both MSMs refuse of a->n: more points than CUB's int item counts hold. */
+static int msm_n_check(size_t n, char *err, size_t errlen) {
+  if (n <= 0x7fffffffu) return SEALPROV_OK;
+  snprintf(err, errlen, "MSM of %zu points: more than 2^31 - 1", n);
+  return SEALPROV_ERR_INVALID_ARGUMENT;
+}
+
+/* Windows w0..w1 of the MSM without a table, one batch: the digits, each window's sort,
+ * the accumulation into the batch's bucket sets and their reduction to one sum per
+ * window, copied to wsum (host, asynchronously on g's stream). */
+template <class F>
+static int dev_batch(sp_gpu *g, msm_scratch<spc_xyzz<F>> *s, const sp_msm_args *a, unsigned c,
+                     unsigned w0, unsigned w1, spc_xyzz<F> *buckets, unsigned L, unsigned S,
+                     void *wsum, sp_prof *prof, char *err, size_t errlen) {
+  typedef spc_xyzz<F> X;
+  const size_t n = a->n;
+  const unsigned nw = w1 - w0, nb = 1u << (c - 1);
+  const size_t Tb = (size_t)nw * n;
+  prof_mark(prof, 0);
+  k_msm_digits<false><<<sp_blocks(n, 256), 256, 0, g->stream>>>(
+      (const spc_fr *)a->d_scalars, n, c, w0, w1, s->keys, s->vals, a->d_index, a->index_base,
+      a->log_bitrev, a->flags);
+  SP_CUDA_LAUNCH_CHECK();
+  prof_mark(prof, 1);
+  for (unsigned w = 0; w < nw; w++) {
+    size_t off = (size_t)w * n;
+    SP_CUDA_CHECK(cub::DeviceRadixSort::SortPairs(s->temp, s->temp_bytes, s->keys + off,
+                                                  s->keys2 + off, s->vals + off, s->vals2 + off,
+                                                  (int)n, 0, (int)c, g->stream));
+  }
+  SP_CUDA_CHECK(cudaMemsetAsync(buckets, 0, (size_t)nw * nb * sizeof(X), g->stream));
+  prof_mark(prof, 2);
+  SP_CUDA_CHECK(launch_accum0<F>(g, s->keys2, s->vals2, n, Tb, c,
+                                 (const spc_affine<F> *)a->d_points, buckets, L, s->rkA, s->rpA));
+  prof_mark(prof, 3);
+  SP_TRY(accum_levels<F>(g, s, (Tb + L - 1) / L, buckets, err, errlen));
+  prof_mark(prof, 4);
+  k_msm_bucket_reduce<F>
+      <<<sp_blocks((size_t)nw * S, 64), 64, 0, g->stream>>>(buckets, nw, nb, S, s->part);
+  SP_CUDA_LAUNCH_CHECK();
+  SP_TRY(reduce_windows<F>(g, s->part, nw, S, err, errlen));
+  prof_mark(prof, 5);
+  prof_batch_end(prof);
+  SP_CUDA_CHECK(cudaMemcpy2DAsync(wsum, sizeof(X), s->part, (size_t)S * sizeof(X), sizeof(X), nw,
+                                  cudaMemcpyDeviceToHost, g->stream));
+  return SEALPROV_OK;
+}
+
 template <class H>
 static int msm_tab(sp_gpu *g, typename H::jac *out, const sp_msm_args *a, char *err, size_t errlen);
 
@@ -509,10 +635,7 @@ static int msm_dev(sp_gpu *g, typename H::jac *out, const sp_msm_args *a, char *
     H::to_jac(out, &total);
     return SEALPROV_OK;
   }
-  if (a->n > 0x7fffffffu) {
-    snprintf(err, errlen, "MSM of %zu points: more than 2^31 - 1", a->n);
-    return SEALPROV_ERR_INVALID_ARGUMENT;
-  }
+  SP_TRY(msm_n_check(a->n, err, errlen));
   const size_t n = a->n;
   const unsigned c =
       a->window_bits ? a->window_bits : choose_window(n, H::max_window, H::big_lg, H::big_window);
@@ -521,18 +644,20 @@ static int msm_dev(sp_gpu *g, typename H::jac *out, const sp_msm_args *a, char *
     return SEALPROV_ERR_INVALID_ARGUMENT;
   }
   const unsigned nwin = (256 + c - 1) / c, nb = 1u << (c - 1);
-  size_t temp_bytes = 0;
-  SP_CUDA_CHECK(cub::DeviceRadixSort::SortPairs(NULL, temp_bytes, (uint32_t *)NULL,
+  msm_scratch<X> s;
+  memset(&s, 0, sizeof s);
+  SP_CUDA_CHECK(cub::DeviceRadixSort::SortPairs(NULL, s.temp_bytes, (uint32_t *)NULL,
                                                 (uint32_t *)NULL, (uint32_t *)NULL,
                                                 (uint32_t *)NULL, (int)n, 0, (int)c, g->stream));
   msm_layout ly;
-  msm_plan_batches(&ly, n, c, sizeof(X), temp_bytes, g->sm_count, a->scratch_cap);
-  const unsigned wb = ly.wb, L = ly.L, L1 = MSM_L1, S = ly.S;
-  const size_t T = ly.T, recA = ly.recA, recB = ly.recB;
+  msm_plan_batches(&ly, n, c, sizeof(X), s.temp_bytes, g->sm_count, a->scratch_cap);
+  const unsigned wb = ly.wb, L = ly.L, S = ly.S;
+  s.T = ly.T;
+  s.recA = ly.recA;
+  s.recB = ly.recB;
+  s.nparts = (size_t)wb * S;
 
-  uint32_t *keys = NULL, *vals = NULL, *keys2 = NULL, *vals2 = NULL, *rkA = NULL, *rkB = NULL;
-  X *buckets = NULL, *rpA = NULL, *rpB = NULL, *part = NULL;
-  void *temp = NULL;
+  X *buckets = NULL;
   typename H::xyzz *wsum = NULL;
   int st = SEALPROV_OK;
   sp_prof prof;
@@ -542,88 +667,24 @@ static int msm_dev(sp_gpu *g, typename H::jac *out, const sp_msm_args *a, char *
     snprintf(err, errlen, "MSM: out of host memory");
     return SEALPROV_ERR_NO_MEMORY;
   }
-  SP_TRY_GOTO(sp_gpu_alloc(g, (void **)&keys, T * 4, err, errlen), st, done);
-  SP_TRY_GOTO(sp_gpu_alloc(g, (void **)&vals, T * 4, err, errlen), st, done);
-  SP_TRY_GOTO(sp_gpu_alloc(g, (void **)&keys2, T * 4, err, errlen), st, done);
-  SP_TRY_GOTO(sp_gpu_alloc(g, (void **)&vals2, T * 4, err, errlen), st, done);
-  SP_TRY_GOTO(sp_gpu_alloc(g, &temp, temp_bytes, err, errlen), st, done);
+  SP_TRY_GOTO(msm_sort_alloc(g, &s, err, errlen), st, done);
   SP_TRY_GOTO(sp_gpu_alloc(g, (void **)&buckets, (size_t)wb * nb * sizeof(X), err, errlen), st,
               done);
-  SP_TRY_GOTO(sp_gpu_alloc(g, (void **)&rkA, recA * 4, err, errlen), st, done);
-  SP_TRY_GOTO(sp_gpu_alloc(g, (void **)&rpA, recA * sizeof(X), err, errlen), st, done);
-  SP_TRY_GOTO(sp_gpu_alloc(g, (void **)&rkB, recB * 4, err, errlen), st, done);
-  SP_TRY_GOTO(sp_gpu_alloc(g, (void **)&rpB, recB * sizeof(X), err, errlen), st, done);
-  SP_TRY_GOTO(sp_gpu_alloc(g, (void **)&part, (size_t)wb * S * sizeof(X), err, errlen), st, done);
+  SP_TRY_GOTO(msm_rec_alloc(g, &s, err, errlen), st, done);
 
   prof_init(&prof, g);
   for (unsigned w0 = 0; w0 < nwin; w0 += wb) {
-    unsigned w1 = w0 + wb < nwin ? w0 + wb : nwin, nw = w1 - w0;
-    size_t Tb = (size_t)nw * n;
-    prof_mark(&prof, 0);
-    k_msm_digits<false><<<sp_blocks(n, 256), 256, 0, g->stream>>>(
-        (const spc_fr *)a->d_scalars, n, c, w0, w1, keys, vals, a->d_index, a->index_base,
-        a->log_bitrev, a->flags);
-    SP_CUDA_LAUNCH_CHECK_GOTO(st, done);
-    prof_mark(&prof, 1);
-    for (unsigned w = 0; w < nw; w++) {
-      size_t off = (size_t)w * n;
-      SP_CUDA_CHECK_GOTO(
-          cub::DeviceRadixSort::SortPairs(temp, temp_bytes, keys + off, keys2 + off, vals + off,
-                                          vals2 + off, (int)n, 0, (int)c, g->stream),
-          st, done);
-    }
-    SP_CUDA_CHECK_GOTO(cudaMemsetAsync(buckets, 0, (size_t)nw * nb * sizeof(X), g->stream), st,
-                       done);
-    size_t nch = (Tb + L - 1) / L;
-    prof_mark(&prof, 2);
-    SP_CUDA_CHECK_GOTO(launch_accum0<F>(g, keys2, vals2, n, Tb, c,
-                                        (const spc_affine<F> *)a->d_points, buckets, L, rkA, rpA),
-                       st, done);
-    prof_mark(&prof, 3);
-    uint32_t *ik = rkA, *ok = rkB;
-    X *ip = rpA, *op = rpB;
-    while (nch > 1) {
-      size_t Tr = 2 * nch;
-      nch = (Tr + L1 - 1) / L1;
-      k_msm_accumN<F><<<sp_blocks(nch, 128), 128, 0, g->stream>>>(ik, ip, Tr, buckets, L1, ok, op);
-      SP_CUDA_LAUNCH_CHECK_GOTO(st, done);
-      uint32_t *tk = ik;
-      ik = ok;
-      ok = tk;
-      X *tp = ip;
-      ip = op;
-      op = tp;
-    }
-    prof_mark(&prof, 4);
-    k_msm_bucket_reduce<F>
-        <<<sp_blocks((size_t)nw * S, 64), 64, 0, g->stream>>>(buckets, nw, nb, S, part);
-    SP_CUDA_LAUNCH_CHECK_GOTO(st, done);
-    SP_TRY_GOTO(reduce_windows<F>(g, part, nw, S, err, errlen), st, done);
-    prof_mark(&prof, 5);
-    prof_batch_end(&prof);
-    SP_CUDA_CHECK_GOTO(cudaMemcpy2DAsync(wsum + w0, sizeof(X), part, (size_t)S * sizeof(X),
-                                         sizeof(X), nw, cudaMemcpyDeviceToHost, g->stream),
-                       st, done);
+    unsigned w1 = w0 + wb < nwin ? w0 + wb : nwin;
+    SP_TRY_GOTO(dev_batch<F>(g, &s, a, c, w0, w1, buckets, L, S, wsum + w0, &prof, err, errlen), st,
+                done);
   }
   SP_CUDA_CHECK_GOTO(cudaStreamSynchronize(g->stream), st, done);
   prof_done(&prof, sizeof(F) == sizeof(spc_fp) ? "msm_g1" : "msm_g2", n, c, wb);
-  for (unsigned w = nwin; w-- > 0;) {
-    for (unsigned k = 0; k < c; k++) H::dbl(&total, &total);
-    H::add(&total, &total, &wsum[w]);
-  }
+  horner<H>(&total, wsum, nwin, c);
   H::to_jac(out, &total);
 done:
-  sp_gpu_free(g, keys, T * 4);
-  sp_gpu_free(g, vals, T * 4);
-  sp_gpu_free(g, keys2, T * 4);
-  sp_gpu_free(g, vals2, T * 4);
-  sp_gpu_free(g, temp, temp_bytes);
+  msm_scratch_free(g, &s);
   sp_gpu_free(g, buckets, (size_t)wb * nb * sizeof(X));
-  sp_gpu_free(g, rkA, recA * 4);
-  sp_gpu_free(g, rpA, recA * sizeof(X));
-  sp_gpu_free(g, rkB, recB * 4);
-  sp_gpu_free(g, rpB, recB * sizeof(X));
-  sp_gpu_free(g, part, (size_t)wb * S * sizeof(X));
   free(wsum);
   return st;
 }

@@ -16,9 +16,9 @@
  * cuda/DESIGN.md says when a table pays). */
 
 /* Copy j from copy j - 1: out[i] = 2^c in[i]. SP_TAB_CHUNK points per thread, c
- * doublings each (XYZZ), then one inversion per chunk (Montgomery's trick over ZZZ,
- * as k_gen_points). Infinity stays infinity; no other point doubles to it (odd
- * cofactors: no point of order 2 on either curve). */
+ * doublings each (XYZZ), then one inversion per chunk (sp_chunk_to_affine). Infinity
+ * stays infinity; no other point doubles to it (odd cofactors: no point of order 2 on
+ * either curve). */
 #define SP_TAB_CHUNK 32
 template <class F>
 __global__ void k_msm_table_step(const spc_affine<F> *in, spc_affine<F> *out, size_t n,
@@ -27,33 +27,15 @@ __global__ void k_msm_table_step(const spc_affine<F> *in, spc_affine<F> *out, si
   size_t first = ((size_t)blockIdx.x * blockDim.x + threadIdx.x) * SP_TAB_CHUNK;
   if (first >= n) return;
   unsigned cnt = n - first < SP_TAB_CHUNK ? (unsigned)(n - first) : SP_TAB_CHUNK;
-  X pts[SP_TAB_CHUNK];
-  F pref[SP_TAB_CHUNK];
-  F run = F::one();
-  for (unsigned i = 0; i < cnt; i++) {
-    spc_affine<F> p = in[first + i];
-    X a = p.is_inf() ? X::inf() : X::dbl_affine(p);
-    for (unsigned b = 1; b < c; b++) a = X::dbl(a);
-    pts[i] = a;
-    if (!a.is_inf()) run = F::mul(run, a.zzz);
-    pref[i] = run; /* product of the non-infinity ZZZ up to i */
-  }
-  F inv = sp_inv(run);
-  for (unsigned i = cnt; i-- > 0;) {
-    spc_affine<F> r;
-    if (pts[i].is_inf()) {
-      r.x = F::zero();
-      r.y = F::zero();
-    } else {
-      F izzz = i ? F::mul(inv, pref[i - 1]) : inv;
-      inv = F::mul(inv, pts[i].zzz);
-      F iz = F::mul(pts[i].zz, izzz); /* ZZ/ZZZ = 1/z */
-      F izz = F::sqr(iz);
-      r.x = F::mul(pts[i].x, izz);
-      r.y = F::mul(pts[i].y, izzz);
-    }
-    out[first + i] = r;
-  }
+  sp_chunk_to_affine_at<F, SP_TAB_CHUNK>(
+      cnt,
+      [&](unsigned i) {
+        spc_affine<F> p = in[first + i];
+        X a = p.is_inf() ? X::inf() : X::dbl_affine(p);
+        for (unsigned b = 1; b < c; b++) a = X::dbl(a);
+        return a;
+      },
+      out + first);
 }
 
 static unsigned table_shift(size_t npoints) {
@@ -185,6 +167,73 @@ extern "C" void sp_gpu_msm_plan(bool g2, size_t npoints, uint64_t budget, bool f
   if (gain) *gain = bk ? g : 0;
 }
 
+/* The table MSM's batches and buffers (msm_layout; bytes not set): wb windows per sort
+ * (table_batch, else batch_windows; at most a set's k, and one sort's int items), chunks
+ * of L pairs to fill the card, S partial sums for a set's reduction. */
+static void tab_layout(msm_layout *ly, size_t n, unsigned c, unsigned k, unsigned table_batch,
+                       int sm_count) {
+  unsigned wb = table_batch ? table_batch : batch_windows(n);
+  if (wb > k) wb = k;
+  while ((size_t)wb * n > 0x7fffffffu && wb > 1) wb--; /* one sort: int items */
+  ly->wb = wb;
+  ly->T = (size_t)wb * n;
+  size_t target = (size_t)sm_count * 1024;
+  unsigned L = (unsigned)pow2_floor(ly->T / (target ? target : 1));
+  if (L < 8) L = 8;
+  if (L > 256) L = 256;
+  ly->L = L;
+  ly->recA = 2 * ((ly->T + L - 1) / L);
+  ly->recB = 2 * ((ly->recA + MSM_L1 - 1) / MSM_L1);
+  unsigned S = 65536, nb = 1u << (c - 1);
+  ly->S = S > nb ? nb : S;
+  ly->bytes = 0;
+}
+
+/* Windows w0..w1 of the bucket set that starts at window wg0, one batch of the table's
+ * MSM: the digits, one sort, the accumulation into the set's buckets (its first batch)
+ * or into bk2, then added into them; the set reduced to its sum in s->part when this
+ * batch completes it (last). */
+template <class F>
+static int tab_batch(sp_gpu *g, msm_scratch<spc_xyzz<F>> *s, const sp_msm_args *a, unsigned wg0,
+                     unsigned w0, unsigned w1, bool last, spc_xyzz<F> *buckets, spc_xyzz<F> *bk2,
+                     unsigned L, unsigned S, sp_prof *prof, char *err, size_t errlen) {
+  typedef spc_xyzz<F> X;
+  const sp_msm_table *tb = a->table;
+  const size_t n = a->n;
+  const unsigned c = tb->window, nb = 1u << (c - 1);
+  const size_t Tb = (size_t)(w1 - w0) * n;
+  X *dst = w0 > wg0 ? bk2 : buckets; /* bk2 is added into the set below */
+  if (dst == bk2) SP_CUDA_CHECK(cudaMemsetAsync(bk2, 0, (size_t)nb * sizeof(X), g->stream));
+  prof_mark(prof, 0);
+  k_msm_digits<true><<<sp_blocks(n, 256), 256, 0, g->stream>>>(
+      (const spc_fr *)a->d_scalars, n, c, w0, w1, s->keys, s->vals, a->d_index, a->index_base,
+      a->log_bitrev, a->flags, wg0, tb->shift);
+  SP_CUDA_LAUNCH_CHECK();
+  prof_mark(prof, 1);
+  cub::DoubleBuffer<uint32_t> dk(s->keys, s->keys2), dv(s->vals, s->vals2);
+  SP_CUDA_CHECK(cub::DeviceRadixSort::SortPairs(s->temp, s->temp_bytes, dk, dv, (int)Tb, 0, (int)c,
+                                                g->stream));
+  prof_mark(prof, 2);
+  SP_CUDA_CHECK(
+      launch_accum_tab<F>(g, dk.Current(), dv.Current(), Tb, c, tb, dst, L, s->rkA, s->rpA));
+  prof_mark(prof, 3);
+  SP_TRY(accum_levels<F>(g, s, (Tb + L - 1) / L, dst, err, errlen));
+  if (dst == bk2) {
+    k_bucket_merge<F><<<sp_blocks(nb, 64), 64, 0, g->stream>>>(buckets, bk2, nb);
+    SP_CUDA_LAUNCH_CHECK();
+  }
+  prof_mark(prof, 4);
+  if (last) {
+    /* the set is complete: its sum of (b + 1) B_b, as one window of today's path */
+    k_msm_bucket_reduce<F><<<sp_blocks(S, 64), 64, 0, g->stream>>>(buckets, 1, nb, S, s->part);
+    SP_CUDA_LAUNCH_CHECK();
+    SP_TRY(reduce_windows<F>(g, s->part, 1, S, err, errlen));
+  }
+  prof_mark(prof, 5);
+  prof_batch_end(prof);
+  return SEALPROV_OK;
+}
+
 /* The MSM over a fixed-base table (a->table; a->d_points is not read). Bucket set by
  * bucket set (group of `copies` windows): the windows' digits are sorted together in
  * batches of at most wb windows (the sort buffers' bound of today's path) and
@@ -211,58 +260,41 @@ static int msm_tab(sp_gpu *g, typename H::jac *out, const sp_msm_args *a, char *
     H::to_jac(out, &total);
     return SEALPROV_OK;
   }
-  if (a->n > 0x7fffffffu) {
-    snprintf(err, errlen, "MSM of %zu points: more than 2^31 - 1", a->n);
-    return SEALPROV_ERR_INVALID_ARGUMENT;
-  }
+  SP_TRY(msm_n_check(a->n, err, errlen));
   const size_t n = a->n;
   const unsigned c = tb->window, W = (256 + c - 1) / c;
   const unsigned k = tb->copies < W ? tb->copies : W, G = (W + k - 1) / k, nb = 1u << (c - 1);
-  unsigned wb = a->table_batch ? a->table_batch : batch_windows(n);
-  if (wb > k) wb = k;
-  while ((size_t)wb * n > 0x7fffffffu && wb > 1) wb--; /* one sort: int items */
-  const size_t T = (size_t)wb * n;
-  size_t target = (size_t)g->sm_count * 1024;
-  unsigned L = (unsigned)pow2_floor(T / (target ? target : 1));
-  if (L < 8) L = 8;
-  if (L > 256) L = 256;
-  const unsigned L1 = 16;
-  const size_t nch0 = (T + L - 1) / L;
-  const size_t recA = 2 * nch0, recB = 2 * ((recA + L1 - 1) / L1);
-  unsigned S = 65536;
-  if (S > nb) S = nb;
+  msm_layout ly;
+  tab_layout(&ly, n, c, k, a->table_batch, g->sm_count);
+  const unsigned wb = ly.wb, L = ly.L, S = ly.S;
+  const size_t T = ly.T;
+  msm_scratch<X> s;
+  memset(&s, 0, sizeof s);
+  s.T = T;
+  s.recA = ly.recA;
+  s.recB = ly.recB;
+  s.nparts = S;
 
-  uint32_t *keys = NULL, *vals = NULL, *keys2 = NULL, *vals2 = NULL, *rkA = NULL, *rkB = NULL;
-  X *buckets = NULL, *bk2 = NULL, *rpA = NULL, *rpB = NULL, *part = NULL;
+  X *buckets = NULL, *bk2 = NULL;
   const size_t bk2_n = k > wb ? nb : 0; /* a set of more than one batch */
-  void *temp = NULL;
-  size_t temp_bytes = 0;
   typename H::xyzz *gsum = NULL;
   int st = SEALPROV_OK;
   sp_prof prof;
   memset(&prof, 0, sizeof prof);
   {
-    cub::DoubleBuffer<uint32_t> dk(keys, keys2), dv(vals, vals2);
+    cub::DoubleBuffer<uint32_t> dk(s.keys, s.keys2), dv(s.vals, s.vals2);
     SP_CUDA_CHECK(
-        cub::DeviceRadixSort::SortPairs(NULL, temp_bytes, dk, dv, (int)T, 0, (int)c, g->stream));
+        cub::DeviceRadixSort::SortPairs(NULL, s.temp_bytes, dk, dv, (int)T, 0, (int)c, g->stream));
   }
   gsum = (typename H::xyzz *)malloc(G * sizeof *gsum);
   if (!gsum) {
     snprintf(err, errlen, "MSM: out of host memory");
     return SEALPROV_ERR_NO_MEMORY;
   }
-  SP_TRY_GOTO(sp_gpu_alloc(g, (void **)&keys, T * 4, err, errlen), st, done);
-  SP_TRY_GOTO(sp_gpu_alloc(g, (void **)&vals, T * 4, err, errlen), st, done);
-  SP_TRY_GOTO(sp_gpu_alloc(g, (void **)&keys2, T * 4, err, errlen), st, done);
-  SP_TRY_GOTO(sp_gpu_alloc(g, (void **)&vals2, T * 4, err, errlen), st, done);
-  SP_TRY_GOTO(sp_gpu_alloc(g, &temp, temp_bytes, err, errlen), st, done);
+  SP_TRY_GOTO(msm_sort_alloc(g, &s, err, errlen), st, done);
   SP_TRY_GOTO(sp_gpu_alloc(g, (void **)&buckets, (size_t)nb * sizeof(X), err, errlen), st, done);
   SP_TRY_GOTO(sp_gpu_alloc(g, (void **)&bk2, bk2_n * sizeof(X), err, errlen), st, done);
-  SP_TRY_GOTO(sp_gpu_alloc(g, (void **)&rkA, recA * 4, err, errlen), st, done);
-  SP_TRY_GOTO(sp_gpu_alloc(g, (void **)&rpA, recA * sizeof(X), err, errlen), st, done);
-  SP_TRY_GOTO(sp_gpu_alloc(g, (void **)&rkB, recB * 4, err, errlen), st, done);
-  SP_TRY_GOTO(sp_gpu_alloc(g, (void **)&rpB, recB * sizeof(X), err, errlen), st, done);
-  SP_TRY_GOTO(sp_gpu_alloc(g, (void **)&part, (size_t)S * sizeof(X), err, errlen), st, done);
+  SP_TRY_GOTO(msm_rec_alloc(g, &s, err, errlen), st, done);
 
   prof_init(&prof, g);
   for (unsigned gi = 0; gi < G; gi++) {
@@ -270,78 +302,22 @@ static int msm_tab(sp_gpu *g, typename H::jac *out, const sp_msm_args *a, char *
     SP_CUDA_CHECK_GOTO(cudaMemsetAsync(buckets, 0, (size_t)nb * sizeof(X), g->stream), st, done);
     for (unsigned w0 = wg0; w0 < wg1; w0 += wb) {
       const unsigned w1 = w0 + wb < wg1 ? w0 + wb : wg1;
-      const size_t Tb = (size_t)(w1 - w0) * n;
-      X *dst = w0 > wg0 ? bk2 : buckets; /* bk2 is added into the set below */
-      if (dst == bk2)
-        SP_CUDA_CHECK_GOTO(cudaMemsetAsync(bk2, 0, (size_t)nb * sizeof(X), g->stream), st, done);
-      prof_mark(&prof, 0);
-      k_msm_digits<true><<<sp_blocks(n, 256), 256, 0, g->stream>>>(
-          (const spc_fr *)a->d_scalars, n, c, w0, w1, keys, vals, a->d_index, a->index_base,
-          a->log_bitrev, a->flags, wg0, tb->shift);
-      SP_CUDA_LAUNCH_CHECK_GOTO(st, done);
-      prof_mark(&prof, 1);
-      cub::DoubleBuffer<uint32_t> dk(keys, keys2), dv(vals, vals2);
-      SP_CUDA_CHECK_GOTO(
-          cub::DeviceRadixSort::SortPairs(temp, temp_bytes, dk, dv, (int)Tb, 0, (int)c, g->stream),
+      SP_TRY_GOTO(
+          tab_batch<F>(g, &s, a, wg0, w0, w1, w1 == wg1, buckets, bk2, L, S, &prof, err, errlen),
           st, done);
-      size_t nch = (Tb + L - 1) / L;
-      prof_mark(&prof, 2);
-      SP_CUDA_CHECK_GOTO(
-          launch_accum_tab<F>(g, dk.Current(), dv.Current(), Tb, c, tb, dst, L, rkA, rpA), st,
-          done);
-      prof_mark(&prof, 3);
-      uint32_t *ik = rkA, *ok = rkB;
-      X *ip = rpA, *op = rpB;
-      while (nch > 1) {
-        size_t Tr = 2 * nch;
-        nch = (Tr + L1 - 1) / L1;
-        k_msm_accumN<F><<<sp_blocks(nch, 128), 128, 0, g->stream>>>(ik, ip, Tr, dst, L1, ok, op);
-        SP_CUDA_LAUNCH_CHECK_GOTO(st, done);
-        uint32_t *tk = ik;
-        ik = ok;
-        ok = tk;
-        X *tp = ip;
-        ip = op;
-        op = tp;
-      }
-      if (dst == bk2) {
-        k_bucket_merge<F><<<sp_blocks(nb, 64), 64, 0, g->stream>>>(buckets, bk2, nb);
-        SP_CUDA_LAUNCH_CHECK_GOTO(st, done);
-      }
-      prof_mark(&prof, 4);
-      if (w1 == wg1) {
-        /* the set is complete: its sum of (b + 1) B_b, as one window of today's path */
-        k_msm_bucket_reduce<F><<<sp_blocks(S, 64), 64, 0, g->stream>>>(buckets, 1, nb, S, part);
-        SP_CUDA_LAUNCH_CHECK_GOTO(st, done);
-        SP_TRY_GOTO(reduce_windows<F>(g, part, 1, S, err, errlen), st, done);
-      }
-      prof_mark(&prof, 5);
-      prof_batch_end(&prof);
     }
     static_assert(sizeof(X) == sizeof(typename H::xyzz), "device and host XYZZ layouts differ");
     SP_CUDA_CHECK_GOTO(
-        cudaMemcpyAsync(gsum + gi, part, sizeof(X), cudaMemcpyDeviceToHost, g->stream), st, done);
+        cudaMemcpyAsync(gsum + gi, s.part, sizeof(X), cudaMemcpyDeviceToHost, g->stream), st, done);
   }
   SP_CUDA_CHECK_GOTO(cudaStreamSynchronize(g->stream), st, done);
   prof_done(&prof, g2 ? "msm_g2_table" : "msm_g1_table", n, c, wb);
-  for (unsigned gi = G; gi-- > 0;) {
-    for (unsigned d = 0; d < c * k; d++) H::dbl(&total, &total);
-    H::add(&total, &total, &gsum[gi]);
-  }
+  horner<H>(&total, gsum, G, c * k);
   H::to_jac(out, &total);
 done:
-  sp_gpu_free(g, keys, T * 4);
-  sp_gpu_free(g, vals, T * 4);
-  sp_gpu_free(g, keys2, T * 4);
-  sp_gpu_free(g, vals2, T * 4);
-  sp_gpu_free(g, temp, temp_bytes);
+  msm_scratch_free(g, &s);
   sp_gpu_free(g, buckets, (size_t)nb * sizeof(X));
   sp_gpu_free(g, bk2, bk2_n * sizeof(X));
-  sp_gpu_free(g, rkA, recA * 4);
-  sp_gpu_free(g, rpA, recA * sizeof(X));
-  sp_gpu_free(g, rkB, recB * 4);
-  sp_gpu_free(g, rpB, recB * sizeof(X));
-  sp_gpu_free(g, part, (size_t)S * sizeof(X));
   free(gsum);
   return st;
 }

@@ -54,20 +54,25 @@ __device__ __forceinline__ spc_fp dl_be48(const uint32_t *w, bool flags) {
  * loader rejects infinity too), each coordinate < p, not (0, 0), on the curve. */
 __device__ __forceinline__ bool dl_flags_ok(uint32_t w0) { return (w0 & 0xe0u) == 0; }
 
-__global__ void k_decode_g1(const uint4 *raw, size_t n, spc_g1_affine *dst, spc_fp b4,
-                            unsigned long long *bad) {
-  size_t i = (size_t)blockIdx.x * blockDim.x + threadIdx.x;
-  if (i >= n) return;
-  uint32_t w[24];
-  const uint4 *src = raw + i * 6;
+/* A point's raw bytes, Q 16-byte loads, as 32-bit words in file order. */
+template <int Q>
+__device__ __forceinline__ void dl_words(const uint4 *src, uint32_t *w) {
 #pragma unroll
-  for (int q = 0; q < 6; q++) {
+  for (int q = 0; q < Q; q++) {
     uint4 v = src[q];
     w[4 * q] = v.x;
     w[4 * q + 1] = v.y;
     w[4 * q + 2] = v.z;
     w[4 * q + 3] = v.w;
   }
+}
+
+__global__ void k_decode_g1(const uint4 *raw, size_t n, spc_g1_affine *dst, spc_fp b4,
+                            unsigned long long *bad) {
+  size_t i = (size_t)blockIdx.x * blockDim.x + threadIdx.x;
+  if (i >= n) return;
+  uint32_t w[24];
+  dl_words<6>(raw + i * 6, w);
   spc_g1_affine p;
   p.x = dl_be48(w, true);
   p.y = dl_be48(w + 12, false);
@@ -91,15 +96,7 @@ __global__ void k_decode_g2(const uint4 *raw, size_t n, spc_g2_affine *dst, spc_
   size_t i = (size_t)blockIdx.x * blockDim.x + threadIdx.x;
   if (i >= n) return;
   uint32_t w[48];
-  const uint4 *src = raw + i * 12;
-#pragma unroll
-  for (int q = 0; q < 12; q++) {
-    uint4 v = src[q];
-    w[4 * q] = v.x;
-    w[4 * q + 1] = v.y;
-    w[4 * q + 2] = v.z;
-    w[4 * q + 3] = v.w;
-  }
+  dl_words<12>(raw + i * 12, w);
   /* Fp2 as c1 then c0 */
   spc_g2_affine p;
   p.x.c1 = dl_be48(w, true);

@@ -152,12 +152,14 @@ extern "C" int sp_gpu_ordinal(const sp_gpu *g) { return g ? g->ordinal : -1; }
 extern "C" int sp_gpu_alloc(sp_gpu *g, void **d, size_t bytes, char *err, size_t errlen) {
   *d = NULL;
   if (bytes == 0) bytes = 1;
+#ifdef SP_FAULT_INJECTION
   if (g->inject_oom) {
     g->inject_oom--;
     snprintf(err, errlen, "device %d: allocating %zu bytes: injected out-of-memory (testing)",
              g->ordinal, bytes);
     return SEALPROV_ERR_DEVICE_MEMORY;
   }
+#endif
   if (g->memory_limit && g->held + g->in_use + bytes > g->memory_limit) {
     snprintf(err, errlen,
              "device %d: allocating %zu bytes would pass memory_limit %llu (in use %llu, of "
@@ -530,9 +532,11 @@ extern "C" uint64_t sp_gpu_pool_reserved(sp_gpu *g) {
   return (uint64_t)v;
 }
 
+#ifdef SP_FAULT_INJECTION
 extern "C" void sp_gpu_inject_oom(sp_gpu *g, unsigned n) {
   if (g) g->inject_oom = n;
 }
+#endif
 
 /* ---- scalar conversions ------------------------------------------------------- */
 

@@ -4,6 +4,10 @@
 #ifndef SEALPROV_CUDA_GPU_INTERNAL_CUH
 #define SEALPROV_CUDA_GPU_INTERNAL_CUH
 
+/* configure's: SP_FAULT_INJECTION decides the context's layout, so every .cu file
+ * sees it */
+#include <config.h>
+
 #include <cuda_runtime.h>
 #include <stdio.h>
 #include <stdint.h>
@@ -23,28 +27,27 @@ static inline int sp_cuda_status(cudaError_t e) {
  * scope) and read cudaGetLastError() to clear a non-sticky error, so the next call on
  * this thread does not see a stale one. A sticky error (illegal address, ...) cannot
  * be cleared: the context is lost and the scheduler quarantines the device. */
-#define SP_CUDA_CHECK(call)                                             \
-  do {                                                                  \
-    cudaError_t sp_e_ = (call);                                         \
-    if (sp_e_ != cudaSuccess) {                                         \
-      (void)cudaGetLastError();                                         \
-      snprintf(err, errlen, "%s:%d: %s: %s", __FILE__, __LINE__, #call, \
-               cudaGetErrorString(sp_e_));                              \
-      return sp_cuda_status(sp_e_);                                     \
-    }                                                                   \
+static inline int sp_cuda_failed(cudaError_t e, const char *file, int line, const char *call,
+                                 char *err, size_t errlen) {
+  (void)cudaGetLastError();
+  snprintf(err, errlen, "%s:%d: %s: %s", file, line, call, cudaGetErrorString(e));
+  return sp_cuda_status(e);
+}
+#define SP_CUDA_CHECK(call)                                                 \
+  do {                                                                      \
+    cudaError_t sp_e_ = (call);                                             \
+    if (sp_e_ != cudaSuccess)                                               \
+      return sp_cuda_failed(sp_e_, __FILE__, __LINE__, #call, err, errlen); \
   } while (0)
 
 /* Goto form: sets `status` (an int in scope) and jumps to label. */
-#define SP_CUDA_CHECK_GOTO(call, status, label)                         \
-  do {                                                                  \
-    cudaError_t sp_e_ = (call);                                         \
-    if (sp_e_ != cudaSuccess) {                                         \
-      (void)cudaGetLastError();                                         \
-      snprintf(err, errlen, "%s:%d: %s: %s", __FILE__, __LINE__, #call, \
-               cudaGetErrorString(sp_e_));                              \
-      (status) = sp_cuda_status(sp_e_);                                 \
-      goto label;                                                       \
-    }                                                                   \
+#define SP_CUDA_CHECK_GOTO(call, status, label)                                 \
+  do {                                                                          \
+    cudaError_t sp_e_ = (call);                                                 \
+    if (sp_e_ != cudaSuccess) {                                                 \
+      (status) = sp_cuda_failed(sp_e_, __FILE__, __LINE__, #call, err, errlen); \
+      goto label;                                                               \
+    }                                                                           \
   } while (0)
 
 /* After a kernel launch: launch configuration errors show up here. */
@@ -111,8 +114,11 @@ struct sp_gpu {
    * event sp_gpu_join_copy records on it. */
   cudaStream_t copy_stream;
   cudaEvent_t join_ev;
-  /* Tests: this many more sp_gpu_alloc calls fail as out of memory. */
+#ifdef SP_FAULT_INJECTION
+  /* A test build's fault engine: this many more sp_gpu_alloc calls fail as out of
+   * memory (sp_gpu_inject_oom). */
   unsigned inject_oom;
+#endif
   unsigned alloc_retries; /* allocations that succeeded only after a trim */
 };
 
@@ -146,6 +152,48 @@ __device__ __forceinline__ spc_fp2 sp_inv(const spc_fp2 &a) {
   r.c0 = spc_fp::mul(a.c0, t);
   r.c1 = spc_fp::neg(spc_fp::mul(a.c1, t));
   return r;
+}
+
+/* A chunk of cnt <= CH points that a thread makes one by one (make(i), XYZZ), brought to
+ * affine with one inversion: Montgomery's trick over the ZZZ coordinates of the points
+ * that are not infinity (1/z = ZZ/ZZZ). put(i, inf, x, y) gets point i, from the last to
+ * the first; x = y = 0 for infinity. The MSM's tables (msm_table.cuh) and the kit's
+ * setup and test points (kit/gpu/) make their points this way. */
+template <class F, unsigned CH, class Make, class Put>
+__device__ __forceinline__ void sp_chunk_to_affine(unsigned cnt, Make make, Put put) {
+  spc_xyzz<F> pts[CH];
+  F pref[CH];
+  F run = F::one();
+  for (unsigned i = 0; i < cnt; i++) {
+    pts[i] = make(i);
+    if (!pts[i].is_inf()) run = F::mul(run, pts[i].zzz);
+    pref[i] = run; /* product of the non-infinity ZZZ up to i */
+  }
+  F inv = sp_inv(run);
+  for (unsigned i = cnt; i-- > 0;) {
+    bool inf = pts[i].is_inf();
+    F x = F::zero(), y = F::zero();
+    if (!inf) {
+      F izzz = i ? F::mul(inv, pref[i - 1]) : inv;
+      inv = F::mul(inv, pts[i].zzz);
+      F iz = F::mul(pts[i].zz, izzz); /* ZZ/ZZZ = 1/z */
+      F izz = F::sqr(iz);
+      x = F::mul(pts[i].x, izz);
+      y = F::mul(pts[i].y, izzz);
+    }
+    put(i, inf, x, y);
+  }
+}
+
+/* sp_chunk_to_affine with point i stored at out[i] (infinity as (0, 0)). */
+template <class F, unsigned CH, class Make>
+__device__ __forceinline__ void sp_chunk_to_affine_at(unsigned cnt, Make make, spc_affine<F> *out) {
+  sp_chunk_to_affine<F, CH>(cnt, make, [&](unsigned i, bool, const F &x, const F &y) {
+    spc_affine<F> r;
+    r.x = x;
+    r.y = y;
+    out[i] = r;
+  });
 }
 
 #endif

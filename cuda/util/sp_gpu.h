@@ -172,8 +172,9 @@ unsigned sp_gpu_alloc_retries(const sp_gpu *g);
  * pool's own figure, unlike sp_gpu_mem_info's, which other processes on the GPU move. */
 uint64_t sp_gpu_pool_reserved(sp_gpu *g);
 
-/* Fault injection for tests: the next n calls of sp_gpu_alloc fail as out of memory
- * (SEALPROV_ERR_DEVICE_MEMORY) without allocating. */
+/* Fault injection, only in a build with configure --enable-fault-injection (the fault
+ * engine's SP_INJECT_OOM, fault.h): the next n calls of sp_gpu_alloc fail as out of
+ * memory (SEALPROV_ERR_DEVICE_MEMORY) without allocating. */
 void sp_gpu_inject_oom(sp_gpu *g, unsigned n);
 
 #ifdef __cplusplus

@@ -37,27 +37,36 @@ int sp_gpu_h_poly(sp_gpu *g, void *d_a, void *d_b, void *d_c, unsigned log_n, ch
   return st;
 }
 
+/* Two host arrays on the device: d[i] gets a copy of h[i] (bytes[i]; nothing to copy
+ * when n is 0). What was allocated stays in d[] for free_two, also on failure. */
+static int upload_two(sp_gpu *g, void *d[2], const void *const h[2], const size_t bytes[2],
+                      size_t n, char *err, size_t errlen) {
+  for (int i = 0; i < 2; i++) SP_TRY(sp_gpu_alloc(g, &d[i], bytes[i], err, errlen));
+  for (int i = 0; i < 2 && n; i++) SP_TRY(sp_gpu_upload(g, d[i], h[i], bytes[i], err, errlen));
+  return SEALPROV_OK;
+}
+
+static void free_two(sp_gpu *g, void *d[2], const size_t bytes[2]) {
+  for (int i = 0; i < 2; i++) sp_gpu_free(g, d[i], bytes[i]);
+}
+
 /* points of `point_bytes` each (G1 or G2) and canonical scalars to the device, one MSM */
 static int msm_host(sp_gpu *g, bool g2, void *out, const void *points, size_t point_bytes,
                     const scalar_t *scalars, size_t n, char *err, size_t errlen) {
-  void *dp = NULL, *ds = NULL;
-  size_t pb = n * point_bytes, sb = n * sizeof(scalar_t);
-  int st = SEALPROV_OK;
-  sp_msm_args a;
-  memset(&a, 0, sizeof a);
-  SP_TRY_GOTO(sp_gpu_alloc(g, &dp, pb, err, errlen), st, done);
-  SP_TRY_GOTO(sp_gpu_alloc(g, &ds, sb, err, errlen), st, done);
-  if (n) {
-    SP_TRY_GOTO(sp_gpu_upload(g, dp, points, pb, err, errlen), st, done);
-    SP_TRY_GOTO(sp_gpu_upload(g, ds, scalars, sb, err, errlen), st, done);
+  void *d[2] = {NULL, NULL};
+  const void *const h[2] = {points, scalars};
+  const size_t bytes[2] = {n * point_bytes, n * sizeof(scalar_t)};
+  int st = upload_two(g, d, h, bytes, n, err, errlen);
+  if (st == SEALPROV_OK) {
+    sp_msm_args a;
+    memset(&a, 0, sizeof a);
+    a.d_points = d[0];
+    a.d_scalars = d[1];
+    a.n = n;
+    st = g2 ? sp_gpu_msm_g2_dev(g, out, &a, err, errlen)
+            : sp_gpu_msm_g1_dev(g, out, &a, err, errlen);
   }
-  a.d_points = dp;
-  a.d_scalars = ds;
-  a.n = n;
-  st = g2 ? sp_gpu_msm_g2_dev(g, out, &a, err, errlen) : sp_gpu_msm_g1_dev(g, out, &a, err, errlen);
-done:
-  sp_gpu_free(g, dp, pb);
-  sp_gpu_free(g, ds, sb);
+  free_two(g, d, bytes);
   return st;
 }
 
@@ -73,20 +82,14 @@ int sp_gpu_msm_g2(sp_gpu *g, g2_jac_t *out, const g2_affine_t *points, const sca
 
 static int batch_add_host(sp_gpu *g, bool g2, void *out, const void *points, size_t point_bytes,
                           const uint64_t *bitmap, size_t n, char *err, size_t errlen) {
-  void *dp = NULL, *db = NULL;
-  size_t pb = n * point_bytes, bb = ((n + 63) / 64) * 8;
-  int st = SEALPROV_OK;
-  SP_TRY_GOTO(sp_gpu_alloc(g, &dp, pb, err, errlen), st, done);
-  SP_TRY_GOTO(sp_gpu_alloc(g, &db, bb, err, errlen), st, done);
-  if (n) {
-    SP_TRY_GOTO(sp_gpu_upload(g, dp, points, pb, err, errlen), st, done);
-    SP_TRY_GOTO(sp_gpu_upload(g, db, bitmap, bb, err, errlen), st, done);
-  }
-  st = g2 ? sp_gpu_batch_add_g2_dev(g, out, dp, (const uint64_t *)db, n, err, errlen)
-          : sp_gpu_batch_add_g1_dev(g, out, dp, (const uint64_t *)db, n, err, errlen);
-done:
-  sp_gpu_free(g, dp, pb);
-  sp_gpu_free(g, db, bb);
+  void *d[2] = {NULL, NULL};
+  const void *const h[2] = {points, bitmap};
+  const size_t bytes[2] = {n * point_bytes, ((n + 63) / 64) * 8};
+  int st = upload_two(g, d, h, bytes, n, err, errlen);
+  if (st == SEALPROV_OK)
+    st = g2 ? sp_gpu_batch_add_g2_dev(g, out, d[0], (const uint64_t *)d[1], n, err, errlen)
+            : sp_gpu_batch_add_g1_dev(g, out, d[0], (const uint64_t *)d[1], n, err, errlen);
+  free_two(g, d, bytes);
   return st;
 }
 

@@ -178,31 +178,14 @@ __global__ void k_gen_points(spc_affine<F> *out, size_t n, uint64_t seed, spc_af
     acc = X::dbl(acc);
     if ((k >> bit) & 1u) acc = X::add_affine(acc, gen);
   }
-  X pts[SP_GEN_CHUNK];
-  F pref[SP_GEN_CHUNK];
-  F run = F::one();
-  for (unsigned i = 0; i < cnt; i++) {
-    pts[i] = acc;
-    if (!acc.is_inf()) run = F::mul(run, acc.zzz);
-    pref[i] = run; /* product of the non-infinity ZZZ up to i */
-    acc = X::add_affine(acc, gen);
-  }
-  F inv = sp_inv(run);
-  for (unsigned i = cnt; i-- > 0;) {
-    spc_affine<F> a;
-    if (pts[i].is_inf()) {
-      a.x = F::zero();
-      a.y = F::zero();
-    } else {
-      F izzz = i ? F::mul(inv, pref[i - 1]) : inv;
-      inv = F::mul(inv, pts[i].zzz);
-      F iz = F::mul(pts[i].zz, izzz); /* ZZ/ZZZ = 1/z */
-      F izz = F::sqr(iz);
-      a.x = F::mul(pts[i].x, izz);
-      a.y = F::mul(pts[i].y, izzz);
-    }
-    out[first + i] = a;
-  }
+  sp_chunk_to_affine_at<F, SP_GEN_CHUNK>(
+      cnt,
+      [&](unsigned) {
+        X p = acc;
+        acc = X::add_affine(acc, gen);
+        return p;
+      },
+      out + first);
 }
 
 extern "C" int sp_gpu_gen_points_g1(sp_gpu *g, void *d_points, size_t n, uint64_t seed, char *err,

@@ -74,34 +74,27 @@ __global__ void k_fb_mul(const spc_fr *k, size_t n, const spc_affine<F> *t, uint
   size_t first = ((size_t)blockIdx.x * blockDim.x + threadIdx.x) * FB_CH;
   if (first >= n) return;
   unsigned cnt = n - first < FB_CH ? (unsigned)(n - first) : FB_CH;
-  X pts[FB_CH];
-  F pref[FB_CH];
-  F run = F::one();
-  for (unsigned i = 0; i < cnt; i++) {
-    spc_fr s = spc_fr::from_mont(k[first + i]);
-    X acc = X::inf();
+  sp_chunk_to_affine<F, FB_CH>(
+      cnt,
+      [&](unsigned i) {
+        spc_fr s = spc_fr::from_mont(k[first + i]);
+        X acc = X::inf();
 #pragma unroll 1
-    for (int j = 0; j < FB_WINDOWS; j++) {
-      unsigned d = (s.v[j >> 1] >> (16 * (j & 1))) & 0xffffu;
-      if (d) acc = X::add_affine(acc, t[(size_t)j * FB_DIGITS + d - 1]);
-    }
-    pts[i] = acc;
-    if (!acc.is_inf()) run = F::mul(run, acc.zzz);
-    pref[i] = run;
-  }
-  F inv = sp_inv(run);
-  for (unsigned i = cnt; i-- > 0;) {
-    uint8_t *o = out + (first + i) * PSZ;
-    if (pts[i].is_inf()) {
-      for (int b = 0; b < PSZ; b++) o[b] = 0;
-      o[0] = 0x40;
-      continue;
-    }
-    F izzz = i ? F::mul(inv, pref[i - 1]) : inv;
-    inv = F::mul(inv, pts[i].zzz);
-    F iz = F::mul(pts[i].zz, izzz);
-    fb_put(o, F::mul(pts[i].x, F::sqr(iz)), F::mul(pts[i].y, izzz));
-  }
+        for (int j = 0; j < FB_WINDOWS; j++) {
+          unsigned d = (s.v[j >> 1] >> (16 * (j & 1))) & 0xffffu;
+          if (d) acc = X::add_affine(acc, t[(size_t)j * FB_DIGITS + d - 1]);
+        }
+        return acc;
+      },
+      [&](unsigned i, bool inf, const F &x, const F &y) {
+        uint8_t *o = out + (first + i) * PSZ;
+        if (inf) { /* the file's point at infinity: the flag alone */
+          for (int b = 0; b < PSZ; b++) o[b] = 0;
+          o[0] = 0x40;
+        } else {
+          fb_put(o, x, y);
+        }
+      });
 }
 
 struct sp_cuda_setup {

@@ -100,8 +100,8 @@ int sp_groth16_verify_inputs(const sp_vk *vk, const fr_t *inputs_without_one, si
  * encoding is unknown or the value is not < r. */
 bool sp_scalar_decode(fr_t *out, const void *in32, uint32_t scalar_encoding);
 
-/* Per-stage timings of the last sp_groth16_prove on this thread, in milliseconds
- * (benchmarks read them; tests never assert on them). */
+/* Per-stage timings of one proof, in milliseconds (sp_groth16_prove_timed: benchmarks
+ * read them; tests never assert on them). */
 typedef struct sp_prove_timings {
   double convert_ms; /* scalar decoding and density filtering */
   double ntt_ms;     /* the seven NTTs and the pointwise work */
@@ -113,7 +113,11 @@ typedef struct sp_prove_timings {
   double assemble_ms;
   double total_ms;
 } sp_prove_timings;
-void sp_groth16_last_timings(sp_prove_timings *out);
+/* sp_groth16_prove, and *stages (may be NULL) gets its per-stage timings when it
+ * succeeds: what a benchmark asks of the call it times, not state left behind. */
+int sp_groth16_prove_timed(const struct sp_srs *srs, const sealprov_assignment *asg, uint32_t enc,
+                           const fr_t *r, const fr_t *s, unsigned nthreads, uint8_t proof[192],
+                           sp_prove_timings *stages, char *err, size_t errlen);
 
 #ifdef __cplusplus
 }

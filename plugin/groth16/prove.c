@@ -13,10 +13,6 @@
 #include <string.h>
 #include <time.h>
 
-static _Thread_local sp_prove_timings last_timings;
-
-void sp_groth16_last_timings(sp_prove_timings *out) { *out = last_timings; }
-
 /* ---- scalars ------------------------------------------------------------------ */
 
 /* true if the canonical limbs are < r. */
@@ -399,6 +395,12 @@ out:
 int sp_groth16_prove(const sp_srs *srs, const sealprov_assignment *asg, uint32_t enc, const fr_t *r,
                      const fr_t *s, unsigned nthreads, uint8_t proof[192], char *err,
                      size_t errlen) {
+  return sp_groth16_prove_timed(srs, asg, enc, r, s, nthreads, proof, NULL, err, errlen);
+}
+
+int sp_groth16_prove_timed(const sp_srs *srs, const sealprov_assignment *asg, uint32_t enc,
+                           const fr_t *r, const fr_t *s, unsigned nthreads, uint8_t proof[192],
+                           sp_prove_timings *stages, char *err, size_t errlen) {
   int rc = check_prove_args(srs, asg, enc, r, s, proof, err, errlen);
   if (rc) return rc;
   if (nthreads == 0) nthreads = 1;
@@ -442,7 +444,7 @@ int sp_groth16_prove(const sp_srs *srs, const sealprov_assignment *asg, uint32_t
   sp_groth16_assemble(srs, r, s, &h_acc, &l_acc, &a_acc, &b1_acc, &b2_acc, proof);
   tm.assemble_ms = sp_now_ms() - t0;
   tm.total_ms = sp_now_ms() - t_start;
-  last_timings = tm;
+  if (stages) *stages = tm;
   rc = SEALPROV_OK;
   goto out;
 

@@ -74,6 +74,169 @@ static int draw_rs(const sealprov_job *job, sp_task_rec *tasks, char *err, size_
 #define SP_JOB_MIN_SIZE \
   (offsetof(sealprov_job, proofs_out) + sizeof(((sealprov_job *)0)->proofs_out))
 
+/* The job's fields against the ABI and this provider (what needs no partition read):
+ * flags, parameters, counts, encoding, r/s, device mask. */
+static int submit_check_job(const sp_sched *s, const sealprov_job *d, char *err, size_t errlen) {
+  const uint32_t known = SEALPROV_JOB_FIXED_RS | SEALPROV_JOB_DETACHED;
+  if (d->flags & ~known)
+    return sched_fail(err, errlen, SEALPROV_ERR_INVALID_ARGUMENT,
+                      "job->flags 0x%" PRIx32 " has unknown bits 0x%" PRIx32, d->flags,
+                      d->flags & ~known);
+  if (d->srs == NULL)
+    return sched_fail(err, errlen, SEALPROV_ERR_INVALID_ARGUMENT,
+                      "job->srs is NULL: load parameters with srs_load() first");
+  const sp_srs *srs = (const sp_srs *)d->srs;
+  if (srs->vk_only)
+    return sched_fail(err, errlen, SEALPROV_ERR_INVALID_ARGUMENT,
+                      "job->srs (%s) is a verifying key from vk_load(): proving needs srs_load()",
+                      srs->path ? srs->path : "?");
+  if (d->num_partitions == 0)
+    return sched_fail(err, errlen, SEALPROV_ERR_INVALID_ARGUMENT, "job->num_partitions is 0");
+  if (s->cfg.max_partitions > 0 && d->num_partitions > s->cfg.max_partitions)
+    return sched_fail(err, errlen, SEALPROV_ERR_INVALID_ARGUMENT,
+                      "job->num_partitions %" PRIu32 " exceeds max_partitions %u of %s",
+                      d->num_partitions, s->cfg.max_partitions, s->cfg.path);
+  if (d->partitions == NULL)
+    return sched_fail(err, errlen, SEALPROV_ERR_INVALID_ARGUMENT, "job->partitions is NULL");
+  if (d->proofs_out == NULL)
+    return sched_fail(err, errlen, SEALPROV_ERR_INVALID_ARGUMENT,
+                      "job->proofs_out is NULL (needs 192 x %" PRIu32 " bytes)", d->num_partitions);
+  if (d->scalar_encoding != SEALPROV_SCALAR_CANONICAL_LE &&
+      d->scalar_encoding != SEALPROV_SCALAR_MONTGOMERY)
+    return sched_fail(err, errlen, SEALPROV_ERR_INVALID_ARGUMENT,
+                      "job->scalar_encoding %" PRIu32
+                      " is neither CANONICAL_LE (0) nor MONTGOMERY (1)",
+                      d->scalar_encoding);
+  if (d->flags & SEALPROV_JOB_FIXED_RS) {
+    if (d->r == NULL || d->s == NULL)
+      return sched_fail(err, errlen, SEALPROV_ERR_INVALID_ARGUMENT,
+                        "job->flags has FIXED_RS but job->%s is NULL", d->r == NULL ? "r" : "s");
+  } else if (d->r != NULL || d->s != NULL) {
+    return sched_fail(err, errlen, SEALPROV_ERR_INVALID_ARGUMENT,
+                      "job->%s is set without SEALPROV_JOB_FIXED_RS: fixed r/s remove the proofs' "
+                      "zero-knowledge, so they need the explicit flag",
+                      d->r != NULL ? "r" : "s");
+  }
+  const uint64_t all = sched_all_devices(s);
+  if (d->device_mask & ~all) {
+    unsigned bad = (unsigned)__builtin_ctzll(d->device_mask & ~all);
+    return sched_fail(err, errlen, SEALPROV_ERR_INVALID_ARGUMENT,
+                      "job->device_mask 0x%" PRIx64
+                      " names device %u, but this provider has %u "
+                      "device%s (indexes 0 to %u, as devices() lists them)",
+                      d->device_mask, bad, s->ndev, s->ndev == 1 ? "" : "s", s->ndev - 1);
+  }
+  return SEALPROV_OK;
+}
+
+/* Each partition against the parameters: a witness against the constraint system, or a
+ * full assignment's sizes (the provider's hooks). */
+static int submit_check_partitions(const sp_sched *s, const sealprov_job *d, char *err,
+                                   size_t errlen) {
+  const sp_srs *srs = (const sp_srs *)d->srs;
+  const struct sp_cs *cs = (const struct sp_cs *)d->cs;
+  if (cs != NULL && s->hooks.check_cs == NULL)
+    return sched_fail(err, errlen, SEALPROV_ERR_UNSUPPORTED,
+                      "job->cs is set, but this provider has no witness-only proving");
+  if (cs != NULL) {
+    for (uint32_t i = 0; i < d->num_partitions; i++) {
+      char msg[512] = "";
+      int st = s->hooks.check_cs(srs, cs, &d->partitions[i], msg, sizeof msg);
+      if (st != SEALPROV_OK)
+        return sched_fail(err, errlen, st, "partition %" PRIu32 ": %s", i, msg);
+    }
+  } else if (s->hooks.check_assignment != NULL) {
+    for (uint32_t i = 0; i < d->num_partitions; i++) {
+      char msg[384] = "";
+      int st = s->hooks.check_assignment(srs, &d->partitions[i], msg, sizeof msg);
+      if (st != SEALPROV_OK)
+        return sched_fail(err, errlen, st, "partition %" PRIu32 ": %s", i, msg);
+    }
+  }
+  return SEALPROV_OK;
+}
+
+/* The job and its tasks, with r and s drawn (or the fixed ones decoded), outside the
+ * lock; the devices it may take are `fit`. */
+static int submit_make_job(const sealprov_job *d, uint64_t fit, sp_job **out, char *err,
+                           size_t errlen) {
+  sp_job *j = calloc(1, sizeof *j);
+  sp_task_rec *tasks = j ? calloc(d->num_partitions, sizeof *tasks) : NULL;
+  if (tasks == NULL) {
+    free(j);
+    return sched_fail(err, errlen, SEALPROV_ERR_NO_MEMORY,
+                      "submit: no memory for %" PRIu32 " tasks", d->num_partitions);
+  }
+  j->desc = *d;
+  j->srs = (sp_srs *)d->srs;
+  j->cs = (struct sp_cs *)d->cs;
+  j->allowed = fit;
+  j->tasks = tasks;
+  int st = draw_rs(d, tasks, err, errlen);
+  if (st != SEALPROV_OK) {
+    sched_job_free(j);
+    return st;
+  }
+  /* The caller's r/s no longer matter: the job keeps its decoded copies only. */
+  j->desc.r = j->desc.s = NULL;
+  for (uint32_t i = 0; i < d->num_partitions; i++) {
+    tasks[i].job = j;
+    tasks[i].partition = i;
+    tasks[i].device = -1;
+    tasks[i].status = -1;
+  }
+  *out = j;
+  return SEALPROV_OK;
+}
+
+/* Whether the provider takes j now (s->mu held): not closing, a healthy device it may
+ * use, room in the queue. */
+static int submit_admit(sp_sched *s, sp_job *j, char *err, size_t errlen) {
+  const uint32_t n = j->desc.num_partitions;
+  if (s->closing)
+    return sched_fail(err, errlen, SEALPROV_ERR_SHUTDOWN, "submit: the provider is closing");
+  if (sched_healthy_devices(s) == 0) {
+    char why[1024];
+    sched_no_device_detail(s, why, sizeof why);
+    return sched_fail(err, errlen, SEALPROV_ERR_NO_DEVICE, "submit: %s", why);
+  }
+  if (sched_healthy_in(s, j->allowed) == 0) {
+    char why[900];
+    sched_stranded_detail(s, j, true, why, sizeof why);
+    return sched_fail(err, errlen, SEALPROV_ERR_NO_DEVICE, "submit: %s", why);
+  }
+  if (s->cfg.max_jobs > 0 && s->active_jobs >= s->cfg.max_jobs)
+    return sched_fail(err, errlen, SEALPROV_ERR_QUEUE_FULL,
+                      "submit: %zu jobs are queued or running (max_jobs = %u in %s)",
+                      s->active_jobs, s->cfg.max_jobs, s->cfg.path);
+  if (s->cfg.max_partitions > 0 && s->queued + n > s->cfg.max_partitions)
+    return sched_fail(err, errlen, SEALPROV_ERR_QUEUE_FULL,
+                      "submit: %zu partitions queued + %" PRIu32
+                      " would exceed max_partitions = %u in %s",
+                      s->queued, n, s->cfg.max_partitions, s->cfg.path);
+  return SEALPROV_OK;
+}
+
+/* j joins the provider (s->mu held): references on its parameters and system, an id,
+ * the job list, its tasks in the queue. */
+static void submit_enqueue(sp_sched *s, sp_job *j) {
+  if (s->hooks.srs_retain != NULL) s->hooks.srs_retain(j->srs);
+  if (j->cs != NULL && s->hooks.cs_retain != NULL) s->hooks.cs_retain(j->cs);
+  j->id = s->next_id++;
+  j->seq = s->next_seq++;
+  j->t_submit = sp_now();
+  j->remaining = j->desc.num_partitions;
+  j->next = s->jobs;
+  if (s->jobs) s->jobs->prev = j;
+  s->jobs = j;
+  s->active_jobs++;
+  s->jobs_submitted++;
+  for (uint32_t i = 0; i < j->desc.num_partitions; i++) {
+    sched_queue_insert(s, &j->tasks[i]);
+    sp_sched_timeline_add(s, SP_TL_QUEUED, j->id, i, -1, -1, 0, SEALPROV_OK);
+  }
+}
+
 int sp_sched_submit(sp_sched *s, const sealprov_job *job, sealprov_job_id *id, char *err,
                     size_t errlen) {
   if (s == NULL || job == NULL || id == NULL)
@@ -91,150 +254,30 @@ int sp_sched_submit(sp_sched *s, const sealprov_job *job, sealprov_job_id *id, c
   sealprov_job d;
   memset(&d, 0, sizeof d);
   memcpy(&d, job, job->struct_size < sizeof d ? job->struct_size : sizeof d);
-
-  const uint32_t known = SEALPROV_JOB_FIXED_RS | SEALPROV_JOB_DETACHED;
-  if (d.flags & ~known)
-    return sched_fail(err, errlen, SEALPROV_ERR_INVALID_ARGUMENT,
-                      "job->flags 0x%" PRIx32 " has unknown bits 0x%" PRIx32, d.flags,
-                      d.flags & ~known);
-  if (d.srs == NULL)
-    return sched_fail(err, errlen, SEALPROV_ERR_INVALID_ARGUMENT,
-                      "job->srs is NULL: load parameters with srs_load() first");
-  sp_srs *srs = (sp_srs *)d.srs;
-  if (srs->vk_only)
-    return sched_fail(err, errlen, SEALPROV_ERR_INVALID_ARGUMENT,
-                      "job->srs (%s) is a verifying key from vk_load(): proving needs srs_load()",
-                      srs->path ? srs->path : "?");
-  if (d.num_partitions == 0)
-    return sched_fail(err, errlen, SEALPROV_ERR_INVALID_ARGUMENT, "job->num_partitions is 0");
-  if (s->cfg.max_partitions > 0 && d.num_partitions > s->cfg.max_partitions)
-    return sched_fail(err, errlen, SEALPROV_ERR_INVALID_ARGUMENT,
-                      "job->num_partitions %" PRIu32 " exceeds max_partitions %u of %s",
-                      d.num_partitions, s->cfg.max_partitions, s->cfg.path);
-  if (d.partitions == NULL)
-    return sched_fail(err, errlen, SEALPROV_ERR_INVALID_ARGUMENT, "job->partitions is NULL");
-  if (d.proofs_out == NULL)
-    return sched_fail(err, errlen, SEALPROV_ERR_INVALID_ARGUMENT,
-                      "job->proofs_out is NULL (needs 192 x %" PRIu32 " bytes)", d.num_partitions);
-  if (d.scalar_encoding != SEALPROV_SCALAR_CANONICAL_LE &&
-      d.scalar_encoding != SEALPROV_SCALAR_MONTGOMERY)
-    return sched_fail(err, errlen, SEALPROV_ERR_INVALID_ARGUMENT,
-                      "job->scalar_encoding %" PRIu32
-                      " is neither CANONICAL_LE (0) nor MONTGOMERY (1)",
-                      d.scalar_encoding);
-  if (d.flags & SEALPROV_JOB_FIXED_RS) {
-    if (d.r == NULL || d.s == NULL)
-      return sched_fail(err, errlen, SEALPROV_ERR_INVALID_ARGUMENT,
-                        "job->flags has FIXED_RS but job->%s is NULL", d.r == NULL ? "r" : "s");
-  } else if (d.r != NULL || d.s != NULL) {
-    return sched_fail(err, errlen, SEALPROV_ERR_INVALID_ARGUMENT,
-                      "job->%s is set without SEALPROV_JOB_FIXED_RS: fixed r/s remove the proofs' "
-                      "zero-knowledge, so they need the explicit flag",
-                      d.r != NULL ? "r" : "s");
-  }
-  const uint64_t all = sched_all_devices(s);
-  if (d.device_mask & ~all) {
-    unsigned bad = (unsigned)__builtin_ctzll(d.device_mask & ~all);
-    return sched_fail(err, errlen, SEALPROV_ERR_INVALID_ARGUMENT,
-                      "job->device_mask 0x%" PRIx64
-                      " names device %u, but this provider has %u "
-                      "device%s (indexes 0 to %u, as devices() lists them)",
-                      d.device_mask, bad, s->ndev, s->ndev == 1 ? "" : "s", s->ndev - 1);
-  }
+  int st = submit_check_job(s, &d, err, errlen);
+  if (st != SEALPROV_OK) return st;
   /* Only devices with the memory for its partitions take them; none is a refusal now,
    * not a device failure later (placement.c). */
+  const sp_srs *srs = (const sp_srs *)d.srs;
   sp_partition_shape shape;
   sp_shape_of_srs(srs, &shape);
+  const uint64_t all = sched_all_devices(s);
   const uint64_t wanted = d.device_mask != 0 ? d.device_mask : all;
   const uint64_t fit = wanted & sched_fit_mask(s, &shape);
   if (fit == 0) return sched_capacity_refusal(s, &shape, wanted, "submit", srs->path, err, errlen);
-  struct sp_cs *cs = (struct sp_cs *)d.cs;
-  if (cs != NULL && s->hooks.check_cs == NULL)
-    return sched_fail(err, errlen, SEALPROV_ERR_UNSUPPORTED,
-                      "job->cs is set, but this provider has no witness-only proving");
-  if (cs != NULL) {
-    for (uint32_t i = 0; i < d.num_partitions; i++) {
-      char msg[512] = "";
-      int st = s->hooks.check_cs(srs, cs, &d.partitions[i], msg, sizeof msg);
-      if (st != SEALPROV_OK)
-        return sched_fail(err, errlen, st, "partition %" PRIu32 ": %s", i, msg);
-    }
-  } else if (s->hooks.check_assignment != NULL) {
-    for (uint32_t i = 0; i < d.num_partitions; i++) {
-      char msg[384] = "";
-      int st = s->hooks.check_assignment(srs, &d.partitions[i], msg, sizeof msg);
-      if (st != SEALPROV_OK)
-        return sched_fail(err, errlen, st, "partition %" PRIu32 ": %s", i, msg);
-    }
-  }
-
-  sp_job *j = calloc(1, sizeof *j);
-  sp_task_rec *tasks = j ? calloc(d.num_partitions, sizeof *tasks) : NULL;
-  if (tasks == NULL) {
-    free(j);
-    return sched_fail(err, errlen, SEALPROV_ERR_NO_MEMORY,
-                      "submit: no memory for %" PRIu32 " tasks", d.num_partitions);
-  }
-  j->desc = d;
-  j->srs = srs;
-  j->cs = cs;
-  j->allowed = fit;
-  j->tasks = tasks;
-  int st = draw_rs(&d, tasks, err, errlen);
-  if (st != SEALPROV_OK) {
-    sched_job_free(j);
-    return st;
-  }
-  /* The caller's r/s no longer matter: the job keeps its decoded copies only. */
-  j->desc.r = j->desc.s = NULL;
-  for (uint32_t i = 0; i < d.num_partitions; i++) {
-    tasks[i].job = j;
-    tasks[i].partition = i;
-    tasks[i].device = -1;
-    tasks[i].status = -1;
-  }
+  st = submit_check_partitions(s, &d, err, errlen);
+  sp_job *j = NULL;
+  if (st == SEALPROV_OK) st = submit_make_job(&d, fit, &j, err, errlen);
+  if (st != SEALPROV_OK) return st;
 
   pthread_mutex_lock(&s->mu);
-  if (s->closing) {
-    st = sched_fail(err, errlen, SEALPROV_ERR_SHUTDOWN, "submit: the provider is closing");
-  } else if (sched_healthy_devices(s) == 0) {
-    char why[1024];
-    sched_no_device_detail(s, why, sizeof why);
-    st = sched_fail(err, errlen, SEALPROV_ERR_NO_DEVICE, "submit: %s", why);
-  } else if (sched_healthy_in(s, j->allowed) == 0) {
-    char why[900];
-    sched_stranded_detail(s, j, true, why, sizeof why);
-    st = sched_fail(err, errlen, SEALPROV_ERR_NO_DEVICE, "submit: %s", why);
-  } else if (s->cfg.max_jobs > 0 && s->active_jobs >= s->cfg.max_jobs) {
-    st = sched_fail(err, errlen, SEALPROV_ERR_QUEUE_FULL,
-                    "submit: %zu jobs are queued or running (max_jobs = %u in %s)", s->active_jobs,
-                    s->cfg.max_jobs, s->cfg.path);
-  } else if (s->cfg.max_partitions > 0 && s->queued + d.num_partitions > s->cfg.max_partitions) {
-    st = sched_fail(err, errlen, SEALPROV_ERR_QUEUE_FULL,
-                    "submit: %zu partitions queued + %" PRIu32
-                    " would exceed max_partitions = %u in %s",
-                    s->queued, d.num_partitions, s->cfg.max_partitions, s->cfg.path);
-  }
+  st = submit_admit(s, j, err, errlen);
   if (st != SEALPROV_OK) {
     pthread_mutex_unlock(&s->mu);
     sched_job_free(j);
     return st;
   }
-  if (s->hooks.srs_retain != NULL) s->hooks.srs_retain(srs);
-  if (cs != NULL && s->hooks.cs_retain != NULL) s->hooks.cs_retain(cs);
-  j->id = s->next_id++;
-  j->seq = s->next_seq++;
-  j->t_submit = sp_now();
-  j->remaining = d.num_partitions;
-  j->next = s->jobs;
-  if (s->jobs) s->jobs->prev = j;
-  s->jobs = j;
-  s->active_jobs++;
-  s->jobs_submitted++;
-  for (uint32_t i = 0; i < d.num_partitions; i++) {
-    sched_queue_insert(s, &tasks[i]);
-    sp_sched_timeline_add(s, SP_TL_QUEUED, j->id, i, -1, -1, 0, SEALPROV_OK);
-  }
+  submit_enqueue(s, j);
   *id = j->id;
   char where[600] = "";
   if (fit != all) sched_device_list(s, j->allowed, where, sizeof where);

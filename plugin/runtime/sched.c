@@ -125,13 +125,6 @@ void sp_sched_stop_workers(sp_sched *s) {
   pthread_mutex_unlock(&s->mu);
 }
 
-unsigned sp_sched_wait_calls(sp_sched *s) {
-  pthread_mutex_lock(&s->mu);
-  unsigned n = s->wait_calls;
-  pthread_mutex_unlock(&s->mu);
-  return n;
-}
-
 bool sp_sched_on_callback_thread(const sp_sched *s) {
   return s != NULL && atomic_load(&s->notifier_started) &&
          pthread_equal(pthread_self(), s->notifier);

@@ -130,9 +130,6 @@ int sp_sched_timeline(sp_sched *s, char *buf, size_t cap, size_t *len);
 
 /* true on the thread that runs s's host callbacks (close() and wait() from there
  * would wait for that thread itself). */
-/* Calls currently inside sp_sched_wait (tests use it to start close() only once a
- * waiter is blocked). */
-unsigned sp_sched_wait_calls(sp_sched *s);
 bool sp_sched_on_callback_thread(const sp_sched *s);
 
 /* The provider's host-memory accountant (hostmem.h): its cap, counters and staging

@@ -32,7 +32,7 @@
 #include "engine/device.h" /* sp_device_cfg */
 #include "engine/engine.h"
 #include "backend/engine_cuda.h"
-#include "gpu/engine_probe.h"
+#include "backend/probe.h"
 #include "util/cuda_api.h" /* sp_cuda_enumerate */
 #include "groth16/groth16.h"
 #include "formats/srs.h"

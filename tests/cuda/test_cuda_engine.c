@@ -33,7 +33,7 @@
 #include "engine/engine.h"
 #include "engine/fault.h"
 #include "backend/engine_cuda.h"
-#include "gpu/engine_probe.h"
+#include "backend/probe.h"
 #include "groth16/groth16.h"
 #include "formats/srs.h"
 #include "engine/hostmem.h"
@@ -103,10 +103,10 @@ static int gpu_prove(void *dev, const sp_task *t, bool use_prepare, uint8_t proo
 /* Staging modes (engine_cuda.c): the first proof ran with the default, chunked
  * staging (the partition carried into a device buffer through pinned chunks of the
  * shared pool); the module holds no host memory for the device once it is released.
- * The same proof with whole-partition pinned staging, and chunked again under a
- * host_memory_limit that leaves no room for a chunk (the pool's idle chunks freed
- * first, so none can be had: the partition goes from the host's memory into the device
- * buffer), give the same bytes. */
+ * The same proof on a second handle of the GPU opened with pinned_staging = whole (as
+ * the INI sets it), and chunked again under a host_memory_limit that leaves no room for
+ * a chunk (the pool's idle chunks freed first, so none can be had: the partition goes
+ * from the host's memory into the device buffer), give the same bytes. */
 static void run_staging(void *dev, const sp_task *t, const uint8_t cpu_proof[192],
                         const sp_cuda_timings *first) {
   char err[512] = "";
@@ -133,11 +133,20 @@ static void run_staging(void *dev, const sp_task *t, const uint8_t cpu_proof[192
       (unsigned long long)hm.landing_bytes, first->prepare_ms,
       (unsigned long long)hm.module_peak_bytes);
 
-  sp_engine_cuda_set_staging(dev, SP_STAGING_WHOLE);
-  int st = gpu_prove(dev, t, true, p, &tm, err, sizeof err);
-  sp_engine_cuda_host_memory(dev, &hm);
+  sp_device_cfg cfg = dev_cfg;
+  snprintf(cfg.section, sizeof cfg.section, "whole");
+  cfg.pinned_staging = SP_PINNED_STAGING_WHOLE;
+  void *wd = NULL;
+  int confirmed = -1;
+  int st = sp_engine_cuda.device_open(&cfg, &wd, err, sizeof err);
+  if (!st) st = sp_engine_cuda.worker_bind(wd, 0, &confirmed, err, sizeof err);
+  if (!st) st = gpu_prove(wd, t, true, p, &tm, err, sizeof err);
+  memset(&hm, 0, sizeof hm);
+  if (wd) sp_engine_cuda_host_memory(wd, &hm);
   CHECK(st == SEALPROV_OK && memcmp(p, cpu_proof, 192) == 0, "2^%u whole-partition staging: %s",
         logm, st ? err : "proof differs from the CPU's");
+  CHECK(hm.stage_mode == SP_STAGING_WHOLE, "2^%u: staging mode %d, want whole", logm,
+        hm.stage_mode);
   CHECK(st || (tm.staged == (hm.staging_buffers > 0) && !tm.staged_on_device),
         "2^%u whole: staged %d on the device %d with %u buffer(s)", logm, (int)tm.staged,
         (int)tm.staged_on_device, hm.staging_buffers);
@@ -146,8 +155,11 @@ static void run_staging(void *dev, const sp_task *t, const uint8_t cpu_proof[192
         (unsigned long long)hm.module_bytes, (unsigned long long)hm.staging_bytes);
   printf("  2^%u whole staging: prepare %.1f ms, module host %llu B\n", logm, tm.prepare_ms,
          (unsigned long long)hm.module_bytes);
+  if (wd) {
+    if (confirmed >= 0) sp_engine_cuda.worker_unbind(wd, 0);
+    sp_engine_cuda.device_close(wd);
+  }
 
-  sp_engine_cuda_set_staging(dev, SP_STAGING_CHUNKED);
   sp_hostmem *acct = sp_engine_cuda_hostmem(dev);
   const uint64_t keep = sp_hostmem_limit(acct);
   (void)sp_engine_cuda_trim_chunks(dev);
@@ -173,8 +185,12 @@ static void run_staging(void *dev, const sp_task *t, const uint8_t cpu_proof[192
  * quarter of the domain plus 3 bitmap words: several chunks per vector, boundaries
  * aligned to nothing but the 64-point words the batch additions need. */
 static void run_streaming(void *dev, const sp_task *t, const uint8_t cpu_proof[192]) {
-  char err[512] = "";
   const unsigned logm = t->srs->log_domain;
+#ifndef SP_FAULT_INJECTION
+  (void)dev, (void)cpu_proof;
+  printf("  2^%u forced streaming: not tested (a build without --enable-fault-injection)\n", logm);
+#else
+  char err[512] = "";
   const size_t chunk = ((size_t)1 << logm) / 4 + 192;
   uint8_t p[192];
   sp_cuda_timings tm;
@@ -203,13 +219,7 @@ static void run_streaming(void *dev, const sp_task *t, const uint8_t cpu_proof[1
         (unsigned long long)hm.module_peak_bytes, (unsigned long long)tm.pcie_bytes);
   }
   /* out of memory while streaming: retried at the same (already small) chunks. The
-   * allocations fail through the engine's fault hook (sp_engine_ops.fault_oom), which
-   * only a build with --enable-fault-injection has. */
-  if (sp_engine_cuda.fault_oom == NULL) {
-    printf("  2^%u out-of-memory retries: not tested (a build without --enable-fault-injection)\n",
-           logm);
-    return;
-  }
+   * allocations fail through the engine's fault hook (sp_engine_ops.fault_oom). */
   sp_engine_cuda.fault_oom(dev, 1);
   int st = gpu_prove(dev, t, true, p, &tm, err, sizeof err);
   CHECK(st == SEALPROV_OK && memcmp(p, cpu_proof, 192) == 0 && tm.oom_retries == 1,
@@ -231,6 +241,7 @@ static void run_streaming(void *dev, const sp_task *t, const uint8_t cpu_proof[1
         "2^%u resident with an injected out-of-memory: %s", logm, st ? err : "proof differs");
   CHECK(st || (tm.oom_retries == 1 && tm.streamed), "2^%u OOM retry: retries %u streamed %d", logm,
         tm.oom_retries, (int)tm.streamed);
+#endif
 }
 
 /* Early upload of a (engine_cuda.c). First a sent by its own prepare whose copy is held
@@ -243,8 +254,13 @@ static void run_streaming(void *dev, const sp_task *t, const uint8_t cpu_proof[1
  * in use ends where it began. Both again with the default mode, where P1's own
  * prepare, finding the device idle, sends its a. */
 static void run_early(void *dev, const sp_task *t, const uint8_t cpu_proof[192]) {
-  char err[512] = "";
   const unsigned logm = t->srs->log_domain;
+#ifndef SP_FAULT_INJECTION
+  (void)dev, (void)cpu_proof;
+  printf("  2^%u early upload modes: not tested (a build without --enable-fault-injection)\n",
+         logm);
+#else
+  char err[512] = "";
   uint8_t p1[192], p2[192];
   sp_cuda_timings tm;
   sp_engine_cuda_set_early(dev, SP_EARLY_OFF);
@@ -306,6 +322,7 @@ static void run_early(void *dev, const sp_task *t, const uint8_t cpu_proof[192])
           (unsigned long long)now, (unsigned long long)base);
   }
   sp_engine_cuda_set_early(dev, SP_EARLY_ALL);
+#endif
 }
 
 /* Witness-only partitions (issue 17): the circuit's .r1cs loaded as a constraint
@@ -383,8 +400,13 @@ static void run_witness(void *dev, const sp_task *t, const sp_circuit *c, const 
  * FORCE (a table whatever the model says: every size gets one), gives the same bytes;
  * FORCE's table is used and counted. */
 static void run_tables(void *dev, const sp_task *t, const uint8_t cpu_proof[192]) {
-  char err[512] = "";
   const unsigned logm = t->srs->log_domain;
+#ifndef SP_FAULT_INJECTION
+  (void)dev, (void)cpu_proof;
+  printf("  2^%u tables off and forced: not tested (a build without --enable-fault-injection)\n",
+         logm);
+#else
+  char err[512] = "";
   uint8_t p[192];
   sp_cuda_timings tm;
   sp_engine_cuda_set_tables(dev, SP_TABLES_OFF);
@@ -408,6 +430,7 @@ static void run_tables(void *dev, const sp_task *t, const uint8_t cpu_proof[192]
   CHECK(sp_engine_cuda.memory_in_use(dev) + tm.precompute_bytes <= with,
         "2^%u: evicting the set did not give its table back", logm);
   sp_engine_cuda_set_tables(dev, SP_TABLES_AUTO);
+#endif
 }
 
 /* Bytes a streamed partition sends to the device: every parameter point once, its
@@ -636,8 +659,18 @@ static void run_size(void *dev, uint64_t constraints, uint64_t seed, const char 
      * good assignment still gives the same proof on the path without the buffer */
     uint8_t *cm = (uint8_t *)ma.c;
     size_t r1 = 1 + (size_t)(seed % (abc - 1)), r2 = r1 / 2;
-    for (int mode = 0; mode < 2; mode++) {
+    /* the path without the buffer is a test build's knob */
+#ifdef SP_FAULT_INJECTION
+    const int modes = 2;
+#else
+    const int modes = 1;
+    printf(
+        "  pre-check without its buffer: not tested (a build without --enable-fault-injection)\n");
+#endif
+    for (int mode = 0; mode < modes; mode++) {
+#ifdef SP_FAULT_INJECTION
       sp_engine_cuda_set_check_buffer(dev, mode == 0);
+#endif
       if (mode == 1) {
         st = sp_engine_cuda.execute(dev, &tm2, NULL, p2, err, sizeof err);
         CHECK(st == SEALPROV_OK && memcmp(p2, cpu_proof, 192) == 0,
@@ -666,7 +699,9 @@ static void run_size(void *dev, uint64_t constraints, uint64_t seed, const char 
       memcpy(cm + 32 * r1, keep1, 32);
       memcpy(cm + 32 * r2, keep2, 32);
     }
+#ifdef SP_FAULT_INJECTION
     sp_engine_cuda_set_check_buffer(dev, true);
+#endif
     /* a scalar >= r in aux: ASSIGNMENT, naming aux_assignment */
     uint8_t *bad = (uint8_t *)ma.aux_assignment + 32 * (w->asg.aux_size / 2);
     memset(bad, 0xff, 32);

@@ -29,7 +29,7 @@
 #include "points/points.h"
 #include "engine/engine.h"
 #include "backend/engine_cuda.h"
-#include "gpu/engine_probe.h"
+#include "backend/probe.h"
 #include "groth16/groth16.h"
 #include "formats/srs.h"
 #include "base/util.h"
@@ -344,7 +344,8 @@ static void run_proof(const sp_circuit *c, const sp_srs *host, const sp_srs *dev
     sp_engine_cuda_last_timings(d, &tm);
     CHECK(!tm.streamed && tm.srs_upload_ms == 0,
           "direct-loaded set streamed (%d) or uploaded (%.1f ms)", tm.streamed, tm.srs_upload_ms);
-    /* streaming forced: a device-only set stays resident */
+#ifdef SP_FAULT_INJECTION
+    /* streaming forced (a test build's knob): a device-only set stays resident */
     sp_engine_cuda_set_streaming(d, true, 1024);
     int st2 = sp_engine_cuda.execute(d, &t, NULL, g2, err, sizeof err);
     sp_engine_cuda_last_timings(d, &tm);
@@ -352,6 +353,9 @@ static void run_proof(const sp_circuit *c, const sp_srs *host, const sp_srs *dev
           "direct-loaded set with streaming forced: %s (streamed %d)", st2 ? err : "proof differs",
           tm.streamed);
     sp_engine_cuda_set_streaming(d, false, 0);
+#else
+    (void)g2;
+#endif
     /* a set loaded onto another ordinal than this device's: a clear DEVICE_MEMORY */
     sp_srs fake = *dev;
     sp_srs_devcopy other = *dev->devcopy;

@@ -12,6 +12,7 @@
 #include "base/log.h"
 #include "engine/fault.h" /* SP_INJECT_* */
 #include "runtime/sp_sched.h"
+#include "runtime/sched_internal.h" /* wait_calls: the test reads it, the module has no hook */
 #include "test_engine.h"
 
 #include <check.h>
@@ -852,6 +853,14 @@ static void *waiter(void *arg) {
   return NULL;
 }
 
+/* Calls inside sp_sched_wait now (the scheduler's own count, under its lock). */
+static unsigned wait_calls(sp_sched *s) {
+  pthread_mutex_lock(&s->mu);
+  unsigned n = s->wait_calls;
+  pthread_mutex_unlock(&s->mu);
+  return n;
+}
+
 /* A wait() already blocked when close starts returns the job's status. */
 START_TEST(test_close_releases_waiter) {
   sp_config *c = mkcfg(1, 1);
@@ -866,7 +875,7 @@ START_TEST(test_close_releases_waiter) {
   ck_assert_int_eq(pthread_create(&th, NULL, waiter, &wa), 0);
   /* close() must not race with the waiter's entry into wait() (calls on a handle
    * being closed are the host's bug): start it once the waiter is blocked. */
-  while (sp_sched_wait_calls(s) == 0) {
+  while (wait_calls(s) == 0) {
     struct timespec ts = {0, 1000000};
     nanosleep(&ts, NULL);
   }

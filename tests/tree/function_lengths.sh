@@ -46,8 +46,6 @@ bench/soak_report.c:write_json            the JSON report, one field after anoth
 cuda/backend/engine_cuda.c:cuda_execute   to split: each witness path apart from the retry ladder
 cuda/backend/pipeline.c:cuda_prove_partition to split: the stages of one partition
 cuda/backend/staging.c:cuda_prepare       to split: each kind of staging apart
-cuda/msm/msm.cu:msm_dev                   to split: one accumulation loop with msm_tab, once the split is checked on a GPU
-cuda/msm/msm_table.cuh:msm_tab            to split: one accumulation loop with msm_dev, once the split is checked on a GPU
 cuda/points/points.cu:sp_cuda_dload_begin to split: the checks apart from the first upload
 plugin/formats/srs.c:parse                to split: one vector after another, each with its checks
 plugin/formats/srs.c:read_points          to split: the CPU check apart from the chunked decode
@@ -55,7 +53,6 @@ plugin/formats/srs.c:sp_srs_load_ex       to split: open and map apart from pars
 plugin/groth16/checks.c:sp_groth16_check_assignment one check per field of the assignment, each with its message
 plugin/runtime/ini.c:handle_device        one case per key of a [device] section
 plugin/runtime/ini.c:handle_provider      one case per key of the [provider] section
-plugin/runtime/jobs.c:sp_sched_submit     to split: validation apart from enqueueing
 plugin/runtime/pool.c:sp_pool_start       to split: the workers apart from the pool
 plugin/runtime/queue.c:sp_sched_finish    to split: a job ending apart from a partition ending
 plugin/runtime/reports.c:sp_sched_stats   the stats JSON, one field after another, from one snapshot

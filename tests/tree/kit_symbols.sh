@@ -6,20 +6,26 @@
 # of bench/ (sealprov-bench's objects) defines may be in sealprov.so -- every symbol of
 # its table, local ones included, not only the one it exports. The kit (synthetic
 # circuits and their insecure setup, .spa, .wtns, snarkjs .zkey proving, GPU self-test
-# and benchmark kernels, the CUDA engine's test knobs) is linked by tools/, kit/cli/,
-# bench/ and tests/ only; kit/cli/ and bench/ by their own programs only.
+# and benchmark kernels) is linked by tools/, kit/cli/, bench/ and tests/ only; kit/cli/
+# and bench/ by their own programs only. The CUDA engine's probes and a test build's
+# knobs (cuda/backend/probe.c, a library of its own) count with the kit.
 #
 # A local (static) name of a kit object may also be defined by an object of the
 # module's own libraries (two files with a helper called le32): such a name tells
 # nothing and is left out. A kit object linked into the module would still show,
 # through its global names, which no module library defines.
 #
-# KIT_ARCHIVE, KIT_CLI_OBJECTS, BENCH_OBJECTS, MODULE_SO and MODULE_ARCHIVES override what
+# KIT_ARCHIVE, PROBE_ARCHIVE, KIT_CLI_OBJECTS, BENCH_OBJECTS, MODULE_SO and MODULE_ARCHIVES override what
 # is compared
 # (to run it on another build: a module of an older tree against this tree's kit).
 set -eu
 b=${top_builddir:?top_builddir is not set (make check sets it)}
 kit=${KIT_ARCHIVE:-$b/kit/.libs/libsealprov_kit.a}
+# the CUDA engine's probes: built with the CUDA backend, none without it
+probe=${PROBE_ARCHIVE:-}
+if [ -z "$probe" ] && [ -f "$b/cuda/.libs/libsealprov_cuda.a" ]; then
+  probe=$b/cuda/.libs/libsealprov_cuda_probe.a
+fi
 so=${MODULE_SO:-${SEALPROV_PLUGIN:-$b/plugin/.libs/sealprov.so}}
 NM=${NM:-nm}
 # bench/: its host library and the program's own objects (none with
@@ -30,7 +36,7 @@ fi
 # kit/cli/: the developer commands, sealprov-kit's own objects
 KIT_CLI_OBJECTS=${KIT_CLI_OBJECTS:-$(ls "$b"/kit/cli/sealprov_kit-*.o 2>/dev/null | tr '\n' ' ')}
 [ -n "$KIT_CLI_OBJECTS" ] || { echo "kit_symbols: no objects of kit/cli/ (sealprov-kit) in $b/kit/cli"; exit 1; }
-for f in "$kit" "$so" $KIT_CLI_OBJECTS ${BENCH_OBJECTS:-}; do
+for f in "$kit" $probe "$so" $KIT_CLI_OBJECTS ${BENCH_OBJECTS:-}; do
   [ -f "$f" ] || { echo "kit_symbols: $f not built"; exit 1; }
 done
 if [ -z "${MODULE_ARCHIVES:-}" ]; then
@@ -50,7 +56,7 @@ defined() {
   "$NM" "$@" 2>/dev/null | awk 'NF == 3 && $2 !~ /^[UwvN]$/ { print $3 }' \
     | sed 's/\..*//' | sort -u
 }
-defined "$kit" > "$tmp/kit"
+defined "$kit" $probe > "$tmp/kit"
 defined $MODULE_ARCHIVES > "$tmp/mod_objs"
 defined "$so" > "$tmp/so"
 # sanity: the lists are what they claim to be
