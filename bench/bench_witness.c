@@ -126,7 +126,30 @@ static void bw_made_free(bw_made *m) {
   if (m->r1cs_dir[0]) g16_remove_tree(m->r1cs_dir);
 }
 
-int cmd_bench_witness(int argc, char **argv) {
+/* The command's options, checked. */
+typedef struct bw_opts {
+  unsigned reps, threads, size; /* size: --size K, 0 for a setup directory */
+  const char *r1cs_root, *dir, *ini;
+} bw_opts;
+
+/* The timings of each repeat, the inputs and the handles, freed by bw_run_free. */
+typedef struct bw_run {
+  bw_made made;
+  char *r1cs, *params, *part;
+  double *t_spmv, *t_dec, *t_full, *t_wit, *r_full, *r_wit, *c_eval;
+  sp_cs *cs;
+  sp_spa *spa;
+  const sealprov_assignment *full;
+  sealprov_assignment wit; /* full's witness only: a witness-only job */
+  double cs_load_ms;
+  bool peak_reset;
+  sp_cli_host h;
+  sealprov_srs *srs;
+  sealprov_cs *mcs;
+} bw_run;
+
+/* 0 when the options are good; else the exit status (usage 2, error 1). */
+static int bw_parse(int argc, char **argv, bw_opts *o) {
   enum { O_REPS = 256, O_THREADS, O_SIZE, O_R1CS_DIR };
   static const struct option opts[] = {
       {"reps", required_argument, NULL, O_REPS},
@@ -138,223 +161,263 @@ int cmd_bench_witness(int argc, char **argv) {
   sp_cli_args a = {.usage = bench_witness_usage,
                    .takes = SP_CLI_PLUGIN | SP_CLI_CONFIG | SP_CLI_JSON,
                    .opts = opts};
-  unsigned reps = 3, threads = g16_ncpus(), size = 0;
-  const char *r1cs_root = NULL;
+  *o = (bw_opts){.reps = 3, .threads = g16_ncpus()};
   int c;
   while ((c = sp_cli_getopt(&a, argc, argv)) > 0) {
     switch (c) {
       case O_REPS:
-        if (!sp_cli_uint("--reps", optarg, 1, 1000, &reps)) return 2;
+        if (!sp_cli_uint("--reps", optarg, 1, 1000, &o->reps)) return 2;
         break;
       case O_THREADS:
-        if (!sp_cli_uint("--threads", optarg, 1, 1024, &threads)) return 2;
+        if (!sp_cli_uint("--threads", optarg, 1, 1024, &o->threads)) return 2;
         break;
       case O_SIZE:
-        if (!sp_cli_uint("--size", optarg, 10, 27, &size)) return 2;
+        if (!sp_cli_uint("--size", optarg, 10, 27, &o->size)) return 2;
         break;
-      case O_R1CS_DIR: r1cs_root = optarg; break;
+      case O_R1CS_DIR: o->r1cs_root = optarg; break;
     }
   }
   if (c < 0) return a.status;
-  if (size) {
+  if (o->size) {
     if (!sp_cli_operands(&a, argc, argv, 0, 0, "no DIR with --size")) return a.status;
   } else {
     if (!sp_cli_operands(&a, argc, argv, 1, 1, "DIR (a `sealprov setup` directory) or --size K"))
       return a.status;
-    if (r1cs_root) return sp_cli_usage_error(&a, "--r1cs-dir goes with --size");
+    if (o->r1cs_root) return sp_cli_usage_error(&a, "--r1cs-dir goes with --size");
+    o->dir = argv[a.first];
   }
-  if (r1cs_root) {
+  o->ini = a.config;
+  if (o->r1cs_root) {
     struct stat st;
-    if (stat(r1cs_root, &st) != 0) {
-      sp_cli_error("--r1cs-dir %s: %s", r1cs_root, strerror(errno));
+    if (stat(o->r1cs_root, &st) != 0) {
+      sp_cli_error("--r1cs-dir %s: %s", o->r1cs_root, strerror(errno));
       return 1;
     }
     if (!S_ISDIR(st.st_mode)) {
-      sp_cli_error("--r1cs-dir %s: not a directory", r1cs_root);
+      sp_cli_error("--r1cs-dir %s: not a directory", o->r1cs_root);
       return 1;
     }
   }
-  const char *ini = a.config;
-  const char *dir = size ? NULL : argv[a.first];
-  bw_made made = {0};
-  size_t dl = (dir ? strlen(dir) : sizeof made.r1cs) + 32;
-  char *r1cs = malloc(dl), *params = malloc(dl), *part = malloc(dl);
-  double *t_spmv = calloc(reps, sizeof(double)), *t_dec = calloc(reps, sizeof(double));
-  double *t_full = calloc(reps, sizeof(double)), *t_wit = calloc(reps, sizeof(double));
-  double *r_full = calloc(reps, sizeof(double)), *r_wit = calloc(reps, sizeof(double));
-  double *c_eval = calloc(reps, sizeof(double));
-  int ret = 1;
-  sp_cs *cs = NULL;
-  sp_spa *spa = NULL;
-  sp_cli_host h = {0};
-  sealprov_srs *srs = NULL;
-  sealprov_cs *mcs = NULL;
+  return 0;
+}
+
+static bool bw_alloc(const bw_opts *o, bw_run *r, size_t dl) {
+  unsigned n = o->reps;
+  r->r1cs = malloc(dl), r->params = malloc(dl), r->part = malloc(dl);
+  r->t_spmv = calloc(n, sizeof(double)), r->t_dec = calloc(n, sizeof(double));
+  r->t_full = calloc(n, sizeof(double)), r->t_wit = calloc(n, sizeof(double));
+  r->r_full = calloc(n, sizeof(double)), r->r_wit = calloc(n, sizeof(double));
+  r->c_eval = calloc(n, sizeof(double));
+  if (r->r1cs && r->params && r->part && r->t_spmv && r->t_dec && r->t_full && r->t_wit &&
+      r->r_full && r->r_wit && r->c_eval)
+    return true;
+  sp_cli_error("out of memory");
+  return false;
+}
+
+/* The constraint system and the full assignment: made (--size) or read from DIR. */
+static bool bw_inputs(const bw_opts *o, bw_run *r) {
+  size_t dl = (o->dir ? strlen(o->dir) : sizeof r->made.r1cs) + 32;
+  if (!bw_alloc(o, r, dl)) return false;
   char err[1024];
-  if (!r1cs || !params || !part || !t_spmv || !t_dec || !t_full || !t_wit || !r_full || !r_wit ||
-      !c_eval) {
-    sp_cli_error("out of memory");
-    goto out;
-  }
-  const sealprov_assignment *full;
   double t0;
-  bool peak_reset = false;
-  if (size) {
-    if (!bw_make(size, r1cs_root, threads, &made)) goto out;
-    snprintf(r1cs, dl, "%s", made.r1cs);
-    snprintf(params, dl, "%s", made.params);
-    snprintf(part, dl, "the generator's witness");
+  if (o->size) {
+    if (!bw_make(o->size, o->r1cs_root, o->threads, &r->made)) return false;
+    snprintf(r->r1cs, dl, "%s", r->made.r1cs);
+    snprintf(r->params, dl, "%s", r->made.params);
+    snprintf(r->part, dl, "the generator's witness");
     t0 = sp_cli_now_ms();
-    if (sp_cs_load(r1cs, &cs, err, sizeof err) != SEALPROV_OK) {
+    if (sp_cs_load(r->r1cs, &r->cs, err, sizeof err) != SEALPROV_OK) {
       sp_cli_error("%s", err);
-      goto out;
+      return false;
     }
-    full = &made.w->asg;
-    peak_reset = sp_bench_reset_peak_rss();
+    r->full = &r->made.w->asg;
+    r->peak_reset = sp_bench_reset_peak_rss();
   } else {
-    snprintf(r1cs, dl, "%s/circuit.r1cs", dir);
-    snprintf(params, dl, "%s/circuit.params", dir);
-    snprintf(part, dl, "%s/partition-00.spa", dir);
+    snprintf(r->r1cs, dl, "%s/circuit.r1cs", o->dir);
+    snprintf(r->params, dl, "%s/circuit.params", o->dir);
+    snprintf(r->part, dl, "%s/partition-00.spa", o->dir);
     t0 = sp_cli_now_ms();
-    if (sp_cs_load(r1cs, &cs, err, sizeof err) != SEALPROV_OK ||
-        sp_spa_read(part, &spa, err, sizeof err) != SEALPROV_OK) {
+    if (sp_cs_load(r->r1cs, &r->cs, err, sizeof err) != SEALPROV_OK ||
+        sp_spa_read(r->part, &r->spa, err, sizeof err) != SEALPROV_OK) {
       sp_cli_error("%s", err);
-      goto out;
+      return false;
     }
-    full = &spa->asg;
+    r->full = &r->spa->asg;
   }
-  double cs_load_ms = sp_cli_now_ms() - t0;
-  sealprov_assignment wit = {.inp_assignment = full->inp_assignment,
-                             .inp_size = full->inp_size,
-                             .aux_assignment = full->aux_assignment,
-                             .aux_size = full->aux_size};
-  /* --progress: SpMV runs, then job pairs */
-  sp_cli_meter meter;
-  sp_cli_meter_start(&meter, "bench witness");
-  /* 1. the SpMV stage alone, checked against the partition file's a, b, c */
-  for (unsigned i = 0; i < reps; i++) {
+  r->cs_load_ms = sp_cli_now_ms() - t0;
+  r->wit = (sealprov_assignment){.inp_assignment = r->full->inp_assignment,
+                                 .inp_size = r->full->inp_size,
+                                 .aux_assignment = r->full->aux_assignment,
+                                 .aux_size = r->full->aux_size};
+  return true;
+}
+
+/* 1. the SpMV stage alone, checked against the partition's a, b, c */
+static bool bw_spmv_runs(const bw_opts *o, bw_run *r, sp_cli_meter *meter) {
+  char err[1024];
+  const sealprov_assignment *full = r->full;
+  for (unsigned i = 0; i < o->reps; i++) {
     sp_cs_eval *e = NULL;
     double c0 = sp_cli_cpu_ms();
-    if (sp_cs_evaluate(cs, &wit, SEALPROV_SCALAR_CANONICAL_LE, (unsigned)threads, &e, err,
+    if (sp_cs_evaluate(r->cs, &r->wit, SEALPROV_SCALAR_CANONICAL_LE, o->threads, &e, err,
                        sizeof err) != SEALPROV_OK) {
       sp_cli_error("%s", err);
-      goto out;
+      return false;
     }
-    c_eval[i] = sp_cli_cpu_ms() - c0;
-    t_spmv[i] = e->spmv_ms;
-    t_dec[i] = e->decode_ms;
+    r->c_eval[i] = sp_cli_cpu_ms() - c0;
+    r->t_spmv[i] = e->spmv_ms;
+    r->t_dec[i] = e->decode_ms;
     bool same = e->asg.abc_size == full->abc_size &&
                 !memcmp(e->asg.a, full->a, 32 * full->abc_size) &&
                 !memcmp(e->asg.b, full->b, 32 * full->abc_size) &&
                 !memcmp(e->asg.c, full->c, 32 * full->abc_size);
     sp_cs_eval_free(e);
     if (!same) {
-      sp_cli_error("%s: A z, B z, C z differ from the a, b, c of %s", r1cs, part);
-      goto out;
+      sp_cli_error("%s: A z, B z, C z differ from the a, b, c of %s", r->r1cs, r->part);
+      return false;
     }
-    sp_cli_meter_step(&meter, 1.0 + i, 2.0 * reps, "runs");
+    sp_cli_meter_step(meter, 1.0 + i, 2.0 * o->reps, "runs");
   }
-  /* 2. one-partition jobs through the module, alternating kinds */
-  if (!sp_cli_host_open(&h, ini)) goto out;
-  const sealprov_vtable *vt = h.vt;
+  return true;
+}
+
+/* One one-partition job through the module: the full assignment, or the witness only
+ * (kind 1) with the module's constraint system; r = s = 0. */
+static bool bw_job(bw_run *r, int kind, unsigned i, uint8_t proof[192]) {
+  const sealprov_vtable *vt = r->h.vt;
+  uint8_t zeros[64] = {0};
+  sealprov_partition_result res;
+  sealprov_job job;
+  memset(&job, 0, sizeof job);
+  job.struct_size = sizeof job;
+  job.flags = SEALPROV_JOB_FIXED_RS;
+  job.srs = r->srs;
+  job.cs = kind ? r->mcs : NULL;
+  job.partitions = kind ? &r->wit : r->full;
+  job.num_partitions = 1;
+  job.r = zeros;
+  job.s = zeros + 32;
+  job.proofs_out = proof;
+  job.results = &res;
+  double j0 = sp_cli_now_ms();
+  int rc = vt->prove(r->h.p, &job);
+  double ms = sp_cli_now_ms() - j0;
+  if (rc != SEALPROV_OK) {
+    sp_cli_error("%s job: %s: %s", kind ? "witness-only" : "full-assignment", g16_status_name(rc),
+                 vt->last_error());
+    return false;
+  }
+  (kind ? r->t_wit : r->t_full)[i] = ms;
+  (kind ? r->r_wit : r->r_full)[i] = res.run_ms;
+  return true;
+}
+
+/* 2. one-partition jobs through the module, alternating kinds; the proofs equal */
+static bool bw_module_runs(const bw_opts *o, bw_run *r, sp_cli_meter *meter) {
+  if (!sp_cli_host_open(&r->h, o->ini)) return false;
+  const sealprov_vtable *vt = r->h.vt;
   if (!SEALPROV_VTABLE_HAS(vt, cs_info)) {
     sp_cli_error("the module implements ABI %" PRIu32 ".%" PRIu32 "; witness-only jobs need 1.1",
                  vt->abi_major, vt->abi_minor);
-    goto out;
+    return false;
   }
-  if (vt->srs_load(h.p, params, &srs) != SEALPROV_OK ||
-      vt->cs_load(h.p, r1cs, &mcs) != SEALPROV_OK) {
+  if (vt->srs_load(r->h.p, r->params, &r->srs) != SEALPROV_OK ||
+      vt->cs_load(r->h.p, r->r1cs, &r->mcs) != SEALPROV_OK) {
     sp_cli_error("%s", vt->last_error());
-    goto out;
+    return false;
   }
-  uint8_t zeros[64] = {0}, proof_full[192], proof_wit[192];
-  for (unsigned i = 0; i < reps; i++) {
-    for (int kind = 0; kind < 2; kind++) {
-      sealprov_partition_result res;
-      sealprov_job job;
-      memset(&job, 0, sizeof job);
-      job.struct_size = sizeof job;
-      job.flags = SEALPROV_JOB_FIXED_RS;
-      job.srs = srs;
-      job.cs = kind ? mcs : NULL;
-      job.partitions = kind ? &wit : full;
-      job.num_partitions = 1;
-      job.r = zeros;
-      job.s = zeros + 32;
-      job.proofs_out = kind ? proof_wit : proof_full;
-      job.results = &res;
-      double j0 = sp_cli_now_ms();
-      int rc = vt->prove(h.p, &job);
-      double ms = sp_cli_now_ms() - j0;
-      if (rc != SEALPROV_OK) {
-        sp_cli_error("%s job: %s: %s", kind ? "witness-only" : "full-assignment",
-                     g16_status_name(rc), vt->last_error());
-        goto out;
-      }
-      (kind ? t_wit : t_full)[i] = ms;
-      (kind ? r_wit : r_full)[i] = res.run_ms;
-    }
+  uint8_t proof_full[192], proof_wit[192];
+  for (unsigned i = 0; i < o->reps; i++) {
+    if (!bw_job(r, 0, i, proof_full) || !bw_job(r, 1, i, proof_wit)) return false;
     if (memcmp(proof_full, proof_wit, 192) != 0) {
       sp_cli_error("the witness-only proof differs from the full-assignment proof (r = s = 0)");
-      goto out;
+      return false;
     }
-    sp_cli_meter_step(&meter, (double)reps + 1.0 + i, 2.0 * reps, "runs");
+    sp_cli_meter_step(meter, (double)o->reps + 1.0 + i, 2.0 * o->reps, "runs");
   }
-  /* 3. what the host must hold per partition until on_inputs_released */
+  return true;
+}
+
+/* 3. the JSON line, with what the host must hold per partition until
+ * on_inputs_released */
+static void bw_report(const bw_opts *o, bw_run *r) {
+  const sealprov_assignment *full = r->full;
+  unsigned reps = o->reps;
   uint64_t abc = full->abc_size, nv = full->inp_size + full->aux_size;
   uint64_t bm = 8 * (2 * (full->aux_size / 64 + 1) + (full->inp_size / 64 + 1));
   uint64_t host_full = 3 * 32 * abc + 32 * nv + bm, host_wit = 32 * nv;
   sealprov_cs_info info = {.struct_size = sizeof info};
-  vt->cs_info(mcs, &info);
+  r->h.vt->cs_info(r->mcs, &info);
   unsigned log = 0;
   while ((UINT64_C(1) << log) < abc) log++;
   unsigned long long peak_kib;
   sp_bench_proc_kib(SP_PROC_STATUS, "VmHWM", &peak_kib);
   printf("{\"dir\": ");
-  if (dir)
-    sp_cli_json_str(stdout, dir);
+  if (o->dir)
+    sp_cli_json_str(stdout, o->dir);
   else
     printf("null");
-  if (size)
+  const bw_made *m = &r->made;
+  if (o->size)
     printf(
         ", \"made\": {\"size\": %u, \"fixed_base\": \"%s\", \"circuit_ms\": %.1f, "
         "\"witness_ms\": %.1f, \"r1cs_ms\": %.1f, \"params_ms\": %.1f, \"r1cs_bytes\": %" PRIu64
         ", \"params_bytes\": %" PRIu64 ", \"setup_peak_rss_bytes\": %llu}",
-        size, made.gpu ? "gpu0" : "cpu", made.circuit_ms, made.witness_ms, made.r1cs_ms,
-        made.params_ms, made.r1cs_bytes, made.params_bytes, made.peak_kib * 1024);
-  printf(", \"log_domain\": %u, \"abc_size\": %" PRIu64 ", \"inp_size\": %" PRIu64
-         ", \"aux_size\": %" PRIu64 ", \"nnz\": [%" PRIu64 ", %" PRIu64 ", %" PRIu64
-         "], \"reps\": %u, \"spmv_threads\": %u, \"cs_load_ms\": %.1f, "
-         "\"cs_host_bytes\": %" PRIu64
-         ", \"witness_decode_ms\": %.2f, \"spmv_ms\": %.2f, \"eval_cpu_ms\": %.2f, "
-         "\"full_job_ms\": %.1f, \"witness_job_ms\": %.1f, \"full_run_ms\": %.1f, "
-         "\"witness_run_ms\": %.1f, \"host_bytes_full\": %" PRIu64
-         ", \"host_bytes_witness\": %" PRIu64
-         ", \"host_bytes_ratio\": %.2f, "
-         "\"module_bytes_per_witness_partition\": %" PRIu64
-         ", \"peak_rss_bytes\": %llu, \"peak_rss_since\": \"%s\", \"proofs_equal\": true}\n",
-         log, abc, full->inp_size, full->aux_size, info.nnz_a, info.nnz_b, info.nnz_c, reps,
-         threads, cs_load_ms, info.host_bytes, sp_cli_median(t_dec, reps),
-         sp_cli_median(t_spmv, reps), sp_cli_median(c_eval, reps), sp_cli_median(t_full, reps),
-         sp_cli_median(t_wit, reps), sp_cli_median(r_full, reps), sp_cli_median(r_wit, reps),
-         host_full, host_wit, (double)host_full / (double)host_wit, 3 * 32 * abc, peak_kib * 1024,
-         peak_reset ? "setup" : "start");
-  ret = 0;
-out:
-  if (mcs) h.vt->cs_release(mcs);
-  if (srs) h.vt->srs_release(srs);
-  sp_cli_host_close(&h);
-  sp_cs_release(cs);
-  sp_spa_free(spa);
-  bw_made_free(&made);
-  free(r1cs);
-  free(params);
-  free(part);
-  free(t_spmv);
-  free(t_dec);
-  free(t_full);
-  free(t_wit);
-  free(r_full);
-  free(r_wit);
-  free(c_eval);
+        o->size, m->gpu ? "gpu0" : "cpu", m->circuit_ms, m->witness_ms, m->r1cs_ms, m->params_ms,
+        m->r1cs_bytes, m->params_bytes, m->peak_kib * 1024);
+  printf(
+      ", \"log_domain\": %u, \"abc_size\": %" PRIu64 ", \"inp_size\": %" PRIu64
+      ", \"aux_size\": %" PRIu64 ", \"nnz\": [%" PRIu64 ", %" PRIu64 ", %" PRIu64
+      "], \"reps\": %u, \"spmv_threads\": %u, \"cs_load_ms\": %.1f, "
+      "\"cs_host_bytes\": %" PRIu64
+      ", \"witness_decode_ms\": %.2f, \"spmv_ms\": %.2f, \"eval_cpu_ms\": %.2f, "
+      "\"full_job_ms\": %.1f, \"witness_job_ms\": %.1f, \"full_run_ms\": %.1f, "
+      "\"witness_run_ms\": %.1f, \"host_bytes_full\": %" PRIu64 ", \"host_bytes_witness\": %" PRIu64
+      ", \"host_bytes_ratio\": %.2f, "
+      "\"module_bytes_per_witness_partition\": %" PRIu64
+      ", \"peak_rss_bytes\": %llu, \"peak_rss_since\": \"%s\", \"proofs_equal\": true}\n",
+      log, abc, full->inp_size, full->aux_size, info.nnz_a, info.nnz_b, info.nnz_c, reps,
+      o->threads, r->cs_load_ms, info.host_bytes, sp_cli_median(r->t_dec, reps),
+      sp_cli_median(r->t_spmv, reps), sp_cli_median(r->c_eval, reps),
+      sp_cli_median(r->t_full, reps), sp_cli_median(r->t_wit, reps), sp_cli_median(r->r_full, reps),
+      sp_cli_median(r->r_wit, reps), host_full, host_wit, (double)host_full / (double)host_wit,
+      3 * 32 * abc, peak_kib * 1024, r->peak_reset ? "setup" : "start");
+}
+
+static void bw_run_free(bw_run *r) {
+  if (r->mcs) r->h.vt->cs_release(r->mcs);
+  if (r->srs) r->h.vt->srs_release(r->srs);
+  sp_cli_host_close(&r->h);
+  sp_cs_release(r->cs);
+  sp_spa_free(r->spa);
+  bw_made_free(&r->made);
+  free(r->r1cs);
+  free(r->params);
+  free(r->part);
+  free(r->t_spmv);
+  free(r->t_dec);
+  free(r->t_full);
+  free(r->t_wit);
+  free(r->r_full);
+  free(r->r_wit);
+  free(r->c_eval);
+}
+
+int cmd_bench_witness(int argc, char **argv) {
+  bw_opts o;
+  int st = bw_parse(argc, argv, &o);
+  if (st) return st;
+  bw_run r = {0};
+  sp_cli_meter meter; /* --progress: SpMV runs, then job pairs */
+  int ret = 1;
+  if (bw_inputs(&o, &r)) {
+    sp_cli_meter_start(&meter, "bench witness");
+    if (bw_spmv_runs(&o, &r, &meter) && bw_module_runs(&o, &r, &meter)) {
+      bw_report(&o, &r);
+      ret = 0;
+    }
+  }
+  bw_run_free(&r);
   return ret;
 }

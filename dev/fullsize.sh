@@ -11,6 +11,8 @@
 # then 3 partitions made in memory (the disk holds the parameters, not the 16 GiB
 # assignments), each proved by the CUDA engine, self-checked, and verified again with
 # the verifying key read back from DIR/full.vk. Logs under $OUT when it is set.
+#   MEMORY_LIMIT=none,24G,16G,12G: each partition proved once per value on a device with
+#   that memory_limit (the set streamed from the host copy: needs LOAD=host)
 #   PARTS=3 (0: load only) THREADS=16 KEEP=1 (keep the files) REUSE=1 (take DIR's files
 #   of an earlier KEEP=1 run instead of a new setup) LOAD=direct|host BUILD=DIR (a CUDA
 #   build directory; default: dev/device-build.sh's, built or brought up to date first)
@@ -29,6 +31,7 @@ set -- --dir "$dir" --log "$k" --partitions "${PARTS:-3}"
 [ -n "$KEEP" ] && set -- "$@" --keep
 [ -n "$REUSE" ] && set -- "$@" --reuse
 [ -n "$LOAD" ] && set -- "$@" --load "$LOAD"
+[ -n "$MEMORY_LIMIT" ] && set -- "$@" --memory-limit "$MEMORY_LIMIT"
 echo "fullsize 2^$k in $dir; log $log"
 df -h "$dir" | tail -1
 "$build/tests/cuda/fullsize" "$@" 2>&1 | tee "$log"

@@ -75,6 +75,16 @@ static inline uint32_t sp_le32(const uint8_t *p) {
 static inline uint64_t sp_le64(const uint8_t *p) {
   return (uint64_t)sp_le32(p) | (uint64_t)sp_le32(p + 4) << 32;
 }
+/* The lowest failing index of a parallel range: *first_bad becomes min(*first_bad, i), so
+ * that a message names the same element whatever the thread count (start at UINT64_MAX). */
+#ifndef __cplusplus /* C11 atomics; the .cu files that include this header are C++ */
+#include <stdatomic.h>
+static inline void sp_note_first_bad(_Atomic uint64_t *first_bad, uint64_t i) {
+  uint64_t cur = atomic_load(first_bad);
+  while (i < cur && !atomic_compare_exchange_weak(first_bad, &cur, i))
+    ;
+}
+#endif
 /* The module's one clock: CLOCK_MONOTONIC in milliseconds (differences only). */
 double sp_now_ms(void);
 /* The same clock in seconds (the scheduler's timeline and timings). */

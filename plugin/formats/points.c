@@ -14,12 +14,6 @@
 
 /* ---- parallel point decoding ---------------------------------------------------- */
 
-static void note_bad(_Atomic uint64_t *first_bad, uint64_t i) {
-  uint64_t cur = atomic_load(first_bad);
-  while (i < cur && !atomic_compare_exchange_weak(first_bad, &cur, i))
-    ;
-}
-
 void sp_srs_decode_range(void *vctx, size_t begin, size_t end, unsigned chunk) {
   (void)chunk;
   decode_ctx *c = vctx;
@@ -35,7 +29,7 @@ void sp_srs_decode_range(void *vctx, size_t begin, size_t end, unsigned chunk) {
            !g1_affine_is_inf(p);
     }
     if (!ok) {
-      note_bad(&c->first_bad, i);
+      sp_note_first_bad(&c->first_bad, i);
       return;
     }
   }
@@ -72,7 +66,7 @@ static void subgroup_range(void *vctx, size_t begin, size_t end, unsigned chunk)
     bool ok = c->g2 ? g2_affine_in_subgroup((const g2_affine_t *)c->pts + i)
                     : g1_affine_in_subgroup((const g1_affine_t *)c->pts + i);
     if (!ok) {
-      note_bad(&c->first_bad, i);
+      sp_note_first_bad(&c->first_bad, i);
       return;
     }
   }

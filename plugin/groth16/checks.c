@@ -147,9 +147,7 @@ static void rows_range(void *vctx, size_t begin, size_t end, unsigned chunk) {
       ok = fr_eq(&ab, &c);
     }
     if (!ok) {
-      uint64_t cur = atomic_load(&x->first_bad);
-      while (i < cur && !atomic_compare_exchange_weak(&x->first_bad, &cur, (uint64_t)i))
-        ;
+      sp_note_first_bad(&x->first_bad, i);
       return;
     }
   }

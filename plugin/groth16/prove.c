@@ -75,9 +75,7 @@ static void convert_range(void *vctx, size_t begin, size_t end, unsigned chunk) 
     bool ok = c->to_mont ? sp_scalar_decode((fr_t *)c->out + i, c->in + 32 * i, c->enc)
                          : scalar_decode_plain((scalar_t *)c->out + i, c->in + 32 * i, c->enc);
     if (!ok) {
-      uint64_t cur = atomic_load(&c->first_bad);
-      while (i < cur && !atomic_compare_exchange_weak(&c->first_bad, &cur, (uint64_t)i))
-        ;
+      sp_note_first_bad(&c->first_bad, i);
       return; /* later indices of this chunk cannot be lower */
     }
   }

@@ -40,12 +40,15 @@
 static void usage(const char *a0) {
   fprintf(stderr,
           "usage: %s --dir DIR [--log K] [--partitions P] [--inputs N] [--seed S] [--threads T]\n"
-          "             [--keep] [--reuse] [--load direct|host]\n"
+          "             [--keep] [--reuse] [--load direct|host] [--memory-limit none,24G,16G]\n"
           "  K: the domain 2^K (default 27; constraints 0.97 * 2^K as PoRep C2), P partitions\n"
           "  (default 3, 0: load only), N public inputs (default 328). --keep leaves the files\n"
           "  in DIR; --reuse takes DIR/full.params and full.vk of an earlier --keep run of the\n"
           "  same K, seed and inputs instead of a new setup. --load: direct (default: onto the\n"
-          "  GPU, no host copy) or host (decoded on the host, subgroup checks on the GPU).\n",
+          "  GPU, no host copy) or host (decoded on the host, subgroup checks on the GPU).\n"
+          "  --memory-limit: each partition proved once per value on a device with that\n"
+          "  memory_limit (none, or bytes with K/M/G = KiB/MiB/GiB), every proof verified: a\n"
+          "  limit below the set streams it from the host copy, so it needs --load host.\n",
           a0);
 }
 
@@ -80,11 +83,65 @@ static bool reset_peak_rss(void) {
   return fclose(f) == 0 && ok;
 }
 
+enum { MAX_LIMITS = 8 };
+
+/* "none,24G,16G" -> {0, 24 GiB, 16 GiB}: K, M, G are 1024-based, as the INI's KiB/MiB/GiB. */
+static bool parse_limits(const char *s, uint64_t *out, unsigned *n) {
+  *n = 0;
+  while (*s) {
+    if (*n == MAX_LIMITS) return false;
+    char *end = NULL;
+    uint64_t v = 0;
+    if (!strncmp(s, "none", 4)) {
+      end = (char *)s + 4;
+    } else {
+      v = strtoull(s, &end, 10);
+      if (end == s) return false;
+      if (*end == 'K' || *end == 'M' || *end == 'G') {
+        v <<= *end == 'K' ? 10 : *end == 'M' ? 20 : 30;
+        end++;
+      }
+      if (v == 0) return false;
+    }
+    out[(*n)++] = v;
+    if (*end == ',')
+      end++;
+    else if (*end)
+      return false;
+    s = end;
+  }
+  return *n > 0;
+}
+
+/* The CUDA engine on ordinal 0 as a worker of the module uses it, under memory_limit
+ * (0: none). */
+static int engine_open(uint64_t limit, void **dev, char *err, size_t errlen) {
+  sp_device_cfg cfg;
+  memset(&cfg, 0, sizeof cfg);
+  snprintf(cfg.section, sizeof cfg.section, "gpu0");
+  cfg.type = SP_DEVICE_CUDA;
+  cfg.ordinal = 0;
+  cfg.workers = 1;
+  cfg.memory_limit = limit;
+  int confirmed = -1;
+  int st = sp_engine_cuda.device_open(&cfg, dev, err, errlen);
+  if (!st) st = sp_engine_cuda.worker_bind(*dev, 0, &confirmed, err, errlen);
+  return st;
+}
+
+static void engine_close(void *dev) {
+  if (!dev) return;
+  sp_engine_cuda.worker_unbind(dev, 0);
+  sp_engine_cuda.device_close(dev);
+}
+
 int main(int argc, char **argv) {
   unsigned logk = 27, parts = 3, threads = (unsigned)sysconf(_SC_NPROCESSORS_ONLN);
   uint64_t inputs = 328, seed = 0x5ea1f011;
   const char *dir = NULL;
   bool keep = false, reuse = false, direct = true;
+  uint64_t limits[MAX_LIMITS] = {0};
+  unsigned nlimits = 1; /* one run without a limit */
   for (int i = 1; i < argc; i++) {
     const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
     if (!strcmp(a, "--dir") && v)
@@ -105,6 +162,8 @@ int main(int argc, char **argv) {
       reuse = true;
     else if (!strcmp(a, "--load") && v && (!strcmp(v, "direct") || !strcmp(v, "host")))
       direct = !strcmp(argv[++i], "direct");
+    else if (!strcmp(a, "--memory-limit") && v && parse_limits(argv[++i], limits, &nlimits))
+      ;
     else {
       usage(argv[0]);
       return 2;
@@ -114,6 +173,14 @@ int main(int argc, char **argv) {
     usage(argv[0]);
     return 2;
   }
+  for (unsigned l = 0; l < nlimits; l++)
+    if (limits[l] && direct) {
+      fprintf(stderr,
+              "--memory-limit %llu needs --load host: the direct load keeps no host copy "
+              "to stream from\n",
+              (unsigned long long)limits[l]);
+      return 2;
+    }
   setvbuf(stdout, NULL, _IOLBF, 0);
   if (sp_gpu_device_count() <= 0) {
     printf("SKIP: no CUDA device visible\n");
@@ -231,20 +298,14 @@ int main(int argc, char **argv) {
     return 1;
   }
 
-  /* the CUDA engine, one device, as a worker of the module uses it */
-  sp_device_cfg cfg;
-  memset(&cfg, 0, sizeof cfg);
-  snprintf(cfg.section, sizeof cfg.section, "gpu0");
-  cfg.type = SP_DEVICE_CUDA;
-  cfg.ordinal = 0;
-  cfg.workers = 1;
-  void *dev = NULL;
-  int confirmed = -1;
-  st = sp_engine_cuda.device_open(&cfg, &dev, err, sizeof err);
-  if (!st) st = sp_engine_cuda.worker_bind(dev, 0, &confirmed, err, sizeof err);
-  if (st) {
-    printf("FAIL engine: %s\n", err);
-    return 1;
+  /* the CUDA engine, one device per memory_limit, as a worker of the module uses it */
+  void *devs[MAX_LIMITS] = {NULL};
+  for (unsigned l = 0; l < nlimits; l++) {
+    st = engine_open(limits[l], &devs[l], err, sizeof err);
+    if (st) {
+      printf("FAIL engine (memory_limit %llu): %s\n", (unsigned long long)limits[l], err);
+      return 1;
+    }
   }
   for (unsigned p = 0; p < parts; p++) {
     double tw = sp_now_ms();
@@ -270,28 +331,32 @@ int main(int argc, char **argv) {
     fr_from_bytes_wide(&t.r, rb);
     rb[0] ^= 0x5a;
     fr_from_bytes_wide(&t.s, rb);
-    uint8_t proof[192];
-    void *prep = NULL;
-    double tp = sp_now_ms();
-    st = sp_engine_cuda.prepare(dev, &t, &prep, err, sizeof err);
-    if (!st) st = sp_engine_cuda.execute(dev, &t, prep, proof, err, sizeof err);
-    if (prep) sp_engine_cuda.release(dev, prep);
-    tp = sp_now_ms() - tp;
-    bool v1 = false, v2 = false;
-    char e1[256] = "", e2[256] = "";
-    if (!st) {
-      sp_groth16_verify(srs, &w->asg, t.scalar_encoding, proof, &v1, e1, sizeof e1);
-      sp_groth16_verify(vk, &w->asg, t.scalar_encoding, proof, &v2, e2, sizeof e2);
+    for (unsigned l = 0; l < nlimits; l++) {
+      uint8_t proof[192];
+      void *prep = NULL;
+      double tp = sp_now_ms();
+      st = sp_engine_cuda.prepare(devs[l], &t, &prep, err, sizeof err);
+      if (!st) st = sp_engine_cuda.execute(devs[l], &t, prep, proof, err, sizeof err);
+      if (prep) sp_engine_cuda.release(devs[l], prep);
+      tp = sp_now_ms() - tp;
+      bool v1 = false, v2 = false;
+      char e1[256] = "", e2[256] = "", lim[32] = "none";
+      if (limits[l]) snprintf(lim, sizeof lim, "%.2f GiB", (double)limits[l] / (1u << 30));
+      if (!st) {
+        sp_groth16_verify(srs, &w->asg, t.scalar_encoding, proof, &v1, e1, sizeof e1);
+        sp_groth16_verify(vk, &w->asg, t.scalar_encoding, proof, &v2, e2, sizeof e2);
+      }
+      printf(
+          "partition %u, memory_limit %s: witness %.1f s, prove %.1f s%s, self-check %s, verify "
+          "with %s: %s %s%s%s\n",
+          p, lim, tw / 1e3, tp / 1e3,
+          p == 0 && l == 0 && !taken ? " (first: parameters uploaded)" : "", v1 ? "ok" : "FAILED",
+          vp, v2 ? "ok" : "FAILED", st ? err : "", e1, e2);
+      if (st || !v1 || !v2) fails++;
     }
-    printf(
-        "partition %u: witness %.1f s, prove %.1f s%s, self-check %s, verify with %s: %s %s%s%s\n",
-        p, tw / 1e3, tp / 1e3, p == 0 && !taken ? " (first: parameters uploaded)" : "",
-        v1 ? "ok" : "FAILED", vp, v2 ? "ok" : "FAILED", st ? err : "", e1, e2);
-    if (st || !v1 || !v2) fails++;
     sp_witness_free(w);
   }
-  sp_engine_cuda.worker_unbind(dev, 0);
-  sp_engine_cuda.device_close(dev);
+  for (unsigned l = 0; l < nlimits; l++) engine_close(devs[l]);
   sp_srs_release(srs);
   sp_srs_release(vk);
   sp_circuit_free(c);
@@ -299,6 +364,7 @@ int main(int argc, char **argv) {
     unlink(pp);
     unlink(vp);
   }
-  printf("%s: %u of %u proofs verify\n", fails ? "FAIL" : "OK", parts - (unsigned)fails, parts);
+  printf("%s: %u of %u proofs verify\n", fails ? "FAIL" : "OK", parts * nlimits - (unsigned)fails,
+         parts * nlimits);
   return fails ? 1 : 0;
 }
