@@ -26,7 +26,6 @@ trap 'rm -rf "$tmp"' EXIT
 # option, key or field, one message per check) are the lasting reasons; "to split"
 # names the parts a later change takes apart.
 exceptions='
-bench/bench_cpu.c:sp_cmd_bench_cpu        its options, then the run: to split
 bench/bench_gpu.c:bench_msm               to split: set-up of the points apart from the timed runs
 bench/bench_gpu.c:sp_cmd_bench_gpu        one case per option of bench gpu, then the dispatch: to split
 bench/bench_gpu_partition.c:bg_synth_make_spec to split: the host-memory check apart from making the set
