@@ -33,7 +33,6 @@ bench/bench_gpu_partition.c:partition_runs to split: each engine call (prepare, 
 bench/bench_gpu_throughput.c:tp_print     the report, one figure after another
 bench/bench_gpu_throughput.c:bg_bench_throughput its options, then the runs: to split
 bench/bench_gpu_throughput.c:tp_run_stream to split: scheduler set-up, warm-up, the timed jobs, the figures
-bench/soak_phases.c:soak_big_phase        to split: submission apart from the checks of its results
 bench/soak_report.c:write_json            the JSON report, one field after another
 cuda/backend/engine_cuda.c:cuda_execute   to split: each witness path apart from the retry ladder
 cuda/backend/pipeline.c:cuda_prove_partition to split: the stages of one partition
