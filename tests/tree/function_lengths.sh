@@ -48,7 +48,6 @@ plugin/runtime/ini.c:handle_device        one case per key of a [device] section
 plugin/runtime/ini.c:handle_provider      one case per key of the [provider] section
 plugin/runtime/jobs.c:sp_sched_submit     to split: validation apart from enqueueing
 plugin/runtime/reports.c:sp_sched_stats   the stats JSON, one field after another, from one snapshot
-tools/cmd_verify.c:cmd_verify             to split: options, the inputs read, the verdict
 '
 
 # lengths FILE...: "FILE:FUNCTION LINES" for every function defined at column 0
