@@ -202,134 +202,186 @@ static void usage(FILE *f) {
           MAX_REPEAT);
 }
 
-int sp_cmd_bench_cpu(int argc, char **argv) {
+/* The command's options, checked. */
+typedef struct bc_opts {
+  long nproc; /* online CPUs, printed as found (-1 when unknown) */
+  unsigned threads, repeat;
+  bool quick;
+} bc_opts;
+
+/* The figures of one run, in the order they are measured and printed. */
+typedef struct bc_figures {
+  unsigned log_g1_small, log_g1_big, log_g2, log_ntt;
+  double load_before, fp_rate[2], add_rate[2];
+  timing pairing, g1_small, g1_big, g2_msm, ntt_fwd, ntt_coset;
+} bc_figures;
+
+/* -1 when the command is to run; else its exit status (0 after --help, 2 on a usage
+ * error). */
+static int bc_parse(int argc, char **argv, bc_opts *o) {
   enum { O_QUICK = 256 };
   static const struct option opts[] = {{"threads", required_argument, NULL, 't'},
                                        {"repeat", required_argument, NULL, 'r'},
                                        {"quick", no_argument, NULL, O_QUICK},
                                        {NULL, 0, NULL, 0}};
   sp_cli_args args = {.usage = usage, .takes = SP_CLI_JSON, .opts = opts, .shorts = "t:r:"};
-  long nproc = sysconf(_SC_NPROCESSORS_ONLN);
-  unsigned threads = nproc > 0 ? (unsigned)nproc : 1;
-  unsigned repeat = 3;
-  bool quick = false;
+  o->nproc = sysconf(_SC_NPROCESSORS_ONLN);
+  o->threads = o->nproc > 0 ? (unsigned)o->nproc : 1;
+  o->repeat = 3;
+  o->quick = false;
   int opt;
   while ((opt = sp_cli_getopt(&args, argc, argv)) > 0) {
     switch (opt) {
       case 't':
-        if (!sp_cli_uint("--threads", optarg, 1, 1024, &threads)) return 2;
+        if (!sp_cli_uint("--threads", optarg, 1, 1024, &o->threads)) return 2;
         break;
       case 'r':
-        if (!sp_cli_uint("--repeat", optarg, 1, MAX_REPEAT, &repeat)) return 2;
+        if (!sp_cli_uint("--repeat", optarg, 1, MAX_REPEAT, &o->repeat)) return 2;
         break;
-      case O_QUICK: quick = true; break;
+      case O_QUICK: o->quick = true; break;
     }
   }
   if (opt < 0) return args.status;
   if (!sp_cli_operands(&args, argc, argv, 0, 0, "")) return args.status;
+  return -1;
+}
 
-  const unsigned shrink = quick ? 6 : 0;
-  const unsigned log_g1_small = 16 - shrink, log_g1_big = 18 - shrink, log_g2 = 16 - shrink,
-                 log_ntt = 20 - shrink;
-  const double rate_s = quick ? 0.05 : 0.5;
-  uint64_t seed = 0x5ea1c0deULL;
-  /* wall and CPU seconds of the runs of one figure (the pairing runs 5x repeat) */
-  double t[5 * MAX_REPEAT], c[5 * MAX_REPEAT];
-
-  /* ---- single-thread primitives */
-  double load_before = load_average();
-  double fp_rate[2], add_rate[2];
-  sp_cli_meter meter; /* --progress: figures done of the 8 */
-  sp_cli_meter_start(&meter, "bench cpu");
-  fp_mul_rate(fp_rate, rate_s, &seed);
-  sp_cli_meter_step(&meter, 1, 8, "figures");
-  if (!g1_mixed_add_rate(add_rate, rate_s, &seed)) goto oom;
-  sp_cli_meter_step(&meter, 2, 8, "figures");
-
+/* Single-thread primitives: Fp mul and G1 mixed add rates, the pairing (figures 1-3). */
+static bool bc_primitives(const bc_opts *o, bc_figures *f, uint64_t *seed, sp_cli_meter *meter) {
+  const double rate_s = o->quick ? 0.05 : 0.5;
+  double t[5 * MAX_REPEAT], c[5 * MAX_REPEAT]; /* the pairing runs 5x repeat */
+  fp_mul_rate(f->fp_rate, rate_s, seed);
+  sp_cli_meter_step(meter, 1, 8, "figures");
+  if (!g1_mixed_add_rate(f->add_rate, rate_s, seed)) return false;
+  sp_cli_meter_step(meter, 2, 8, "figures");
   g1_affine_t p1;
   g2_affine_t q2;
   g1_generator(&p1);
   g2_generator(&q2);
   fp12_t gt;
-  unsigned pair_runs = quick ? 3 : 5 * repeat;
+  unsigned pair_runs = o->quick ? 3 : 5 * o->repeat;
   for (unsigned i = 0; i < pair_runs; i++) TIMED(i, bls_pairing(&gt, &p1, &q2));
-  timing pairing = summarize(t, c, pair_runs);
-  sp_cli_meter_step(&meter, 3, 8, "figures");
+  f->pairing = summarize(t, c, pair_runs);
+  sp_cli_meter_step(meter, 3, 8, "figures");
+  return true;
+}
 
-  /* ---- MSMs */
-  size_t n_big = (size_t)1 << log_g1_big;
-  g1_affine_t *g1pts = g1_random_points(n_big, &seed);
-  scalar_t *sc = malloc(n_big * sizeof *sc);
+/* G1 MSMs of 2^log_g1_small and 2^log_g1_big points (figures 4-5). */
+static bool bc_msm_g1(const bc_opts *o, bc_figures *f, const g1_affine_t *pts, const scalar_t *sc,
+                      sp_cli_meter *meter) {
+  double t[MAX_REPEAT], c[MAX_REPEAT];
   bool ok = true;
-  if (g1pts == NULL || sc == NULL) goto oom_g1;
-  random_scalars(sc, n_big, &seed);
   g1_jac_t r1;
-  for (unsigned i = 0; i < repeat; i++)
-    TIMED(i, ok &= msm_g1(&r1, g1pts, sc, (size_t)1 << log_g1_small, threads));
-  timing g1_small = summarize(t, c, repeat);
-  sp_cli_meter_step(&meter, 4, 8, "figures");
-  for (unsigned i = 0; i < repeat; i++) TIMED(i, ok &= msm_g1(&r1, g1pts, sc, n_big, threads));
-  timing g1_big = summarize(t, c, repeat);
-  sp_cli_meter_step(&meter, 5, 8, "figures");
-  free(g1pts);
-  g1pts = NULL;
-  if (!ok) goto oom_g1;
+  for (unsigned i = 0; i < o->repeat; i++)
+    TIMED(i, ok &= msm_g1(&r1, pts, sc, (size_t)1 << f->log_g1_small, o->threads));
+  f->g1_small = summarize(t, c, o->repeat);
+  sp_cli_meter_step(meter, 4, 8, "figures");
+  for (unsigned i = 0; i < o->repeat; i++)
+    TIMED(i, ok &= msm_g1(&r1, pts, sc, (size_t)1 << f->log_g1_big, o->threads));
+  f->g1_big = summarize(t, c, o->repeat);
+  sp_cli_meter_step(meter, 5, 8, "figures");
+  return ok;
+}
 
-  size_t n_g2 = (size_t)1 << log_g2;
-  g2_affine_t *g2pts = g2_random_points(n_g2, &seed);
-  if (g2pts == NULL) goto oom_g1;
+/* A G2 MSM of 2^log_g2 points with the first of the G1 scalars (figure 6). */
+static bool bc_msm_g2(const bc_opts *o, bc_figures *f, const scalar_t *sc, uint64_t *seed,
+                      sp_cli_meter *meter) {
+  double t[MAX_REPEAT], c[MAX_REPEAT];
+  size_t n_g2 = (size_t)1 << f->log_g2;
+  g2_affine_t *pts = g2_random_points(n_g2, seed);
+  if (pts == NULL) return false;
+  bool ok = true;
   g2_jac_t r2;
-  for (unsigned i = 0; i < repeat; i++) TIMED(i, ok &= msm_g2(&r2, g2pts, sc, n_g2, threads));
-  timing g2_msm = summarize(t, c, repeat);
-  sp_cli_meter_step(&meter, 6, 8, "figures");
-  free(g2pts);
-  if (!ok) goto oom_g1;
+  for (unsigned i = 0; i < o->repeat; i++) TIMED(i, ok &= msm_g2(&r2, pts, sc, n_g2, o->threads));
+  f->g2_msm = summarize(t, c, o->repeat);
+  sp_cli_meter_step(meter, 6, 8, "figures");
+  free(pts);
+  return ok;
+}
+
+/* The MSMs, on one set of random G1 points and scalars (figures 4-6). False when out of
+ * memory. */
+static bool bc_msms(const bc_opts *o, bc_figures *f, uint64_t *seed, sp_cli_meter *meter) {
+  size_t n_big = (size_t)1 << f->log_g1_big;
+  g1_affine_t *g1pts = g1_random_points(n_big, seed);
+  scalar_t *sc = malloc(n_big * sizeof *sc);
+  bool ok = g1pts != NULL && sc != NULL;
+  if (ok) {
+    random_scalars(sc, n_big, seed);
+    ok = bc_msm_g1(o, f, g1pts, sc, meter);
+  }
+  free(g1pts);
+  if (ok) ok = bc_msm_g2(o, f, sc, seed, meter);
   free(sc);
-  sc = NULL;
+  return ok;
+}
 
-  /* ---- NTT (forward; the coset forward is what the prover runs three times) */
-  size_t n_ntt = (size_t)1 << log_ntt;
+/* The NTT, forward and coset forward (what the prover runs three times) (figures 7-8).
+ * False when out of memory. */
+static bool bc_ntts(const bc_opts *o, bc_figures *f, uint64_t *seed, sp_cli_meter *meter) {
+  double t[MAX_REPEAT], c[MAX_REPEAT];
+  size_t n_ntt = (size_t)1 << f->log_ntt;
   fr_t *a = malloc(n_ntt * sizeof *a);
-  if (a == NULL) goto oom;
-  for (size_t i = 0; i < n_ntt; i++) random_fr(&a[i], &seed);
-  for (unsigned i = 0; i < repeat; i++) TIMED(i, ok &= ntt_forward(a, log_ntt, threads));
-  timing ntt_fwd = summarize(t, c, repeat);
-  sp_cli_meter_step(&meter, 7, 8, "figures");
-  for (unsigned i = 0; i < repeat; i++) TIMED(i, ok &= ntt_coset_forward(a, log_ntt, threads));
-  timing ntt_coset = summarize(t, c, repeat);
-  sp_cli_meter_step(&meter, 8, 8, "figures");
+  if (a == NULL) return false;
+  bool ok = true;
+  for (size_t i = 0; i < n_ntt; i++) random_fr(&a[i], seed);
+  for (unsigned i = 0; i < o->repeat; i++) TIMED(i, ok &= ntt_forward(a, f->log_ntt, o->threads));
+  f->ntt_fwd = summarize(t, c, o->repeat);
+  sp_cli_meter_step(meter, 7, 8, "figures");
+  for (unsigned i = 0; i < o->repeat; i++)
+    TIMED(i, ok &= ntt_coset_forward(a, f->log_ntt, o->threads));
+  f->ntt_coset = summarize(t, c, o->repeat);
+  sp_cli_meter_step(meter, 8, 8, "figures");
   free(a);
-  if (!ok) goto oom;
+  return ok;
+}
 
+/* The JSON object on stdout. */
+static void bc_report(const bc_opts *o, const bc_figures *f) {
   char cpu[256], key[64];
   cpu_model(cpu, sizeof cpu);
   printf("{\n  \"benchmark\": \"cpu\",\n  \"cpu\": ");
   sp_cli_json_str(stdout, cpu);
   printf(",\n  \"online_cpus\": %ld,\n  \"threads\": %u,\n  \"repeat\": %u,\n  \"quick\": %s,\n",
-         nproc, threads, repeat, quick ? "true" : "false");
-  printf("  \"load_average_before\": %.2f,\n  \"load_average_after\": %.2f,\n", load_before,
+         o->nproc, o->threads, o->repeat, o->quick ? "true" : "false");
+  printf("  \"load_average_before\": %.2f,\n  \"load_average_after\": %.2f,\n", f->load_before,
          load_average());
-  printf("  \"fp_mul_per_s\": %.0f,\n  \"fp_mul_per_cpu_s\": %.0f,\n", fp_rate[0], fp_rate[1]);
-  printf("  \"g1_mixed_add_per_s\": %.0f,\n  \"g1_mixed_add_per_cpu_s\": %.0f,\n", add_rate[0],
-         add_rate[1]);
-  print_timing("pairing_ms", pairing, false);
-  snprintf(key, sizeof key, "g1_msm_2_%u_ms", log_g1_small);
-  print_timing(key, g1_small, false);
-  snprintf(key, sizeof key, "g1_msm_2_%u_ms", log_g1_big);
-  print_timing(key, g1_big, false);
-  snprintf(key, sizeof key, "g2_msm_2_%u_ms", log_g2);
-  print_timing(key, g2_msm, false);
-  snprintf(key, sizeof key, "ntt_2_%u_ms", log_ntt);
-  print_timing(key, ntt_fwd, false);
-  snprintf(key, sizeof key, "ntt_coset_2_%u_ms", log_ntt);
-  print_timing(key, ntt_coset, true);
+  printf("  \"fp_mul_per_s\": %.0f,\n  \"fp_mul_per_cpu_s\": %.0f,\n", f->fp_rate[0],
+         f->fp_rate[1]);
+  printf("  \"g1_mixed_add_per_s\": %.0f,\n  \"g1_mixed_add_per_cpu_s\": %.0f,\n", f->add_rate[0],
+         f->add_rate[1]);
+  print_timing("pairing_ms", f->pairing, false);
+  snprintf(key, sizeof key, "g1_msm_2_%u_ms", f->log_g1_small);
+  print_timing(key, f->g1_small, false);
+  snprintf(key, sizeof key, "g1_msm_2_%u_ms", f->log_g1_big);
+  print_timing(key, f->g1_big, false);
+  snprintf(key, sizeof key, "g2_msm_2_%u_ms", f->log_g2);
+  print_timing(key, f->g2_msm, false);
+  snprintf(key, sizeof key, "ntt_2_%u_ms", f->log_ntt);
+  print_timing(key, f->ntt_fwd, false);
+  snprintf(key, sizeof key, "ntt_coset_2_%u_ms", f->log_ntt);
+  print_timing(key, f->ntt_coset, true);
   printf("}\n");
-  return 0;
+}
 
-oom_g1:
-  free(g1pts);
-  free(sc);
-oom:
-  sp_cli_error("out of memory");
-  return 1;
+int sp_cmd_bench_cpu(int argc, char **argv) {
+  bc_opts o;
+  int st = bc_parse(argc, argv, &o);
+  if (st >= 0) return st;
+  const unsigned shrink = o.quick ? 6 : 0;
+  bc_figures f = {.log_g1_small = 16 - shrink,
+                  .log_g1_big = 18 - shrink,
+                  .log_g2 = 16 - shrink,
+                  .log_ntt = 20 - shrink,
+                  .load_before = load_average()};
+  uint64_t seed = 0x5ea1c0deULL; /* one stream for every input, in this order */
+  sp_cli_meter meter;            /* --progress: figures done of the 8 */
+  sp_cli_meter_start(&meter, "bench cpu");
+  if (!bc_primitives(&o, &f, &seed, &meter) || !bc_msms(&o, &f, &seed, &meter) ||
+      !bc_ntts(&o, &f, &seed, &meter)) {
+    sp_cli_error("out of memory");
+    return 1;
+  }
+  bc_report(&o, &f);
+  return 0;
 }

@@ -386,8 +386,109 @@ static void print_mode_result(const mode_result *r, bool json, bool *first, unsi
   fflush(stdout);
 }
 
-/* Every selected mode of one file: warm loads, then a cold one; each mode's result is
- * printed as soon as it is measured. */
+/* One file's loads: what every mode measured on it shares. */
+typedef struct load_file {
+  const char *path;
+  unsigned log; /* 0 for a given file */
+  uint64_t bytes;
+  bool do_cold;
+  unsigned threads, repeat;
+  int nmodes; /* modes measured on the file, for the progress lines */
+} load_file;
+
+/* The warm loads of mode m (the mi-th of the file's modes) into r; stops early when the
+ * device declines the set for a direct load (r->declined). */
+static int warm_loads(const load_file *f, int m, int mi, mode_result *r) {
+  char err[1024];
+  unsigned repeat = f->repeat, cold = f->do_cold ? 1 : 0;
+  load_progress lp;
+  load_run run;
+  double sum = 0;
+  for (unsigned i = 0; i < repeat; i++) {
+    snprintf(lp.what, sizeof lp.what, "%s (mode %d of %d), load %u of %u", lm_json[m], mi,
+             f->nmodes, i + 1, repeat + cold);
+    if (load_once(f->path, m, f->threads, &lp, &run, err, sizeof err) != SEALPROV_OK) {
+      sp_cli_error("%s (%s): %s", f->path, lm_json[m], err);
+      return 1;
+    }
+    if (m == LM_DIRECT && !run.direct) { /* the device declined (no room) */
+      snprintf(r->declined, sizeof r->declined, "%s", run.declined);
+      break;
+    }
+    r->warm_ms[i] = run.ms;
+    r->dev_ms[i] = run.device_ms;
+    r->waited_ms[i] = run.wait_ms;
+    r->runs = i + 1;
+    sum += run.ms;
+    if (run.hwm_kib > r->hwm_kib) r->hwm_kib = run.hwm_kib;
+    if (i == 0) {
+      r->rss_before_kib = run.rss_before_kib;
+      r->points = run.points;
+    }
+    sp_cli_note("%s: %.2f s, %.2f GB/s; this mode's other loads take ~%.0f s more", lp.what,
+                run.ms / 1e3, (double)f->bytes / run.ms / 1e6,
+                sum / (i + 1) * (double)(repeat - 1 - i + cold) / 1e3);
+  }
+  return 0;
+}
+
+/* The median of the warm loads, with the device figures of that run. */
+static void median_run(mode_result *r) {
+  double sorted[100];
+  memcpy(sorted, r->warm_ms, r->runs * sizeof(double));
+  qsort(sorted, r->runs, sizeof(double), sp_bench_cmp_double);
+  r->median_ms = sorted[r->runs / 2];
+  for (unsigned i = 0; i < r->runs; i++)
+    if (r->warm_ms[i] == r->median_ms) {
+      r->device_ms = r->dev_ms[i];
+      r->wait_ms = r->waited_ms[i];
+      break;
+    }
+}
+
+/* One load of mode m after the file's pages are dropped; when they cannot be, r says
+ * why and nothing is loaded. */
+static int cold_load(const load_file *f, int m, int mi, mode_result *r) {
+  char err[1024];
+  r->cold_method = drop_cache(f->path, r->cold_why, sizeof r->cold_why);
+  if (!r->cold_method) return 0;
+  load_progress lp;
+  load_run run;
+  snprintf(lp.what, sizeof lp.what, "%s (mode %d of %d), load %u of %u (cold)", lm_json[m], mi,
+           f->nmodes, f->repeat + 1, f->repeat + 1);
+  if (load_once(f->path, m, f->threads, &lp, &run, err, sizeof err) != SEALPROV_OK) {
+    sp_cli_error("%s (%s, cold): %s", f->path, lm_json[m], err);
+    return 1;
+  }
+  r->cold_ms = run.ms;
+  sp_cli_note("%s: %.2f s, %.2f GB/s (%s)", lp.what, run.ms / 1e3, (double)f->bytes / run.ms / 1e6,
+              r->cold_method);
+  return 0;
+}
+
+/* Mode m of one file: warm loads, then a cold one; its result printed at once. */
+static int bench_mode(const load_file *f, int m, int mi, bool json, bool *first) {
+  mode_result r;
+  memset(&r, 0, sizeof r);
+  r.path = f->path;
+  r.log = f->log;
+  r.bytes = f->bytes;
+  r.mode = m;
+  r.cold_ms = -1;
+  r.checks_on = m == LM_ON_CURVE ? "none"
+                : m == LM_DIRECT ? "gpu0"
+                : host_checker() ? "gpu0"
+                                 : "cpu";
+  if (warm_loads(f, m, mi, &r)) return 1;
+  if (!r.declined[0]) {
+    median_run(&r);
+    if (f->do_cold && cold_load(f, m, mi, &r)) return 1;
+  }
+  print_mode_result(&r, json, first, f->threads);
+  return 0;
+}
+
+/* Every selected mode of one file, after one read that warms the page cache. */
 static int bench_load_file(const char *path, unsigned log, const bool *modes, int cold,
                            unsigned threads, unsigned repeat, bool json, bool *first) {
   char err[1024];
@@ -397,7 +498,12 @@ static int bench_load_file(const char *path, unsigned log, const bool *modes, in
     return 1;
   }
   uint64_t bytes = (uint64_t)st.st_size;
-  bool do_cold = cold < 0 ? bytes < BENCH_LOAD_BIG : cold != 0;
+  load_file f = {.path = path,
+                 .log = log,
+                 .bytes = bytes,
+                 .do_cold = cold < 0 ? bytes < BENCH_LOAD_BIG : cold != 0,
+                 .threads = threads,
+                 .repeat = repeat};
   double ms = 0;
   if (warm_read(path, bytes, threads, &ms, err, sizeof err)) {
     sp_cli_error("%s", err);
@@ -405,78 +511,9 @@ static int bench_load_file(const char *path, unsigned log, const bool *modes, in
   }
   sp_cli_note("%s: read once in %.1f s (%.2f GB/s)", path, ms / 1e3,
               ms > 0 ? (double)bytes / ms / 1e6 : 0.0);
-  int nmodes = 0, mi = 0;
-  for (int m = 0; m < LM_N; m++) nmodes += modes[m];
-  for (int m = 0; m < LM_N; m++) {
-    if (!modes[m]) continue;
-    mi++;
-    mode_result r;
-    memset(&r, 0, sizeof r);
-    r.path = path;
-    r.log = log;
-    r.bytes = bytes;
-    r.mode = m;
-    r.cold_ms = -1;
-    r.checks_on = m == LM_ON_CURVE ? "none"
-                  : m == LM_DIRECT ? "gpu0"
-                  : host_checker() ? "gpu0"
-                                   : "cpu";
-    load_progress lp;
-    load_run run;
-    double sum = 0;
-    for (unsigned i = 0; i < repeat; i++) {
-      snprintf(lp.what, sizeof lp.what, "%s (mode %d of %d), load %u of %u", lm_json[m], mi, nmodes,
-               i + 1, repeat + (do_cold ? 1 : 0));
-      if (load_once(path, m, threads, &lp, &run, err, sizeof err) != SEALPROV_OK) {
-        sp_cli_error("%s (%s): %s", path, lm_json[m], err);
-        return 1;
-      }
-      if (m == LM_DIRECT && !run.direct) { /* the device declined (no room) */
-        snprintf(r.declined, sizeof r.declined, "%s", run.declined);
-        break;
-      }
-      r.warm_ms[i] = run.ms;
-      r.dev_ms[i] = run.device_ms;
-      r.waited_ms[i] = run.wait_ms;
-      r.runs = i + 1;
-      sum += run.ms;
-      if (run.hwm_kib > r.hwm_kib) r.hwm_kib = run.hwm_kib;
-      if (i == 0) {
-        r.rss_before_kib = run.rss_before_kib;
-        r.points = run.points;
-      }
-      sp_cli_note("%s: %.2f s, %.2f GB/s; this mode's other loads take ~%.0f s more", lp.what,
-                  run.ms / 1e3, (double)bytes / run.ms / 1e6,
-                  sum / (i + 1) * (double)(repeat - 1 - i + (do_cold ? 1 : 0)) / 1e3);
-    }
-    if (!r.declined[0]) {
-      double sorted[100];
-      memcpy(sorted, r.warm_ms, r.runs * sizeof(double));
-      qsort(sorted, r.runs, sizeof(double), sp_bench_cmp_double);
-      r.median_ms = sorted[r.runs / 2];
-      for (unsigned i = 0; i < r.runs; i++) /* the device figures of the median run */
-        if (r.warm_ms[i] == r.median_ms) {
-          r.device_ms = r.dev_ms[i];
-          r.wait_ms = r.waited_ms[i];
-          break;
-        }
-      if (do_cold) {
-        r.cold_method = drop_cache(path, r.cold_why, sizeof r.cold_why);
-        if (r.cold_method) {
-          snprintf(lp.what, sizeof lp.what, "%s (mode %d of %d), load %u of %u (cold)", lm_json[m],
-                   mi, nmodes, repeat + 1, repeat + 1);
-          if (load_once(path, m, threads, &lp, &run, err, sizeof err) != SEALPROV_OK) {
-            sp_cli_error("%s (%s, cold): %s", path, lm_json[m], err);
-            return 1;
-          }
-          r.cold_ms = run.ms;
-          sp_cli_note("%s: %.2f s, %.2f GB/s (%s)", lp.what, run.ms / 1e3,
-                      (double)bytes / run.ms / 1e6, r.cold_method);
-        }
-      }
-    }
-    print_mode_result(&r, json, first, threads);
-  }
+  for (int m = 0; m < LM_N; m++) f.nmodes += modes[m];
+  for (int m = 0, mi = 0; m < LM_N; m++)
+    if (modes[m] && bench_mode(&f, m, ++mi, json, first)) return 1;
   return 0;
 }
 
@@ -527,7 +564,22 @@ static int bench_make_params(unsigned log, const char *dir, bool gpu, unsigned n
   return 0;
 }
 
-int sp_bench_load(int argc, char **argv) {
+/* The command's options, checked. */
+typedef struct load_opts {
+  unsigned sizes[BENCH_MAX_SIZES], nsizes;
+  char **files; /* the FILE operands, nfiles of them */
+  int nfiles;
+  uint64_t threads, repeat;
+  bool modes[LM_N], modes_given, json;
+  int cold;    /* -1: by file size */
+  bool gpu;    /* GPU 0 is visible */
+  unsigned nt; /* loader threads */
+} load_opts;
+
+/* The options and the operands (each FILE a regular .params file): -1 when the command
+ * is to run; else its exit status (0 after --help, 2 on a usage error, 1 on a FILE
+ * that is not there). */
+static int load_parse(int argc, char **argv, load_opts *o) {
   static const struct option opts[] = {
       {"sizes", required_argument, NULL, 's'},  {"threads", required_argument, NULL, 't'},
       {"repeat", required_argument, NULL, 'r'}, {"cpu-checks", no_argument, NULL, 'C'},
@@ -535,48 +587,48 @@ int sp_bench_load(int argc, char **argv) {
       {"no-cold", no_argument, NULL, 'n'},      {NULL, 0, NULL, 0},
   };
   sp_cli_args a = {.usage = bench_load_usage, .takes = SP_CLI_JSON, .opts = opts};
-  unsigned sizes[BENCH_MAX_SIZES], nsizes = 0;
-  uint64_t threads = 0, repeat = 3;
-  bool modes[LM_N], modes_given = false;
-  int cold = -1; /* -1: by file size */
+  memset(o, 0, sizeof *o);
+  o->repeat = 3;
+  o->cold = -1;
   int c;
   while ((c = sp_cli_getopt(&a, argc, argv)) > 0) {
     switch (c) {
       case 's':
-        if (!sp_bench_parse_sizes(optarg, 27, sizes, &nsizes)) return 2;
+        if (!sp_bench_parse_sizes(optarg, 27, o->sizes, &o->nsizes)) return 2;
         break;
       case 't':
-        if (!sp_cli_u64("--threads", optarg, 1024, &threads)) return 2;
+        if (!sp_cli_u64("--threads", optarg, 1024, &o->threads)) return 2;
         break;
       case 'r':
-        if (!sp_cli_u64("--repeat", optarg, 100, &repeat) || repeat == 0) return 2;
+        if (!sp_cli_u64("--repeat", optarg, 100, &o->repeat) || o->repeat == 0) return 2;
         break;
       case 'C': bench_cpu_checks = true; break;
       case 'm':
-        if (!parse_modes(optarg, modes)) return 2;
-        modes_given = true;
+        if (!parse_modes(optarg, o->modes)) return 2;
+        o->modes_given = true;
         break;
-      case 'c': cold = 1; break;
-      case 'n': cold = 0; break;
+      case 'c': o->cold = 1; break;
+      case 'n': o->cold = 0; break;
     }
   }
   if (c < 0) return a.status;
-  bool json = a.json;
-  int nfiles = argc - a.first;
-  if ((nfiles == 0) == (nsizes == 0))
+  o->json = a.json;
+  o->files = argv + a.first;
+  o->nfiles = argc - a.first;
+  if ((o->nfiles == 0) == (o->nsizes == 0))
     return sp_cli_usage_error(&a, "give FILE... or --sizes, not both");
-  for (int i = a.first; i < argc; i++) {
+  for (int i = 0; i < o->nfiles; i++) {
     struct stat st;
     errno = 0;
-    if (stat(argv[i], &st) != 0 || !S_ISREG(st.st_mode)) {
-      sp_cli_error("%s: %s", argv[i], errno ? strerror(errno) : "not a regular file");
+    if (stat(o->files[i], &st) != 0 || !S_ISREG(st.st_mode)) {
+      sp_cli_error("%s: %s", o->files[i], errno ? strerror(errno) : "not a regular file");
       return 1;
     }
-    if (!sp_cli_file_is("bench load", argv[i], SP_KIND_BIT(SP_KIND_PARAMS), ".params files"))
+    if (!sp_cli_file_is("bench load", o->files[i], SP_KIND_BIT(SP_KIND_PARAMS), ".params files"))
       return 2;
   }
-  bool gpu = sp_bench_gpu_visible();
-  if (modes_given && modes[LM_DIRECT] && !gpu) {
+  o->gpu = sp_bench_gpu_visible();
+  if (o->modes_given && o->modes[LM_DIRECT] && !o->gpu) {
     sp_cli_error("--modes direct needs a CUDA build that sees a GPU%s",
 #ifdef HAVE_CUDA
                  " (none is visible)"
@@ -586,27 +638,29 @@ int sp_bench_load(int argc, char **argv) {
     );
     return 1;
   }
-  unsigned nt = threads ? (unsigned)threads : g16_ncpus();
-  /* Large blocks straight from mmap and back at free, so that the RSS before a load is
-   * not inflated by the heap of the previous one and the peak is this load's. */
-  mallopt(M_MMAP_THRESHOLD, 1 << 20);
+  o->nt = o->threads ? (unsigned)o->threads : g16_ncpus();
+  return -1;
+}
+
+/* The machine, then the table's head (or the JSON object's opening). */
+static void load_header(const load_opts *o) {
   char cpu[256];
   unsigned long long mem_kib;
   sp_bench_machine(cpu, sizeof cpu, &mem_kib);
-  if (json) {
+  if (o->json) {
     printf("{\"machine\": {\"cpu\": ");
     sp_cli_json_str(stdout, cpu);
     printf(
         ", \"online_cpus\": %u, \"threads\": %u, \"mem_gib\": %.1f, \"loadavg_1min\": %.2f, "
         "\"gpu\": %s}, \"repeat\": %llu, \"chunk_bytes\": %zu, \"results\": [",
-        g16_ncpus(), nt, (double)mem_kib / (1024.0 * 1024.0), sp_bench_load_average(),
-        gpu ? "true" : "false", (unsigned long long)repeat, SP_SRS_CHUNK_BYTES);
+        g16_ncpus(), o->nt, (double)mem_kib / (1024.0 * 1024.0), sp_bench_load_average(),
+        o->gpu ? "true" : "false", (unsigned long long)o->repeat, SP_SRS_CHUNK_BYTES);
   } else {
     printf(
         "machine: %s, %u online CPUs, %.1f GiB, load average %.2f; %u loader threads; warm: "
         "median of %llu%s\n",
-        cpu, g16_ncpus(), (double)mem_kib / (1024.0 * 1024.0), sp_bench_load_average(), nt,
-        (unsigned long long)repeat, gpu ? "; GPU 0 visible" : "");
+        cpu, g16_ncpus(), (double)mem_kib / (1024.0 * 1024.0), sp_bench_load_average(), o->nt,
+        (unsigned long long)o->repeat, o->gpu ? "; GPU 0 visible" : "");
     printf(
         "(peak_MiB: the load's peak RSS growth; cold: one load after the file's pages are "
         "dropped)\n");
@@ -614,43 +668,63 @@ int sp_bench_load(int argc, char **argv) {
            "warm_s", "GB/s", "points/s", "peak_MiB", "cold_s");
   }
   fflush(stdout);
+}
+
+/* The modes of one file: --modes, else by its size and whether a GPU is visible. */
+static void file_modes(const load_opts *o, const char *path, bool *m) {
+  struct stat st;
+  bool big = stat(path, &st) == 0 && (uint64_t)st.st_size >= BENCH_LOAD_BIG;
+  for (int k = 0; k < LM_N; k++)
+    m[k] = o->modes_given ? o->modes[k]
+           : big          ? (k == (o->gpu ? LM_DIRECT : LM_ON_CURVE))
+                          : (k != LM_DIRECT || o->gpu);
+  if (big && !o->modes_given && !o->gpu)
+    sp_cli_note(
+        "%s: no GPU: on-curve only (the CPU's subgroup checks take about an hour "
+        "at 2^27; --modes checked measures them)",
+        path);
+}
+
+/* The i-th FILE, or the i-th size's parameters made in a temporary directory (removed
+ * after). */
+static int load_item(const load_opts *o, unsigned i, bool *first) {
+  char dirbuf[512] = "", path[600];
+  unsigned log = 0;
+  int rc = 0;
+  if (o->nfiles) {
+    snprintf(path, sizeof path, "%s", o->files[i]);
+  } else {
+    const char *tmp = getenv("TMPDIR");
+    snprintf(dirbuf, sizeof dirbuf, "%s/sealprov-bench-load-XXXXXX", tmp && *tmp ? tmp : "/tmp");
+    if (!mkdtemp(dirbuf)) {
+      perror("sealprov bench load: mkdtemp");
+      return 1;
+    }
+    rc = bench_make_params(o->sizes[i], dirbuf, o->gpu, o->nt, path, sizeof path);
+    log = o->sizes[i];
+  }
+  if (rc == 0) {
+    bool m[LM_N];
+    file_modes(o, path, m);
+    rc = bench_load_file(path, log, m, o->cold, o->nt, (unsigned)o->repeat, o->json, first);
+  }
+  if (dirbuf[0]) g16_remove_tree(dirbuf);
+  return rc;
+}
+
+int sp_bench_load(int argc, char **argv) {
+  load_opts o;
+  int st = load_parse(argc, argv, &o);
+  if (st >= 0) return st;
+  /* Large blocks straight from mmap and back at free, so that the RSS before a load is
+   * not inflated by the heap of the previous one and the peak is this load's. */
+  mallopt(M_MMAP_THRESHOLD, 1 << 20);
+  load_header(&o);
   int rc = 0;
   bool first = true;
-  unsigned n = nfiles ? (unsigned)nfiles : nsizes;
-  for (unsigned i = 0; i < n && rc == 0; i++) {
-    char dirbuf[512] = "", path[600];
-    unsigned log = 0;
-    if (nfiles) {
-      snprintf(path, sizeof path, "%s", argv[a.first + (int)i]);
-    } else {
-      const char *tmp = getenv("TMPDIR");
-      snprintf(dirbuf, sizeof dirbuf, "%s/sealprov-bench-load-XXXXXX", tmp && *tmp ? tmp : "/tmp");
-      if (!mkdtemp(dirbuf)) {
-        perror("sealprov bench load: mkdtemp");
-        rc = 1;
-        break;
-      }
-      rc = bench_make_params(sizes[i], dirbuf, gpu, nt, path, sizeof path);
-      log = sizes[i];
-    }
-    if (rc == 0) {
-      struct stat st;
-      bool big = stat(path, &st) == 0 && (uint64_t)st.st_size >= BENCH_LOAD_BIG;
-      bool m[LM_N];
-      for (int k = 0; k < LM_N; k++)
-        m[k] = modes_given ? modes[k]
-               : big       ? (k == (gpu ? LM_DIRECT : LM_ON_CURVE))
-                           : (k != LM_DIRECT || gpu);
-      if (big && !modes_given && !gpu)
-        sp_cli_note(
-            "%s: no GPU: on-curve only (the CPU's subgroup checks take about an hour "
-            "at 2^27; --modes checked measures them)",
-            path);
-      rc = bench_load_file(path, log, m, cold, nt, (unsigned)repeat, json, &first);
-    }
-    if (dirbuf[0]) g16_remove_tree(dirbuf);
-  }
-  if (json) printf("\n]}\n");
+  unsigned n = o.nfiles ? (unsigned)o.nfiles : o.nsizes;
+  for (unsigned i = 0; i < n && rc == 0; i++) rc = load_item(&o, i, &first);
+  if (o.json) printf("\n]}\n");
   fflush(stdout);
 #ifdef HAVE_CUDA
   sp_cuda_checker_destroy(bench_checker);

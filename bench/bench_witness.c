@@ -148,7 +148,8 @@ typedef struct bw_run {
   sealprov_cs *mcs;
 } bw_run;
 
-/* 0 when the options are good; else the exit status (usage 2, error 1). */
+/* -1 when the command is to run; else its exit status (0 after --help, 2 on a usage
+ * error, 1 when --r1cs-dir is not a directory). */
 static int bw_parse(int argc, char **argv, bw_opts *o) {
   enum { O_REPS = 256, O_THREADS, O_SIZE, O_R1CS_DIR };
   static const struct option opts[] = {
@@ -198,7 +199,7 @@ static int bw_parse(int argc, char **argv, bw_opts *o) {
       return 1;
     }
   }
-  return 0;
+  return -1;
 }
 
 static bool bw_alloc(const bw_opts *o, bw_run *r, size_t dl) {
@@ -407,7 +408,7 @@ static void bw_run_free(bw_run *r) {
 int cmd_bench_witness(int argc, char **argv) {
   bw_opts o;
   int st = bw_parse(argc, argv, &o);
-  if (st) return st;
+  if (st >= 0) return st;
   bw_run r = {0};
   sp_cli_meter meter; /* --progress: SpMV runs, then job pairs */
   int ret = 1;

@@ -314,42 +314,40 @@ static bool parse_uint(const char *opt, const char *v, uint64_t max, unsigned *o
   return true;
 }
 
-int cmd_soak(int argc, char **argv) {
-  static const struct option opts[] = {
-      {"dir", required_argument, NULL, 'd'},
-      {"log", required_argument, NULL, 'k'},
-      {"inputs", required_argument, NULL, 'i'},
-      {"partitions", required_argument, NULL, 'n'},
-      {"witnesses", required_argument, NULL, 'w'},
-      {"cycles", required_argument, NULL, 'C'},
-      {"segments", required_argument, NULL, 'S'},
-      {"threads", required_argument, NULL, 't'},
-      {"max-parts", required_argument, NULL, 'm'},
-      {"cancel-percent", required_argument, NULL, 'x'},
-      {"bad-percent", required_argument, NULL, 'b'},
-      {"burst", required_argument, NULL, 'B'},
-      {"no-reload", no_argument, NULL, 'R'},
-      {"big-log", required_argument, NULL, 'K'},
-      {"big-inputs", required_argument, NULL, 'I'},
-      {"big-partitions", required_argument, NULL, 'N'},
-      {"big-job", required_argument, NULL, 'J'},
-      {"big-urgent-after", required_argument, NULL, 'U'},
-      {"gpu", optional_argument, NULL, 'G'},
-      {"setup-threads", required_argument, NULL, 'T'},
-      {"reuse", no_argument, NULL, 'u'},
-      {"keep", no_argument, NULL, 'e'},
-      {"sample-ms", required_argument, NULL, 's'},
-      {"series", required_argument, NULL, 'o'},
-      {"nvidia-smi", required_argument, NULL, 'V'},
-      {"max-growth-mib", required_argument, NULL, 'g'},
-      {"time-limit", required_argument, NULL, 'L'},
-      {"seed", required_argument, NULL, 'r'},
-      {"json-file", required_argument, NULL, 'F'},
-      {NULL, 0, NULL, 0},
-  };
-  sp_cli_args a = {
-      .usage = soak_usage, .takes = SP_CLI_PLUGIN | SP_CLI_CONFIG | SP_CLI_JSON, .opts = opts};
-  soak_opts *o = &soak.o;
+static const struct option soak_options[] = {
+    {"dir", required_argument, NULL, 'd'},
+    {"log", required_argument, NULL, 'k'},
+    {"inputs", required_argument, NULL, 'i'},
+    {"partitions", required_argument, NULL, 'n'},
+    {"witnesses", required_argument, NULL, 'w'},
+    {"cycles", required_argument, NULL, 'C'},
+    {"segments", required_argument, NULL, 'S'},
+    {"threads", required_argument, NULL, 't'},
+    {"max-parts", required_argument, NULL, 'm'},
+    {"cancel-percent", required_argument, NULL, 'x'},
+    {"bad-percent", required_argument, NULL, 'b'},
+    {"burst", required_argument, NULL, 'B'},
+    {"no-reload", no_argument, NULL, 'R'},
+    {"big-log", required_argument, NULL, 'K'},
+    {"big-inputs", required_argument, NULL, 'I'},
+    {"big-partitions", required_argument, NULL, 'N'},
+    {"big-job", required_argument, NULL, 'J'},
+    {"big-urgent-after", required_argument, NULL, 'U'},
+    {"gpu", optional_argument, NULL, 'G'},
+    {"setup-threads", required_argument, NULL, 'T'},
+    {"reuse", no_argument, NULL, 'u'},
+    {"keep", no_argument, NULL, 'e'},
+    {"sample-ms", required_argument, NULL, 's'},
+    {"series", required_argument, NULL, 'o'},
+    {"nvidia-smi", required_argument, NULL, 'V'},
+    {"max-growth-mib", required_argument, NULL, 'g'},
+    {"time-limit", required_argument, NULL, 'L'},
+    {"seed", required_argument, NULL, 'r'},
+    {"json-file", required_argument, NULL, 'F'},
+    {NULL, 0, NULL, 0},
+};
+
+static void soak_defaults(soak_opts *o) {
   memset(o, 0, sizeof *o);
   o->log = 10;
   o->inputs = 4;
@@ -369,79 +367,95 @@ int cmd_soak(int argc, char **argv) {
   o->setup_threads = g16_ncpus();
   o->sample_ms = 2000;
   o->max_growth_mib = 128;
-  bool have_seed = false, have_big_inputs = false;
-  char series_buf[PATH_MAX], smi_buf[PATH_MAX];
+}
+
+/* Option c (soak_options) with its value into o; false on a bad value (said). */
+static bool soak_option(soak_opts *o, int c, bool *have_seed, bool *have_big_inputs) {
+  bool ok = true;
   uint64_t v;
-  int c;
-  while ((c = sp_cli_getopt(&a, argc, argv)) > 0) {
-    bool ok = true;
-    switch (c) {
-      case 'd': o->dir = optarg; break;
-      case 'k': ok = parse_uint("--log", optarg, 28, &o->log); break;
-      case 'i': ok = parse_uint("--inputs", optarg, 100000, &o->inputs); break;
-      case 'n': ok = sp_cli_u64("--partitions", optarg, UINT64_C(1) << 40, &o->partitions); break;
-      case 'w': ok = parse_uint("--witnesses", optarg, 64, &o->witnesses); break;
-      case 'C': ok = parse_uint("--cycles", optarg, 10000, &o->cycles); break;
-      case 'S': ok = parse_uint("--segments", optarg, 10000, &o->segments); break;
-      case 't': ok = parse_uint("--threads", optarg, SOAK_MAX_THREADS, &o->threads); break;
-      case 'm': ok = parse_uint("--max-parts", optarg, SOAK_MAX_PARTS, &o->max_parts); break;
-      case 'x': ok = parse_uint("--cancel-percent", optarg, 100, &o->cancel_pct); break;
-      case 'b': ok = parse_uint("--bad-percent", optarg, 100, &o->bad_pct); break;
-      case 'B': ok = parse_uint("--burst", optarg, 256, &o->burst); break;
-      case 'R': o->reload = false; break;
-      case 'K': ok = parse_uint("--big-log", optarg, 28, &o->big_log); break;
-      case 'I':
-        ok = parse_uint("--big-inputs", optarg, 100000, &o->big_inputs);
-        have_big_inputs = true;
-        break;
-      case 'N': ok = sp_cli_u64("--big-partitions", optarg, 100000, &o->big_partitions); break;
-      case 'J': ok = parse_uint("--big-job", optarg, 1000, &o->big_job); break;
-      case 'U': ok = parse_uint("--big-urgent-after", optarg, 1000, &o->big_urgent_after); break;
-      case 'G':
-        o->gpu = true;
-        if (optarg) ok = parse_uint("--gpu", optarg, 1023, &o->gpu_ordinal);
-        break;
-      case 'T': ok = parse_uint("--setup-threads", optarg, 1024, &o->setup_threads); break;
-      case 'u': o->reuse = true; break;
-      case 'e': o->keep = true; break;
-      case 's': ok = parse_uint("--sample-ms", optarg, 3600000, &o->sample_ms); break;
-      case 'o': o->series = optarg; break;
-      case 'V': o->nvidia_smi = optarg; break;
-      case 'g':
-        ok = sp_cli_u64("--max-growth-mib", optarg, UINT64_C(1) << 30, &v);
-        o->max_growth_mib = (double)v;
-        break;
-      case 'L': ok = parse_uint("--time-limit", optarg, 1000000, &o->time_limit_s); break;
-      case 'r':
-        ok = sp_cli_u64("--seed", optarg, UINT64_MAX, &o->seed);
-        have_seed = true;
-        break;
-      case 'F': o->json_file = optarg; break;
-    }
-    if (!ok) return 2;
+  switch (c) {
+    case 'd': o->dir = optarg; break;
+    case 'k': ok = parse_uint("--log", optarg, 28, &o->log); break;
+    case 'i': ok = parse_uint("--inputs", optarg, 100000, &o->inputs); break;
+    case 'n': ok = sp_cli_u64("--partitions", optarg, UINT64_C(1) << 40, &o->partitions); break;
+    case 'w': ok = parse_uint("--witnesses", optarg, 64, &o->witnesses); break;
+    case 'C': ok = parse_uint("--cycles", optarg, 10000, &o->cycles); break;
+    case 'S': ok = parse_uint("--segments", optarg, 10000, &o->segments); break;
+    case 't': ok = parse_uint("--threads", optarg, SOAK_MAX_THREADS, &o->threads); break;
+    case 'm': ok = parse_uint("--max-parts", optarg, SOAK_MAX_PARTS, &o->max_parts); break;
+    case 'x': ok = parse_uint("--cancel-percent", optarg, 100, &o->cancel_pct); break;
+    case 'b': ok = parse_uint("--bad-percent", optarg, 100, &o->bad_pct); break;
+    case 'B': ok = parse_uint("--burst", optarg, 256, &o->burst); break;
+    case 'R': o->reload = false; break;
+    case 'K': ok = parse_uint("--big-log", optarg, 28, &o->big_log); break;
+    case 'I':
+      ok = parse_uint("--big-inputs", optarg, 100000, &o->big_inputs);
+      *have_big_inputs = true;
+      break;
+    case 'N': ok = sp_cli_u64("--big-partitions", optarg, 100000, &o->big_partitions); break;
+    case 'J': ok = parse_uint("--big-job", optarg, 1000, &o->big_job); break;
+    case 'U': ok = parse_uint("--big-urgent-after", optarg, 1000, &o->big_urgent_after); break;
+    case 'G':
+      o->gpu = true;
+      if (optarg) ok = parse_uint("--gpu", optarg, 1023, &o->gpu_ordinal);
+      break;
+    case 'T': ok = parse_uint("--setup-threads", optarg, 1024, &o->setup_threads); break;
+    case 'u': o->reuse = true; break;
+    case 'e': o->keep = true; break;
+    case 's': ok = parse_uint("--sample-ms", optarg, 3600000, &o->sample_ms); break;
+    case 'o': o->series = optarg; break;
+    case 'V': o->nvidia_smi = optarg; break;
+    case 'g':
+      ok = sp_cli_u64("--max-growth-mib", optarg, UINT64_C(1) << 30, &v);
+      o->max_growth_mib = (double)v;
+      break;
+    case 'L': ok = parse_uint("--time-limit", optarg, 1000000, &o->time_limit_s); break;
+    case 'r':
+      ok = sp_cli_u64("--seed", optarg, UINT64_MAX, &o->seed);
+      *have_seed = true;
+      break;
+    case 'F': o->json_file = optarg; break;
   }
+  return ok;
+}
+
+/* Why the options cannot make a run, or NULL when they can. */
+static const char *soak_conflict(const soak_opts *o) {
+  return !o->ini                             ? "missing -c INI"
+         : !o->dir                           ? "missing --dir"
+         : o->partitions == 0 && !o->big_log ? "nothing to do: --partitions 0 and no --big-log"
+         : o->log < 6                        ? "--log must be at least 6"
+         : o->big_log && o->big_log < 6      ? "--big-log must be at least 6"
+         : !o->witnesses || !o->cycles || !o->segments || !o->threads || !o->max_parts
+             ? "--witnesses, --cycles, --segments, --threads and --max-parts must be at least 1"
+         : o->cancel_pct + o->bad_pct > 100 ? "--cancel-percent plus --bad-percent exceed 100"
+         : o->big_log && (!o->big_job || !o->big_partitions)
+             ? "--big-job and --big-partitions must be at least 1"
+         : o->big_urgent_after && !o->big_log ? "--big-urgent-after needs --big-log"
+         : o->big_urgent_after &&
+                 (o->big_urgent_after >= o->big_job || o->big_urgent_after >= o->big_partitions)
+             ? "--big-urgent-after must be below the first big job's partitions (--big-job, "
+               "--big-partitions)"
+         : !o->sample_ms ? "--sample-ms must be at least 1"
+                         : NULL;
+}
+
+/* The options into o: -1 when the command is to run; else its exit status (0 after
+ * --help, 2 on a usage error). */
+static int soak_parse(int argc, char **argv, soak_opts *o) {
+  sp_cli_args a = {.usage = soak_usage,
+                   .takes = SP_CLI_PLUGIN | SP_CLI_CONFIG | SP_CLI_JSON,
+                   .opts = soak_options};
+  soak_defaults(o);
+  bool have_seed = false, have_big_inputs = false;
+  int c;
+  while ((c = sp_cli_getopt(&a, argc, argv)) > 0)
+    if (!soak_option(o, c, &have_seed, &have_big_inputs)) return 2;
   if (c < 0) return a.status;
   if (!sp_cli_operands(&a, argc, argv, 0, 0, "")) return a.status;
   o->ini = a.config;
   o->json = a.json;
-  const char *why =
-      !o->ini                             ? "missing -c INI"
-      : !o->dir                           ? "missing --dir"
-      : o->partitions == 0 && !o->big_log ? "nothing to do: --partitions 0 and no --big-log"
-      : o->log < 6                        ? "--log must be at least 6"
-      : o->big_log && o->big_log < 6      ? "--big-log must be at least 6"
-      : !o->witnesses || !o->cycles || !o->segments || !o->threads || !o->max_parts
-          ? "--witnesses, --cycles, --segments, --threads and --max-parts must be at least 1"
-      : o->cancel_pct + o->bad_pct > 100 ? "--cancel-percent plus --bad-percent exceed 100"
-      : o->big_log && (!o->big_job || !o->big_partitions)
-          ? "--big-job and --big-partitions must be at least 1"
-      : o->big_urgent_after && !o->big_log ? "--big-urgent-after needs --big-log"
-      : o->big_urgent_after &&
-              (o->big_urgent_after >= o->big_job || o->big_urgent_after >= o->big_partitions)
-          ? "--big-urgent-after must be below the first big job's partitions (--big-job, "
-            "--big-partitions)"
-      : !o->sample_ms ? "--sample-ms must be at least 1"
-                      : NULL;
+  const char *why = soak_conflict(o);
   if (why) return sp_cli_usage_error(&a, "%s", why);
   if (!have_big_inputs) o->big_inputs = o->inputs;
 #ifndef HAVE_CUDA
@@ -451,13 +465,28 @@ int cmd_soak(int argc, char **argv) {
   }
 #endif
   if (!have_seed) o->seed = sp_random_seed();
+  return -1;
+}
+
+/* What one run holds besides the state its threads share (soak): each phase's data,
+ * the traffic plan's random state, and the paths the options were given by default. */
+typedef struct soak_run {
+  phase_data mainp, bigp, *pds[2];
+  unsigned npd;
+  uint64_t rs;
+  char series[PATH_MAX], smi[PATH_MAX];
+} soak_run;
+
+/* DIR made, the output files checked, nvidia-smi found: -1 when the run goes on; else
+ * the exit status. */
+static int soak_outputs(soak_opts *o, soak_run *r) {
   if (mkdir(o->dir, 0755) != 0 && errno != EEXIST) {
     sp_cli_error("--dir %s: %s", o->dir, strerror(errno));
     return 1;
   }
   if (!o->series) {
-    snprintf(series_buf, sizeof series_buf, "%s/soak-series.csv", o->dir);
-    o->series = series_buf;
+    snprintf(r->series, sizeof r->series, "%s/soak-series.csv", o->dir);
+    o->series = r->series;
   }
   sp_cli_file soak_in = {"INI file", o->ini};
   if (!sp_cli_output_check("--series", o->series, SP_KIND_TEXT, false, &soak_in, 1) ||
@@ -467,7 +496,7 @@ int cmd_soak(int argc, char **argv) {
   if (o->nvidia_smi && !strcmp(o->nvidia_smi, "none"))
     o->nvidia_smi = NULL;
   else if (!o->nvidia_smi)
-    o->nvidia_smi = find_on_path("nvidia-smi", smi_buf, sizeof smi_buf);
+    o->nvidia_smi = find_on_path("nvidia-smi", r->smi, sizeof r->smi);
   if (o->nvidia_smi && strchr(o->nvidia_smi, '\'')) {
     sp_cli_error("--nvidia-smi %s: a path with a quote is not taken", o->nvidia_smi);
     return 2;
@@ -475,32 +504,32 @@ int cmd_soak(int argc, char **argv) {
   sp_cli_warn("INSECURE parameters, for testing only: seed %" PRIu64 " (--seed %" PRIu64
               " repeats this run's circuits and plan)",
               o->seed, o->seed);
+  return -1;
+}
 
-  /* the phases' data */
-  uint64_t rs = o->seed ^ UINT64_C(0x50a4c0ffee);
-  if (rs == 0) rs = 1;
-  phase_data mainp, bigp, *pds[2];
-  unsigned npd = 0;
-  memset(&mainp, 0, sizeof mainp);
-  memset(&bigp, 0, sizeof bigp);
+/* Each phase's data: its circuit's size and seeds, the bad row, the witness slots and
+ * the file names. -1 when the run goes on; else the exit status. */
+static int soak_plan(const soak_opts *o, soak_run *r) {
+  r->rs = o->seed ^ UINT64_C(0x50a4c0ffee);
+  if (r->rs == 0) r->rs = 1;
   if (o->partitions > 0) {
-    mainp.name = "main";
-    mainp.log = o->log;
-    mainp.inputs = o->inputs;
-    mainp.nwit = o->witnesses;
-    mainp.want_bad = o->bad_pct > 0;
-    pds[npd++] = &mainp;
+    r->mainp.name = "main";
+    r->mainp.log = o->log;
+    r->mainp.inputs = o->inputs;
+    r->mainp.nwit = o->witnesses;
+    r->mainp.want_bad = o->bad_pct > 0;
+    r->pds[r->npd++] = &r->mainp;
   }
   if (o->big_log > 0) {
-    bigp.name = "big";
-    bigp.log = o->big_log;
-    bigp.inputs = o->big_inputs;
-    bigp.nwit = 1;
-    bigp.want_bad = o->bad_pct > 0;
-    pds[npd++] = &bigp;
+    r->bigp.name = "big";
+    r->bigp.log = o->big_log;
+    r->bigp.inputs = o->big_inputs;
+    r->bigp.nwit = 1;
+    r->bigp.want_bad = o->bad_pct > 0;
+    r->pds[r->npd++] = &r->bigp;
   }
-  for (unsigned k = 0; k < npd; k++) {
-    phase_data *pd = pds[k];
+  for (unsigned k = 0; k < r->npd; k++) {
+    phase_data *pd = r->pds[k];
     pd->constraints = (uint64_t)((double)(UINT64_C(1) << pd->log) * 0.97);
     if (pd->constraints < 2 * (uint64_t)pd->inputs + 10) {
       sp_cli_error("2^%u is too small for %u inputs", pd->log, pd->inputs);
@@ -508,7 +537,7 @@ int cmd_soak(int argc, char **argv) {
     }
     pd->circuit_seed = o->seed + 1000 * (k + 1);
     pd->setup_seed = o->seed ^ UINT64_C(0xabcdef);
-    pd->bad_row = soak_rnd(&rs) % (pd->constraints - pd->inputs - 1);
+    pd->bad_row = soak_rnd(&r->rs) % (pd->constraints - pd->inputs - 1);
     pd->wit = calloc(pd->nwit, sizeof *pd->wit);
     if (!pd->wit) {
       sp_cli_error("out of memory");
@@ -516,41 +545,45 @@ int cmd_soak(int argc, char **argv) {
     }
     soak_phase_paths(pd, o->dir);
   }
+  return -1;
+}
 
-  int ret = 1;
-  char vini[PATH_MAX];
-  FILE *f = NULL;
-  soak.t0 = sp_cli_now_ms();
-  soak_set_where(PH_PREPARE, 0, 0);
-  if (!soak_prepare(pds, npd)) goto out;
-
-  /* the module, the verifier, the sampler */
-  if (!sp_cli_host_load(&soak.h)) goto out;
+/* The module loaded, and the verifier (a provider of one CPU device) opened with each
+ * phase's verifying key. */
+static bool soak_open_verifier(const soak_opts *o, soak_run *r) {
+  if (!sp_cli_host_load(&soak.h)) return false;
   soak.vt = soak.h.vt;
+  char vini[PATH_MAX];
   snprintf(vini, sizeof vini, "%s/soak-verifier.ini", o->dir);
-  f = fopen(vini, "w");
+  FILE *f = fopen(vini, "w");
   if (!f ||
       fprintf(f, "[provider]\nlog_level = warn\n\n[verifier]\ntype = cpu\nthreads = 1\n") < 0 ||
       fclose(f) != 0) {
     sp_cli_error("cannot write %s: %s", vini, strerror(errno));
-    goto out;
+    return false;
   }
   int rc = soak.vt->open(vini, &soak.vprov);
   if (rc != SEALPROV_OK) {
     sp_cli_error("open the verifier %s: %s: %s", vini, g16_status_name(rc), soak.vt->last_error());
-    goto out;
+    return false;
   }
-  for (unsigned k = 0; k < npd; k++) {
-    rc = soak.vt->vk_load(soak.vprov, pds[k]->vk, &pds[k]->vkh);
+  for (unsigned k = 0; k < r->npd; k++) {
+    rc = soak.vt->vk_load(soak.vprov, r->pds[k]->vk, &r->pds[k]->vkh);
     if (rc != SEALPROV_OK) {
-      sp_cli_error("vk_load %s: %s: %s", pds[k]->vk, g16_status_name(rc), soak.vt->last_error());
-      goto out;
+      sp_cli_error("vk_load %s: %s: %s", r->pds[k]->vk, g16_status_name(rc), soak.vt->last_error());
+      return false;
     }
   }
+  return true;
+}
+
+/* The time series file, whether the GPUs' memory can be read, the first sample and the
+ * sampler thread. */
+static bool soak_start_sampler(const soak_opts *o) {
   soak.csv = fopen(o->series, "w");
   if (!soak.csv) {
     sp_cli_error("--series %s: %s", o->series, strerror(errno));
-    goto out;
+    return false;
   }
   soak.smi = o->nvidia_smi != NULL;
   if (soak.smi) {
@@ -565,17 +598,24 @@ int cmd_soak(int argc, char **argv) {
   soak_sample("start");
   if (pthread_create(&soak.sampler, NULL, soak_sampler_main, NULL) != 0) {
     sp_cli_error("cannot start the sampler thread");
-    goto out;
+    return false;
   }
   soak.sampler_started = true;
+  return true;
+}
 
-  if (o->partitions > 0) soak_main_phase(&mainp, &rs);
-  if (o->big_log > 0 && soak_failures() <= 100) soak_big_phase(&bigp, &rs);
+/* The phases; the big one only while the failures are few. */
+static void soak_run_phases(const soak_opts *o, soak_run *r) {
+  if (o->partitions > 0) soak_main_phase(&r->mainp, &r->rs);
+  if (o->big_log > 0 && soak_failures() <= 100) soak_big_phase(&r->bigp, &r->rs);
   soak_check_ended();
   soak_sample("end");
-  ret = 0;
+}
 
-out:
+/* The sampler stopped, the providers closed, the verdict when the phases ran (the exit
+ * status: 0 PASS, 1 FAIL or a run that could not start), the files removed unless
+ * --keep. */
+static int soak_finish(const soak_opts *o, soak_run *r, bool ran) {
   if (soak.sampler_started) {
     pthread_mutex_lock(&soak.stop_mu);
     soak.stop = true;
@@ -584,22 +624,37 @@ out:
     pthread_join(soak.sampler, NULL);
   }
   soak_prov_close();
-  for (unsigned k = 0; k < npd; k++)
-    if (pds[k]->vkh) soak.vt->srs_release(pds[k]->vkh);
+  for (unsigned k = 0; k < r->npd; k++)
+    if (r->pds[k]->vkh) soak.vt->srs_release(r->pds[k]->vkh);
   if (soak.vprov) soak.vt->close(soak.vprov);
-  if (ret == 0) {
+  int ret = 1;
+  if (ran) {
     soak_print_summary(false);
     ret = soak_failures() == 0 ? 0 : 1;
     if (!soak_series_pass()) ret = 1;
   }
   if (soak.csv) fclose(soak.csv);
   if (!o->keep)
-    for (unsigned k = 0; k < npd; k++) {
-      unlink(pds[k]->params);
-      unlink(pds[k]->vk);
+    for (unsigned k = 0; k < r->npd; k++) {
+      unlink(r->pds[k]->params);
+      unlink(r->pds[k]->vk);
     }
-  for (unsigned k = 0; k < npd; k++) soak_phase_free(pds[k]);
+  for (unsigned k = 0; k < r->npd; k++) soak_phase_free(r->pds[k]);
   free(soak.samples);
   sp_cli_host_close(&soak.h);
   return ret;
+}
+
+int cmd_soak(int argc, char **argv) {
+  soak_opts *o = &soak.o; /* the threads read the options there */
+  int st = soak_parse(argc, argv, o);
+  if (st >= 0) return st;
+  soak_run r;
+  memset(&r, 0, sizeof r);
+  if ((st = soak_outputs(o, &r)) >= 0 || (st = soak_plan(o, &r)) >= 0) return st;
+  soak.t0 = sp_cli_now_ms();
+  soak_set_where(PH_PREPARE, 0, 0);
+  bool ran = soak_prepare(r.pds, r.npd) && soak_open_verifier(o, &r) && soak_start_sampler(o);
+  if (ran) soak_run_phases(o, &r);
+  return soak_finish(o, &r, ran);
 }

@@ -248,7 +248,20 @@ static void report(bool json, const char *params, size_t n, unsigned nthreads, u
       valid, total_jobs * n, invalid, wall_ms, pps, load_ms);
 }
 
-int cmd_stress(int argc, char **argv) {
+/* The command's options and operands, checked. */
+typedef struct stress_opts {
+  sp_cli_params_path pp; /* --params, found */
+  const char *params;    /* what srs_load is given: pp.module */
+  const char *ini;
+  unsigned nthreads, jobs;
+  bool json;
+  char **files; /* the partition files, n of them */
+  size_t n;
+} stress_opts;
+
+/* -1 when the command is to run; else its exit status (0 after --help, 2 on a usage
+ * error or a file of the wrong kind). */
+static int stress_parse(int argc, char **argv, stress_opts *o) {
   enum { O_PARAMS = 256, O_THREADS, O_JOBS };
   static const struct option opts[] = {
       {"params", required_argument, NULL, O_PARAMS},
@@ -259,107 +272,138 @@ int cmd_stress(int argc, char **argv) {
   sp_cli_args a = {
       .usage = stress_usage, .takes = SP_CLI_PLUGIN | SP_CLI_CONFIG | SP_CLI_JSON, .opts = opts};
   const char *params = NULL;
-  unsigned nthreads = 4, jobs = 3;
+  o->nthreads = 4;
+  o->jobs = 3;
   int c;
   while ((c = sp_cli_getopt(&a, argc, argv)) > 0) {
     switch (c) {
       case O_PARAMS: params = optarg; break;
       case O_THREADS:
-        if (!sp_cli_uint("--threads", optarg, 1, STRESS_MAX_THREADS, &nthreads)) return 2;
+        if (!sp_cli_uint("--threads", optarg, 1, STRESS_MAX_THREADS, &o->nthreads)) return 2;
         break;
       case O_JOBS:
-        if (!sp_cli_uint("--jobs-per-thread", optarg, 1, STRESS_MAX_JOBS, &jobs)) return 2;
+        if (!sp_cli_uint("--jobs-per-thread", optarg, 1, STRESS_MAX_JOBS, &o->jobs)) return 2;
         break;
     }
   }
   if (c < 0) return a.status;
-  const char *ini = a.config;
-  bool json = a.json;
-  size_t n = (size_t)(argc - a.first);
-  if (!params || n == 0)
+  o->ini = a.config;
+  o->json = a.json;
+  o->n = (size_t)(argc - a.first);
+  o->files = argv + a.first;
+  if (!params || o->n == 0)
     return sp_cli_usage_error(&a, "missing %s", !params ? "--params" : "partition files");
-  sp_cli_params_path pp;
-  int pst = g16_params_file("--params", params, SP_KIND_PARAMS, &pp);
+  int pst = g16_params_file("--params", params, SP_KIND_PARAMS, &o->pp);
   if (pst != 0) return pst;
   if (!g16_check_env_outputs(false, NULL, 0)) return 2;
-  params = pp.module;
-  for (size_t i = 0; i < n; i++)
-    if (!sp_cli_file_is("stress", argv[a.first + (int)i], SP_KIND_BIT(SP_KIND_SPA),
+  o->params = o->pp.module;
+  for (size_t i = 0; i < o->n; i++)
+    if (!sp_cli_file_is("stress", o->files[i], SP_KIND_BIT(SP_KIND_SPA),
                         "partition files (.spa) after its options"))
       return 2;
-  if (n > UINT32_MAX) {
-    sp_cli_error("%zu partition files; a job holds at most %u", n, UINT32_MAX);
+  if (o->n > UINT32_MAX) {
+    sp_cli_error("%zu partition files; a job holds at most %u", o->n, UINT32_MAX);
     return 2;
   }
-  char **files = argv + a.first;
-  sp_spa **spa = calloc(n, sizeof *spa);
-  sealprov_assignment *asg = calloc(n, sizeof *asg);
-  stress_thread *th = calloc((size_t)nthreads, sizeof *th);
-  stress_ctx ctx = {.asg = asg,
-                    .n = n,
-                    .jobs = (unsigned)jobs,
-                    .lock = PTHREAD_MUTEX_INITIALIZER,
-                    .cond = PTHREAD_COND_INITIALIZER};
-  sp_cli_host h = {0};
-  unsigned started = 0;
-  double t0, load_ms, wall_ms;
-  int rc, ret = 2;
-  if (!spa || !asg || !th) {
-    sp_cli_error("out of memory");
-    goto out;
-  }
-  for (size_t i = 0; i < n; i++) {
+  return -1;
+}
+
+/* The partition files into spa[] and their assignments into asg[]. */
+static bool stress_read(const stress_opts *o, sp_spa **spa, sealprov_assignment *asg) {
+  for (size_t i = 0; i < o->n; i++) {
     char err[1024];
-    if (sp_spa_read(files[i], &spa[i], err, sizeof err) != SEALPROV_OK) {
+    if (sp_spa_read(o->files[i], &spa[i], err, sizeof err) != SEALPROV_OK) {
       sp_cli_error("%s", err);
-      goto out;
+      return false;
     }
     asg[i] = spa[i]->asg;
     if (asg[i].inp_size == 0) { /* verify() needs the inputs after ONE */
-      sp_cli_error("%s: inp_size is 0 (no ONE input)", files[i]);
-      goto out;
+      sp_cli_error("%s: inp_size is 0 (no ONE input)", o->files[i]);
+      return false;
     }
   }
-  ret = 1;
-  if (!sp_cli_host_open(&h, ini)) goto out;
-  ctx.vt = h.vt;
-  ctx.p = h.p;
-  t0 = sp_cli_now_ms();
-  rc = h.vt->srs_load(h.p, params, &ctx.srs);
-  load_ms = sp_cli_now_ms() - t0;
+  return true;
+}
+
+/* The module opened and the parameters loaded into ctx, timed into *load_ms. */
+static bool stress_open(const stress_opts *o, sp_cli_host *h, stress_ctx *ctx, double *load_ms) {
+  if (!sp_cli_host_open(h, o->ini)) return false;
+  ctx->vt = h->vt;
+  ctx->p = h->p;
+  double t0 = sp_cli_now_ms();
+  int rc = h->vt->srs_load(h->p, o->params, &ctx->srs);
+  *load_ms = sp_cli_now_ms() - t0;
   if (rc != SEALPROV_OK) {
-    sp_cli_error("%s: %s", g16_status_name(rc), h.vt->last_error());
-    goto out;
+    sp_cli_error("%s: %s", g16_status_name(rc), h->vt->last_error());
+    return false;
   }
-  for (unsigned t = 0; t < nthreads; t++) {
-    th[t].ctx = &ctx;
+  return true;
+}
+
+/* The host threads, released together; *wall_ms from their release to the last join.
+ * False when not every thread could be started (none then submits). */
+static bool stress_threads(const stress_opts *o, stress_ctx *ctx, stress_thread *th,
+                           double *wall_ms) {
+  unsigned started = 0;
+  for (unsigned t = 0; t < o->nthreads; t++) {
+    th[t].ctx = ctx;
     th[t].index = t;
     th[t].batch = t % 2 == 1;
     if (pthread_create(&th[t].tid, NULL, stress_main, &th[t]) != 0) break;
     started++;
   }
   /* the clock starts when the threads are released, all at once */
-  pthread_mutex_lock(&ctx.lock);
-  ctx.go = started == nthreads ? 1 : -1;
-  t0 = sp_cli_now_ms();
-  pthread_cond_broadcast(&ctx.cond);
-  pthread_mutex_unlock(&ctx.lock);
+  pthread_mutex_lock(&ctx->lock);
+  ctx->go = started == o->nthreads ? 1 : -1;
+  double t0 = sp_cli_now_ms();
+  pthread_cond_broadcast(&ctx->cond);
+  pthread_mutex_unlock(&ctx->lock);
   for (unsigned t = 0; t < started; t++) pthread_join(th[t].tid, NULL);
-  wall_ms = sp_cli_now_ms() - t0;
-  if (started < nthreads) {
-    sp_cli_error("could start only %u of %u threads", started, (unsigned)nthreads);
-    goto out;
+  *wall_ms = sp_cli_now_ms() - t0;
+  if (started < o->nthreads) {
+    sp_cli_error("could start only %u of %u threads", started, o->nthreads);
+    return false;
   }
-  report(json, params, n, (unsigned)nthreads, (unsigned)jobs, th, load_ms, wall_ms);
-  ret = 0;
-  for (unsigned t = 0; t < nthreads; t++)
-    if (th[t].jobs_failed || th[t].invalid || th[t].jobs_ok != jobs || th[t].valid != jobs * n)
-      ret = 1;
-out:
+  return true;
+}
+
+/* 0 when every job of every thread ended OK with every proof valid, else 1. */
+static int stress_verdict(const stress_opts *o, const stress_thread *th) {
+  for (unsigned t = 0; t < o->nthreads; t++)
+    if (th[t].jobs_failed || th[t].invalid || th[t].jobs_ok != o->jobs ||
+        th[t].valid != o->jobs * o->n)
+      return 1;
+  return 0;
+}
+
+int cmd_stress(int argc, char **argv) {
+  stress_opts o = {0};
+  int ret = stress_parse(argc, argv, &o);
+  if (ret >= 0) return ret;
+  sp_spa **spa = calloc(o.n, sizeof *spa);
+  sealprov_assignment *asg = calloc(o.n, sizeof *asg);
+  stress_thread *th = calloc((size_t)o.nthreads, sizeof *th);
+  stress_ctx ctx = {.asg = asg,
+                    .n = o.n,
+                    .jobs = o.jobs,
+                    .lock = PTHREAD_MUTEX_INITIALIZER,
+                    .cond = PTHREAD_COND_INITIALIZER};
+  sp_cli_host h = {0};
+  double load_ms, wall_ms;
+  ret = 2; /* out of memory, or a partition file that cannot be read */
+  if (!spa || !asg || !th) {
+    sp_cli_error("out of memory");
+  } else if (stress_read(&o, spa, asg)) {
+    ret = 1;
+    if (stress_open(&o, &h, &ctx, &load_ms) && stress_threads(&o, &ctx, th, &wall_ms)) {
+      report(o.json, o.params, o.n, o.nthreads, o.jobs, th, load_ms, wall_ms);
+      ret = stress_verdict(&o, th);
+    }
+  }
   if (ctx.srs) h.vt->srs_release(ctx.srs);
   g16_dump_provider_text(&h);
   sp_cli_host_close(&h);
-  for (size_t i = 0; spa && i < n; i++) sp_spa_free(spa[i]);
+  for (size_t i = 0; spa && i < o.n; i++) sp_spa_free(spa[i]);
   free(spa);
   free(asg);
   free(th);

@@ -99,15 +99,23 @@ static void *main_thread(void *arg) {
   return NULL;
 }
 
-/* srs_load of a new handle, swapped in, the old one released while jobs may hold it. */
-static void reload_params(const phase_data *pd, double *ms) {
-  sealprov_srs *fresh = soak_load_params(pd, ms);
-  if (!fresh) return;
+/* The handle jobs take replaced by fresh (NULL: none may take one after), and the old
+ * one released while jobs may still hold it. */
+static void swap_params(sealprov_srs *fresh) {
   pthread_rwlock_wrlock(&soak.srs_lock);
   sealprov_srs *old = soak.srs;
   soak.srs = fresh;
   pthread_rwlock_unlock(&soak.srs_lock);
   soak.vt->srs_release(old);
+}
+
+static void release_params(void) { swap_params(NULL); }
+
+/* srs_load of a new handle, swapped in for the old one. */
+static void reload_params(const phase_data *pd, double *ms) {
+  sealprov_srs *fresh = soak_load_params(pd, ms);
+  if (!fresh) return;
+  swap_params(fresh);
   atomic_fetch_add(&soak.t[soak.phase].reloads, 1);
 }
 
@@ -165,12 +173,7 @@ static void close_with_burst(const phase_data *pd, tally *t, uint64_t *rs) {
     else
       soak_job_free(h);
   }
-  /* the parameters go while the burst still holds them */
-  pthread_rwlock_wrlock(&soak.srs_lock);
-  sealprov_srs *old = soak.srs;
-  soak.srs = NULL;
-  pthread_rwlock_unlock(&soak.srs_lock);
-  soak.vt->srs_release(old);
+  release_params(); /* while the burst still holds them */
   soak_sample("pre-close");
   soak_prov_close();
   for (unsigned i = 0; i < nb; i++) {
@@ -328,18 +331,16 @@ static void big_urgent_stream(const hjob *h) {
   if (soak.urg_ran) big_urgent_timeline(h);
 }
 
-void soak_big_phase(phase_data *pd, uint64_t *rs) {
-  const soak_opts *o = &soak.o;
-  tally *t = &soak.t[PH_BIG];
-  soak.pd = pd;
-  soak_set_where(PH_BIG, 0, 0);
-  /* a baseline: what an opened and closed provider leaves (a CUDA context, pools) */
+/* A baseline (what an opened and closed provider leaves: a CUDA context, pools), then
+ * the provider opened and the big parameters loaded with every check. False when the
+ * provider could not be opened or the set not loaded (closed again then). */
+static bool big_open_load(phase_data *pd) {
   soak_sample("pre-open");
-  if (!soak_prov_open()) return;
+  if (!soak_prov_open()) return false;
   soak_sample("baseline-open");
   soak_prov_close();
   soak_sample("baseline-closed");
-  if (!soak_prov_open()) return;
+  if (!soak_prov_open()) return false;
   soak_sample("big-open");
   double ms = 0;
   soak.srs = soak_load_params(pd, &ms);
@@ -351,82 +352,91 @@ void soak_big_phase(phase_data *pd, uint64_t *rs) {
   soak_sample("big-loaded");
   if (!soak.srs) {
     soak_prov_close();
-    return;
+    return false;
   }
+  return true;
+}
+
+/* Big job number jobno (from 0) of n partitions, submitted: the first with the urgent
+ * job beside it (--big-urgent-after), the second with one bad partition and a job
+ * behind it cancelled while queued. Waited on and checked; false when out of memory. */
+static bool big_job(phase_data *pd, tally *t, unsigned jobno, unsigned n, uint64_t *rs) {
+  const soak_opts *o = &soak.o;
+  bool bad = jobno == 1 && pd->want_bad;
+  hjob *h = soak_job_new(pd, t, bad ? K_BAD : K_GOOD, n, bad ? (int)(n / 2) : -1, 0, true, rs);
+  hjob *c = NULL;
+  if (!h) {
+    soak_fail("out of memory for a job");
+    return false;
+  }
+  bool urgent = jobno == 0 && o->big_urgent_after > 0;
+  if (urgent) h->job.on_inputs_released = soak_on_released;
+  bool submitted = soak_job_submit(h);
+  if (submitted && urgent) big_urgent(pd, t, h, rs);
+  if (submitted && jobno == 1 && o->cancel_pct > 0) {
+    /* behind it, cancelled while queued */
+    c = soak_job_new(pd, t, K_CANCEL, o->big_job, -1, INT32_MIN + 1, true, rs);
+    if (c && soak_job_submit(c))
+      soak_job_cancel(c);
+    else if (c) {
+      soak_job_free(c);
+      c = NULL;
+    }
+  }
+  if (submitted) {
+    soak_job_check(h, soak_job_wait(h), false);
+    if (urgent) big_urgent_stream(h);
+  } else {
+    atomic_fetch_add(&soak.parts_done, n);
+  }
+  if (c) {
+    soak_job_check(c, soak_job_wait(c), false);
+    soak_job_free(c);
+  }
+  sp_cli_note("big phase: job %u (%s, %u partitions) ended", jobno + 1, kind_names[h->kind], n);
+  soak_job_free(h);
+  return true;
+}
+
+/* Released with no job holding it (the set must leave the GPU), then loaded again.
+ * False when the load failed. */
+static bool big_reload(const phase_data *pd, tally *t) {
+  release_params();
+  soak_sample("big-released");
+  double rms = 0;
+  soak.srs = soak_load_params(pd, &rms);
+  soak.big_reload_ms = rms;
+  atomic_fetch_add(&t->reloads, 1);
+  soak_sample("big-reloaded");
+  return soak.srs != NULL;
+}
+
+/* The jobs of --big-partitions in all, --big-job each, a reload after the second. */
+static void big_jobs(phase_data *pd, tally *t, uint64_t *rs) {
+  const soak_opts *o = &soak.o;
   uint64_t left = o->big_partitions;
   double tp = sp_cli_now_ms();
   for (unsigned jobno = 0; left > 0; jobno++) {
     soak_set_where(PH_BIG, 0, (int)jobno + 1);
     unsigned n = left < o->big_job ? (unsigned)left : o->big_job;
-    bool bad = jobno == 1 && pd->want_bad;
-    hjob *h = soak_job_new(pd, t, bad ? K_BAD : K_GOOD, n, bad ? (int)(n / 2) : -1, 0, true, rs);
-    hjob *c = NULL;
-    if (!h) {
-      soak_fail("out of memory for a job");
-      break;
-    }
-    bool urgent = jobno == 0 && o->big_urgent_after > 0;
-    if (urgent) h->job.on_inputs_released = soak_on_released;
-    bool submitted = soak_job_submit(h);
-    if (submitted && urgent) big_urgent(pd, t, h, rs);
-    if (submitted && jobno == 1 && o->cancel_pct > 0) {
-      /* behind it, cancelled while queued */
-      c = soak_job_new(pd, t, K_CANCEL, o->big_job, -1, INT32_MIN + 1, true, rs);
-      if (c && soak_job_submit(c))
-        soak_job_cancel(c);
-      else if (c) {
-        soak_job_free(c);
-        c = NULL;
-      }
-    }
-    if (submitted) {
-      soak_job_check(h, soak_job_wait(h), false);
-      if (urgent) big_urgent_stream(h);
-    } else {
-      atomic_fetch_add(&soak.parts_done, n);
-    }
-    if (c) {
-      soak_job_check(c, soak_job_wait(c), false);
-      soak_job_free(c);
-    }
-    sp_cli_note("big phase: job %u (%s, %u partitions) ended", jobno + 1, kind_names[h->kind], n);
-    soak_job_free(h);
+    if (!big_job(pd, t, jobno, n, rs)) break;
     left -= n;
     soak_sample("big-job");
     soak_check_devices("after a big job");
-    if (jobno == 1 && o->reload) {
-      /* release with no job holding it: the set must leave the GPU, then come back */
-      pthread_rwlock_wrlock(&soak.srs_lock);
-      sealprov_srs *old = soak.srs;
-      soak.srs = NULL;
-      pthread_rwlock_unlock(&soak.srs_lock);
-      soak.vt->srs_release(old);
-      soak_sample("big-released");
-      double rms = 0;
-      soak.srs = soak_load_params(pd, &rms);
-      soak.big_reload_ms = rms;
-      atomic_fetch_add(&t->reloads, 1);
-      soak_sample("big-reloaded");
-      if (!soak.srs) break;
-    }
+    if (jobno == 1 && o->reload && !big_reload(pd, t)) break;
   }
   soak.big_prove_ms = sp_cli_now_ms() - tp - soak.big_reload_ms;
   soak.big_parts_proved = atomic_load(&t->parts_ok);
-  pthread_rwlock_wrlock(&soak.srs_lock);
-  sealprov_srs *old = soak.srs;
-  soak.srs = NULL;
-  pthread_rwlock_unlock(&soak.srs_lock);
-  soak.vt->srs_release(old);
-  soak_set_where(PH_BIG, 0, 0);
-  soak_sample("pre-close");
-  soak_prov_close();
-  soak_sample("big-closed");
-  /* A second cycle: open, checked load, one job, release, close. What a close leaves is
-   * judged against the first close after work, not against the baseline: CUDA loads a
-   * kernel's code onto the device at its first launch (lazy module loading), so the
-   * first partitions of a process add device memory that stays until the process ends
-   * (measured on the H200: 529 -> 669 MiB used after close). A leak grows from one
-   * cycle to the next; code loading does not. */
+}
+
+/* A second cycle: open, checked load, one job, release, close. What a close leaves is
+ * judged against the first close after work, not against the baseline: CUDA loads a
+ * kernel's code onto the device at its first launch (lazy module loading), so the
+ * first partitions of a process add device memory that stays until the process ends
+ * (measured on the H200: 529 -> 669 MiB used after close). A leak grows from one
+ * cycle to the next; code loading does not. */
+static void big_second_cycle(phase_data *pd, tally *t, uint64_t *rs) {
+  const soak_opts *o = &soak.o;
   if (!soak_prov_open()) return;
   soak_sample("big2-open");
   double ms2 = 0;
@@ -448,14 +458,24 @@ void soak_big_phase(phase_data *pd, uint64_t *rs) {
       soak_check_devices("after a big job");
     }
     soak.big_parts_proved = atomic_load(&t->parts_ok);
-    pthread_rwlock_wrlock(&soak.srs_lock);
-    old = soak.srs;
-    soak.srs = NULL;
-    pthread_rwlock_unlock(&soak.srs_lock);
-    soak.vt->srs_release(old);
+    release_params();
   }
   soak_set_where(PH_BIG, 0, 0);
   soak_sample("pre-close");
   soak_prov_close();
   soak_sample("big-closed");
+}
+
+void soak_big_phase(phase_data *pd, uint64_t *rs) {
+  tally *t = &soak.t[PH_BIG];
+  soak.pd = pd;
+  soak_set_where(PH_BIG, 0, 0);
+  if (!big_open_load(pd)) return;
+  big_jobs(pd, t, rs);
+  release_params();
+  soak_set_where(PH_BIG, 0, 0);
+  soak_sample("pre-close");
+  soak_prov_close();
+  soak_sample("big-closed");
+  big_second_cycle(pd, t, rs);
 }

@@ -239,6 +239,94 @@ static int fail_start(sp_pool *pool, sp_sched *s, int st) {
   return st;
 }
 
+/* Starts worker j of device i as pool->workers[k]; it reports in once bound. */
+static int start_worker(sp_pool *pool, sp_sched *s, sp_device_rt *d, unsigned i, unsigned j,
+                        unsigned k, char *err, size_t errlen) {
+  sp_worker *w = &pool->workers[k];
+  w->sched = s;
+  w->pool = pool;
+  w->dev = d;
+  w->index = k;
+  w->local = j;
+  w->bind_status = -1;
+  w->confirmed_ordinal = -1;
+  pthread_mutex_lock(&pool->mu);
+  pool->binding++;
+  pthread_mutex_unlock(&pool->mu);
+  char name[96]; /* sp_thread_start keeps the first 15 characters */
+  snprintf(name, sizeof name, "sp-%.8s-%u", d->cfg.section, j);
+  int rc = sp_thread_start(&w->thread, worker_main, w, name);
+  if (rc != 0) {
+    pthread_mutex_lock(&pool->mu);
+    pool->binding--;
+    pthread_mutex_unlock(&pool->mu);
+    snprintf(err, errlen, "device %u (%s): cannot start worker %u: %s", i, d->cfg.section, j,
+             strerror(rc));
+    return SEALPROV_ERR_INTERNAL;
+  }
+  w->started = true;
+  return SEALPROV_OK;
+}
+
+/* Every device's workers started, in device order, until one cannot be; then waits
+ * until every started worker has reported its bind. */
+static int start_workers(sp_pool *pool, sp_sched *s, sp_device_rt *devs, unsigned ndev, char *err,
+                         size_t errlen) {
+  int st = SEALPROV_OK;
+  unsigned k = 0;
+  for (unsigned i = 0; i < ndev && st == SEALPROV_OK; i++) {
+    sp_device_rt *d = &devs[i];
+    d->workers = &pool->workers[k];
+    d->nworkers = d->cfg.workers;
+    for (unsigned j = 0; j < d->cfg.workers && st == SEALPROV_OK; j++, k++)
+      st = start_worker(pool, s, d, i, j, k, err, errlen);
+  }
+  pthread_mutex_lock(&pool->mu);
+  while (pool->binding > 0) pthread_cond_wait(&pool->cv, &pool->mu);
+  pthread_mutex_unlock(&pool->mu);
+  return st;
+}
+
+/* Every worker bound: else the first failure's status, its message in err. */
+static int check_binds(const sp_pool *pool, char *err, size_t errlen) {
+  for (unsigned k = 0; k < pool->nworkers; k++) {
+    const sp_worker *w = &pool->workers[k];
+    if (w->bind_status != SEALPROV_OK) {
+      snprintf(err, errlen, "device %u (%s): worker %u failed to bind: %s", w->dev->index,
+               w->dev->cfg.section, w->local, w->bind_err[0] ? w->bind_err : "no detail");
+      return w->bind_status;
+    }
+  }
+  return SEALPROV_OK;
+}
+
+/* Rule 2 of docs/design.md: every worker of a device confirmed the same ordinal, and for
+ * a GPU it is the one its selector resolved to. Records each device's ordinal and what
+ * the engine runs there. */
+static int check_ordinals(sp_device_rt *devs, unsigned ndev, char *err, size_t errlen) {
+  for (unsigned i = 0; i < ndev; i++) {
+    sp_device_rt *d = &devs[i];
+    int want = d->cfg.type == SP_DEVICE_CUDA ? d->cfg.ordinal : d->workers[0].confirmed_ordinal;
+    for (unsigned j = 0; j < d->nworkers; j++) {
+      if (d->workers[j].confirmed_ordinal != want) {
+        snprintf(err, errlen,
+                 "device %u (%s): worker %u confirmed ordinal %d, expected %d: a worker is bound "
+                 "to the wrong device",
+                 i, d->cfg.section, j, d->workers[j].confirmed_ordinal, want);
+        return SEALPROV_ERR_DEVICE;
+      }
+    }
+    d->confirmed_ordinal = want;
+    /* What the engine runs there (devices(): "sm_90"); the binds found it. */
+    d->cfg.code[0] = '\0';
+    if (d->eng->device_code != NULL) {
+      d->eng->device_code(d->handle, d->cfg.code, sizeof d->cfg.code);
+      d->cfg.code[sizeof d->cfg.code - 1] = '\0';
+    }
+  }
+  return SEALPROV_OK;
+}
+
 int sp_pool_start(sp_pool *pool, sp_sched *s, sp_device_rt *devs, unsigned ndev, char *err,
                   size_t errlen) {
   unsigned total = 0;
@@ -259,75 +347,8 @@ int sp_pool_start(sp_pool *pool, sp_sched *s, sp_device_rt *devs, unsigned ndev,
   size_threads_by_node(devs, ndev);
   pthread_mutex_init(&pool->mu, NULL);
   pthread_cond_init(&pool->cv, NULL);
-
-  int st = SEALPROV_OK;
-  unsigned k = 0;
-  for (unsigned i = 0; i < ndev && st == SEALPROV_OK; i++) {
-    sp_device_rt *d = &devs[i];
-    d->workers = &pool->workers[k];
-    d->nworkers = d->cfg.workers;
-    for (unsigned j = 0; j < d->cfg.workers; j++, k++) {
-      sp_worker *w = &pool->workers[k];
-      w->sched = s;
-      w->pool = pool;
-      w->dev = d;
-      w->index = k;
-      w->local = j;
-      w->bind_status = -1;
-      w->confirmed_ordinal = -1;
-      pthread_mutex_lock(&pool->mu);
-      pool->binding++;
-      pthread_mutex_unlock(&pool->mu);
-      char name[96]; /* sp_thread_start keeps the first 15 characters */
-      snprintf(name, sizeof name, "sp-%.8s-%u", d->cfg.section, j);
-      int rc = sp_thread_start(&w->thread, worker_main, w, name);
-      if (rc != 0) {
-        pthread_mutex_lock(&pool->mu);
-        pool->binding--;
-        pthread_mutex_unlock(&pool->mu);
-        snprintf(err, errlen, "device %u (%s): cannot start worker %u: %s", i, d->cfg.section, j,
-                 strerror(rc));
-        st = SEALPROV_ERR_INTERNAL;
-        break;
-      }
-      w->started = true;
-    }
-  }
-
-  pthread_mutex_lock(&pool->mu);
-  while (pool->binding > 0) pthread_cond_wait(&pool->cv, &pool->mu);
-  pthread_mutex_unlock(&pool->mu);
-  if (st != SEALPROV_OK) return fail_start(pool, s, st);
-
-  for (unsigned k2 = 0; k2 < total; k2++) {
-    const sp_worker *w = &pool->workers[k2];
-    if (w->bind_status != SEALPROV_OK) {
-      snprintf(err, errlen, "device %u (%s): worker %u failed to bind: %s", w->dev->index,
-               w->dev->cfg.section, w->local, w->bind_err[0] ? w->bind_err : "no detail");
-      return fail_start(pool, s, w->bind_status);
-    }
-  }
-  /* Rule 2 of docs/design.md: every worker of a device confirmed the same ordinal, and for
-   * a GPU it is the one its selector resolved to. */
-  for (unsigned i = 0; i < ndev; i++) {
-    sp_device_rt *d = &devs[i];
-    int want = d->cfg.type == SP_DEVICE_CUDA ? d->cfg.ordinal : d->workers[0].confirmed_ordinal;
-    for (unsigned j = 0; j < d->nworkers; j++) {
-      if (d->workers[j].confirmed_ordinal != want) {
-        snprintf(err, errlen,
-                 "device %u (%s): worker %u confirmed ordinal %d, expected %d: a worker is bound "
-                 "to the wrong device",
-                 i, d->cfg.section, j, d->workers[j].confirmed_ordinal, want);
-        return fail_start(pool, s, SEALPROV_ERR_DEVICE);
-      }
-    }
-    d->confirmed_ordinal = want;
-    /* What the engine runs there (devices(): "sm_90"); the binds found it. */
-    d->cfg.code[0] = '\0';
-    if (d->eng->device_code != NULL) {
-      d->eng->device_code(d->handle, d->cfg.code, sizeof d->cfg.code);
-      d->cfg.code[sizeof d->cfg.code - 1] = '\0';
-    }
-  }
-  return SEALPROV_OK;
+  int st = start_workers(pool, s, devs, ndev, err, errlen);
+  if (st == SEALPROV_OK) st = check_binds(pool, err, errlen);
+  if (st == SEALPROV_OK) st = check_ordinals(devs, ndev, err, errlen);
+  return st == SEALPROV_OK ? SEALPROV_OK : fail_start(pool, s, st);
 }

@@ -374,13 +374,147 @@ static void suspect_list(const sp_sched *s, const sp_task_rec *t, char *out, siz
   }
 }
 
-void sp_sched_finish(sp_sched *s, sp_worker *w, sp_task_rec *t, const sp_attempt *a) {
+/* What sp_sched_finish logs once s->mu is released: formatted under the lock, logged
+ * after it, since the host's logger is never called with a scheduler lock held (it
+ * may be slow, or call back in). */
+typedef struct finish_msgs {
+  char quarantine[1200], requeue[600], input[600];
+} finish_msgs;
+
+/* The partition's proof verified: stored, and every device whose proof of it failed
+ * charged. */
+static void finish_ok(sp_sched *s, sp_worker *w, sp_task_rec *t, const sp_attempt *a, double now,
+                      finish_msgs *m) {
   sp_device_rt *d = w->dev;
   sp_job *j = t->job;
+  if (j->srs != NULL) sched_speed_sample(d, j->srs->log_domain, a->execute_s - a->setup_s);
+  memcpy(j->desc.proofs_out + (size_t)t->partition * SEALPROV_PROOF_BYTES, a->proof,
+         SEALPROV_PROOF_BYTES);
+  d->tasks_done++;
+  /* The partition verified: every device whose proof of it failed is at fault. */
+  for (unsigned i = 0; i < s->ndev; i++)
+    if (t->suspect_devices & (UINT64_C(1) << i))
+      charge_device(s, &s->devs[i], t->suspect_err, m->quarantine, sizeof m->quarantine);
+  sp_sched_timeline_add(s, SP_TL_DONE, j->id, t->partition, (int)d->index, (int)w->index,
+                        now - t->t_start, SEALPROV_OK);
+  sched_end_task(s, t, SEALPROV_OK, "%s", "");
+}
+
+/* Who a failed attempt on d is charged to: a device failure to d at once; a failed
+ * self-check to no one yet (the device or the input may be at fault). True when the
+ * input is at fault: the second failed self-check is always the input's, on another
+ * device, or again here, which a retry only reaches once no untried healthy device is
+ * left (sched_eligible()). */
+static bool blame_attempt(sp_sched *s, sp_device_rt *d, sp_task_rec *t, const sp_attempt *a,
+                          finish_msgs *m) {
   const uint64_t bit = UINT64_C(1) << d->index;
-  /* Messages are formatted under s->mu but logged after it: the host's logger is
-   * never called with a scheduler lock held (it may be slow, or call back in). */
-  char quarantine_msg[1200] = "", requeue_msg[600] = "", input_msg[600] = "";
+  t->failed_devices |= bit;
+  if (!a->self_check_failed) {
+    charge_device(s, d, a->err, m->quarantine, sizeof m->quarantine);
+    return false;
+  }
+  bool again_here = (t->suspect_devices & bit) != 0;
+  if (t->suspect_devices == 0) /* %.200s: the whole line fits suspect_err */
+    snprintf(t->suspect_err, sizeof t->suspect_err, "job %" PRIu64 " partition %" PRIu32 ": %.200s",
+             t->job->id, t->partition, a->err);
+  t->suspect_devices |= bit;
+  return __builtin_popcountll(t->suspect_devices) >= 2 ||
+         (again_here && !untried_device_left(s, t));
+}
+
+/* The partition's assignment does not satisfy the circuit: it ends, no device charged. */
+static void end_input_fault(sp_sched *s, sp_task_rec *t, finish_msgs *m) {
+  const sp_job *j = t->job;
+  char who[300];
+  suspect_list(s, t, who, sizeof who);
+  const sp_srs *srs = j->srs;
+  sched_end_task(s, t, SEALPROV_ERR_ASSIGNMENT,
+                 "partition %" PRIu32 " of job %" PRIu64
+                 ": its proof failed the self-check 2 "
+                 "times (on %s): the assignment does not satisfy the circuit of these parameters "
+                 "(file %s); no device was charged",
+                 t->partition, j->id, who, srs != NULL && srs->path != NULL ? srs->path : "?");
+  snprintf(m->input, sizeof m->input, "%s", t->err);
+}
+
+/* The partition back in the queue for another attempt, on another device if one is
+ * left untried. */
+static void requeue(sp_sched *s, sp_worker *w, sp_task_rec *t, const sp_attempt *a, int status,
+                    double now, finish_msgs *m) {
+  const sp_device_rt *d = w->dev;
+  const sp_job *j = t->job;
+  t->running = false;
+  sched_queue_insert(s, t);
+  s->requeues++;
+  sp_sched_timeline_add(s, SP_TL_REQUEUED, j->id, t->partition, (int)d->index, (int)w->index,
+                        now - t->t_start, status);
+  snprintf(m->requeue, sizeof m->requeue,
+           "job %" PRIu64 " partition %" PRIu32 ": attempt %" PRIu32
+           " failed on device %u "
+           "(%s): %s; requeued for %s device",
+           j->id, t->partition, t->attempts, d->index, sched_dev_name(d), a->err,
+           untried_device_left(s, t) ? "another" : "the same");
+  pthread_cond_broadcast(&s->work_cv);
+}
+
+/* An attempt that failed on its device (or its self-check): the partition ends (its
+ * input at fault, its job cancelled, the provider closing, no device left for it, its
+ * attempts spent) or goes back in the queue. */
+static void finish_failed(sp_sched *s, sp_worker *w, sp_task_rec *t, const sp_attempt *a,
+                          double now, finish_msgs *m) {
+  sp_device_rt *d = w->dev;
+  sp_job *j = t->job;
+  const bool self_check = a->self_check_failed;
+  int status = self_check ? SEALPROV_ERR_VERIFY_FAILED : a->status;
+  bool input_fault = blame_attempt(s, d, t, a, m);
+  unsigned max_attempts = s->cfg.max_attempts ? s->cfg.max_attempts : 1;
+  if (input_fault) {
+    end_input_fault(s, t, m);
+  } else if (j->cancelled) {
+    sched_end_task(s, t, SEALPROV_ERR_CANCELLED,
+                   "partition %" PRIu32 " of job %" PRIu64
+                   ": cancelled; its last attempt failed on "
+                   "device %u (%s): %s",
+                   t->partition, j->id, d->index, sched_dev_name(d), a->err);
+  } else if (s->closing) {
+    sched_end_task(s, t, SEALPROV_ERR_SHUTDOWN,
+                   "partition %" PRIu32 " of job %" PRIu64
+                   ": not retried because the provider is "
+                   "closing; its attempt failed on device %u (%s): %s",
+                   t->partition, j->id, d->index, sched_dev_name(d), a->err);
+  } else if (sched_healthy_devices(s) == 0) {
+    char why[1024];
+    sched_no_device_detail(s, why, sizeof why);
+    sched_end_task(s, t, SEALPROV_ERR_NO_DEVICE, "partition %" PRIu32 " of job %" PRIu64 ": %s",
+                   t->partition, j->id, why);
+    fail_queued_no_device(s);
+  } else if (sched_healthy_in(s, j->allowed) == 0) {
+    /* A job restricted to quarantined devices: the partition ends with the error of
+     * its last attempt (the job's other queued partitions: fail_stranded). */
+    char why[900];
+    sched_stranded_detail(s, j, false, why, sizeof why);
+    sched_end_task(s, t, status,
+                   "partition %" PRIu32 " of job %" PRIu64 ": attempt %" PRIu32
+                   " failed on device "
+                   "%u (%s): %s; not retried: %s",
+                   t->partition, j->id, t->attempts, d->index, sched_dev_name(d), a->err, why);
+  } else if (t->attempts >= max_attempts) {
+    sched_end_task(s, t, status,
+                   "partition %" PRIu32 " of job %" PRIu64 ": gave up after %" PRIu32
+                   " attempts (max_attempts = %u); last on device %u (%s): %s%s",
+                   t->partition, j->id, t->attempts, max_attempts, d->index, sched_dev_name(d),
+                   a->err,
+                   self_check ? " (a failed self-check is not charged to a device until the "
+                                "partition verifies elsewhere)"
+                              : "");
+  } else {
+    requeue(s, w, t, a, status, now, m);
+  }
+}
+
+void sp_sched_finish(sp_sched *s, sp_worker *w, sp_task_rec *t, const sp_attempt *a) {
+  sp_device_rt *d = w->dev;
+  finish_msgs m = {"", "", ""};
   pthread_mutex_lock(&s->mu);
   const unsigned healthy_before = sched_healthy_devices(s);
   d->busy_s += a->execute_s;
@@ -388,113 +522,19 @@ void sp_sched_finish(sp_sched *s, sp_worker *w, sp_task_rec *t, const sp_attempt
   w->current = NULL;
   if (s->deferring > 0) pthread_cond_broadcast(&s->work_cv);
   double now = sp_now();
-  if (a->status == SEALPROV_OK) {
-    if (j->srs != NULL) sched_speed_sample(d, j->srs->log_domain, a->execute_s - a->setup_s);
-    memcpy(j->desc.proofs_out + (size_t)t->partition * SEALPROV_PROOF_BYTES, a->proof,
-           SEALPROV_PROOF_BYTES);
-    d->tasks_done++;
-    /* The partition verified: every device whose proof of it failed is at fault. */
-    for (unsigned i = 0; i < s->ndev; i++)
-      if (t->suspect_devices & (UINT64_C(1) << i))
-        charge_device(s, &s->devs[i], t->suspect_err, quarantine_msg, sizeof quarantine_msg);
-    sp_sched_timeline_add(s, SP_TL_DONE, j->id, t->partition, (int)d->index, (int)w->index,
-                          now - t->t_start, SEALPROV_OK);
-    sched_end_task(s, t, SEALPROV_OK, "%s", "");
-  } else if (a->self_check_failed || device_failure(a->status)) {
-    const bool self_check = a->self_check_failed;
-    int status = self_check ? SEALPROV_ERR_VERIFY_FAILED : a->status;
-    bool input_fault = false;
-    t->failed_devices |= bit;
-    if (self_check) {
-      /* Not charged yet: the device or the input may be at fault. */
-      bool again_here = (t->suspect_devices & bit) != 0;
-      if (t->suspect_devices == 0) /* %.200s: the whole line fits suspect_err */
-        snprintf(t->suspect_err, sizeof t->suspect_err,
-                 "job %" PRIu64 " partition %" PRIu32 ": %.200s", j->id, t->partition, a->err);
-      t->suspect_devices |= bit;
-      /* The second failed self-check is always the input's fault: on another device, or
-       * again here, which a retry only reaches once no untried healthy device is left
-       * (sched_eligible()). */
-      input_fault = __builtin_popcountll(t->suspect_devices) >= 2 ||
-                    (again_here && !untried_device_left(s, t));
-    } else {
-      charge_device(s, d, a->err, quarantine_msg, sizeof quarantine_msg);
-    }
-    unsigned max_attempts = s->cfg.max_attempts ? s->cfg.max_attempts : 1;
-    if (input_fault) {
-      char who[300];
-      suspect_list(s, t, who, sizeof who);
-      const sp_srs *srs = j->srs;
-      sched_end_task(
-          s, t, SEALPROV_ERR_ASSIGNMENT,
-          "partition %" PRIu32 " of job %" PRIu64
-          ": its proof failed the self-check 2 "
-          "times (on %s): the assignment does not satisfy the circuit of these parameters "
-          "(file %s); no device was charged",
-          t->partition, j->id, who, srs != NULL && srs->path != NULL ? srs->path : "?");
-      snprintf(input_msg, sizeof input_msg, "%s", t->err);
-    } else if (j->cancelled) {
-      sched_end_task(s, t, SEALPROV_ERR_CANCELLED,
-                     "partition %" PRIu32 " of job %" PRIu64
-                     ": cancelled; its last attempt failed on "
-                     "device %u (%s): %s",
-                     t->partition, j->id, d->index, sched_dev_name(d), a->err);
-    } else if (s->closing) {
-      sched_end_task(s, t, SEALPROV_ERR_SHUTDOWN,
-                     "partition %" PRIu32 " of job %" PRIu64
-                     ": not retried because the provider is "
-                     "closing; its attempt failed on device %u (%s): %s",
-                     t->partition, j->id, d->index, sched_dev_name(d), a->err);
-    } else if (sched_healthy_devices(s) == 0) {
-      char why[1024];
-      sched_no_device_detail(s, why, sizeof why);
-      sched_end_task(s, t, SEALPROV_ERR_NO_DEVICE, "partition %" PRIu32 " of job %" PRIu64 ": %s",
-                     t->partition, j->id, why);
-      fail_queued_no_device(s);
-    } else if (sched_healthy_in(s, j->allowed) == 0) {
-      /* A job restricted to quarantined devices: the partition ends with the error of
-       * its last attempt (the job's other queued partitions: fail_stranded below). */
-      char why[900];
-      sched_stranded_detail(s, j, false, why, sizeof why);
-      sched_end_task(s, t, status,
-                     "partition %" PRIu32 " of job %" PRIu64 ": attempt %" PRIu32
-                     " failed on device "
-                     "%u (%s): %s; not retried: %s",
-                     t->partition, j->id, t->attempts, d->index, sched_dev_name(d), a->err, why);
-    } else if (t->attempts >= max_attempts) {
-      sched_end_task(s, t, status,
-                     "partition %" PRIu32 " of job %" PRIu64 ": gave up after %" PRIu32
-                     " attempts (max_attempts = %u); last on device %u (%s): %s%s",
-                     t->partition, j->id, t->attempts, max_attempts, d->index, sched_dev_name(d),
-                     a->err,
-                     self_check ? " (a failed self-check is not charged to a device until the "
-                                  "partition verifies elsewhere)"
-                                : "");
-    } else {
-      t->running = false;
-      sched_queue_insert(s, t);
-      s->requeues++;
-      sp_sched_timeline_add(s, SP_TL_REQUEUED, j->id, t->partition, (int)d->index, (int)w->index,
-                            now - t->t_start, status);
-      snprintf(requeue_msg, sizeof requeue_msg,
-               "job %" PRIu64 " partition %" PRIu32 ": attempt %" PRIu32
-               " failed on device %u "
-               "(%s): %s; requeued for %s device",
-               j->id, t->partition, t->attempts, d->index, sched_dev_name(d), a->err,
-               untried_device_left(s, t) ? "another" : "the same");
-      pthread_cond_broadcast(&s->work_cv);
-    }
-  } else {
-    /* Bad input or host memory: another device would fail the same way. */
+  if (a->status == SEALPROV_OK)
+    finish_ok(s, w, t, a, now, &m);
+  else if (a->self_check_failed || device_failure(a->status))
+    finish_failed(s, w, t, a, now, &m);
+  else /* Bad input or host memory: another device would fail the same way. */
     sched_end_task(s, t, a->status, "partition %" PRIu32 " of job %" PRIu64 ": %s", t->partition,
-                   j->id, a->err);
-  }
+                   t->job->id, a->err);
   /* A quarantine may leave restricted jobs without any device they may run on (the
-   * count, not quarantine_msg, tells: the message may not have had room). */
+   * count, not m.quarantine, tells: the message may not have had room). */
   if (sched_healthy_devices(s) < healthy_before) fail_stranded(s);
   pthread_mutex_unlock(&s->mu);
-  /* t and j may be gone now (the job can end and be reaped): only the copies. */
-  if (quarantine_msg[0]) SLOG(s, SEALPROV_LOG_WARN, "%s", quarantine_msg);
-  if (requeue_msg[0]) SLOG(s, SEALPROV_LOG_INFO, "%s", requeue_msg);
-  if (input_msg[0]) SLOG(s, SEALPROV_LOG_WARN, "%s", input_msg);
+  /* t and its job may be gone now (the job can end and be reaped): only the copies. */
+  if (m.quarantine[0]) SLOG(s, SEALPROV_LOG_WARN, "%s", m.quarantine);
+  if (m.requeue[0]) SLOG(s, SEALPROV_LOG_INFO, "%s", m.requeue);
+  if (m.input[0]) SLOG(s, SEALPROV_LOG_WARN, "%s", m.input);
 }

@@ -20,6 +20,8 @@ tests_tools_test_cli_lines_CPPFLAGS = $(SP_HOST_CPPFLAGS)
 tests_tools_test_cli_lines_LDADD = tools/libsealprov_host.la $(SP_KIT_LIBS) $(SP_EXTERNAL_LIBS)
 # the global options, help, messages, exit statuses
 TESTS += tests/tools/cli.sh
+# every command's --help: its usage alone, exit 0
+TESTS += tests/tools/help_each.sh
 # `sealprov prove --device` on three CPU devices
 TESTS += tests/tools/prove_device.sh
 # devices of different memory and speed (memory_limit, [testing] inject = slow) on CPU
@@ -37,4 +39,4 @@ TESTS += tests/tools/host_symbols.sh
 EXTRA_DIST += tests/tools/cli_lib.sh tests/tools/test_cli.sh tests/tools/test_inspect.sh tests/tools/test_witness_cli.sh \
   tests/tools/test_cli_files.sh tests/tools/cli.sh tests/tools/prove_device.sh \
   tests/tools/topo_cli.sh tests/tools/host_symbols.sh tests/tools/unseen_cli.sh \
-  tests/tools/capacity.sh tests/tools/cli_prove_env.sh
+  tests/tools/capacity.sh tests/tools/cli_prove_env.sh tests/tools/help_each.sh

@@ -26,7 +26,6 @@ trap 'rm -rf "$tmp"' EXIT
 # option, key or field, one message per check) are the lasting reasons; "to split"
 # names the parts a later change takes apart.
 exceptions='
-bench/bench_cpu.c:sp_cmd_bench_cpu        its options, then the run: to split
 bench/bench_gpu.c:bench_msm               to split: set-up of the points apart from the timed runs
 bench/bench_gpu.c:sp_cmd_bench_gpu        one case per option of bench gpu, then the dispatch: to split
 bench/bench_gpu_partition.c:bg_synth_make_spec to split: the host-memory check apart from making the set
@@ -34,13 +33,6 @@ bench/bench_gpu_partition.c:partition_runs to split: each engine call (prepare, 
 bench/bench_gpu_throughput.c:tp_print     the report, one figure after another
 bench/bench_gpu_throughput.c:bg_bench_throughput its options, then the runs: to split
 bench/bench_gpu_throughput.c:tp_run_stream to split: scheduler set-up, warm-up, the timed jobs, the figures
-bench/bench_load.c:bench_load_file        to split: warm loads apart from the cold one
-bench/bench_load.c:sp_bench_load          one case per option of bench load, then the runs: to split
-bench/cmd_bench.c:cmd_bench               one case per option of bench, then the table: to split
-bench/cmd_bench.c:bench_one               to split: the run apart from its row
-bench/cmd_soak.c:cmd_soak                 to split: options, phases and verdict on one struct
-bench/cmd_stress.c:cmd_stress             its options, then the run: to split
-bench/soak_phases.c:soak_big_phase        to split: submission apart from the checks of its results
 bench/soak_report.c:write_json            the JSON report, one field after another
 cuda/backend/engine_cuda.c:cuda_execute   to split: each witness path apart from the retry ladder
 cuda/backend/pipeline.c:cuda_prove_partition to split: the stages of one partition
@@ -52,11 +44,7 @@ plugin/formats/srs.c:sp_srs_load_ex       to split: open and map apart from pars
 plugin/groth16/checks.c:sp_groth16_check_assignment one check per field of the assignment, each with its message
 plugin/runtime/ini.c:handle_device        one case per key of a [device] section
 plugin/runtime/ini.c:handle_provider      one case per key of the [provider] section
-plugin/runtime/pool.c:sp_pool_start       to split: the workers apart from the pool
-plugin/runtime/queue.c:sp_sched_finish    to split: a job ending apart from a partition ending
 plugin/runtime/reports.c:sp_sched_stats   the stats JSON, one field after another, from one snapshot
-tools/cmd_demo.c:cmd_demo                 to split: each step of the demo apart
-tools/cmd_verify.c:cmd_verify             to split: options, the inputs read, the verdict
 '
 
 # lengths FILE...: "FILE:FUNCTION LINES" for every function defined at column 0
