@@ -7,6 +7,7 @@
 #include <config.h>
 
 #include <errno.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -95,6 +96,12 @@ static void *witness_thread(void *arg) {
   return NULL;
 }
 
+_Static_assert(sizeof(c2_assignment) == sizeof(sealprov_assignment) &&
+                   offsetof(c2_assignment, a) == offsetof(sealprov_assignment, a) &&
+                   offsetof(c2_assignment, aux_assignment_data) ==
+                       offsetof(sealprov_assignment, aux_assignment),
+               "an Assignment is a sealprov_assignment");
+
 /* Converts [from, to) of a witness's scalars in place, one slice per thread. */
 typedef struct mont_job {
   c2_fr *v;
@@ -135,25 +142,9 @@ static int to_montgomery(const pl_opts *o, pl_set *s) {
   }
   free(jobs);
   free(th);
-  s->asg = (c2_assignment){
-      .a_aux_density = a->a_aux_density,
-      .a_aux_bit_len = a->a_aux_bit_len,
-      .a_aux_popcount = a->a_aux_popcount,
-      .b_inp_density = a->b_inp_density,
-      .b_inp_bit_len = a->b_inp_bit_len,
-      .b_inp_popcount = a->b_inp_popcount,
-      .b_aux_density = a->b_aux_density,
-      .b_aux_bit_len = a->b_aux_bit_len,
-      .b_aux_popcount = a->b_aux_popcount,
-      .a = v,
-      .b = v + a->abc_size,
-      .c = v + 2 * a->abc_size,
-      .abc_size = a->abc_size,
-      .inp_assignment_data = v + 3 * a->abc_size,
-      .inp_assignment_size = a->inp_size,
-      .aux_assignment_data = v + 3 * a->abc_size + a->inp_size,
-      .aux_assignment_size = a->aux_size,
-  };
+  /* The same 17 fields in the same order (compat/c2.c asserts each one), the scalars
+   * where they were: converted in place. */
+  memcpy(&s->asg, a, sizeof s->asg);
   return rc != 0;
 }
 
