@@ -7,10 +7,11 @@
 # its latency on the idle GPU, and the stream's partitions/s with and without the PoSts.
 # It runs tests/compat/c2_post_load (its head says what it does) in one process:
 #   1. a sealing-shaped PoRep set of domain 2^SIZE (0.97 x 2^SIZE constraints, 328
-#      inputs: dev/fullsize.sh's circuit) and a WinningPoSt-shaped set (372,790
-#      constraints with the input constraints, 68 inputs, 2^19), INSECURE setups with
-#      the points on the GPU, written to DIR (2^27: 49.2 GB); one witness of each in
-#      memory (the PoRep one on a thread of its own while the files are written)
+#      public inputs besides ONE: dev/fullsize.sh's circuit) and a WinningPoSt-shaped
+#      set (372,790 constraints with the input constraints, 68 inputs with ONE, 2^19),
+#      INSECURE setups with the points on the GPU, written to DIR (2^27: 49.2 GB); one
+#      witness of each in memory (the PoRep one on a thread of its own while the files
+#      are written)
 #   2. create_SRS of both on a provider of one [gpu0] (CUDA ordinal ORDINAL), with
 #      validation records in DIR/records
 #   3. MODE=cuzk (default): 2 GPU workers sharing one mutex from create_gpu_mutex, one
@@ -25,11 +26,11 @@
 # The program: BUILD, a build tree of the release tarball (on the GPU machine, carry .dist
 # and .deb: B=$(sh dev/device-build.sh) && BUILD=$B sh dev/post-under-load.sh "$OUT"),
 # else this tree's _build (a --with-cuda build).
-# Time on an H200 at SIZE=27 (figures of docs/PERFORMANCE.md): circuit 20 s, the setup
-# (84 s) and the PoRep witness (88 s) side by side, the checked load 18 s, then about a
-# minute of proofs: some 3 minutes in all; SIZE=25 about 1 minute. The script stops it
-# at TOTAL. A second run finds DIR's files of the first (DIR/porep.made) and saves the
-# setup.
+# Time on an H200 at SIZE=27, expected from docs/PERFORMANCE.md's figures (not run yet):
+# circuit 20 s, the setup (84 s) and the PoRep witness (88 s) side by side, the checked
+# load 18 s, then one to two minutes of proofs: about 3.5 minutes in all; SIZE=25 about
+# 1. The script stops it at TOTAL. A second run finds DIR's files of the first
+# (DIR/porep.made) and saves the setup.
 # Settable: SIZE (log2 of the PoRep domain, 10..27, default 27), DIR (default
 # /tmp/sp-post), ORDINAL (0), MODE (cuzk|jobs), WORKERS (2), PARTITIONS (jobs: 10),
 # POSTS (5), BEFORE (2), GAP_MS (1000), TOTAL (seconds, default 540), FULLSIZE=DIR2 (take
