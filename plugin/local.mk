@@ -80,6 +80,8 @@ plugin_libsealprov_groth16_la_SOURCES = \
   plugin/formats/fdigest.c \
   plugin/formats/vrecord.h \
   plugin/formats/vrecord.c \
+  plugin/formats/shimage.h \
+  plugin/formats/shimage.c \
   plugin/formats/blake2b.h \
   plugin/formats/blake2b.c \
   plugin/formats/iden3.h \
