@@ -2,9 +2,14 @@
 /* c2_load.c -- one create_SRS in a fresh process, as each child of Curio's default path
  * makes it (lib/ffiselect: start, create_SRS, prove, exit), timed:
  *
- *   c2_load PARAMS   create_SRS(PARAMS, cache = false), drop_SRS, then one line on
+ *   c2_load [--hold DIR] PARAMS
+ *                    create_SRS(PARAMS, cache = false), drop_SRS, then one line on
  *                    stdout: {"create_SRS_s": S, "drop_SRS_s": S}; exit 0. A failed
- *                    create_SRS prints its message on stderr and exits 1.
+ *                    create_SRS prints its message on stderr and exits 1. With --hold,
+ *                    the loaded set is kept until DIR/release exists: the child makes
+ *                    DIR/loaded.PID once create_SRS returned, so that a script can
+ *                    measure the host memory of several children holding the set at
+ *                    once (dev/shared-image-mem.sh).
  *
  * Linked against libsealprov_c2 alone, like a Rust caller; the module and its INI come
  * from SEALPROV_PLUGIN and SEALPROV_CONFIG, its log lines from SEALPROV_C2_LOG_LEVEL
@@ -12,7 +17,9 @@
  * on the GPU machine with the 2^27 file. */
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "sealprov_c2.h"
 
@@ -22,9 +29,31 @@ static double now_s(void) {
   return (double)t.tv_sec + (double)t.tv_nsec / 1e9;
 }
 
+/* Says the set is loaded (DIR/loaded.PID) and waits for DIR/release; 1 when the marker
+ * cannot be made. */
+static int hold(const char *dir) {
+  char path[4096];
+  snprintf(path, sizeof path, "%s/loaded.%ld", dir, (long)getpid());
+  FILE *f = fopen(path, "w");
+  if (f == NULL || fclose(f) != 0) {
+    perror(path);
+    return 1;
+  }
+  snprintf(path, sizeof path, "%s/release", dir);
+  const struct timespec tick = {.tv_sec = 0, .tv_nsec = 100 * 1000 * 1000};
+  while (access(path, F_OK) != 0) nanosleep(&tick, NULL);
+  return 0;
+}
+
 int main(int argc, char **argv) {
+  const char *hold_dir = NULL;
+  if (argc == 4 && strcmp(argv[1], "--hold") == 0) {
+    hold_dir = argv[2];
+    argv += 2;
+    argc -= 2;
+  }
   if (argc != 2) {
-    fprintf(stderr, "usage: c2_load PARAMS\n");
+    fprintf(stderr, "usage: c2_load [--hold DIR] PARAMS\n");
     return 2;
   }
   c2_SRS srs = {NULL};
@@ -38,7 +67,12 @@ int main(int argc, char **argv) {
     drop_SRS(&srs);
     return 1;
   }
+  if (hold_dir != NULL && hold(hold_dir) != 0) {
+    drop_SRS(&srs);
+    return 1;
+  }
+  double t2 = now_s();
   drop_SRS(&srs);
-  printf("{\"create_SRS_s\": %.3f, \"drop_SRS_s\": %.3f}\n", t1 - t0, now_s() - t1);
+  printf("{\"create_SRS_s\": %.3f, \"drop_SRS_s\": %.3f}\n", t1 - t0, now_s() - t2);
   return 0;
 }
