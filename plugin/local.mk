@@ -74,6 +74,7 @@ plugin_libsealprov_groth16_la_SOURCES = \
   plugin/formats/srs_devcopy.h \
   plugin/formats/srs_internal.h \
   plugin/formats/srs.c \
+  plugin/formats/srs_set.c \
   plugin/formats/points.c \
   plugin/formats/manifest.c \
   plugin/formats/fdigest.h \

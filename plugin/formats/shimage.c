@@ -96,6 +96,12 @@ void sp_shimage_name(const char *path, char name[48]) {
   snprintf(name, 48, "%.32s.img", rec);
 }
 
+void sp_shimage_path(const sp_shimage_dir *d, const char *path, char *out, size_t len) {
+  char name[48];
+  sp_shimage_name(path, name);
+  snprintf(out, len, "%s/%s", d->root, name);
+}
+
 /* ---- the header ----------------------------------------------------------------------- */
 
 static void header_hash(const sp_shimage_header *h, uint8_t out[16]) {
@@ -208,6 +214,16 @@ static sp_shimage_verdict header_matches(const sp_shimage_header *h, const sp_sh
 
 /* ---- the reader ----------------------------------------------------------------------- */
 
+/* src with the digest it has now (src->digest_now): STALE when there is none. */
+static sp_shimage_verdict source_now(const sp_shimage_src *src, sp_shimage_src *now, char *why,
+                                     size_t whylen) {
+  *now = *src;
+  if (src->digest_now == NULL || src->digest_now(src->digest_user, &src->id, now->digest))
+    return SP_SHIMG_MATCH;
+  sp_set_err(why, whylen, "stale: its source has no trusted validation record that matches it now");
+  return SP_SHIMG_STALE;
+}
+
 static sp_shimage *mapped(void *base, const sp_shimage_header *h) {
   sp_shimage *m = calloc(1, sizeof *m);
   if (m == NULL) return NULL;
@@ -238,6 +254,7 @@ sp_shimage_verdict sp_shimage_map(sp_shimage_dir *d, const sp_shimage_src *src,
   }
   struct stat st;
   sp_shimage_header h;
+  sp_shimage_src now;
   char sub[512];
   sp_shimage_verdict vd = SP_SHIMG_BAD;
   if (!sp_vrecord_fd_trusted(fd, S_IFREG, false, esc, why, whylen, &st)) {
@@ -246,7 +263,8 @@ sp_shimage_verdict sp_shimage_map(sp_shimage_dir *d, const sp_shimage_src *src,
     sp_set_err(why, whylen, "%s: truncated: %lld bytes, a header takes %d", esc,
                (long long)st.st_size, SP_SHIMAGE_HEADER_BYTES);
   } else if ((vd = header_whole(&h, (uint64_t)st.st_size, sub, sizeof sub)) != SP_SHIMG_MATCH ||
-             (vd = header_matches(&h, src, want, sub, sizeof sub)) != SP_SHIMG_MATCH) {
+             (vd = source_now(src, &now, sub, sizeof sub)) != SP_SHIMG_MATCH ||
+             (vd = header_matches(&h, &now, want, sub, sizeof sub)) != SP_SHIMG_MATCH) {
     sp_set_err(why, whylen, "%s: %s", esc, sub);
   } else {
     void *base = mmap(NULL, h.total, PROT_READ, MAP_SHARED, fd, 0);
@@ -271,6 +289,16 @@ void sp_shimage_unmap(sp_shimage *m) {
 }
 
 /* ---- the writer ----------------------------------------------------------------------- */
+
+/* Closes the writer's descriptors, removes its temporary file (unless renamed) and
+ * releases the lock; its mapping stays. */
+static void writer_close(sp_shimage *w) {
+  if (w->fd >= 0) close(w->fd);
+  if (w->tmp[0] != '\0') (void)unlinkat(w->dir_fd, w->tmp, 0);
+  if (w->lock_fd >= 0) close(w->lock_fd); /* releases the flock */
+  w->fd = w->lock_fd = -1;
+  w->tmp[0] = '\0';
+}
 
 /* Removes ".NAME.*.tmp" files: under the lock nobody is writing one, so they are what
  * creators that died left. */
@@ -394,23 +422,25 @@ int sp_shimage_commit(sp_shimage_dir *d, const sp_shimage_src *src, sp_shimage *
   memcpy(w->base, &h, sizeof h);
   int e = msync(w->base, w->bytes, MS_SYNC) != 0 || fsync(w->fd) != 0 ? errno : 0;
   if (e == 0 && renameat(d->fd, w->tmp, d->fd, w->name) != 0) e = errno;
+  if (e == 0) w->tmp[0] = '\0'; /* renamed: nothing to remove */
+  writer_close(w);
   if (e != 0) {
     sp_set_err(why, whylen, "cannot complete %s/%s: %s", sp_utf8_escape(d->root, esc, sizeof esc),
                w->name, strerror(e));
-    sp_shimage_abort(w);
     return SEALPROV_ERR_IO;
   }
-  w->tmp[0] = '\0'; /* renamed: nothing to remove */
-  sp_shimage_abort(w);
   sp_shimage_verdict vd = sp_shimage_map(d, src, NULL, out, why, whylen);
-  return vd == SP_SHIMG_MATCH ? SEALPROV_OK : SEALPROV_ERR_IO;
+  if (vd != SP_SHIMG_MATCH) return SEALPROV_ERR_IO;
+  sp_shimage_unmap(w);
+  return SEALPROV_OK;
+}
+
+void sp_shimage_keep(sp_shimage *w) {
+  if (w != NULL) writer_close(w);
 }
 
 void sp_shimage_abort(sp_shimage *w) {
   if (w == NULL) return;
-  if (w->base != NULL) munmap(w->base, w->bytes);
-  if (w->fd >= 0) close(w->fd);
-  if (w->tmp[0] != '\0') (void)unlinkat(w->dir_fd, w->tmp, 0);
-  if (w->lock_fd >= 0) close(w->lock_fd); /* releases the flock */
-  free(w);
+  writer_close(w);
+  sp_shimage_unmap(w);
 }

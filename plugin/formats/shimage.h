@@ -59,6 +59,12 @@ typedef struct sp_shimage_src {
   sp_file_id id;
   uint8_t digest[16];
   int checks; /* SP_SHIMAGE_SUBGROUP: only such an image serves; CURVE: either does */
+  /* Optional: the digest asked for at each look at an image instead of digest (the
+   * source's trusted validation record now: under the lock it may have been written
+   * by the process that made the image meanwhile). False: there is none, and no image
+   * matches (SP_SHIMG_STALE). */
+  bool (*digest_now)(void *user, const sp_file_id *id, uint8_t digest[16]);
+  void *digest_user;
 } sp_shimage_src;
 
 /* The set's shape (sp_srs_peek_lengths): vector lengths in points, the domain's log. */
@@ -113,15 +119,23 @@ sp_shimage_verdict sp_shimage_map(sp_shimage_dir *d, const sp_shimage_src *src,
 int sp_shimage_begin(sp_shimage_dir *d, const sp_shimage_src *src, const sp_shimage_layout *lay,
                      sp_shimage **out, sp_shimage **found, char *why, size_t whylen);
 /* Writes the header, renames the image into place, releases the lock and maps it
- * read-only into *out (w is freed either way). */
+ * read-only into *out: SEALPROV_OK, and w is unmapped and freed. Else a status with why,
+ * and w's descriptors are closed, its temporary file removed, the lock released, but
+ * its writable mapping stays: what the caller wrote into it is still there, the
+ * caller's own (nobody else maps it), until sp_shimage_unmap(w). */
 int sp_shimage_commit(sp_shimage_dir *d, const sp_shimage_src *src, sp_shimage *w, sp_shimage **out,
                       char *why, size_t whylen);
 /* Removes the temporary file and releases the lock (w is freed). */
 void sp_shimage_abort(sp_shimage *w);
+/* Removes the temporary file and releases the lock, but keeps w's writable mapping:
+ * what was written into it stays the caller's own until sp_shimage_unmap(w). */
+void sp_shimage_keep(sp_shimage *w);
 void sp_shimage_unmap(sp_shimage *m);
 
 /* The image's file name for a canonical path ("NAME.img"). */
 void sp_shimage_name(const char *path, char name[48]);
+/* The image's path in folder d for a canonical path ("ROOT/NAME.img"). */
+void sp_shimage_path(const sp_shimage_dir *d, const char *path, char *out, size_t len);
 
 #ifdef __cplusplus
 }
