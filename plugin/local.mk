@@ -31,7 +31,9 @@ plugin_libsealprov_runtime_la_SOURCES = \
   plugin/runtime/topo.h \
   plugin/runtime/topo.c \
   plugin/runtime/params.h \
-  plugin/runtime/params.c
+  plugin/runtime/params.c \
+  plugin/runtime/params_image.h \
+  plugin/runtime/params_image.c
 
 # engine/backends.c: which device kinds this build has (the one HAVE_CUDA), and how the
 # runtime opens a device on its engine (wrapped in the fault engine when [testing] asks
