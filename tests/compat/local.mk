@@ -16,6 +16,8 @@ tests_compat_c2_load_SOURCES = tests/compat/c2_load.c
 tests_compat_c2_load_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/compat
 tests_compat_c2_load_LDADD = compat/libsealprov_c2.la
 TESTS += tests/compat/c2_validated.sh
+# one copy of the parameters per host: two children at once, one image made and mapped
+TESTS += tests/compat/c2_shared_image.sh
 # gpu_index -> device_mask on CUDA, mixed and CPU-only device tables (no module needed).
 check_PROGRAMS += tests/compat/test_c2_map
 TESTS += tests/compat/test_c2_map
@@ -24,7 +26,7 @@ tests_compat_test_c2_map_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/compat
 tests_compat_test_c2_map_LDADD = $(DL_LIBS)
 SAN_TESTS += tests/compat/c2.sh tests/compat/c2_rust.sh
 EXTRA_DIST += tests/compat/c2_symbols.sh tests/compat/c2.sh tests/compat/c2_rust.sh \
-  tests/compat/c2_validated.sh \
+  tests/compat/c2_validated.sh tests/compat/c2_shared_image.sh \
   tests/compat/rust_host.rs
 # The C host of docs/integration.md, section 8 (docs/examples/c2_prove.c, the page's
 # program to the byte): proves a partition through the library and sealprov's two
