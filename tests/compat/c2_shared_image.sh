@@ -30,11 +30,14 @@ ini "$T/off.ini" off
 
 # two children at once: both hold the set, one image between them
 mkdir "$T/hold"
-for i in 1 2; do
-  SEALPROV_CONFIG="$T/on.ini" SEALPROV_C2_LOG_LEVEL=info "$LOAD" --hold "$T/hold" "$T/p/circuit.params" \
-    >"$T/c$i.out" 2>"$T/c$i.err" &
-  eval "pid$i=\$!"
-done
+child() { # I
+  SEALPROV_CONFIG="$T/on.ini" SEALPROV_C2_LOG_LEVEL=info "$LOAD" --touch --hold "$T/hold" \
+    "$T/p/circuit.params" >"$T/c$1.out" 2>"$T/c$1.err"
+}
+child 1 &
+pid1=$!
+child 2 &
+pid2=$!
 n=0
 while [ "$(find "$T/hold" -name 'loaded.*' | wc -l)" -lt 2 ] && [ "$n" -lt 600 ]; do
   kill -0 "$pid1" 2>/dev/null || break
@@ -44,15 +47,19 @@ while [ "$(find "$T/hold" -name 'loaded.*' | wc -l)" -lt 2 ] && [ "$n" -lt 600 ]
 done
 [ "$(find "$T/hold" -name 'loaded.*' | wc -l)" -eq 2 ] || fail "the two children did not both load"
 touch "$T/hold/release"
-# shellcheck disable=SC2154 # pid1 and pid2 are set by eval
 wait "$pid1" || { cat "$T/c1.err"; fail "child 1 failed"; }
-# shellcheck disable=SC2154
 wait "$pid2" || { cat "$T/c2.err"; fail "child 2 failed"; }
 made=$(grep -l "shared image .* made (" "$T"/c?.err | wc -l)
 mapped=$(grep -l "shared image .* mapped (" "$T"/c?.err | wc -l)
-[ "$made" -eq 1 ] && [ "$mapped" -eq 1 ] ||
-  { cat "$T"/c?.err; fail "made by $made child(ren), mapped by $mapped: want 1 and 1"; }
+if [ "$made" -ne 1 ] || [ "$mapped" -ne 1 ]; then
+  cat "$T"/c?.err
+  fail "made by $made child(ren), mapped by $mapped: want 1 and 1"
+fi
 ls "$T/images/"*.img >/dev/null 2>&1 || fail "no image in $T/images"
+# each child read every page of the image it maps (c2_load --touch): both map it
+for i in 1 2; do
+  grep -q '"touched_bytes": [1-9]' "$T/c$i.out" || fail "child $i maps no image: $(cat "$T/c$i.out")"
+done
 
 # the CLI's report of the load, and the proofs with and without the image
 prove() { # INI OUT
