@@ -567,8 +567,6 @@ static int parse(reader *r, sp_srs *s, bool vk_only) {
 
 /* ---- the digest and a validation record's verdict ------------------------------------- */
 
-/* Once the file is open: its identity, the digest's state, and whether the subgroup
- * checks may be skipped (checked_before; the digest that must then come out in want). */
 /* The identity of the open file (fstat of the descriptor read). */
 static int file_identity(reader *r, sp_file_id *id) {
   struct stat st;
@@ -584,6 +582,8 @@ static int file_identity(reader *r, sp_file_id *id) {
   return SEALPROV_OK;
 }
 
+/* Once the file is open: its identity, the digest's state, and whether the subgroup
+ * checks may be skipped (checked_before; the digest that must then come out in want). */
 static int digest_begin(reader *r, sp_srs_validation *v, uint8_t want[16]) {
   const sp_srs_load_opts *o = r->o;
   int st = file_identity(r, &v->id);

@@ -35,15 +35,16 @@ bool sp_params_image_open(sp_params_image *im, const sp_config *cfg, const char 
   memset(im, 0, sizeof *im);
   const char *set = cfg->params_shared_image;
   if (set[0] == '\0') return false;
-  *im = (sp_params_image){.path = path, .canon = canon, .setting = set, .store = store,
-                          .stats = stats};
+  *im = (sp_params_image){
+      .path = path, .canon = canon, .setting = set, .store = store, .stats = stats};
   sp_utf8_escape(canon, im->shown, sizeof im->shown);
   sp_srs_lengths len;
   struct stat st;
   if (sp_srs_peek_lengths(path, &len) != SEALPROV_OK || stat(canon, &st) != 0)
     return false; /* the load itself says what is wrong with the file */
-  im->lay = (sp_shimage_layout){.len = {len.h_len, len.l_len, len.a_len, len.b_g1_len, len.b_g2_len},
-                                .log_domain = len.log_domain};
+  im->lay =
+      (sp_shimage_layout){.len = {len.h_len, len.l_len, len.a_len, len.b_g1_len, len.b_g2_len},
+                          .log_domain = len.log_domain};
   im->src = (sp_shimage_src){
       .path = canon,
       .id = {.dev = (uint64_t)st.st_dev,
@@ -134,8 +135,7 @@ static bool load_mapped(sp_params_image *im, sp_shimage *m, const sp_srs_load_op
 /* Why the folder's image was not mapped, in the log; one not trusted is left alone. */
 static void not_mapped(sp_params_image *im, sp_shimage_verdict vd, const char *why) {
   if (vd == SP_SHIMG_NONE) {
-    sp_log(SEALPROV_LOG_INFO, "srs_load %s: no shared image yet (%s): this load makes it",
-           im->shown, why);
+    sp_log(SEALPROV_LOG_INFO, "srs_load %s: no shared image yet (%s)", im->shown, why);
     return;
   }
   count(&im->stats->image_refused);
@@ -145,7 +145,7 @@ static void not_mapped(sp_params_image *im, sp_shimage_verdict vd, const char *w
          vd == SP_SHIMG_STALE       ? "is stale"
          : vd == SP_SHIMG_UNTRUSTED ? "is not trusted"
                                     : "is not a whole image",
-         why, im->untrusted ? "; the image is neither used nor replaced" : ", made again");
+         why, im->untrusted ? "; the image is neither used nor replaced" : "");
 }
 
 bool sp_params_image_map(sp_params_image *im, const sp_srs_load_opts *lo, sp_srs **out) {
@@ -199,10 +199,15 @@ void sp_params_image_prepare(sp_params_image *im, sp_srs_load_opts *lo) {
 
 bool sp_params_image_found(const sp_params_image *im) { return im->found != NULL; }
 
-int sp_params_image_finish(sp_params_image *im, int st, const sp_srs_validation *val,
-                           bool vouched, sp_srs **out) {
+int sp_params_image_finish(sp_params_image *im, int st, const sp_srs_validation *val, bool vouched,
+                           sp_srs **out) {
   sp_shimage *w = im->w;
   im->w = NULL;
+  if (w == NULL && st == SEALPROV_OK && (*out)->device_only)
+    sp_log(SEALPROV_LOG_INFO,
+           "srs_load %s: no shared image made: the set went straight onto the GPUs, with no "
+           "host copy to share",
+           im->shown);
   if (w == NULL) return st;
   if (st != SEALPROV_OK) {
     sp_shimage_abort(w); /* nothing is left of it */

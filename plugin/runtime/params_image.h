@@ -62,8 +62,8 @@ bool sp_params_image_found(const sp_params_image *im);
  * *out's vectors into its read-only mapping; when it cannot be published (no record,
  * an error), the set keeps the copy as its own. A failed load leaves nothing. Returns
  * st. */
-int sp_params_image_finish(sp_params_image *im, int st, const sp_srs_validation *val,
-                           bool vouched, sp_srs **out);
+int sp_params_image_finish(sp_params_image *im, int st, const sp_srs_validation *val, bool vouched,
+                           sp_srs **out);
 void sp_params_image_close(sp_params_image *im);
 
 #ifdef __cplusplus

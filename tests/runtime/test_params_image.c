@@ -126,9 +126,9 @@ static void expect_mapped(const files *f, const char *why) {
   sp_params_stats st;
   sp_srs *s = NULL;
   ck_assert_msg(load_fresh(f, true, &st, &s, err) == SEALPROV_OK, "%s: %s", why, err);
-  ck_assert_msg(N_(st.image_mapped) == 1 && N_(st.image_made) == 0 && N_(st.full) == 0 &&
-                    N_(st.record) == 0,
-                "%s: not mapped\n%s", why, log_text);
+  ck_assert_msg(
+      N_(st.image_mapped) == 1 && N_(st.image_made) == 0 && N_(st.full) == 0 && N_(st.record) == 0,
+      "%s: not mapped\n%s", why, log_text);
   ck_assert(s->image_bytes > 0 && s->host_bytes == 0 && s->image_path != NULL);
   ck_assert_msg(strstr(s->image_path, f->dir) == s->image_path, "%s", s->image_path);
   sp_srs_release(s);
@@ -167,9 +167,9 @@ static void prove(const sp_srs *s, uint8_t proof[192]) {
                                  proof, err, sizeof err) == SEALPROV_OK,
                 "%s", err);
   bool valid = false;
-  ck_assert_int_eq(sp_groth16_verify(s, &spa->asg, SEALPROV_SCALAR_CANONICAL_LE, proof, &valid, err,
-                                     sizeof err),
-                   SEALPROV_OK);
+  ck_assert_int_eq(
+      sp_groth16_verify(s, &spa->asg, SEALPROV_SCALAR_CANONICAL_LE, proof, &valid, err, sizeof err),
+      SEALPROV_OK);
   ck_assert(valid);
   sp_spa_free(spa);
 }
@@ -272,10 +272,10 @@ START_TEST(racing_loads_make_one) {
       close(go[1]);
       if (read(go[0], &c, 1) != 0) _exit(2); /* all start when the parent closes it */
       int rc = load_fresh(&f, true, &st, NULL, err);
-      char line[2] = {rc != SEALPROV_OK            ? 'e'
-                      : N_(st.image_made) == 1     ? 'm'
-                      : N_(st.image_mapped) == 1   ? 'p'
-                                                   : 'o',
+      char line[2] = {rc != SEALPROV_OK          ? 'e'
+                      : N_(st.image_made) == 1   ? 'm'
+                      : N_(st.image_mapped) == 1 ? 'p'
+                                                 : 'o',
                       '\n'};
       _exit(write(res[1], line, 2) == 2 ? 0 : 3);
     }
