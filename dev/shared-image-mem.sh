@@ -23,9 +23,15 @@
 #             images in it are removed before each "on" run (so one child makes the
 #             image while the others wait for it and map it) and at the end
 #             (KEEP_IMAGE=1 keeps the last)
-#   DEVICE=cpu  the record made on a cpu device (a dry run on a machine without a GPU)
+#   DEVICE=cpu  the record made on a cpu device, and no GPU check (a dry run on a machine
+#             without a GPU)
 #   MARGIN_GB host memory left free beyond each case's need (default 8)
 #   DROP=1    drop the page cache before each run (root), so Cached starts from the floor
+# First, a GPU check (unless DEVICE=cpu): a small set proved twice on [gpu0] with
+# params_residency = host and an image in OUT/gpu-images, by `sealprov prove --json`: the
+# first makes the image, the second maps it and uploads its resident copy from the
+# read-only mapping (cudaMemcpy from pageable memory: the mapping is not registered);
+# both proof files must be equal and verify. Then the children.
 # A case the host cannot hold is skipped, and the table says why, rather than pushing
 # the machine into the OOM killer: "off" with N children needs N decoded copies (about
 # the file's size each) within MemAvailable; "on" needs one, in a folder with room for
@@ -100,6 +106,27 @@ if ! ls "$records/validated/"*.rec >/dev/null 2>&1; then
     >"$out/validate.out" 2>"$out/validate.err" || { cat "$out/validate.err"; exit 1; }
 fi
 
+# the GPU check: a proof from a mapped image on the GPU, the same bytes as the first
+if [ "${DEVICE:-gpu}" != cpu ]; then
+  g="$out/gpu-check"
+  rm -rf "$g" "$out/gpu-images"
+  "$build/tools/sealprov" setup --constraints 100000 --inputs 4 --partitions 2 --out "$g" >"$out/gpu-setup.log" 2>&1 ||
+    { tail "$out/gpu-setup.log"; exit 1; }
+  printf '[provider]\nparams_residency = host\nparams_validation_cache = %s\nparams_shared_image = %s\n[gpu0]\ntype = cuda\ndevice = 0\n' \
+    "$out/gpu-records" "$out/gpu-images" >"$out/gpu.ini"
+  for i in 1 2; do
+    SEALPROV_PLUGIN=$plugin "$build/tools/sealprov" prove -c "$out/gpu.ini" --params "$g/circuit.params" \
+      --out "$g/proofs-$i" --zero-rs --json "$g"/partition-0*.spa >"$g/prove-$i.json" 2>"$g/prove-$i.err" ||
+      { cat "$g/prove-$i.err" "$g/prove-$i.json"; exit 1; }
+  done
+  grep -q '"params_memory": "image"' "$g/prove-2.json" || { echo "shared-image-mem: GPU check: the second prove did not map the image: $(cat "$g/prove-2.json")" >&2; exit 1; }
+  cmp "$g/proofs-1" "$g/proofs-2" || { echo "shared-image-mem: GPU check: the proofs differ" >&2; exit 1; }
+  SEALPROV_PLUGIN=$plugin "$build/tools/sealprov" verify --vk "$g/circuit.vk" --proofs "$g/proofs-2" "$g"/partition-0*.spa \
+    >"$g/verify.out" 2>&1 || { cat "$g/verify.out"; exit 1; }
+  echo "GPU check: proofs on [gpu0] from a mapped shared image (params_residency = host) equal the first and verify" >"$out/gpu-check.txt"
+  rm -rf "$out/gpu-images"
+fi
+
 size=$(stat -c %s "$params") # a decoded copy, or the image, is about the file's size
 ncpu=$(nproc)
 row() { printf '%-4s %8s %8s %11s %11s %12s %16s %9s %10s  %s\n' "$@" >>"$out/rows.txt"; }
@@ -161,6 +188,7 @@ for mode in ${MODES:-off on}; do
 done
 [ "${KEEP_IMAGE:-0}" = 1 ] || find "$images" -maxdepth 1 -name '*.img' -delete 2>/dev/null || true
 {
+  [ -f "$out/gpu-check.txt" ] && cat "$out/gpu-check.txt"
   echo "host memory of concurrent children holding $params ($size bytes), cpu devices, $ncpu cores, $(gb "$(meminfo MemTotal)") GB, image folder $images"
   cat "$out/rows.txt"
 } | tee "$out/shared-image-mem.txt"

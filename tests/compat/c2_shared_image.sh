@@ -7,7 +7,7 @@
 # `sealprov prove --json` says the set came from the image (params_memory "image", its
 # path and bytes), and its proofs are the bytes of a run without the image and verify.
 set -u
-: "${top_builddir:?run through make check}"
+: "${top_builddir:?run through make check}" "${top_srcdir:?run through make check}"
 : "${SEALPROV_PLUGIN:?SEALPROV_PLUGIN is not set (make check sets it)}"
 SP="$top_builddir/tools/sealprov"
 LOAD="$top_builddir/tests/compat/c2_load"
@@ -17,7 +17,7 @@ test -x "$LOAD" || { echo "SKIP: $LOAD not built"; exit 77; }
 T=$(mktemp -d "${TMPDIR:-/tmp}/sp_c2shm_XXXXXX") || exit 1
 trap 'touch "$T/hold/release" 2>/dev/null; rm -rf "$T"' EXIT INT TERM
 fails=0
-fail() { echo "FAIL: $*"; fails=$((fails + 1)); }
+. "$top_srcdir/tests/tools/cli_lib.sh" # fail
 
 "$SP" setup --constraints 300 --inputs 4 --partitions 2 --seed 13 --out "$T/p" >"$T/setup.out" 2>&1 ||
   { cat "$T/setup.out"; echo "FAIL: sealprov setup"; exit 1; }
