@@ -151,7 +151,9 @@ for mode in ${MODES:-off on}; do
       row "$mode" "$n" - - - - - - - "skipped: ${why}$copies decoded copies of $(gb "$size") GB and $(gb "$margin") GB to spare need $(gb "$need") GB, MemAvailable is $(gb "$avail0") GB"
       continue
     fi
-    ini "$mode" cpu $(((ncpu + n - 1) / n))
+    # off: every child decodes, the cores shared among them; on: one decodes, the
+    # others wait for it
+    if [ "$mode" = off ]; then ini off cpu $(((ncpu + n - 1) / n)); else ini on cpu "$ncpu"; fi
     mkdir -p "$h"
     pids=
     i=1
