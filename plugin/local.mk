@@ -31,7 +31,9 @@ plugin_libsealprov_runtime_la_SOURCES = \
   plugin/runtime/topo.h \
   plugin/runtime/topo.c \
   plugin/runtime/params.h \
-  plugin/runtime/params.c
+  plugin/runtime/params.c \
+  plugin/runtime/params_image.h \
+  plugin/runtime/params_image.c
 
 # engine/backends.c: which device kinds this build has (the one HAVE_CUDA), and how the
 # runtime opens a device on its engine (wrapped in the fault engine when [testing] asks
@@ -74,12 +76,15 @@ plugin_libsealprov_groth16_la_SOURCES = \
   plugin/formats/srs_devcopy.h \
   plugin/formats/srs_internal.h \
   plugin/formats/srs.c \
+  plugin/formats/srs_set.c \
   plugin/formats/points.c \
   plugin/formats/manifest.c \
   plugin/formats/fdigest.h \
   plugin/formats/fdigest.c \
   plugin/formats/vrecord.h \
   plugin/formats/vrecord.c \
+  plugin/formats/shimage.h \
+  plugin/formats/shimage.c \
   plugin/formats/blake2b.h \
   plugin/formats/blake2b.c \
   plugin/formats/iden3.h \

@@ -291,6 +291,12 @@ bool sp_cli_host_open(sp_cli_host *h, const char *ini);
 bool sp_cli_host_open_cpu(sp_cli_host *h);
 /* close (if opened) + dlclose. Safe on a cleared or failed h. */
 void sp_cli_host_close(sp_cli_host *h);
+/* The provider's stats() text (malloc'd), or NULL from a module without stats() (a
+ * table of test stand-ins may leave it NULL) or when it fails. */
+char *sp_cli_stats_text(const sp_cli_host *h);
+/* The value of label `key` in a metric line's {...} into out (escapes undone); false
+ * when the line has no such label. */
+bool sp_cli_label_value(const char *line, const char *key, char *out, size_t cap);
 
 /* ---- messages, UTF-8, JSON out (cli_base.c) ----------------------------------------
  * Every message of the CLI on stderr has one of three shapes:

@@ -200,42 +200,19 @@ typedef struct skipped_section {
   char selector[96];
 } skipped_section;
 
-/* The value of label `key` in a metric line's {...} into out (escapes undone); false
- * when the line has no such label. */
-static bool label_value(const char *line, const char *key, char *out, size_t cap) {
-  char pat[32];
-  snprintf(pat, sizeof pat, "%s=\"", key);
-  const char *v = strstr(line, pat);
-  if (v == NULL || cap == 0) return false;
-  v += strlen(pat);
-  size_t n = 0;
-  for (; *v != '\0' && *v != '"'; v++) {
-    char c = *v;
-    if (c == '\\' && v[1] != '\0') c = *++v == 'n' ? '\n' : *v;
-    if (n + 1 < cap) out[n++] = c;
-  }
-  out[n] = '\0';
-  return *v == '"';
-}
-
 /* The skipped sections of an opened provider (none from a module without the metric,
- * or without stats() at all: a table of test stand-ins may leave it NULL). */
+ * or without stats() at all). */
 static size_t list_skipped(const sp_cli_host *h, skipped_section *out, size_t cap) {
-  size_t len = 0, n = 0;
-  if (h->vt->stats == NULL || h->vt->stats(h->p, NULL, 0, &len) != SEALPROV_OK || len == 0)
-    return 0;
-  char *text = malloc(len + 1);
-  if (text == NULL || h->vt->stats(h->p, text, len + 1, &len) != SEALPROV_OK) {
-    free(text);
-    return 0;
-  }
+  size_t n = 0;
+  char *text = sp_cli_stats_text(h);
+  if (text == NULL) return 0;
   static const char metric[] = "sealprov_device_skipped{";
   for (char *line = text; line != NULL && *line != '\0' && n < cap;) {
     char *nl = strchr(line, '\n');
     if (nl != NULL) *nl = '\0';
     if (strncmp(line, metric, sizeof metric - 1) == 0 &&
-        label_value(line, "section", out[n].section, sizeof out[n].section) &&
-        label_value(line, "selector", out[n].selector, sizeof out[n].selector))
+        sp_cli_label_value(line, "section", out[n].section, sizeof out[n].section) &&
+        sp_cli_label_value(line, "selector", out[n].selector, sizeof out[n].selector))
       n++;
     line = nl != NULL ? nl + 1 : NULL;
   }

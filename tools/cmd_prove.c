@@ -80,6 +80,13 @@ static void report(bool json, const char *params, const char *out, char **files,
         "\"devices_used\": %zu",
         rep->status == SEALPROV_OK && !written ? "I/O" : g16_status_name(rep->status),
         written ? "true" : "false", rep->load_ms, rep->prove_ms, rep->devices_used);
+    if (rep->params_memory[0] != '\0') {
+      printf(", \"params_memory\": ");
+      sp_cli_json_str(stdout, rep->params_memory);
+      printf(", \"params_image\": ");
+      sp_cli_json_str(stdout, rep->params_image);
+      printf(", \"params_host_bytes\": %" PRIu64, rep->params_bytes);
+    }
     if (rep->status != SEALPROV_OK) {
       printf(", \"error\": ");
       sp_cli_json_str(stdout, rep->detail);
@@ -111,10 +118,14 @@ static void report(bool json, const char *params, const char *out, char **files,
     printf("%-5zu %-16s %-12s %8u %10.1f %10.1f  %s\n", i, part_status(r, written),
            rep->device_names[i], r->attempts, r->queued_ms, r->run_ms, files[i]);
   }
+  char mem[1200] = "";
+  if (strcmp(rep->params_memory, "image") == 0)
+    snprintf(mem, sizeof mem, " from the shared image %s, %" PRIu64 " bytes mapped",
+             rep->params_image, rep->params_bytes);
   if (written)
-    printf("%zu proof%s on %zu device%s in %.0f ms (parameters loaded in %.0f ms): %s\n", n,
+    printf("%zu proof%s on %zu device%s in %.0f ms (parameters loaded in %.0f ms%s): %s\n", n,
            sp_cli_plural(n), rep->devices_used, sp_cli_plural(rep->devices_used), rep->prove_ms,
-           rep->load_ms, out);
+           rep->load_ms, mem, out);
   else
     printf("no proof file written: %s\n",
            rep->status == SEALPROV_OK ? "it could not be written" : g16_status_name(rep->status));

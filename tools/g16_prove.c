@@ -50,6 +50,8 @@ void g16_report_begin(g16_prove_report *rep, size_t n) {
   rep->devices_used = 0;
   rep->stage = G16_STAGE_PARAMS;
   rep->load_ms = rep->prove_ms = 0;
+  rep->params_memory[0] = rep->params_image[0] = 0;
+  rep->params_bytes = 0;
   /* Every partition is "not run" until the module says otherwise. */
   for (size_t i = 0; i < n; i++) {
     rep->results[i] = (sealprov_partition_result){.status = -1, .device = -1};
@@ -145,6 +147,7 @@ int g16_prove_partitions(sp_cli_host *h, const char *params, const sealprov_assi
     snprintf(rep->detail, sizeof rep->detail, "%s", vt->last_error());
     return 1;
   }
+  g16_params_memory(h, params, rep);
   if (progress) sp_cli_note("parameters loaded in %.1f s", rep->load_ms / 1e3);
   g16_job_in in = {
       .srs = srs, .parts = asg, .n = n, .zero_rs = zero_rs, .proofs = proofs, .noun = "partition"};

@@ -239,6 +239,23 @@ bool g16_check_env_outputs(bool force, const sp_cli_file *inputs, size_t ninputs
   return true;
 }
 
+void g16_params_memory(sp_cli_host *h, const char *params, g16_prove_report *rep) {
+  static const char metric[] = "sealprov_params_set_host_bytes{";
+  char *text = sp_cli_stats_text(h), file[4096];
+  for (char *line = text; line != NULL && *line != '\0';) {
+    char *nl = strchr(line, '\n');
+    if (nl != NULL) *nl = '\0';
+    const char *close = strstr(line, "} ");
+    if (strncmp(line, metric, sizeof metric - 1) == 0 && close != NULL &&
+        sp_cli_label_value(line, "params", file, sizeof file) && strcmp(file, params) == 0 &&
+        sp_cli_label_value(line, "memory", rep->params_memory, sizeof rep->params_memory) &&
+        sp_cli_label_value(line, "image", rep->params_image, sizeof rep->params_image))
+      rep->params_bytes = strtoull(close + 2, NULL, 10);
+    line = nl != NULL ? nl + 1 : NULL;
+  }
+  free(text);
+}
+
 void g16_dump_provider_text(sp_cli_host *h) {
   if (!h->vt || !h->p) return;
   dump_text(h->vt->timeline, h->p, "SEALPROV_TIMELINE");

@@ -75,6 +75,13 @@ typedef struct g16_prove_report {
   sealprov_partition_result *results; /* n entries (caller's array); status -1: not run */
   char (*device_names)[64];           /* n entries: section of results[i].device */
   size_t devices_used;                /* distinct devices among the results */
+  /* Where the loaded set's proving vectors are in host memory, as stats() says
+   * (sealprov_params_set_host_bytes): "own" (this process's), "image" (a shared image
+   * mapped, its file in params_image) or "" (nothing said: a direct load onto the GPUs,
+   * or a module without the metric), and their bytes. */
+  char params_memory[8];
+  char params_image[1024];
+  uint64_t params_bytes;
 } g16_prove_report;
 
 /* Writes the provider's task timeline and Prometheus stats to the files named by
@@ -103,6 +110,9 @@ int g16_verify_partition(sp_cli_host *h, const sealprov_srs *vk, const sealprov_
 int g16_prove_partitions(sp_cli_host *h, const char *params, const sealprov_assignment *asg,
                          size_t n, bool zero_rs, bool progress, uint8_t *proofs,
                          g16_prove_report *rep);
+
+/* rep's params_memory, params_image and params_bytes for the set loaded from params. */
+void g16_params_memory(sp_cli_host *h, const char *params, g16_prove_report *rep);
 
 /* The report before anything ran: stage PARAMS, every partition "not run". */
 void g16_report_begin(g16_prove_report *rep, size_t n);

@@ -231,3 +231,32 @@ void sp_cli_host_close(sp_cli_host *h) {
   if (h->dl != NULL) dlclose(h->dl);
   memset(h, 0, sizeof *h);
 }
+
+char *sp_cli_stats_text(const sp_cli_host *h) {
+  size_t len = 0;
+  if (h->vt == NULL || h->vt->stats == NULL || h->vt->stats(h->p, NULL, 0, &len) != SEALPROV_OK ||
+      len == 0)
+    return NULL;
+  char *text = malloc(len + 1);
+  if (text == NULL || h->vt->stats(h->p, text, len + 1, &len) != SEALPROV_OK) {
+    free(text);
+    return NULL;
+  }
+  return text;
+}
+
+bool sp_cli_label_value(const char *line, const char *key, char *out, size_t cap) {
+  char pat[32];
+  snprintf(pat, sizeof pat, "%s=\"", key);
+  const char *v = strstr(line, pat);
+  if (v == NULL || cap == 0) return false;
+  v += strlen(pat);
+  size_t n = 0;
+  for (; *v != '\0' && *v != '"'; v++) {
+    char c = *v;
+    if (c == '\\' && v[1] != '\0') c = *++v == 'n' ? '\n' : *v;
+    if (n + 1 < cap) out[n++] = c;
+  }
+  out[n] = '\0';
+  return *v == '"';
+}

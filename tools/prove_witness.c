@@ -98,6 +98,7 @@ int g16_prove_witness(sp_cli_host *h, const char *params, const char *r1cs, char
     rc = vt->cs_load(h->p, r1cs, &cs);
   }
   rep->load_ms = sp_cli_now_ms() - t0;
+  if (rc == SEALPROV_OK) g16_params_memory(h, params, rep);
   sealprov_cs_info info = {.struct_size = sizeof info};
   if (rc == SEALPROV_OK) rc = vt->cs_info(cs, &info);
   if (rc != SEALPROV_OK) {

@@ -63,10 +63,12 @@ typedef struct reader {
   pending_chunk pend;
   double t0;
   uint64_t points;
-  const char *vector; /* vector being read, for progress */
-  bool sink;          /* proving vectors go to o->sink (a direct load) */
-  sp_fdigest *dig;    /* the file's keyed digest, fed by every read (o->digest_secret) */
-  size_t sink_chunk;  /* its buffers' bytes (begin may lower chunk_bytes) */
+  const char *vector;   /* vector being read, for progress */
+  bool sink;            /* proving vectors go to o->sink (a direct load) */
+  sp_fdigest *dig;      /* the file's keyed digest, fed by every read (o->digest_secret) */
+  size_t sink_chunk;    /* its buffers' bytes (begin may lower chunk_bytes) */
+  sp_srs_vectors given; /* memory given for the proving vectors (o->vectors, vectors_for) */
+  bool given_on;
   char *err;
   size_t errlen;
 } reader;
@@ -344,7 +346,20 @@ static int read_points(reader *r, const char *what, size_t n, bool g2, bool prov
     *out = NULL; /* device only */
     return sink_points(r, what, vec_id(what), n, g2);
   }
-  void *dst = malloc(n * each + 1);
+  int vid = proving && r->given_on ? vec_id(what) : -1;
+  if (vid >= 0 && (uint64_t)n != r->given.len[vid]) {
+    sp_set_err(r->err, r->errlen,
+               "%s: vector %s has %zu points; the memory given for it (a shared image) holds "
+               "%llu: the file changed since its lengths were read",
+               r->path, what, n, (unsigned long long)r->given.len[vid]);
+    return SEALPROV_ERR_PARAMS;
+  }
+  if (vid >= 0 && r->given.decoded) { /* decoded and checked before: skipped */
+    *out = r->given.vec[vid];
+    r->off += (uint64_t)n * each;
+    return SEALPROV_OK;
+  }
+  void *dst = vid >= 0 ? r->given.vec[vid] : malloc(n * each + 1);
   if (!dst) {
     sp_set_err(r->err, r->errlen, "%s: out of memory for vector %s (%zu points, %zu bytes)",
                r->path, what, n, n * each);
@@ -425,7 +440,7 @@ fail:
   /* a pending chunk may point into dst */
   if (r->pend.any && r->pend.pts >= dst && (const uint8_t *)r->pend.pts < (uint8_t *)dst + n * each)
     r->pend.any = false;
-  free(dst);
+  if (vid < 0) free(dst);
   return st;
 }
 
@@ -437,19 +452,6 @@ static int read_one(reader *r, const char *what, bool g2, void *out) {
     free(tmp);
   }
   return rc;
-}
-
-static void srs_free(sp_srs *s) {
-  if (!s) return;
-  free(s->vk.ic);
-  free(s->h);
-  free(s->l);
-  free(s->a);
-  free(s->b_g1);
-  free(s->b_g2);
-  if (s->devcopy && s->devcopy_free) s->devcopy_free(s->devcopy);
-  free(s->path);
-  free(s);
 }
 
 static int parse(reader *r, sp_srs *s, bool vk_only) {
@@ -501,6 +503,12 @@ static int parse(reader *r, sp_srs *s, bool vk_only) {
       s->device_only = take;
       if (r->o->sink_taken) *r->o->sink_taken = take;
     }
+    if (!r->sink && !r->given_on && r->o->vectors_for) {
+      if ((rc = r->o->vectors_for(r->o->vectors_for_user, &r->given, r->err, r->errlen))) return rc;
+      r->given.decoded = false;
+      r->given_on = r->given.vec[0] != NULL;
+    }
+    s->vectors_given = r->given_on;
     if ((rc = read_points(r, "h", n, false, true, (void **)&s->h))) return rc;
     if ((rc = read_u32be(r, "l", &n))) return rc;
     s->l_len = n;
@@ -559,21 +567,28 @@ static int parse(reader *r, sp_srs *s, bool vk_only) {
 
 /* ---- the digest and a validation record's verdict ------------------------------------- */
 
-/* Once the file is open: its identity, the digest's state, and whether the subgroup
- * checks may be skipped (checked_before; the digest that must then come out in want). */
-static int digest_begin(reader *r, sp_srs_validation *v, uint8_t want[16]) {
-  const sp_srs_load_opts *o = r->o;
+/* The identity of the open file (fstat of the descriptor read). */
+static int file_identity(reader *r, sp_file_id *id) {
   struct stat st;
   if (fstat(r->f.fd, &st) != 0) {
     sp_set_err(r->err, r->errlen, "%s: cannot stat: %s", r->path, strerror(errno));
     return SEALPROV_ERR_IO;
   }
+  *id = (sp_file_id){.dev = (uint64_t)st.st_dev,
+                     .ino = (uint64_t)st.st_ino,
+                     .size = (uint64_t)st.st_size,
+                     .mtime_ns = (int64_t)st.st_mtim.tv_sec * 1000000000 + st.st_mtim.tv_nsec,
+                     .ctime_ns = (int64_t)st.st_ctim.tv_sec * 1000000000 + st.st_ctim.tv_nsec};
+  return SEALPROV_OK;
+}
+
+/* Once the file is open: its identity, the digest's state, and whether the subgroup
+ * checks may be skipped (checked_before; the digest that must then come out in want). */
+static int digest_begin(reader *r, sp_srs_validation *v, uint8_t want[16]) {
+  const sp_srs_load_opts *o = r->o;
+  int st = file_identity(r, &v->id);
+  if (st != SEALPROV_OK) return st;
   v->threads = r->nthreads < SP_SRS_READ_THREADS ? r->nthreads : SP_SRS_READ_THREADS;
-  v->id = (sp_file_id){.dev = (uint64_t)st.st_dev,
-                       .ino = (uint64_t)st.st_ino,
-                       .size = (uint64_t)st.st_size,
-                       .mtime_ns = (int64_t)st.st_mtim.tv_sec * 1000000000 + st.st_mtim.tv_nsec,
-                       .ctime_ns = (int64_t)st.st_ctim.tv_sec * 1000000000 + st.st_ctim.tv_nsec};
   r->dig = sp_fdigest_new(o->digest_secret, o->digest_secret_len, r->f.size);
   if (r->dig == NULL) {
     sp_set_err(r->err, r->errlen,
@@ -604,13 +619,35 @@ static int digest_end(reader *r, sp_srs_validation *v, const uint8_t want[16]) {
   return SEALPROV_ERR_PARAMS;
 }
 
-/* ---- entry points ------------------------------------------------------------------- */
-
-int sp_srs_load(const char *path, bool vk_only, bool subgroup_check, unsigned nthreads,
-                sp_srs **out, char *err, size_t errlen) {
-  sp_srs_load_opts o = {.vk_only = vk_only, .subgroup_check = subgroup_check, .nthreads = nthreads};
-  return sp_srs_load_ex(path, &o, out, err, errlen);
+/* Vectors given decoded (a shared image): only for the file they were decoded from, and
+ * with nothing that needs every byte read. */
+static int given_begin(reader *r, sp_srs_validation *v) {
+  const sp_srs_load_opts *o = r->o;
+  if (o->vk_only || r->hashing || o->digest_secret || o->sink) {
+    sp_set_err(r->err, r->errlen,
+               "%s: decoded vectors given with a .vk, a manifest, a digest or a sink "
+               "(internal error)",
+               r->path);
+    return SEALPROV_ERR_INVALID_ARGUMENT;
+  }
+  sp_file_id id;
+  int st = file_identity(r, &id);
+  if (st != SEALPROV_OK) return st;
+  if (v) v->id = id;
+  if (memcmp(&id, &o->vectors->id, sizeof id) == 0) {
+    r->given = *o->vectors;
+    r->given_on = true;
+    return SEALPROV_OK;
+  }
+  if (v) v->stale = true;
+  sp_set_err(r->err, r->errlen,
+             "%s: the file changed since its shared image was checked against it (size, times "
+             "or inode differ)",
+             r->path);
+  return SEALPROV_ERR_PARAMS;
 }
+
+/* ---- entry points ------------------------------------------------------------------- */
 
 int sp_srs_load_ex(const char *path, const sp_srs_load_opts *opts, sp_srs **out, char *err,
                    size_t errlen) {
@@ -656,6 +693,7 @@ int sp_srs_load_ex(const char *path, const sp_srs_load_opts *opts, sp_srs **out,
   uint8_t want[16] = {0};
   if (val) *val = (sp_srs_validation){.skipped = false};
   if (val && opts->digest_secret && !opts->vk_only && (rc = digest_begin(&r, val, want))) goto fail;
+  if (opts->vectors && opts->vectors->decoded && (rc = given_begin(&r, val))) goto fail;
   if (r.hashing) {
     /* the entry first: a file the manifest does not know fails before a long read */
     if ((rc = sp_srs_manifest_lookup(opts->manifest, full, r.f.esc, &ent, err, errlen))) goto fail;
@@ -717,54 +755,17 @@ int sp_srs_load_ex(const char *path, const sp_srs_load_opts *opts, sp_srs **out,
   sp_file_close(&r.f);
   free(r.stage);
   sp_fdigest_free(r.dig);
+  if (!s->vk_only && !s->device_only && !s->vectors_given) {
+    s->host_bytes = (uint64_t)(s->h_len + s->l_len + s->a_len + s->b_g1_len) * G1_BYTES +
+                    (uint64_t)s->b_g2_len * G2_BYTES;
+    sp_srs_memory_track(s);
+  }
   *out = s;
   return SEALPROV_OK;
 fail:
   sp_file_close(&r.f);
   free(r.stage);
   sp_fdigest_free(r.dig);
-  srs_free(s);
+  sp_srs_free(s);
   return rc;
-}
-
-int sp_srs_peek_lengths(const char *path, sp_srs_lengths *out) {
-  memset(out, 0, sizeof *out);
-  char full[4096], err[64];
-  if (!path || !*path || !sp_srs_resolve_path(path, full, sizeof full))
-    return SEALPROV_ERR_INVALID_ARGUMENT;
-  sp_file f;
-  int rc = sp_file_open(&f, full, err, sizeof err);
-  if (rc != SEALPROV_OK) return rc;
-  /* ic, then the five proving vectors, each a u32 big-endian count and its points */
-  uint64_t *const lens[6] = {&out->ic_len, &out->h_len,    &out->l_len,
-                             &out->a_len,  &out->b_g1_len, &out->b_g2_len};
-  uint64_t off = VK_FIXED_BYTES;
-  for (int i = 0; i < 6 && rc == SEALPROV_OK; i++) {
-    uint8_t b[4];
-    if (off + 4 > f.size) {
-      rc = SEALPROV_ERR_PARAMS;
-      break;
-    }
-    rc = sp_file_read(&f, b, 4, off, "length", err, sizeof err);
-    *lens[i] = (uint64_t)b[0] << 24 | (uint64_t)b[1] << 16 | (uint64_t)b[2] << 8 | b[3];
-    off += 4 + *lens[i] * (i == 5 ? G2_BYTES : G1_BYTES);
-  }
-  if (rc == SEALPROV_OK && off != f.size) rc = SEALPROV_ERR_PARAMS;
-  uint64_t m = out->h_len + 1;
-  if (rc == SEALPROV_OK && (out->h_len == 0 || (m & (m - 1)) != 0)) rc = SEALPROV_ERR_PARAMS;
-  if (rc == SEALPROV_OK) out->log_domain = (unsigned)__builtin_ctzll(m);
-  sp_file_close(&f);
-  return rc;
-}
-
-void sp_srs_retain(sp_srs *srs) {
-  if (srs) atomic_fetch_add(&srs->refs, 1);
-}
-
-void sp_srs_release(sp_srs *srs) {
-  if (!srs) return;
-  if (atomic_fetch_sub(&srs->refs, 1) != 1) return;
-  /* last reference: engines drop their device copies before the memory goes */
-  if (srs->on_free) srs->on_free(srs, srs->on_free_user);
-  srs_free(srs);
 }

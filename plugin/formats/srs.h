@@ -50,6 +50,19 @@ typedef struct sp_srs {
   /* Called on the last release, before freeing, so engines drop device copies. */
   void (*on_free)(struct sp_srs *srs, void *user);
   void *on_free_user;
+  /* Where the proving vectors live when the set does not own them (a shared image,
+   * shimage.h): vectors_given is set by a load into given memory (sp_srs_vectors), and
+   * the last release calls vectors_release(vectors_owner) instead of freeing them. */
+  bool vectors_given;
+  void *vectors_owner;
+  void (*vectors_release)(void *owner);
+  /* The host memory of the proving vectors (sp_srs_host_memory): host_bytes the set's
+   * own (decoded by its load into memory of this process), image_bytes mapped from the
+   * shared image image_path (malloc'd; NULL when none). */
+  uint64_t host_bytes, image_bytes;
+  char *image_path;
+  bool mem_tracked;        /* in the list of sets with host memory (srs_set.c) */
+  struct sp_srs *mem_next; /* next in that list */
 } sp_srs;
 
 /* Progress of a load, passed to sp_srs_load_opts.progress after every chunk (and once
@@ -118,6 +131,22 @@ typedef struct sp_srs_sink {
   int (*finish)(void *user, sp_srs_bad *bad, char *err, size_t errlen);
 } sp_srs_sink;
 
+/* Memory for the proving vectors that the loader does not allocate: vec[v] holds len[v]
+ * points of vector v (h, l, a, b_g1, b_g2; g2_affine_t for b_g2, else g1_affine_t).
+ * decoded = false: the loader decodes into it with every check as into its own arrays,
+ * and a vector of another length fails the load (PARAMS). decoded = true: the vectors
+ * are there already, decoded and checked by an earlier load of the same file (a shared
+ * image): the loader reads and checks the verifying key and every length, reads no
+ * proving point, and the file must be the one of identity id (else the load fails
+ * with PARAMS and validation->stale, when given). A set loaded either way has
+ * vectors_given; the caller sets vectors_owner and vectors_release. */
+typedef struct sp_srs_vectors {
+  void *vec[5];
+  uint64_t len[5];
+  bool decoded;
+  sp_file_id id;
+} sp_srs_vectors;
+
 typedef struct sp_srs_load_opts {
   bool vk_only;        /* a .vk file: no proving vectors */
   bool subgroup_check; /* check every point's subgroup membership */
@@ -157,6 +186,15 @@ typedef struct sp_srs_load_opts {
    * every check). */
   bool (*checked_before)(void *user, const sp_file_id *id, uint8_t want[16]);
   void *checked_before_user;
+  /* Optional, for a .params load: memory given for vectors already decoded
+   * (vectors->decoded; no manifest, digest or sink with it) ... */
+  const sp_srs_vectors *vectors;
+  /* ... or asked for once the proving vectors are known to be decoded on the host (not
+   * taken by a sink), before the first is read: SEALPROV_OK with out filled (decoded
+   * false) to decode into it, or with out->vec[0] NULL to decode into the loader's own
+   * arrays; any other status stops the load with it (err says why). */
+  int (*vectors_for)(void *user, sp_srs_vectors *out, char *err, size_t errlen);
+  void *vectors_for_user;
 } sp_srs_load_opts;
 
 #define SP_SRS_CHUNK_BYTES ((size_t)32 << 20)
@@ -193,6 +231,13 @@ typedef struct sp_srs_lengths {
 int sp_srs_peek_lengths(const char *path, sp_srs_lengths *out);
 void sp_srs_retain(sp_srs *srs);
 void sp_srs_release(sp_srs *srs);
+
+/* The host memory of the proving vectors of every live set of this process, one call
+ * of fn per set that holds some (under a lock: fn must not load or release a set). */
+typedef void (*sp_srs_memory_fn)(void *user, const sp_srs *srs);
+void sp_srs_host_memory(sp_srs_memory_fn fn, void *user);
+/* Adds a set to that list (a load does; the caller when it sets image_bytes later). */
+void sp_srs_memory_track(sp_srs *srs);
 
 #ifdef __cplusplus
 }

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: Apache-2.0 OR MIT */
-/* srs_internal.h -- what the .params reader's files share (srs.c, points.c,
- * manifest.c); nothing else includes it. */
+/* srs_internal.h -- what the .params reader's files share (srs.c, srs_set.c,
+ * points.c, manifest.c); nothing else includes it. */
 #ifndef SEALPROV_FORMATS_SRS_INTERNAL_H
 #define SEALPROV_FORMATS_SRS_INTERNAL_H
 
@@ -21,6 +21,11 @@
  * so the host copy is exactly the decoded arrays. */
 _Static_assert(sizeof(g1_affine_t) == G1_BYTES && sizeof(g2_affine_t) == G2_BYTES,
                "decoded points are the size of their encoding");
+
+/* ---- srs_set.c ---- */
+
+/* Frees a set now, whatever its references (a load that failed; the last release). */
+void sp_srs_free(sp_srs *s);
 
 /* ---- points.c: parallel point decoding ---- */
 

@@ -115,9 +115,8 @@ static bool trusted(const struct stat *st, mode_t type, bool secret, const char 
   return true;
 }
 
-/* fstat(fd) and trusted(); false with why (an fstat failure says so). */
-static bool fd_trusted(int fd, mode_t type, bool secret, const char *what, char *why, size_t whylen,
-                       struct stat *st) {
+bool sp_vrecord_fd_trusted(int fd, mode_t type, bool secret, const char *what, char *why,
+                           size_t whylen, struct stat *st) {
   if (fstat(fd, st) != 0) {
     sp_set_err(why, whylen, "%s: cannot stat: %s", what, strerror(errno));
     return false;
@@ -171,7 +170,7 @@ static bool load_secret(sp_vrecord_store *s, int *level, char *why, size_t whyle
     return false;
   }
   struct stat st;
-  bool ok = fd_trusted(fd, S_IFREG, true, esc, why, whylen, &st);
+  bool ok = sp_vrecord_fd_trusted(fd, S_IFREG, true, esc, why, whylen, &st);
   ssize_t got = 0;
   if (ok && st.st_size != (off_t)sizeof s->secret)
     sp_set_err(why, whylen, "%s has %lld bytes, not %zu (remove it: a new one is made)", esc,
@@ -216,7 +215,7 @@ sp_vrecord_store *sp_vrecord_open(const char *root, int *level, char *why, size_
     return open_fail(s);
   }
   struct stat st;
-  if (!fd_trusted(s->root_fd, S_IFDIR, false, esc, why, whylen, &st)) {
+  if (!sp_vrecord_fd_trusted(s->root_fd, S_IFDIR, false, esc, why, whylen, &st)) {
     *level = SEALPROV_LOG_WARN;
     return open_fail(s);
   }
@@ -231,7 +230,7 @@ sp_vrecord_store *sp_vrecord_open(const char *root, int *level, char *why, size_
     sp_set_err(why, whylen, "cannot open %s: %s", esc, strerror(e));
     return open_fail(s);
   }
-  if (!fd_trusted(s->dir_fd, S_IFDIR, false, esc, why, whylen, &st)) {
+  if (!sp_vrecord_fd_trusted(s->dir_fd, S_IFDIR, false, esc, why, whylen, &st)) {
     *level = SEALPROV_LOG_WARN;
     return open_fail(s);
   }
@@ -361,7 +360,7 @@ sp_vrec_verdict sp_vrecord_lookup(sp_vrecord_store *s, const char *path, const s
   char text[SP_VRECORD_MAX_BYTES];
   sp_vrec_verdict v = SP_VREC_BAD;
   ssize_t n = -1;
-  if (!fd_trusted(fd, S_IFREG, false, shown, why, whylen, &st))
+  if (!sp_vrecord_fd_trusted(fd, S_IFREG, false, shown, why, whylen, &st))
     v = SP_VREC_UNTRUSTED;
   else if (st.st_size > (off_t)sizeof text)
     sp_set_err(why, whylen, "%s: %lld bytes, more than a record has", shown, (long long)st.st_size);

@@ -23,6 +23,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include <sys/stat.h>
+
 #include "formats/srs.h" /* sp_file_id */
 
 #ifdef __cplusplus
@@ -66,6 +68,14 @@ sp_vrecord_store *sp_vrecord_open(const char *root, int *level, char *why, size_
 void sp_vrecord_close(sp_vrecord_store *s);
 /* The digest key (SP_FDIGEST_SECRET_BYTES bytes), valid until close. */
 const uint8_t *sp_vrecord_secret(const sp_vrecord_store *s, size_t *len);
+
+/* Whether what the descriptor fd holds (shown as `what` in why) may be trusted as the
+ * store's files are: of type (S_IFDIR or S_IFREG), owned by the effective user or root,
+ * writable by nobody else (and, for a secret, readable by nobody else). st gets its
+ * fstat; false with why, an fstat failure included. The shared image (shimage.h) holds
+ * its folder and images to the same rules. */
+bool sp_vrecord_fd_trusted(int fd, mode_t type, bool secret, const char *what, char *why,
+                           size_t whylen, struct stat *st);
 
 /* The record's file name for a canonical path (unkeyed XXH3-128 of the path, in hex). */
 void sp_vrecord_name(const char *path, char name[SP_VRECORD_NAME_MAX]);

@@ -50,6 +50,10 @@ typedef struct sp_config {
   /* [provider] params_validation_cache: "" = auto (the default), "off", or an absolute
    * folder: where records of completed .params validations live (formats/vrecord.h) */
   char params_validation_cache[4096];
+  /* [provider] params_shared_image: "" = off (the default), "auto", or an absolute
+   * folder: where the host's one decoded copy of a .params file lives
+   * (formats/shimage.h) */
+  char params_shared_image[4096];
   sp_device_cfg devices[SP_MAX_DEVICES];
   size_t ndevices;
   /* Filled by sp_config_resolve_devices: the sections it left out of devices[] (which

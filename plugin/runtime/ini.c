@@ -57,7 +57,8 @@ static const char *const provider_keys[PK_COUNT_] = {"log_level",
                                                      "params_residency",
                                                      "staging_chunk_size",
                                                      "unseen_gpus",
-                                                     "params_validation_cache"};
+                                                     "params_validation_cache",
+                                                     "params_shared_image"};
 
 static const char *const device_keys[DK_COUNT_] = {"type",      "device",         "workers",
                                                    "threads",   "memory_limit",   "pinned_staging",
@@ -249,6 +250,7 @@ static void handle_provider(cfg_parse *p, int k, const char *key, const char *va
     case PK_VERIFY_PROOFS: cfg_want_bool(p, key, value, &c->verify_proofs); return;
     case PK_PARAMS_SUBGROUP_CHECK: cfg_want_bool(p, key, value, &c->params_subgroup_check); return;
     case PK_PARAMS_VALIDATION_CACHE: cfg_want_validation_cache(p, key, value); return;
+    case PK_PARAMS_SHARED_IMAGE: cfg_want_shared_image(p, key, value); return;
     case PK_PARAMS_MANIFEST:
       /* a Filecoin parameters.json; empty = none. Absolute, so that it does not depend
      * on the host's working directory. */
@@ -486,7 +488,7 @@ static int cfg_handler(void *user, const char *section, const char *name, const 
   }
   int k = key_index(keys, nkeys, name);
   if (k < 0) {
-    char list[256];
+    char list[512];
     key_list(list, sizeof list, keys, nkeys);
     /* A misspelt [provider] becomes a device section; say so rather than only listing
      * device keys. */
@@ -751,6 +753,7 @@ int sp_config_load(const char *path, sp_config *out, char *err, size_t errlen) {
   }
   if (p->status == SEALPROV_OK) check_devices(p);
   if (p->status == SEALPROV_OK) cfg_check_unseen(p);
+  if (p->status == SEALPROV_OK) cfg_check_shared_image(p);
 #ifdef SP_FAULT_INJECTION
   if (p->status == SEALPROV_OK) check_testing(p);
 #endif

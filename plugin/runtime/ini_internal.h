@@ -33,6 +33,7 @@ enum provider_key {
   PK_STAGING_CHUNK_SIZE,
   PK_UNSEEN_GPUS,
   PK_PARAMS_VALIDATION_CACHE,
+  PK_PARAMS_SHARED_IMAGE,
   PK_COUNT_
 };
 
@@ -125,6 +126,12 @@ bool cfg_want_faults(cfg_parse *p, const char *key, const char *value, uint32_t 
 /* [provider] params_validation_cache: auto, off or an absolute folder, into
  * p->cfg->params_validation_cache ("" for auto). */
 void cfg_want_validation_cache(cfg_parse *p, const char *key, const char *value);
+/* [provider] params_shared_image: off, auto or an absolute folder, into
+ * p->cfg->params_shared_image ("" for off). */
+void cfg_want_shared_image(cfg_parse *p, const char *key, const char *value);
+/* After the last line: params_shared_image needs what its trust rests on (validation
+ * records, the subgroup checks) and cannot serve a manifest check. */
+void cfg_check_shared_image(cfg_parse *p);
 /* "GPU-xxxxxxxx-xxxx-xxxx-xxxx-xxxxxxxxxxxx" (hex in either case) into its canonical
  * form (lower-case hex, as enumeration reports it) in out[41]. */
 bool cfg_parse_gpu_uuid(const char *s, char out[41]);

@@ -199,20 +199,58 @@ bool cfg_want_faults(cfg_parse *p, const char *key, const char *value, uint32_t 
 }
 #endif
 
-void cfg_want_validation_cache(cfg_parse *p, const char *key, const char *value) {
-  char *dst = p->cfg->params_validation_cache;
-  size_t cap = sizeof p->cfg->params_validation_cache;
-  /* auto is resolved at each load (the environment and user of the process then) */
+/* A folder key: auto, off (stored as given: "" for the default one) or an absolute
+ * folder. `words` is the error's list of them, default first. */
+static void want_folder(cfg_parse *p, const char *key, const char *value, char *dst, size_t cap,
+                        const char *auto_as, const char *off_as, const char *words) {
   if (strcasecmp(value, "auto") == 0)
-    dst[0] = '\0';
+    snprintf(dst, cap, "%s", auto_as);
   else if (strcasecmp(value, "off") == 0)
-    snprintf(dst, cap, "off");
+    snprintf(dst, cap, "%s", off_as);
   else if (value[0] != '/')
-    cfg_fail_kv(p, p->lineno, p->section, key, value, "use auto, off or an absolute folder path");
+    cfg_fail_kv(p, p->lineno, p->section, key, value, "use %s or an absolute folder path", words);
   else if (strlen(value) >= cap)
     cfg_fail_kv(p, p->lineno, p->section, key, value, "path too long");
   else
     snprintf(dst, cap, "%s", value);
+}
+
+void cfg_want_validation_cache(cfg_parse *p, const char *key, const char *value) {
+  /* auto is resolved at each load (the environment and user of the process then) */
+  want_folder(p, key, value, p->cfg->params_validation_cache,
+              sizeof p->cfg->params_validation_cache, "", "off", "auto, off");
+}
+
+void cfg_want_shared_image(cfg_parse *p, const char *key, const char *value) {
+  /* auto is resolved at each load (the effective user of the process then) */
+  want_folder(p, key, value, p->cfg->params_shared_image, sizeof p->cfg->params_shared_image,
+              "auto", "", "off, auto");
+}
+
+void cfg_check_shared_image(cfg_parse *p) {
+  const sp_config *c = p->cfg;
+  int line = p->provider_line[PK_PARAMS_SHARED_IMAGE];
+  if (c->params_shared_image[0] == '\0') return;
+  const char *why = NULL;
+  int other = 0;
+  if (strcmp(c->params_validation_cache, "off") == 0) {
+    why = "needs validation records, and params_validation_cache = off";
+    other = p->provider_line[PK_PARAMS_VALIDATION_CACHE];
+  } else if (!c->params_subgroup_check) {
+    why = "needs params_subgroup_check = true, and it is false";
+    other = p->provider_line[PK_PARAMS_SUBGROUP_CHECK];
+  } else if (c->params_manifest[0] != '\0') {
+    why =
+        "cannot be used with params_manifest: a load that maps the image reads only the "
+        "file's verifying key, so no manifest digest could be checked; and params_manifest is "
+        "set";
+    other = p->provider_line[PK_PARAMS_MANIFEST];
+  }
+  if (why == NULL) return;
+  cfg_fail_kv(p, line, "provider", "params_shared_image", c->params_shared_image,
+              "%s on line %d (an image is trusted only as far as a validation record of its "
+              "file, which only a load with every check writes)",
+              why, other);
 }
 
 /* Bytes with an optional unit. 1024-based: KiB MiB GiB TiB; 1000-based: KB MB GB TB;

@@ -17,6 +17,7 @@
 #include "engine/engine.h"
 #include "formats/vrecord.h"
 #include "runtime/params.h"
+#include "runtime/params_image.h"
 
 /* Loader progress as INFO lines: at most about one a second or one per 10 %, and the
  * last one. */
@@ -131,8 +132,8 @@ static bool vrec_checked_before(void *user, const sp_file_id *id, uint8_t want[1
 }
 
 /* After a successful .params load with records on: what it used, or the record of the
- * validation it ran. */
-static void vrec_after(vrec_ctx *v, const sp_srs_validation *val, const sp_srs *srs, double ms) {
+ * validation it ran. True when a record now vouches for the bytes the load read. */
+static bool vrec_after(vrec_ctx *v, const sp_srs_validation *val, const sp_srs *srs, double ms) {
   char esc[SP_ESC_MAX], why[SP_ESC_MAX + 256];
   sp_utf8_escape(v->canon, esc, sizeof esc);
   count(&v->stats->digest_ns, (uint64_t)(val->digest_cpu_ms * 1e6));
@@ -143,7 +144,7 @@ static void vrec_after(vrec_ctx *v, const sp_srs_validation *val, const sp_srs *
            "srs_load %s: validated earlier: record %s, digest verified (%.3f s of thread time "
            "on up to %u reading threads), %zu points not rechecked for the subgroup; load %.1f s",
            esc, v->shown, val->digest_cpu_ms / 1e3, val->threads, points, ms / 1e3);
-    return;
+    return true;
   }
   count(&v->stats->full, 1);
   if (!val->digest_done) { /* the reads did not cover the file once, in order: a bug */
@@ -151,19 +152,74 @@ static void vrec_after(vrec_ctx *v, const sp_srs_validation *val, const sp_srs *
            "srs_load %s: every point checked; no validation record written "
            "(the digest did not cover every byte of the file once: internal error)",
            esc);
-    return;
+    return false;
   }
   if (sp_vrecord_write(v->store, v->canon, &val->id, val->digest, why, sizeof why) != SEALPROV_OK) {
     sp_log(SEALPROV_LOG_INFO,
            "srs_load %s: every point checked; no validation record written (%s: %s)", esc, v->shown,
            why);
-    return;
+    return false;
   }
   count(&v->stats->records_written, 1);
   sp_log(SEALPROV_LOG_INFO,
          "srs_load %s: every point checked; validation record %s written (digest %.3f s of "
          "thread time); load %.1f s",
          esc, v->shown, val->digest_cpu_ms / 1e3, ms / 1e3);
+  return true;
+}
+
+/* ---- the load -------------------------------------------------------------------------- */
+
+/* A load's state: its records, its shared image, its progress and what it validated. */
+typedef struct load_ctx {
+  const sp_config *cfg;
+  const char *path;
+  bool vk_only;
+  sp_params_stats *stats;
+  sp_srs_load_opts lo;
+  load_progress lp;
+  sp_srs_validation val;
+  vrec_ctx vr;
+  bool records;
+  sp_params_image im;
+  bool image;
+} load_ctx;
+
+/* The file loaded with c->lo: once, and again with every check when the validation
+ * record it trusted turned out not to match the bytes. */
+static int load_checked(load_ctx *c, sp_srs **out, char *err, size_t errlen) {
+  int st = load_once(c->cfg, c->path, c->vk_only, &c->lo, out, err, errlen);
+  if (c->records && st == SEALPROV_ERR_PARAMS && c->val.stale) {
+    /* the bytes are not the ones the record vouches for: nothing of that load is used */
+    count(&c->stats->records_refused, 1);
+    sp_log(SEALPROV_LOG_WARN, "%s; record %s not used: loading again with every check", err,
+           c->vr.shown);
+    c->lo.checked_before = NULL;
+    c->lp = (load_progress){0};
+    st = load_once(c->cfg, c->path, c->vk_only, &c->lo, out, err, errlen);
+  }
+  return st;
+}
+
+/* The file read and decoded by this process (into a new shared image when there is one
+ * to make), its record written, the image published. */
+static int load_file(load_ctx *c, sp_srs **out, char *err, size_t errlen) {
+  if (c->image) sp_params_image_prepare(&c->im, &c->lo);
+  double t0 = sp_now_ms();
+  int st = load_checked(c, out, err, errlen);
+  if (c->image && sp_params_image_found(&c->im)) {
+    /* another process made the image while this one waited for it: map that */
+    if (sp_params_image_map(&c->im, &c->lo, out)) return SEALPROV_OK;
+    c->lo.vectors_for = NULL;
+    st = load_checked(c, out, err, errlen);
+  }
+  bool vouched = false;
+  if (st == SEALPROV_OK && c->records)
+    vouched = vrec_after(&c->vr, &c->val, *out, sp_now_ms() - t0);
+  else if (st == SEALPROV_OK && !c->vk_only)
+    count(c->cfg->params_subgroup_check ? &c->stats->full : &c->stats->unchecked, 1);
+  if (c->image) st = sp_params_image_finish(&c->im, st, &c->val, vouched, out);
+  return st;
 }
 
 int sp_params_load(const sp_config *cfg, const char *path, bool vk_only, sp_params_stats *stats,
@@ -173,43 +229,36 @@ int sp_params_load(const sp_config *cfg, const char *path, bool vk_only, sp_para
     long n = sysconf(_SC_NPROCESSORS_ONLN);
     threads = n > 0 ? (unsigned)n : 1;
   }
-  load_progress lp = {0};
   sp_params_stats none;
   if (stats == NULL) { /* counted all the same, then dropped */
     memset(&none, 0, sizeof none);
     stats = &none;
   }
-  sp_srs_validation val = {.skipped = false};
-  sp_srs_load_opts lo = {.vk_only = vk_only,
-                         .subgroup_check = cfg->params_subgroup_check,
-                         .nthreads = threads,
-                         .manifest = cfg->params_manifest[0] ? cfg->params_manifest : NULL,
-                         .progress = load_progress_log,
-                         .progress_user = &lp,
-                         .log = load_log};
-  vrec_ctx vr = {.store = NULL};
-  bool records = !vk_only && cfg->params_subgroup_check && vrec_open(cfg, path, stats, &vr);
-  if (records) {
-    lo.digest_secret = sp_vrecord_secret(vr.store, &lo.digest_secret_len);
-    lo.validation = &val;
-    lo.checked_before = vrec_checked_before;
-    lo.checked_before_user = &vr;
+  load_ctx *c = calloc(1, sizeof *c);
+  if (c == NULL) {
+    sp_set_err(err, errlen, "srs_load: out of memory");
+    return SEALPROV_ERR_NO_MEMORY;
   }
-  double t0 = sp_now_ms();
-  int st = load_once(cfg, path, vk_only, &lo, out, err, errlen);
-  if (records && st == SEALPROV_ERR_PARAMS && val.stale) {
-    /* the bytes are not the ones the record vouches for: nothing of that load is used */
-    count(&stats->records_refused, 1);
-    sp_log(SEALPROV_LOG_WARN, "%s; record %s not used: loading again with every check", err,
-           vr.shown);
-    lo.checked_before = NULL;
-    lp = (load_progress){0};
-    st = load_once(cfg, path, vk_only, &lo, out, err, errlen);
+  *c = (load_ctx){.cfg = cfg, .path = path, .vk_only = vk_only, .stats = stats};
+  c->lo = (sp_srs_load_opts){.vk_only = vk_only,
+                             .subgroup_check = cfg->params_subgroup_check,
+                             .nthreads = threads,
+                             .manifest = cfg->params_manifest[0] ? cfg->params_manifest : NULL,
+                             .progress = load_progress_log,
+                             .progress_user = &c->lp,
+                             .log = load_log};
+  c->records = !vk_only && cfg->params_subgroup_check && vrec_open(cfg, path, stats, &c->vr);
+  if (c->records) {
+    c->lo.digest_secret = sp_vrecord_secret(c->vr.store, &c->lo.digest_secret_len);
+    c->lo.validation = &c->val;
+    c->lo.checked_before = vrec_checked_before;
+    c->lo.checked_before_user = &c->vr;
+    c->image = sp_params_image_open(&c->im, cfg, path, c->vr.canon, c->vr.store, stats);
   }
-  if (st == SEALPROV_OK && records)
-    vrec_after(&vr, &val, *out, sp_now_ms() - t0);
-  else if (st == SEALPROV_OK && !vk_only)
-    count(cfg->params_subgroup_check ? &stats->full : &stats->unchecked, 1);
-  sp_vrecord_close(vr.store);
+  int st = SEALPROV_OK;
+  if (!c->image || !sp_params_image_map(&c->im, &c->lo, out)) st = load_file(c, out, err, errlen);
+  if (c->image) sp_params_image_close(&c->im);
+  sp_vrecord_close(c->vr.store);
+  free(c);
   return st;
 }

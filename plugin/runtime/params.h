@@ -26,7 +26,10 @@ typedef struct sp_params_stats {
   _Atomic uint64_t records_refused; /* found but not used: stale, untrusted, not a record, or
                                        a digest that differed */
   _Atomic uint64_t digest_ns;       /* the reading threads' time spent on digests */
-  atomic_bool store_noted;          /* that the record store cannot be used was logged */
+  /* shared images (params_shared_image): made by a load, mapped by one, or found and
+     not used (not trusted, stale, damaged: then made again unless not trusted) */
+  _Atomic uint64_t image_made, image_mapped, image_refused;
+  atomic_bool store_noted; /* that the record store cannot be used was logged */
 } sp_params_stats;
 
 /* Loads path (a .vk when vk_only) with cfg's [provider] settings: load_threads,

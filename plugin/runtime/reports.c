@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/util.h"
 #include "runtime/sched_internal.h"
 
 static const char *const tl_names[SP_TL_EVENT_COUNT_] = {
@@ -246,6 +247,60 @@ static void params_report(sbuf *b, sp_params_stats *ls) {
             atomic_load(&ls->full), atomic_load(&ls->record), atomic_load(&ls->unchecked),
             atomic_load(&ls->records_written), atomic_load(&ls->records_refused),
             (double)atomic_load(&ls->digest_ns) / 1e9);
+  sb_printf(b,
+            "# HELP sealprov_params_image_loads_total Shared images of parameter files "
+            "([provider] params_shared_image): made by a load of this provider, mapped by one "
+            "(its proving vectors not read from the file), or found and refused (not trusted, "
+            "stale or damaged).\n"
+            "# TYPE sealprov_params_image_loads_total counter\n"
+            "sealprov_params_image_loads_total{how=\"made\"} %" PRIu64
+            "\n"
+            "sealprov_params_image_loads_total{how=\"mapped\"} %" PRIu64
+            "\n"
+            "sealprov_params_image_loads_total{how=\"refused\"} %" PRIu64 "\n",
+            atomic_load(&ls->image_made), atomic_load(&ls->image_mapped),
+            atomic_load(&ls->image_refused));
+}
+
+/* The host memory of the process's live parameter sets (srs.h, sp_srs_host_memory). */
+typedef struct set_memory {
+  sbuf *b;
+  uint64_t image, own;
+} set_memory;
+
+static void set_memory_line(void *user, const sp_srs *s) {
+  set_memory *m = user;
+  m->image += s->image_bytes;
+  m->own += s->host_bytes;
+  char esc[SP_ESC_MAX];
+  sb_printf(m->b, "sealprov_params_set_host_bytes{params=\"");
+  sb_label(m->b, sp_utf8_escape(s->path, esc, sizeof esc));
+  sb_printf(m->b, "\",image=\"");
+  sb_label(m->b, s->image_path ? s->image_path : "");
+  sb_printf(m->b, "\",memory=\"%s\"} %" PRIu64 "\n", s->image_bytes ? "image" : "own",
+            s->image_bytes ? s->image_bytes : s->host_bytes);
+}
+
+static void params_memory_report(sbuf *b) {
+  set_memory m = {.b = b};
+  sb_printf(b,
+            "# HELP sealprov_params_set_host_bytes Host memory of the proving vectors of each "
+            "parameter set this process holds: memory=\"own\" decoded by its load into this "
+            "process's memory, memory=\"image\" a shared image mapped read-only (image= its "
+            "file), one copy for every process of the host that maps it.\n"
+            "# TYPE sealprov_params_set_host_bytes gauge\n");
+  sp_srs_host_memory(set_memory_line, &m);
+  sb_printf(b,
+            "# HELP sealprov_params_host_bytes Host memory of the proving vectors this process "
+            "holds as its own (the sum of memory=\"own\").\n"
+            "# TYPE sealprov_params_host_bytes gauge\n"
+            "sealprov_params_host_bytes %" PRIu64
+            "\n"
+            "# HELP sealprov_params_image_bytes Shared images this process maps (the sum of "
+            "memory=\"image\").\n"
+            "# TYPE sealprov_params_image_bytes gauge\n"
+            "sealprov_params_image_bytes %" PRIu64 "\n",
+            m.own, m.image);
 }
 
 int sp_sched_stats(sp_sched *s, char *buf, size_t cap, size_t *len) {
@@ -416,5 +471,6 @@ int sp_sched_stats(sp_sched *s, char *buf, size_t cap, size_t *len) {
       "sealprov_module_host_release_errors_total %" PRIu64 "\n",
       hm.total, hm.peak, hm.limit, hm.waits, hm.wait_s, hm.release_errors);
   params_report(&b, &s->params_stats);
+  params_memory_report(&b);
   return sb_deliver(&b, buf, cap, len);
 }

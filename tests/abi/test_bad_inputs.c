@@ -1257,6 +1257,13 @@ static const bcase cases[] = {
     INI("params_validation_cache, a relative path",
         "[provider]\nparams_validation_cache = cache\n[cpu0]\ntype = cpu\n", CONFIG, "bad.ini:2",
         "params_validation_cache", "\"cache\"", "absolute folder"),
+    INI("params_shared_image, a word it does not take",
+        "[provider]\nparams_shared_image = on\n[cpu0]\ntype = cpu\n", CONFIG, "bad.ini:2",
+        "params_shared_image", "\"on\"", "off, auto or an absolute folder"),
+    INI("params_shared_image without validation records",
+        "[provider]\nparams_shared_image = auto\nparams_validation_cache = off\n[cpu0]\ntype = "
+        "cpu\n",
+        CONFIG, "bad.ini:2", "params_shared_image", "\"auto\"", "params_validation_cache = off"),
     INI("boolean `maybe`", "[provider]\nverify_proofs = maybe\n[cpu0]\ntype = cpu\n", CONFIG,
         "bad.ini:2", "verify_proofs", "\"maybe\"", "not a boolean"),
     INI("log_level = loud", "[provider]\nlog_level = loud\n[cpu0]\ntype = cpu\n", CONFIG,

@@ -26,6 +26,8 @@ tests_compat_c2_post_load_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/compat
 tests_compat_c2_post_load_LDADD = compat/libsealprov_c2.la $(SP_KIT_LIBS) $(SP_EXTERNAL_LIBS)
 TESTS += tests/compat/c2_post_load.sh
 EXTRA_DIST += tests/compat/c2_post_load.sh dev/post-under-load.sh
+# one copy of the parameters per host: two children at once, one image made and mapped
+TESTS += tests/compat/c2_shared_image.sh
 # gpu_index -> device_mask on CUDA, mixed and CPU-only device tables (no module needed).
 check_PROGRAMS += tests/compat/test_c2_map
 TESTS += tests/compat/test_c2_map
@@ -34,7 +36,7 @@ tests_compat_test_c2_map_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/compat
 tests_compat_test_c2_map_LDADD = $(DL_LIBS)
 SAN_TESTS += tests/compat/c2.sh tests/compat/c2_rust.sh
 EXTRA_DIST += tests/compat/c2_symbols.sh tests/compat/c2.sh tests/compat/c2_rust.sh \
-  tests/compat/c2_validated.sh \
+  tests/compat/c2_validated.sh tests/compat/c2_shared_image.sh \
   tests/compat/rust_host.rs
 # The C host of docs/integration.md, section 8 (docs/examples/c2_prove.c, the page's
 # program to the byte): proves a partition through the library and sealprov's two

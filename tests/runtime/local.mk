@@ -16,6 +16,17 @@ tests_runtime_test_config_SOURCES = tests/runtime/test_config.c
 tests_runtime_test_config_CFLAGS = $(RUNTIME_TEST_CFLAGS)
 tests_runtime_test_config_LDADD = $(RUNTIME_TEST_LDADD)
 
+# One copy of the parameters per host ([provider] params_shared_image: runtime/
+# params_image.c): made by the first load, mapped by other processes (fork), every change
+# of the file and every forged, foreign or untrusted image sent back to the file, a
+# read-only or full folder no error. CPU devices, a 250-constraint set.
+check_PROGRAMS += tests/runtime/test_params_image
+TESTS += tests/runtime/test_params_image
+SAN_TESTS += tests/runtime/test_params_image
+tests_runtime_test_params_image_SOURCES = tests/runtime/test_params_image.c
+tests_runtime_test_params_image_CFLAGS = $(RUNTIME_TEST_CFLAGS) $(XXHASH_CFLAGS)
+tests_runtime_test_params_image_LDADD = $(RUNTIME_TEST_LDADD)
+
 # Scheduler/pool suite: an in-memory sp_config and the recording test engine.
 check_PROGRAMS += tests/runtime/test_pool
 TESTS += tests/runtime/test_pool

@@ -286,6 +286,30 @@ static const bad_case bad_cases[] = {
      2,
      {"[provider]", "params_validation_cache", "\"my/cache\"",
       "use auto, off or an absolute folder"}},
+    {"params_shared_image relative",
+     "[provider]\nparams_shared_image = shm/images\n" CPU0,
+     SEALPROV_ERR_CONFIG,
+     2,
+     {"[provider]", "params_shared_image", "\"shm/images\"",
+      "use off, auto or an absolute folder"}},
+    {"params_shared_image without records",
+     "[provider]\nparams_validation_cache = off\nparams_shared_image = auto\n" CPU0,
+     SEALPROV_ERR_CONFIG,
+     3,
+     {"[provider]", "params_shared_image", "\"auto\"",
+      "needs validation records, and params_validation_cache = off on line 2"}},
+    {"params_shared_image without subgroup checks",
+     "[provider]\nparams_shared_image = /dev/shm/x\nparams_subgroup_check = false\n" CPU0,
+     SEALPROV_ERR_CONFIG,
+     2,
+     {"[provider]", "params_shared_image", "\"/dev/shm/x\"",
+      "needs params_subgroup_check = true, and it is false on line 3"}},
+    {"params_shared_image with a manifest",
+     "[provider]\nparams_manifest = /p/parameters.json\nparams_shared_image = auto\n" CPU0,
+     SEALPROV_ERR_CONFIG,
+     3,
+     {"[provider]", "params_shared_image", "cannot be used with params_manifest",
+      "params_manifest is set on line 2"}},
     {"staging_chunk_size too small",
      "[provider]\nstaging_chunk_size = 512KiB\n" CPU0,
      SEALPROV_ERR_CONFIG,
@@ -767,6 +791,21 @@ START_TEST(test_validation_cache_values) {
 }
 END_TEST
 
+/* params_shared_image: off (stored as "", the default), auto, or an absolute folder. */
+START_TEST(test_shared_image_values) {
+  expect_ok("[cpu0]\ntype = cpu\n");
+  ck_assert_str_eq(cfg->params_shared_image, "");
+  expect_ok("[provider]\nparams_shared_image = AUTO\n[cpu0]\ntype = cpu\n");
+  ck_assert_str_eq(cfg->params_shared_image, "auto");
+  expect_ok("[provider]\nparams_shared_image = /mnt/huge pages\n[cpu0]\ntype = cpu\n");
+  ck_assert_str_eq(cfg->params_shared_image, "/mnt/huge pages");
+  expect_ok(
+      "[provider]\nparams_shared_image = Off\nparams_validation_cache = off\n"
+      "[cpu0]\ntype = cpu\n");
+  ck_assert_str_eq(cfg->params_shared_image, "");
+}
+END_TEST
+
 START_TEST(test_log_levels) {
   static const struct {
     const char *w;
@@ -1215,6 +1254,7 @@ static Suite *config_suite(void) {
   tcase_add_test(tc, test_defaults);
   tcase_add_test(tc, test_provider_values);
   tcase_add_test(tc, test_validation_cache_values);
+  tcase_add_test(tc, test_shared_image_values);
   tcase_add_test(tc, test_log_levels);
   tcase_add_test(tc, test_booleans);
   tcase_add_test(tc, test_memory_units);
