@@ -29,6 +29,8 @@
 #include <stdint.h>
 
 #include "util/sp_gpu.h" /* first: hides <math.h>'s FP_ZERO from bls12_381.h */
+#include "util/stage.h"
+#include "base/util.h" /* sp_now_ms */
 #include "msm/msm.h"
 #include "spmv/spmv.h"
 #include "backend/engine_cuda.h"
@@ -368,6 +370,25 @@ typedef struct xctx {
   void *early_a;   /* a, already on the device (early upload), or NULL */
   const sp_cs *cs; /* witness-only partition: a, b, c made here from the witness */
 } xctx;
+
+/* ---- stages (util/stage.h) ----
+ * A stage's host time, the figure `bench gpu` prints for it (sp_cuda_timings), and the
+ * stage a tracer tags the thread's GPU work with: cuda_stage_in enters it,
+ * cuda_stage_out adds the time since to *ms (NULL: to none) and gives the thread its
+ * previous stage back. A stage left by an error path stays the thread's until the
+ * next one is entered (execute's own leaves it at its end). */
+typedef struct cuda_stage_mark {
+  double t0;
+  unsigned prev;
+} cuda_stage_mark;
+static inline cuda_stage_mark cuda_stage_in(unsigned stage) {
+  cuda_stage_mark m = {sp_now_ms(), sp_gpu_stage_set(stage)};
+  return m;
+}
+static inline void cuda_stage_out(cuda_stage_mark m, double *ms) {
+  if (ms) *ms += sp_now_ms() - m.t0;
+  (void)sp_gpu_stage_set(m.prev);
+}
 
 /* ---- engine_cuda.c ---- */
 /* Host memory the device holds page-locked, and the module's counters for it. */
