@@ -340,8 +340,8 @@ int cuda_up_open(cuda_dev *d, unsigned threads, cuda_up **out, char *err, size_t
  * last use of dst, or NULL (a fresh buffer: EV_ALLOC). *req names it for cuda_up_wait. */
 int cuda_up_push(cuda_up *u, void *dst, const void *src, size_t bytes, int kind,
                  sp_gpu_event *after, uint64_t *req, char *err, size_t errlen);
-/* The compute stream waits for request req (the host only until it was sent);
- * *waited_ms (may be NULL) gets the host's wait added. Waiting for a request implies
+/* The compute stream and the host wait for request req to land; *waited_ms (may be
+ * NULL) gets the host's wait added (the upload stage's). Waiting for a request implies
  * every earlier one (one transfer stream, in order). */
 int cuda_up_wait(cuda_up *u, uint64_t req, double *waited_ms, char *err, size_t errlen);
 /* The host waits until everything queued is on the device (before buffers are freed

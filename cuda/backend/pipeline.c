@@ -186,7 +186,10 @@ static int queue_abc(xctx *x, part_t *p, int upto, uint64_t req[3], char *err, s
  * a*b collects there as a and b arrive, so a and b are transformed while the next
  * vector travels; without it all three are decoded first and checked, and the
  * transforms follow. abc_ready: a, b, c were made on the device (witness-only); else
- * req[] are their uploads (queue_abc). */
+ * req[] are their uploads (queue_abc). Each stage waits for its own work before the
+ * next begins (a launch's gap on the GPU): the host then waits for a vector's copy
+ * only for what the transform before it did not hide, and a stage's time is its own,
+ * not the wait for the stage queued before it. */
 static int part_h3(xctx *x, part_t *p, bool abc_ready, const uint64_t req[3], char *err,
                    size_t errlen) {
   sp_gpu *g = x->g;
@@ -204,12 +207,13 @@ static int part_h3(xctx *x, part_t *p, bool abc_ready, const uint64_t req[3], ch
       SP_TRY_GOTO(sp_gpu_copy(g, ab, p->abc[0], p->nabc * 32, err, errlen), st, out);
     if (ab && k == 1)
       SP_TRY_GOTO(sp_gpu_fr_mul_vec(g, ab, ab, p->abc[1], p->nabc, err, errlen), st, out);
+    if (ab && k < 2) SP_TRY_GOTO(sp_gpu_sync(g, err, errlen), st, out);
     cuda_stage_out(ts, &tm->decode_ms);
     if (k == 2 || !ab) continue;
-    /* queued behind the decode: the GPU transforms this vector while the host waits
-     * for the next one's copy */
+    /* the GPU transforms this vector while the next one travels */
     ts = cuda_stage_in(SP_STAGE_H_NTT);
     SP_TRY_GOTO(sp_gpu_h_coset(g, p->abc[k], logm, err, errlen), st, out);
+    SP_TRY_GOTO(sp_gpu_sync(g, err, errlen), st, out);
     cuda_stage_out(ts, &tm->h_ntt_ms);
   }
   ts = cuda_stage_in(SP_STAGE_DECODE);
@@ -297,7 +301,9 @@ out:
 /* H with two vectors of the domain on the device: a and b decoded, c checked against
  * them in chunks; a and b transformed and multiplied; then c into b's buffer (its
  * second trip over PCIe), transformed, and the H coefficients formed. req[0], req[1]:
- * a's and b's uploads (queue_abc). */
+ * a's and b's uploads (queue_abc). As in part_h3, each stage waits for its own work:
+ * c's copy waits for the transforms on the device, and the host waits for them in
+ * their stage before it waits for the copy in its own. */
 static int part_h2(xctx *x, part_t *p, uint64_t req[3], char *err, size_t errlen) {
   sp_gpu *g = x->g;
   sp_cuda_timings *tm = x->tm;
@@ -308,19 +314,23 @@ static int part_h2(xctx *x, part_t *p, uint64_t req[3], char *err, size_t errlen
     SP_TRY(decode_vec(x, p, k, p->abc[k], err, errlen));
     cuda_stage_out(ts, &tm->decode_ms);
   }
+  /* the chunks' uploads inside are the upload stage's, not counted twice */
+  const double up0 = tm->upload_ms;
   cuda_stage_mark ts = cuda_stage_in(SP_STAGE_DECODE);
   if (p->nabc) SP_TRY(check_c_chunked(x, p, err, errlen));
   cuda_stage_out(ts, &tm->decode_ms);
+  tm->decode_ms -= tm->upload_ms - up0;
   ts = cuda_stage_in(SP_STAGE_H_NTT);
   SP_TRY(sp_gpu_h_coset(g, p->abc[0], logm, err, errlen));
   SP_TRY(sp_gpu_h_coset(g, p->abc[1], logm, err, errlen));
   SP_TRY(sp_gpu_fr_mul_vec(g, p->abc[0], p->abc[0], p->abc[1], p->m, err, errlen));
   SP_TRY(sp_gpu_event_record(g, x->d->ev[EV_HSLOT], SP_STREAM_COMPUTE, err, errlen));
-  cuda_stage_out(ts, &tm->h_ntt_ms);
   int kind;
   const void *c = abc_src(p, 2, &kind);
   SP_TRY(cuda_up_push(x->up, p->abc[1], c, p->nabc * 32, kind, x->d->ev[EV_HSLOT], &req[2], err,
                       errlen));
+  SP_TRY(sp_gpu_sync(g, err, errlen));
+  cuda_stage_out(ts, &tm->h_ntt_ms);
   SP_TRY(cuda_up_wait(x->up, req[2], &tm->upload_ms, err, errlen));
   ts = cuda_stage_in(SP_STAGE_DECODE);
   SP_TRY(decode_vec(x, p, 2, p->abc[1], err, errlen));
@@ -577,8 +587,12 @@ int cuda_prove_partition(xctx *x, const sp_task *t, const cuda_prep *src, uint8_
     tm->a_early = true;
     /* Its copy ran on the context's copy stream, which none of this execute's uploads
      * (their own transfer stream, upload.c) is ordered after: a prepare on an idle
-     * device may have queued it a moment ago, and it can still be travelling. */
+     * device may have queued it a moment ago, and it can still be travelling. The host
+     * waits for it here, in the upload's time rather than in a's decoding. */
+    ts = cuda_stage_in(SP_STAGE_UPLOAD);
     SP_TRY_GOTO(sp_gpu_join_copy(g, err, errlen), st, out);
+    SP_TRY_GOTO(sp_gpu_sync(g, err, errlen), st, out);
+    cuda_stage_out(ts, &tm->upload_ms);
   }
 
   x->res = NULL;

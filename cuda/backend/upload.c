@@ -285,19 +285,21 @@ int cuda_up_wait(cuda_up *u, uint64_t req, double *waited_ms, char *err, size_t 
    * order, so this one is done before that one */
   bool implied = req < u->consumed;
   pthread_mutex_unlock(&u->mu);
-  if (waited_ms) *waited_ms += sp_now_ms() - m.t0; /* the host's wait for the send */
   if (st || implied) {
-    cuda_stage_out(m, NULL);
+    cuda_stage_out(m, waited_ms);
     return st;
   }
-  /* the event cannot be recorded again before consumed passes req (filler_main) */
-  st = sp_gpu_stream_wait(u->d->gpu, SP_STREAM_COMPUTE, u->d->ev[EV_UP0 + req % SP_UP_EVENTS], err,
-                          errlen);
+  /* the event cannot be recorded again before consumed passes req (filler_main). The
+   * host waits for the copy itself: every caller's next step waits for work queued
+   * behind it, and so the wait is the upload's, not that step's. */
+  sp_gpu_event *ev = u->d->ev[EV_UP0 + req % SP_UP_EVENTS];
+  st = sp_gpu_stream_wait(u->d->gpu, SP_STREAM_COMPUTE, ev, err, errlen);
+  if (!st) st = sp_gpu_event_sync(u->d->gpu, ev, err, errlen);
   pthread_mutex_lock(&u->mu);
   if (req + 1 > u->consumed) u->consumed = req + 1;
   pthread_cond_broadcast(&u->cv);
   pthread_mutex_unlock(&u->mu);
-  cuda_stage_out(m, NULL);
+  cuda_stage_out(m, waited_ms);
   return st;
 }
 
