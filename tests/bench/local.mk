@@ -20,6 +20,15 @@ check_PROGRAMS += tests/bench/test_shapes
 TESTS += tests/bench/test_shapes tests/bench/bench_gpu_shape.sh
 tests_bench_test_shapes_SOURCES = tests/bench/test_shapes.c bench/shapes.c bench/shapes.h
 tests_bench_test_shapes_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/bench
+# What `bench gpu --trace` makes of a trace (bench/trace_stats.c), on synthetic records:
+# stages, busy and idle times, gaps, top kernels, the CSV
+check_PROGRAMS += tests/bench/test_trace_stats
+TESTS += tests/bench/test_trace_stats
+tests_bench_test_trace_stats_SOURCES = tests/bench/test_trace_stats.c bench/trace_stats.c \
+  bench/trace_stats.h
+tests_bench_test_trace_stats_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/bench
+tests_bench_test_trace_stats_CFLAGS = $(AM_CFLAGS) $(CHECK_CFLAGS)
+tests_bench_test_trace_stats_LDADD = $(CHECK_LIBS)
 endif
 EXTRA_DIST += tests/bench/bench_smoke.sh tests/bench/test_bench_load.sh tests/bench/test_stress.sh \
   tests/bench/soak_plan.sh tests/bench/gpu_throughput_dry.sh tests/bench/bench_gpu_shape.sh
