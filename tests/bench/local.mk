@@ -29,10 +29,13 @@ tests_bench_test_trace_stats_SOURCES = tests/bench/test_trace_stats.c bench/trac
 tests_bench_test_trace_stats_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/bench
 tests_bench_test_trace_stats_CFLAGS = $(AM_CFLAGS) $(CHECK_CFLAGS)
 tests_bench_test_trace_stats_LDADD = $(CHECK_LIBS)
+# --trace FILE's checks before any GPU work (an unwritable file, the help)
+TESTS += tests/bench/bench_gpu_trace.sh
 endif
 EXTRA_DIST += tests/bench/bench_smoke.sh tests/bench/test_bench_load.sh tests/bench/test_stress.sh \
-  tests/bench/soak_plan.sh tests/bench/gpu_throughput_dry.sh tests/bench/bench_gpu_shape.sh
+  tests/bench/soak_plan.sh tests/bench/gpu_throughput_dry.sh tests/bench/bench_gpu_shape.sh \
+  tests/bench/bench_gpu_trace.sh
 # dev/gpu-throughput.sh (the multi-GPU machines' script, issue 18) runs from the release
 # tarball, so it is distributed with what it uses.
 EXTRA_DIST += dev/gpu-throughput.sh dev/timeline-summary.awk dev/device-env.sh \
-  dev/device-build.sh dev/gpu-archs.sh dev/proof-types.sh
+  dev/device-build.sh dev/gpu-archs.sh dev/proof-types.sh dev/profile-partition.sh
