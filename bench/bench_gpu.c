@@ -565,7 +565,7 @@ int sp_cmd_bench_gpu(int argc, char **argv) {
 #endif
   o.json = args.json;
   char err[1024] = "";
-  if (o.trace && bg_trace_file(o.trace, err, sizeof err)) {
+  if (o.trace && bg_trace_file(o.trace, o.json ? stderr : stdout, err, sizeof err)) {
     sp_cli_error("%s", err);
     return 2;
   }
@@ -614,7 +614,7 @@ int sp_cmd_bench_gpu(int argc, char **argv) {
   /* --trace: CUPTI before any context is made (its activity then covers them all) */
   if (o.trace && bg_trace_start(err, sizeof err)) {
     sp_cli_error("%s", err);
-    bg_trace_close(stderr, err, sizeof err);
+    bg_trace_close(err, sizeof err);
     return 1;
   }
   sp_gpu_info infos[BG_MAX_GPUS];
@@ -714,7 +714,7 @@ int sp_cmd_bench_gpu(int argc, char **argv) {
   if (o.json) printf("\n  ],\n  \"status\": \"%s\"\n}\n", st ? "failed" : "ok");
   if (st) sp_cli_error("%s: %s", sp_status_name(st), err);
   fflush(stdout);
-  if (o.trace && bg_trace_close(o.json ? stderr : stdout, err, sizeof err) && !st) {
+  if (o.trace && bg_trace_close(err, sizeof err) && !st) {
     sp_cli_error("%s", err);
     st = SEALPROV_ERR_IO;
   }

@@ -103,8 +103,9 @@ bool bg_parse_pinned_list(const char *s, bg_opts *o);
 bool bg_parse_precompute(const char *s, bg_opts *o);
 
 /* ---- trace_cupti.c: --trace FILE ---------------------------------------------------------- */
-/* The file, opened for writing before anything runs (an error names it). */
-int bg_trace_file(const char *path, char *err, size_t errlen);
+/* The file, opened for writing before anything runs (an error names it); each window's
+ * tables go to `tables` as it ends. */
+int bg_trace_file(const char *path, FILE *tables, char *err, size_t errlen);
 /* CUPTI found and its activity on, the engine's stage hook set: before the first CUDA
  * context. An error says what is missing. */
 int bg_trace_start(char *err, size_t errlen);
@@ -113,8 +114,8 @@ bool bg_trace_on(void);
  * both do nothing unless tracing. */
 int bg_trace_begin(const char *label, char *err, size_t errlen);
 int bg_trace_end(char *err, size_t errlen);
-/* Ends an open window, prints every window's tables to `to` and closes the file. */
-int bg_trace_close(FILE *to, char *err, size_t errlen);
+/* Ends an open window, closes the file and says what it holds. */
+int bg_trace_close(char *err, size_t errlen);
 
 /* ---- bench_gpu_partition.c ------------------------------------------------------------ */
 /* One synthetic parameter set and one sealing-shaped assignment for a domain of 2^lg:

@@ -164,9 +164,7 @@ static struct {
   uint32_t version;
   char path[1024];
   FILE *csv;
-  char *text; /* the windows' summaries, printed at the end */
-  size_t text_len;
-  FILE *out;
+  FILE *out;          /* where a window's tables go, as it ends */
   pthread_mutex_t mu; /* below: the hook's spans, the completed buffers, the counts */
   trc_trace t;
   bool started, in_window, sync_on;
@@ -335,13 +333,12 @@ static void bt_free_bufs(bt_buf *b) {
 
 /* ---- records ------------------------------------------------------------------------------ */
 
-/* libstdc++'s demangler, when the program has it (it links the CUDA runtime's C++). */
-extern char *__cxa_demangle(const char *mangled, char *out, size_t *len, int *status)
-    __attribute__((weak));
+/* libstdc++'s demangler (the program links libstdc++ for the CUDA runtime: CUDA_LIBS). */
+extern char *__cxa_demangle(const char *mangled, char *out, size_t *len, int *status);
 
 static uint32_t bt_kernel_name(const char *mangled) {
   int status = -1;
-  char *d = __cxa_demangle && mangled ? __cxa_demangle(mangled, NULL, NULL, &status) : NULL;
+  char *d = mangled ? __cxa_demangle(mangled, NULL, NULL, &status) : NULL;
   uint32_t id = trc_name(&bt.t, d && status == 0 ? d : mangled);
   free(d);
   return id;
@@ -423,17 +420,13 @@ static void bt_parse(bt_buf *b) {
 
 bool bg_trace_on(void) { return bt.started; }
 
-int bg_trace_file(const char *path, char *err, size_t errlen) {
+int bg_trace_file(const char *path, FILE *tables, char *err, size_t errlen) {
   snprintf(bt.path, sizeof bt.path, "%s", path);
+  bt.out = tables;
   bt.csv = fopen(path, "w");
   if (!bt.csv) {
     snprintf(err, errlen, "--trace %s: cannot write the file: %s", path, strerror(errno));
     return SEALPROV_ERR_INVALID_ARGUMENT;
-  }
-  bt.out = open_memstream(&bt.text, &bt.text_len);
-  if (!bt.out) {
-    snprintf(err, errlen, "out of host memory");
-    return SEALPROV_ERR_NO_MEMORY;
   }
   return SEALPROV_OK;
 }
@@ -533,6 +526,7 @@ int bg_trace_end(char *err, size_t errlen) {
     fprintf(bt.out, "  CUPTI dropped %zu records, %zu lost here (out of memory): figures low\n",
             bt.dropped, bt.lost);
   fprintf(bt.out, "\n");
+  fflush(bt.out);
   trc_write_csv(bt.csv, &bt.t, bt.w0, w1, bt.label, bt.windows == 0);
   bt.windows++;
   free(s);
@@ -542,7 +536,7 @@ int bg_trace_end(char *err, size_t errlen) {
   return SEALPROV_OK;
 }
 
-int bg_trace_close(FILE *to, char *err, size_t errlen) {
+int bg_trace_close(char *err, size_t errlen) {
   int st = SEALPROV_OK;
   if (!bt.csv) return st;
   if (bt.started) {
@@ -554,16 +548,11 @@ int bg_trace_close(FILE *to, char *err, size_t errlen) {
     for (size_t i = 0; i < sizeof kinds / sizeof *kinds; i++) (void)bt.cu.disable(kinds[i]);
     bt_free_bufs(bt_take());
   }
-  if (bt.out) fclose(bt.out);
-  bt.out = NULL;
-  if (bt.text_len) fwrite(bt.text, 1, bt.text_len, to);
-  free(bt.text);
-  bt.text = NULL;
   if (bt.started)
-    fprintf(to, "trace: %u window%s, every record in %s (CUPTI %u, %s)\n", bt.windows,
+    fprintf(bt.out, "trace: %u window%s, every record in %s (CUPTI %u, %s)\n", bt.windows,
             bt.windows == 1 ? "" : "s", bt.path, bt.version, bt.lib);
   if (bt.started && bt.windows == 0)
-    fprintf(to, "trace: nothing traced (only partitions and --throughput streams are)\n");
+    fprintf(bt.out, "trace: nothing traced (only partitions and --throughput streams are)\n");
   if (fclose(bt.csv) != 0 && !st) {
     snprintf(err, errlen, "--trace %s: writing the file failed: %s", bt.path, strerror(errno));
     st = SEALPROV_ERR_IO;

@@ -31,6 +31,15 @@ tests_bench_test_trace_stats_CFLAGS = $(AM_CFLAGS) $(CHECK_CFLAGS)
 tests_bench_test_trace_stats_LDADD = $(CHECK_LIBS)
 # --trace FILE's checks before any GPU work (an unwritable file, the help)
 TESTS += tests/bench/bench_gpu_trace.sh
+if HAVE_CUDA
+# --trace's side of CUPTI (bench/trace_cupti.c) on stubs: windows, stages, names, CSV
+check_PROGRAMS += tests/bench/test_trace_cupti
+TESTS += tests/bench/test_trace_cupti
+tests_bench_test_trace_cupti_SOURCES = tests/bench/test_trace_cupti.c bench/trace_stats.c
+tests_bench_test_trace_cupti_CPPFLAGS = $(bench_sealprov_bench_CPPFLAGS)
+tests_bench_test_trace_cupti_CFLAGS = $(AM_CFLAGS) $(CHECK_CFLAGS)
+tests_bench_test_trace_cupti_LDADD = $(CHECK_LIBS) $(DL_LIBS) $(PTHREAD_LIBS) -lstdc++
+endif
 endif
 EXTRA_DIST += tests/bench/bench_smoke.sh tests/bench/test_bench_load.sh tests/bench/test_stress.sh \
   tests/bench/soak_plan.sh tests/bench/gpu_throughput_dry.sh tests/bench/bench_gpu_shape.sh \
