@@ -39,6 +39,7 @@ enum {
   BT_KIND_MEMCPY = 1,
   BT_KIND_MEMSET = 2,
   BT_KIND_KERNEL = 3,
+  BT_KIND_DRIVER = 4,
   BT_KIND_RUNTIME = 5,
   BT_KIND_CONCURRENT_KERNEL = 10,
   BT_KIND_SYNCHRONIZATION = 38,
@@ -115,6 +116,7 @@ BT_SAME(bt_ext, external_id, CUpti_ActivityExternalCorrelation, externalId);
 BT_SAME(bt_ext, corr, CUpti_ActivityExternalCorrelation, correlationId);
 _Static_assert((int)BT_KIND_CONCURRENT_KERNEL == (int)CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL &&
                    (int)BT_KIND_RUNTIME == (int)CUPTI_ACTIVITY_KIND_RUNTIME &&
+                   (int)BT_KIND_DRIVER == (int)CUPTI_ACTIVITY_KIND_DRIVER &&
                    (int)BT_KIND_SYNCHRONIZATION == (int)CUPTI_ACTIVITY_KIND_SYNCHRONIZATION &&
                    (int)BT_KIND_EXTERNAL_CORRELATION ==
                        (int)CUPTI_ACTIVITY_KIND_EXTERNAL_CORRELATION &&
@@ -396,7 +398,7 @@ static bool bt_record(const void *a) {
                   .stream = y->stream,
                   .stage = TRC_STAGE_UNKNOWN,
                   .kind = TRC_SYNC};
-  } else if (kind == BT_KIND_RUNTIME) {
+  } else if (kind == BT_KIND_RUNTIME || kind == BT_KIND_DRIVER) {
     const bt_api *c = a;
     return trc_add_api(&bt.t, c->start, c->corr, c->thread);
   } else if (kind == BT_KIND_EXTERNAL_CORRELATION) {
@@ -431,8 +433,10 @@ int bg_trace_file(const char *path, FILE *tables, char *err, size_t errlen) {
   return SEALPROV_OK;
 }
 
-/* The activity kinds, each enabled; SYNCHRONIZATION may be refused (then the tables
- * have no sync column's figures, and say so). */
+/* The activity kinds, each enabled. The calls' records carry the external ids: the
+ * runtime's, and the driver's too, since a copy or kernel may name the driver call
+ * inside the runtime's (a second way, which may be refused). SYNCHRONIZATION may be
+ * refused too (then the tables have no sync figures, and say so). */
 static int bt_enable(char *err, size_t errlen) {
   static const struct {
     int kind;
@@ -452,6 +456,7 @@ static int bt_enable(char *err, size_t errlen) {
       return SEALPROV_ERR_DEVICE;
     }
   }
+  (void)bt.cu.enable(BT_KIND_DRIVER);
   bt.sync_on = bt.cu.enable(BT_KIND_SYNCHRONIZATION) == 0;
   return SEALPROV_OK;
 }
@@ -543,8 +548,8 @@ int bg_trace_close(char *err, size_t errlen) {
     st = bg_trace_end(err, errlen);
     sp_gpu_stage_hook = NULL;
     static const int kinds[] = {
-        BT_KIND_CONCURRENT_KERNEL,    BT_KIND_MEMCPY,         BT_KIND_MEMSET, BT_KIND_RUNTIME,
-        BT_KIND_EXTERNAL_CORRELATION, BT_KIND_SYNCHRONIZATION};
+        BT_KIND_CONCURRENT_KERNEL,    BT_KIND_MEMCPY,          BT_KIND_MEMSET, BT_KIND_RUNTIME,
+        BT_KIND_EXTERNAL_CORRELATION, BT_KIND_SYNCHRONIZATION, BT_KIND_DRIVER};
     for (size_t i = 0; i < sizeof kinds / sizeof *kinds; i++) (void)bt.cu.disable(kinds[i]);
     bt_free_bufs(bt_take());
   }
