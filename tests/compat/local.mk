@@ -16,6 +16,16 @@ tests_compat_c2_load_SOURCES = tests/compat/c2_load.c
 tests_compat_c2_load_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/compat
 tests_compat_c2_load_LDADD = compat/libsealprov_c2.la
 TESTS += tests/compat/c2_validated.sh
+# A WinningPoSt's latency through the split API while a PoRep stream runs on the same
+# device, as Curio's cuzk calls it (c2_post_load; dev/post-under-load.sh runs it on a GPU):
+# on CPU devices at tiny sizes, every proof verified and the report's fields there.
+check_PROGRAMS += tests/compat/c2_post_load
+tests_compat_c2_post_load_SOURCES = tests/compat/c2_post_load.c tests/compat/c2_post_inputs.c \
+  tests/compat/c2_post_stream.c tests/compat/c2_post_load.h
+tests_compat_c2_post_load_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/compat
+tests_compat_c2_post_load_LDADD = compat/libsealprov_c2.la $(SP_KIT_LIBS) $(SP_EXTERNAL_LIBS)
+TESTS += tests/compat/c2_post_load.sh
+EXTRA_DIST += tests/compat/c2_post_load.sh dev/post-under-load.sh
 # gpu_index -> device_mask on CUDA, mixed and CPU-only device tables (no module needed).
 check_PROGRAMS += tests/compat/test_c2_map
 TESTS += tests/compat/test_c2_map
