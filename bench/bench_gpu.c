@@ -84,106 +84,8 @@ static double bg_min(const double *runs, unsigned n) {
   return m;
 }
 
-static bool parse_list_cap(const char *s, unsigned *out, unsigned *n, unsigned cap, unsigned lo,
-                           unsigned hi) {
-  *n = 0;
-  if (!strcmp(s, "none")) return true;
-  char *end;
-  while (*s) {
-    unsigned long v = strtoul(s, &end, 10);
-    if (end == s || v < lo || v > hi || *n >= cap) return false;
-    out[(*n)++] = (unsigned)v;
-    s = *end == ',' ? end + 1 : end;
-    if (*end && *end != ',') return false;
-  }
-  return true;
-}
-
 static bool parse_list(const char *s, unsigned *out, unsigned *n, unsigned lo, unsigned hi) {
-  return parse_list_cap(s, out, n, BG_MAX_SIZES, lo, hi);
-}
-
-/* --pinned-staging: auto | chunked | whole | off | bytes with an optional K, M or G
- * (1024-based) suffix. The same meanings as the INI's pinned_staging, whose sizes use
- * the INI's units (KiB, GB, ...) instead. */
-static bool parse_pinned(const char *s, uint64_t *out) {
-  if (!strcmp(s, "auto")) return *out = 0, true;
-  if (!strcmp(s, "off")) return *out = SP_PINNED_STAGING_OFF, true;
-  if (!strcmp(s, "chunked")) return *out = SP_PINNED_STAGING_CHUNKED, true;
-  if (!strcmp(s, "whole")) return *out = SP_PINNED_STAGING_WHOLE, true;
-  char *end;
-  unsigned long long v = strtoull(s, &end, 10);
-  unsigned shift = 0;
-  if (*end == 'K' || *end == 'k')
-    shift = 10, end++;
-  else if (*end == 'M' || *end == 'm')
-    shift = 20, end++;
-  else if (*end == 'G' || *end == 'g')
-    shift = 30, end++;
-  if (end == s || *end || v == 0 || v > (UINT64_MAX >> 1) >> shift) return false;
-  *out = (uint64_t)v << shift;
-  return true;
-}
-
-/* --memory-limit: a comma-separated list of bytes with an optional K, M or G
- * (1024-based, as --pinned-staging), or none (no limit). */
-static bool parse_limits(const char *s, bg_opts *o) {
-  char buf[256];
-  if (strlen(s) >= sizeof buf) return false;
-  snprintf(buf, sizeof buf, "%s", s);
-  o->nlimits = 0;
-  char *save = NULL;
-  for (char *t = strtok_r(buf, ",", &save); t; t = strtok_r(NULL, ",", &save)) {
-    uint64_t v = 0;
-    if (o->nlimits == BG_MAX_SIZES) return false;
-    if (strcmp(t, "none") && (!parse_pinned(t, &v) || v == 0 || v == SP_PINNED_STAGING_OFF ||
-                              v == SP_PINNED_STAGING_CHUNKED || v == SP_PINNED_STAGING_WHOLE))
-      return false;
-    o->limits[o->nlimits++] = v;
-  }
-  return o->nlimits > 0;
-}
-
-/* A comma-separated list of those (at most 4). */
-static bool parse_pinned_list(const char *s, bg_opts *o) {
-  char buf[256];
-  if (strlen(s) >= sizeof buf) return false;
-  snprintf(buf, sizeof buf, "%s", s);
-  o->npinned = 0;
-  char *save = NULL;
-  for (char *t = strtok_r(buf, ",", &save); t; t = strtok_r(NULL, ",", &save)) {
-    if (o->npinned == 4 || !parse_pinned(t, &o->pinned_list[o->npinned])) return false;
-    o->npinned++;
-  }
-  if (o->npinned == 0) return false;
-  o->pinned = o->pinned_list[0];
-  return true;
-}
-
-/* --precompute: off | on | C:K (window C 2..24, K copies), comma-separated, at most
- * BG_MAX_PRE. */
-static bool parse_precompute(const char *s, bg_opts *o) {
-  char buf[128];
-  if (strlen(s) >= sizeof buf) return false;
-  snprintf(buf, sizeof buf, "%s", s);
-  o->npre = 0;
-  char *save = NULL;
-  for (char *t = strtok_r(buf, ",", &save); t; t = strtok_r(NULL, ",", &save)) {
-    if (o->npre == BG_MAX_PRE) return false;
-    unsigned c = 0, k = 0;
-    char tail = 0;
-    if (!strcmp(t, "off"))
-      c = BG_PRE_OFF;
-    else if (!strcmp(t, "on"))
-      c = BG_PRE_ON;
-    else if (sscanf(t, "%u:%u%c", &c, &k, &tail) != 2 || c < 2 || c > 24 || k < 2 ||
-             k > (256 + c - 1) / c)
-      return false;
-    o->pre[o->npre].window = c;
-    o->pre[o->npre].copies = k;
-    o->npre++;
-  }
-  return o->npre > 0;
+  return bg_parse_list_cap(s, out, n, BG_MAX_SIZES, lo, hi);
 }
 
 void bg_print_pinned(const bg_opts *o) {
@@ -205,7 +107,7 @@ static void bg_usage(FILE *f) {
           "                          [--msm-g1 20,22,24,26] [--msm-g2 22,24] [--ntt 24,26,27]\n"
           "                          [--partition 20,24,27] [--quick] [--precompute off,on]\n"
           "                          [--memory-limit none,24G,16G] [--stream] [--threads T]\n"
-          "                          [--plan TIER]\n"
+          "                          [--plan TIER] [--trace FILE]\n"
           "       sealprov bench gpu --throughput 24,27 [--gpus 1,2] [--jobs 3,1]\n"
           "                          [--partitions 10] [--workers 2] [--warmup P]\n"
           "                          [--ordinals 0,1] [--urgent-after K] [--json]\n"
@@ -239,6 +141,11 @@ static void bg_usage(FILE *f) {
           "  and per GPU the busy share and the idle gaps between partitions. Kernel\n"
           "  groups run too only if named. Proofs of synthetic parameters cannot\n"
           "  verify: no self-check (tests/cuda/test_cuda_engine checks real setups).\n"
+          "  --trace FILE: every kernel, copy, memset and CUDA wait of the timed partition\n"
+          "  runs and throughput streams, from CUPTI (the CUDA toolkit's libcupti, found by\n"
+          "  LD_LIBRARY_PATH, CUDA_HOME or /usr/local/cuda), a CSV row each in FILE; per run a\n"
+          "  table (stdout; stderr with --json) of each stage's host time, kernel and GPU busy\n"
+          "  time, transfers and waits, the GPU's idle gaps and the kernels by time.\n"
           "  --urgent-after K: once K partitions of each stream are done, a 1-partition job\n"
           "  of priority 100 (the stream's is 0), as a WinningPoSt during sealing: reports\n"
           "  its wait from submit to start (a worker takes it), to execute (it has the GPU)\n"
@@ -555,6 +462,7 @@ int sp_cmd_bench_gpu(int argc, char **argv) {
                                      {"plan", required_argument, 0, 'L'},
                                      {"shape", required_argument, 0, 'K'},
                                      {"shape-partitions", required_argument, 0, 'k'},
+                                     {"trace", required_argument, 0, 'Z'},
                                      {0, 0, 0, 0}};
   sp_cli_args args = {.usage = bg_usage, .takes = SP_CLI_JSON, .opts = lo};
   int c;
@@ -616,11 +524,11 @@ int sp_cmd_bench_gpu(int argc, char **argv) {
         ok = o.urgent_after >= 1;
         break;
       case 'o':
-        ok = parse_list_cap(optarg, o.ordinals, &o.nordinals, BG_MAX_GPUS, 0, 1023) &&
+        ok = bg_parse_list_cap(optarg, o.ordinals, &o.nordinals, BG_MAX_GPUS, 0, 1023) &&
              o.nordinals > 0;
         break;
-      case 'S': ok = parse_pinned_list(optarg, &o); break;
-      case 'M': ok = parse_limits(optarg, &o); break;
+      case 'S': ok = bg_parse_pinned_list(optarg, &o); break;
+      case 'M': ok = bg_parse_limits(optarg, &o); break;
       case 'T':
         o.threads = (unsigned)atoi(optarg);
         ok = o.threads >= 1 && o.threads <= 256;
@@ -631,7 +539,7 @@ int sp_cmd_bench_gpu(int argc, char **argv) {
         ok = o.plan >= 0 && (unsigned)o.plan < sp_engine_cuda_plan_tiers() &&
              strspn(optarg, "0123456789") == strlen(optarg);
         break;
-      case 'X': ok = parse_precompute(optarg, &o); break;
+      case 'X': ok = bg_parse_precompute(optarg, &o); break;
       case 'K': {
         char msg[1024];
         if (!sp_proof_shapes_parse(optarg, o.shapes, BG_MAX_SHAPES, &o.nshapes, msg, sizeof msg))
@@ -642,6 +550,7 @@ int sp_cmd_bench_gpu(int argc, char **argv) {
         o.shape_partitions = (unsigned)atoi(optarg);
         ok = o.shape_partitions >= 1 && o.shape_partitions <= BG_MAX_PARTITIONS;
         break;
+      case 'Z': o.trace = optarg; break;
     }
     if (!ok) return sp_cli_usage_error(&args, "bad value for an option: %s", optarg ? optarg : "");
   }
@@ -655,6 +564,11 @@ int sp_cmd_bench_gpu(int argc, char **argv) {
                               o.stream ? "--stream" : "--plan");
 #endif
   o.json = args.json;
+  char err[1024] = "";
+  if (o.trace && bg_trace_file(o.trace, o.json ? stderr : stdout, err, sizeof err)) {
+    sp_cli_error("%s", err);
+    return 2;
+  }
   /* --throughput alone measures throughput only; named kernel groups run as well. */
   if ((o.ntp > 0 || o.nshapes > 0) && !o.groups_named) o.nmsm1 = o.nmsm2 = o.nntt = o.npart = 0;
   unsigned need = 0; /* GPUs the throughput runs use */
@@ -697,7 +611,12 @@ int sp_cmd_bench_gpu(int argc, char **argv) {
                    need, o.ordinals[k], visible, visible == 1 ? "is" : "are");
       return 1;
     }
-  char err[1024] = "";
+  /* --trace: CUPTI before any context is made (its activity then covers them all) */
+  if (o.trace && bg_trace_start(err, sizeof err)) {
+    sp_cli_error("%s", err);
+    bg_trace_close(err, sizeof err);
+    return 1;
+  }
   sp_gpu_info infos[BG_MAX_GPUS];
   int ninfos = 0;
   if (sp_cuda_enumerate(infos, BG_MAX_GPUS, &ninfos, err, sizeof err) != SEALPROV_OK)
@@ -794,5 +713,10 @@ int sp_cmd_bench_gpu(int argc, char **argv) {
   if (!st && o.nshapes) st = bg_bench_shapes(&o, infos, ninfos, err, sizeof err);
   if (o.json) printf("\n  ],\n  \"status\": \"%s\"\n}\n", st ? "failed" : "ok");
   if (st) sp_cli_error("%s: %s", sp_status_name(st), err);
+  fflush(stdout);
+  if (o.trace && bg_trace_close(err, sizeof err) && !st) {
+    sp_cli_error("%s", err);
+    st = SEALPROV_ERR_IO;
+  }
   return st ? 1 : 0;
 }

@@ -6,7 +6,9 @@
  *   bench_gpu_partition.c   synthetic parameters and assignment, the partition group
  *   bench_gpu_throughput.c  streams of jobs through the module's scheduler
  *   bench_gpu_timeline.c    what a stream's timeline, stats and /proc say about it
- *   bench_gpu_shapes.c      the proof types of shapes.h, a job of each */
+ *   bench_gpu_shapes.c      the proof types of shapes.h, a job of each
+ *   bench_gpu_opts.c        the values of its options
+ *   trace_cupti.c           --trace: the timed runs' GPU work by stage (trace_stats.c) */
 #ifndef SEALPROV_BENCH_BENCH_GPU_H
 #define SEALPROV_BENCH_BENCH_GPU_H
 
@@ -72,6 +74,7 @@ typedef struct bg_opts {
   size_t nshapes;
   unsigned shape_partitions;
   const struct sp_engine_ops *engine; /* the streams' engine; NULL: sp_engine_cuda */
+  const char *trace;                  /* --trace FILE, or NULL */
 } bg_opts;
 
 #define BG_PRE_OFF 0u
@@ -91,6 +94,28 @@ void bg_result_times(const bg_opts *o, const double *runs, unsigned n);
 void bg_result_end(const bg_opts *o);
 /* --progress: n more runs done of all that were asked for. */
 void bg_step(double n);
+
+/* ---- bench_gpu_opts.c: the options' values (false: not one) ---------------------------- */
+bool bg_parse_list_cap(const char *s, unsigned *out, unsigned *n, unsigned cap, unsigned lo,
+                       unsigned hi);
+bool bg_parse_limits(const char *s, bg_opts *o);
+bool bg_parse_pinned_list(const char *s, bg_opts *o);
+bool bg_parse_precompute(const char *s, bg_opts *o);
+
+/* ---- trace_cupti.c: --trace FILE ---------------------------------------------------------- */
+/* The file, opened for writing before anything runs (an error names it); each window's
+ * tables go to `tables` as it ends. */
+int bg_trace_file(const char *path, FILE *tables, char *err, size_t errlen);
+/* CUPTI found and its activity on, the engine's stage hook set: before the first CUDA
+ * context. An error says what is missing. */
+int bg_trace_start(char *err, size_t errlen);
+bool bg_trace_on(void);
+/* A window: the GPU's work from begin to end is summed and written (label names it);
+ * both do nothing unless tracing. */
+int bg_trace_begin(const char *label, char *err, size_t errlen);
+int bg_trace_end(char *err, size_t errlen);
+/* Ends an open window, closes the file and says what it holds. */
+int bg_trace_close(char *err, size_t errlen);
 
 /* ---- bench_gpu_partition.c ------------------------------------------------------------ */
 /* One synthetic parameter set and one sealing-shaped assignment for a domain of 2^lg:

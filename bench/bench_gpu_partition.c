@@ -283,6 +283,17 @@ int bg_synth_make_spec(bg_synth *x, sp_gpu *g, const bg_synth_spec *sp, char *er
 
 /* ---- partition ---------------------------------------------------------------------- */
 
+/* --trace: a window for execute of timed run r (nothing unless tracing). */
+static int trace_begin(unsigned lg, unsigned r, const char *variant, uint64_t limit, char *err,
+                       size_t errlen) {
+  if (!bg_trace_on()) return SEALPROV_OK;
+  char label[160], lim[48] = "";
+  if (limit) snprintf(lim, sizeof lim, ", memory_limit %.1f GiB", (double)limit / (1u << 30));
+  snprintf(label, sizeof label, "partition 2^%u, execute of run %u%s%s%s", lg, r,
+           variant ? ", tables " : "", variant ? variant : "", lim);
+  return bg_trace_begin(label, err, errlen);
+}
+
 /* One engine device on this (bound) thread, through the engine contract the scheduler
  * follows: prepare (host work, no lock), execute (device work), release. */
 static int partition_runs(const bg_opts *o, void *dev, bg_synth *x, unsigned lg, uint64_t limit,
@@ -353,8 +364,10 @@ static int partition_runs(const bg_opts *o, void *dev, bg_synth *x, unsigned lg,
       double t0 = sp_cli_now_ms();
       if (sp_engine_cuda.prepare) st = sp_engine_cuda.prepare(dev, &t, &prep, err, errlen);
       double t1 = sp_cli_now_ms();
+      if (!st && r > 0) st = trace_begin(lg, r, labels[j], limit, err, errlen); /* --trace */
       if (!st) st = sp_engine_cuda.execute(dev, &t, prep, proof, err, errlen);
       double t2 = sp_cli_now_ms();
+      if (!st && r > 0) st = bg_trace_end(err, errlen);
       /* What prepare made goes also when prepare or execute failed (the scheduler's rule). */
       if (prep && sp_engine_cuda.release) sp_engine_cuda.release(dev, prep);
       if (st) break;

@@ -227,6 +227,11 @@ int tp_run_stream(const bg_opts *o, bg_synth *x, unsigned ngpu, unsigned njobs,
   /* The stream: every job submitted at once, as a daemon with a backlog would. */
   fprintf(stderr, "sealprov bench gpu: %s: %u job(s) of %u partitions\n", label, njobs,
           o->partitions);
+  char window[160]; /* --trace: the stream is a window */
+  snprintf(window, sizeof window, "throughput %s, %u job%s of %u partitions", label, njobs,
+           njobs == 1 ? "" : "s", o->partitions);
+  st = bg_trace_begin(window, err, errlen);
+  if (st) goto out;
   double t0 = sp_now();
   unsigned submitted = 0;
   for (unsigned k = 0; k < njobs; k++) {
@@ -294,6 +299,7 @@ int tp_run_stream(const bg_opts *o, bg_synth *x, unsigned ngpu, unsigned njobs,
     if (!st && u->results[0].device >= 0 && (unsigned)u->results[0].device < ngpu)
       r->dev[u->results[0].device].results++; /* in tasks_done too */
   }
+  if (!st) st = bg_trace_end(err, errlen);
   if (st) goto out;
   double t_end = t0;
   for (unsigned k = 0; k < njobs; k++) {

@@ -24,9 +24,13 @@ bench_sealprov_bench_SOURCES = bench/bench.h bench/bench_cpu.c bench/cmd_bench.c
   bench/bench_load.c bench/bench_witness.c bench/shapes.h bench/shapes.c
 if HAVE_CUDA
 bench_sealprov_bench_SOURCES += bench/bench_gpu.h bench/bench_gpu.c bench/bench_gpu_partition.c \
-  bench/bench_gpu_throughput.c bench/bench_gpu_timeline.c bench/bench_gpu_shapes.c
+  bench/bench_gpu_throughput.c bench/bench_gpu_timeline.c bench/bench_gpu_shapes.c \
+  bench/bench_gpu_opts.c bench/trace_cupti.c bench/trace_stats.h bench/trace_stats.c
 endif
-bench_sealprov_bench_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/tools -I$(top_srcdir)/bench
+# $(CUDA_CFLAGS): trace_cupti.c checks its CUPTI record layouts against the toolkit's
+# cupti_activity.h where there is one (it needs none: libcupti is opened at run time).
+bench_sealprov_bench_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/tools -I$(top_srcdir)/bench \
+  $(CUDA_CFLAGS)
 # main.c (tools/) names every command through a weak reference, and a weak reference
 # takes no object out of a static library: -u takes stress's and soak's.
 bench_sealprov_bench_LDFLAGS = -Wl,-u,cmd_stress -Wl,-u,cmd_soak

@@ -45,6 +45,8 @@ cuda_libsealprov_cuda_la_SOURCES = \
   cuda/util/gpu_internal.cuh \
   cuda/util/sp_gpu.h \
   cuda/util/cuda_api.h \
+  cuda/util/stage.h \
+  cuda/util/stage.c \
   cuda/msm/msm.h \
   cuda/ntt/ntt.h \
   cuda/prep/prep.h \

@@ -99,6 +99,8 @@ _SPEOF
         [The GPU architectures the CUDA code is built for (--with-cuda-arch).])
       AC_DEFINE_UNQUOTED([SP_CUDA_PTX_ARCH], [${CUDA_PTX_ARCH:-0}],
         [The architecture of the PTX the CUDA code carries (0: none).])
+      AC_DEFINE_UNQUOTED([SP_CUDA_PREFIX], ["$CUDA_PREFIX"],
+        [The CUDA toolkit configure found (bench gpu --trace looks for libcupti there).])
     ], [sp_cuda_summary="no (nvcc not found or cannot compile a kernel)"])
   ])
   AC_SUBST([NVCC])

@@ -458,6 +458,22 @@ static int cuda_execute(void *dev, const sp_task *t, void *prep, uint8_t proof[1
   return SEALPROV_OK;
 }
 
+/* The engine's operations as stages (util/stage.h): what a trace sees of prepare, and
+ * of execute between its named stages. */
+static int cuda_prepare_op(void *dev, const sp_task *t, void **prep, char *err, size_t errlen) {
+  cuda_stage_mark m = cuda_stage_in(SP_STAGE_PREPARE);
+  int st = cuda_prepare(dev, t, prep, err, errlen);
+  cuda_stage_out(m, NULL);
+  return st;
+}
+static int cuda_execute_op(void *dev, const sp_task *t, void *prep, uint8_t proof[192], char *err,
+                           size_t errlen) {
+  cuda_stage_mark m = cuda_stage_in(SP_STAGE_EXECUTE);
+  int st = cuda_execute(dev, t, prep, proof, err, errlen);
+  cuda_stage_out(m, NULL);
+  return st;
+}
+
 #ifdef SP_FAULT_INJECTION
 static void cuda_fault_oom(void *dev, unsigned n) { ((cuda_dev *)dev)->fault_oom = n; }
 #endif
@@ -493,8 +509,8 @@ const sp_engine_ops sp_engine_cuda = {
     .device_close = cuda_device_close,
     .worker_bind = cuda_worker_bind,
     .worker_unbind = cuda_worker_unbind,
-    .prepare = cuda_prepare,
-    .execute = cuda_execute,
+    .prepare = cuda_prepare_op,
+    .execute = cuda_execute_op,
     .release = cuda_release,
     .srs_evict = cuda_srs_evict,
     .memory_in_use = cuda_memory_in_use,

@@ -23,6 +23,9 @@ extern const sp_engine_ops sp_engine_cuda;
 int sp_cuda_load_params(const sp_load_request *req, struct sp_srs **out, bool *handled, char *err,
                         size_t errlen);
 
+/* The stage times are host time in each stage (util/stage.h; pipeline.c, tail.c): a
+ * stage waits for the device work it queued before the next one starts, so that no
+ * stage's figure holds the wait for another's. */
 typedef struct sp_cuda_timings {
   double srs_upload_ms; /* parameter points made resident (first use of a set only), or
                             page-locked for streaming (first streamed use) */

@@ -29,6 +29,8 @@
 #include <stdint.h>
 
 #include "util/sp_gpu.h" /* first: hides <math.h>'s FP_ZERO from bls12_381.h */
+#include "util/stage.h"
+#include "base/util.h" /* sp_now_ms */
 #include "msm/msm.h"
 #include "spmv/spmv.h"
 #include "backend/engine_cuda.h"
@@ -338,8 +340,8 @@ int cuda_up_open(cuda_dev *d, unsigned threads, cuda_up **out, char *err, size_t
  * last use of dst, or NULL (a fresh buffer: EV_ALLOC). *req names it for cuda_up_wait. */
 int cuda_up_push(cuda_up *u, void *dst, const void *src, size_t bytes, int kind,
                  sp_gpu_event *after, uint64_t *req, char *err, size_t errlen);
-/* The compute stream waits for request req (the host only until it was sent);
- * *waited_ms (may be NULL) gets the host's wait added. Waiting for a request implies
+/* The compute stream and the host wait for request req to land; *waited_ms (may be
+ * NULL) gets the host's wait added (the upload stage's). Waiting for a request implies
  * every earlier one (one transfer stream, in order). */
 int cuda_up_wait(cuda_up *u, uint64_t req, double *waited_ms, char *err, size_t errlen);
 /* The host waits until everything queued is on the device (before buffers are freed
@@ -368,6 +370,25 @@ typedef struct xctx {
   void *early_a;   /* a, already on the device (early upload), or NULL */
   const sp_cs *cs; /* witness-only partition: a, b, c made here from the witness */
 } xctx;
+
+/* ---- stages (util/stage.h) ----
+ * A stage's host time, the figure `bench gpu` prints for it (sp_cuda_timings), and the
+ * stage a tracer tags the thread's GPU work with: cuda_stage_in enters it,
+ * cuda_stage_out adds the time since to *ms (NULL: to none) and gives the thread its
+ * previous stage back. A stage left by an error path stays the thread's until the
+ * next one is entered (execute's own leaves it at its end). */
+typedef struct cuda_stage_mark {
+  double t0;
+  unsigned prev;
+} cuda_stage_mark;
+static inline cuda_stage_mark cuda_stage_in(unsigned stage) {
+  cuda_stage_mark m = {sp_now_ms(), sp_gpu_stage_set(stage)};
+  return m;
+}
+static inline void cuda_stage_out(cuda_stage_mark m, double *ms) {
+  if (ms) *ms += sp_now_ms() - m.t0;
+  (void)sp_gpu_stage_set(m.prev);
+}
 
 /* ---- engine_cuda.c ---- */
 /* Host memory the device holds page-locked, and the module's counters for it. */

@@ -101,7 +101,7 @@ void *cuda_early_take(cuda_dev *d, const cuda_prep *prep) {
  * next partition's prepare (~0.3 s at 2^27) may not be done by the first. Only with
  * resident parameters and room for one more vector (early_room: the buffer is held
  * until the next execute). Otherwise the buffer is freed. */
-static int early_handoff(xctx *x, part_t *p, void **pbuf, char *err, size_t errlen) {
+static int early_handoff_in(xctx *x, part_t *p, void **pbuf, char *err, size_t errlen) {
   cuda_dev *d = x->d;
   sp_gpu *g = x->g;
   void *buf = *pbuf;
@@ -136,6 +136,14 @@ static int early_handoff(xctx *x, part_t *p, void **pbuf, char *err, size_t errl
   if (!st) st = sp_gpu_stream_delay(g, SP_STREAM_COPY, delay_us, err, errlen);
   if (!st) st = sp_gpu_upload_async(g, buf, src, nbytes, err, errlen);
   if (st) cuda_early_drop(d); /* not sent: w uploads its a itself */
+  return st;
+}
+
+/* The same as a stage of its own: a trace tells its copy from this partition's. */
+static int early_handoff(xctx *x, part_t *p, void **pbuf, char *err, size_t errlen) {
+  cuda_stage_mark m = cuda_stage_in(SP_STAGE_EARLY);
+  int st = early_handoff_in(x, p, pbuf, err, errlen);
+  cuda_stage_out(m, NULL);
   return st;
 }
 
@@ -178,7 +186,10 @@ static int queue_abc(xctx *x, part_t *p, int upto, uint64_t req[3], char *err, s
  * a*b collects there as a and b arrive, so a and b are transformed while the next
  * vector travels; without it all three are decoded first and checked, and the
  * transforms follow. abc_ready: a, b, c were made on the device (witness-only); else
- * req[] are their uploads (queue_abc). */
+ * req[] are their uploads (queue_abc). Each stage waits for its own work before the
+ * next begins (a launch's gap on the GPU): the host then waits for a vector's copy
+ * only for what the transform before it did not hide, and a stage's time is its own,
+ * not the wait for the stage queued before it. */
 static int part_h3(xctx *x, part_t *p, bool abc_ready, const uint64_t req[3], char *err,
                    size_t errlen) {
   sp_gpu *g = x->g;
@@ -186,25 +197,26 @@ static int part_h3(xctx *x, part_t *p, bool abc_ready, const uint64_t req[3], ch
   const unsigned logm = p->t->srs->log_domain;
   void *ab = NULL;
   int st = SEALPROV_OK;
-  double ts;
+  cuda_stage_mark ts;
   if (p->nabc && x->plan.check_buf) SP_TRY(sp_gpu_alloc(g, &ab, p->nabc * 32, err, errlen));
   for (int k = 0; k < 3; k++) {
     if (!abc_ready) SP_TRY_GOTO(cuda_up_wait(x->up, req[k], &tm->upload_ms, err, errlen), st, out);
-    ts = sp_now_ms();
+    ts = cuda_stage_in(SP_STAGE_DECODE);
     SP_TRY_GOTO(decode_vec(x, p, k, p->abc[k], err, errlen), st, out);
     if (ab && k == 0)
       SP_TRY_GOTO(sp_gpu_copy(g, ab, p->abc[0], p->nabc * 32, err, errlen), st, out);
     if (ab && k == 1)
       SP_TRY_GOTO(sp_gpu_fr_mul_vec(g, ab, ab, p->abc[1], p->nabc, err, errlen), st, out);
-    tm->decode_ms += sp_now_ms() - ts;
+    if (ab && k < 2) SP_TRY_GOTO(sp_gpu_sync(g, err, errlen), st, out);
+    cuda_stage_out(ts, &tm->decode_ms);
     if (k == 2 || !ab) continue;
-    /* queued behind the decode: the GPU transforms this vector while the host waits
-     * for the next one's copy */
-    ts = sp_now_ms();
+    /* the GPU transforms this vector while the next one travels */
+    ts = cuda_stage_in(SP_STAGE_H_NTT);
     SP_TRY_GOTO(sp_gpu_h_coset(g, p->abc[k], logm, err, errlen), st, out);
-    tm->h_ntt_ms += sp_now_ms() - ts;
+    SP_TRY_GOTO(sp_gpu_sync(g, err, errlen), st, out);
+    cuda_stage_out(ts, &tm->h_ntt_ms);
   }
-  ts = sp_now_ms();
+  ts = cuda_stage_in(SP_STAGE_DECODE);
   uint64_t row = UINT64_MAX;
   SP_TRY_GOTO(
       ab ? sp_gpu_check_rows(g, ab, NULL, p->abc[2], p->nabc, &row, err, errlen)
@@ -214,8 +226,8 @@ static int part_h3(xctx *x, part_t *p, bool abc_ready, const uint64_t req[3], ch
     st = bad_row(row, p->nabc, err, errlen);
     goto out;
   }
-  tm->decode_ms += sp_now_ms() - ts;
-  ts = sp_now_ms();
+  cuda_stage_out(ts, &tm->decode_ms);
+  ts = cuda_stage_in(SP_STAGE_H_NTT);
   if (!ab) {
     SP_TRY_GOTO(sp_gpu_h_coset(g, p->abc[0], logm, err, errlen), st, out);
     SP_TRY_GOTO(sp_gpu_h_coset(g, p->abc[1], logm, err, errlen), st, out);
@@ -224,7 +236,7 @@ static int part_h3(xctx *x, part_t *p, bool abc_ready, const uint64_t req[3], ch
   ab = NULL;
   SP_TRY_GOTO(sp_gpu_h_coeffs(g, p->abc[2], logm, err, errlen), st, out);
   SP_TRY_GOTO(sp_gpu_h_finish(g, p->abc[0], p->abc[1], p->abc[2], logm, err, errlen), st, out);
-  tm->h_ntt_ms += sp_now_ms() - ts;
+  cuda_stage_out(ts, &tm->h_ntt_ms);
 out:
   sp_gpu_free(g, ab, p->nabc * 32);
   return st;
@@ -289,38 +301,44 @@ out:
 /* H with two vectors of the domain on the device: a and b decoded, c checked against
  * them in chunks; a and b transformed and multiplied; then c into b's buffer (its
  * second trip over PCIe), transformed, and the H coefficients formed. req[0], req[1]:
- * a's and b's uploads (queue_abc). */
+ * a's and b's uploads (queue_abc). As in part_h3, each stage waits for its own work:
+ * c's copy waits for the transforms on the device, and the host waits for them in
+ * their stage before it waits for the copy in its own. */
 static int part_h2(xctx *x, part_t *p, uint64_t req[3], char *err, size_t errlen) {
   sp_gpu *g = x->g;
   sp_cuda_timings *tm = x->tm;
   const unsigned logm = p->t->srs->log_domain;
   for (int k = 0; k < 2; k++) {
     SP_TRY(cuda_up_wait(x->up, req[k], &tm->upload_ms, err, errlen));
-    double ts = sp_now_ms();
+    cuda_stage_mark ts = cuda_stage_in(SP_STAGE_DECODE);
     SP_TRY(decode_vec(x, p, k, p->abc[k], err, errlen));
-    tm->decode_ms += sp_now_ms() - ts;
+    cuda_stage_out(ts, &tm->decode_ms);
   }
-  double ts = sp_now_ms();
+  /* the chunks' uploads inside are the upload stage's, not counted twice */
+  const double up0 = tm->upload_ms;
+  cuda_stage_mark ts = cuda_stage_in(SP_STAGE_DECODE);
   if (p->nabc) SP_TRY(check_c_chunked(x, p, err, errlen));
-  tm->decode_ms += sp_now_ms() - ts;
-  ts = sp_now_ms();
+  cuda_stage_out(ts, &tm->decode_ms);
+  tm->decode_ms -= tm->upload_ms - up0;
+  ts = cuda_stage_in(SP_STAGE_H_NTT);
   SP_TRY(sp_gpu_h_coset(g, p->abc[0], logm, err, errlen));
   SP_TRY(sp_gpu_h_coset(g, p->abc[1], logm, err, errlen));
   SP_TRY(sp_gpu_fr_mul_vec(g, p->abc[0], p->abc[0], p->abc[1], p->m, err, errlen));
   SP_TRY(sp_gpu_event_record(g, x->d->ev[EV_HSLOT], SP_STREAM_COMPUTE, err, errlen));
-  tm->h_ntt_ms += sp_now_ms() - ts;
   int kind;
   const void *c = abc_src(p, 2, &kind);
   SP_TRY(cuda_up_push(x->up, p->abc[1], c, p->nabc * 32, kind, x->d->ev[EV_HSLOT], &req[2], err,
                       errlen));
+  SP_TRY(sp_gpu_sync(g, err, errlen));
+  cuda_stage_out(ts, &tm->h_ntt_ms);
   SP_TRY(cuda_up_wait(x->up, req[2], &tm->upload_ms, err, errlen));
-  ts = sp_now_ms();
+  ts = cuda_stage_in(SP_STAGE_DECODE);
   SP_TRY(decode_vec(x, p, 2, p->abc[1], err, errlen));
-  tm->decode_ms += sp_now_ms() - ts;
-  ts = sp_now_ms();
+  cuda_stage_out(ts, &tm->decode_ms);
+  ts = cuda_stage_in(SP_STAGE_H_NTT);
   SP_TRY(sp_gpu_h_coeffs(g, p->abc[1], logm, err, errlen));
   SP_TRY(sp_gpu_h_finish(g, p->abc[0], NULL, p->abc[1], logm, err, errlen));
-  tm->h_ntt_ms += sp_now_ms() - ts;
+  cuda_stage_out(ts, &tm->h_ntt_ms);
   return SEALPROV_OK;
 }
 
@@ -380,7 +398,7 @@ static int part_h(xctx *x, part_t *p, bool abc_ready, uint64_t req[3], char *err
   sp_gpu *g = x->g;
   SP_TRY(x->plan.h_slots == 3 ? part_h3(x, p, abc_ready, req, err, errlen)
                               : part_h2(x, p, req, err, errlen));
-  double ts = sp_now_ms();
+  cuda_stage_mark ts = cuda_stage_in(SP_STAGE_H_NTT);
   sp_gpu_free(g, p->abc[2], p->vbytes);
   p->abc[2] = NULL;
   SP_TRY(sp_gpu_fr_from_mont(g, p->abc[0], p->m, err, errlen));
@@ -388,7 +406,7 @@ static int part_h(xctx *x, part_t *p, bool abc_ready, uint64_t req[3], char *err
   SP_TRY(early_handoff(x, p, &p->abc[1], err, errlen)); /* b's buffer: freed or handed over */
   if (x->plan.rest_at == 1) SP_TRY(cuda_queue_rest(x, p, err, errlen)); /* into its room */
   SP_TRY(sp_gpu_sync(g, err, errlen));
-  x->tm->h_ntt_ms += sp_now_ms() - ts;
+  cuda_stage_out(ts, &x->tm->h_ntt_ms);
   return SEALPROV_OK;
 }
 
@@ -398,12 +416,12 @@ static int cs_prepare(xctx *x, part_t *p, sp_gpu_cs **dc, char *err, size_t errl
   cuda_dev *d = x->d;
   SP_TRY(get_cs_resident(d, x->cs, p->vbytes, dc, err, errlen));
   if (*dc) return SEALPROV_OK;
-  double ts = sp_now_ms();
+  cuda_stage_mark ts = cuda_stage_in(SP_STAGE_SPMV);
   sealprov_assignment w = *p->t->asg; /* the witness: inputs and aux */
   SP_TRY(
       sp_cs_evaluate(x->cs, &w, p->t->scalar_encoding, x->cpu_threads, &p->host_ev, err, errlen));
   sp_hostmem_add(d->hm, d->index, (uint64_t)p->host_ev->asg.abc_size * 32 * 3);
-  x->tm->spmv_ms += sp_now_ms() - ts;
+  cuda_stage_out(ts, &x->tm->spmv_ms);
   return SEALPROV_OK;
 }
 
@@ -415,7 +433,7 @@ static int cs_abc(xctx *x, part_t *p, sp_gpu_cs *dc, char *err, size_t errlen) {
   x->tm->spmv_on_gpu = true;
   SP_TRY(cuda_queue_rest(x, p, err, errlen));
   SP_TRY(cuda_up_wait(x->up, p->rest_req, &x->tm->upload_ms, err, errlen));
-  double ts = sp_now_ms();
+  cuda_stage_mark ts = cuda_stage_in(SP_STAGE_SPMV);
   uint64_t bad = UINT64_MAX;
   SP_TRY(sp_gpu_cs_check_witness(g, dc, p->inp, p->aux, &bad, err, errlen));
   if (bad != UINT64_MAX)
@@ -423,7 +441,7 @@ static int cs_abc(xctx *x, part_t *p, sp_gpu_cs *dc, char *err, size_t errlen) {
                          : bad_scalar("aux_assignment", bad - p->ninp, enc, err, errlen);
   SP_TRY(sp_gpu_cs_eval(g, dc, p->inp, p->aux, p->abc[0], p->abc[1], p->abc[2], err, errlen));
   SP_TRY(sp_gpu_sync(g, err, errlen)); /* for the stage's time */
-  x->tm->spmv_ms += sp_now_ms() - ts;
+  cuda_stage_out(ts, &x->tm->spmv_ms);
   return SEALPROV_OK;
 }
 
@@ -562,18 +580,23 @@ int cuda_prove_partition(xctx *x, const sp_task *t, const cuda_prep *src, uint8_
     snprintf(err, errlen, "out of host memory");
     return SEALPROV_ERR_NO_MEMORY;
   }
-  double ts;
+  cuda_stage_mark ts;
   if (x->early_a) { /* a is on the device already (early upload): this partition's now */
     p->abc[0] = x->early_a;
     x->early_a = NULL;
     tm->a_early = true;
     /* Its copy ran on the context's copy stream, which none of this execute's uploads
      * (their own transfer stream, upload.c) is ordered after: a prepare on an idle
-     * device may have queued it a moment ago, and it can still be travelling. */
+     * device may have queued it a moment ago, and it can still be travelling. The host
+     * waits for it here, in the upload's time rather than in a's decoding. */
+    ts = cuda_stage_in(SP_STAGE_UPLOAD);
     SP_TRY_GOTO(sp_gpu_join_copy(g, err, errlen), st, out);
+    SP_TRY_GOTO(sp_gpu_sync(g, err, errlen), st, out);
+    cuda_stage_out(ts, &tm->upload_ms);
   }
 
   x->res = NULL;
+  ts = cuda_stage_in(SP_STAGE_PARAMS); /* its times are srs_upload_ms and precompute_ms */
   if (x->allow_resident)
     SP_TRY_GOTO(
         cuda_get_resident(d, srs, &x->res, &tm->srs_upload_ms, &tm->pcie_bytes, err, errlen), st,
@@ -581,24 +604,27 @@ int cuda_prove_partition(xctx *x, const sp_task *t, const cuda_prep *src, uint8_
   if (x->res) SP_TRY_GOTO(cuda_make_tables(d, x->res, srs, tm, err, errlen), st, out);
   if (x->res) tm->precompute_bytes = x->res->tab_bytes;
   tm->streamed = x->res == NULL;
+  cuda_stage_out(ts, NULL);
   sp_gpu_cs *dc = NULL;
   if (x->cs) SP_TRY_GOTO(cs_prepare(x, p, &dc, err, errlen), st, out);
   choose_plan(x, p, dc != NULL);
+  ts = cuda_stage_in(SP_STAGE_PARAMS);
   SP_TRY_GOTO(keep_prefix(x, p, err, errlen), st, out);
+  cuda_stage_out(ts, NULL);
   tm->stream_chunk = x->res ? 0 : x->plan.chunk;
   sp_gpu_reset_peak(g);
   SP_TRY_GOTO(cuda_up_open(d, x->cpu_threads, &x->up, err, errlen), st, out);
 
   /* ---- the domain's vectors (and the rest of the assignment, when the plan says so):
    * all uploads queued in the order they are needed, on one transfer stream */
-  ts = sp_now_ms();
+  ts = cuda_stage_in(SP_STAGE_UPLOAD);
   for (int k = 0; k < (int)x->plan.h_slots; k++)
     if (!p->abc[k]) SP_TRY_GOTO(sp_gpu_alloc(g, &p->abc[k], p->vbytes, err, errlen), st, out);
   SP_TRY_GOTO(sp_gpu_event_record(g, d->ev[EV_ALLOC], SP_STREAM_COMPUTE, err, errlen), st, out);
   uint64_t req[3] = {0, 0, 0};
   if (!dc) SP_TRY_GOTO(queue_abc(x, p, (int)x->plan.h_slots, req, err, errlen), st, out);
   if (x->plan.rest_at == 0) SP_TRY_GOTO(cuda_queue_rest(x, p, err, errlen), st, out);
-  tm->upload_ms += sp_now_ms() - ts;
+  cuda_stage_out(ts, &tm->upload_ms);
   if (dc) SP_TRY_GOTO(cs_abc(x, p, dc, err, errlen), st, out);
   SP_TRY_GOTO(part_h(x, p, dc != NULL, req, err, errlen), st, out);
 
@@ -616,10 +642,10 @@ int cuda_prove_partition(xctx *x, const sp_task *t, const cuda_prep *src, uint8_
     SP_TRY_GOTO(cuda_msm_run(x, p, false, true, err, errlen), st, out);
   }
 
-  ts = sp_now_ms();
+  ts = cuda_stage_in(SP_STAGE_HOST);
   sp_groth16_assemble(srs, &t->r, &t->s, &p->h_acc, &p->l_acc, &p->a_acc, &p->b1_acc, &p->b2_acc,
                       proof);
-  tm->host_ms += sp_now_ms() - ts;
+  cuda_stage_out(ts, &tm->host_ms);
 out : {
   /* every upload lands before the buffers it writes are freed (the frees below run on
    * the compute stream, in its order) */

@@ -39,7 +39,7 @@ int cuda_tail_prep(xctx *x, part_t *p, char *err, size_t errlen) {
   const sp_srs *srs = p->t->srs;
   const uint32_t enc = p->t->scalar_encoding;
   SP_TRY(cuda_up_wait(x->up, p->rest_req, &x->tm->upload_ms, err, errlen));
-  double ts = sp_now_ms();
+  cuda_stage_mark ts = cuda_stage_in(SP_STAGE_DECODE);
   uint64_t bad = UINT64_MAX;
   SP_TRY(sp_gpu_decode_scalars(g, p->inp, p->ninp, enc, false, &bad, err, errlen));
   if (bad != UINT64_MAX) return bad_scalar("inp_assignment", bad, enc, err, errlen);
@@ -64,7 +64,7 @@ int cuda_tail_prep(xctx *x, part_t *p, char *err, size_t errlen) {
     sp_gpu_free(g, p->bm[k], p->bmb[k]);
     p->bm[k] = NULL;
   }
-  x->tm->decode_ms += sp_now_ms() - ts;
+  cuda_stage_out(ts, &x->tm->decode_ms);
   return SEALPROV_OK;
 }
 
@@ -103,11 +103,11 @@ static int h_chunk(xctx *x, part_t *p, const void *d_points, size_t p0, size_t p
     a.d_scalars = (const uint8_t *)p->abc[0] + p0 * 32;
   }
   a.scratch_cap = cuda_msm_cap(x);
-  double t0 = sp_now_ms();
+  cuda_stage_mark t0 = cuda_stage_in(SP_STAGE_H_MSM);
   g1_jac_t part;
   int st = sp_gpu_msm_g1_dev(x->g, &part, &a, err, errlen);
   if (!st) g1_jac_add(&p->h_acc, &p->h_acc, &part);
-  x->tm->h_msm_ms += sp_now_ms() - t0;
+  cuda_stage_out(t0, &x->tm->h_msm_ms);
   return st;
 }
 
@@ -152,7 +152,7 @@ static int tail_chunk(xctx *x, part_t *p, int vec, const void *d_points, size_t 
   size_t nr = 0;
   const void *scalars = NULL;
   int st = SEALPROV_OK;
-  double t0 = sp_now_ms();
+  cuda_stage_mark ts = cuda_stage_in(SP_STAGE_DECODE);
   if (vec != V_L) SP_TRY_GOTO(sp_gpu_alloc(g, &sc, q * 32, err, errlen), st, out);
   SP_TRY_GOTO(sp_gpu_alloc(g, (void **)&ones, words * 8, err, errlen), st, out);
   SP_TRY_GOTO(sp_gpu_alloc(g, &rest, q * 32, err, errlen), st, out);
@@ -161,8 +161,8 @@ static int tail_chunk(xctx *x, part_t *p, int vec, const void *d_points, size_t 
   SP_TRY_GOTO(sp_gpu_split01(g, scalars, q, ones, rest, ridx, &nr, err, errlen), st, out);
   sp_gpu_free(g, sc, q * 32); /* the split has what it needs */
   sc = NULL;
-  double t1 = sp_now_ms();
-  tm->decode_ms += t1 - t0;
+  cuda_stage_out(ts, &tm->decode_ms);
+  ts = cuda_stage_in(g2 ? SP_STAGE_G2 : SP_STAGE_BATCH_ADD);
   if (g2) {
     g2_jac_t part;
     SP_TRY_GOTO(sp_gpu_batch_add_g2_dev(g, &part, d_points, ones, q, err, errlen), st, out);
@@ -171,8 +171,9 @@ static int tail_chunk(xctx *x, part_t *p, int vec, const void *d_points, size_t 
     g1_jac_t part, *acc = vec == V_L ? &p->l_acc : vec == V_A ? &p->a_acc : &p->b1_acc;
     SP_TRY_GOTO(sp_gpu_batch_add_g1_dev(g, &part, d_points, ones, q, err, errlen), st, out);
     g1_jac_add(acc, acc, &part);
+    cuda_stage_out(ts, &tm->batch_add_ms);
+    ts = cuda_stage_in(SP_STAGE_TAIL_MSM);
   }
-  double t2 = sp_now_ms();
   if (nr) {
     sp_msm_args a;
     memset(&a, 0, sizeof a);
@@ -191,12 +192,7 @@ static int tail_chunk(xctx *x, part_t *p, int vec, const void *d_points, size_t 
       g1_jac_add(acc, acc, &part);
     }
   }
-  if (g2) {
-    tm->g2_ms += sp_now_ms() - t1;
-  } else {
-    tm->batch_add_ms += t2 - t1;
-    tm->tail_msm_ms += sp_now_ms() - t2;
-  }
+  cuda_stage_out(ts, g2 ? &tm->g2_ms : &tm->tail_msm_ms);
 out:
   sp_gpu_free(g, sc, q * 32);
   sp_gpu_free(g, ones, words * 8);

@@ -202,6 +202,8 @@ static void *filler_main(void *arg) {
   int confirmed = -1;
   /* this thread works for one device only, for its whole life (design rule 2) */
   int st = sp_gpu_bind(u->d->ordinal, &confirmed, err, sizeof err);
+  /* a trace tells this thread's copies from the stages that wait for them */
+  const unsigned prev = sp_gpu_stage_set(SP_STAGE_TRANSFER);
   for (;;) {
     pthread_mutex_lock(&u->mu);
     while (!u->failed && u->taken == u->pushed && !u->closing) pthread_cond_wait(&u->cv, &u->mu);
@@ -229,6 +231,7 @@ static void *filler_main(void *arg) {
     pthread_cond_broadcast(&u->cv);
     pthread_mutex_unlock(&u->mu);
   }
+  (void)sp_gpu_stage_set(prev);
   return NULL;
 }
 
@@ -273,7 +276,7 @@ int cuda_up_push(cuda_up *u, void *dst, const void *src, size_t bytes, int kind,
 }
 
 int cuda_up_wait(cuda_up *u, uint64_t req, double *waited_ms, char *err, size_t errlen) {
-  double t0 = sp_now_ms();
+  cuda_stage_mark m = cuda_stage_in(SP_STAGE_UPLOAD);
   pthread_mutex_lock(&u->mu);
   while (!u->failed && u->issued <= req && req >= u->consumed) pthread_cond_wait(&u->cv, &u->mu);
   int st = u->failed ? u->st : SEALPROV_OK;
@@ -282,15 +285,21 @@ int cuda_up_wait(cuda_up *u, uint64_t req, double *waited_ms, char *err, size_t 
    * order, so this one is done before that one */
   bool implied = req < u->consumed;
   pthread_mutex_unlock(&u->mu);
-  if (waited_ms) *waited_ms += sp_now_ms() - t0;
-  if (st || implied) return st;
-  /* the event cannot be recorded again before consumed passes req (filler_main) */
-  st = sp_gpu_stream_wait(u->d->gpu, SP_STREAM_COMPUTE, u->d->ev[EV_UP0 + req % SP_UP_EVENTS], err,
-                          errlen);
+  if (st || implied) {
+    cuda_stage_out(m, waited_ms);
+    return st;
+  }
+  /* the event cannot be recorded again before consumed passes req (filler_main). The
+   * host waits for the copy itself: every caller's next step waits for work queued
+   * behind it, and so the wait is the upload's, not that step's. */
+  sp_gpu_event *ev = u->d->ev[EV_UP0 + req % SP_UP_EVENTS];
+  st = sp_gpu_stream_wait(u->d->gpu, SP_STREAM_COMPUTE, ev, err, errlen);
+  if (!st) st = sp_gpu_event_sync(u->d->gpu, ev, err, errlen);
   pthread_mutex_lock(&u->mu);
   if (req + 1 > u->consumed) u->consumed = req + 1;
   pthread_cond_broadcast(&u->cv);
   pthread_mutex_unlock(&u->mu);
+  cuda_stage_out(m, waited_ms);
   return st;
 }
 

@@ -4,7 +4,10 @@
 # is visible, so CI, which has nvcc but no GPU, builds them and skips them. The GPU
 # machine builds them from the release tarball (dev/device-build.sh).
 EXTRA_DIST += tests/cuda/ff_model.py tests/cuda/msm_table_model.py tests/cuda/msm_affine_model.py \
-  tests/cuda/gpu_session.sh tests/cuda/seeds.sh tests/cuda/fatbin_archs.sh tests/cuda/fatbin_archs.c tests/cuda/child_gpu.sh
+  tests/cuda/gpu_session.sh tests/cuda/seeds.sh tests/cuda/fatbin_archs.sh tests/cuda/fatbin_archs.c tests/cuda/child_gpu.sh \
+  tests/cuda/ff_ptx_run.py
+# the Fp product forms' A/B on a GPU machine, and the machine-code counts it prints
+EXTRA_DIST += dev/fp-ab.sh dev/sass-count.py
 # the engine's memory plan and streaming on a GPU, run by hand there (its figures)
 EXTRA_DIST += dev/gpu-budget.sh
 GPU_SEED_SUITES =
