@@ -16,6 +16,16 @@ tests_compat_c2_load_SOURCES = tests/compat/c2_load.c
 tests_compat_c2_load_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/compat
 tests_compat_c2_load_LDADD = compat/libsealprov_c2.la
 TESTS += tests/compat/c2_validated.sh
+# One child of Curio's default path, timed (c2_child; dev/ffiselect-child.sh runs it per
+# proof type on a GPU): the script on CPU devices at a tiny size, every proof verified
+# and the table's fields there.
+check_PROGRAMS += tests/compat/c2_child
+tests_compat_c2_child_SOURCES = tests/compat/c2_child.c tests/compat/c2_child_make.c \
+  tests/compat/c2_child.h bench/shapes.c bench/shapes.h
+tests_compat_c2_child_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/compat -I$(top_srcdir)/bench
+tests_compat_c2_child_LDADD = compat/libsealprov_c2.la $(SP_KIT_LIBS) $(SP_EXTERNAL_LIBS)
+TESTS += tests/compat/c2_child.sh
+EXTRA_DIST += tests/compat/c2_child.sh dev/ffiselect-child.sh
 # A WinningPoSt's latency through the split API while a PoRep stream runs on the same
 # device, as Curio's cuzk calls it (c2_post_load; dev/post-under-load.sh runs it on a GPU):
 # on CPU devices at tiny sizes, every proof verified and the report's fields there.
