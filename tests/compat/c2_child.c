@@ -237,14 +237,14 @@ static int prove(const child_opts *o) {
   drop_SRS(&srs);
   double t4 = mono_s(), t_last = epoch_s();
   uint64_t peak = status_bytes("VmHWM");
-  printf("{\"t_main\": %.6f, \"t_ready\": %.6f, \"t_last\": %.6f, \"witness\": \"%s\", "
-         "\"witness_s\": %.3f, \"witness_bytes\": %llu, \"create_SRS_s\": %.3f, \"prove_s\": %.3f, "
-         "\"partitions\": %u, \"verify_s\": %.3f, \"verified\": %u, \"drop_SRS_s\": %.3f, "
-         "\"rss_before_bytes\": %llu, \"peak_rss_bytes\": %llu, \"peak_from\": \"%s\"}\n",
-         t_main, t_ready, t_last, mapped ? "file" : "memory", w.make_s,
-         (unsigned long long)w.bytes, t1 - t0, t2 - t1, n, t3 - t2, good, t4 - t3,
-         (unsigned long long)rss0, (unsigned long long)peak,
-         peak_ok ? "create_SRS" : "process start");
+  printf(
+      "{\"t_main\": %.6f, \"t_ready\": %.6f, \"t_last\": %.6f, \"witness\": \"%s\", "
+      "\"witness_s\": %.3f, \"witness_bytes\": %llu, \"create_SRS_s\": %.3f, \"prove_s\": %.3f, "
+      "\"partitions\": %u, \"verify_s\": %.3f, \"verified\": %u, \"drop_SRS_s\": %.3f, "
+      "\"rss_before_bytes\": %llu, \"peak_rss_bytes\": %llu, \"peak_from\": \"%s\"}\n",
+      t_main, t_ready, t_last, mapped ? "file" : "memory", w.make_s, (unsigned long long)w.bytes,
+      t1 - t0, t2 - t1, n, t3 - t2, good, t4 - t3, (unsigned long long)rss0,
+      (unsigned long long)peak, peak_ok ? "create_SRS" : "process start");
   fflush(stdout);
   /* the witness and the arrays go with the process, as in Curio's child */
   return good == n ? 0 : 1;

@@ -206,9 +206,9 @@ bool child_witness_write(const child_witness *w, const char *path, char *err, si
   size_t nsc = (size_t)(3 * a->abc_size + a->inp_assignment_size + a->aux_assignment_size);
   size_t wa = (size_t)(a->aux_assignment_size + 63) / 64;
   size_t wi = (size_t)(a->inp_assignment_size + 63) / 64;
-  bool ok = f != NULL && fwrite(h, 1, sizeof h, f) == sizeof h &&
-            fwrite(a->a, 32, nsc, f) == nsc && fwrite(a->a_aux_density, 8, wa, f) == wa &&
-            fwrite(a->b_inp_density, 8, wi, f) == wi && fwrite(a->b_aux_density, 8, wa, f) == wa;
+  bool ok = f != NULL && fwrite(h, 1, sizeof h, f) == sizeof h && fwrite(a->a, 32, nsc, f) == nsc &&
+            fwrite(a->a_aux_density, 8, wa, f) == wa && fwrite(a->b_inp_density, 8, wi, f) == wi &&
+            fwrite(a->b_aux_density, 8, wa, f) == wa;
   if (f != NULL && fclose(f) != 0) ok = false;
   if (!ok || rename(tmp, path) != 0) {
     snprintf(err, errlen, "%s: cannot write the witness file: %s", path, strerror(errno));
@@ -228,8 +228,8 @@ bool child_witness_map(const char *path, child_witness *w, char *err, size_t err
     return false;
   }
   size_t len = (size_t)sb.st_size;
-  uint8_t *m = len >= WIT_HEADER ? mmap(NULL, len, PROT_READ, MAP_SHARED | MAP_POPULATE, fd, 0)
-                                 : MAP_FAILED;
+  uint8_t *m =
+      len >= WIT_HEADER ? mmap(NULL, len, PROT_READ, MAP_SHARED | MAP_POPULATE, fd, 0) : MAP_FAILED;
   close(fd);
   if (m == MAP_FAILED) {
     snprintf(err, errlen, "%s: %zu bytes: not a witness file (%s)", path, len,
