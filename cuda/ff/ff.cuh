@@ -271,112 +271,22 @@ struct __align__(16) spc_mont {
    * even j start at positions of i's parity, those of odd j at the other. Carry words:
    * rows 2k-1 and 2k end their chains in the same accumulator at the same word, so a
    * carry word holds at most 2 before the next row's chain covers it (the host model,
-   * tests/cuda/ff_model.py, asserts it and every dropped carry zero). K limbs: N, or
-   * N / 2 for the Karatsuba parts. */
+   * tests/cuda/ff_model.py, asserts it and every dropped carry zero). */
   __device__ __forceinline__ static void mul_wide(uint32_t * t, const spc_mont &x,
                                                   const spc_mont &y) {
-#ifdef SP_FP_KARATSUBA
-    if constexpr (N == 12) return mul_wide_kara(t, x.v, y.v);
-#endif
-    mul_wide_k<N>(t, x.v, y.v);
-  }
-  template <int K>
-  __device__ __forceinline__ static void mul_wide_k(uint32_t * t, const uint32_t *x,
-                                                    const uint32_t *y) {
-    uint32_t o[2 * K];
+    uint32_t o[2 * N];
 #pragma unroll
-    for (int k = 0; k < 2 * K; k++) t[k] = o[k] = 0;
+    for (int k = 0; k < 2 * N; k++) t[k] = o[k] = 0;
 #pragma unroll
-    for (int i = 0; i < K; i++) {
-      wide_chain<K>(i & 1 ? o : t, x, y[i], i, 0);
-      wide_chain<K>(i & 1 ? t : o, x, y[i], i, 1);
+    for (int i = 0; i < N; i++) {
+      wide_chain(i & 1 ? o : t, x.v, y.v[i], i, 0);
+      wide_chain(i & 1 ? t : o, x.v, y.v[i], i, 1);
     }
-    wide_fold<K>(t, o);
-  }
-
-#ifdef SP_FP_KARATSUBA
-  /* ---- one Karatsuba level (an A/B build: -DSP_FP_KARATSUBA; Fp only) -------------
-   * With H = N / 2 limbs, x = x0 + x1 2^(32H) and the same for y:
-   *   x y = L + 2^(32H) mid + 2^(64H) U,  L = x0 y0, U = x1 y1,
-   *   mid = x0 y1 + x1 y0 = (x0 + x1)(y0 + y1) - L - U:
-   * three 6 x 6 products on the two accumulators of mul_wide_k (108 wide multiplies
-   * for Fp instead of 144), for additions that go to the ALU pipe. The sums take H words
-   * and a carry bit, x0 + x1 = sx + cx 2^(32H). x1, y1 < 2^189 (p < 2^381), so mid <
-   * 2^382 < 2^(64H) is computed mod 2^(64H), where (sx + cx 2^(32H))(sy + cy 2^(32H))
-   * is sx sy + 2^(32H) (cx sy + cy sx): the carries only add masked words to words
-   * H..N-1. The borrows and carries the chains drop are that wrap-around, or zero
-   * (tests/cuda/ff_model.py models the sequence; tests/cuda/ff_ptx_run.py runs the PTX).
-   * Order: L, U, then the sums, then M, which keeps the fewest words live at once (62
-   * registers against 74 with the sums first: the G2 addition spills less). */
-  __device__ __forceinline__ static void mul_wide_kara(uint32_t * t, const uint32_t *x,
-                                                       const uint32_t *y) {
-    const int H = N / 2;
-    uint32_t sx[H], sy[H], m[N];
-    mul_wide_k<H>(t, x, y);             /* L: words 0..N-1 */
-    mul_wide_k<H>(t + N, x + H, y + H); /* U: words N..2N-1 */
-    const uint32_t mx = sum_halves(sx, x), my = sum_halves(sy, y);
-    mul_wide_k<H>(m, sx, sy);
-    add_hi_masked(m, sy, mx); /* + 2^(32H) cx sy */
-    add_hi_masked(m, sx, my); /* + 2^(32H) cy sx */
-    sub_words<N>(m, t);       /* mid = M - L - U mod 2^(32N) */
-    sub_words<N>(m, t + N);
-    /* t += 2^(32H) mid; x y < 2^(64N): no carry out of the top word */
-    asm volatile("add.cc.u32 %0, %0, %1;" : "+r"(t[H]) : "r"(m[0]));
-#pragma unroll
-    for (int k = 1; k < N; k++)
-      asm volatile("addc.cc.u32 %0, %0, %1;" : "+r"(t[H + k]) : "r"(m[k]));
-#pragma unroll
-    for (int k = N + H; k < 2 * N - 1; k++) asm volatile("addc.cc.u32 %0, %0, 0;" : "+r"(t[k]));
-    asm volatile("addc.u32 %0, %0, 0;" : "+r"(t[2 * N - 1]));
-  }
-  /* s = x[0..H) + x[H..N) mod 2^(32H); returns the carry out as a mask (0 or all ones) */
-  __device__ __forceinline__ static uint32_t sum_halves(uint32_t * s, const uint32_t *x) {
-    const int H = N / 2;
-    uint32_t c;
-    asm volatile("add.cc.u32 %0, %1, %2;" : "=r"(s[0]) : "r"(x[0]), "r"(x[H]));
-#pragma unroll
-    for (int k = 1; k < H; k++)
-      asm volatile("addc.cc.u32 %0, %1, %2;" : "=r"(s[k]) : "r"(x[k]), "r"(x[H + k]));
-    asm volatile("addc.u32 %0, 0, 0;" : "=r"(c));
-    return 0u - c;
-  }
-  /* m[H..N) += s & mask, mod 2^(32N) */
-  __device__ __forceinline__ static void add_hi_masked(uint32_t * m, const uint32_t *s,
-                                                       uint32_t mask) {
-    const int H = N / 2;
-    asm volatile("add.cc.u32 %0, %0, %1;" : "+r"(m[H]) : "r"(s[0] & mask));
-#pragma unroll
-    for (int k = 1; k < H - 1; k++)
-      asm volatile("addc.cc.u32 %0, %0, %1;" : "+r"(m[H + k]) : "r"(s[k] & mask));
-    asm volatile("addc.u32 %0, %0, %1;" : "+r"(m[N - 1]) : "r"(s[H - 1] & mask));
-  }
-#endif
-  /* t -= u over K words, the borrow out dropped (mod 2^(32K)) */
-  template <int K>
-  __device__ __forceinline__ static void sub_words(uint32_t * t, const uint32_t *u) {
-    asm volatile("sub.cc.u32 %0, %0, %1;" : "+r"(t[0]) : "r"(u[0]));
-#pragma unroll
-    for (int k = 1; k < K - 1; k++)
-      asm volatile("subc.cc.u32 %0, %0, %1;" : "+r"(t[k]) : "r"(u[k]));
-    asm volatile("subc.u32 %0, %0, %1;" : "+r"(t[K - 1]) : "r"(u[K - 1]));
+    wide_fold(t, o);
   }
 
   /* Montgomery product a*b/2^(32N) mod p, fully reduced (< p). */
   __device__ __forceinline__ static spc_mont mul_inl(const spc_mont &a, const spc_mont &b) {
-#ifdef SP_FP_KARATSUBA
-    if constexpr (N == 12) return mul_sep(a, b);
-#endif
-    return mul_cios(a, b);
-  }
-#ifdef SP_FP_KARATSUBA
-  /* The A/B build's Fp product: the Karatsuba product, then a separate reduction. */
-  __device__ __forceinline__ static spc_mont mul_sep(const spc_mont &a, const spc_mont &b) {
-    uint32_t t[2 * N];
-    mul_wide(t, a, b);
-    return redc(t);
-  }
-#endif
-  __device__ __forceinline__ static spc_mont mul_cios(const spc_mont &a, const spc_mont &b) {
     uint32_t e[N], o[N];
 #pragma unroll
     for (int i = 0; i < N; i += 2) {
@@ -424,30 +334,28 @@ struct __align__(16) spc_mont {
    * random and edge operands of both fields. */
   /* w[i+j], w[i+j+1] += a[j] * bi for j = j0, j0 + 2, ... < N: one chain of lo/hi
    * pairs, its carry into the word after the last pair */
-  template <int K = N>
   __device__ __forceinline__ static void wide_chain(uint32_t * w, const uint32_t *a, uint32_t bi,
                                                     int i, int j0) {
-    if (j0 >= K) return;
+    if (j0 >= N) return;
     asm volatile("mad.lo.cc.u32 %0, %2, %3, %0; madc.hi.cc.u32 %1, %2, %3, %1;"
                  : "+r"(w[i + j0]), "+r"(w[i + j0 + 1])
                  : "r"(a[j0]), "r"(bi));
     int j = j0 + 2;
 #pragma unroll
-    for (; j < K; j += 2)
+    for (; j < N; j += 2)
       asm volatile("madc.lo.cc.u32 %0, %2, %3, %0; madc.hi.cc.u32 %1, %2, %3, %1;"
                    : "+r"(w[i + j]), "+r"(w[i + j + 1])
                    : "r"(a[j]), "r"(bi));
-    if (i + j < 2 * K) asm volatile("addc.u32 %0, %0, 0;" : "+r"(w[i + j]));
+    if (i + j < 2 * N) asm volatile("addc.u32 %0, %0, 0;" : "+r"(w[i + j]));
   }
 
-  /* e += o over 2K words (the two accumulators of the chains; no carry out) */
-  template <int K = N>
+  /* e += o over 2N words (the two accumulators of the chains; no carry out) */
   __device__ __forceinline__ static void wide_fold(uint32_t * e, const uint32_t *o) {
     asm volatile("add.cc.u32 %0, %0, %1;" : "+r"(e[0]) : "r"(o[0]));
 #pragma unroll
-    for (int k = 1; k < 2 * K - 1; k++)
+    for (int k = 1; k < 2 * N - 1; k++)
       asm volatile("addc.cc.u32 %0, %0, %1;" : "+r"(e[k]) : "r"(o[k]));
-    asm volatile("addc.u32 %0, %0, %1;" : "+r"(e[2 * K - 1]) : "r"(o[2 * K - 1]));
+    asm volatile("addc.u32 %0, %0, %1;" : "+r"(e[2 * N - 1]) : "r"(o[2 * N - 1]));
   }
 
   __device__ __forceinline__ static spc_mont sqr_inl(const spc_mont &x) {
@@ -620,7 +528,11 @@ struct spc_fp2 {
   static const int W = 2 * spc_fp::N;
   /* t -= u over W words, two's complement (the borrow out is dropped) */
   __device__ __forceinline__ static void w_sub(uint32_t *t, const uint32_t *u) {
-    spc_fp::sub_words<W>(t, u);
+    asm volatile("sub.cc.u32 %0, %0, %1;" : "+r"(t[0]) : "r"(u[0]));
+#pragma unroll
+    for (int k = 1; k < W - 1; k++)
+      asm volatile("subc.cc.u32 %0, %0, %1;" : "+r"(t[k]) : "r"(u[k]));
+    asm volatile("subc.u32 %0, %0, %1;" : "+r"(t[W - 1]) : "r"(u[W - 1]));
   }
   /* t += u over W words (the carry out is dropped) */
   __device__ __forceinline__ static void w_add(uint32_t *t, const uint32_t *u) {
