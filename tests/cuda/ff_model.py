@@ -161,11 +161,11 @@ def sub(a, b, bin_, setcc):  # sub.cc / subc.cc: CC holds the borrow
     if setcc: CC.v = 1 if d < 0 else 0
     return d & M32
 
-def mul_sub_mul(N, P, M0, pm, av, bv, cv, dv, wide=mul_wide):
+def mul_sub_mul(N, P, M0, pm, av, bv, cv, dv):
     limbs = lambda v: [(v >> (32 * i)) & M32 for i in range(N)]
-    t = wide(N, limbs(av), limbs(bv))
+    t = mul_wide(N, limbs(av), limbs(bv))
     assert sum(t[k] << (32 * k) for k in range(2 * N)) == av * bv
-    u = wide(N, limbs(cv), limbs(dv))
+    u = mul_wide(N, limbs(cv), limbs(dv))
     t[0] = sub(t[0], u[0], False, True)
     for k in range(1, 2 * N): t[k] = sub(t[k], u[k], True, True)
     brw = M32 if CC.v else 0
@@ -192,61 +192,3 @@ for name, P, N in (("Fp", FP, 12), ("Fr", FR, 8)):
         got = mul_sub_mul(N, P, M0, pm, *q)
         assert got == (q[0] * q[1] - q[2] * q[3]) * Rinv % P, (name, [hex(v) for v in q])
     print(f"{name}: {len(quads)} mul_sub_mul match (a b - c d)/R mod p; no dropped carry was nonzero")
-
-# ---- the Karatsuba build (-DSP_FP_KARATSUBA): mul_wide_kara, then redc -----------------
-def sum_halves(x, H):
-    """sum_halves: x[0..H) + x[H..2H) over H words and the carry out as a mask"""
-    s = [add(x[0], x[H], False, True)]
-    for k in range(1, H): s.append(add(x[k], x[H + k], True, True))
-    return s, M32 if add(0, 0, True, False) else 0
-
-def add_hi_masked(m, s, mask, H):
-    """m[H..2H) += s & mask; the carry out of the top word is dropped (mod 2^(64H))"""
-    m[H] = add(m[H], s[0] & mask, False, True)
-    for k in range(1, H - 1): m[H + k] = add(m[H + k], s[k] & mask, True, True)
-    m[2 * H - 1] = (m[2 * H - 1] + (s[H - 1] & mask) + CC.v) & M32
-
-def sub_words(m, u, N):
-    """m -= u over N words; the borrow out is dropped (mod 2^(32N))"""
-    m[0] = sub(m[0], u[0], False, True)
-    for k in range(1, N): m[k] = sub(m[k], u[k], True, True)
-
-def kara_wide(N, x, y):
-    H = N // 2
-    t = mul_wide(H, x[:H], y[:H]) + mul_wide(H, x[H:], y[H:])   # L, U
-    sx, mx = sum_halves(x, H)
-    sy, my = sum_halves(y, H)
-    m = mul_wide(H, sx, sy)
-    add_hi_masked(m, sy, mx, H)
-    add_hi_masked(m, sx, my, H)
-    sub_words(m, t[:N], N)
-    sub_words(m, t[N:], N)
-    val = lambda w: sum(w[k] << (32 * k) for k in range(len(w)))
-    assert val(m) == val(x[:H]) * val(y[H:]) + val(x[H:]) * val(y[:H]), "mid not exact"
-    t[H] = add(t[H], m[0], False, True)
-    for k in range(1, N): t[H + k] = add(t[H + k], m[k], True, True)
-    for k in range(N + H, 2 * N - 1): t[k] = add(t[k], 0, True, True)
-    t[2 * N - 1] = add(t[2 * N - 1], 0, True, False)
-    return t
-
-N, P = 12, FP
-M0 = (-pow(P, -1, 1 << 32)) % (1 << 32)
-R = 1 << (32 * N); Rinv = pow(R, -1, P)
-pm = [(P >> (32 * i)) & M32 for i in range(N)]
-limbs = lambda v: [(v >> (32 * i)) & M32 for i in range(N)]
-B = 1 << 192
-edge = [0, 1, 2, P - 1, P - 2, (P - 1) // 2, R % P, P - (R % P), B - 1, B, B + 1, P - B]
-edge += [(P >> 192) << 192 | (B - 1), ((P >> 192) - 1) << 192 | (B - 1), (1 << 380) | (B - 1)]
-edge += [sum(pat << (32 * k) for k in range(N)) % P for pat in (0xffffffff, 0x80000000)]
-pairs = [(x, y) for x in edge for y in edge] + [(random.randrange(P), random.randrange(P)) for _ in range(30000)]
-pairs += [(random.randrange(P >> 192) << 192 | random.randrange(B - (1 << 20), B), random.randrange(P)) for _ in range(3000)]
-for x, y in pairs:
-    got = redc(N, P, M0, pm, kara_wide(N, limbs(x), limbs(y)))
-    assert got == x * y * Rinv % P, (hex(x), hex(y))
-print(f"Fp Karatsuba: {len(pairs)} products match a b/R mod p; no dropped carry was nonzero")
-quads = [(x, y, z, w) for x in edge[:6] for y in edge[:6] for z in (0, 1, P - 1) for w in (0, P - 1)]
-quads += [tuple(random.randrange(P) for _ in range(4)) for _ in range(10000)]
-for q in quads:
-    got = mul_sub_mul(N, P, M0, pm, *q, wide=kara_wide)
-    assert got == (q[0] * q[1] - q[2] * q[3]) * Rinv % P, [hex(v) for v in q]
-print(f"Fp Karatsuba: {len(quads)} mul_sub_mul match (a b - c d)/R mod p")

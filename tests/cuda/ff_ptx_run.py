@@ -1,15 +1,14 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: Apache-2.0 OR MIT
-# ff_ptx_run.py [NVCC_FLAGS...] -- runs the device code of cuda/ff/ff.cuh's Fp products
-# on the host: nvcc compiles small kernels that call spc_fp::mul_inl, sqr_inl,
-# mul_sub_mul_inl and spc_fp2::mul_inl to PTX (no GPU needed), this script turns each
-# kernel's straight-line PTX into a Python function (32-bit registers, the carry flag
-# with PTX's add.cc / sub.cc semantics) and compares its results with big-integer
-# arithmetic over edge and random operands. ff_model.py checks the bounds argument of
-# the carry chains; this checks the code nvcc actually emits for them, in the build's
-# configuration (pass -DSP_FP_KARATSUBA for the Karatsuba build). ptxas's translation
-# to machine code is not covered (the GPU suites are). A dev tool: needs nvcc (NVCC in
-# the environment, default nvcc), ~30 s; run from the repository root.
+# ff_ptx_run.py -- runs the device code of cuda/ff/ff.cuh's Fp products on the host:
+# nvcc compiles small kernels that call spc_fp::mul_inl, sqr_inl, mul_sub_mul_inl and
+# spc_fp2::mul_inl to PTX (no GPU needed), this script turns each kernel's straight-line
+# PTX into a Python function (32-bit registers, the carry flag with PTX's add.cc / sub.cc
+# semantics) and compares its results with big-integer arithmetic over edge and random
+# operands. ff_model.py checks the bounds argument of the carry chains; this checks the
+# code nvcc actually emits for them. ptxas's translation to machine code is not covered
+# (the GPU suites are). A dev tool: needs nvcc (NVCC in the environment, default nvcc),
+# ~10 s; run from the repository root.
 import os, random, re, subprocess, sys, tempfile
 
 M32 = (1 << 32) - 1
@@ -36,7 +35,7 @@ extern "C" __global__ void k_fp2msm(const spc_fp2 *in, spc_fp2 *out) {
 '''
 
 
-def compile_ptx(flags):
+def compile_ptx():
     top = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
     with tempfile.TemporaryDirectory() as d:
         src = os.path.join(d, "k.cu")
@@ -44,7 +43,7 @@ def compile_ptx(flags):
             f.write(KERNELS)
         out = os.path.join(d, "k.ptx")
         cmd = [os.environ.get("NVCC", "nvcc"), "-arch=sm_90", "-O3", "-std=c++17", "--ptx",
-               "-I" + os.path.join(top, "cuda", "ff"), "-o", out, src] + flags
+               "-I" + os.path.join(top, "cuda", "ff"), "-o", out, src]
         subprocess.run(cmd, check=True, stderr=subprocess.DEVNULL)
         return open(out).read()
 
@@ -145,8 +144,8 @@ def translate(ptx, name, consts):
     return "\n".join(lines) + "\n"
 
 
-def load(flags):
-    ptx = compile_ptx(flags)
+def load():
+    ptx = compile_ptx()
     consts = const_arrays(ptx)
     env = {}
     for name in re.findall(r"\.entry (\w+)\(", ptx):
@@ -167,7 +166,7 @@ def run(fn, ins, nout):
 def operands(rng, n):
     edge = [0, 1, 2, P - 1, P - 2, (P - 1) // 2, (P + 1) // 2, R % P, P - (R % P),
             (1 << 380) - 1, 1 << 380, P - (1 << 192), (1 << 192) - 1, 1 << 192, (1 << 192) + 1]
-    # halves whose sum carries out of 192 bits (the Karatsuba sums), and all-ones limbs
+    # all-ones low halves under the largest high halves, and all-ones limbs
     edge += [((1 << 189) - 1) << 192 | ((1 << 192) - 1), ((1 << 188) << 192) | ((1 << 192) - 1)]
     edge += [sum(pat << (32 * k) for k in range(12)) % P for pat in (0xffffffff, 0x80000000)]
     edge = [e % P for e in edge]
@@ -175,8 +174,7 @@ def operands(rng, n):
 
 
 def main():
-    flags = sys.argv[1:]
-    env = load(flags)
+    env = load()
     rng = random.Random(1)
     edge, rnd = operands(rng, 1500)
     fails = 0
@@ -200,7 +198,7 @@ def main():
         ab, cd = f2(o[0:2], o[2:4]), f2(o[4:6], o[6:8])
         fails += tuple(got) != ((ab[0] - cd[0]) % P, (ab[1] - cd[1]) % P)
     total = len(pairs) + len(edge) + len(rnd) + len(quads) + 2 * len(octs)
-    print(f"ff_ptx_run {' '.join(flags) or '(default build)'}: {total} products "
+    print(f"ff_ptx_run: {total} products "
           f"(mul {len(pairs)}, sqr {len(edge) + len(rnd)}, mul_sub_mul {len(quads)}, "
           f"fp2 mul and mul_sub_mul {len(octs)} each), {fails} wrong")
     return 1 if fails else 0
