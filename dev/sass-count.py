@@ -2,19 +2,22 @@
 # SPDX-License-Identifier: Apache-2.0 OR MIT
 # dev/sass-count.py CUBIN [REGEX] [--g1-add] [--totals] -- counts the machine
 # instructions of an sm_90 cubin by class, per function, without cuobjdump or nvdisasm
-# (the development machine's toolkit has neither): each 128-bit instruction's opcode
-# field (bits 0-8) and, for IMAD, its operands tell IMAD.WIDE, IMAD.HI, IMAD.X (the
-# extended add, bit 74), IMAD.MOV (both factors RZ) and the other IMADs apart. Functions
-# come from the symbol table, so a kernel's callees (the __noinline__ Fp products) are
-# counted on their own and the kernel's count is its own code. `fma` sums the IMAD
-# forms: the multiply pipe's instructions (cuda/DESIGN.md). Make a cubin with
+# (the development machine's toolkit has neither). What it is for: reading what a change
+# to the kernels or the field arithmetic does to the machine code (wide multiplies,
+# argument moves, carry additions on the multiplier pipe, local-memory spills) before
+# anyone measures it on a GPU (cuda/DESIGN.md, "Working on the kernels"). Each 128-bit
+# instruction's opcode field (bits 0-8) and, for IMAD, its operands tell IMAD.WIDE,
+# IMAD.HI, IMAD.X (the extended add, bit 74), IMAD.MOV (both factors RZ) and the other
+# IMADs apart. Functions come from the symbol table, so a kernel's callees (the
+# __noinline__ Fp products) are counted on their own and the kernel's count is its own
+# code. `fma` sums the IMAD forms: the multiply pipe's instructions. Make a cubin with
 #   nvcc -gencode arch=compute_90,code=sm_90 -O3 -std=c++17 -cubin (cuda/local.mk's -I
 #   and -D flags) cuda/msm/msm.cu
 # --g1-add: per G1 mixed addition, the G1 accumulation kernel's own code plus 6 products,
 #   2 squares and 1 a*b - c*d (static counts: the kernel's rare paths are in its own code).
-# --totals: the whole cubin's counts, to check against `cuobjdump -sass CUBIN | grep -c`.
-# Opcodes read from ptxas's output, checked against cuobjdump's counts on the GPU machine
-# (dev/fp-ab.sh prints both).
+# --totals: the whole cubin's counts, to check against `cuobjdump -sass CUBIN | grep -c`
+#   where a toolkit has cuobjdump (the opcodes were read from ptxas's output and checked
+#   that way on the GPU machine).
 import collections, re, struct, subprocess, sys
 
 OPS = {0x002: "MOV", 0x007: "SEL", 0x00c: "ISETP", 0x010: "IADD3", 0x012: "LOP3",

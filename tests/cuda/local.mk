@@ -6,8 +6,8 @@
 EXTRA_DIST += tests/cuda/ff_model.py tests/cuda/msm_table_model.py tests/cuda/msm_affine_model.py \
   tests/cuda/gpu_session.sh tests/cuda/seeds.sh tests/cuda/fatbin_archs.sh tests/cuda/fatbin_archs.c tests/cuda/child_gpu.sh \
   tests/cuda/ff_ptx_run.py
-# the Fp product forms' A/B on a GPU machine, and the machine-code counts it prints
-EXTRA_DIST += dev/fp-ab.sh dev/sass-count.py
+# a cubin's machine instructions by class per function (no cuobjdump needed)
+EXTRA_DIST += dev/sass-count.py
 # the engine's memory plan and streaming on a GPU, run by hand there (its figures)
 EXTRA_DIST += dev/gpu-budget.sh
 GPU_SEED_SUITES =
