@@ -17,7 +17,6 @@
 
 #include <errno.h>
 #include <fcntl.h>
-#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -27,6 +26,7 @@
 #include <unistd.h>
 
 #include "c2_child.h"
+#include "c2_kit_witness.h"
 #include "circuit.h"
 #include "shapes.h"
 #ifdef HAVE_CUDA
@@ -98,44 +98,6 @@ bool child_setup(const child_circuit *c, int gpu, unsigned threads, const char *
   return st == SEALPROV_OK;
 }
 
-typedef struct conv_part {
-  c2_fr *p;
-  size_t n;
-  c2_error e;
-} conv_part;
-
-static void *conv_run(void *arg) {
-  conv_part *c = arg;
-  c->e = sealprov_c2_fr_from_canonical(c->p, c->p, c->n);
-  return NULL;
-}
-
-/* n canonical scalars at p to Montgomery form in place, on up to threads threads. */
-static bool to_montgomery(c2_fr *p, size_t n, unsigned threads, char *err, size_t errlen) {
-  enum { MAX_THREADS = 64 };
-  conv_part parts[MAX_THREADS];
-  pthread_t tids[MAX_THREADS];
-  unsigned t = threads < 1 ? 1 : threads > MAX_THREADS ? MAX_THREADS : threads;
-  size_t step = (n + t - 1) / t;
-  bool joined[MAX_THREADS];
-  for (unsigned i = 0; i < t; i++) {
-    size_t lo = (size_t)i * step, hi = lo + step < n ? lo + step : n;
-    parts[i] = (conv_part){p + lo, lo < n ? hi - lo : 0, {0, NULL}};
-    joined[i] = pthread_create(&tids[i], NULL, conv_run, &parts[i]) == 0;
-    if (!joined[i]) conv_run(&parts[i]); /* no thread: this one converts the part */
-  }
-  bool ok = true;
-  for (unsigned i = 0; i < t; i++) {
-    if (joined[i]) pthread_join(tids[i], NULL);
-    if (parts[i].e.code != 0 && ok) {
-      snprintf(err, errlen, "conversion to Montgomery form: %s", parts[i].e.message);
-      ok = false;
-    }
-    free(parts[i].e.message);
-  }
-  return ok;
-}
-
 bool child_witness_make(const child_circuit *c, uint64_t wseed, unsigned threads, child_witness *w,
                         char *err, size_t errlen) {
   memset(w, 0, sizeof *w);
@@ -148,34 +110,12 @@ bool child_witness_make(const child_circuit *c, uint64_t wseed, unsigned threads
   int st = sp_circuit_witness(circ, wseed, &sw, err, errlen);
   sp_circuit_free(circ);
   if (st != SEALPROV_OK) return false;
-  /* converted where the kit made it (a 2^27 witness is 16.7 GB: no second copy); the
-   * kit's scalars lie back to back, a, b, c, inputs, aux (circuit.h) */
   const sealprov_assignment *a = &sw->asg;
   size_t nsc = (size_t)(3 * a->abc_size + a->inp_size + a->aux_size);
   size_t wa = (size_t)(a->aux_size + 63) / 64, wi = (size_t)(a->inp_size + 63) / 64;
-  c2_fr *sc = (c2_fr *)sw->scalars;
-  w->asg = (c2_assignment){
-      .a_aux_density = a->a_aux_density,
-      .a_aux_bit_len = a->a_aux_bit_len,
-      .a_aux_popcount = a->a_aux_popcount,
-      .b_inp_density = a->b_inp_density,
-      .b_inp_bit_len = a->b_inp_bit_len,
-      .b_inp_popcount = a->b_inp_popcount,
-      .b_aux_density = a->b_aux_density,
-      .b_aux_bit_len = a->b_aux_bit_len,
-      .b_aux_popcount = a->b_aux_popcount,
-      .a = sc,
-      .b = sc + a->abc_size,
-      .c = sc + 2 * a->abc_size,
-      .abc_size = a->abc_size,
-      .inp_assignment_data = sc + 3 * a->abc_size,
-      .inp_assignment_size = a->inp_size,
-      .aux_assignment_data = sc + 3 * a->abc_size + a->inp_size,
-      .aux_assignment_size = a->aux_size,
-  };
   w->mem = sw;
   w->bytes = nsc * 32 + (2 * wa + wi) * 8;
-  if (!to_montgomery(sc, nsc, threads, err, errlen)) {
+  if (!c2_kit_witness(sw, threads, &w->asg, err, errlen)) {
     child_witness_free(w);
     return false;
   }

@@ -14,6 +14,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "c2_kit_witness.h"
 #include "c2_post_load.h"
 #include "groth16/groth16.h"
 #ifdef HAVE_CUDA
@@ -96,56 +97,13 @@ static void *witness_thread(void *arg) {
   return NULL;
 }
 
-_Static_assert(sizeof(c2_assignment) == sizeof(sealprov_assignment) &&
-                   offsetof(c2_assignment, a) == offsetof(sealprov_assignment, a) &&
-                   offsetof(c2_assignment, aux_assignment_data) ==
-                       offsetof(sealprov_assignment, aux_assignment),
-               "an Assignment is a sealprov_assignment");
-
-/* Converts [from, to) of a witness's scalars in place, one slice per thread. */
-typedef struct mont_job {
-  c2_fr *v;
-  size_t from, to;
-  int rc;
-} mont_job;
-
-static void *mont_thread(void *arg) {
-  mont_job *j = arg;
-  c2_error e = sealprov_c2_fr_from_canonical(j->v + j->from, j->v + j->from, j->to - j->from);
-  j->rc = e.code;
-  if (e.code != 0) pl_note("sealprov_c2_fr_from_canonical: %s", e.message);
-  free(e.message);
-  return NULL;
-}
-
-/* s's witness in the form the entry points take (blst Fr, Montgomery), converted with
- * the library's conversion on every thread, and its Assignment. */
+/* s's witness in the form the entry points take (blst Fr, Montgomery) and its
+ * Assignment (c2_kit_witness.c). */
 static int to_montgomery(const pl_opts *o, pl_set *s) {
-  const sealprov_assignment *a = &s->w->asg;
-  size_t n = 3 * a->abc_size + a->inp_size + a->aux_size, nt = o->threads ? o->threads : 1;
-  c2_fr *v = (c2_fr *)s->w->scalars; /* a, b, c, inputs, aux back to back */
-  mont_job *jobs = calloc(nt, sizeof *jobs);
-  pthread_t *th = calloc(nt, sizeof *th);
-  if (jobs == NULL || th == NULL) {
-    free(jobs);
-    free(th);
-    return 1;
-  }
-  int rc = 0;
-  for (size_t i = 0; i < nt; i++) {
-    jobs[i] = (mont_job){v, n * i / nt, n * (i + 1) / nt, 0};
-    if (pthread_create(&th[i], NULL, mont_thread, &jobs[i]) != 0) mont_thread(&jobs[i]), th[i] = 0;
-  }
-  for (size_t i = 0; i < nt; i++) {
-    if (th[i]) pthread_join(th[i], NULL);
-    rc |= jobs[i].rc;
-  }
-  free(jobs);
-  free(th);
-  /* The same 17 fields in the same order (compat/c2.c asserts each one), the scalars
-   * where they were: converted in place. */
-  memcpy(&s->asg, a, sizeof s->asg);
-  return rc != 0;
+  char err[512] = "";
+  if (c2_kit_witness(s->w, o->threads, &s->asg, err, sizeof err)) return 0;
+  pl_note("%s: %s", s->name, err);
+  return 1;
 }
 
 static int load_vk(pl_set *s) {

@@ -21,7 +21,8 @@ TESTS += tests/compat/c2_validated.sh
 # and the table's fields there.
 check_PROGRAMS += tests/compat/c2_child
 tests_compat_c2_child_SOURCES = tests/compat/c2_child.c tests/compat/c2_child_make.c \
-  tests/compat/c2_child.h bench/shapes.c bench/shapes.h
+  tests/compat/c2_child.h tests/compat/c2_kit_witness.c tests/compat/c2_kit_witness.h \
+  bench/shapes.c bench/shapes.h
 tests_compat_c2_child_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/compat -I$(top_srcdir)/bench
 tests_compat_c2_child_LDADD = compat/libsealprov_c2.la $(SP_KIT_LIBS) $(SP_EXTERNAL_LIBS)
 TESTS += tests/compat/c2_child.sh
@@ -31,7 +32,8 @@ EXTRA_DIST += tests/compat/c2_child.sh dev/ffiselect-child.sh
 # on CPU devices at tiny sizes, every proof verified and the report's fields there.
 check_PROGRAMS += tests/compat/c2_post_load
 tests_compat_c2_post_load_SOURCES = tests/compat/c2_post_load.c tests/compat/c2_post_inputs.c \
-  tests/compat/c2_post_stream.c tests/compat/c2_post_load.h
+  tests/compat/c2_post_stream.c tests/compat/c2_post_load.h tests/compat/c2_kit_witness.c \
+  tests/compat/c2_kit_witness.h
 tests_compat_c2_post_load_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/compat
 tests_compat_c2_post_load_LDADD = compat/libsealprov_c2.la $(SP_KIT_LIBS) $(SP_EXTERNAL_LIBS)
 TESTS += tests/compat/c2_post_load.sh
