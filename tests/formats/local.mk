@@ -15,7 +15,7 @@ tests_formats_test_loader_LDADD = $(SP_KIT_LIBS) $(SP_EXTERNAL_LIBS) $(CHECK_LIB
 # record store and its trust rules, a provider's loads with records
 check_PROGRAMS += tests/formats/test_validated
 TESTS += tests/formats/test_validated
-tests_formats_test_validated_SOURCES = tests/formats/test_validated.c
+tests_formats_test_validated_SOURCES = tests/formats/test_validated.c tests/common/log_capture.h
 tests_formats_test_validated_CFLAGS = $(AM_CFLAGS) $(CHECK_CFLAGS) $(XXHASH_CFLAGS)
 tests_formats_test_validated_LDADD = $(SP_KIT_LIBS) $(SP_EXTERNAL_LIBS) $(CHECK_LIBS)
 

@@ -23,6 +23,7 @@
 
 #include <xxhash.h>
 
+#include "../common/log_capture.h"
 #include "base/log.h"
 #include "base/util.h"
 #include "bls12_381/bls12_381.h"
@@ -39,34 +40,6 @@ static char root[256], params[400], big[400];
 static char ini_dir[300]; /* where providers' INI files go (root, or /tmp for another user) */
 
 /* ---- helpers ------------------------------------------------------------------------- */
-
-static pthread_mutex_t log_mu = PTHREAD_MUTEX_INITIALIZER;
-static char log_text[1 << 16];
-
-static void log_cb(void *user, int level, const char *msg) {
-  (void)user;
-  pthread_mutex_lock(&log_mu);
-  size_t n = strlen(log_text);
-  snprintf(log_text + n, sizeof log_text - n, "%s %s\n",
-           level == SEALPROV_LOG_WARN   ? "WARN"
-           : level == SEALPROV_LOG_INFO ? "INFO"
-                                        : "----",
-           msg);
-  pthread_mutex_unlock(&log_mu);
-}
-
-static void log_clear(void) {
-  pthread_mutex_lock(&log_mu);
-  log_text[0] = '\0';
-  pthread_mutex_unlock(&log_mu);
-}
-
-static bool logged(const char *needle) {
-  pthread_mutex_lock(&log_mu);
-  bool yes = strstr(log_text, needle) != NULL;
-  pthread_mutex_unlock(&log_mu);
-  return yes;
-}
 
 static uint8_t *slurp(const char *path, size_t *len) {
   FILE *f = fopen(path, "rb");

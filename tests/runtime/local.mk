@@ -23,7 +23,7 @@ tests_runtime_test_config_LDADD = $(RUNTIME_TEST_LDADD)
 check_PROGRAMS += tests/runtime/test_params_image
 TESTS += tests/runtime/test_params_image
 SAN_TESTS += tests/runtime/test_params_image
-tests_runtime_test_params_image_SOURCES = tests/runtime/test_params_image.c
+tests_runtime_test_params_image_SOURCES = tests/runtime/test_params_image.c tests/common/log_capture.h
 tests_runtime_test_params_image_CFLAGS = $(RUNTIME_TEST_CFLAGS) $(XXHASH_CFLAGS)
 tests_runtime_test_params_image_LDADD = $(RUNTIME_TEST_LDADD)
 

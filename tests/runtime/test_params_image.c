@@ -28,6 +28,7 @@
 
 #include <xxhash.h>
 
+#include "../common/log_capture.h"
 #include "base/log.h"
 #include "bls12_381/bls12_381.h"
 #include "circuit.h"
@@ -43,28 +44,6 @@
 static char root[256], params[400], spa_file[400];
 
 /* ---- helpers ------------------------------------------------------------------------- */
-
-static pthread_mutex_t log_mu = PTHREAD_MUTEX_INITIALIZER;
-static char log_text[1 << 16];
-
-static void log_cb(void *user, int level, const char *msg) {
-  (void)user;
-  pthread_mutex_lock(&log_mu);
-  size_t n = strlen(log_text);
-  snprintf(log_text + n, sizeof log_text - n, "%s %s\n",
-           level == SEALPROV_LOG_WARN   ? "WARN"
-           : level == SEALPROV_LOG_INFO ? "INFO"
-                                        : "----",
-           msg);
-  pthread_mutex_unlock(&log_mu);
-}
-
-static bool logged(const char *needle) {
-  pthread_mutex_lock(&log_mu);
-  bool yes = strstr(log_text, needle) != NULL;
-  pthread_mutex_unlock(&log_mu);
-  return yes;
-}
 
 static void copy_file(const char *from, const char *to, mode_t mode) {
   char cmd[2400];
@@ -104,9 +83,7 @@ static int load_fresh(const files *f, bool image, sp_params_stats *st, sp_srs **
   ck_assert_ptr_nonnull(cfg);
   ck_assert_msg(sp_config_load(ini, cfg, err, ERRLEN) == SEALPROV_OK, "%s", err);
   memset(st, 0, sizeof *st);
-  pthread_mutex_lock(&log_mu);
-  log_text[0] = '\0';
-  pthread_mutex_unlock(&log_mu);
+  log_clear();
   sp_srs *s = NULL;
   err[0] = '\0';
   int rc = sp_params_load(cfg, f->path, false, st, &s, err, ERRLEN);
